@@ -1,0 +1,368 @@
+/* Tern: the MPI interface (C).
+ *
+ * Handles are integers (as in MPICH's ABI): the header exposes no library
+ * data symbols and no private structure layouts. Encoding: the top bits name
+ * the kind of object, predefined objects are constants, and predefined
+ * datatypes carry their size in bits 8-15. */
+#ifndef TERN_MPI_H
+#define TERN_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define TERN_VERSION_STRING "0.1.0"
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Request;
+typedef int MPI_Op;
+typedef int MPI_Errhandler;
+typedef int MPI_Group;
+typedef int MPI_Info;
+typedef int MPI_Message;
+typedef int MPI_Win;
+typedef struct tern_file *MPI_File;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int count_lo;
+    int count_hi_and_cancelled;
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+} MPI_Status;
+
+/* Communicators */
+#define MPI_COMM_NULL ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF ((MPI_Comm)0x44000001)
+
+/* Groups */
+#define MPI_GROUP_NULL ((MPI_Group)0x08000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
+
+/* Requests and messages */
+#define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+#define MPI_MESSAGE_NULL ((MPI_Message)0x6c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000001)
+
+/* Error handlers */
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000002)
+
+/* Info, windows */
+#define MPI_INFO_NULL ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV ((MPI_Info)0x5c000001)
+#define MPI_WIN_NULL ((MPI_Win)0x20000000)
+#define MPI_FILE_NULL ((MPI_File)0)
+
+/* Datatypes: 0x4c00SSII, SS = size in bytes, II = index. */
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x4c000102)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x4c000103)
+#define MPI_BYTE ((MPI_Datatype)0x4c000104)
+#define MPI_WCHAR ((MPI_Datatype)0x4c000405)
+#define MPI_SHORT ((MPI_Datatype)0x4c000206)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x4c000207)
+#define MPI_INT ((MPI_Datatype)0x4c000408)
+#define MPI_UNSIGNED ((MPI_Datatype)0x4c000409)
+#define MPI_LONG ((MPI_Datatype)0x4c00080a)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)0x4c00080c)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c00080d)
+#define MPI_FLOAT ((MPI_Datatype)0x4c00040e)
+#define MPI_DOUBLE ((MPI_Datatype)0x4c00080f)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x4c001010)
+#define MPI_PACKED ((MPI_Datatype)0x4c000111)
+#define MPI_C_BOOL ((MPI_Datatype)0x4c000112)
+#define MPI_INT8_T ((MPI_Datatype)0x4c000113)
+#define MPI_INT16_T ((MPI_Datatype)0x4c000214)
+#define MPI_INT32_T ((MPI_Datatype)0x4c000415)
+#define MPI_INT64_T ((MPI_Datatype)0x4c000816)
+#define MPI_UINT8_T ((MPI_Datatype)0x4c000117)
+#define MPI_UINT16_T ((MPI_Datatype)0x4c000218)
+#define MPI_UINT32_T ((MPI_Datatype)0x4c000419)
+#define MPI_UINT64_T ((MPI_Datatype)0x4c00081a)
+#define MPI_AINT ((MPI_Datatype)0x4c00081b)
+#define MPI_OFFSET ((MPI_Datatype)0x4c00081c)
+#define MPI_COUNT ((MPI_Datatype)0x4c00081d)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00081e)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00101f)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002020)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x4c000121)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000822)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001023)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002024)
+/* Pair types for MINLOC/MAXLOC (size is the C struct's). */
+#define MPI_FLOAT_INT ((MPI_Datatype)0x4c000825)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x4c001026)
+#define MPI_LONG_INT ((MPI_Datatype)0x4c001027)
+#define MPI_2INT ((MPI_Datatype)0x4c000828)
+#define MPI_SHORT_INT ((MPI_Datatype)0x4c000829)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c00202a)
+/* Fortran types, for completeness of Type_size. */
+#define MPI_INTEGER ((MPI_Datatype)0x4c00042b)
+#define MPI_REAL ((MPI_Datatype)0x4c00042c)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00082d)
+#define MPI_LOGICAL ((MPI_Datatype)0x4c00042e)
+#define MPI_CHARACTER ((MPI_Datatype)0x4c00012f)
+#define MPI_COMPLEX ((MPI_Datatype)0x4c000830)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001031)
+#define MPI_2INTEGER ((MPI_Datatype)0x4c000832)
+#define MPI_2REAL ((MPI_Datatype)0x4c000833)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001034)
+#define MPI_LB ((MPI_Datatype)0x4c000035)
+#define MPI_UB ((MPI_Datatype)0x4c000036)
+
+/* Operations */
+#define MPI_OP_NULL ((MPI_Op)0x18000000)
+#define MPI_MAX ((MPI_Op)0x58000001)
+#define MPI_MIN ((MPI_Op)0x58000002)
+#define MPI_SUM ((MPI_Op)0x58000003)
+#define MPI_PROD ((MPI_Op)0x58000004)
+#define MPI_LAND ((MPI_Op)0x58000005)
+#define MPI_BAND ((MPI_Op)0x58000006)
+#define MPI_LOR ((MPI_Op)0x58000007)
+#define MPI_BOR ((MPI_Op)0x58000008)
+#define MPI_LXOR ((MPI_Op)0x58000009)
+#define MPI_BXOR ((MPI_Op)0x5800000a)
+#define MPI_MINLOC ((MPI_Op)0x5800000b)
+#define MPI_MAXLOC ((MPI_Op)0x5800000c)
+#define MPI_REPLACE ((MPI_Op)0x5800000d)
+#define MPI_NO_OP ((MPI_Op)0x5800000e)
+
+/* Special values */
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID 0x24000000
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_UNWEIGHTED ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
+
+/* Predefined attribute keys (communicator attributes). */
+#define MPI_TAG_UB 0x64400001
+#define MPI_HOST 0x64400003
+#define MPI_IO 0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_LASTUSEDCODE 0x6440000b
+#define MPI_APPNUM 0x6440000d
+
+/* Thread levels */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Comparison results */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Communicator split types */
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Topology */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
+/* Error classes */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_ROOT 7
+#define MPI_ERR_GROUP 8
+#define MPI_ERR_OP 9
+#define MPI_ERR_TOPOLOGY 10
+#define MPI_ERR_DIMS 11
+#define MPI_ERR_ARG 12
+#define MPI_ERR_UNKNOWN 13
+#define MPI_ERR_TRUNCATE 14
+#define MPI_ERR_OTHER 15
+#define MPI_ERR_INTERN 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_REQUEST 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_BAD_FILE 22
+#define MPI_ERR_CONVERSION 23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE 27
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_IO 32
+#define MPI_ERR_NAME 33
+#define MPI_ERR_NO_MEM 34
+#define MPI_ERR_NOT_SAME 35
+#define MPI_ERR_NO_SPACE 36
+#define MPI_ERR_NO_SUCH_FILE 37
+#define MPI_ERR_PORT 38
+#define MPI_ERR_QUOTA 39
+#define MPI_ERR_READ_ONLY 40
+#define MPI_ERR_SERVICE 41
+#define MPI_ERR_SPAWN 42
+#define MPI_ERR_UNSUPPORTED_DATAREP 43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_SIZE 51
+#define MPI_ERR_DISP 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_RMA_RANGE 54
+#define MPI_ERR_RMA_ATTACH 55
+#define MPI_ERR_RMA_SHARED 56
+#define MPI_ERR_RMA_FLAVOR 57
+#define MPI_T_ERR_INVALID 58
+#define MPI_ERR_LASTCODE 0x3fffffff
+
+/* Callback types */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+
+#define TERN_P2P_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+
+/* Environment */
+TERN_P2P_DECL(int, Init, (int *argc, char ***argv))
+TERN_P2P_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+TERN_P2P_DECL(int, Finalize, (void))
+TERN_P2P_DECL(int, Initialized, (int *flag))
+TERN_P2P_DECL(int, Finalized, (int *flag))
+TERN_P2P_DECL(int, Abort, (MPI_Comm comm, int errorcode))
+TERN_P2P_DECL(int, Query_thread, (int *provided))
+TERN_P2P_DECL(int, Is_thread_main, (int *flag))
+TERN_P2P_DECL(int, Get_processor_name, (char *name, int *resultlen))
+TERN_P2P_DECL(int, Get_version, (int *version, int *subversion))
+TERN_P2P_DECL(int, Get_library_version, (char *version, int *resultlen))
+TERN_P2P_DECL(double, Wtime, (void))
+TERN_P2P_DECL(double, Wtick, (void))
+TERN_P2P_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
+TERN_P2P_DECL(int, Error_class, (int errorcode, int *errorclass))
+
+/* Communicators (basic) */
+TERN_P2P_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
+TERN_P2P_DECL(int, Comm_size, (MPI_Comm comm, int *size))
+TERN_P2P_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+
+/* Error handlers */
+TERN_P2P_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+TERN_P2P_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+TERN_P2P_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+TERN_P2P_DECL(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler))
+TERN_P2P_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+
+/* Datatypes (predefined) */
+TERN_P2P_DECL(int, Type_size, (MPI_Datatype datatype, int *size))
+TERN_P2P_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+TERN_P2P_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+
+/* Point-to-point */
+TERN_P2P_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_P2P_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_P2P_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_P2P_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_P2P_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+TERN_P2P_DECL(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+TERN_P2P_DECL(int, Start, (MPI_Request *request))
+TERN_P2P_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
+TERN_P2P_DECL(int, Buffer_attach, (void *buffer, int size))
+TERN_P2P_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
+TERN_P2P_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                              MPI_Comm comm, MPI_Status *status))
+TERN_P2P_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                      int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+TERN_P2P_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+TERN_P2P_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+TERN_P2P_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+TERN_P2P_DECL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
+TERN_P2P_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+TERN_P2P_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+
+/* Completion */
+TERN_P2P_DECL(int, Wait, (MPI_Request *request, MPI_Status *status))
+TERN_P2P_DECL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+TERN_P2P_DECL(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
+TERN_P2P_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+TERN_P2P_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+TERN_P2P_DECL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+TERN_P2P_DECL(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+TERN_P2P_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+TERN_P2P_DECL(int, Request_free, (MPI_Request *request))
+TERN_P2P_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+TERN_P2P_DECL(int, Cancel, (MPI_Request *request))
+TERN_P2P_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
+TERN_P2P_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+TERN_P2P_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+TERN_P2P_DECL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+TERN_P2P_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+TERN_P2P_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag))
+
+/* Collectives (basic) */
+TERN_P2P_DECL(int, Barrier, (MPI_Comm comm))
+
+#undef TERN_P2P_DECL
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TERN_MPI_H */

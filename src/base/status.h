@@ -1,0 +1,29 @@
+/* One status type for the whole library. Internal functions return
+ * tern_status_t; only src/mpi turns it into an MPI error class. */
+#ifndef TERN_BASE_STATUS_H
+#define TERN_BASE_STATUS_H
+
+/* X(name, description) */
+#define TERN_STATUS_MAP(X)                                         \
+    X(TERN_OK, "success")                                          \
+    X(TERN_ERR_NOMEM, "out of memory")                             \
+    X(TERN_ERR_ARG, "invalid argument")                            \
+    X(TERN_ERR_TRUNCATE, "message truncated")                      \
+    X(TERN_ERR_AGAIN, "resource temporarily unavailable, retry")   \
+    X(TERN_ERR_IO, "I/O error")                                    \
+    X(TERN_ERR_PMI, "process manager (PMI) error")                 \
+    X(TERN_ERR_NOT_SUPPORTED, "operation not supported")           \
+    X(TERN_ERR_NOT_FOUND, "not found")                             \
+    X(TERN_ERR_PEER, "peer process failed or unreachable")         \
+    X(TERN_ERR_INTERNAL, "internal error")
+
+typedef enum {
+#define TERN_STATUS_ENUM(name, desc) name,
+    TERN_STATUS_MAP(TERN_STATUS_ENUM)
+#undef TERN_STATUS_ENUM
+    TERN_STATUS_COUNT
+} tern_status_t;
+
+const char *tern_status_string(tern_status_t st);
+
+#endif

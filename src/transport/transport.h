@@ -1,0 +1,100 @@
+/* Transport interface.
+ *
+ * A transport moves bytes between ranks; it knows nothing of MPI matching.
+ * The core (src/core) owns the one tag-matching engine and the protocols
+ * (eager, rendezvous) and drives every transport through this ops table.
+ * The interface is shaped for RDMA networks from the start:
+ *
+ *  - am_send: an "active message" of at most am_max bytes (a protocol header
+ *    followed by an optional payload), delivered in order per (sender,
+ *    receiver) pair to the receiver's handler. Returns TERN_ERR_AGAIN when
+ *    there is no room now (the core queues it and retries after progress);
+ *    never blocks.
+ *  - mem_reg / mem_dereg: make a buffer accessible to peers; the rkey travels
+ *    inside protocol headers (an RDMA key, or the pid for CMA).
+ *  - get / put: one-sided copy from/to a peer's registered memory. Completion
+ *    is reported through the completion callback, possibly before the call
+ *    returns. TERN_ERR_NOT_SUPPORTED means the core must fall back to copying
+ *    through active messages (for example when CMA is denied).
+ *  - progress: polls for incoming messages and completions and calls the
+ *    handler for each message; returns how many events it processed.
+ *  - connect / disconnect: per-peer connection set-up for transports that need
+ *    it (no-ops for shared memory).
+ *
+ * The handler receives a pointer into the transport's own buffer, valid only
+ * during the call.
+ */
+#ifndef TERN_TRANSPORT_TRANSPORT_H
+#define TERN_TRANSPORT_TRANSPORT_H
+
+#include "base/status.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tern_tl tern_tl_t;
+
+/* Opaque remote-access key: for shm words[0] is the owner's pid. */
+typedef struct {
+    uint64_t words[3];
+} tern_rkey_t;
+
+typedef struct tern_tl_comp tern_tl_comp_t;
+struct tern_tl_comp {
+    void (*cb)(tern_tl_comp_t *comp, tern_status_t status);
+};
+
+/* Called by a transport for every incoming active message. */
+typedef void (*tern_am_handler_fn)(void *ctx, int src_rank, const void *msg, size_t len);
+
+/* What the core tells a transport at start-up. Transports may use PMI
+ * (src/pmi/pmi.h) during init; init is called by every rank in the same
+ * order, so PMI fences inside it are collective. */
+typedef struct {
+    int rank;                 /* world rank */
+    int size;                 /* world size */
+    const int *node_of_rank;  /* size entries: node index of every rank */
+    int node;                 /* this rank's node index */
+    int local_rank;           /* index among the ranks on this node */
+    int local_size;           /* ranks on this node */
+    const int *local_ranks;   /* local_size world ranks on this node, ascending */
+    const char *job_id;       /* unique per job (PMI kvsname), for naming resources */
+    tern_am_handler_fn am_handler;
+    void *am_ctx;
+} tern_tl_params_t;
+
+enum {
+    TERN_TL_CAP_GET = 1u << 0,   /* get() works (one-sided read) */
+    TERN_TL_CAP_PUT = 1u << 1,
+};
+
+typedef struct {
+    const char *name;
+    tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
+    void (*finalize)(tern_tl_t *tl);
+    /* 1 if this transport can reach world rank `peer`. */
+    int (*reachable)(tern_tl_t *tl, int peer);
+    tern_status_t (*connect)(tern_tl_t *tl, int peer);
+    void (*disconnect)(tern_tl_t *tl, int peer);
+    size_t (*am_max)(tern_tl_t *tl);
+    tern_status_t (*am_send)(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
+                             const void *payload, size_t payload_len);
+    int (*progress)(tern_tl_t *tl);
+    unsigned (*caps)(tern_tl_t *tl);
+    /* Smallest message worth a get/put instead of copying through active
+     * messages (the transport's measured crossover; a TERN_* knob). */
+    size_t (*rma_min)(tern_tl_t *tl);
+    tern_status_t (*mem_reg)(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
+    void (*mem_dereg)(tern_tl_t *tl, void *buf, size_t len);
+    tern_status_t (*get)(tern_tl_t *tl, int peer, void *local, size_t len,
+                         uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+    tern_status_t (*put)(tern_tl_t *tl, int peer, const void *local, size_t len,
+                         uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+} tern_tl_ops_t;
+
+/* The transports compiled in, in order of preference for a peer (self
+ * first, then shm, then network); NULL-terminated. src/transport/registry.c */
+extern const tern_tl_ops_t tern_tl_self_ops;
+extern const tern_tl_ops_t tern_tl_shm_ops;
+extern const tern_tl_ops_t *const tern_tl_all[];
+
+#endif
