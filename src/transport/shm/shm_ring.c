@@ -1,0 +1,37 @@
+/* Shared-memory SPSC ring: geometry and set-up. The fast path is inline in
+ * shm_ring.h. */
+#include "transport/shm/shm_ring.h"
+
+size_t tern_shm_ring_bytes(size_t cell_size, unsigned cells)
+{
+    return cell_size * (size_t)cells;
+}
+
+tern_status_t tern_shm_ring_check(size_t cell_size, unsigned cells)
+{
+    if (cell_size < TERN_SHM_CACHE_LINE || cell_size % TERN_SHM_CACHE_LINE != 0 ||
+        cell_size - TERN_SHM_CELL_HDR > UINT32_MAX)
+        return TERN_ERR_ARG;
+    if (cells < 2 || (cells & (cells - 1)) != 0)
+        return TERN_ERR_ARG;
+    return TERN_OK;
+}
+
+void tern_shm_ring_format(void *mem, size_t cell_size, unsigned cells)
+{
+    for (unsigned i = 0; i < cells; i++) {
+        tern_shm_cell_t *cell = (tern_shm_cell_t *)((char *)mem + (size_t)i * cell_size);
+        cell->len = 0;
+        cell->reserved = 0;
+        atomic_store_explicit(&cell->flag, 0, memory_order_relaxed);
+    }
+    atomic_thread_fence(memory_order_release);
+}
+
+void tern_shm_ring_attach(tern_shm_ring_t *ring, void *mem, size_t cell_size, unsigned cells)
+{
+    ring->cells = (char *)mem;
+    ring->cell_size = cell_size;
+    ring->mask = (uint64_t)cells - 1;
+    ring->index = 0;
+}

@@ -1,0 +1,139 @@
+/* Lock-free single-producer single-consumer queue of fixed-size cells in
+ * shared memory: one ring per ordered pair (sender, receiver).
+ *
+ * Layout: `cells` cells of `cell_size` bytes each (a multiple of 64, so every
+ * cell starts on a cache line). A cell is a 16-byte header followed by the
+ * payload; a message of up to 48 bytes touches exactly one cache line.
+ *
+ *   flag  0 when the cell is free; n + 1 when it holds message number n
+ *         (n counts from 0 per ring). The consumer of message n waits for
+ *         flag == n + 1, so a stale value can never be taken for a new one.
+ *   len   payload bytes.
+ *
+ * Protocol (no locks, no read-modify-write, no system call):
+ *  - producer: acquire-load the flag of its next cell; if 0, write payload
+ *    and len, then publish with ONE release store of n + 1 to the flag.
+ *  - consumer: acquire-load the flag of its next cell; if n + 1, the payload
+ *    is readable; when done, one release store of 0 frees the cell.
+ * The producer's and the consumer's message counters live in each side's
+ * private memory (tern_shm_ring_t), never in the shared ring.
+ *
+ * tern_shm_ring_pop advances the consumer's counter before the caller looks
+ * at the message, and the cell is freed separately (tern_shm_ring_free), so a
+ * handler may re-enter the consumer (nested progress) and take the next
+ * messages; cells may be freed out of order. */
+#ifndef TERN_TRANSPORT_SHM_SHM_RING_H
+#define TERN_TRANSPORT_SHM_SHM_RING_H
+
+#include "base/status.h"
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define TERN_SHM_CACHE_LINE 64
+#define TERN_SHM_CELL_HDR 16
+
+typedef struct {
+    _Atomic uint64_t flag;
+    uint32_t len;
+    uint32_t reserved;
+} tern_shm_cell_t;
+
+_Static_assert(sizeof(tern_shm_cell_t) == TERN_SHM_CELL_HDR, "cell header is 16 bytes");
+
+/* One side's private view of a ring. */
+typedef struct {
+    char *cells;       /* first cell, in shared memory */
+    size_t cell_size;  /* bytes per cell, header included; multiple of 64 */
+    uint64_t mask;     /* cells - 1 */
+    uint64_t index;    /* next message number to write (producer) or read (consumer) */
+} tern_shm_ring_t;
+
+/* Bytes of shared memory one ring occupies. cell_size must be a multiple of
+ * 64 and at least 64; cells a power of two. */
+size_t tern_shm_ring_bytes(size_t cell_size, unsigned cells);
+/* TERN_OK if the geometry is valid. */
+tern_status_t tern_shm_ring_check(size_t cell_size, unsigned cells);
+/* Marks every cell free (not needed on memory that starts zeroed). */
+void tern_shm_ring_format(void *mem, size_t cell_size, unsigned cells);
+/* Sets up one side's view of the ring at mem (either side). */
+void tern_shm_ring_attach(tern_shm_ring_t *ring, void *mem, size_t cell_size, unsigned cells);
+
+static inline size_t tern_shm_ring_payload_max(const tern_shm_ring_t *ring)
+{
+    return ring->cell_size - TERN_SHM_CELL_HDR;
+}
+
+static inline tern_shm_cell_t *tern_shm_ring_cell(const tern_shm_ring_t *ring, uint64_t n)
+{
+    return (tern_shm_cell_t *)(ring->cells + (size_t)(n & ring->mask) * ring->cell_size);
+}
+
+static inline void *tern_shm_cell_payload(tern_shm_cell_t *cell)
+{
+    return (char *)cell + TERN_SHM_CELL_HDR;
+}
+
+/* Producer: the payload area of the next cell, or NULL when the ring is
+ * full. Follow with tern_shm_ring_commit. */
+static inline void *tern_shm_ring_reserve(tern_shm_ring_t *ring)
+{
+    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
+    if (atomic_load_explicit(&cell->flag, memory_order_acquire) != 0)
+        return NULL;
+    return tern_shm_cell_payload(cell);
+}
+
+/* Producer: publishes the reserved cell holding len payload bytes. */
+static inline void tern_shm_ring_commit(tern_shm_ring_t *ring, size_t len)
+{
+    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
+    cell->len = (uint32_t)len;
+    ring->index++;
+    atomic_store_explicit(&cell->flag, ring->index, memory_order_release);
+}
+
+/* Producer: copies hdr then payload into the next cell. TERN_ERR_AGAIN when
+ * the ring is full; the caller guarantees hdr_len + payload_len fits. */
+static inline tern_status_t tern_shm_ring_push(tern_shm_ring_t *ring, const void *hdr, size_t hdr_len,
+                                               const void *payload, size_t payload_len)
+{
+    char *p = (char *)tern_shm_ring_reserve(ring);
+    if (p == NULL)
+        return TERN_ERR_AGAIN;
+    if (hdr_len)
+        memcpy(p, hdr, hdr_len);
+    if (payload_len)
+        memcpy(p + hdr_len, payload, payload_len);
+    tern_shm_ring_commit(ring, hdr_len + payload_len);
+    return TERN_OK;
+}
+
+/* Consumer: 1 if the next message has arrived (does not take it). */
+static inline int tern_shm_ring_ready(const tern_shm_ring_t *ring)
+{
+    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
+    return atomic_load_explicit(&cell->flag, memory_order_relaxed) == ring->index + 1;
+}
+
+/* Consumer: takes the next message, or returns NULL when there is none. The
+ * message (*len_p bytes at the returned cell's payload) stays valid until
+ * tern_shm_ring_free(cell). */
+static inline tern_shm_cell_t *tern_shm_ring_pop(tern_shm_ring_t *ring, size_t *len_p)
+{
+    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
+    if (atomic_load_explicit(&cell->flag, memory_order_acquire) != ring->index + 1)
+        return NULL;
+    ring->index++;
+    *len_p = cell->len;
+    return cell;
+}
+
+/* Consumer: gives a popped cell back to the producer. */
+static inline void tern_shm_ring_free(tern_shm_cell_t *cell)
+{
+    atomic_store_explicit(&cell->flag, 0, memory_order_release);
+}
+
+#endif
