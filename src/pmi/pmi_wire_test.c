@@ -1,0 +1,190 @@
+/* Unit tests of the PMI-1 wire codec: round trips, escapes, malformed lines,
+ * long values, line framing. */
+#include "pmi/pmi_wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                            \
+        }                                                                          \
+    } while (0)
+
+/* Formats cmd with n key/value pairs, parses it back, compares. */
+static void check_round_trip(const char *cmd, int n, const char *const *kv)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, cmd);
+    for (int i = 0; i < n; i++)
+        tern_pmi_line_add(&line, kv[2 * i], kv[2 * i + 1]);
+    CHECK(tern_pmi_line_end(&line) == TERN_OK);
+    CHECK(line.len == strlen(line.buf));
+    CHECK(line.buf[line.len - 1] == '\n');
+    CHECK(memchr(line.buf, '\n', line.len - 1) == NULL);
+
+    tern_pmi_msg_t msg;
+    CHECK(tern_pmi_wire_parse(line.buf, &msg) == TERN_OK);
+    CHECK(strcmp(msg.cmd, cmd) == 0);
+    CHECK(msg.n_fields == n);
+    for (int i = 0; i < n; i++) {
+        const char *v = tern_pmi_msg_get(&msg, kv[2 * i]);
+        CHECK(v && strcmp(v, kv[2 * i + 1]) == 0);
+    }
+    tern_pmi_line_free(&line);
+}
+
+static void test_round_trips(void)
+{
+    const char *init[] = {"pmi_version", "1", "pmi_subversion", "1"};
+    check_round_trip("init", 2, init);
+    check_round_trip("barrier_in", 0, NULL);
+    const char *put[] = {"kvsname", "tern-12-ab", "key", "addr-0", "value", "0a1b2c3d"};
+    check_round_trip("put", 3, put);
+    const char *abrt[] = {"exitcode", "3", "message", "rank 1 gave up: \\ back slash"};
+    check_round_trip("abort", 2, abrt);
+    const char *odd[] = {"key", "a/b-c_d", "value", "x=y"};
+    check_round_trip("put", 2, odd);
+}
+
+static void test_exact_format(void)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "put");
+    tern_pmi_line_add(&line, "kvsname", "k");
+    tern_pmi_line_add(&line, "key", "a");
+    tern_pmi_line_add_int(&line, "value", -42);
+    CHECK(tern_pmi_line_end(&line) == TERN_OK);
+    CHECK(strcmp(line.buf, "cmd=put kvsname=k key=a value=-42\n") == 0);
+    tern_pmi_line_free(&line);
+
+    /* Spaces and backslashes are escaped, control characters become spaces. */
+    tern_pmi_line_begin(&line, "abort");
+    tern_pmi_line_add(&line, "message", "a b\\c\nd");
+    CHECK(tern_pmi_line_end(&line) == TERN_OK);
+    CHECK(strcmp(line.buf, "cmd=abort message=a\\ b\\\\c\\ d\n") == 0);
+    tern_pmi_line_free(&line);
+}
+
+static void test_parse_server_lines(void)
+{
+    char l1[] = "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n";
+    tern_pmi_msg_t msg;
+    int v = -1;
+    CHECK(tern_pmi_wire_parse(l1, &msg) == TERN_OK);
+    CHECK(strcmp(msg.cmd, "response_to_init") == 0);
+    CHECK(tern_pmi_msg_rc(&msg) == 0);
+    CHECK(tern_pmi_msg_get_int(&msg, "pmi_version", &v) == TERN_OK && v == 1);
+    CHECK(tern_pmi_msg_get_int(&msg, "nothere", &v) == TERN_ERR_NOT_FOUND);
+
+    char l2[] = "cmd=get_result rc=-1 msg=key_x_not_found";
+    CHECK(tern_pmi_wire_parse(l2, &msg) == TERN_OK);
+    CHECK(tern_pmi_msg_rc(&msg) == -1);
+    CHECK(strcmp(tern_pmi_msg_get(&msg, "msg"), "key_x_not_found") == 0);
+
+    /* Extra spaces and bare keys are accepted. */
+    char l3[] = "cmd=barrier_out   flag  x=1 \n";
+    CHECK(tern_pmi_wire_parse(l3, &msg) == TERN_OK);
+    CHECK(strcmp(msg.cmd, "barrier_out") == 0);
+    CHECK(msg.n_fields == 2);
+    CHECK(tern_pmi_msg_get(&msg, "flag") && *tern_pmi_msg_get(&msg, "flag") == '\0');
+
+    char l4[] = "cmd=x n=12z";
+    CHECK(tern_pmi_wire_parse(l4, &msg) == TERN_OK);
+    CHECK(tern_pmi_msg_get_int(&msg, "n", &v) == TERN_ERR_ARG);
+    CHECK(tern_pmi_msg_rc(&msg) == 0);
+}
+
+static void test_malformed(void)
+{
+    const char *bad[] = {
+        "",                      /* empty */
+        "put key=a",             /* no cmd= first */
+        "cmd=",                  /* empty command */
+        "cmd=put key=",          /* empty value */
+        "cmd=put ke!y=a",        /* bad key character */
+        "cmd=put =a",            /* empty key */
+        "cmd=put key=a\ncmd=x",  /* two lines */
+        "key=a cmd=put",         /* cmd not first */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *copy = strdup(bad[i]);
+        tern_pmi_msg_t msg;
+        tern_status_t st = tern_pmi_wire_parse(copy, &msg);
+        if (st != TERN_ERR_ARG)
+            fprintf(stderr, "accepted malformed line %zu: \"%s\"\n", i, bad[i]);
+        CHECK(st == TERN_ERR_ARG);
+        free(copy);
+    }
+    /* Too many fields. */
+    char many[4096] = "cmd=x";
+    for (int i = 0; i < TERN_PMI_WIRE_MAX_FIELDS + 1; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), " k%d=v", i);
+    tern_pmi_msg_t msg;
+    CHECK(tern_pmi_wire_parse(many, &msg) == TERN_ERR_ARG);
+}
+
+static void test_long_values(void)
+{
+    for (size_t len = 1000; len <= 1000000; len *= 10) {
+        char *value = malloc(len + 1);
+        for (size_t i = 0; i < len; i++)
+            value[i] = "0123456789abcdef"[(i * 7) % 16];
+        value[len] = '\0';
+        const char *kv[] = {"key", "big", "value", value};
+        check_round_trip("put", 2, kv);
+        free(value);
+    }
+}
+
+static void test_reader(void)
+{
+    tern_pmi_reader_t r;
+    tern_pmi_reader_init(&r);
+    CHECK(tern_pmi_reader_next(&r) == NULL);
+    CHECK(tern_pmi_reader_push(&r, "cmd=a x=1\ncmd=b", 15) == TERN_OK);
+    char *l = tern_pmi_reader_next(&r);
+    CHECK(l && strcmp(l, "cmd=a x=1") == 0);
+    CHECK(tern_pmi_reader_next(&r) == NULL); /* partial line stays */
+    CHECK(tern_pmi_reader_push(&r, " y=2\n", 5) == TERN_OK);
+    l = tern_pmi_reader_next(&r);
+    CHECK(l && strcmp(l, "cmd=b y=2") == 0);
+    CHECK(tern_pmi_reader_next(&r) == NULL);
+
+    /* A long line arriving in small pieces. */
+    size_t len = 200000;
+    char *big = malloc(len + 2);
+    memset(big, 'z', len);
+    big[len] = '\n';
+    for (size_t off = 0; off <= len; off += 777) {
+        size_t m = len + 1 - off < 777 ? len + 1 - off : 777;
+        CHECK(tern_pmi_reader_push(&r, big + off, m) == TERN_OK);
+        if (off + m <= len)
+            CHECK(tern_pmi_reader_next(&r) == NULL);
+    }
+    l = tern_pmi_reader_next(&r);
+    CHECK(l && strlen(l) == len);
+    free(big);
+    tern_pmi_reader_free(&r);
+}
+
+int main(void)
+{
+    test_round_trips();
+    test_exact_format();
+    test_parse_server_lines();
+    test_malformed();
+    test_long_values();
+    test_reader();
+    if (failures) {
+        fprintf(stderr, "pmi_wire_test: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("pmi_wire_test: all checks passed\n");
+    return 0;
+}
