@@ -1,0 +1,434 @@
+/* Shared-memory transport: active messages through one SPSC ring of cells
+ * per ordered pair of ranks on a node (shm_ring.h), in one POSIX segment per
+ * node (shm_segment.h); get/put with Cross Memory Attach (shm_cma.h).
+ *
+ * Segment layout (local rank 0 writes the header; the others take the
+ * geometry from it, so only local rank 0's knobs matter):
+ *   [0, 4096)       header, then one 64-byte slot per local rank (pid, CMA
+ *                   probe word address and value, attached flag)
+ *   rings_offset    L * (L - 1) rings; receiver d's ring from sender s is
+ *                   number d * (L - 1) + (s < d ? s : s - 1), so a receiver's
+ *                   incoming rings are contiguous. No ring to oneself: the
+ *                   self transport serves that, and reachable() says no.
+ * Pages of tmpfs are allocated on first touch; MAP_POPULATE is used only for
+ * segments up to 64 MB (a large job's untouched cells then cost nothing).
+ *
+ * Progress polls the flag of the next cell of every incoming ring (one cache
+ * line each), drains up to one ring's worth of messages from each, and frees
+ * each cell after the handler returns. The consumer index moves before the
+ * handler runs, so a handler may send (to anyone, the sender included) and
+ * may even re-enter progress; a nested call then delivers the following
+ * messages before the outer handler returns. */
+#include "base/config.h"
+#include "base/log.h"
+#include "transport/shm/shm_cma.h"
+#include "transport/shm/shm_ring.h"
+#include "transport/shm/shm_segment.h"
+#include "transport/transport.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
+#define SHM_HEADER_BYTES 64
+#define SHM_PAGE 4096
+#define SHM_POPULATE_MAX ((size_t)64 << 20)
+
+typedef struct {
+    uint64_t magic;
+    uint64_t size;
+    uint64_t rings_offset;
+    uint64_t cell_size;
+    uint32_t ring_cells;
+    uint32_t local_size;
+} shm_header_t;
+
+typedef struct {
+    int64_t pid;
+    uint64_t probe_addr;
+    uint64_t probe_value;
+    _Atomic uint32_t attached;
+    char pad[36];
+} shm_slot_t;
+
+_Static_assert(sizeof(shm_header_t) <= SHM_HEADER_BYTES, "header fits its line");
+_Static_assert(sizeof(shm_slot_t) == 64, "one slot per cache line");
+
+typedef struct {
+    tern_shm_ring_t ring;
+    int src;  /* world rank of the sender */
+} shm_in_t;
+
+struct tern_tl {
+    /* Hot fields first. */
+    shm_in_t *in;             /* local_size - 1 incoming rings */
+    int nin;
+    int my_local;
+    const int *local_of;      /* world rank -> local index or -1 */
+    tern_shm_ring_t *out;     /* by local index; out[my_local] unused */
+    tern_am_handler_fn am_handler;
+    void *am_ctx;
+    size_t am_max;
+    unsigned batch;           /* messages taken from one ring per progress */
+    int cma;                  /* 1 while get/put are usable */
+    size_t rma_min;
+
+    int rank, size, local_size;
+    int *local_of_storage;
+    tern_shm_segment_t seg;
+    uint64_t probe_word;
+    /* Geometry wanted by local rank 0 (format callback). */
+    size_t want_cell_size;
+    unsigned want_cells;
+    tern_status_t attach_status;
+};
+
+static size_t shm_rings_offset(int local_size)
+{
+    size_t slots_end = SHM_HEADER_BYTES + (size_t)local_size * sizeof(shm_slot_t);
+    return (slots_end + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+}
+
+static size_t shm_segment_bytes(int local_size, size_t cell_size, unsigned cells)
+{
+    size_t nrings = (size_t)local_size * (size_t)(local_size - 1);
+    return shm_rings_offset(local_size) + nrings * tern_shm_ring_bytes(cell_size, cells);
+}
+
+static shm_slot_t *shm_slot(void *base, int local)
+{
+    return (shm_slot_t *)((char *)base + SHM_HEADER_BYTES) + local;
+}
+
+static void *shm_ring_mem(void *base, const shm_header_t *h, int dst, int src)
+{
+    int L = (int)h->local_size;
+    size_t idx = (size_t)dst * (size_t)(L - 1) + (size_t)(src < dst ? src : src - 1);
+    return (char *)base + h->rings_offset + idx * tern_shm_ring_bytes(h->cell_size, h->ring_cells);
+}
+
+/* Local rank 0, before the first fence: the memory is zero-filled, so every
+ * cell is already free; only the header needs writing. */
+static void shm_format(void *base, size_t size, void *arg)
+{
+    tern_tl_t *tl = arg;
+    shm_header_t *h = base;
+    h->size = size;
+    h->rings_offset = shm_rings_offset(tl->local_size);
+    h->cell_size = tl->want_cell_size;
+    h->ring_cells = tl->want_cells;
+    h->local_size = (uint32_t)tl->local_size;
+    atomic_thread_fence(memory_order_release);
+    h->magic = SHM_MAGIC;
+}
+
+/* Every mapping rank, before the second fence: check the header, publish
+ * this rank's slot. */
+static void shm_attached(void *base, size_t size, void *arg)
+{
+    tern_tl_t *tl = arg;
+    const shm_header_t *h = base;
+    if (h->magic != SHM_MAGIC || h->local_size != (uint32_t)tl->local_size || h->size != size ||
+        tern_shm_ring_check(h->cell_size, h->ring_cells) != TERN_OK ||
+        shm_segment_bytes(tl->local_size, h->cell_size, h->ring_cells) > size) {
+        tern_error("shared-memory segment %s has an unexpected header", tl->seg.name);
+        tl->attach_status = TERN_ERR_INTERNAL;
+        return;
+    }
+    shm_slot_t *slot = shm_slot(base, tl->my_local);
+    slot->pid = (int64_t)getpid();
+    slot->probe_addr = (uint64_t)(uintptr_t)&tl->probe_word;
+    slot->probe_value = tl->probe_word;
+    atomic_store_explicit(&slot->attached, 1, memory_order_release);
+}
+
+/* Local rank 0: the geometry from the knobs, shrunk when /dev/shm could not
+ * hold every cell. */
+static tern_status_t shm_choose_geometry(tern_tl_t *tl)
+{
+    long cs = tern_config_long("TERN_SHM_CELL_SIZE");
+    long nc = tern_config_long("TERN_SHM_RING_CELLS");
+    if (cs <= 0)
+        cs = 8192;
+    if (nc <= 0)
+        nc = 32;
+    /* Round the cell up to whole cache lines. */
+    cs = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+    if (tern_shm_ring_check((size_t)cs, (unsigned)nc) != TERN_OK || nc > (1L << 20)) {
+        tern_error("TERN_SHM_CELL_SIZE=%ld / TERN_SHM_RING_CELLS=%ld: the cell must hold at least 64 bytes "
+                   "and the cell count be a power of two >= 2",
+                   cs, nc);
+        return TERN_ERR_ARG;
+    }
+    tl->want_cell_size = (size_t)cs;
+    tl->want_cells = (unsigned)nc;
+
+    struct statvfs sv;
+    if (statvfs("/dev/shm", &sv) == 0) {
+        size_t avail = (size_t)sv.f_bavail * sv.f_frsize;
+        while (tl->want_cells > 2 &&
+               shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells) > avail / 2)
+            tl->want_cells /= 2;
+        if (tl->want_cells != (unsigned)nc)
+            tern_warn("/dev/shm has %zu bytes free: %u cells per shared-memory ring instead of %ld", avail,
+                      tl->want_cells, nc);
+        if (shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells) > avail)
+            tern_warn("/dev/shm has %zu bytes free, less than the %zu of the shared-memory segment; a rank "
+                      "may die of SIGBUS when it fills (lower TERN_SHM_CELL_SIZE)",
+                      avail, shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells));
+    }
+    return TERN_OK;
+}
+
+static void shm_free(tern_tl_t *tl)
+{
+    tern_shm_segment_detach(&tl->seg);
+    free(tl->in);
+    free(tl->out);
+    free(tl->local_of_storage);
+    free(tl);
+}
+
+static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
+{
+    tern_status_t st = TERN_OK;
+    tern_tl_t *tl = calloc(1, sizeof *tl);
+    if (tl != NULL) {
+        tl->rank = params->rank;
+        tl->size = params->size;
+        tl->local_size = params->local_size;
+        tl->my_local = params->local_rank;
+        tl->am_handler = params->am_handler;
+        tl->am_ctx = params->am_ctx;
+        tl->probe_word = 0x5ca1ab1e00000000ull ^ (uint64_t)getpid();
+        tl->local_of_storage = malloc((size_t)params->size * sizeof(int));
+        tl->out = calloc((size_t)params->local_size, sizeof *tl->out);
+        tl->in = calloc((size_t)params->local_size, sizeof *tl->in);
+        if (tl->local_of_storage == NULL || tl->out == NULL || tl->in == NULL)
+            st = TERN_ERR_NOMEM;
+    } else {
+        st = TERN_ERR_NOMEM;
+    }
+    if (st == TERN_OK) {
+        for (int r = 0; r < params->size; r++)
+            tl->local_of_storage[r] = -1;
+        for (int i = 0; i < params->local_size; i++)
+            tl->local_of_storage[params->local_ranks[i]] = i;
+        tl->local_of = tl->local_of_storage;
+        if (params->local_size > 1 && params->local_rank == 0)
+            st = shm_choose_geometry(tl);
+    }
+    if (st != TERN_OK)
+        tern_error("shm transport: %s before set-up", tern_status_string(st));
+
+    /* Collective from here on, even after an error: every rank fences twice. */
+    int cma_knob = tern_config_bool("TERN_SHM_CMA");
+    if (cma_knob != 0 && params->local_size > 1)
+        tern_shm_cma_allow_peers(); /* before the peers' probe below */
+    size_t size = tl != NULL ? shm_segment_bytes(params->local_size, tl->want_cell_size, tl->want_cells) : 0;
+    int populate = size <= SHM_POPULATE_MAX;
+    tern_shm_segment_t seg;
+    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? size : 0, populate,
+                                               st == TERN_OK ? shm_format : NULL,
+                                               st == TERN_OK ? shm_attached : NULL, tl, &seg);
+    if (st != TERN_OK) {
+        tern_shm_segment_detach(&seg);
+        if (tl != NULL)
+            shm_free(tl);
+        return st;
+    }
+    tl->seg = seg;
+    st = sst != TERN_OK ? sst : tl->attach_status;
+    if (st != TERN_OK)
+        goto err;
+
+    if (params->local_size > 1) {
+        const shm_header_t *h = tl->seg.base;
+        /* Every local rank must have attached, or none may use the segment. */
+        for (int i = 0; i < params->local_size; i++) {
+            if (!atomic_load_explicit(&shm_slot(tl->seg.base, i)->attached, memory_order_acquire)) {
+                tern_error("shm transport: local rank %d (world rank %d) could not attach %s", i,
+                           params->local_ranks[i], tl->seg.name);
+                st = TERN_ERR_PEER;
+                goto err;
+            }
+        }
+        for (int i = 0; i < params->local_size; i++) {
+            if (i == tl->my_local)
+                continue;
+            tern_shm_ring_attach(&tl->out[i], shm_ring_mem(tl->seg.base, h, i, tl->my_local), h->cell_size,
+                                 h->ring_cells);
+            shm_in_t *in = &tl->in[tl->nin++];
+            tern_shm_ring_attach(&in->ring, shm_ring_mem(tl->seg.base, h, tl->my_local, i), h->cell_size,
+                                 h->ring_cells);
+            in->src = params->local_ranks[i];
+        }
+        tl->am_max = h->cell_size - TERN_SHM_CELL_HDR;
+        tl->batch = h->ring_cells;
+
+        if (cma_knob != 0) {
+            int peer = (tl->my_local + 1) % params->local_size;
+            const shm_slot_t *ps = shm_slot(tl->seg.base, peer);
+            tern_status_t pst = tern_shm_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
+            tl->cma = pst == TERN_OK;
+            if (pst != TERN_OK) {
+                if (cma_knob == 1)
+                    tern_warn("TERN_SHM_CMA=on but process_vm_readv of local rank %d failed (%s); large "
+                              "messages go through the queue",
+                              peer, tern_status_string(pst));
+                else
+                    tern_info("CMA unavailable (%s); large messages go through the queue",
+                              tern_status_string(pst));
+            }
+        }
+    } else {
+        tl->am_max = tl->want_cell_size > TERN_SHM_CELL_HDR ? tl->want_cell_size - TERN_SHM_CELL_HDR : 0;
+        tl->batch = 1;
+    }
+    long rma_min = tern_config_long("TERN_SHM_CMA_MIN");
+    tl->rma_min = rma_min >= 0 ? (size_t)rma_min : (size_t)4 << 20;
+    tern_debug("shm transport: %d local ranks, segment %s of %zu bytes, am_max %zu, CMA %s", tl->local_size,
+               tl->seg.name, tl->seg.size, tl->am_max, tl->cma ? "on" : "off");
+    *tl_p = tl;
+    return TERN_OK;
+
+err:
+    shm_free(tl);
+    return st;
+}
+
+static void shm_finalize(tern_tl_t *tl)
+{
+    if (tl != NULL)
+        shm_free(tl);
+}
+
+static int shm_reachable(tern_tl_t *tl, int peer)
+{
+    return peer >= 0 && peer < tl->size && peer != tl->rank && tl->local_of[peer] >= 0 && tl->nin > 0;
+}
+
+static tern_status_t shm_connect(tern_tl_t *tl, int peer)
+{
+    return shm_reachable(tl, peer) ? TERN_OK : TERN_ERR_ARG;
+}
+
+static void shm_disconnect(tern_tl_t *tl, int peer)
+{
+    (void)tl;
+    (void)peer;
+}
+
+static size_t shm_am_max(tern_tl_t *tl)
+{
+    return tl->am_max;
+}
+
+static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len, const void *payload,
+                                 size_t payload_len)
+{
+    if ((unsigned)peer >= (unsigned)tl->size || hdr_len + payload_len > tl->am_max)
+        return TERN_ERR_ARG;
+    int li = tl->local_of[peer];
+    if (li < 0 || li == tl->my_local)
+        return TERN_ERR_ARG;
+    return tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
+}
+
+static int shm_progress(tern_tl_t *tl)
+{
+    int events = 0;
+    shm_in_t *in = tl->in;
+    for (int i = 0, n = tl->nin; i < n; i++) {
+        tern_shm_ring_t *ring = &in[i].ring;
+        for (unsigned k = tl->batch; k > 0; k--) {
+            size_t len;
+            tern_shm_cell_t *cell = tern_shm_ring_pop(ring, &len);
+            if (cell == NULL)
+                break;
+            tl->am_handler(tl->am_ctx, in[i].src, tern_shm_cell_payload(cell), len);
+            tern_shm_ring_free(cell);
+            events++;
+        }
+    }
+    return events;
+}
+
+static unsigned shm_caps(tern_tl_t *tl)
+{
+    return tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0;
+}
+
+static size_t shm_rma_min(tern_tl_t *tl)
+{
+    return tl->rma_min;
+}
+
+static tern_status_t shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
+{
+    (void)tl;
+    rkey_p->words[0] = (uint64_t)getpid();
+    rkey_p->words[1] = (uint64_t)(uintptr_t)buf;
+    rkey_p->words[2] = (uint64_t)len;
+    return TERN_OK;
+}
+
+static void shm_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
+{
+    (void)tl;
+    (void)buf;
+    (void)len;
+}
+
+static tern_status_t shm_rma_done(tern_tl_t *tl, tern_status_t st, tern_tl_comp_t *comp)
+{
+    if (st == TERN_OK) {
+        if (comp != NULL && comp->cb != NULL)
+            comp->cb(comp, TERN_OK);
+    } else if (st == TERN_ERR_NOT_SUPPORTED && tl->cma) {
+        tern_info("CMA denied by the kernel; falling back to copying through the queue");
+        tl->cma = 0;
+    }
+    return st;
+}
+
+/* Completion is reported through comp before returning TERN_OK; on any
+ * error the callback is not called. */
+static tern_status_t shm_get(tern_tl_t *tl, int peer, void *local, size_t len, uint64_t remote_addr,
+                             const tern_rkey_t *rkey, tern_tl_comp_t *comp)
+{
+    (void)peer;
+    if (!tl->cma)
+        return TERN_ERR_NOT_SUPPORTED;
+    return shm_rma_done(tl, tern_shm_cma_read((pid_t)rkey->words[0], local, remote_addr, len), comp);
+}
+
+static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t len, uint64_t remote_addr,
+                             const tern_rkey_t *rkey, tern_tl_comp_t *comp)
+{
+    (void)peer;
+    if (!tl->cma)
+        return TERN_ERR_NOT_SUPPORTED;
+    return shm_rma_done(tl, tern_shm_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
+}
+
+const tern_tl_ops_t tern_tl_shm_ops = {
+    .name = "shm",
+    .init = shm_init,
+    .finalize = shm_finalize,
+    .reachable = shm_reachable,
+    .connect = shm_connect,
+    .disconnect = shm_disconnect,
+    .am_max = shm_am_max,
+    .am_send = shm_am_send,
+    .progress = shm_progress,
+    .caps = shm_caps,
+    .rma_min = shm_rma_min,
+    .mem_reg = shm_mem_reg,
+    .mem_dereg = shm_mem_dereg,
+    .get = shm_get,
+    .put = shm_put,
+};

@@ -1,0 +1,50 @@
+/* One POSIX shared-memory segment per node, named /tern-<job_id>-shm-<node>.
+ *
+ * tern_shm_segment_setup is collective over the whole job (it calls
+ * tern_pmi_fence exactly twice on every rank, whatever happens):
+ *   local rank 0: shm_open(O_CREAT|O_EXCL), ftruncate, mmap, format callback
+ *   fence
+ *   other local ranks: shm_open, mmap
+ *   every local rank: attached callback (e.g. publish its pid)
+ *   fence
+ *   local rank 0: shm_unlink, so that nothing is left in /dev/shm even if a
+ *   rank is later killed. (The launcher also sweeps /dev/shm/tern-<job_id>-*.)
+ * A rank alone on its node still fences twice but maps nothing. */
+#ifndef TERN_TRANSPORT_SHM_SHM_SEGMENT_H
+#define TERN_TRANSPORT_SHM_SHM_SEGMENT_H
+
+#include "base/status.h"
+#include "transport/transport.h"
+#include <stddef.h>
+
+typedef struct {
+    void *base;      /* NULL when not mapped */
+    size_t size;
+    int owner;       /* 1 in the process that created it */
+    int linked;      /* 1 while the name exists in /dev/shm (owner only) */
+    char name[256];
+} tern_shm_segment_t;
+
+/* Writes "/tern-<job_id>-shm-<node>" (characters of job_id other than
+ * [A-Za-z0-9._-] become '_'). TERN_ERR_ARG if it does not fit. */
+tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, int node);
+/* Creates and maps a zero-filled segment; fails if the name exists. */
+tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int populate);
+/* Opens and maps an existing segment (its size from fstat). */
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int populate);
+/* Removes the name (owner only; the mappings stay valid). */
+void tern_shm_segment_unlink(tern_shm_segment_t *seg);
+/* Unmaps (and unlinks if still linked). */
+void tern_shm_segment_detach(tern_shm_segment_t *seg);
+
+typedef void (*tern_shm_segment_fn)(void *base, size_t size, void *arg);
+
+/* The collective sequence above. size is used by local rank 0 only; format
+ * runs in local rank 0 before the first fence, attached in every mapping
+ * rank before the second. Leaves *seg unmapped (base NULL) for a rank alone
+ * on its node. On error every rank still fences twice; *seg is unmapped. */
+tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size, int populate,
+                                     tern_shm_segment_fn format, tern_shm_segment_fn attached, void *arg,
+                                     tern_shm_segment_t *seg);
+
+#endif
