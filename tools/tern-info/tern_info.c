@@ -1,0 +1,318 @@
+/* tern-info: what this Tern build is and what it would do here.
+ *
+ * Prints the Tern and MPI versions, the build configuration, the transports
+ * compiled in, whether Cross Memory Attach (process_vm_readv) works on this
+ * machine, the hardware hwloc sees, and every runtime knob (TERN_*) with its
+ * default, its current value and its documentation. */
+#include "base/config.h"
+#include "transport/transport.h"
+#include "tern_info_build.h"
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <hwloc.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TERN_INFO_VERSION
+#error "TERN_INFO_VERSION must be defined by the build"
+#endif
+
+typedef struct {
+    int usable;           /* 1 yes, 0 no */
+    char reason[128];     /* why not, when not */
+    char ptrace_scope[32]; /* Yama's setting, or "absent" */
+} cma_result_t;
+
+typedef struct {
+    int ok;
+    int cores;
+    int pus;
+    int numa_nodes;
+    int packages;
+} hw_result_t;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: tern-info [--knobs] [--json] [--help] [--version]\n"
+            "Describes this Tern build and the machine it runs on.\n"
+            "  --knobs    list only the runtime knobs (TERN_* environment variables)\n"
+            "  --json     print as JSON\n"
+            "  --version  print only the Tern version\n"
+            "  --help     this text\n");
+}
+
+static void read_ptrace_scope(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    if (f == NULL) {
+        snprintf(buf, len, "absent");
+        return;
+    }
+    int v;
+    if (fscanf(f, "%d", &v) == 1)
+        snprintf(buf, len, "%d", v);
+    else
+        snprintf(buf, len, "unreadable");
+    fclose(f);
+}
+
+/* The test the shm transport depends on: a process that is not our ancestor
+ * (here our child, standing in for a sibling rank) reads a word of our memory
+ * with process_vm_readv after we declared any process a permitted tracer, as
+ * the transport does. */
+static void probe_cma(cma_result_t *r)
+{
+    static volatile uint64_t word = 0x7465726e2d636d61ull; /* "tern-cma" */
+    int fds[2];
+
+    read_ptrace_scope(r->ptrace_scope, sizeof r->ptrace_scope);
+    r->usable = 0;
+    snprintf(r->reason, sizeof r->reason, "probe failed");
+#if defined(PR_SET_PTRACER) && defined(PR_SET_PTRACER_ANY)
+    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+    if (pipe(fds) != 0) {
+        snprintf(r->reason, sizeof r->reason, "pipe: %s", strerror(errno));
+        return;
+    }
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(r->reason, sizeof r->reason, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (child == 0) {
+        close(fds[0]);
+        uint64_t got = 0;
+        struct iovec local = {&got, sizeof got};
+        struct iovec remote = {(void *)&word, sizeof word};
+        int err = 0;
+        ssize_t n = process_vm_readv(parent, &local, 1, &remote, 1, 0);
+        if (n < 0)
+            err = errno;
+        else if (n != (ssize_t)sizeof got || got != word)
+            err = -1; /* read the wrong data */
+        ssize_t w = write(fds[1], &err, sizeof err);
+        _exit(w == (ssize_t)sizeof err ? 0 : 1);
+    }
+    close(fds[1]);
+    int err;
+    ssize_t n;
+    do {
+        n = read(fds[0], &err, sizeof err);
+    } while (n < 0 && errno == EINTR);
+    close(fds[0]);
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof err) {
+        snprintf(r->reason, sizeof r->reason, "probe process did not report");
+    } else if (err == 0) {
+        r->usable = 1;
+        r->reason[0] = 0;
+    } else if (err < 0) {
+        snprintf(r->reason, sizeof r->reason, "process_vm_readv returned wrong data");
+    } else {
+        snprintf(r->reason, sizeof r->reason, "process_vm_readv: %s (errno %d)", strerror(err), err);
+    }
+}
+
+static void probe_hw(hw_result_t *h)
+{
+    hwloc_topology_t topo;
+    memset(h, 0, sizeof *h);
+    if (hwloc_topology_init(&topo) != 0)
+        return;
+    if (hwloc_topology_load(topo) == 0) {
+        h->ok = 1;
+        h->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        h->pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+        h->numa_nodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+        h->packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+/* A knob's value from the environment; NULL when unset (empty counts as unset,
+ * as in tern_config_str). */
+static const char *knob_env(const tern_knob_t *k)
+{
+    const char *v = getenv(k->name);
+    return (v && *v) ? v : NULL;
+}
+
+/* ---- text output ---------------------------------------------------- */
+
+static void print_knobs_text(void)
+{
+    size_t n;
+    const tern_knob_t *knobs = tern_config_knobs(&n);
+    printf("Runtime knobs (environment variables):\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *env = knob_env(&knobs[i]);
+        printf("  %s=%s  (default %s%s)\n", knobs[i].name, env ? env : knobs[i].default_value,
+               knobs[i].default_value, env ? "; set in the environment" : "");
+        printf("      %s\n", knobs[i].doc);
+    }
+}
+
+static void print_text(const cma_result_t *cma, const hw_result_t *hw)
+{
+    printf("Tern %s\n", TERN_INFO_VERSION);
+    printf("  MPI standard:    %d.%d\n", MPI_VERSION, MPI_SUBVERSION);
+    printf("Build:\n");
+    printf("  build type:      %s\n", TERN_INFO_BUILD_TYPE);
+    printf("  C compiler:      %s\n", TERN_INFO_C_COMPILER);
+    printf("  C flags:         %s\n", TERN_INFO_C_FLAGS);
+    printf("  sanitizers:      %s\n", TERN_INFO_SANITIZE ? "on (address, undefined)" : "off");
+    printf("  hwloc:           %s\n", TERN_INFO_HWLOC_VERSION);
+    printf("  install prefix:  %s\n", TERN_INFO_PREFIX);
+    printf("Transports compiled in (in order of preference):");
+    for (size_t i = 0; tern_tl_all[i] != NULL; i++)
+        printf(" %s", tern_tl_all[i]->name);
+    printf("\n");
+    printf("This machine:\n");
+    if (hw->ok)
+        printf("  hardware:        %d package(s), %d core(s), %d hardware thread(s), %d NUMA node(s)\n",
+               hw->packages, hw->cores, hw->pus, hw->numa_nodes);
+    else
+        printf("  hardware:        hwloc could not load the topology\n");
+    if (cma->usable)
+        printf("  CMA (process_vm_readv): yes\n");
+    else
+        printf("  CMA (process_vm_readv): no, %s\n", cma->reason);
+    printf("  Yama ptrace_scope:      %s\n", cma->ptrace_scope);
+    print_knobs_text();
+}
+
+/* ---- JSON output ---------------------------------------------------- */
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '"': fputs("\\\"", stdout); break;
+        case '\\': fputs("\\\\", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\t': fputs("\\t", stdout); break;
+        default:
+            if (c < 0x20)
+                printf("\\u%04x", c);
+            else
+                putchar(c);
+        }
+    }
+    putchar('"');
+}
+
+static void print_knobs_json(const char *indent)
+{
+    size_t n;
+    const tern_knob_t *knobs = tern_config_knobs(&n);
+    printf("[\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *env = knob_env(&knobs[i]);
+        printf("%s  {\"name\": ", indent);
+        json_str(knobs[i].name);
+        printf(", \"default\": ");
+        json_str(knobs[i].default_value);
+        printf(", \"current\": ");
+        json_str(env ? env : knobs[i].default_value);
+        printf(", \"set\": %s, \"doc\": ", env ? "true" : "false");
+        json_str(knobs[i].doc);
+        printf("}%s\n", i + 1 < n ? "," : "");
+    }
+    printf("%s]", indent);
+}
+
+static void print_json(const cma_result_t *cma, const hw_result_t *hw)
+{
+    printf("{\n  \"version\": ");
+    json_str(TERN_INFO_VERSION);
+    printf(",\n  \"mpi_version\": \"%d.%d\",\n", MPI_VERSION, MPI_SUBVERSION);
+    printf("  \"build\": {\"type\": ");
+    json_str(TERN_INFO_BUILD_TYPE);
+    printf(", \"c_compiler\": ");
+    json_str(TERN_INFO_C_COMPILER);
+    printf(", \"c_flags\": ");
+    json_str(TERN_INFO_C_FLAGS);
+    printf(", \"sanitizers\": %s, \"prefix\": ", TERN_INFO_SANITIZE ? "true" : "false");
+    json_str(TERN_INFO_PREFIX);
+    printf("},\n  \"transports\": [");
+    for (size_t i = 0; tern_tl_all[i] != NULL; i++) {
+        printf("%s", i ? ", " : "");
+        json_str(tern_tl_all[i]->name);
+    }
+    printf("],\n  \"hardware\": ");
+    if (hw->ok)
+        printf("{\"packages\": %d, \"cores\": %d, \"pus\": %d, \"numa_nodes\": %d}", hw->packages,
+               hw->cores, hw->pus, hw->numa_nodes);
+    else
+        printf("null");
+    printf(",\n  \"cma\": {\"usable\": %s, \"reason\": ", cma->usable ? "true" : "false");
+    json_str(cma->reason);
+    printf(", \"ptrace_scope\": ");
+    json_str(cma->ptrace_scope);
+    printf("},\n  \"knobs\": ");
+    print_knobs_json("  ");
+    printf("\n}\n");
+}
+
+int main(int argc, char **argv)
+{
+    int knobs_only = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--knobs") || !strcmp(a, "-k")) {
+            knobs_only = 1;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            printf("tern-info (Tern) %s\n", TERN_INFO_VERSION);
+            return 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "tern-info: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+
+    if (knobs_only) {
+        if (json) {
+            print_knobs_json("");
+            printf("\n");
+        } else {
+            print_knobs_text();
+        }
+        return 0;
+    }
+
+    cma_result_t cma;
+    hw_result_t hw;
+    probe_cma(&cma);
+    probe_hw(&hw);
+    if (json)
+        print_json(&cma, &hw);
+    else
+        print_text(&cma, &hw);
+    return 0;
+}
