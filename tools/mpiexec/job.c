@@ -1,0 +1,392 @@
+/* The job: one poll() loop over a signalfd, every rank's PMI socket and
+ * output pipes, and stdin. It decides when the job failed and ends it.
+ *
+ * Failure: a rank killed by a signal, exiting non-zero before finalize,
+ * exiting (even 0) after PMI init but without finalize while others still
+ * run, or calling abort. Then every other rank's process group gets SIGTERM
+ * and, GRACE_S later, SIGKILL; the exit code is the first failure's (exit
+ * code, 128+signal, or the abort code). A rank exiting non-zero after
+ * finalize sets the exit code but lets the others finish.
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT to mpiexec are forwarded to every rank and
+ * escalate to SIGKILL after the same grace (at once on a second signal). */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRACE_S 1.0
+/* After the last rank is reaped, output still held by its descendants is
+ * awaited this long. */
+#define DRAIN_MS 500
+
+double mpiexec_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
+{
+    memset(job, 0, sizeof *job);
+    job->opts = opts;
+    job->n = opts->np;
+    job->stdin_src = -1;
+    job->stdin_dst = -1;
+    job->signal_fd = -1;
+    job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
+    if (!job->ranks)
+        return TERN_ERR_NOMEM;
+    for (int i = 0; i < job->n; i++) {
+        mpiexec_rank_t *r = &job->ranks[i];
+        r->rank = i;
+        r->pmi_fd = -1;
+        tern_pmi_reader_init(&r->pmi_in);
+        mpiexec_stream_init(&r->out, -1, 1);
+        mpiexec_stream_init(&r->err, -1, 2);
+    }
+    /* Unique per run: names the KVS and the job's /dev/shm files. */
+    unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
+    FILE *u = fopen("/dev/urandom", "rb");
+    if (u) {
+        if (fread(&seed, sizeof seed, 1, u) != 1)
+            seed ^= 0x5bd1e995u;
+        fclose(u);
+    }
+    snprintf(job->kvsname, sizeof job->kvsname, "tern-%ld-%08x", (long)getpid(), seed);
+    /* stdin goes to rank 0 if mpiexec has one. */
+    if (fcntl(0, F_GETFD) >= 0)
+        job->stdin_src = 0;
+
+    /* Signals arrive through the poll loop; children unblock them. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    job->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (job->signal_fd < 0)
+        return TERN_ERR_IO;
+    /* Writing to a rank that is gone must not kill mpiexec. */
+    signal(SIGPIPE, SIG_IGN);
+    return mpiexec_pmi_init(job);
+}
+
+void mpiexec_job_free(mpiexec_job_t *job)
+{
+    for (int i = 0; i < job->n; i++) {
+        mpiexec_rank_t *r = &job->ranks[i];
+        mpiexec_pmi_close(r);
+        mpiexec_stream_free(&r->out);
+        mpiexec_stream_free(&r->err);
+    }
+    mpiexec_stdin_close(job);
+    mpiexec_pmi_free(job);
+    free(job->ranks);
+    free(job->bind_sets);
+    if (job->signal_fd >= 0)
+        close(job->signal_fd);
+    job->ranks = NULL;
+}
+
+void mpiexec_job_cleanup_shm(const mpiexec_job_t *job)
+{
+    char pattern[128];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "/dev/shm/tern-%s-*", job->kvsname);
+    if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        unlink(g.gl_pathv[i]);
+    globfree(&g);
+}
+
+static void signal_ranks(mpiexec_job_t *job, int sig)
+{
+    for (int i = 0; i < job->n; i++) {
+        mpiexec_rank_t *r = &job->ranks[i];
+        if (r->running && kill(-r->pid, sig) != 0)
+            kill(r->pid, sig); /* not yet in its own group */
+    }
+}
+
+/* Starts the SIGTERM -> SIGKILL sequence (once). */
+static void job_terminate(mpiexec_job_t *job, int first_sig)
+{
+    if (job->terminating)
+        return;
+    job->terminating = 1;
+    job->kill_at = mpiexec_now() + GRACE_S;
+    signal_ranks(job, first_sig);
+}
+
+void mpiexec_job_fail(mpiexec_job_t *job, int code, const char *fmt, ...)
+{
+    if (!job->failed) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "mpiexec: %s; terminating the job\n", msg);
+        fflush(stderr);
+        job->failed = 1;
+        /* An exit status is 8 bits; a failure must not read as success. */
+        job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
+    }
+    job_terminate(job, SIGTERM);
+}
+
+static int others_running(const mpiexec_job_t *job, const mpiexec_rank_t *self)
+{
+    for (int i = 0; i < job->n; i++)
+        if (&job->ranks[i] != self && job->ranks[i].running)
+            return 1;
+    return 0;
+}
+
+/* Classifies the exit of a rank just reaped. */
+static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    int st = r->status;
+    /* Read what it sent before dying (an abort is written just before
+     * _exit, maybe after SIGCHLD was queued). */
+    while (r->pmi_fd >= 0) {
+        struct pollfd p = {.fd = r->pmi_fd, .events = POLLIN};
+        if (poll(&p, 1, 0) <= 0 || !mpiexec_pmi_read(job, r))
+            break;
+    }
+    mpiexec_pmi_close(r);
+    if (job->terminating)
+        return; /* we are killing it; not news */
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        mpiexec_job_fail(job, 128 + sig, "rank %d (pid %ld) killed by signal %d (%s)", r->rank,
+                         (long)r->pid, sig, strsignal(sig));
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+        int code = WEXITSTATUS(st);
+        if (r->pmi_finalized) {
+            if (!job->exit_code)
+                job->exit_code = code;
+        } else {
+            mpiexec_job_fail(job, code, "rank %d (pid %ld) exited with code %d", r->rank,
+                             (long)r->pid, code);
+        }
+    } else if (r->pmi_inited && !r->pmi_finalized && others_running(job, r)) {
+        mpiexec_job_fail(job, 1,
+                         "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize "
+                         "while other ranks still run",
+                         r->rank, (long)r->pid);
+    }
+}
+
+static void reap(mpiexec_job_t *job)
+{
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid <= 0)
+            return;
+        for (int i = 0; i < job->n; i++) {
+            mpiexec_rank_t *r = &job->ranks[i];
+            if (r->running && r->pid == pid) {
+                r->running = 0;
+                r->status = st;
+                rank_exited(job, r);
+                break;
+            }
+        }
+    }
+}
+
+static void on_signal(mpiexec_job_t *job, int sig)
+{
+    if (sig == SIGCHLD)
+        return; /* reaped below */
+    if (job->terminating) {
+        /* A second interrupt: no more grace. */
+        job->kill_at = mpiexec_now();
+        return;
+    }
+    fprintf(stderr, "mpiexec: received signal %d (%s); forwarding it to all ranks\n", sig,
+            strsignal(sig));
+    if (!job->failed) {
+        job->failed = 1;
+        job->exit_code = 128 + sig;
+    }
+    job_terminate(job, sig);
+}
+
+static void read_signals(mpiexec_job_t *job)
+{
+    struct signalfd_siginfo si;
+    while (read(job->signal_fd, &si, sizeof si) == (ssize_t)sizeof si)
+        on_signal(job, (int)si.ssi_signo);
+}
+
+static int any_running(const mpiexec_job_t *job) { return others_running(job, NULL); }
+
+static int any_output_open(const mpiexec_job_t *job)
+{
+    for (int i = 0; i < job->n; i++)
+        if (job->ranks[i].out.fd >= 0 || job->ranks[i].err.fd >= 0)
+            return 1;
+    return 0;
+}
+
+/* Closes what the ranks' descendants still hold, after the drain period. */
+static void close_outputs(mpiexec_job_t *job)
+{
+    for (int i = 0; i < job->n; i++) {
+        mpiexec_rank_t *r = &job->ranks[i];
+        while (r->out.fd >= 0 && mpiexec_stream_read(job, i, &r->out)) {
+            struct pollfd p = {.fd = r->out.fd, .events = POLLIN};
+            if (poll(&p, 1, 0) <= 0) {
+                close(r->out.fd);
+                r->out.fd = -1;
+            }
+        }
+        while (r->err.fd >= 0 && mpiexec_stream_read(job, i, &r->err)) {
+            struct pollfd p = {.fd = r->err.fd, .events = POLLIN};
+            if (poll(&p, 1, 0) <= 0) {
+                close(r->err.fd);
+                r->err.fd = -1;
+            }
+        }
+    }
+}
+
+/* Which object a pollfd belongs to. */
+typedef struct {
+    int kind; /* 0 signal, 1 pmi, 2 out, 3 err, 4 stdin src, 5 stdin dst */
+    int rank;
+} slot_t;
+
+int mpiexec_job_run(mpiexec_job_t *job)
+{
+    size_t max = 3 + 3 * (size_t)job->n;
+    struct pollfd *pfd = calloc(max, sizeof *pfd);
+    slot_t *slot = calloc(max, sizeof *slot);
+    double drain_until = 0;
+    if (!pfd || !slot) {
+        free(pfd);
+        free(slot);
+        mpiexec_job_fail(job, 1, "out of memory");
+        mpiexec_job_kill_all(job);
+        return job->exit_code;
+    }
+
+    for (;;) {
+        reap(job);
+        int running = any_running(job);
+        if (!running && !any_output_open(job))
+            break;
+        if (!running && drain_until == 0)
+            drain_until = mpiexec_now() + DRAIN_MS / 1000.0;
+        if (!running && mpiexec_now() >= drain_until) {
+            close_outputs(job);
+            break;
+        }
+
+        size_t n = 0;
+        pfd[n] = (struct pollfd){.fd = job->signal_fd, .events = POLLIN};
+        slot[n++] = (slot_t){0, -1};
+        for (int i = 0; i < job->n; i++) {
+            mpiexec_rank_t *r = &job->ranks[i];
+            if (r->pmi_fd >= 0) {
+                pfd[n] = (struct pollfd){.fd = r->pmi_fd, .events = POLLIN};
+                slot[n++] = (slot_t){1, i};
+            }
+            if (r->out.fd >= 0) {
+                pfd[n] = (struct pollfd){.fd = r->out.fd, .events = POLLIN};
+                slot[n++] = (slot_t){2, i};
+            }
+            if (r->err.fd >= 0) {
+                pfd[n] = (struct pollfd){.fd = r->err.fd, .events = POLLIN};
+                slot[n++] = (slot_t){3, i};
+            }
+        }
+        if (job->stdin_dst >= 0 && job->stdin_len == 0 && job->stdin_src >= 0) {
+            pfd[n] = (struct pollfd){.fd = job->stdin_src, .events = POLLIN};
+            slot[n++] = (slot_t){4, -1};
+        }
+        if (job->stdin_dst >= 0 && job->stdin_len > 0) {
+            pfd[n] = (struct pollfd){.fd = job->stdin_dst, .events = POLLOUT};
+            slot[n++] = (slot_t){5, -1};
+        }
+
+        int timeout = -1;
+        double now = mpiexec_now();
+        if (job->terminating && !job->killed)
+            timeout = job->kill_at > now ? (int)((job->kill_at - now) * 1000) + 1 : 0;
+        if (!running) {
+            int t = drain_until > now ? (int)((drain_until - now) * 1000) + 1 : 0;
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
+        int k = poll(pfd, n, timeout);
+        if (k < 0 && errno != EINTR)
+            break;
+
+        for (size_t j = 0; k > 0 && j < n; j++) {
+            if (!pfd[j].revents)
+                continue;
+            mpiexec_rank_t *r = slot[j].rank >= 0 ? &job->ranks[slot[j].rank] : NULL;
+            switch (slot[j].kind) {
+            case 0: read_signals(job); break;
+            case 1: mpiexec_pmi_read(job, r); break;
+            case 2: mpiexec_stream_read(job, r->rank, &r->out); break;
+            case 3: mpiexec_stream_read(job, r->rank, &r->err); break;
+            case 4: mpiexec_stdin_read(job); break;
+            case 5:
+                if (pfd[j].revents & (POLLERR | POLLHUP))
+                    mpiexec_stdin_close(job);
+                else
+                    mpiexec_stdin_write(job);
+                break;
+            }
+        }
+
+        if (job->terminating && !job->killed && mpiexec_now() >= job->kill_at) {
+            signal_ranks(job, SIGKILL);
+            job->killed = 1;
+        }
+    }
+    free(pfd);
+    free(slot);
+    /* Nothing a failed job spawned may outlive it. */
+    if (job->terminating)
+        for (int i = 0; i < job->n; i++)
+            if (job->ranks[i].pid > 0)
+                kill(-job->ranks[i].pid, SIGKILL);
+    mpiexec_job_cleanup_shm(job);
+    return job->exit_code;
+}
+
+void mpiexec_job_kill_all(mpiexec_job_t *job)
+{
+    job->terminating = 1;
+    signal_ranks(job, SIGKILL);
+    for (int i = 0; i < job->n; i++) {
+        mpiexec_rank_t *r = &job->ranks[i];
+        if (r->running) {
+            while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+                ;
+            r->running = 0;
+        }
+    }
+    mpiexec_job_cleanup_shm(job);
+}

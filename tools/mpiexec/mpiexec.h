@@ -1,0 +1,117 @@
+/* mpiexec: runs N ranks of one program on this node, serves them PMI-1 over
+ * socketpairs, forwards stdio, and ends the whole job when one rank fails.
+ *
+ * Files: mpiexec_main.c (options), launch.c (fork/exec), job.c (event loop,
+ * failure policy, signals, cleanup), pmi_server.c (key-value space and
+ * barrier), stdio_forward.c (line-wise output, stdin to rank 0), bind.c
+ * (hwloc core binding). */
+#ifndef TERN_MPIEXEC_H
+#define TERN_MPIEXEC_H
+
+#include "base/status.h"
+#include "pmi/pmi_wire.h"
+
+#include <sched.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct {
+    int np;
+    char **argv;      /* program and its arguments, NULL-terminated */
+    int tag_output;   /* prefix each output line with "[rank] " */
+    int bind_core;    /* rank i bound to core i mod ncores */
+    char **env;       /* "VAR=VAL" set in every rank */
+    int n_env;
+} mpiexec_opts_t;
+
+/* One output stream of a rank, split into whole lines. */
+typedef struct {
+    int fd;           /* read end of the rank's pipe; -1 after EOF */
+    int out_fd;       /* where lines go: 1 or 2 */
+    char *buf;        /* partial line */
+    size_t len;
+    size_t cap;
+} mpiexec_stream_t;
+
+typedef struct {
+    int rank;
+    pid_t pid;
+    int running;         /* forked and not yet reaped */
+    int status;          /* wait status, once reaped */
+    int pmi_fd;          /* server end of the PMI socketpair; -1 when closed */
+    tern_pmi_reader_t pmi_in;
+    int pmi_inited;      /* sent init: it is a PMI client */
+    int pmi_finalized;   /* sent finalize: exiting is expected */
+    int in_barrier;
+    mpiexec_stream_t out;
+    mpiexec_stream_t err;
+} mpiexec_rank_t;
+
+typedef struct mpiexec_kvs mpiexec_kvs_t;
+
+typedef struct {
+    const mpiexec_opts_t *opts;
+    int n;
+    mpiexec_rank_t *ranks;
+    char kvsname[64];
+    cpu_set_t *bind_sets; /* one per rank, or NULL */
+
+    /* stdin of mpiexec -> rank 0 */
+    int stdin_src;        /* 0, or -1 once at EOF / not forwarded */
+    int stdin_dst;        /* write end of rank 0's stdin pipe, or -1 */
+    char stdin_buf[65536];
+    size_t stdin_len;
+    size_t stdin_off;
+
+    mpiexec_kvs_t *kvs;
+    int barrier_count;
+
+    /* Failure policy. */
+    int exit_code;        /* first failure's code; 0 while none */
+    int failed;           /* a failure decided exit_code */
+    int terminating;      /* ranks were told to stop */
+    double kill_at;       /* when survivors get SIGKILL */
+    int killed;           /* SIGKILL sent */
+    int signal_fd;
+} mpiexec_job_t;
+
+/* launch.c: forks every rank. On failure (program cannot be executed) prints
+ * why and returns non-OK; the ranks already started are in job->ranks. */
+tern_status_t mpiexec_launch(mpiexec_job_t *job);
+
+/* job.c */
+tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts);
+/* Runs the event loop until every rank is gone; returns the exit code. */
+int mpiexec_job_run(mpiexec_job_t *job);
+/* Marks the job failed with `code` (if nothing failed before), prints the
+ * message line and starts terminating the ranks. */
+void mpiexec_job_fail(mpiexec_job_t *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Kills every started rank at once, waits for them, removes /dev/shm files. */
+void mpiexec_job_kill_all(mpiexec_job_t *job);
+void mpiexec_job_cleanup_shm(const mpiexec_job_t *job);
+void mpiexec_job_free(mpiexec_job_t *job);
+double mpiexec_now(void);
+
+/* pmi_server.c */
+tern_status_t mpiexec_pmi_init(mpiexec_job_t *job);
+/* Reads what the rank sent and answers it. Returns 0 when the connection
+ * closed, 1 otherwise. */
+int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r);
+void mpiexec_pmi_close(mpiexec_rank_t *r);
+void mpiexec_pmi_free(mpiexec_job_t *job);
+
+/* stdio_forward.c */
+void mpiexec_stream_init(mpiexec_stream_t *s, int fd, int out_fd);
+/* Reads once; forwards complete lines. Returns 0 at EOF (remainder flushed,
+ * fd closed), 1 otherwise. */
+int mpiexec_stream_read(const mpiexec_job_t *job, int rank, mpiexec_stream_t *s);
+void mpiexec_stream_free(mpiexec_stream_t *s);
+void mpiexec_stdin_read(mpiexec_job_t *job);
+void mpiexec_stdin_write(mpiexec_job_t *job);
+void mpiexec_stdin_close(mpiexec_job_t *job);
+
+/* bind.c: the CPU set for each of n ranks, one core each, round robin. */
+tern_status_t mpiexec_bind_cores(int n, cpu_set_t **sets_p);
+
+#endif

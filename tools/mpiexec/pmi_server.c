@@ -1,0 +1,276 @@
+/* PMI-1 server: one key-value space per job, a barrier over all ranks, and
+ * the job's constants. Every put is visible at once (a fence is only a
+ * barrier here); clients must still fence before reading others' keys, as
+ * other process managers (Hydra) publish puts only at the barrier. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    KVS_BUCKETS = 4096,
+    KVSNAME_MAX = 256,
+    KEY_MAX = 256,
+    VALUE_MAX = 65536,
+};
+
+typedef struct kvs_entry {
+    struct kvs_entry *next;
+    char *key;
+    char *value;
+} kvs_entry_t;
+
+struct mpiexec_kvs {
+    kvs_entry_t *buckets[KVS_BUCKETS];
+};
+
+static unsigned kvs_hash(const char *key)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 16777619u;
+    return h % KVS_BUCKETS;
+}
+
+static kvs_entry_t *kvs_find(mpiexec_kvs_t *kvs, const char *key)
+{
+    for (kvs_entry_t *e = kvs->buckets[kvs_hash(key)]; e; e = e->next)
+        if (strcmp(e->key, key) == 0)
+            return e;
+    return NULL;
+}
+
+static tern_status_t kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v)
+        return TERN_ERR_NOMEM;
+    kvs_entry_t *e = kvs_find(kvs, key);
+    if (e) {
+        free(e->value);
+        e->value = v;
+        return TERN_OK;
+    }
+    e = malloc(sizeof *e);
+    if (!e || !(e->key = strdup(key))) {
+        free(e);
+        free(v);
+        return TERN_ERR_NOMEM;
+    }
+    unsigned b = kvs_hash(key);
+    e->value = v;
+    e->next = kvs->buckets[b];
+    kvs->buckets[b] = e;
+    return TERN_OK;
+}
+
+tern_status_t mpiexec_pmi_init(mpiexec_job_t *job)
+{
+    job->kvs = calloc(1, sizeof *job->kvs);
+    return job->kvs ? TERN_OK : TERN_ERR_NOMEM;
+}
+
+void mpiexec_pmi_free(mpiexec_job_t *job)
+{
+    if (!job->kvs)
+        return;
+    for (int b = 0; b < KVS_BUCKETS; b++) {
+        for (kvs_entry_t *e = job->kvs->buckets[b], *next; e; e = next) {
+            next = e->next;
+            free(e->key);
+            free(e->value);
+            free(e);
+        }
+    }
+    free(job->kvs);
+    job->kvs = NULL;
+}
+
+void mpiexec_pmi_close(mpiexec_rank_t *r)
+{
+    if (r->pmi_fd >= 0)
+        close(r->pmi_fd);
+    r->pmi_fd = -1;
+    tern_pmi_reader_free(&r->pmi_in);
+}
+
+/* Finishes and sends a reply; a rank that went away is noticed by waitpid. */
+static void reply(mpiexec_rank_t *r, tern_pmi_line_t *line)
+{
+    if (tern_pmi_line_end(line) == TERN_OK && r->pmi_fd >= 0)
+        (void)tern_pmi_wire_write_all(r->pmi_fd, line->buf, line->len);
+    tern_pmi_line_free(line);
+}
+
+static void reply_error(mpiexec_rank_t *r, const char *cmd, const char *why)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, cmd);
+    tern_pmi_line_add_int(&line, "rc", -1);
+    tern_pmi_line_add(&line, "msg", why);
+    reply(r, &line);
+}
+
+static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    if (r->in_barrier)
+        return;
+    r->in_barrier = 1;
+    if (++job->barrier_count < job->n)
+        return;
+    /* Everyone arrived: release them all. */
+    for (int i = 0; i < job->n; i++) {
+        tern_pmi_line_t line;
+        tern_pmi_line_begin(&line, "barrier_out");
+        tern_pmi_line_add_int(&line, "rc", 0);
+        reply(&job->ranks[i], &line);
+        job->ranks[i].in_barrier = 0;
+    }
+    job->barrier_count = 0;
+}
+
+static int kvsname_ok(const mpiexec_job_t *job, const tern_pmi_msg_t *msg)
+{
+    const char *k = tern_pmi_msg_get(msg, "kvsname");
+    return !k || strcmp(k, job->kvsname) == 0;
+}
+
+static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    const char *key = tern_pmi_msg_get(msg, "key");
+    const char *value = tern_pmi_msg_get(msg, "value");
+    if (!kvsname_ok(job, msg))
+        { reply_error(r, "put_result", "unknown kvsname"); return; }
+    if (!key || !value)
+        { reply_error(r, "put_result", "put needs key and value"); return; }
+    if (strlen(key) >= KEY_MAX || strlen(value) >= VALUE_MAX)
+        { reply_error(r, "put_result", "key or value too long"); return; }
+    if (kvs_put(job->kvs, key, value) != TERN_OK)
+        { reply_error(r, "put_result", "out of memory"); return; }
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "put_result");
+    tern_pmi_line_add_int(&line, "rc", 0);
+    reply(r, &line);
+}
+
+static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    const char *key = tern_pmi_msg_get(msg, "key");
+    if (!kvsname_ok(job, msg))
+        { reply_error(r, "get_result", "unknown kvsname"); return; }
+    if (!key)
+        { reply_error(r, "get_result", "get needs a key"); return; }
+    kvs_entry_t *e = kvs_find(job->kvs, key);
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "get_result");
+    if (e) {
+        tern_pmi_line_add_int(&line, "rc", 0);
+        tern_pmi_line_add(&line, "value", e->value);
+        tern_pmi_line_add(&line, "found", "TRUE");
+    } else {
+        tern_pmi_line_add_int(&line, "rc", -1);
+        tern_pmi_line_add(&line, "msg", "key not found");
+        tern_pmi_line_add(&line, "found", "FALSE");
+    }
+    reply(r, &line);
+}
+
+static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    int code = 1;
+    tern_pmi_msg_get_int(msg, "exitcode", &code);
+    const char *text = tern_pmi_msg_get(msg, "message");
+    /* The rank exits by itself; from now on its exit is no news. */
+    r->pmi_finalized = 1;
+    mpiexec_job_fail(job, code, "rank %d called MPI_Abort with code %d%s%s", r->rank, code,
+                     text ? ": " : "", text ? text : "");
+}
+
+static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    const char *cmd = msg->cmd;
+    tern_pmi_line_t line;
+
+    if (strcmp(cmd, "init") == 0) {
+        int version = 0;
+        tern_pmi_msg_get_int(msg, "pmi_version", &version);
+        r->pmi_inited = 1;
+        tern_pmi_line_begin(&line, "response_to_init");
+        tern_pmi_line_add_int(&line, "pmi_version", 1);
+        tern_pmi_line_add_int(&line, "pmi_subversion", 1);
+        tern_pmi_line_add_int(&line, "rc", version == 1 ? 0 : -1);
+    } else if (strcmp(cmd, "initack") == 0) {
+        r->pmi_inited = 1;
+        tern_pmi_line_begin(&line, "initack");
+        tern_pmi_line_add_int(&line, "rank", r->rank);
+        tern_pmi_line_add_int(&line, "size", job->n);
+        tern_pmi_line_add_int(&line, "appnum", 0);
+        tern_pmi_line_add_int(&line, "debug", 0);
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "get_maxes") == 0) {
+        tern_pmi_line_begin(&line, "maxes");
+        tern_pmi_line_add_int(&line, "kvsname_max", KVSNAME_MAX);
+        tern_pmi_line_add_int(&line, "keylen_max", KEY_MAX);
+        tern_pmi_line_add_int(&line, "vallen_max", VALUE_MAX);
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        tern_pmi_line_begin(&line, "appnum");
+        tern_pmi_line_add_int(&line, "appnum", 0);
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        tern_pmi_line_begin(&line, "universe_size");
+        tern_pmi_line_add_int(&line, "size", job->n);
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        tern_pmi_line_begin(&line, "my_kvsname");
+        tern_pmi_line_add(&line, "kvsname", job->kvsname);
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "put") == 0) {
+        { handle_put(job, r, msg); return; }
+    } else if (strcmp(cmd, "get") == 0) {
+        { handle_get(job, r, msg); return; }
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        { barrier_enter(job, r); return; }
+    } else if (strcmp(cmd, "finalize") == 0) {
+        r->pmi_finalized = 1;
+        tern_pmi_line_begin(&line, "finalize_ack");
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "abort") == 0) {
+        { handle_abort(job, r, msg); return; }
+    } else {
+        char reply_cmd[128];
+        snprintf(reply_cmd, sizeof reply_cmd, "%.100s_result", cmd);
+        fprintf(stderr, "mpiexec: rank %d sent unsupported PMI command '%s'\n", r->rank, cmd);
+        reply_error(r, reply_cmd, "unsupported command");
+        return;
+    }
+    reply(r, &line);
+}
+
+int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    if (r->pmi_fd < 0)
+        return 0;
+    ssize_t n = 0;
+    tern_status_t st = tern_pmi_reader_fill(&r->pmi_in, r->pmi_fd, &n);
+    if (st == TERN_ERR_AGAIN)
+        return 1;
+    int open = st == TERN_OK && n > 0;
+    char *text;
+    while ((text = tern_pmi_reader_next(&r->pmi_in)) != NULL) {
+        tern_pmi_msg_t msg;
+        if (tern_pmi_wire_parse(text, &msg) != TERN_OK) {
+            fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line\n", r->rank);
+            continue;
+        }
+        handle(job, r, &msg);
+    }
+    if (!open)
+        mpiexec_pmi_close(r);
+    return open;
+}
