@@ -75,8 +75,15 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGQUIT);
+    /* A shell ignores SIGINT for `mpiexec &`; we still want it. SIGHUP
+     * stays ignored under nohup. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    struct sigaction hup;
+    if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+        sigaddset(&set, SIGHUP);
     sigprocmask(SIG_BLOCK, &set, NULL);
     job->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     if (job->signal_fd < 0)

@@ -72,6 +72,7 @@ static _Noreturn void child_exec(const mpiexec_job_t *job, int rank, child_fds_t
     signal(SIGPIPE, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
 
     int in_fd = f->in[0];
     if (in_fd < 0)

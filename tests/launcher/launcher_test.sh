@@ -1,0 +1,231 @@
+#!/bin/sh
+# Launcher tests: launcher_test.sh <case> <mpiexec> <launcher_prog>
+# Each case asserts exit codes, output and time bounds, and that no process
+# of the job outlives it and no /dev/shm/tern-<job>-* file is left.
+# Exits 0 on pass, 1 on failure, 77 to skip.
+set -u
+CASE=$1
+MPIEXEC=$2
+PROG_SRC=$3
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tern-launcher-XXXXXX")
+# A unique program name, so pgrep finds this test's processes only.
+PROG=$WORK/ltprog_$$_$(date +%s%N | tail -c 7)
+cp "$PROG_SRC" "$PROG"
+OUT=$WORK/out
+ERR=$WORK/err
+
+cleanup() {
+    pkill -KILL -f "$PROG" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL [$CASE]: $*"
+    echo "--- stdout:"; cat "$OUT" 2>/dev/null | head -40
+    echo "--- stderr:"; cat "$ERR" 2>/dev/null | head -40
+    exit 1
+}
+
+now_ms() { date +%s%3N; }
+
+# run <args...>: runs mpiexec, sets RC and ELAPSED (ms).
+run() {
+    t0=$(now_ms)
+    timeout -s KILL 30 "$MPIEXEC" "$@" >"$OUT" 2>"$ERR" </dev/null
+    RC=$?
+    ELAPSED=$(( $(now_ms) - t0 ))
+}
+
+expect_rc() { [ "$RC" -eq "$1" ] || fail "exit code $RC, expected $1"; }
+expect_out() { grep -q -- "$1" "$OUT" || fail "stdout lacks '$1'"; }
+expect_err() { grep -q -- "$1" "$ERR" || fail "stderr lacks '$1'"; }
+expect_within() { [ "$ELAPSED" -le "$1" ] || fail "took ${ELAPSED} ms, limit $1 ms"; }
+
+# No process of this job may survive it (give the kernel a moment).
+expect_no_orphans() {
+    i=0
+    while pgrep -f "$PROG" >/dev/null; do
+        i=$((i + 1))
+        [ $i -gt 20 ] && fail "orphan processes: $(pgrep -af "$PROG" | tr '\n' ';')"
+        sleep 0.1
+    done
+}
+
+# No /dev/shm file of any job this test ran (TERN_JOBID printed or seen).
+expect_no_shm() {
+    for job in $(grep -ho 'tern-[0-9]*-[0-9a-f]*' "$OUT" "$ERR" "$WORK/jobs" 2>/dev/null | sort -u); do
+        ls /dev/shm/tern-"$job"-* >/dev/null 2>&1 && fail "leftover /dev/shm/tern-$job-*"
+    done
+    return 0
+}
+
+# Starts mpiexec in the background; waits until every rank printed "ready".
+start_bg() {
+    np=$1; shift
+    "$MPIEXEC" -n "$np" "$@" >"$OUT" 2>"$ERR" </dev/null &
+    BG=$!
+    i=0
+    while [ "$(grep -c '^ready' "$OUT")" -lt "$np" ]; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && fail "ranks did not start"
+        sleep 0.1
+    done
+}
+
+case "$CASE" in
+ok)
+    run -n 4 "$PROG" ok
+    expect_rc 0
+    [ "$(grep -c ' ok job ' "$OUT")" -eq 4 ] || fail "expected 4 ok lines"
+    for r in 0 1 2 3; do expect_out "rank $r of 4 ok"; done
+    expect_no_shm
+    ;;
+exit_code)
+    run -n 4 "$PROG" exit 2 3
+    expect_rc 3
+    expect_err "rank 2 (pid [0-9]*) exited with code 3"
+    expect_within 3000
+    grep -q "passed the barrier" "$OUT" && fail "other ranks went on"
+    expect_no_orphans
+    ;;
+abort)
+    run -n 4 "$PROG" abort 1 7
+    expect_rc 7
+    expect_err "rank 1 called MPI_Abort with code 7"
+    expect_err "test abort from rank 1"
+    expect_within 3000
+    expect_no_orphans
+    ;;
+kill)
+    run -n 4 "$PROG" kill 2
+    expect_rc 137
+    expect_err "rank 2 (pid [0-9]*) killed by signal 9"
+    expect_within 3000
+    expect_no_orphans
+    ;;
+nofinalize)
+    run -n 3 "$PROG" nofinalize 1
+    [ "$RC" -ne 0 ] || fail "exit code 0 after a rank skipped MPI_Finalize"
+    expect_err "rank 1 (pid [0-9]*) exited with code 0 without calling MPI_Finalize"
+    expect_within 3000
+    expect_no_orphans
+    ;;
+sigint)
+    start_bg 3 "$PROG" sleep
+    grep -o 'tern-[0-9]*-[0-9a-f]*' "$OUT" >"$WORK/jobs"
+    ls /dev/shm/ | grep -o "tern-tern-[0-9]*-[0-9a-f]*" >>"$WORK/jobs"
+    t0=$(now_ms)
+    kill -INT "$BG"
+    wait "$BG"
+    RC=$?
+    ELAPSED=$(( $(now_ms) - t0 ))
+    expect_rc 130
+    for r in 0 1 2; do expect_out "rank $r got signal 2"; done
+    expect_within 3000
+    expect_no_orphans
+    ;;
+kill9)
+    start_bg 3 "$PROG" sleep
+    kill -KILL "$BG"
+    wait "$BG" 2>/dev/null
+    expect_no_orphans
+    ;;
+shm)
+    # Ranks leave /dev/shm/tern-<job>-test-<rank>; mpiexec must remove them,
+    # after success and after failure.
+    run -n 2 "$PROG" ok
+    expect_rc 0
+    job=$(grep -o 'tern-[0-9]*-[0-9a-f]*' "$OUT" | head -1)
+    [ -n "$job" ] || fail "no job id printed"
+    ls /dev/shm/tern-"$job"-* >/dev/null 2>&1 && fail "leftover /dev/shm/tern-$job-*"
+    before=$(ls /dev/shm | grep -c '^tern-tern-')
+    run -n 2 "$PROG" kill 1
+    expect_rc 137
+    after=$(ls /dev/shm | grep -c '^tern-tern-')
+    [ "$after" -le "$before" ] || fail "failed job left /dev/shm files"
+    ;;
+stdin)
+    seq 1 200000 >"$WORK/in"
+    want_bytes=$(wc -c <"$WORK/in")
+    t0=$(now_ms)
+    timeout -s KILL 30 "$MPIEXEC" -n 2 "$PROG" stdin <"$WORK/in" >"$OUT" 2>"$ERR"
+    RC=$?
+    expect_rc 0
+    expect_out "rank 0 stdin bytes $want_bytes lines 200000"
+    expect_out "rank 1 stdin bytes 0 lines 0"
+    ;;
+lines)
+    # Two ranks write 2000 lines of 3000 bytes in pieces: no line may be
+    # broken or mixed with another.
+    run -n 2 "$PROG" lines 2000 3000
+    expect_rc 0
+    bad=$(awk 'length($0) != 3000 || $0 !~ /^r[01]:[0-9]+:[a-z]+$/ { n++ } END { print n + 0 }' "$OUT")
+    [ "$bad" -eq 0 ] || fail "$bad broken lines"
+    for r in 0 1; do
+        [ "$(grep -c "^r$r:" "$OUT")" -eq 2000 ] || fail "rank $r: not 2000 lines"
+    done
+    ;;
+tag)
+    run -n 3 --tag-output "$PROG" hello
+    expect_rc 0
+    for r in 0 1 2; do expect_out "^\[$r\] hello from rank $r\$"; done
+    [ "$(wc -l <"$OUT")" -eq 3 ] || fail "expected 3 lines"
+    ;;
+env)
+    export TERN_LT_FOO=bar
+    run -n 2 -x TERN_LT_FOO -x TERN_LT_BAZ=qux --env TERN_LT_A=1 -genv TERN_LT_B 2 \
+        "$PROG" env TERN_LT_FOO TERN_LT_BAZ TERN_LT_A TERN_LT_B PMI_SIZE
+    expect_rc 0
+    for r in 0 1; do
+        expect_out "rank $r TERN_LT_FOO=bar TERN_LT_BAZ=qux TERN_LT_A=1 TERN_LT_B=2 PMI_SIZE=2"
+    done
+    ;;
+bind)
+    ncores=$(lscpu -p=core 2>/dev/null | grep -v '^#' | sort -u | wc -l)
+    run -n 2 "$PROG" affinity
+    expect_rc 0
+    all=$(grep '^rank 0 cpus' "$OUT" | sed 's/^rank 0 cpus//')
+    run -n 2 --bind-to core "$PROG" affinity
+    expect_rc 0
+    c0=$(grep '^rank 0 cpus' "$OUT" | sed 's/^rank 0 cpus//')
+    c1=$(grep '^rank 1 cpus' "$OUT" | sed 's/^rank 1 cpus//')
+    [ -n "$c0" ] && [ -n "$c1" ] || fail "no affinity printed"
+    if [ "$ncores" -ge 2 ]; then
+        [ "$c0" != "$all" ] || fail "rank 0 not bound (cpus$c0)"
+        for c in $c0; do
+            echo " $c1 " | grep -q " $c " && fail "ranks 0 and 1 share cpu $c"
+        done
+    fi
+    ;;
+exec_fail)
+    run -n 2 "$WORK/no-such-program"
+    expect_rc 127
+    expect_err "cannot execute"
+    expect_err "no-such-program"
+    ;;
+help)
+    run --help
+    expect_rc 0
+    expect_out "Usage: mpiexec"
+    expect_out "tag-output"
+    run --version
+    expect_rc 0
+    expect_out "Tern"
+    ;;
+hydra)
+    command -v mpiexec.mpich >/dev/null 2>&1 || { echo "mpiexec.mpich not found: skipped"; exit 77; }
+    t0=$(now_ms)
+    timeout -s KILL 60 mpiexec.mpich -n 4 "$PROG" ok >"$OUT" 2>"$ERR" </dev/null
+    RC=$?
+    expect_rc 0
+    for r in 0 1 2 3; do expect_out "rank $r of 4 ok"; done
+    ;;
+*)
+    echo "unknown case $CASE"
+    exit 1
+    ;;
+esac
+echo "PASS [$CASE]"
+exit 0
