@@ -1,0 +1,39 @@
+#!/bin/bash
+# Builds Tern and runs its tests twice: a normal build in build/, then a build
+# with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/.
+# The exit status is ctest's (non-zero when either run had a failure).
+#
+# Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build
+# parallelism, default: the number of cores), CTEST_ARGS (extra ctest
+# arguments, e.g. "-R tools_"), TERN_SKIP_ASAN=1 (only the normal build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=${TERN_TEST_JOBS:-2}
+build_jobs=${TERN_BUILD_JOBS:-$(nproc)}
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+read -r -a ctest_args <<<"${CTEST_ARGS:-}"
+
+status=0
+run() { # <build dir> <cmake options...>
+    local dir=$1
+    shift
+    echo "=== configure and build $dir ($*)"
+    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+    cmake --build "$dir" -j "$build_jobs"
+    echo "=== test $dir"
+    local rc=0
+    (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$jobs" "${ctest_args[@]}") || rc=$?
+    echo "=== $dir: ctest exit status $rc"
+    [ $rc -eq 0 ] || status=$rc
+}
+
+run build
+if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
+    # Leak checking stays on; halt on the first sanitizer report.
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    run build-asan -DTERN_SANITIZE=ON
+fi
+exit $status

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Installs what building and testing Tern needs on Debian (bookworm) or
+# Ubuntu, with apt. Idempotent: does nothing when everything is there. Uses
+# sudo only when not run as root.
+set -euo pipefail
+
+packages=(
+    build-essential   # gcc, g++, make, libc headers
+    cmake ninja-build pkg-config
+    libhwloc-dev hwloc
+    mpich             # MPICH's Hydra launcher (mpiexec.mpich), for the PMI interoperability tests
+    binutils          # nm, for the exported-symbol test
+    python3
+    procps psmisc iproute2   # ps/pgrep, killall/fuser, ss: launcher and cleanup tests
+    coreutils findutils grep sed
+    git ca-certificates
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup-deps: all dependencies are installed"
+    exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup-deps: not root and no sudo; install as root: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+fi
+echo "setup-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
