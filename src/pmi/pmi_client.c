@@ -530,7 +530,13 @@ void tern_pmi_abort(int code, const char *msg)
     if (!msg)
         msg = "";
     if (pmi.mode == MODE_WIRE) {
-        /* The server prints the message and ends the job. */
+        /* Tern's mpiexec (it sets TERN_JOBID) prints the message and ends
+         * the job; other process managers may not print it. */
+        if (!getenv("TERN_JOBID")) {
+            fprintf(stderr, "tern[rank %d]: MPI_Abort with code %d%s%s\n", pmi.info.rank, code,
+                    *msg ? ": " : "", msg);
+            fflush(stderr);
+        }
         tern_pmi_line_t line;
         tern_pmi_line_begin(&line, "abort");
         tern_pmi_line_add_int(&line, "exitcode", code);
