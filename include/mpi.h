@@ -323,7 +323,7 @@ TERN_P2P_DECL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatyp
 TERN_P2P_DECL(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
 TERN_P2P_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
 TERN_P2P_DECL(int, Start, (MPI_Request *request))
-TERN_P2P_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
+TERN_P2P_DECL(int, Startall, (int count, MPI_Request *array_of_requests))
 TERN_P2P_DECL(int, Buffer_attach, (void *buffer, int size))
 TERN_P2P_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
 TERN_P2P_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -340,13 +340,13 @@ TERN_P2P_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Mes
 
 /* Completion */
 TERN_P2P_DECL(int, Wait, (MPI_Request *request, MPI_Status *status))
-TERN_P2P_DECL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
-TERN_P2P_DECL(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
-TERN_P2P_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+TERN_P2P_DECL(int, Waitall, (int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses))
+TERN_P2P_DECL(int, Waitany, (int count, MPI_Request *array_of_requests, int *index, MPI_Status *status))
+TERN_P2P_DECL(int, Waitsome, (int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses))
 TERN_P2P_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
-TERN_P2P_DECL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
-TERN_P2P_DECL(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
-TERN_P2P_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+TERN_P2P_DECL(int, Testall, (int count, MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses))
+TERN_P2P_DECL(int, Testany, (int count, MPI_Request *array_of_requests, int *index, int *flag, MPI_Status *status))
+TERN_P2P_DECL(int, Testsome, (int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses))
 TERN_P2P_DECL(int, Request_free, (MPI_Request *request))
 TERN_P2P_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
 TERN_P2P_DECL(int, Cancel, (MPI_Request *request))

@@ -1,0 +1,55 @@
+#include "core/datatype.h"
+#include "core/handle.h"
+
+#define DT_LIST(X)                                                             \
+    X(MPI_CHAR) X(MPI_SIGNED_CHAR) X(MPI_UNSIGNED_CHAR) X(MPI_BYTE) X(MPI_WCHAR)   \
+    X(MPI_SHORT) X(MPI_UNSIGNED_SHORT) X(MPI_INT) X(MPI_UNSIGNED) X(MPI_LONG)      \
+    X(MPI_UNSIGNED_LONG) X(MPI_LONG_LONG_INT) X(MPI_UNSIGNED_LONG_LONG)            \
+    X(MPI_FLOAT) X(MPI_DOUBLE) X(MPI_LONG_DOUBLE) X(MPI_PACKED) X(MPI_C_BOOL)      \
+    X(MPI_INT8_T) X(MPI_INT16_T) X(MPI_INT32_T) X(MPI_INT64_T) X(MPI_UINT8_T)      \
+    X(MPI_UINT16_T) X(MPI_UINT32_T) X(MPI_UINT64_T) X(MPI_AINT) X(MPI_OFFSET)      \
+    X(MPI_COUNT) X(MPI_C_FLOAT_COMPLEX) X(MPI_C_DOUBLE_COMPLEX)                    \
+    X(MPI_C_LONG_DOUBLE_COMPLEX) X(MPI_CXX_BOOL) X(MPI_CXX_FLOAT_COMPLEX)          \
+    X(MPI_CXX_DOUBLE_COMPLEX) X(MPI_CXX_LONG_DOUBLE_COMPLEX) X(MPI_FLOAT_INT)      \
+    X(MPI_DOUBLE_INT) X(MPI_LONG_INT) X(MPI_2INT) X(MPI_SHORT_INT)                 \
+    X(MPI_LONG_DOUBLE_INT) X(MPI_INTEGER) X(MPI_REAL) X(MPI_DOUBLE_PRECISION)      \
+    X(MPI_LOGICAL) X(MPI_CHARACTER) X(MPI_COMPLEX) X(MPI_DOUBLE_COMPLEX)           \
+    X(MPI_2INTEGER) X(MPI_2REAL) X(MPI_2DOUBLE_PRECISION) X(MPI_LB) X(MPI_UB)
+
+static const struct {
+    MPI_Datatype handle;
+    const char *name;
+} predefined[] = {
+#define DT_ENTRY(h) {h, #h},
+    DT_LIST(DT_ENTRY)
+#undef DT_ENTRY
+};
+
+#define DT_COUNT (sizeof predefined / sizeof predefined[0])
+
+/* Predefined handles are 0x4c0000II with a dense index II, 1..DT_COUNT. */
+static int predefined_index(MPI_Datatype dt)
+{
+    uint32_t h = (uint32_t)dt;
+    if ((h & 0xffff0000u) != 0x4c000000u)
+        return -1;
+    unsigned idx = h & 0xffu;
+    if (idx < 1 || idx > DT_COUNT || predefined[idx - 1].handle != dt)
+        return -1;
+    return (int)idx - 1;
+}
+
+int tern_datatype_is_valid(MPI_Datatype dt) { return predefined_index(dt) >= 0; }
+
+long tern_datatype_size(MPI_Datatype dt)
+{
+    if (predefined_index(dt) < 0)
+        return -1;
+    return (long)(((uint32_t)dt >> 8) & 0xffu);
+}
+
+const char *tern_datatype_name(MPI_Datatype dt)
+{
+    int i = predefined_index(dt);
+    return i < 0 ? NULL : predefined[i].name;
+}

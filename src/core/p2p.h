@@ -1,0 +1,33 @@
+/* Point-to-point protocols over the transports: eager (data inside the
+ * active message, with credit-based flow control), synchronous eager (an
+ * acknowledgement on match), and rendezvous (request-to-send; then a one-sided
+ * get by the receiver, or a clear-to-send answered by a pipelined stream of
+ * data fragments when the transport cannot do a get). */
+#ifndef TERN_CORE_P2P_H
+#define TERN_CORE_P2P_H
+
+#include "core/comm.h"
+#include "core/match.h"
+#include "core/request.h"
+
+/* Start a send/receive described by a request whose comm, context_id, peer,
+ * peer_world, tag, buf, bytes and mode are set. */
+tern_status_t tern_p2p_start_send(tern_req_t *req);
+tern_status_t tern_p2p_start_recv(tern_req_t *req);
+/* Receive a message already taken from the unexpected queue (Mrecv). */
+tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
+/* Cancel a receive that has not matched yet; 1 if cancelled. */
+int tern_p2p_cancel_recv(tern_req_t *req);
+
+/* Convenience wrappers used by collectives and blocking calls. */
+tern_status_t tern_p2p_isend(tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
+                             int dest, int tag, int mode, tern_req_t **req_p);
+tern_status_t tern_p2p_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t bytes, int src,
+                             int tag, tern_req_t **req_p);
+
+/* The active-message handler given to every transport. */
+void tern_p2p_am_handler(void *ctx, int src_world, const void *msg, size_t len);
+/* Push packets that waited for room in the transports. */
+int tern_p2p_flush_pending(void);
+
+#endif

@@ -1,0 +1,16 @@
+/* The progress engine: polls every transport and retries queued packets.
+ * Waiting loops spin while this rank has a core of its own and yield the CPU
+ * when ranks outnumber cores, so oversubscribed jobs still move. */
+#ifndef TERN_CORE_PROGRESS_H
+#define TERN_CORE_PROGRESS_H
+
+/* One pass over all transports; returns the number of events handled. */
+int tern_progress(void);
+
+/* Waiting helper: call after each empty tern_progress() in a wait loop. */
+void tern_progress_idle(unsigned *idle_polls);
+
+/* Spins on progress until *flag becomes non-zero. */
+void tern_progress_wait(volatile int *flag);
+
+#endif

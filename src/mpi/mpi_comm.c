@@ -1,0 +1,126 @@
+/* Communicator queries, predefined attributes, datatype sizes, barrier. */
+#include "mpi/mpi_errors.h"
+#include "core/coll.h"
+#include "core/datatype.h"
+
+TERN_PMPI_ALIAS(Comm_rank)
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    static const char *const func = "MPI_Comm_rank";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    if (!rank)
+        return tern_mpi_error(comm, MPI_ERR_ARG, func, "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Comm_size)
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    static const char *const func = "MPI_Comm_size";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    if (!size)
+        return tern_mpi_error(comm, MPI_ERR_ARG, func, "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Comm_get_attr)
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    static const char *const func = "MPI_Comm_get_attr";
+    /* Values of the predefined attributes live here; callers get pointers. */
+    static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+    static int universe, appnum;
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    if (!attribute_val || !flag)
+        return tern_mpi_error(comm, MPI_ERR_ARG, func, "%s is NULL",
+                              !flag ? "flag" : "attribute_val");
+    int *v = NULL;
+    switch (keyval) {
+    case MPI_TAG_UB: v = &tag_ub; break;
+    case MPI_HOST: v = &host; break;
+    case MPI_IO: v = &io; break;
+    case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE: universe = tern_rt.universe_size; v = &universe; break;
+    case MPI_APPNUM: appnum = tern_rt.appnum; v = &appnum; break;
+    default:
+        return tern_mpi_error(comm, MPI_ERR_KEYVAL, func, "invalid keyval %d", keyval);
+    }
+    *(int **)attribute_val = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Type_size)
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    static const char *const func = "MPI_Type_size";
+    TERN_CHECK_INIT(func);
+    size_t sz;
+    int err = tern_check_datatype(func, MPI_COMM_NULL, datatype, &sz);
+    if (err)
+        return err;
+    if (!size)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size is NULL");
+    *size = (int)sz;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Type_size_x)
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    static const char *const func = "MPI_Type_size_x";
+    TERN_CHECK_INIT(func);
+    size_t sz;
+    int err = tern_check_datatype(func, MPI_COMM_NULL, datatype, &sz);
+    if (err)
+        return err;
+    if (!size)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size is NULL");
+    *size = (MPI_Count)sz;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Type_get_extent)
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    static const char *const func = "MPI_Type_get_extent";
+    TERN_CHECK_INIT(func);
+    size_t sz;
+    int err = tern_check_datatype(func, MPI_COMM_NULL, datatype, &sz);
+    if (err)
+        return err;
+    if (!lb || !extent)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL", !lb ? "lb" : "extent");
+    *lb = 0;
+    *extent = (MPI_Aint)sz;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Barrier)
+int PMPI_Barrier(MPI_Comm comm)
+{
+    static const char *const func = "MPI_Barrier";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    tern_status_t st = tern_coll_barrier(c);
+    if (st != TERN_OK)
+        return tern_mpi_status_error(comm, st, func, "barrier failed");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,367 @@
+#include "mpi/mpi_errors.h"
+#include "core/datatype.h"
+#include "base/log.h"
+#include "pmi/pmi.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Error codes: code = class + CODE_STRIDE * (slot + 1), where slot indexes a
+ * ring of recent messages. Old codes keep their class; their text fades
+ * back to the class description once the slot is reused. */
+#define CODE_STRIDE 64
+#define N_SLOTS 256
+
+static struct {
+    int code;
+    char text[MPI_MAX_ERROR_STRING];
+} slots[N_SLOTS];
+static unsigned next_slot;
+
+static const char *const class_text[] = {
+    [MPI_SUCCESS] = "no error",
+    [MPI_ERR_BUFFER] = "invalid buffer pointer",
+    [MPI_ERR_COUNT] = "invalid count argument",
+    [MPI_ERR_TYPE] = "invalid datatype",
+    [MPI_ERR_TAG] = "invalid tag",
+    [MPI_ERR_COMM] = "invalid communicator",
+    [MPI_ERR_RANK] = "invalid rank",
+    [MPI_ERR_ROOT] = "invalid root",
+    [MPI_ERR_GROUP] = "invalid group",
+    [MPI_ERR_OP] = "invalid operation",
+    [MPI_ERR_TOPOLOGY] = "invalid topology",
+    [MPI_ERR_DIMS] = "invalid dimension argument",
+    [MPI_ERR_ARG] = "invalid argument",
+    [MPI_ERR_UNKNOWN] = "unknown error",
+    [MPI_ERR_TRUNCATE] = "message truncated",
+    [MPI_ERR_OTHER] = "other error",
+    [MPI_ERR_INTERN] = "internal error",
+    [MPI_ERR_IN_STATUS] = "error code is in status",
+    [MPI_ERR_PENDING] = "pending request",
+    [MPI_ERR_REQUEST] = "invalid request",
+    [MPI_ERR_ACCESS] = "permission denied",
+    [MPI_ERR_AMODE] = "invalid access mode",
+    [MPI_ERR_BAD_FILE] = "invalid file name",
+    [MPI_ERR_CONVERSION] = "data conversion error",
+    [MPI_ERR_DUP_DATAREP] = "data representation already defined",
+    [MPI_ERR_FILE_EXISTS] = "file exists",
+    [MPI_ERR_FILE_IN_USE] = "file in use",
+    [MPI_ERR_FILE] = "invalid file handle",
+    [MPI_ERR_INFO] = "invalid info object",
+    [MPI_ERR_INFO_KEY] = "invalid info key",
+    [MPI_ERR_INFO_VALUE] = "invalid info value",
+    [MPI_ERR_INFO_NOKEY] = "info key not defined",
+    [MPI_ERR_IO] = "I/O error",
+    [MPI_ERR_NAME] = "invalid service name",
+    [MPI_ERR_NO_MEM] = "out of memory",
+    [MPI_ERR_NOT_SAME] = "collective arguments not identical",
+    [MPI_ERR_NO_SPACE] = "no space left",
+    [MPI_ERR_NO_SUCH_FILE] = "no such file",
+    [MPI_ERR_PORT] = "invalid port name",
+    [MPI_ERR_QUOTA] = "quota exceeded",
+    [MPI_ERR_READ_ONLY] = "read-only file or file system",
+    [MPI_ERR_SERVICE] = "invalid service",
+    [MPI_ERR_SPAWN] = "spawn error",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "unsupported data representation",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+    [MPI_ERR_WIN] = "invalid window",
+    [MPI_ERR_BASE] = "invalid base address",
+    [MPI_ERR_LOCKTYPE] = "invalid lock type",
+    [MPI_ERR_KEYVAL] = "invalid key value",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting RMA accesses",
+    [MPI_ERR_RMA_SYNC] = "wrong RMA synchronization",
+    [MPI_ERR_SIZE] = "invalid size",
+    [MPI_ERR_DISP] = "invalid displacement",
+    [MPI_ERR_ASSERT] = "invalid assert",
+    [MPI_ERR_RMA_RANGE] = "RMA target out of range",
+    [MPI_ERR_RMA_ATTACH] = "memory cannot be attached",
+    [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+    [MPI_T_ERR_INVALID] = "invalid tool-interface use",
+};
+#define N_CLASSES ((int)(sizeof class_text / sizeof class_text[0]))
+
+int tern_mpi_class_of(tern_status_t st)
+{
+    switch (st) {
+    case TERN_OK: return MPI_SUCCESS;
+    case TERN_ERR_NOMEM: return MPI_ERR_NO_MEM;
+    case TERN_ERR_ARG: return MPI_ERR_ARG;
+    case TERN_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    case TERN_ERR_NOT_SUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+/* Class of a code, or -1 if it is not one of ours. */
+static int code_class(int code)
+{
+    if (code >= 0 && code < N_CLASSES)
+        return code;
+    if (code >= CODE_STRIDE && code < CODE_STRIDE * (N_SLOTS + 1) && code % CODE_STRIDE < N_CLASSES)
+        return code % CODE_STRIDE;
+    return -1;
+}
+
+static const char *code_text(int code)
+{
+    int cls = code_class(code);
+    if (cls < 0)
+        return NULL;
+    if (code >= CODE_STRIDE) {
+        unsigned slot = (unsigned)(code / CODE_STRIDE - 1);
+        if (slots[slot].code == code)
+            return slots[slot].text;
+    }
+    return class_text[cls];
+}
+
+static _Noreturn void abort_job(int code, const char *text)
+{
+    char msg[MPI_MAX_ERROR_STRING + 64];
+    snprintf(msg, sizeof msg, "fatal error: %s", text);
+    tern_error("%s", msg);
+    int cls = code_class(code);
+    tern_pmi_abort(cls > 0 ? cls : 1, msg);
+}
+
+static int invoke_handler(MPI_Comm comm, int code);
+
+int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
+{
+    unsigned slot = next_slot++ % N_SLOTS;
+    int code = errclass + CODE_STRIDE * (int)(slot + 1);
+    int n = snprintf(slots[slot].text, sizeof slots[slot].text, "%s: ", func);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(slots[slot].text + n, sizeof slots[slot].text - (size_t)n, fmt, ap);
+    va_end(ap);
+    slots[slot].code = code;
+    return invoke_handler(comm, code);
+}
+
+int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what)
+{
+    return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: %s", what, tern_status_string(st));
+}
+
+int tern_mpi_not_initialized(const char *func)
+{
+    tern_error("%s called %s; the job cannot continue", func,
+               tern_rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
+    tern_pmi_abort(1, "MPI called outside MPI_Init/MPI_Finalize");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Error handlers: predefined ones, and user functions in a small table. */
+
+#define MAX_USER_EH 64
+static MPI_Comm_errhandler_function *user_eh[MAX_USER_EH];
+#define EH_USER_BASE 0x94000000
+
+int tern_errhandler_valid(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT)
+        return 1;
+    unsigned idx = (unsigned)eh - EH_USER_BASE;
+    return ((unsigned)eh & 0xfc000000u) == EH_USER_BASE && idx < MAX_USER_EH && user_eh[idx];
+}
+
+static int invoke_handler(MPI_Comm comm, int code)
+{
+    tern_comm_t *c = tern_comm_lookup(comm);
+    if (!c)
+        c = tern_comm_lookup(MPI_COMM_WORLD);
+    MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (eh == MPI_ERRORS_RETURN)
+        return code;
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || !tern_errhandler_valid(eh))
+        abort_job(code, code_text(code));
+    MPI_Comm h = c->handle;
+    int e = code;
+    user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
+    return code;
+}
+
+TERN_PMPI_ALIAS(Comm_create_errhandler)
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    static const char *const func = "MPI_Comm_create_errhandler";
+    TERN_CHECK_INIT(func);
+    if (!fn || !errhandler)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
+                              !fn ? "function" : "errhandler");
+    for (unsigned i = 0; i < MAX_USER_EH; i++)
+        if (!user_eh[i]) {
+            user_eh[i] = fn;
+            *errhandler = (MPI_Errhandler)(EH_USER_BASE + i);
+            return MPI_SUCCESS;
+        }
+    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "more than %d error handlers",
+                          MAX_USER_EH);
+}
+
+TERN_PMPI_ALIAS(Errhandler_free)
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    static const char *const func = "MPI_Errhandler_free";
+    TERN_CHECK_INIT(func);
+    if (!errhandler || !tern_errhandler_valid(*errhandler))
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "invalid error handler");
+    /* Predefined handlers are never freed; user ones stay valid while a
+     * communicator still uses them, so we keep the table entry. */
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Comm_set_errhandler)
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char *const func = "MPI_Comm_set_errhandler";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    if (!tern_errhandler_valid(errhandler))
+        return tern_mpi_error(comm, MPI_ERR_ARG, func, "invalid error handler 0x%x",
+                              (unsigned)errhandler);
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Comm_get_errhandler)
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char *const func = "MPI_Comm_get_errhandler";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    if (!errhandler)
+        return tern_mpi_error(comm, MPI_ERR_ARG, func, "errhandler is NULL");
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Comm_call_errhandler)
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    static const char *const func = "MPI_Comm_call_errhandler";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err = tern_check_comm(func, comm, &c);
+    if (err)
+        return err;
+    invoke_handler(comm, errorcode);
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Error_string)
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    if (!string || !resultlen)
+        return MPI_ERR_ARG;
+    const char *t = code_text(errorcode);
+    if (!t) {
+        snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
+        *resultlen = (int)strlen(string);
+        return MPI_ERR_ARG;
+    }
+    snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
+    *resultlen = (int)strlen(string);
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Error_class)
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    int cls = code_class(errorcode);
+    if (cls < 0 || !errorclass)
+        return MPI_ERR_ARG;
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Argument checks. */
+
+int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p)
+{
+    tern_comm_t *c = tern_comm_lookup(comm);
+    if (__builtin_expect(!c, 0)) {
+        if (comm == MPI_COMM_NULL)
+            return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, func, "communicator is MPI_COMM_NULL");
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, func,
+                              "invalid communicator handle 0x%x", (unsigned)comm);
+    }
+    *comm_p = c;
+    return MPI_SUCCESS;
+}
+
+int tern_check_count(const char *func, MPI_Comm comm, int count)
+{
+    if (__builtin_expect(count < 0, 0))
+        return tern_mpi_error(comm, MPI_ERR_COUNT, func, "count=%d is negative", count);
+    return MPI_SUCCESS;
+}
+
+int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t *size_p)
+{
+    long sz = tern_datatype_size(dt);
+    if (__builtin_expect(sz < 0, 0)) {
+        if (dt == MPI_DATATYPE_NULL)
+            return tern_mpi_error(comm, MPI_ERR_TYPE, func, "datatype is MPI_DATATYPE_NULL");
+        return tern_mpi_error(comm, MPI_ERR_TYPE, func, "invalid datatype handle 0x%x",
+                              (unsigned)dt);
+    }
+    *size_p = (size_t)sz;
+    return MPI_SUCCESS;
+}
+
+int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, int count, size_t size)
+{
+    if (__builtin_expect(!buf && count > 0 && size > 0, 0))
+        return tern_mpi_error(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count=%d", count);
+    return MPI_SUCCESS;
+}
+
+int tern_check_dest(const char *func, tern_comm_t *comm, int dest)
+{
+    if (__builtin_expect((dest < 0 || dest >= comm->size) && dest != MPI_PROC_NULL, 0))
+        return tern_mpi_error(comm->handle, MPI_ERR_RANK, func,
+                              "destination rank %d is out of range (%s has %d ranks)", dest,
+                              comm->name, comm->size);
+    return MPI_SUCCESS;
+}
+
+int tern_check_source(const char *func, tern_comm_t *comm, int source)
+{
+    if (__builtin_expect((source < 0 || source >= comm->size) && source != MPI_PROC_NULL &&
+                             source != MPI_ANY_SOURCE,
+                         0))
+        return tern_mpi_error(comm->handle, MPI_ERR_RANK, func,
+                              "source rank %d is out of range (%s has %d ranks)", source,
+                              comm->name, comm->size);
+    return MPI_SUCCESS;
+}
+
+int tern_check_send_tag(const char *func, MPI_Comm comm, int tag)
+{
+    if (__builtin_expect(tag < 0 || tag > TERN_TAG_UB, 0))
+        return tern_mpi_error(comm, MPI_ERR_TAG, func, "tag=%d is outside 0..%d (MPI_TAG_UB)",
+                              tag, TERN_TAG_UB);
+    return MPI_SUCCESS;
+}
+
+int tern_check_recv_tag(const char *func, MPI_Comm comm, int tag)
+{
+    if (__builtin_expect((tag < 0 || tag > TERN_TAG_UB) && tag != MPI_ANY_TAG, 0))
+        return tern_mpi_error(comm, MPI_ERR_TAG, func,
+                              "tag=%d is outside 0..%d (MPI_TAG_UB) and not MPI_ANY_TAG", tag,
+                              TERN_TAG_UB);
+    return MPI_SUCCESS;
+}

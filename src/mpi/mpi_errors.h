@@ -1,0 +1,52 @@
+/* Errors at the API boundary: the only place that turns a tern_status_t into
+ * an MPI error class. Every reported error gets a code whose message names
+ * the function and the bad argument (MPI_Error_string returns it), and goes
+ * through the communicator's error handler. */
+#ifndef TERN_MPI_ERRORS_H
+#define TERN_MPI_ERRORS_H
+
+#include "base/status.h"
+#include "core/comm.h"
+#include "core/runtime.h"
+#include <mpi.h>
+
+/* Make the profiling name the real one and MPI_ a weak alias of it. */
+#define TERN_PMPI_ALIAS(name) _Pragma(TERN_STR(weak MPI_##name = PMPI_##name))
+#define TERN_STR(x) #x
+
+int tern_mpi_class_of(tern_status_t st);
+
+/* Raises an error of class errclass on comm (MPI_COMM_NULL: on
+ * MPI_COMM_WORLD): records the message, calls the error handler, and returns
+ * the code when the handler returns. */
+int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Same for an internal status. */
+int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what);
+
+/* A function was called outside MPI_Init..MPI_Finalize: fatal. */
+int tern_mpi_not_initialized(const char *func);
+
+#define TERN_CHECK_INIT(func)                                                  \
+    do {                                                                       \
+        if (__builtin_expect(!tern_rt.initialized || tern_rt.finalized, 0))    \
+            return tern_mpi_not_initialized(func);                             \
+    } while (0)
+
+/* Argument checks: return MPI_SUCCESS or the (already raised) error code. */
+int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p);
+int tern_check_count(const char *func, MPI_Comm comm, int count);
+int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t *size_p);
+int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, int count, size_t size);
+int tern_check_dest(const char *func, tern_comm_t *comm, int dest);
+int tern_check_source(const char *func, tern_comm_t *comm, int source);
+int tern_check_send_tag(const char *func, MPI_Comm comm, int tag);
+int tern_check_recv_tag(const char *func, MPI_Comm comm, int tag);
+
+/* Largest tag (the MPI_TAG_UB attribute). */
+#define TERN_TAG_UB ((1 << 30) - 1)
+
+/* Error-handler objects. */
+int tern_errhandler_valid(MPI_Errhandler eh);
+
+#endif

@@ -1,0 +1,563 @@
+/* Point-to-point entry points: argument checks, then the core protocols. */
+#include "mpi/mpi_errors.h"
+#include "mpi/mpi_p2p.h"
+#include "core/bsend.h"
+#include "core/p2p.h"
+#include "core/progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tern_req_t *tern_mpi_null_proc_request(tern_req_kind_t kind, MPI_Comm comm)
+{
+    tern_req_t *req = tern_req_alloc(kind);
+    if (!req)
+        return NULL;
+    req->comm = comm;
+    req->peer = MPI_PROC_NULL;
+    req->status_source = MPI_PROC_NULL;
+    req->status_tag = MPI_ANY_TAG;
+    req->complete = 1;
+    return req;
+}
+
+int tern_mpi_request_error(const char *func, tern_req_t *req)
+{
+    if (req->error == TERN_ERR_TRUNCATE)
+        return tern_mpi_error(req->comm, MPI_ERR_TRUNCATE, func,
+                              "message truncated: a message of more than %zu bytes arrived from "
+                              "rank %d with tag %d, the receive buffer holds %zu bytes",
+                              req->status_bytes, req->status_source, req->status_tag, req->bytes);
+    return tern_mpi_status_error(req->comm, req->error, func, "request failed");
+}
+
+int tern_mpi_wait_one(const char *func, tern_req_t *req, MPI_Status *status)
+{
+    if (!req->complete)
+        tern_progress_wait(&req->complete);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = MPI_SUCCESS;
+    tern_req_status(req, status);
+    if (req->error != TERN_OK)
+        return tern_mpi_request_error(func, req);
+    return MPI_SUCCESS;
+}
+
+/* Checks shared by every send. */
+static int check_send(const char *func, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, tern_comm_t **c_p, size_t *bytes_p)
+{
+    size_t size;
+    int err;
+    if ((err = tern_check_comm(func, comm, c_p)) || (err = tern_check_count(func, comm, count)) ||
+        (err = tern_check_datatype(func, comm, dt, &size)) ||
+        (err = tern_check_buffer(func, comm, buf, count, size)) ||
+        (err = tern_check_dest(func, *c_p, dest)) || (err = tern_check_send_tag(func, comm, tag)))
+        return err;
+    *bytes_p = size * (size_t)count;
+    return MPI_SUCCESS;
+}
+
+static int check_recv(const char *func, const void *buf, int count, MPI_Datatype dt, int source,
+                      int tag, MPI_Comm comm, tern_comm_t **c_p, size_t *bytes_p)
+{
+    size_t size;
+    int err;
+    if ((err = tern_check_comm(func, comm, c_p)) || (err = tern_check_count(func, comm, count)) ||
+        (err = tern_check_datatype(func, comm, dt, &size)) ||
+        (err = tern_check_buffer(func, comm, buf, count, size)) ||
+        (err = tern_check_source(func, *c_p, source)) ||
+        (err = tern_check_recv_tag(func, comm, tag)))
+        return err;
+    *bytes_p = size * (size_t)count;
+    return MPI_SUCCESS;
+}
+
+/* Fills a send request from the user's arguments. */
+static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, size_t bytes, int count,
+                      MPI_Datatype dt, int dest, int tag, int mode)
+{
+    req->comm = c->handle;
+    req->context_id = c->context_id;
+    req->peer = dest;
+    req->peer_world = dest == MPI_PROC_NULL ? -1 : tern_comm_world_rank(c, dest);
+    req->comm_rank = c->rank;
+    req->tag = tag;
+    req->buf = (void *)buf;
+    req->bytes = bytes;
+    req->count = count;
+    req->datatype = dt;
+    req->mode = (uint8_t)mode;
+}
+
+static void fill_recv(tern_req_t *req, tern_comm_t *c, void *buf, size_t bytes, int count,
+                      MPI_Datatype dt, int source, int tag)
+{
+    req->comm = c->handle;
+    req->context_id = c->context_id;
+    req->peer = source;
+    req->tag = tag;
+    req->buf = buf;
+    req->bytes = bytes;
+    req->count = count;
+    req->datatype = dt;
+}
+
+/* A buffered send copies the data into the attached buffer and sends from
+ * there with an internal request that frees itself. */
+static int start_bsend(const char *func, tern_req_t *user_req, MPI_Comm comm)
+{
+    void *payload;
+    void *block = tern_bsend_block_alloc(user_req->bytes, &payload);
+    if (!block)
+        return tern_mpi_error(comm, MPI_ERR_BUFFER, func,
+                              tern_bsend_attached()
+                                  ? "the attached buffer has no room for %zu more bytes "
+                                    "(MPI_Buffer_attach a larger one; add MPI_BSEND_OVERHEAD "
+                                    "per message)"
+                                  : "no buffer attached for %zu bytes (call MPI_Buffer_attach)",
+                              user_req->bytes);
+    if (user_req->bytes)
+        memcpy(payload, user_req->buf, user_req->bytes);
+    tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
+    if (!req) {
+        tern_bsend_block_free(block);
+        return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "out of memory");
+    }
+    *req = *user_req;
+    req->next = NULL;
+    req->handle = MPI_REQUEST_NULL;
+    req->persistent = 0;
+    req->buf = payload;
+    req->bsend_block = block;
+    req->mode = TERN_SEND_STANDARD;
+    tern_status_t st = tern_p2p_start_send(req);
+    if (st != TERN_OK) {
+        tern_bsend_block_free(block);
+        tern_req_release(req);
+        return tern_mpi_status_error(comm, st, func, "send failed");
+    }
+    if (req->complete)
+        tern_req_release(req);
+    else
+        req->freed = 1;
+    return MPI_SUCCESS;
+}
+
+int tern_mpi_start(const char *func, tern_req_t *req)
+{
+    req->active = 1;
+    req->complete = 0;
+    req->cancelled = 0;
+    req->error = TERN_OK;
+    if (req->peer == MPI_PROC_NULL) {
+        req->status_source = MPI_PROC_NULL;
+        req->status_tag = MPI_ANY_TAG;
+        req->status_bytes = 0;
+        req->complete = 1;
+        return MPI_SUCCESS;
+    }
+    if (req->kind == TERN_REQ_RECV) {
+        tern_p2p_start_recv(req);
+        return MPI_SUCCESS;
+    }
+    if (req->mode == TERN_SEND_BUFFERED) {
+        int err = start_bsend(func, req, req->comm);
+        req->complete = 1;
+        return err;
+    }
+    tern_status_t st = tern_p2p_start_send(req);
+    if (st != TERN_OK)
+        return tern_mpi_status_error(req->comm, st, func, "send failed");
+    return MPI_SUCCESS;
+}
+
+static int send_any(const char *func, const void *buf, int count, MPI_Datatype dt, int dest,
+                    int tag, MPI_Comm comm, int mode, MPI_Request *request, int persistent)
+{
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    size_t bytes;
+    int err = check_send(func, buf, count, dt, dest, tag, comm, &c, &bytes);
+    if (err)
+        return err;
+    int blocking = request == NULL;
+    tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
+    if (!req)
+        return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "out of memory");
+    fill_send(req, c, buf, bytes, count, dt, dest, tag, mode);
+    if (persistent) {
+        req->persistent = 1;
+        req->complete = 1;
+        *request = tern_req_handle(req);
+        return MPI_SUCCESS;
+    }
+    err = tern_mpi_start(func, req);
+    if (err) {
+        tern_req_release(req);
+        return err;
+    }
+    if (blocking) {
+        err = tern_mpi_wait_one(func, req, MPI_STATUS_IGNORE);
+        tern_req_release(req);
+        return err;
+    }
+    *request = tern_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+static int recv_any(const char *func, void *buf, int count, MPI_Datatype dt, int source, int tag,
+                    MPI_Comm comm, MPI_Request *request, MPI_Status *status, int persistent)
+{
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    size_t bytes;
+    int err = check_recv(func, buf, count, dt, source, tag, comm, &c, &bytes);
+    if (err)
+        return err;
+    tern_req_t *req = tern_req_alloc(TERN_REQ_RECV);
+    if (!req)
+        return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "out of memory");
+    fill_recv(req, c, buf, bytes, count, dt, source, tag);
+    if (persistent) {
+        req->persistent = 1;
+        req->complete = 1;
+        *request = tern_req_handle(req);
+        return MPI_SUCCESS;
+    }
+    tern_mpi_start(func, req);
+    if (!request) {
+        err = tern_mpi_wait_one(func, req, status);
+        tern_req_release(req);
+        return err;
+    }
+    *request = tern_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+#define REQ_ARG_CHECK(func, request, comm)                                     \
+    do {                                                                       \
+        if (!(request))                                                        \
+            return tern_mpi_error(comm, MPI_ERR_ARG, func, "request is NULL"); \
+    } while (0)
+
+TERN_PMPI_ALIAS(Send)
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_any("MPI_Send", buf, count, dt, dest, tag, comm, TERN_SEND_STANDARD, NULL, 0);
+}
+
+TERN_PMPI_ALIAS(Ssend)
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_any("MPI_Ssend", buf, count, dt, dest, tag, comm, TERN_SEND_SYNC, NULL, 0);
+}
+
+TERN_PMPI_ALIAS(Rsend)
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_any("MPI_Rsend", buf, count, dt, dest, tag, comm, TERN_SEND_READY, NULL, 0);
+}
+
+TERN_PMPI_ALIAS(Bsend)
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_any("MPI_Bsend", buf, count, dt, dest, tag, comm, TERN_SEND_BUFFERED, NULL, 0);
+}
+
+#define ISEND_FN(Name, name_str, mode, persistent)                                               \
+    TERN_PMPI_ALIAS(Name)                                                                        \
+    int PMPI_##Name(const void *buf, int count, MPI_Datatype dt, int dest, int tag,              \
+                    MPI_Comm comm, MPI_Request *request)                                         \
+    {                                                                                            \
+        REQ_ARG_CHECK(name_str, request, comm);                                                  \
+        return send_any(name_str, buf, count, dt, dest, tag, comm, mode, request, persistent);   \
+    }
+
+ISEND_FN(Isend, "MPI_Isend", TERN_SEND_STANDARD, 0)
+ISEND_FN(Issend, "MPI_Issend", TERN_SEND_SYNC, 0)
+ISEND_FN(Irsend, "MPI_Irsend", TERN_SEND_READY, 0)
+ISEND_FN(Ibsend, "MPI_Ibsend", TERN_SEND_BUFFERED, 0)
+ISEND_FN(Send_init, "MPI_Send_init", TERN_SEND_STANDARD, 1)
+ISEND_FN(Ssend_init, "MPI_Ssend_init", TERN_SEND_SYNC, 1)
+ISEND_FN(Rsend_init, "MPI_Rsend_init", TERN_SEND_READY, 1)
+ISEND_FN(Bsend_init, "MPI_Bsend_init", TERN_SEND_BUFFERED, 1)
+
+TERN_PMPI_ALIAS(Recv)
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return recv_any("MPI_Recv", buf, count, dt, source, tag, comm, NULL, status, 0);
+}
+
+TERN_PMPI_ALIAS(Irecv)
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    REQ_ARG_CHECK("MPI_Irecv", request, comm);
+    return recv_any("MPI_Irecv", buf, count, dt, source, tag, comm, request, MPI_STATUS_IGNORE, 0);
+}
+
+TERN_PMPI_ALIAS(Recv_init)
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    REQ_ARG_CHECK("MPI_Recv_init", request, comm);
+    return recv_any("MPI_Recv_init", buf, count, dt, source, tag, comm, request,
+                    MPI_STATUS_IGNORE, 1);
+}
+
+TERN_PMPI_ALIAS(Sendrecv)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    static const char *const func = "MPI_Sendrecv";
+    TERN_CHECK_INIT(func);
+    MPI_Request rreq, sreq;
+    int err = recv_any(func, recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq,
+                       MPI_STATUS_IGNORE, 0);
+    if (err)
+        return err;
+    err = send_any(func, sendbuf, sendcount, sendtype, dest, sendtag, comm, TERN_SEND_STANDARD,
+                   &sreq, 0);
+    if (err) {
+        PMPI_Cancel(&rreq);
+        PMPI_Request_free(&rreq);
+        return err;
+    }
+    int serr = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+    err = PMPI_Wait(&rreq, status);
+    return err ? err : serr;
+}
+
+TERN_PMPI_ALIAS(Sendrecv_replace)
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char *const func = "MPI_Sendrecv_replace";
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    size_t bytes;
+    int err = check_send(func, buf, count, dt, dest, sendtag, comm, &c, &bytes);
+    if (err)
+        return err;
+    void *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp)
+        return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "cannot allocate %zu bytes", bytes);
+    MPI_Status st;
+    err = PMPI_Sendrecv(buf, count, dt, dest, sendtag, tmp, count, dt, source, recvtag, comm, &st);
+    if (err == MPI_SUCCESS)
+        memcpy(buf, tmp, tern_status_bytes(&st));
+    free(tmp);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Probes and matched probes. */
+
+/* Matched messages taken out of the queue by MPI_Mprobe. */
+#define MESSAGE_BASE ((unsigned)MPI_MESSAGE_NULL)
+static tern_unexp_t **messages;
+static size_t n_messages;
+
+static MPI_Message message_handle(tern_unexp_t *u)
+{
+    size_t i;
+    for (i = 0; i < n_messages; i++)
+        if (!messages[i])
+            break;
+    if (i == n_messages) {
+        tern_unexp_t **m = realloc(messages, (n_messages + 16) * sizeof *m);
+        if (!m)
+            return MPI_MESSAGE_NULL;
+        memset(m + n_messages, 0, 16 * sizeof *m);
+        messages = m;
+        n_messages += 16;
+    }
+    messages[i] = u;
+    return (MPI_Message)(MESSAGE_BASE + 2 + (unsigned)i);
+}
+
+static tern_unexp_t *message_take(MPI_Message h)
+{
+    size_t i = (unsigned)h - MESSAGE_BASE - 2;
+    if ((unsigned)h < MESSAGE_BASE + 2 || i >= n_messages || !messages[i])
+        return NULL;
+    tern_unexp_t *u = messages[i];
+    messages[i] = NULL;
+    return u;
+}
+
+static void probe_status(const tern_unexp_t *u, MPI_Status *status)
+{
+    tern_status_set(status, u->msg.src, u->msg.tag, MPI_SUCCESS, u->msg.size, 0);
+}
+
+static int probe_any(const char *func, int source, int tag, MPI_Comm comm, int blocking,
+                     int *flag, MPI_Message *message, MPI_Status *status)
+{
+    TERN_CHECK_INIT(func);
+    tern_comm_t *c;
+    int err;
+    if ((err = tern_check_comm(func, comm, &c)) || (err = tern_check_source(func, c, source)) ||
+        (err = tern_check_recv_tag(func, comm, tag)))
+        return err;
+    if (!blocking && !flag)
+        return tern_mpi_error(comm, MPI_ERR_ARG, func, "flag is NULL");
+    if (source == MPI_PROC_NULL) {
+        tern_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        if (flag)
+            *flag = 1;
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
+        return MPI_SUCCESS;
+    }
+    unsigned idle = 0;
+    for (;;) {
+        int events = tern_progress();
+        tern_unexp_t *u = tern_match_find_unexpected(c->context_id, source, tag, message != NULL);
+        if (u) {
+            probe_status(u, status);
+            if (flag)
+                *flag = 1;
+            if (message)
+                *message = message_handle(u);
+            return MPI_SUCCESS;
+        }
+        if (!blocking) {
+            *flag = 0;
+            if (message)
+                *message = MPI_MESSAGE_NULL;
+            return MPI_SUCCESS;
+        }
+        if (!events)
+            tern_progress_idle(&idle);
+    }
+}
+
+TERN_PMPI_ALIAS(Probe)
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe_any("MPI_Probe", source, tag, comm, 1, NULL, NULL, status);
+}
+
+TERN_PMPI_ALIAS(Iprobe)
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe_any("MPI_Iprobe", source, tag, comm, 0, flag, NULL, status);
+}
+
+TERN_PMPI_ALIAS(Mprobe)
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    if (!message)
+        return tern_mpi_error(comm, MPI_ERR_ARG, "MPI_Mprobe", "message is NULL");
+    return probe_any("MPI_Mprobe", source, tag, comm, 1, NULL, message, status);
+}
+
+TERN_PMPI_ALIAS(Improbe)
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    if (!message)
+        return tern_mpi_error(comm, MPI_ERR_ARG, "MPI_Improbe", "message is NULL");
+    return probe_any("MPI_Improbe", source, tag, comm, 0, flag, message, status);
+}
+
+static int mrecv_any(const char *func, void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+                     MPI_Request *request, MPI_Status *status)
+{
+    TERN_CHECK_INIT(func);
+    size_t size;
+    int err;
+    if (!message)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "message is NULL");
+    if ((err = tern_check_count(func, MPI_COMM_NULL, count)) ||
+        (err = tern_check_datatype(func, MPI_COMM_NULL, dt, &size)) ||
+        (err = tern_check_buffer(func, MPI_COMM_NULL, buf, count, size)))
+        return err;
+    tern_req_t *req;
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        req = tern_mpi_null_proc_request(TERN_REQ_RECV, MPI_COMM_WORLD);
+    } else {
+        tern_unexp_t *u = message_take(*message);
+        if (!u)
+            return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
+                                  "message handle 0x%x is not a matched message",
+                                  (unsigned)*message);
+        req = tern_req_alloc(TERN_REQ_RECV);
+        if (!req)
+            return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "out of memory");
+        req->comm = MPI_COMM_WORLD;
+        req->context_id = u->msg.context_id;
+        req->peer = u->msg.src;
+        req->tag = u->msg.tag;
+        req->buf = buf;
+        req->bytes = size * (size_t)count;
+        req->count = count;
+        req->datatype = dt;
+        tern_p2p_recv_unexpected(req, u);
+    }
+    *message = MPI_MESSAGE_NULL;
+    if (request) {
+        *request = tern_req_handle(req);
+        return MPI_SUCCESS;
+    }
+    err = tern_mpi_wait_one(func, req, status);
+    tern_req_release(req);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Mrecv)
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv_any("MPI_Mrecv", buf, count, dt, message, NULL, status);
+}
+
+TERN_PMPI_ALIAS(Imrecv)
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+{
+    if (!request)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Imrecv", "request is NULL");
+    return mrecv_any("MPI_Imrecv", buf, count, dt, message, request, MPI_STATUS_IGNORE);
+}
+
+/* ------------------------------------------------------------------------ */
+
+TERN_PMPI_ALIAS(Buffer_attach)
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    static const char *const func = "MPI_Buffer_attach";
+    TERN_CHECK_INIT(func);
+    if (size < 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size=%d is negative", size);
+    if (!buffer && size > 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "buffer is NULL");
+    if (tern_bsend_attach(buffer, (size_t)size) != TERN_OK)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, func,
+                              "a buffer is already attached (detach it first)");
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Buffer_detach)
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    static const char *const func = "MPI_Buffer_detach";
+    TERN_CHECK_INIT(func);
+    if (!buffer_addr || !size)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
+                              !size ? "size" : "buffer_addr");
+    void *buf;
+    size_t sz;
+    if (tern_bsend_detach(&buf, &sz) != TERN_OK) {
+        *(void **)buffer_addr = NULL;
+        *size = 0;
+        return MPI_SUCCESS;
+    }
+    *(void **)buffer_addr = buf;
+    *size = (int)sz;
+    return MPI_SUCCESS;
+}

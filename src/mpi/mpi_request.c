@@ -1,0 +1,527 @@
+/* Completion: wait, test and their any/all/some forms, cancel, free,
+ * persistent start, status queries. */
+#include "mpi/mpi_errors.h"
+#include "mpi/mpi_p2p.h"
+#include "core/datatype.h"
+#include "core/p2p.h"
+#include "core/progress.h"
+
+#include <limits.h>
+
+/* Classification of one entry of a request array. */
+enum { REQ_NULL, REQ_INACTIVE, REQ_LIVE, REQ_BAD };
+
+static int classify(MPI_Request h, tern_req_t **req_p)
+{
+    *req_p = NULL;
+    if (h == MPI_REQUEST_NULL)
+        return REQ_NULL;
+    tern_req_t *r = tern_req_lookup(h);
+    if (!r)
+        return REQ_BAD;
+    *req_p = r;
+    if (r->persistent && !r->active)
+        return REQ_INACTIVE;
+    return REQ_LIVE;
+}
+
+static void empty_status(MPI_Status *status)
+{
+    tern_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+}
+
+static int bad_request(const char *func, MPI_Request h)
+{
+    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func, "invalid request handle 0x%x",
+                          (unsigned)h);
+}
+
+/* Completes a finished request for the user: status, error, release. The
+ * error is returned as a code, raised through the handler only when
+ * `raise` is set (multi-request calls report through statuses). */
+static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status *status, int raise)
+{
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = MPI_SUCCESS;
+    tern_req_status(req, status);
+    int err = MPI_SUCCESS;
+    if (req->error != TERN_OK) {
+        if (raise) {
+            err = tern_mpi_request_error(func, req);
+        } else {
+            MPI_Comm comm = req->comm;
+            tern_comm_t *c = tern_comm_lookup(comm);
+            /* Build the code without invoking a returning handler twice. */
+            MPI_Errhandler saved = c ? c->errhandler : MPI_ERRORS_RETURN;
+            if (c && saved != MPI_ERRORS_ARE_FATAL && saved != MPI_ERRORS_ABORT)
+                c->errhandler = MPI_ERRORS_RETURN;
+            err = tern_mpi_request_error(func, req);
+            if (c)
+                c->errhandler = saved;
+        }
+        if (status != MPI_STATUS_IGNORE)
+            status->MPI_ERROR = err;
+    }
+    if (req->persistent) {
+        req->active = 0;
+    } else {
+        tern_req_release(req);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+TERN_PMPI_ALIAS(Wait)
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char *const func = "MPI_Wait";
+    TERN_CHECK_INIT(func);
+    if (!request)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
+    tern_req_t *req;
+    switch (classify(*request, &req)) {
+    case REQ_BAD:
+        return bad_request(func, *request);
+    case REQ_NULL:
+    case REQ_INACTIVE:
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!req->complete)
+        tern_progress_wait(&req->complete);
+    return finish(func, request, req, status, 1);
+}
+
+TERN_PMPI_ALIAS(Test)
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char *const func = "MPI_Test";
+    TERN_CHECK_INIT(func);
+    if (!request || !flag)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
+                              !flag ? "flag" : "request");
+    tern_req_t *req;
+    switch (classify(*request, &req)) {
+    case REQ_BAD:
+        return bad_request(func, *request);
+    case REQ_NULL:
+    case REQ_INACTIVE:
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!req->complete)
+        tern_progress();
+    *flag = req->complete;
+    if (!*flag)
+        return MPI_SUCCESS;
+    return finish(func, request, req, status, 1);
+}
+
+/* Validates a request array; returns an error code or MPI_SUCCESS. */
+static int check_array(const char *func, int count, MPI_Request reqs[], int *n_active_p)
+{
+    if (count < 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, func, "count=%d is negative", count);
+    if (count > 0 && !reqs)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_requests is NULL");
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        int k = classify(reqs[i], &r);
+        if (k == REQ_BAD)
+            return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
+                                  "array_of_requests[%d] = 0x%x is not a valid request", i,
+                                  (unsigned)reqs[i]);
+        n += k == REQ_LIVE;
+    }
+    *n_active_p = n;
+    return MPI_SUCCESS;
+}
+
+static MPI_Status *status_at(MPI_Status *statuses, int i)
+{
+    return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+/* Completes every finished request of an all/some call; returns
+ * MPI_ERR_IN_STATUS when one failed. */
+static int finish_many(const char *func, int count, MPI_Request reqs[], MPI_Status statuses[],
+                       int all)
+{
+    int any_error = 0;
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) != REQ_LIVE) {
+            if (all)
+                empty_status(status_at(statuses, i));
+            continue;
+        }
+        if (finish(func, &reqs[i], r, status_at(statuses, i), 0) != MPI_SUCCESS)
+            any_error = 1;
+    }
+    if (!any_error)
+        return MPI_SUCCESS;
+    /* Raise once, through the handler of the first communicator involved. */
+    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
+                          "one or more requests failed; see the MPI_ERROR field of each status");
+}
+
+TERN_PMPI_ALIAS(Waitall)
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    static const char *const func = "MPI_Waitall";
+    TERN_CHECK_INIT(func);
+    int n, err = check_array(func, count, reqs, &n);
+    if (err)
+        return err;
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete)
+            tern_progress_wait(&r->complete);
+    }
+    int in_status = 0;
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && r->error != TERN_OK)
+            in_status = 1;
+    }
+    if (!in_status) {
+        for (int i = 0; i < count; i++) {
+            tern_req_t *r;
+            if (classify(reqs[i], &r) == REQ_LIVE)
+                finish(func, &reqs[i], r, status_at(statuses, i), 0);
+            else
+                empty_status(status_at(statuses, i));
+        }
+        return MPI_SUCCESS;
+    }
+    return finish_many(func, count, reqs, statuses, 1);
+}
+
+TERN_PMPI_ALIAS(Testall)
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    static const char *const func = "MPI_Testall";
+    TERN_CHECK_INIT(func);
+    if (!flag)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "flag is NULL");
+    int n, err = check_array(func, count, reqs, &n);
+    if (err)
+        return err;
+    tern_progress();
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return finish_many(func, count, reqs, statuses, 1);
+}
+
+/* Index of a completed live request, or -1. */
+static int first_complete(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && r->complete)
+            return i;
+    }
+    return -1;
+}
+
+static int any_impl(const char *func, int count, MPI_Request reqs[], int *index, int *flag,
+                    MPI_Status *status, int blocking)
+{
+    TERN_CHECK_INIT(func);
+    if (!index || (!blocking && !flag))
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
+                              !index ? "index" : "flag");
+    int n, err = check_array(func, count, reqs, &n);
+    if (err)
+        return err;
+    if (n == 0) {
+        *index = MPI_UNDEFINED;
+        if (flag)
+            *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    unsigned idle = 0;
+    int i;
+    for (;;) {
+        int events = tern_progress();
+        if ((i = first_complete(count, reqs)) >= 0)
+            break;
+        if (!blocking) {
+            *flag = 0;
+            *index = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (!events)
+            tern_progress_idle(&idle);
+    }
+    *index = i;
+    if (flag)
+        *flag = 1;
+    tern_req_t *r;
+    classify(reqs[i], &r);
+    return finish(func, &reqs[i], r, status, 1);
+}
+
+TERN_PMPI_ALIAS(Waitany)
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    return any_impl("MPI_Waitany", count, reqs, index, NULL, status, 1);
+}
+
+TERN_PMPI_ALIAS(Testany)
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    return any_impl("MPI_Testany", count, reqs, index, flag, status, 0);
+}
+
+static int some_impl(const char *func, int incount, MPI_Request reqs[], int *outcount,
+                     int indices[], MPI_Status statuses[], int blocking)
+{
+    TERN_CHECK_INIT(func);
+    if (!outcount || (incount > 0 && !indices))
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
+                              !outcount ? "outcount" : "array_of_indices");
+    int n, err = check_array(func, incount, reqs, &n);
+    if (err)
+        return err;
+    if (n == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    unsigned idle = 0;
+    for (;;) {
+        int events = tern_progress();
+        if (first_complete(incount, reqs) >= 0 || !blocking)
+            break;
+        if (!events)
+            tern_progress_idle(&idle);
+    }
+    int k = 0, any_error = 0;
+    for (int i = 0; i < incount; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) != REQ_LIVE || !r->complete)
+            continue;
+        indices[k] = i;
+        if (finish(func, &reqs[i], r, status_at(statuses, k), 0) != MPI_SUCCESS)
+            any_error = 1;
+        k++;
+    }
+    *outcount = k;
+    if (any_error)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
+                              "one or more requests failed; see the MPI_ERROR field of each status");
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Waitsome)
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some_impl("MPI_Waitsome", incount, reqs, outcount, indices, statuses, 1);
+}
+
+TERN_PMPI_ALIAS(Testsome)
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some_impl("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
+}
+
+TERN_PMPI_ALIAS(Request_free)
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char *const func = "MPI_Request_free";
+    TERN_CHECK_INIT(func);
+    if (!request)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
+    tern_req_t *req;
+    int k = classify(*request, &req);
+    if (k == REQ_BAD || k == REQ_NULL)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
+                              "request 0x%x is not a live request", (unsigned)*request);
+    if (req->complete || k == REQ_INACTIVE)
+        tern_req_release(req);
+    else
+        req->freed = 1; /* released when it completes */
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Request_get_status)
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char *const func = "MPI_Request_get_status";
+    TERN_CHECK_INIT(func);
+    if (!flag)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "flag is NULL");
+    tern_req_t *req;
+    switch (classify(request, &req)) {
+    case REQ_BAD:
+        return bad_request(func, request);
+    case REQ_NULL:
+    case REQ_INACTIVE:
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!req->complete)
+        tern_progress();
+    *flag = req->complete;
+    if (*flag) {
+        if (status != MPI_STATUS_IGNORE)
+            status->MPI_ERROR = MPI_SUCCESS;
+        tern_req_status(req, status);
+    }
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Cancel)
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char *const func = "MPI_Cancel";
+    TERN_CHECK_INIT(func);
+    if (!request)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
+    tern_req_t *req;
+    int k = classify(*request, &req);
+    if (k == REQ_BAD || k == REQ_NULL)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
+                              "request 0x%x is not a live request", (unsigned)*request);
+    /* Receives not yet matched are cancelled; sends always complete normally
+     * (cancelling sends is deprecated in MPI-4 and unsupported here). */
+    if (k == REQ_LIVE && req->kind == TERN_REQ_RECV && !req->complete)
+        tern_p2p_cancel_recv(req);
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Test_cancelled)
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    static const char *const func = "MPI_Test_cancelled";
+    TERN_CHECK_INIT(func);
+    if (!status || status == MPI_STATUS_IGNORE || !flag)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL or MPI_STATUS_IGNORE",
+                              !flag ? "flag" : "status");
+    *flag = status->count_hi_and_cancelled & 1;
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Start)
+int PMPI_Start(MPI_Request *request)
+{
+    static const char *const func = "MPI_Start";
+    TERN_CHECK_INIT(func);
+    if (!request)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
+    tern_req_t *req = tern_req_lookup(*request);
+    if (!req || !req->persistent)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
+                              "request 0x%x is not a persistent request", (unsigned)*request);
+    if (req->active)
+        return tern_mpi_error(req->comm, MPI_ERR_REQUEST, func,
+                              "request 0x%x is already active", (unsigned)*request);
+    return tern_mpi_start(func, req);
+}
+
+TERN_PMPI_ALIAS(Startall)
+int PMPI_Startall(int count, MPI_Request reqs[])
+{
+    static const char *const func = "MPI_Startall";
+    TERN_CHECK_INIT(func);
+    if (count < 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, func, "count=%d is negative", count);
+    if (count > 0 && !reqs)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_requests is NULL");
+    for (int i = 0; i < count; i++) {
+        int err = PMPI_Start(&reqs[i]);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+static int count_of(const char *func, const MPI_Status *status, MPI_Datatype dt, MPI_Count *n)
+{
+    TERN_CHECK_INIT(func);
+    if (!status || status == MPI_STATUS_IGNORE)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "status is NULL or MPI_STATUS_IGNORE");
+    size_t size;
+    int err = tern_check_datatype(func, MPI_COMM_NULL, dt, &size);
+    if (err)
+        return err;
+    size_t bytes = tern_status_bytes(status);
+    if (size == 0)
+        *n = 0;
+    else if (bytes % size)
+        *n = MPI_UNDEFINED;
+    else
+        *n = (MPI_Count)(bytes / size);
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Get_count)
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
+{
+    MPI_Count n;
+    if (!count)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_count", "count is NULL");
+    int err = count_of("MPI_Get_count", status, dt, &n);
+    if (!err)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return err;
+}
+
+TERN_PMPI_ALIAS(Get_elements)
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count)
+{
+    MPI_Count n;
+    if (!count)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_elements", "count is NULL");
+    int err = count_of("MPI_Get_elements", status, dt, &n);
+    if (!err)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return err;
+}
+
+TERN_PMPI_ALIAS(Get_elements_x)
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
+{
+    if (!count)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_elements_x", "count is NULL");
+    return count_of("MPI_Get_elements_x", status, dt, count);
+}
+
+TERN_PMPI_ALIAS(Status_set_elements)
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count)
+{
+    static const char *const func = "MPI_Status_set_elements";
+    TERN_CHECK_INIT(func);
+    size_t size;
+    int err = tern_check_datatype(func, MPI_COMM_NULL, dt, &size);
+    if (err)
+        return err;
+    if (!status || count < 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "status is NULL or count < 0");
+    int cancelled = status->count_hi_and_cancelled & 1;
+    tern_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR,
+                    size * (size_t)count, cancelled);
+    return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Status_set_cancelled)
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (!status)
+        return MPI_ERR_ARG;
+    status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+    return MPI_SUCCESS;
+}
