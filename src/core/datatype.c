@@ -41,11 +41,24 @@ static int predefined_index(MPI_Datatype dt)
 
 int tern_datatype_is_valid(MPI_Datatype dt) { return predefined_index(dt) >= 0; }
 
-long tern_datatype_size(MPI_Datatype dt)
+long tern_datatype_extent(MPI_Datatype dt)
 {
     if (predefined_index(dt) < 0)
         return -1;
     return (long)(((uint32_t)dt >> 8) & 0xffu);
+}
+
+long tern_datatype_size(MPI_Datatype dt)
+{
+    /* The pair types for MINLOC/MAXLOC hold padding: their size (bytes of
+     * data) is less than their extent (sizeof the C struct). */
+    switch (dt) {
+    case MPI_DOUBLE_INT: return (long)(sizeof(double) + sizeof(int));
+    case MPI_LONG_INT: return (long)(sizeof(long) + sizeof(int));
+    case MPI_SHORT_INT: return (long)(sizeof(short) + sizeof(int));
+    case MPI_LONG_DOUBLE_INT: return (long)(sizeof(long double) + sizeof(int));
+    default: return tern_datatype_extent(dt);
+    }
 }
 
 const char *tern_datatype_name(MPI_Datatype dt)

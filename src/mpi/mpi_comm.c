@@ -75,7 +75,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
         return err;
     if (!size)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size is NULL");
-    *size = (int)sz;
+    *size = (int)tern_datatype_size(datatype);
     return MPI_SUCCESS;
 }
 
@@ -90,7 +90,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
         return err;
     if (!size)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size is NULL");
-    *size = (MPI_Count)sz;
+    *size = (MPI_Count)tern_datatype_size(datatype);
     return MPI_SUCCESS;
 }
 

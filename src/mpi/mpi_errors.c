@@ -311,7 +311,7 @@ int tern_check_count(const char *func, MPI_Comm comm, int count)
 
 int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t *size_p)
 {
-    long sz = tern_datatype_size(dt);
+    long sz = tern_datatype_extent(dt);
     if (__builtin_expect(sz < 0, 0)) {
         if (dt == MPI_DATATYPE_NULL)
             return tern_mpi_error(comm, MPI_ERR_TYPE, func, "datatype is MPI_DATATYPE_NULL");

@@ -162,9 +162,11 @@ static int finish_many(const char *func, int count, MPI_Request reqs[], MPI_Stat
     }
     if (!any_error)
         return MPI_SUCCESS;
-    /* Raise once, through the handler of the first communicator involved. */
-    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
-                          "one or more requests failed; see the MPI_ERROR field of each status");
+    /* Raise once; the return value is the class itself, as programs compare
+     * it with MPI_ERR_IN_STATUS directly. */
+    tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
+                   "one or more requests failed; see the MPI_ERROR field of each status");
+    return MPI_ERR_IN_STATUS;
 }
 
 TERN_PMPI_ALIAS(Waitall)
@@ -316,9 +318,11 @@ static int some_impl(const char *func, int incount, MPI_Request reqs[], int *out
         k++;
     }
     *outcount = k;
-    if (any_error)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
-                              "one or more requests failed; see the MPI_ERROR field of each status");
+    if (any_error) {
+        tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
+                       "one or more requests failed; see the MPI_ERROR field of each status");
+        return MPI_ERR_IN_STATUS;
+    }
     return MPI_SUCCESS;
 }
 
