@@ -66,7 +66,8 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     }
     snprintf(job->kvsname, sizeof job->kvsname, "tern-%ld-%08x", (long)getpid(), seed);
     /* stdin goes to rank 0 if mpiexec has one. */
-    if (fcntl(0, F_GETFD) >= 0)
+    /* A background job reading its terminal would be stopped (SIGTTIN). */
+    if (fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp()))
         job->stdin_src = 0;
 
     /* Signals arrive through the poll loop; children unblock them. */
