@@ -92,9 +92,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     tern_comm_t *c = tern_comm_lookup(comm);
     snprintf(msg, sizeof msg, "MPI_Abort called by rank %d on %s with error code %d", tern_rt.rank,
              c ? c->name : "an invalid communicator", errorcode);
-    tern_error("%s", msg);
-    /* Aborting a sub-communicator also ends the whole job: the processes of
-     * the job are not independent. */
+    /* The process manager prints msg (our mpiexec names the rank and code;
+     * under others the PMI client prints it). Aborting a sub-communicator
+     * ends the whole job too: the processes of a job are not independent. */
     tern_pmi_abort(errorcode, msg);
 }
 
