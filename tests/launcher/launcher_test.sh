@@ -64,7 +64,10 @@ expect_no_shm() {
 # Starts mpiexec in the background; waits until every rank printed "ready".
 start_bg() {
     np=$1; shift
-    "$MPIEXEC" -n "$np" "$@" >"$OUT" 2>"$ERR" </dev/null &
+    # Create the files first: the background job opens them asynchronously.
+    : >"$OUT"
+    : >"$ERR"
+    "$MPIEXEC" -n "$np" "$@" >>"$OUT" 2>>"$ERR" </dev/null &
     BG=$!
     i=0
     while [ "$(grep -c '^ready' "$OUT")" -lt "$np" ]; do
