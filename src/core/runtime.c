@@ -90,13 +90,16 @@ static tern_status_t discover_nodes(void)
     return TERN_OK;
 }
 
+/* CPUs the node's ranks share. A rank bound to one core (mpiexec
+ * --bind-to core) sees a mask of one, which says nothing about its
+ * neighbours: then count the node's online CPUs. */
 static int cpus_available(void)
 {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
         return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    return online > 0 ? (int)online : 1;
 }
 
 static tern_status_t init_transports(tern_pmi_info_t *pmi)
