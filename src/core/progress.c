@@ -2,7 +2,32 @@
 #include "core/p2p.h"
 #include "core/runtime.h"
 
+#include "base/log.h"
+
 #include <sched.h>
+
+#define MAX_HOOKS 8
+static tern_progress_hook_fn hooks[MAX_HOOKS];
+static int n_hooks;
+
+void tern_progress_register(tern_progress_hook_fn fn)
+{
+    for (int i = 0; i < n_hooks; i++)
+        if (hooks[i] == fn)
+            return;
+    if (n_hooks == MAX_HOOKS)
+        tern_fatal("more than %d progress hooks", MAX_HOOKS);
+    hooks[n_hooks++] = fn;
+}
+
+void tern_progress_unregister(tern_progress_hook_fn fn)
+{
+    for (int i = 0; i < n_hooks; i++)
+        if (hooks[i] == fn) {
+            hooks[i] = hooks[--n_hooks];
+            return;
+        }
+}
 
 int tern_progress(void)
 {
@@ -11,6 +36,8 @@ int tern_progress(void)
         n += tern_rt.tls[i].ops->progress(tern_rt.tls[i].tl);
     if (tern_rt.n_pending_peers)
         n += tern_p2p_flush_pending();
+    for (int i = 0; i < n_hooks; i++)
+        n += hooks[i]();
     return n;
 }
 

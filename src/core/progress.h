@@ -4,8 +4,15 @@
 #ifndef TERN_CORE_PROGRESS_H
 #define TERN_CORE_PROGRESS_H
 
-/* One pass over all transports; returns the number of events handled. */
+/* One pass over all transports and registered hooks; returns the number of
+ * events handled. */
 int tern_progress(void);
+
+/* Layers above point-to-point (nonblocking collectives, RMA) register a
+ * function called on every progress pass; it returns events handled. */
+typedef int (*tern_progress_hook_fn)(void);
+void tern_progress_register(tern_progress_hook_fn fn);
+void tern_progress_unregister(tern_progress_hook_fn fn);
 
 /* Waiting helper: call after each empty tern_progress() in a wait loop. */
 void tern_progress_idle(unsigned *idle_polls);

@@ -67,6 +67,8 @@ tern_req_t *tern_req_lookup(MPI_Request handle)
 
 void tern_req_release(tern_req_t *req)
 {
+    if (req->release_fn)
+        req->release_fn(req);
     if (req->handle != MPI_REQUEST_NULL) {
         uint32_t slot = TERN_HANDLE_INDEX(req->handle) - 1;
         table[slot] = NULL;
@@ -82,9 +84,7 @@ void tern_req_complete(tern_req_t *req)
     req->complete = 1;
     if (req->persistent)
         req->active = 0;
-    if (req->freed && !req->persistent)
-        tern_req_release(req);
-    else if (req->freed && req->persistent)
+    if (req->freed)
         tern_req_release(req);
 }
 

@@ -13,6 +13,7 @@ typedef enum {
     TERN_REQ_SEND = 1,
     TERN_REQ_RECV,
     TERN_REQ_PROBE_DUMMY, /* completed receive from MPI_PROC_NULL etc. */
+    TERN_REQ_GENERIC,     /* driven by its own callbacks (collectives, RMA) */
 } tern_req_kind_t;
 
 typedef enum {
@@ -58,6 +59,14 @@ struct tern_req {
     uint64_t remote_req;        /* peer's request id */
     void *bsend_block;          /* buffered send: block in the attached buffer */
     tern_tl_comp_t get_comp;    /* rendezvous get completion */
+
+    /* TERN_REQ_GENERIC: the owner's state and callbacks. start (persistent
+     * requests: MPI_Start) begins the operation; release frees ext when
+     * the request is released. Completion is signalled with
+     * tern_req_complete. */
+    void *ext;
+    tern_status_t (*start_fn)(tern_req_t *req);
+    void (*release_fn)(tern_req_t *req);
 };
 
 tern_req_t *tern_req_alloc(tern_req_kind_t kind);

@@ -150,6 +150,12 @@ int tern_mpi_start(const char *func, tern_req_t *req)
     req->complete = 0;
     req->cancelled = 0;
     req->error = TERN_OK;
+    if (req->start_fn) {
+        tern_status_t st = req->start_fn(req);
+        if (st != TERN_OK)
+            return tern_mpi_status_error(req->comm, st, func, "cannot start the operation");
+        return MPI_SUCCESS;
+    }
     if (req->peer == MPI_PROC_NULL) {
         req->status_source = MPI_PROC_NULL;
         req->status_tag = MPI_ANY_TAG;
