@@ -360,6 +360,15 @@ TERN_P2P_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag))
 /* Collectives (basic) */
 TERN_P2P_DECL(int, Barrier, (MPI_Comm comm))
 
+/* Each area below is added to by the engineer who owns it; insert right
+ * after your marker, keep the others untouched. */
+/* @@ section: groups and communicators @@ */
+/* @@ section: info objects and attributes @@ */
+/* @@ section: derived datatypes @@ */
+/* @@ section: collectives and operations @@ */
+/* @@ section: one-sided (RMA) @@ */
+/* @@ section: Tern extensions (MPIX_) @@ */
+
 #undef TERN_P2P_DECL
 
 #ifdef __cplusplus

@@ -1,6 +1,8 @@
 #include "core/datatype.h"
 #include "core/handle.h"
 
+#include <string.h>
+
 #define DT_LIST(X)                                                             \
     X(MPI_CHAR) X(MPI_SIGNED_CHAR) X(MPI_UNSIGNED_CHAR) X(MPI_BYTE) X(MPI_WCHAR)   \
     X(MPI_SHORT) X(MPI_UNSIGNED_SHORT) X(MPI_INT) X(MPI_UNSIGNED) X(MPI_LONG)      \
@@ -65,4 +67,79 @@ const char *tern_datatype_name(MPI_Datatype dt)
 {
     int i = predefined_index(dt);
     return i < 0 ? NULL : predefined[i].name;
+}
+
+/* The pair types carry padding; every other predefined type is dense. */
+int tern_datatype_is_contig(MPI_Datatype dt)
+{
+    return tern_datatype_is_valid(dt) && tern_datatype_size(dt) == tern_datatype_extent(dt);
+}
+
+MPI_Aint tern_datatype_true_lb(MPI_Datatype dt)
+{
+    (void)dt;
+    return 0;
+}
+
+size_t tern_datatype_packed_size(MPI_Datatype dt, size_t count)
+{
+    long sz = tern_datatype_size(dt);
+    return sz < 0 ? 0 : (size_t)sz * count;
+}
+
+/* Pair types: the value, then the int right after it in the packed form. */
+static size_t pair_value_size(MPI_Datatype dt)
+{
+    return (size_t)tern_datatype_size(dt) - sizeof(int);
+}
+
+tern_status_t tern_datatype_pack(const void *buf, size_t count, MPI_Datatype dt, void *out)
+{
+    if (!tern_datatype_is_valid(dt))
+        return TERN_ERR_ARG;
+    size_t size = (size_t)tern_datatype_size(dt), extent = (size_t)tern_datatype_extent(dt);
+    if (size == extent) {
+        if (count && size)
+            memcpy(out, buf, count * size);
+        return TERN_OK;
+    }
+    size_t v = pair_value_size(dt);
+    for (size_t i = 0; i < count; i++) {
+        const char *src = (const char *)buf + i * extent;
+        char *dst = (char *)out + i * size;
+        memcpy(dst, src, v);
+        /* The int member follows the value at the next int boundary
+         * (offsets 4, 8, 8, 4, 16 for float, double, long, short and long
+         * double on LP64). */
+        memcpy(dst + v, src + (v + sizeof(int) - 1) / sizeof(int) * sizeof(int), sizeof(int));
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_datatype_unpack(const void *in, size_t in_bytes, void *buf, size_t count,
+                                   MPI_Datatype dt)
+{
+    if (!tern_datatype_is_valid(dt))
+        return TERN_ERR_ARG;
+    size_t size = (size_t)tern_datatype_size(dt), extent = (size_t)tern_datatype_extent(dt);
+    if (in_bytes > count * size)
+        in_bytes = count * size;
+    if (size == extent) {
+        if (in_bytes)
+            memcpy(buf, in, in_bytes);
+        return TERN_OK;
+    }
+    size_t v = pair_value_size(dt);
+    for (size_t i = 0; i < count && (i + 1) * size <= in_bytes; i++) {
+        const char *src = (const char *)in + i * size;
+        char *dst = (char *)buf + i * extent;
+        memcpy(dst, src, v);
+        memcpy(dst + (v + sizeof(int) - 1) / sizeof(int) * sizeof(int), src + v, sizeof(int));
+    }
+    return TERN_OK;
+}
+
+MPI_Datatype tern_datatype_basic(MPI_Datatype dt)
+{
+    return tern_datatype_is_valid(dt) ? dt : MPI_DATATYPE_NULL;
 }

@@ -1,19 +1,45 @@
-/* Datatypes. This milestone has the predefined types only; their handle
- * carries the size (bits 8-15 of the handle). */
+/* Datatypes: the engine every layer uses to move typed data.
+ *
+ * Contract (used by point-to-point and collectives alike):
+ *  - A valid datatype is predefined or a committed derived type.
+ *  - Data of `count` elements of `dt` at `buf` is either one contiguous block
+ *    of count * size bytes starting at buf + true_lb (tern_datatype_is_contig)
+ *    or must be packed/unpacked.
+ *  - The packed form of (count, dt) is count * size bytes, elements in type
+ *    map order, no padding: what goes over the wire.
+ * Predefined handles carry their extent in bits 8-15 (include/mpi.h). */
 #ifndef TERN_CORE_DATATYPE_H
 #define TERN_CORE_DATATYPE_H
 
+#include "base/status.h"
 #include <mpi.h>
 #include <stddef.h>
 
+int tern_datatype_is_valid(MPI_Datatype dt);
 /* Size in bytes of a valid datatype (data only), -1 if the handle is not
  * one. */
 long tern_datatype_size(MPI_Datatype dt);
-/* Extent: the bytes one element spans in memory (what point-to-point moves
- * per element of a predefined type, padding included). */
+/* Extent: the bytes one element spans in memory (padding included). */
 long tern_datatype_extent(MPI_Datatype dt);
 /* Name for messages ("MPI_INT"), or NULL if unknown. */
 const char *tern_datatype_name(MPI_Datatype dt);
-int tern_datatype_is_valid(MPI_Datatype dt);
+
+/* 1 if count elements of dt form one block of count * size bytes at
+ * buf + true_lb (true for every predefined type without padding). */
+int tern_datatype_is_contig(MPI_Datatype dt);
+/* Offset of the first byte of data from buf (0 for predefined types). */
+MPI_Aint tern_datatype_true_lb(MPI_Datatype dt);
+/* Bytes of the packed form of count elements. */
+size_t tern_datatype_packed_size(MPI_Datatype dt, size_t count);
+/* Pack count elements at buf into out (packed_size bytes). */
+tern_status_t tern_datatype_pack(const void *buf, size_t count, MPI_Datatype dt, void *out);
+/* Unpack in_bytes of packed data into count elements at buf; in_bytes may be
+ * less than the full packed size (a short message): only whole or partial
+ * elements that arrived are written. */
+tern_status_t tern_datatype_unpack(const void *in, size_t in_bytes, void *buf, size_t count,
+                                   MPI_Datatype dt);
+/* The one predefined type every element of dt is made of (for reductions),
+ * or MPI_DATATYPE_NULL when dt mixes types. */
+MPI_Datatype tern_datatype_basic(MPI_Datatype dt);
 
 #endif
