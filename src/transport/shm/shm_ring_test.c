@@ -48,7 +48,8 @@ static int verify(const unsigned char *buf, uint64_t seq, size_t len)
 
 static void *new_ring(size_t cell_size, unsigned cells, tern_shm_ring_t *prod, tern_shm_ring_t *cons)
 {
-    void *mem = aligned_alloc(4096, tern_shm_ring_bytes(cell_size, cells));
+    /* cell_size is a multiple of 64, so the size is a multiple of the alignment. */
+    void *mem = aligned_alloc(TERN_SHM_CACHE_LINE, tern_shm_ring_bytes(cell_size, cells));
     if (mem == NULL)
         abort();
     memset(mem, 0xa5, tern_shm_ring_bytes(cell_size, cells)); /* format must clear it */
