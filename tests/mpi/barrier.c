@@ -1,12 +1,11 @@
 /* MPI_Barrier: no rank leaves before every rank has entered. Each rank
  * records CLOCK_MONOTONIC (system-wide on one node) just before entering and
  * just after leaving each of 1000 barriers; now and then one rank sleeps
- * before entering. Rank 0 then checks, for every barrier, that the latest
- * entry precedes the earliest exit. Also: Barrier on MPI_COMM_SELF, and a
- * message-count invariant (messages sent before a barrier can be probed
- * for... only after being received, so: every rank sends one message to its
- * right neighbour before barrier i and receives it after; the barrier must not
- * mix up iterations). */
+ * 20 ms before entering. Rank 0 then checks, for every barrier, that the
+ * latest entry precedes the earliest exit. Also 100 rounds in which every
+ * rank posts a receive, meets the others in a barrier, and a root then uses
+ * MPI_Rsend (correct only if the barrier really waited for all receives to be
+ * posted); and MPI_Barrier(MPI_COMM_SELF). */
 #include "mtest.h"
 
 enum { ITERS = 1000 };
@@ -59,16 +58,11 @@ static void test_order(void)
     mtest_end();
 }
 
-/* Ranks take turns writing a counter file-free: rank k sends a token to
- * everyone in round k, after a barrier everyone must find it with Iprobe
- * once the barrier following the send's completion returns (Ssend completes
- * only when matched, so use a Ssend/receive pair inside the round). */
 static void test_rounds(void)
 {
     mtest_begin("barrier_rounds");
-    /* In round i, rank (i % size) does an Ssend to every other rank only
-     * after everyone posted the receive for round i (barrier), and the others
-     * must not get a message of round i+1 before the round-i barrier. */
+    /* Round i: everyone but the root posts a receive, barrier, then the
+     * root ready-sends the round number to everyone. */
     for (int i = 0; i < 100; i++) {
         int root = i % mtest_size;
         MPI_Request r = MPI_REQUEST_NULL;
