@@ -82,8 +82,8 @@ void tern_req_release(tern_req_t *req)
 void tern_req_complete(tern_req_t *req)
 {
     req->complete = 1;
-    if (req->persistent)
-        req->active = 0;
+    /* A persistent request stays active until the user's Wait/Test sees
+     * the completion (that is where its status is read). */
     if (req->freed)
         tern_req_release(req);
 }
