@@ -363,7 +363,55 @@ TERN_P2P_DECL(int, Barrier, (MPI_Comm comm))
 /* Each area below is added to by the engineer who owns it; insert right
  * after your marker, keep the others untouched. */
 /* @@ section: groups and communicators @@ */
+TERN_P2P_DECL(int, Group_size, (MPI_Group group, int *size))
+TERN_P2P_DECL(int, Group_rank, (MPI_Group group, int *rank))
+TERN_P2P_DECL(int, Group_free, (MPI_Group *group))
+TERN_P2P_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+TERN_P2P_DECL(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+TERN_P2P_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+TERN_P2P_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+TERN_P2P_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+TERN_P2P_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+TERN_P2P_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+TERN_P2P_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+TERN_P2P_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+TERN_P2P_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+TERN_P2P_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+TERN_P2P_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size))
+TERN_P2P_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+TERN_P2P_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+TERN_P2P_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+TERN_P2P_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+TERN_P2P_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+TERN_P2P_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+TERN_P2P_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+TERN_P2P_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+TERN_P2P_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+TERN_P2P_DECL(int, Comm_free, (MPI_Comm *comm))
+TERN_P2P_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+TERN_P2P_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+TERN_P2P_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+TERN_P2P_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+TERN_P2P_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+TERN_P2P_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 /* @@ section: info objects and attributes @@ */
+TERN_P2P_DECL(int, Info_create, (MPI_Info *info))
+TERN_P2P_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
+TERN_P2P_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+TERN_P2P_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+TERN_P2P_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+TERN_P2P_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+TERN_P2P_DECL(int, Info_delete, (MPI_Info info, const char *key))
+TERN_P2P_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+TERN_P2P_DECL(int, Info_free, (MPI_Info *info))
+/* Predefined attribute callbacks (functions, as in Open MPI). */
+int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+TERN_P2P_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state))
+TERN_P2P_DECL(int, Comm_free_keyval, (int *comm_keyval))
+TERN_P2P_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+TERN_P2P_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
 /* @@ section: derived datatypes @@ */
 /* @@ section: collectives and operations @@ */
 /* @@ section: one-sided (RMA) @@ */

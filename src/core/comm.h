@@ -1,11 +1,27 @@
 /* Communicators. A communicator maps its ranks to world ranks and owns two
  * context ids: one for point-to-point, one (+1) for collectives, so internal
- * collective traffic never matches user receives. */
+ * collective traffic never matches user receives.
+ *
+ * MPI_COMM_WORLD and MPI_COMM_SELF are static objects; the others live in a
+ * table that grows by doubling, handle 0x84000000 | index. An
+ * intercommunicator describes its local group with rank/size/world_ranks,
+ * and its remote group with remote_size/remote_world_ranks: destinations
+ * and sources of point-to-point are remote ranks. It carries an internal
+ * intracommunicator over its local group (local_comm) for the agreements of
+ * Intercomm_merge and Comm_dup. */
 #ifndef TERN_CORE_COMM_H
 #define TERN_CORE_COMM_H
 
+#include "base/status.h"
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
+
+typedef struct tern_attr {
+    struct tern_attr *next;
+    int keyval;
+    void *value;
+} tern_attr_t;
 
 typedef struct tern_comm {
     MPI_Comm handle;
@@ -16,6 +32,14 @@ typedef struct tern_comm {
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
     unsigned coll_seq;     /* collective sequence number, for tags */
+    /* Intercommunicators. */
+    int is_inter;
+    int remote_size;
+    int *remote_world_ranks;
+    struct tern_comm *local_comm;
+    /* Attributes (newest first) and info hints (MPI_INFO_NULL or owned). */
+    tern_attr_t *attrs;
+    MPI_Info info;
 } tern_comm_t;
 
 /* Handle to object; NULL if the handle is not a live communicator. */
@@ -23,9 +47,54 @@ tern_comm_t *tern_comm_lookup(MPI_Comm comm);
 void tern_comm_init_predefined(int world_rank, int world_size);
 void tern_comm_finalize(void);
 
+/* A new communicator with a handle, context id ctx, our rank and the world
+ * ranks of its (local) group (copied; NULL: the identity over n ranks).
+ * Errhandler and nothing else are inherited from parent (may be NULL). */
+tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, int n,
+                            const int *world_ranks, tern_comm_t **comm_p);
+/* Frees the object and its context ids; attributes must be gone already.
+ * Pending operations are unaffected: requests keep world ranks, not the
+ * communicator. */
+void tern_comm_destroy(tern_comm_t *c);
+
+/* World rank of a rank of c: for an intercommunicator, a rank of the remote
+ * group (the peers of its point-to-point). */
 static inline int tern_comm_world_rank(const tern_comm_t *c, int rank)
+{
+    if (c->is_inter)
+        return c->remote_world_ranks[rank];
+    return c->world_ranks ? c->world_ranks[rank] : rank;
+}
+
+/* World rank of a rank of the local group. */
+static inline int tern_comm_local_world_rank(const tern_comm_t *c, int rank)
 {
     return c->world_ranks ? c->world_ranks[rank] : rank;
 }
+
+/* Ranks as seen by point-to-point: the remote group's size for an
+ * intercommunicator. */
+static inline int tern_comm_peer_size(const tern_comm_t *c)
+{
+    return c->is_inter ? c->remote_size : c->size;
+}
+
+/* ---- Context ids (context_id.c) ---------------------------------------- */
+
+#define TERN_CTX_SLOTS 4096
+#define TERN_CTX_MASK_WORDS (TERN_CTX_SLOTS / 32)
+
+typedef struct {
+    uint32_t free[TERN_CTX_MASK_WORDS]; /* bit set: slot free here */
+    uint32_t cursor;
+} tern_ctx_mask_t;
+
+void tern_ctx_init(void);
+void tern_ctx_mask_local(tern_ctx_mask_t *m);
+/* Combines two masks (tern_xchg_combine_fn): AND of free bits, max cursor. */
+void tern_ctx_mask_combine(void *inout, const void *in, size_t bytes);
+/* Picks n free slots of a combined mask and marks them used here. */
+tern_status_t tern_ctx_pick(const tern_ctx_mask_t *m, int n, uint32_t *ctx_ids);
+void tern_ctx_release(uint32_t ctx);
 
 #endif

@@ -33,37 +33,6 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Comm_get_attr)
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    static const char *const func = "MPI_Comm_get_attr";
-    /* Values of the predefined attributes live here; callers get pointers. */
-    static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-    static int universe, appnum;
-    TERN_CHECK_INIT(func);
-    tern_comm_t *c;
-    int err = tern_check_comm(func, comm, &c);
-    if (err)
-        return err;
-    if (!attribute_val || !flag)
-        return tern_mpi_error(comm, MPI_ERR_ARG, func, "%s is NULL",
-                              !flag ? "flag" : "attribute_val");
-    int *v = NULL;
-    switch (keyval) {
-    case MPI_TAG_UB: v = &tag_ub; break;
-    case MPI_HOST: v = &host; break;
-    case MPI_IO: v = &io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: universe = tern_rt.universe_size; v = &universe; break;
-    case MPI_APPNUM: appnum = tern_rt.appnum; v = &appnum; break;
-    default:
-        return tern_mpi_error(comm, MPI_ERR_KEYVAL, func, "invalid keyval %d", keyval);
-    }
-    *(int **)attribute_val = v;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
 TERN_PMPI_ALIAS(Type_size)
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {

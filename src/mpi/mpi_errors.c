@@ -329,23 +329,39 @@ int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, int coun
     return MPI_SUCCESS;
 }
 
+/* Names the peers of point-to-point: the remote group of an
+ * intercommunicator. */
+static const char *peer_desc(const tern_comm_t *comm, char *buf, size_t len)
+{
+    const char *what = comm->is_inter ? "the remote group of " : "";
+    if (comm->name[0])
+        snprintf(buf, len, "%s%s", what, comm->name);
+    else
+        snprintf(buf, len, "%scommunicator 0x%x", what, (unsigned)comm->handle);
+    return buf;
+}
+
 int tern_check_dest(const char *func, tern_comm_t *comm, int dest)
 {
-    if (__builtin_expect((dest < 0 || dest >= comm->size) && dest != MPI_PROC_NULL, 0))
+    int n = tern_comm_peer_size(comm);
+    char buf[MPI_MAX_OBJECT_NAME + 64];
+    if (__builtin_expect((dest < 0 || dest >= n) && dest != MPI_PROC_NULL, 0))
         return tern_mpi_error(comm->handle, MPI_ERR_RANK, func,
                               "destination rank %d is out of range (%s has %d ranks)", dest,
-                              comm->name, comm->size);
+                              peer_desc(comm, buf, sizeof buf), n);
     return MPI_SUCCESS;
 }
 
 int tern_check_source(const char *func, tern_comm_t *comm, int source)
 {
-    if (__builtin_expect((source < 0 || source >= comm->size) && source != MPI_PROC_NULL &&
+    int n = tern_comm_peer_size(comm);
+    char buf[MPI_MAX_OBJECT_NAME + 64];
+    if (__builtin_expect((source < 0 || source >= n) && source != MPI_PROC_NULL &&
                              source != MPI_ANY_SOURCE,
                          0))
         return tern_mpi_error(comm->handle, MPI_ERR_RANK, func,
                               "source rank %d is out of range (%s has %d ranks)", source,
-                              comm->name, comm->size);
+                              peer_desc(comm, buf, sizeof buf), n);
     return MPI_SUCCESS;
 }
 

@@ -1,0 +1,34 @@
+/* Process groups: an ordered list of world ranks. Group handles index a
+ * table that grows by doubling (0x88000000 | index); MPI_GROUP_EMPTY is a
+ * predefined object. Each handle owns its group (no sharing), so
+ * MPI_Group_free simply frees it. */
+#ifndef TERN_CORE_GROUP_H
+#define TERN_CORE_GROUP_H
+
+#include "base/status.h"
+#include <mpi.h>
+
+typedef struct tern_group {
+    MPI_Group handle;
+    int size;
+    int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
+    int *world_ranks; /* group rank -> world rank */
+} tern_group_t;
+
+/* Handle to object; NULL if not a live group (MPI_GROUP_EMPTY is live). */
+tern_group_t *tern_group_lookup(MPI_Group handle);
+/* New group with a handle from a list of world ranks (copied). n == 0 gives
+ * MPI_GROUP_EMPTY. */
+tern_status_t tern_group_new(const int *world_ranks, int n, MPI_Group *handle_p);
+/* Frees a group made by tern_group_new (MPI_GROUP_EMPTY is left alone). */
+void tern_group_free(MPI_Group handle);
+
+/* Rank in g of a world rank, or MPI_UNDEFINED. */
+int tern_group_rank_of_world(const tern_group_t *g, int world_rank);
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL, from two lists of world ranks. */
+int tern_group_compare_ranks(const int *a, int na, const int *b, int nb);
+
+/* Frees every group still allocated (MPI_Finalize). */
+void tern_group_finalize(void);
+
+#endif

@@ -1,0 +1,30 @@
+/* MPI_Info objects: ordered (key, value) string pairs. Handles index a
+ * table (0x9c000000 | index); MPI_INFO_ENV is a read-only predefined object
+ * filled on first use (command, argv, maxprocs, host, wdir, thread_level). */
+#ifndef TERN_CORE_INFO_H
+#define TERN_CORE_INFO_H
+
+#include "base/status.h"
+#include <mpi.h>
+
+typedef struct {
+    int n, cap;
+    char **keys, **vals;
+    int read_only;
+} tern_info_t;
+
+/* Handle to object (MPI_INFO_ENV included); NULL if not live. */
+tern_info_t *tern_info_lookup(MPI_Info handle);
+tern_status_t tern_info_create(MPI_Info *handle_p);
+tern_status_t tern_info_dup(MPI_Info src, MPI_Info *handle_p);
+void tern_info_free(MPI_Info handle);
+
+tern_status_t tern_info_set(tern_info_t *info, const char *key, const char *value);
+/* Value of key, or NULL. */
+const char *tern_info_get(const tern_info_t *info, const char *key);
+/* 1 if the key was there. */
+int tern_info_delete(tern_info_t *info, const char *key);
+
+void tern_info_finalize(void);
+
+#endif
