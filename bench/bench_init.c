@@ -1,0 +1,143 @@
+/* tern-bench init: start-up cost. Every rank times MPI_Init and
+ * MPI_Init + MPI_Finalize on its own monotonic clock; the maximum over ranks
+ * is reported (as osu_init does for MPI_Init).
+ *
+ * After MPI_Finalize the ranks cannot talk through MPI any more, so each
+ * writes its times into a small shared file that rank 0 created and named
+ * to the others (same node only, which start-up tests are); rank 0 collects
+ * them after its own MPI_Finalize. Validation: every rank must report, with
+ * the same world size and a distinct rank. */
+#include "harness.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NAME_LEN 256
+#define COLLECT_TIMEOUT_S 60
+
+/* One rank's report in the shared file; `done` is written last. */
+typedef struct slot {
+    int64_t init_ns, total_ns;
+    int32_t rank, size;
+    int32_t done;
+    int32_t pad;
+} slot;
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tern-bench-init [--json]   (run under any MPI's mpiexec)\n"
+               "  reports the time of MPI_Init and of MPI_Init + MPI_Finalize, max over ranks\n"
+               "  --json        print one JSON object instead of the table\n"
+               "  -h, --help    this help\n");
+}
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "tern-bench init: %s\n", what);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(stdout), 0;
+        else return fprintf(stderr, "tern-bench-init: unknown option '%s'\n", argv[i]), usage(stderr), 1;
+    }
+
+    int64_t t0 = now_ns();
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) fail("MPI_Init failed");
+    int64_t t_init = now_ns() - t0;
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    bench_library_version(lib, sizeof lib);
+
+    /* Rank 0 names the shared file; the others open it. */
+    char name[NAME_LEN] = "";
+    int fd = -1;
+    if (rank == 0) {
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        snprintf(name, sizeof name, "%s/tern-bench-init-XXXXXX", dir);
+        fd = mkstemp(name);
+        if (fd < 0 || ftruncate(fd, (off_t)(sizeof(slot) * size)) != 0) {
+            perror("tern-bench init: shared file");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        for (int r = 1; r < size; r++) MPI_Send(name, NAME_LEN, MPI_CHAR, r, 7, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(name, NAME_LEN, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        name[NAME_LEN - 1] = '\0';
+        fd = open(name, O_RDWR);
+        if (fd < 0) {
+            perror("tern-bench init: cannot open rank 0's shared file (ranks on different nodes?)");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    slot *slots = mmap(NULL, sizeof(slot) * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (slots == MAP_FAILED) {
+        perror("tern-bench init: mmap");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    if (MPI_Finalize() != MPI_SUCCESS) fail("MPI_Finalize failed");
+    int64_t t_total = now_ns() - t0;
+
+    slot *me = &slots[rank];
+    me->init_ns = t_init, me->total_ns = t_total, me->rank = rank, me->size = size;
+    __atomic_store_n(&me->done, 1, __ATOMIC_RELEASE);
+    if (rank != 0) return 0;
+
+    /* Rank 0: wait for every report, then check and print. */
+    int64_t deadline = now_ns() + (int64_t)COLLECT_TIMEOUT_S * 1000000000;
+    int64_t init_max = 0, total_max = 0;
+    for (int r = 0; r < size; r++) {
+        while (!__atomic_load_n(&slots[r].done, __ATOMIC_ACQUIRE)) {
+            if (now_ns() > deadline) {
+                unlink(name);
+                fprintf(stderr, "tern-bench init: validation failed: rank %d never reported\n", r);
+                return 2;
+            }
+            usleep(1000);
+        }
+        if (slots[r].rank != r || slots[r].size != size) {
+            unlink(name);
+            fprintf(stderr, "tern-bench init: validation failed: slot %d holds rank %d of %d (world size %d)\n", r,
+                    slots[r].rank, slots[r].size, size);
+            return 2;
+        }
+        if (slots[r].init_ns > init_max) init_max = slots[r].init_ns;
+        if (slots[r].total_ns > total_max) total_max = slots[r].total_ns;
+    }
+    unlink(name);
+    munmap(slots, sizeof(slot) * size);
+    if (json) {
+        printf("{\"benchmark\":\"init\",\"library\":\"%s\",\"ranks\":%d,\"results\":[{\"size\":0,"
+               "\"init_ms\":%.6g,\"init_finalize_ms\":%.6g,\"iterations\":1}],\"validated_sizes\":1,"
+               "\"validated_buffers\":%d}\n",
+               lib, size, init_max / 1e6, total_max / 1e6, size);
+    } else {
+        printf("# tern-bench Init Test (%s, %d ranks)\n", lib, size);
+        printf("%-12s%20s%28s\n", "# Ranks", "MPI_Init (ms)", "MPI_Init+Finalize (ms)");
+        printf("%-12d%20.2f%28.2f\n", size, init_max / 1e6, total_max / 1e6);
+        printf("# validation: %d ranks reported, all consistent\n", size);
+    }
+    return 0;
+}

@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""Side-by-side comparison of Tern with Open MPI and MPICH.
+
+Builds the tern-bench sources (bench/) with Tern's mpicc, mpicc.openmpi and
+mpicc.mpich, runs each under its own launcher (2 ranks, one per core, for
+point-to-point and collectives), interleaving the implementations within
+every round and rotating their order from round to round, so that noise hits
+all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
+32 ranks, oversubscribed and unbound above the core count), the wall clock of
+`mpiexec -n 8` of a trivial program, and this machine's memcpy bandwidth and
+cross-core cache-line latency. Writes report.md (medians over rounds, ratio
+Tern / best peer, the targets, Tern's distance to the physical limits),
+results.json (every raw figure) and PNG plots into the output directory.
+
+Usage: scripts/run-compare.sh [options]   (see --help)
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+IMPLS = ["tern", "openmpi", "mpich"]
+LABEL = {"tern": "Tern", "openmpi": "Open MPI", "mpich": "MPICH"}
+P2P = ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
+COLL = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter",
+        "reduce_scatter"]
+# benchmark -> (metric key, unit, higher is better)
+METRIC = {"latency": ("latency_us", "us", False), "multi_lat": ("latency_us", "us", False),
+          "bw": ("bw_mbs", "MB/s", True), "bibw": ("bibw_mbs", "MB/s", True),
+          "mbw_mr": ("bw_mbs", "MB/s", True)}
+for _c in COLL:
+    METRIC[_c] = ("latency_us", "us", False)
+INIT_RANKS = [2, 8, 32]
+LAUNCH_RANKS = 8
+
+
+def log(msg):
+    print(f"[compare {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run(cmd, timeout, env=None, cwd=None):
+    """Runs cmd; returns (rc, stdout, stderr); rc None on timeout."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        return None, e.stdout or "", e.stderr or ""
+    except OSError as e:
+        return 127, "", str(e)
+
+
+# ---------------------------------------------------------------- build
+
+def build_tern(scratch, jobs):
+    """Release build of this checkout, installed into scratch; returns the prefix."""
+    bdir, prefix = os.path.join(scratch, "tern-build"), os.path.join(scratch, "tern-install")
+    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    steps = [["cmake", "-S", REPO, "-B", bdir, *gen, "-DCMAKE_BUILD_TYPE=Release", "-DTERN_WERROR=OFF",
+              "-DTERN_SANITIZE=OFF", f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+             ["cmake", "--build", bdir, "-j", str(jobs)],
+             ["cmake", "--install", bdir]]
+    for cmd in steps:
+        log(" ".join(cmd))
+        rc, out, err = run(cmd, 1800)
+        if rc != 0:
+            sys.exit(f"compare: building Tern failed ({' '.join(cmd)}):\n{out[-3000:]}\n{err[-3000:]}")
+    return prefix
+
+
+def toolchains(tern_prefix):
+    root = os.geteuid() == 0
+    ompi = ["mpirun.openmpi"] + (["--allow-run-as-root"] if root else [])
+    return {
+        "tern": {"mpicc": os.path.join(tern_prefix, "bin", "mpicc"),
+                 "launch": [os.path.join(tern_prefix, "bin", "mpiexec")],
+                 "bind": ["--bind-to", "core"], "unbound": ["--bind-to", "none"]},
+        "openmpi": {"mpicc": "mpicc.openmpi", "launch": ompi,
+                    "bind": ["--bind-to", "core", "--map-by", "core"],
+                    "unbound": ["--oversubscribe", "--bind-to", "none"]},
+        "mpich": {"mpicc": "mpicc.mpich", "launch": ["mpiexec.mpich"],
+                  "bind": ["-bind-to", "core"], "unbound": ["-bind-to", "none"]},
+    }
+
+
+def build_benchmarks(impl, tc, outdir, names):
+    """Compiles every benchmark with this implementation's mpicc; returns
+    {name: path} of those that built (a Tern without a collective lacks it)."""
+    os.makedirs(outdir, exist_ok=True)
+    bench = os.path.join(REPO, "bench")
+    built, failed = {}, []
+    for name in names + ["trivial"]:
+        if name == "trivial":
+            srcs = [os.path.join(HERE, "trivial.c")]
+        else:
+            srcs = [os.path.join(bench, "harness.c"), os.path.join(bench, f"bench_{name}.c")]
+            if name in COLL:
+                srcs.append(os.path.join(bench, "coll_driver.c"))
+        exe = os.path.join(outdir, name)
+        rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs], 300)
+        if rc == 0:
+            built[name] = exe
+        else:
+            failed.append(name)
+    if failed:
+        log(f"{LABEL[impl]}: not built (missing functions or compiler): {' '.join(failed)}")
+    return built
+
+
+# ---------------------------------------------------------------- running
+
+def parse_json(stdout):
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                pass
+    return None
+
+
+class Results:
+    """raw[impl][key][size][metric] = [value per round]."""
+
+    def __init__(self):
+        self.raw = {i: {} for i in IMPLS}
+        self.library = {}
+        self.failures = []
+
+    def add(self, impl, key, size, metric, value):
+        self.raw[impl].setdefault(key, {}).setdefault(str(size), {}).setdefault(metric, []).append(value)
+
+    def median(self, impl, key, size, metric):
+        vals = self.raw.get(impl, {}).get(key, {}).get(str(size), {}).get(metric)
+        return statistics.median(vals) if vals else None
+
+    def sizes(self, key):
+        s = set()
+        for impl in IMPLS:
+            s.update(int(x) for x in self.raw[impl].get(key, {}))
+        return sorted(s)
+
+
+def run_bench(res, impl, tc, exe, key, np, args, bound, timeout):
+    cmd = tc["launch"] + ["-n", str(np)] + (tc["bind"] if bound else tc["unbound"]) + [exe] + args + ["--json"]
+    rc, out, err = run(cmd, timeout)
+    doc = parse_json(out) if rc == 0 else None
+    if not doc:
+        why = "timed out" if rc is None else f"exit {rc}"
+        res.failures.append(f"{LABEL[impl]} {key}: {why}: {' '.join(cmd)}\n{(err or out)[-1500:]}")
+        log(f"  {LABEL[impl]} {key}: FAILED ({why})")
+        return
+    res.library[impl] = doc.get("library", "?")
+    for row in doc["results"]:
+        for m, v in row.items():
+            if m not in ("size", "iterations"):
+                res.add(impl, key, row["size"], m, v)
+
+
+def time_launch(res, impl, tc, exe, reps, timeout):
+    """Median wall clock (ms) of `mpiexec -n 8 trivial` over reps runs."""
+    cmd = tc["launch"] + ["-n", str(LAUNCH_RANKS)] + tc["unbound"] + [exe]
+    walls = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        rc, out, err = run(cmd, timeout)
+        t = (time.perf_counter() - t0) * 1e3
+        if rc != 0:
+            res.failures.append(f"{LABEL[impl]} launch: exit {rc}: {' '.join(cmd)}\n{err[-1500:]}")
+            return
+        walls.append(t)
+    res.add(impl, f"launch_np{LAUNCH_RANKS}", 0, "wall_ms", statistics.median(walls))
+
+
+def measure_limits(scratch, quick):
+    exe = os.path.join(scratch, "memlimits")
+    rc, out, err = run(["cc", "-O2", "-pthread", "-o", exe, os.path.join(HERE, "memlimits.c")], 120)
+    if rc != 0:
+        log(f"memlimits did not build: {err[-500:]}")
+        return None
+    rc, out, err = run([exe] + (["--quick"] if quick else []), 300)
+    return parse_json(out) if rc == 0 else None
+
+
+# ---------------------------------------------------------------- report
+
+def fmt(v, unit=""):
+    if v is None:
+        return "n/a"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 100:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def size_label(s):
+    s = int(s)
+    if s >= 1 << 20 and s % (1 << 20) == 0:
+        return f"{s >> 20} MB"
+    if s >= 1024 and s % 1024 == 0:
+        return f"{s >> 10} KB"
+    return f"{s} B"
+
+
+def best_peer(res, key, size, metric, higher):
+    vals = [(res.median(p, key, size, metric), p) for p in IMPLS if p != "tern"]
+    vals = [(v, p) for v, p in vals if v is not None]
+    if not vals:
+        return None, None
+    return (max if higher else min)(vals)
+
+
+def ratio(t, b):
+    return t / b if t is not None and b else None
+
+
+def table(res, key, metric, unit, higher):
+    lines = [f"| size | {' | '.join(LABEL[i] + ' (' + unit + ')' for i in IMPLS)} | Tern / best peer |",
+             "|---:|" + "---:|" * (len(IMPLS) + 1)]
+    for s in res.sizes(key):
+        t = res.median("tern", key, s, metric)
+        b, _ = best_peer(res, key, s, metric, higher)
+        r = ratio(t, b)
+        cells = [fmt(res.median(i, key, s, metric), unit) for i in IMPLS]
+        lines.append(f"| {size_label(s)} | {' | '.join(cells)} | {f'{r:.2f}' if r else 'n/a'} |")
+    return "\n".join(lines)
+
+
+def targets(res):
+    """(description, Tern, best peer, worst ratio, bound, met) per target of the issue."""
+    rows = []
+
+    def worst(key, metric, sizes, higher):
+        rs = []
+        for s in sizes:
+            t = res.median("tern", key, s, metric)
+            b, _ = best_peer(res, key, s, metric, higher)
+            r = ratio(t, b)
+            if r is None:
+                return None, None, None, None
+            rs.append((r, s, t, b))
+        if not rs:
+            return None, None, None, None
+        r, s, t, b = (min if higher else max)(rs)
+        return r, s, t, b
+
+    lat_small = [s for s in res.sizes("latency") if s <= 64]
+    r, s, t, b = worst("latency", "latency_us", lat_small, False)
+    rows.append(("latency 0-64 B (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, "<= 0.8", r is not None and r <= 0.8, "us"))
+    r, s, t, b = worst("latency", "latency_us", [4096] if 4096 in res.sizes("latency") else [], False)
+    rows.append(("latency 4 KB", t, b, r, "<= 0.8", r is not None and r <= 0.8, "us"))
+    for key, metric in (("bw", "bw_mbs"), ("bibw", "bibw_mbs")):
+        big = [s for s in res.sizes(key) if 256 << 10 <= s <= 4 << 20]
+        r, s, t, b = worst(key, metric, big, True)
+        rows.append((f"{key} 256 KB-4 MB (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, ">= 1.2", r is not None and r >= 1.2, "MB/s"))
+    for n in INIT_RANKS:
+        r, s, t, b = worst(f"init_np{n}", "init_finalize_ms", [0], False)
+        rows.append((f"MPI_Init+MPI_Finalize, {n} ranks (ms)", t, b, r, "<= 0.5", r is not None and r <= 0.5, "ms"))
+    r, s, t, b = worst(f"launch_np{LAUNCH_RANKS}", "wall_ms", [0], False)
+    rows.append((f"mpiexec -n {LAUNCH_RANKS} trivial, wall clock (ms)", t, b, r, "<= 1.0", r is not None and r <= 1.0, "ms"))
+    return rows
+
+
+def plots(res, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing (apt install python3-matplotlib): no plots")
+        return []
+    made = []
+    for key in P2P + COLL:
+        metric, unit, higher = METRIC[key]
+        sizes = [s for s in res.sizes(key) if s > 0]
+        if len(sizes) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for impl in IMPLS:
+            pts = [(s, res.median(impl, key, s, metric)) for s in sizes]
+            pts = [(s, v) for s, v in pts if v]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=LABEL[impl])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel(("bandwidth" if higher else "latency") + f" ({unit})")
+        ax.set_title(f"{key} (median over rounds)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        name = f"{key}.png"
+        fig.savefig(os.path.join(outdir, name), dpi=100)
+        plt.close(fig)
+        made.append(name)
+    return made
+
+
+def machine():
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def git_rev():
+    rc, out, _ = run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], 30)
+    rc2, dirty, _ = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"], 30)
+    return (out.strip() if rc == 0 else "?") + (" (with uncommitted changes)" if rc2 == 0 and dirty.strip() else "")
+
+
+def write_report(res, limits, args, meta, outdir, pngs):
+    L = []
+    L.append("# Tern vs Open MPI vs MPICH: side-by-side benchmarks\n")
+    if args.quick:
+        L.append("> **Quick mode: tiny sizes and iteration counts. This checks the tool end to end; "
+                 "its figures are not measurements.**\n")
+    load = meta["load_before"], meta["load_after"]
+    if max(load) > 0.5 * (os.cpu_count() or 1):
+        L.append(f"> **Noisy machine: load average {load[0]:.2f} before, {load[1]:.2f} after, on "
+                 f"{os.cpu_count()} cores. Only a quiet machine gives figures worth comparing.**\n")
+    L.append(f"Generated by `scripts/run-compare.sh` on {meta['date']} ({meta['duration_s']:.0f} s). "
+             f"Machine: {machine()}. Tern {meta['git']}.\n")
+    L.append("Libraries: " + "; ".join(f"{LABEL[i]}: {res.library.get(i, 'n/a')}" for i in IMPLS) + ".\n")
+    L.append(f"Method: the same `bench/` sources built with each implementation's `mpicc -O2`; "
+             f"{args.rounds} rounds, and within each round every benchmark runs once per implementation, "
+             f"in an order rotated from round to round; each figure is the median over rounds. "
+             f"Point-to-point and collectives: {args.ranks} ranks bound one per core "
+             f"(`--bind-to core`, `-bind-to core`). Start-up: ranks unbound, oversubscribed above "
+             f"{os.cpu_count()} cores. Each run checks the data it received.\n")
+
+    L.append("## Targets\n")
+    L.append("| target | Tern | best peer | Tern / best peer | required | met |")
+    L.append("|---|---:|---:|---:|---|---|")
+    for desc, t, b, r, bound, met, unit in targets(res):
+        L.append(f"| {desc} | {fmt(t, unit)} | {fmt(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
+                 f"{'yes' if met else ('no' if r else 'n/a')} |")
+    L.append("")
+
+    L.append("## This machine's limits, and Tern's distance to them\n")
+    if limits:
+        mc = limits.get("memcpy_gbs", {})
+        L.append("| memcpy, one thread | " + " | ".join(size_label(s) for s in mc) + " |")
+        L.append("|---|" + "---:|" * len(mc))
+        L.append("| GB/s | " + " | ".join(f"{v:.1f}" for v in mc.values()) + " |\n")
+        cl = limits.get("cacheline_ns")
+        if cl:
+            L.append(f"Cross-core cache-line transfer, one way (flag ping-pong, cores 0 and 1): median "
+                     f"{cl:.0f} ns, best {limits.get('cacheline_ns_min', cl):.0f} ns.\n")
+        t1 = res.median("tern", "latency", min(res.sizes("latency") or [0]), "latency_us")
+        if cl and t1:
+            L.append(f"- Tern's smallest-message latency, {t1 * 1e3:.0f} ns, is {t1 * 1e3 / cl:.2f} cache-line "
+                     f"transfers (a one-way message needs at least one).")
+        for s in (65536, 1 << 20, 4 << 20):
+            t = res.median("tern", "bw", s, "bw_mbs")
+            m = mc.get(str(s))
+            if t and m:
+                L.append(f"- Tern's bandwidth at {size_label(s)}: {t / 1e3:.1f} GB/s, {100 * t / 1e3 / m:.0f}% of "
+                         f"memcpy at that size ({m:.1f} GB/s; a single-copy transfer can approach 100%, "
+                         f"a copy in and out of a shared buffer about 50%).")
+        L.append("")
+    else:
+        L.append("(memlimits did not run)\n")
+
+    L.append(f"## Point-to-point ({args.ranks} ranks)\n")
+    for key in P2P:
+        if res.sizes(key):
+            metric, unit, higher = METRIC[key]
+            L.append(f"### {key} ({'higher' if higher else 'lower'} is better)\n")
+            L.append(table(res, key, metric, unit, higher) + "\n")
+    key = "mbw_mr"
+    if res.sizes(key):
+        L.append("### mbw_mr message rate (messages/s, higher is better)\n")
+        L.append(table(res, key, "msg_rate", "msg/s", True) + "\n")
+
+    L.append("## Start-up\n")
+    L.append("| figure | " + " | ".join(LABEL[i] for i in IMPLS) + " | Tern / best peer |")
+    L.append("|---|" + "---:|" * (len(IMPLS) + 1))
+    for n in INIT_RANKS:
+        for metric, what in (("init_ms", "MPI_Init"), ("init_finalize_ms", "MPI_Init+MPI_Finalize")):
+            key = f"init_np{n}"
+            vals = [res.median(i, key, 0, metric) for i in IMPLS]
+            b, _ = best_peer(res, key, 0, metric, False)
+            r = ratio(vals[0], b)
+            L.append(f"| {what}, {n} ranks, max over ranks (ms) | " + " | ".join(fmt(v) for v in vals) +
+                     f" | {f'{r:.2f}' if r else 'n/a'} |")
+    key = f"launch_np{LAUNCH_RANKS}"
+    vals = [res.median(i, key, 0, "wall_ms") for i in IMPLS]
+    b, _ = best_peer(res, key, 0, "wall_ms", False)
+    r = ratio(vals[0], b)
+    L.append(f"| `mpiexec -n {LAUNCH_RANKS}` trivial program, wall clock (ms, median of {args.launch_reps}) | " +
+             " | ".join(fmt(v) for v in vals) + f" | {f'{r:.2f}' if r else 'n/a'} |\n")
+
+    L.append(f"## Collectives ({args.ranks} ranks, average latency over ranks)\n")
+    missing = [c for c in COLL if not res.raw["tern"].get(c)]
+    if missing:
+        L.append(f"Tern: not available yet (did not build or run): {', '.join(missing)}.\n")
+    for key in COLL:
+        if res.sizes(key):
+            metric, unit, higher = METRIC[key]
+            L.append(f"### {key}\n")
+            L.append(table(res, key, metric, unit, higher) + "\n")
+
+    if pngs:
+        L.append("## Plots\n")
+        for p in pngs:
+            L.append(f"![{p[:-4]}]({p})\n")
+    if res.failures:
+        L.append("## Failed runs\n")
+        for f in res.failures:
+            L.append("```\n" + f.strip() + "\n```\n")
+    text = "\n".join(L)
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+BEGIN, END = "<!-- compare-report:begin -->", "<!-- compare-report:end -->"
+
+
+def update_doc(doc, text, outdir, pngs):
+    """Replaces the generated section of doc with the report; the plots go to
+    <doc dir>/performance/ and the links are rewritten to point there."""
+    with open(doc) as f:
+        cur = f.read()
+    if BEGIN not in cur or END not in cur:
+        sys.exit(f"compare: {doc} has no {BEGIN} ... {END} section")
+    imgdir = os.path.join(os.path.dirname(os.path.abspath(doc)), "performance")
+    os.makedirs(imgdir, exist_ok=True)
+    for p in pngs:
+        shutil.copy(os.path.join(outdir, p), os.path.join(imgdir, p))
+        text = text.replace(f"]({p})", f"](performance/{p})")
+    # The report's headings go two levels down, under the document's own.
+    text = "\n".join("##" + line if line.startswith("#") else line for line in text.splitlines())
+    head, rest = cur.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(doc, "w") as f:
+        f.write(head + BEGIN + "\n" + text.strip() + "\n" + END + tail)
+    log(f"updated {doc} (plots in {imgdir})")
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(REPO, "bench-report"), help="output directory (default bench-report/)")
+    ap.add_argument("--scratch", help="build directory for everything (default <out>/scratch)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3, at least 3 for a report)")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
+    ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (Release) from the checkout")
+    ap.add_argument("--impls", default=",".join(IMPLS), help="implementations to run (default tern,openmpi,mpich)")
+    ap.add_argument("--benchmarks", default=",".join(P2P + COLL + ["init", "launch"]),
+                    help="benchmarks to run (default all: p2p, collectives, init, launch)")
+    ap.add_argument("--ranks", type=int, default=2, help="ranks for point-to-point and collectives (default 2)")
+    ap.add_argument("--launch-reps", type=int, default=10, help="runs of mpiexec -n 8 per round (default 10)")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism for Tern")
+    ap.add_argument("--update-doc", metavar="FILE", help="also replace FILE's generated report section (docs/performance.md)")
+    args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
+    if args.quick:
+        args.launch_reps = min(args.launch_reps, 3)
+    impls = [i for i in args.impls.split(",") if i]
+    wanted = [b for b in args.benchmarks.split(",") if b]
+    for x in impls:
+        if x not in IMPLS:
+            ap.error(f"unknown implementation {x}")
+    for b in wanted:
+        if b not in P2P + COLL + ["init", "launch"]:
+            ap.error(f"unknown benchmark {b}")
+
+    start, date = time.time(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip()
+    out = os.path.abspath(args.out)
+    scratch = os.path.abspath(args.scratch or os.path.join(out, "scratch"))
+    os.makedirs(scratch, exist_ok=True)
+    load_before = os.getloadavg()[0]
+
+    tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else build_tern(scratch, args.jobs)
+    tcs = toolchains(tern_prefix)
+    names = [b for b in P2P + COLL if b in wanted] + ["init"]
+    exes = {}
+    for impl in impls:
+        if not shutil.which(tcs[impl]["mpicc"]) or not shutil.which(tcs[impl]["launch"][0]):
+            log(f"{LABEL[impl]}: mpicc or launcher missing; skipped (scripts/run-compare.sh installs them)")
+            continue
+        exes[impl] = build_benchmarks(impl, tcs[impl], os.path.join(scratch, "bin", impl), names)
+    if not exes:
+        sys.exit("compare: no implementation available")
+
+    if args.quick:
+        p2p_args = ["-m", "1:512K", "-i", "10", "-x", "2", "-W", "8"]
+        coll_args = ["-m", "1:16K", "-i", "10", "-x", "2"]
+    else:
+        p2p_args, coll_args = [], []
+    res = Results()
+    limits_runs = []
+    order = [i for i in IMPLS if i in exes]
+    for rnd in range(args.rounds):
+        rot = order[rnd % len(order):] + order[:rnd % len(order)]
+        log(f"round {rnd + 1}/{args.rounds}, order {', '.join(LABEL[i] for i in rot)}")
+        lim = measure_limits(scratch, args.quick)
+        if lim:
+            limits_runs.append(lim)
+        for key in [b for b in P2P + COLL if b in wanted]:
+            for impl in rot:
+                if key in exes[impl]:
+                    log(f"  {key}: {LABEL[impl]}")
+                    run_bench(res, impl, tcs[impl], exes[impl][key], key, args.ranks,
+                              p2p_args if key in P2P else coll_args, True, args.timeout)
+        if "init" in wanted:
+            for n in INIT_RANKS:
+                for impl in rot:
+                    if "init" in exes[impl]:
+                        log(f"  init, {n} ranks: {LABEL[impl]}")
+                        run_bench(res, impl, tcs[impl], exes[impl]["init"], f"init_np{n}", n, [],
+                                  n <= (os.cpu_count() or 1), args.timeout)
+        if "launch" in wanted:
+            for impl in rot:
+                if "trivial" in exes[impl]:
+                    log(f"  mpiexec -n {LAUNCH_RANKS} trivial x{args.launch_reps}: {LABEL[impl]}")
+                    time_launch(res, impl, tcs[impl], exes[impl]["trivial"], args.launch_reps, args.timeout)
+
+    limits = None
+    if limits_runs:
+        limits = {"memcpy_gbs": {k: statistics.median(r["memcpy_gbs"][k] for r in limits_runs)
+                                 for k in limits_runs[0]["memcpy_gbs"]}}
+        cls = [r["cacheline_ns"] for r in limits_runs if "cacheline_ns" in r]
+        if cls:
+            limits["cacheline_ns"] = statistics.median(cls)
+            limits["cacheline_ns_min"] = min(r["cacheline_ns_min"] for r in limits_runs if "cacheline_ns_min" in r)
+    meta = {"date": date, "git": git_rev(), "load_before": load_before, "load_after": os.getloadavg()[0],
+            "duration_s": time.time() - start, "rounds": args.rounds, "quick": args.quick}
+    pngs = plots(res, out)
+    text = write_report(res, limits, args, meta, out, pngs)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"meta": meta, "library": res.library, "limits": limits, "limits_runs": limits_runs,
+                   "raw": res.raw, "failures": res.failures}, f, indent=1)
+    if args.update_doc:
+        update_doc(args.update_doc, text, out, pngs)
+    print(text)
+    log(f"report: {os.path.join(out, 'report.md')}")
+    return 1 if res.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+/* Physical limits of this machine, for the compare report: single-thread
+ * memcpy bandwidth at several sizes, and the one-way latency of moving one
+ * cache line between two cores (two threads pinned to different cores
+ * ping-pong a flag). A shared-memory MPI cannot beat these; the report shows
+ * how far Tern is from them.
+ *
+ * Usage: memlimits [--quick]   prints one JSON object. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Best of `reps` runs of copying `size` bytes for at least `min_s` seconds. */
+static double memcpy_gbs(size_t size, int reps, double min_s)
+{
+    char *src = aligned_alloc(4096, size), *dst = aligned_alloc(4096, size);
+    if (!src || !dst) return 0;
+    memset(src, 1, size);
+    memset(dst, 2, size);
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
+        long n = 0;
+        double t0 = now(), t;
+        do {
+            memcpy(dst, src, size);
+            /* Keep the copy from being optimised away and the source warm alike. */
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            n++;
+        } while ((t = now() - t0) < min_s);
+        double gbs = (double)size * n / t / 1e9;
+        if (gbs > best) best = gbs;
+    }
+    free(src);
+    free(dst);
+    return best;
+}
+
+static _Alignas(128) atomic_long flag;
+static long rounds;
+
+static int pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void *ponger(void *arg)
+{
+    if (pin(*(int *)arg)) {
+        atomic_store(&flag, -1); /* tell the main thread to give up */
+        return (void *)1;
+    }
+    for (long i = 0; i < rounds; i++) {
+        while (atomic_load_explicit(&flag, memory_order_acquire) != 2 * i + 1) continue;
+        atomic_store_explicit(&flag, 2 * i + 2, memory_order_release);
+    }
+    return NULL;
+}
+
+/* One-way cache-line transfer between cpu a and cpu b, in ns (0: cannot pin). */
+static double cacheline_ns(int a, int b, long n)
+{
+    pthread_t t;
+    if (pin(a)) return 0;
+    rounds = n;
+    atomic_store(&flag, 0);
+    if (pthread_create(&t, NULL, ponger, &b)) return 0;
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+        long f = 0;
+        /* Only the ponger's failure can move the flag away from 0 before 1 is written. */
+        if (atomic_load(&flag) < 0) break;
+        atomic_store_explicit(&flag, 2 * i + 1, memory_order_release);
+        while ((f = atomic_load_explicit(&flag, memory_order_acquire)) != 2 * i + 2 && f >= 0) continue;
+        if (f < 0) break;
+    }
+    double t1 = now();
+    void *rc;
+    pthread_join(t, &rc);
+    if (rc) return 0;
+    return (t1 - t0) * 1e9 / (2.0 * n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    static const size_t sizes[] = {4096, 65536, 1 << 20, 4 << 20, 64 << 20};
+    printf("{\"memcpy_gbs\":{");
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        printf("%s\"%zu\":%.3f", i ? "," : "", sizes[i], memcpy_gbs(sizes[i], quick ? 2 : 5, quick ? 0.02 : 0.1));
+    printf("}");
+    /* Cores 0 and 1, as the benchmarks' ranks are bound. Median of runs: the
+     * host may move vCPUs around between them. */
+    double runs[7];
+    int nruns = quick ? 3 : 7, ok = 0;
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) || !CPU_ISSET(0, &allowed) || !CPU_ISSET(1, &allowed))
+        nruns = 0; /* fewer than two cores to pin to: no figure */
+    for (int r = 0; r < nruns; r++) {
+        double v = cacheline_ns(0, 1, quick ? 20000 : 200000);
+        if (v > 0) runs[ok++] = v;
+    }
+    if (ok) {
+        qsort(runs, ok, sizeof *runs, cmp_double);
+        printf(",\"cacheline_ns\":%.1f,\"cacheline_ns_min\":%.1f", runs[ok / 2], runs[0]);
+    }
+    printf("}\n");
+    return 0;
+}
