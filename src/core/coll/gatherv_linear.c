@@ -1,0 +1,17 @@
+/* Gatherv, linear: the root posts one receive per rank at its
+ * displacement. Cost: (p - 1) * alpha + sum(n_i) * beta at the root. */
+#include "core/coll/coll_util.h"
+
+tern_status_t tern_coll_gatherv_linear(tern_sched_t *s, const tern_coll_args_t *a)
+{
+    int p = a->comm->size, r = a->comm->rank;
+    if (r != a->root) {
+        tern_sched_send(s, a->sbuf, a->bytes, a->root);
+        return tern_sched_error(s);
+    }
+    for (int i = 0; i < p; i++)
+        if (i != r)
+            tern_sched_recv(s, coll_at(a->rbuf, a->rdispls[i]), a->rcounts[i], i);
+    tern_sched_copy(s, a->sbuf, coll_at(a->rbuf, a->rdispls[r]), a->rcounts[r]);
+    return tern_sched_error(s);
+}

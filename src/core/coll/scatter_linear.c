@@ -1,0 +1,17 @@
+/* Scatter, linear: the root posts one send per rank from its block.
+ * Cost: (p - 1) * (alpha + n * beta) at the root, one step. */
+#include "core/coll/coll_util.h"
+
+tern_status_t tern_coll_scatter_linear(tern_sched_t *s, const tern_coll_args_t *a)
+{
+    int p = a->comm->size, r = a->comm->rank;
+    if (r != a->root) {
+        tern_sched_recv(s, a->rbuf, a->bytes, a->root);
+        return tern_sched_error(s);
+    }
+    for (int i = 0; i < p; i++)
+        if (i != r)
+            tern_sched_send(s, coll_at(a->sbuf, (size_t)i * a->bytes), a->bytes, i);
+    tern_sched_copy(s, coll_at(a->sbuf, (size_t)r * a->bytes), a->rbuf, a->bytes);
+    return tern_sched_error(s);
+}
