@@ -31,6 +31,11 @@ function(tern_add_mpi_test name)
     tern_add_mpi_program(${name} ${T_SOURCES})
   endif()
   foreach(np ${T_NP})
+    # Recorded so other suites (tests/ofi) can rerun every MPI test that
+    # needs no environment of its own.
+    if(NOT T_ENV)
+      set_property(GLOBAL APPEND PROPERTY TERN_MPI_TESTS "${name}:${np}:${T_TIMEOUT}")
+    endif()
     add_test(NAME ${name}_np${np}
              COMMAND $<TARGET_FILE:mpiexec> -n ${np} $<TARGET_FILE:${name}>)
     set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT ${T_TIMEOUT})

@@ -8,6 +8,7 @@ packages=(
     build-essential   # gcc, g++, make, libc headers
     cmake ninja-build pkg-config
     libhwloc-dev hwloc
+    libfabric-dev libfabric-bin   # the ofi network transport (libfabric-bin: fi_info, for diagnosis)
     mpich             # MPICH's Hydra launcher (mpiexec.mpich), for the PMI interoperability tests
     binutils          # nm, for the exported-symbol test
     python3

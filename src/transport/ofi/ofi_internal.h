@@ -1,0 +1,147 @@
+/* State shared by the files of the libfabric (OFI) transport. This directory
+ * is the only place in Tern that includes <rdma/...> headers. */
+#ifndef TERN_TRANSPORT_OFI_INTERNAL_H
+#define TERN_TRANSPORT_OFI_INTERNAL_H
+
+#include "transport/transport.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+/* Wire header in front of every message this transport sends. */
+enum {
+    OFI_MSG_AM = 1,     /* an active message for the core */
+    OFI_MSG_HELLO,      /* connection warm-up (TERN_CONNECT=all) */
+    OFI_MSG_CREDIT,     /* returns receive credits, nothing else */
+};
+
+typedef struct {
+    uint32_t src;       /* sender's world rank: lazy peers are not in our AV yet */
+    uint16_t type;
+    uint16_t credits;   /* receive buffers the sender reposted for us */
+} ofi_hdr_t;
+
+/* Every posted operation carries one of these; fi_context comes first because
+ * providers with FI_CONTEXT mode use it as scratch space. */
+enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_RMA };
+
+typedef struct ofi_rma ofi_rma_t;
+
+typedef struct ofi_op {
+    struct fi_context ctx;
+    int kind;
+    int index;            /* buffer index for RECV/SEND */
+    struct ofi_op *next;  /* free list of send ops */
+    ofi_rma_t *rma;       /* RMA: the transfer this chunk belongs to */
+} ofi_op_t;
+
+/* One get or put, split into chunks of at most max_msg_size. */
+struct ofi_rma {
+    ofi_rma_t *next;      /* list of transfers with chunks not yet issued */
+    int is_write;
+    int peer;
+    char *local;
+    size_t len, issued;
+    int outstanding;
+    uint64_t remote;      /* address as the provider wants it (virtual or offset) */
+    uint64_t key;
+    struct fid_mr *local_mr;
+    void *local_desc;
+    tern_tl_comp_t *comp;
+};
+
+/* A registration exposed to peers, shared by sends of the same buffer. */
+typedef struct ofi_reg {
+    struct ofi_reg *next;
+    void *buf;
+    size_t len;
+    int refs;
+    struct fid_mr *mr;
+} ofi_reg_t;
+
+typedef struct {
+    fi_addr_t addr;
+    int resolved;         /* address in our AV */
+    int credits;          /* messages we may still send */
+    int owed;             /* receive buffers reposted for this peer, not yet returned */
+    int in_credit_list;
+    int hello_recvd;
+    int net;              /* served by us (shm takes on-node peers when allowed) */
+} ofi_peer_t;
+
+struct tern_tl {
+    int rank, size;
+    int idle;                   /* no peer needs the network: nothing opened */
+    tern_am_handler_fn handler;
+    void *am_ctx;
+
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    int mr_local, mr_virt_addr, mr_prov_key;
+    uint64_t next_key;
+    size_t max_msg_size;
+
+    ofi_peer_t *peers;
+    int credit_window;          /* credits per peer */
+    int credit_return_at;       /* owed count that triggers an explicit return */
+    int *credit_list;           /* peers owing a return */
+    int n_credit_list;
+
+    size_t buf_size;            /* header + largest active message */
+    int n_recv, n_send;
+    char *recv_mem, *send_mem;
+    struct fid_mr *recv_mr, *send_mr;
+    void *recv_desc, *send_desc;
+    ofi_op_t *recv_ops, *send_ops;
+    ofi_op_t *send_free;
+    int sends_in_flight;
+    int *repost;                /* receive buffers fi_recv refused (EAGAIN) */
+    int n_repost;
+
+    ofi_rma_t *rma_head, *rma_tail;  /* transfers with chunks to issue */
+    int rma_in_flight;
+    ofi_reg_t *regs;
+    size_t rma_min;
+
+    size_t addr_len;            /* bytes of one endpoint name */
+    int connect_all;
+    int hellos_sent_done;
+};
+
+/* ofi_addr.c: address exchange through PMI and connection set-up. */
+tern_status_t tern_ofi_publish_address(tern_tl_t *tl);
+tern_status_t tern_ofi_connect_all(tern_tl_t *tl);
+tern_status_t tern_ofi_resolve(tern_tl_t *tl, int peer);
+
+/* ofi.c */
+int tern_ofi_progress(tern_tl_t *tl);
+/* Sends a transport message (header + data) without credit: for HELLO and
+ * CREDIT. TERN_ERR_AGAIN when no send buffer or queue slot is free. */
+tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, uint16_t type);
+
+/* ofi_rma.c */
+tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
+void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len);
+tern_status_t tern_ofi_get(tern_tl_t *tl, int peer, void *local, size_t len, uint64_t remote_addr,
+                           const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+tern_status_t tern_ofi_put(tern_tl_t *tl, int peer, const void *local, size_t len,
+                           uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+/* Issues queued chunks; returns how many. */
+int tern_ofi_rma_push(tern_tl_t *tl);
+/* A chunk completed successfully (errors end the job in ofi.c). */
+void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op);
+void tern_ofi_rma_finalize(tern_tl_t *tl);
+
+/* Registers memory for local use as the provider requires (FI_MR_LOCAL). */
+tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t access,
+                                 struct fid_mr **mr_p, void **desc_p);
+
+#endif
