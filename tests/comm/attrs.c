@@ -176,8 +176,12 @@ static void test_errors(void)
     CHECK(b == MPI_COMM_NULL, "failed dup gives MPI_COMM_NULL");
     MPI_Comm_free(&a);
     MPI_Comm_free_keyval(&kv);
+#ifdef TERN_VERSION_STRING /* MPICH accepts the stale handle */
     CHECK_CLASS(MPI_Comm_set_attr(MPI_COMM_WORLD, stale, NULL), MPI_ERR_KEYVAL,
                 "set with a freed keyval");
+#else
+    (void)stale;
+#endif
     CHECK_CLASS(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, NULL, NULL),
                 MPI_ERR_ARG, "create_keyval with keyval NULL");
     /* A user handler on a dup: called there, not on WORLD. */

@@ -119,7 +119,9 @@ static void test_idup_info(void)
     char v[32];
     int flag = 0;
     MPI_Info_get(got, "tern_test_hint", sizeof v - 1, v, &flag);
+#ifdef TERN_VERSION_STRING /* MPICH drops hints it does not know */
     CHECK(flag && strcmp(v, "yes") == 0, "hint kept by dup_with_info (flag %d)", flag);
+#endif
     MPI_Info_free(&got);
     /* set_info then get_info. */
     MPI_Info_create(&info);
@@ -129,7 +131,9 @@ static void test_idup_info(void)
     CHECK_RC(MPI_Comm_get_info(d, &got));
     flag = 0;
     MPI_Info_get(got, "tern_other_hint", sizeof v - 1, v, &flag);
+#ifdef TERN_VERSION_STRING
     CHECK(flag && strcmp(v, "42") == 0, "hint from set_info (flag %d)", flag);
+#endif
     MPI_Info_free(&got);
     ring_check(e, "dup_with_info");
     MPI_Comm_free(&e);
@@ -368,8 +372,10 @@ static void test_errors(void)
     CHECK_CLASS(MPI_Comm_size(stale, &n), MPI_ERR_COMM, "freed communicator");
     CHECK_CLASS(MPI_Comm_dup(MPI_COMM_NULL, &d), MPI_ERR_COMM, "dup of COMM_NULL");
     CHECK_CLASS(MPI_Comm_split(MPI_COMM_NULL, 0, 0, &d), MPI_ERR_COMM, "split of COMM_NULL");
+#ifdef TERN_VERSION_STRING /* MPICH answers 0 */
     CHECK_CLASS(MPI_Comm_remote_size(MPI_COMM_WORLD, &n), MPI_ERR_COMM,
                 "remote_size of an intracommunicator");
+#endif
     int flag = -1;
     MPI_Comm_test_inter(MPI_COMM_WORLD, &flag);
     CHECK_INT(flag, 0, "world is not inter");

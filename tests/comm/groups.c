@@ -241,27 +241,41 @@ static void test_errors(void)
     MPI_Comm_group(MPI_COMM_WORLD, &w);
     int n, res, r[2] = {0, 0};
     CHECK_CLASS(MPI_Group_size(MPI_GROUP_NULL, &n), MPI_ERR_GROUP, "size of GROUP_NULL");
+#ifdef TERN_VERSION_STRING /* Tern checks this; MPICH does not (crashes or succeeds) */
     CHECK_CLASS(MPI_Group_size((MPI_Group)0x88abcdef, &n), MPI_ERR_GROUP, "size of garbage");
+#endif
     CHECK_CLASS(MPI_Group_compare(w, MPI_GROUP_NULL, &res), MPI_ERR_GROUP, "compare NULL");
+#ifdef TERN_VERSION_STRING /* MPICH accepts duplicates */
     if (size > 1)
         CHECK_CLASS(MPI_Group_incl(w, 2, r, &g), MPI_ERR_RANK, "incl duplicate");
+#endif
     r[0] = size;
     CHECK_CLASS(MPI_Group_incl(w, 1, r, &g), MPI_ERR_RANK, "incl out of range");
     r[0] = -1;
     CHECK_CLASS(MPI_Group_excl(w, 1, r, &g), MPI_ERR_RANK, "excl negative");
     CHECK_CLASS(MPI_Group_incl(w, -1, r, &g), MPI_ERR_ARG, "incl n < 0");
+#ifdef TERN_VERSION_STRING /* MPICH checks the ranks first (MPI_ERR_RANK) */
     CHECK_CLASS(MPI_Group_incl(w, size + 1, r, &g), MPI_ERR_ARG, "incl n > size");
+#endif
     int bad[1][3] = {{0, size - 1, 0}};
     CHECK_CLASS(MPI_Group_range_incl(w, 1, bad, &g), MPI_ERR_ARG, "range stride 0");
     int out_of[1][3] = {{0, size, 1}};
+#ifdef TERN_VERSION_STRING /* MPICH says MPI_ERR_ARG */
     CHECK_CLASS(MPI_Group_range_incl(w, 1, out_of, &g), MPI_ERR_RANK, "range past the end");
+#else
+    (void)out_of;
+#endif
     int in = size, out;
     CHECK_CLASS(MPI_Group_translate_ranks(w, 1, &in, w, &out), MPI_ERR_RANK,
                 "translate out of range");
+#ifdef TERN_VERSION_STRING /* MPICH does not catch a double free */
     CHECK(g == MPI_GROUP_NULL, "failed calls leave newgroup alone");
     MPI_Group f = w;
     MPI_Group_free(&f);
     CHECK_CLASS(MPI_Group_free(&w), MPI_ERR_GROUP, "double free");
+#else
+    MPI_Group_free(&w);
+#endif
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     mtest_end();
 }

@@ -27,10 +27,13 @@ static void test_info(void)
     CHECK(flag && strcmp(val, "one") == 0, "alpha = '%s'", val);
     MPI_Info_get_valuelen(info, "beta", &len, &flag);
     CHECK(flag && len == 10, "valuelen of beta: %d", len);
-    /* A short buffer gets valuelen characters and a terminator. */
+#ifdef TERN_VERSION_STRING /* MPICH raises an error instead of truncating */
+    /* A short buffer gets valuelen characters and a terminator (MPI 3.1,
+     * 9: "the value is truncated"). */
     memset(val, 'x', sizeof val);
     MPI_Info_get(info, "beta", 6, val, &flag);
     CHECK(flag && strcmp(val, "twenty") == 0, "truncated value '%s'", val);
+#endif
     flag = 1;
     MPI_Info_get(info, "delta", MPI_MAX_INFO_VAL, val, &flag);
     CHECK_INT(flag, 0, "missing key");
@@ -94,11 +97,16 @@ static void test_errors(void)
     CHECK_CLASS(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG, "nthkey past the end");
     CHECK_CLASS(MPI_Info_delete(info, "nope"), MPI_ERR_INFO_NOKEY, "delete a missing key");
     CHECK_CLASS(MPI_Info_set(info, longkey, "v"), MPI_ERR_INFO_KEY, "key too long");
+#ifdef TERN_VERSION_STRING /* MPICH: MPI_ERR_ARG, and a stale handle passes */
     CHECK_CLASS(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO, "nkeys of INFO_NULL");
     CHECK_CLASS(MPI_Info_free(&null), MPI_ERR_INFO, "free INFO_NULL");
     MPI_Info stale = info;
     MPI_Info_free(&info);
     CHECK_CLASS(MPI_Info_get_nkeys(stale, &n), MPI_ERR_INFO, "freed info");
+#else
+    (void)null, (void)n;
+    MPI_Info_free(&info);
+#endif
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     mtest_end();
 }
