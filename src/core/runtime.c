@@ -47,8 +47,16 @@ static tern_status_t discover_nodes(void)
         tern_rt.local_ranks[0] = 0;
         return TERN_OK;
     }
+    /* The launcher's map, when it offers one, saves an exchange. */
+    tern_status_t st = tern_pmi_node_map(tern_rt.node_of_rank);
+    if (st == TERN_OK) {
+        tern_debug("nodes from the launcher's map");
+        goto local;
+    }
+    if (st != TERN_ERR_NOT_SUPPORTED)
+        return st;
     snprintf(key, sizeof key, "tern-host-%d", tern_rt.rank);
-    tern_status_t st = tern_pmi_put(key, tern_rt.processor_name);
+    st = tern_pmi_put(key, tern_rt.processor_name);
     if (st == TERN_OK)
         st = tern_pmi_fence();
     if (st != TERN_OK)
@@ -78,6 +86,7 @@ static tern_status_t discover_nodes(void)
         memcpy(hosts[r], host, sizeof host);
     }
     free(hosts);
+local:
     tern_rt.node = tern_rt.node_of_rank[tern_rt.rank];
     tern_rt.local_size = 0;
     for (int r = 0; r < size; r++) {

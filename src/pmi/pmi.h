@@ -2,13 +2,18 @@
  * addresses with its peers.
  *
  * Contract: tern_pmi_init detects the process manager from the environment
- * (PMI_FD + PMI_RANK + PMI_SIZE: PMI-1 "simple" wire protocol over that fd,
- * as Tern's mpiexec and MPICH's Hydra provide; PMI_PORT "host:port": same
- * protocol over TCP; nothing: singleton, size 1) unless TERN_PMI forces one.
+ * unless TERN_PMI (auto, pmi1, pmi2, pmix, singleton) forces one:
+ *   PMIX_NAMESPACE: PMIx through libpmix (srun --mpi=pmix, Open MPI's
+ *     mpirun), when Tern was built with it;
+ *   PMI_FD: under Slurm (srun --mpi=pmi2) the PMI-2 wire protocol over that
+ *     fd, or PMI-1 if refused; under Tern's mpiexec and Hydra, PMI-1 (Hydra's
+ *     PMI-2 fence is no barrier, so TERN_PMI=pmi2 is refused there);
+ *   PMI_PORT "host:port": PMI-1 over TCP;
+ *   nothing: singleton, size 1 (an error under srun with several tasks).
  * put/get use the job's key-value space; a put becomes visible to other ranks
  * after every rank has called tern_pmi_fence. All calls are made by one
- * thread. Values are printable strings without spaces or '=' (encode binary
- * data as hex). */
+ * thread. Values are printable strings without spaces or '=' (encode
+ * binary data as hex). */
 #ifndef TERN_PMI_PMI_H
 #define TERN_PMI_PMI_H
 
@@ -24,6 +29,7 @@ typedef struct {
     char kvsname[256];   /* unique per job: use it to name shared resources */
     size_t key_max;      /* longest key, value the manager accepts */
     size_t value_max;
+    const char *flavour; /* "pmi1", "pmi2", "pmix" or "singleton" */
 } tern_pmi_info_t;
 
 tern_status_t tern_pmi_init(tern_pmi_info_t *info_p);
@@ -31,6 +37,12 @@ tern_status_t tern_pmi_put(const char *key, const char *value);
 /* Commit this rank's puts and wait until every rank of the job arrives. */
 tern_status_t tern_pmi_fence(void);
 tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len);
+/* Which node each rank runs on, as the launcher tells it without an
+ * exchange (PMI-2's PMI_process_mapping, the PMI-1 key of that name, PMIx's
+ * PMIX_NODEID): node_of_rank[size] gets dense ids 0..n_nodes-1 in order of
+ * first appearance. TERN_ERR_NOT_SUPPORTED when the launcher offers none:
+ * then exchange host names. */
+tern_status_t tern_pmi_node_map(int *node_of_rank);
 /* Asks the process manager to end the whole job with exit code `code`,
  * printing msg; then exits this process. Never returns. */
 _Noreturn void tern_pmi_abort(int code, const char *msg);

@@ -283,3 +283,116 @@ tern_status_t tern_pmi_wire_write_all(int fd, const char *buf, size_t len)
     }
     return TERN_OK;
 }
+
+/* --- PMI-2 framing -------------------------------------------------------- */
+
+tern_status_t tern_pmi2_wire_parse(char *body, size_t len, tern_pmi_msg_t *msg_p)
+{
+    tern_pmi_msg_t msg = {0};
+    char *p = body, *end = body + len;
+
+    if (len < 4 || strncmp(body, "cmd=", 4) != 0)
+        return TERN_ERR_ARG;
+    while (p < end) {
+        char *key = p;
+        while (p < end && *p != '=' && *p != ';')
+            p++;
+        if (p == key || p == end || *p != '=')
+            return TERN_ERR_ARG;
+        *p++ = '\0';
+        /* The value runs to the first single ';' (";;" is an escaped ';'),
+         * or to the end of the body. Unescape as we go. */
+        char *v = p, *out = p;
+        while (p < end) {
+            if (*p == ';') {
+                if (p + 1 < end && p[1] == ';') {
+                    *out++ = ';';
+                    p += 2;
+                    continue;
+                }
+                break;
+            }
+            *out++ = *p++;
+        }
+        if (p < end)
+            p++; /* the ';' */
+        *out = '\0'; /* at most body[len], which is already NUL */
+        for (const char *k = key; *k; k++)
+            if (!is_key_char(*k))
+                return TERN_ERR_ARG;
+        if (msg_add(&msg, key, v) != TERN_OK)
+            return TERN_ERR_ARG;
+    }
+    if (!msg.cmd || !*msg.cmd)
+        return TERN_ERR_ARG;
+    *msg_p = msg;
+    return TERN_OK;
+}
+
+void tern_pmi2_line_begin(tern_pmi_line_t *line, const char *cmd)
+{
+    *line = (tern_pmi_line_t){0};
+    line_append(line, "      cmd=", TERN_PMI2_HEADER_LEN + 4);
+    line_append(line, cmd, strlen(cmd));
+    line_append(line, ";", 1);
+}
+
+void tern_pmi2_line_add(tern_pmi_line_t *line, const char *key, const char *value)
+{
+    line_append(line, key, strlen(key));
+    line_append(line, "=", 1);
+    for (const char *s = value; *s; s++) {
+        if (*s == ';')
+            line_append(line, ";", 1);
+        line_append(line, s, 1);
+    }
+    line_append(line, ";", 1);
+}
+
+void tern_pmi2_line_add_int(tern_pmi_line_t *line, const char *key, long value)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%ld", value);
+    tern_pmi2_line_add(line, key, num);
+}
+
+tern_status_t tern_pmi2_line_end(tern_pmi_line_t *line)
+{
+    if (line->failed)
+        return TERN_ERR_NOMEM;
+    size_t body = line->len - TERN_PMI2_HEADER_LEN;
+    if (body > TERN_PMI2_MAX_LEN)
+        return TERN_ERR_ARG;
+    char head[TERN_PMI2_HEADER_LEN + 1];
+    snprintf(head, sizeof head, "%-6zu", body);
+    memcpy(line->buf, head, TERN_PMI2_HEADER_LEN);
+    return TERN_OK;
+}
+
+char *tern_pmi2_reader_next(tern_pmi_reader_t *r, size_t *len_p, tern_status_t *st_p)
+{
+    *st_p = TERN_OK;
+    size_t avail = r->len - r->start;
+    if (avail < TERN_PMI2_HEADER_LEN)
+        return NULL;
+    char head[TERN_PMI2_HEADER_LEN + 1], *end;
+    memcpy(head, r->buf + r->start, TERN_PMI2_HEADER_LEN);
+    head[TERN_PMI2_HEADER_LEN] = '\0';
+    long n = strtol(head, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (end == head || *end != '\0' || n < 0) {
+        *st_p = TERN_ERR_ARG;
+        return NULL;
+    }
+    if (avail < TERN_PMI2_HEADER_LEN + (size_t)n)
+        return NULL;
+    /* Slide the body one byte into the header so it can be NUL-terminated
+     * without touching the next message. */
+    char *body = r->buf + r->start + TERN_PMI2_HEADER_LEN - 1;
+    memmove(body, body + 1, (size_t)n);
+    body[n] = '\0';
+    r->start += TERN_PMI2_HEADER_LEN + (size_t)n;
+    *len_p = (size_t)n;
+    return body;
+}

@@ -97,6 +97,29 @@ tern_status_t tern_pmi_reader_push(tern_pmi_reader_t *r, const char *data, size_
  * the next call on r; NULL if no complete line is buffered. */
 char *tern_pmi_reader_next(tern_pmi_reader_t *r);
 
+/* --- PMI-2 framing (MPICH's pmi-2.0.txt, as Slurm's mpi/pmi2 and Hydra
+ * speak it) ----------------------------------------------------------------
+ * A message is a 6-character decimal length, padded with spaces, then that
+ * many bytes of "cmd=<name>;key=value;...;". A ';' inside a value is doubled
+ * (";;"); keys never contain ';' or '='. Parsed messages use tern_pmi_msg_t
+ * and its getters. The session starts with a PMI-1 line
+ * "cmd=init pmi_version=2 pmi_subversion=0"; the rest uses this framing. */
+enum { TERN_PMI2_HEADER_LEN = 6, TERN_PMI2_MAX_LEN = 999999 };
+
+/* Parses body[0, len) in place (escapes undone, fields NUL-terminated);
+ * body[len] must be '\0'. TERN_ERR_ARG if malformed. */
+tern_status_t tern_pmi2_wire_parse(char *body, size_t len, tern_pmi_msg_t *msg_p);
+/* Builders over tern_pmi_line_t: _begin reserves the length header, _end
+ * fills it in (TERN_ERR_ARG if the message outgrew TERN_PMI2_MAX_LEN). */
+void tern_pmi2_line_begin(tern_pmi_line_t *line, const char *cmd);
+void tern_pmi2_line_add(tern_pmi_line_t *line, const char *key, const char *value);
+void tern_pmi2_line_add_int(tern_pmi_line_t *line, const char *key, long value);
+tern_status_t tern_pmi2_line_end(tern_pmi_line_t *line);
+/* The next complete PMI-2 message's body (header removed, NUL-terminated,
+ * *len_p bytes), valid until the next call on r; NULL if none is complete.
+ * TERN_ERR_ARG in *st_p when the header is not a number. */
+char *tern_pmi2_reader_next(tern_pmi_reader_t *r, size_t *len_p, tern_status_t *st_p);
+
 /* Writes all of buf to fd, retrying on EINTR and short writes (blocking fd). */
 tern_status_t tern_pmi_wire_write_all(int fd, const char *buf, size_t len);
 

@@ -1,5 +1,7 @@
 /* Unit tests of the PMI-1 wire codec: round trips, escapes, malformed lines,
- * long values, line framing. */
+ * long values, line framing; of PMI-2's length-prefixed framing; and of the
+ * PMI_process_mapping parser and formatter. */
+#include "pmi/pmi_mapping.h"
 #include "pmi/pmi_wire.h"
 
 #include <stdio.h>
@@ -173,8 +175,95 @@ static void test_reader(void)
     tern_pmi_reader_free(&r);
 }
 
+/* PMI-2: exact bytes, ";;" escapes, split arrival, malformed input. */
+static void test_pmi2(void)
+{
+    tern_pmi_line_t line;
+    tern_pmi2_line_begin(&line, "kvs-put");
+    tern_pmi2_line_add(&line, "key", "a;b");
+    tern_pmi2_line_add_int(&line, "n", -7);
+    CHECK(tern_pmi2_line_end(&line) == TERN_OK);
+    const char *want = "26    cmd=kvs-put;key=a;;b;n=-7;";
+    CHECK(line.len == strlen(want) && memcmp(line.buf, want, line.len) == 0);
+
+    /* Two messages, the second split in three pieces. */
+    tern_pmi_reader_t r;
+    tern_pmi_reader_init(&r);
+    size_t len;
+    tern_status_t st;
+    CHECK(tern_pmi_reader_push(&r, line.buf, line.len) == TERN_OK);
+    CHECK(tern_pmi_reader_push(&r, "30    cmd=x-response;rc=0;v=1;;2", 32) == TERN_OK);
+    char *body = tern_pmi2_reader_next(&r, &len, &st);
+    CHECK(st == TERN_OK && body && len == 26);
+    tern_pmi_msg_t msg;
+    CHECK(body && tern_pmi2_wire_parse(body, len, &msg) == TERN_OK);
+    CHECK(strcmp(msg.cmd, "kvs-put") == 0 && msg.n_fields == 2);
+    CHECK(tern_pmi_msg_get(&msg, "key") && strcmp(tern_pmi_msg_get(&msg, "key"), "a;b") == 0);
+    int n = 0;
+    CHECK(tern_pmi_msg_get_int(&msg, "n", &n) == TERN_OK && n == -7);
+    CHECK(tern_pmi2_reader_next(&r, &len, &st) == NULL && st == TERN_OK);
+    CHECK(tern_pmi_reader_push(&r, ";x", 2) == TERN_OK);
+    CHECK(tern_pmi2_reader_next(&r, &len, &st) == NULL && st == TERN_OK);
+    CHECK(tern_pmi_reader_push(&r, "=;", 2) == TERN_OK);
+    body = tern_pmi2_reader_next(&r, &len, &st);
+    CHECK(body && len == 30 && tern_pmi2_wire_parse(body, len, &msg) == TERN_OK);
+    CHECK(strcmp(msg.cmd, "x-response") == 0 && tern_pmi_msg_rc(&msg) == 0);
+    CHECK(tern_pmi_msg_get(&msg, "v") && strcmp(tern_pmi_msg_get(&msg, "v"), "1;2") == 0);
+    CHECK(tern_pmi_msg_get(&msg, "x") && strcmp(tern_pmi_msg_get(&msg, "x"), "") == 0);
+    /* A last field without its ';' is accepted. */
+    CHECK(tern_pmi_reader_push(&r, "11    cmd=abc;k=v", 17) == TERN_OK);
+    body = tern_pmi2_reader_next(&r, &len, &st);
+    CHECK(body && tern_pmi2_wire_parse(body, len, &msg) == TERN_OK &&
+          strcmp(tern_pmi_msg_get(&msg, "k"), "v") == 0);
+    /* A header that is not a number. */
+    CHECK(tern_pmi_reader_push(&r, "abc   cmd=x;", 12) == TERN_OK);
+    CHECK(tern_pmi2_reader_next(&r, &len, &st) == NULL && st == TERN_ERR_ARG);
+    tern_pmi_reader_free(&r);
+    tern_pmi_line_free(&line);
+
+    const char *bad[] = {"cm=x;", "cmd=x;novalue;", "cmd=x;=v;", "cmd=;", "cmd=x;k y=1;"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char buf[64];
+        strcpy(buf, bad[i]);
+        CHECK(tern_pmi2_wire_parse(buf, strlen(buf), &msg) == TERN_ERR_ARG);
+    }
+}
+
+static void check_mapping(const char *text, int size, const int *want)
+{
+    int got[64];
+    CHECK(tern_pmi_mapping_parse(text, size, got) == TERN_OK);
+    CHECK(memcmp(got, want, (size_t)size * sizeof *got) == 0);
+    /* Formatting gives back the same placement. */
+    char buf[256];
+    int again[64];
+    CHECK(tern_pmi_mapping_format(want, size, buf, sizeof buf) == TERN_OK);
+    CHECK(tern_pmi_mapping_parse(buf, size, again) == TERN_OK);
+    CHECK(memcmp(again, want, (size_t)size * sizeof *again) == 0);
+}
+
+static void test_mapping(void)
+{
+    check_mapping("(vector,(0,1,4))", 4, (const int[]){0, 0, 0, 0});
+    check_mapping("(vector,(0,2,2))", 4, (const int[]){0, 0, 1, 1});
+    /* Round robin: the vector repeats. */
+    check_mapping("(vector,(0,2,1))", 5, (const int[]){0, 1, 0, 1, 0});
+    check_mapping("(vector, (0,1,3), (1,2,1))", 5, (const int[]){0, 0, 0, 1, 2});
+    char buf[64];
+    CHECK(tern_pmi_mapping_format((const int[]){0, 0, 1, 1, 2, 2}, 6, buf, sizeof buf) == TERN_OK);
+    CHECK(strcmp(buf, "(vector,(0,3,2))") == 0);
+    CHECK(tern_pmi_mapping_format((const int[]){0, 0, 1, 1}, 4, buf, 10) == TERN_ERR_TRUNCATE);
+    int got[8];
+    const char *bad[] = {"", "(vector)", "(vector,(0,1,0))", "(vector,(0,1))", "(vec,(0,1,1))",
+                         "(vector,(0,1,1)) x", "(vector,(0,-1,1))"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK(tern_pmi_mapping_parse(bad[i], 4, got) == TERN_ERR_ARG);
+}
+
 int main(void)
 {
+    test_pmi2();
+    test_mapping();
     test_round_trips();
     test_exact_format();
     test_parse_server_lines();

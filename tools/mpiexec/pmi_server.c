@@ -72,7 +72,13 @@ static tern_status_t kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *va
 tern_status_t mpiexec_pmi_init(mpiexec_job_t *job)
 {
     job->kvs = calloc(1, sizeof *job->kvs);
-    return job->kvs ? TERN_OK : TERN_ERR_NOMEM;
+    if (!job->kvs)
+        return TERN_ERR_NOMEM;
+    /* Which ranks share a node, as Hydra and Slurm publish it, so ranks
+     * need no host-name exchange. Every rank runs on this host. */
+    char map[64];
+    snprintf(map, sizeof map, "(vector,(0,1,%d))", job->n);
+    return kvs_put(job->kvs, "PMI_process_mapping", map);
 }
 
 void mpiexec_pmi_free(mpiexec_job_t *job)

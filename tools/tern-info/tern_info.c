@@ -5,6 +5,7 @@
  * machine, the hardware hwloc sees, and every runtime knob (TERN_*) with its
  * default, its current value and its documentation. */
 #include "base/config.h"
+#include "core/coll.h"
 #include "transport/transport.h"
 #include "tern_info_build.h"
 
@@ -196,6 +197,7 @@ static void print_text(const cma_result_t *cma, const hw_result_t *hw)
     else
         printf("  CMA (process_vm_readv): no, %s\n", cma->reason);
     printf("  Yama ptrace_scope:      %s\n", cma->ptrace_scope);
+    tern_coll_print_table(stdout);
     print_knobs_text();
 }
 

@@ -1,0 +1,234 @@
+/* PMI-1 "simple" wire client (pmi_wire.h) over PMI_FD or PMI_PORT: Tern's
+ * mpiexec, MPICH's Hydra, Slurm's srun --mpi=pmi2 (which also speaks
+ * PMI-1). */
+#include "pmi/pmi_flavour.h"
+#include "pmi/pmi_mapping.h"
+#include "base/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static tern_pmi_info_t *info;
+
+static tern_status_t send_line(tern_pmi_line_t *line)
+{
+    tern_status_t st = tern_pmi_line_end(line);
+    if (st == TERN_OK)
+        st = tern_pmi_conn_send(line->buf, line->len);
+    tern_pmi_line_free(line);
+    return st == TERN_OK ? TERN_OK : TERN_ERR_PMI;
+}
+
+/* Sends a query and waits for the reply named `expect`. */
+static tern_status_t call(tern_pmi_line_t *line, const char *expect, tern_pmi_msg_t *msg_p)
+{
+    tern_status_t st = send_line(line);
+    if (st == TERN_OK)
+        st = tern_pmi_conn_recv1(msg_p);
+    if (st != TERN_OK)
+        return st;
+    if (strcmp(msg_p->cmd, expect) != 0) {
+        tern_error("PMI: expected %s from the process manager, got %s", expect, msg_p->cmd);
+        return TERN_ERR_PMI;
+    }
+    return TERN_OK;
+}
+
+static tern_status_t simple_call(const char *cmd, const char *expect, tern_pmi_msg_t *msg_p)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, cmd);
+    return call(&line, expect, msg_p);
+}
+
+/* With PMI_PORT and PMI_ID the rank comes from the server: "initack
+ * pmiid=<PMI_ID>". Newer servers answer with rank and size in the initack;
+ * older ones send "set size=", "set rank=", "set debug=" lines after it. */
+static tern_status_t initack(void)
+{
+    tern_pmi_msg_t msg;
+    tern_pmi_line_t line;
+    int have_rank = 0, have_size = 0;
+
+    tern_pmi_line_begin(&line, "initack");
+    tern_pmi_line_add(&line, "pmiid", getenv("PMI_ID"));
+    tern_status_t st = call(&line, "initack", &msg);
+    if (st != TERN_OK)
+        return st;
+    have_rank = tern_pmi_msg_get_int(&msg, "rank", &info->rank) == TERN_OK;
+    have_size = tern_pmi_msg_get_int(&msg, "size", &info->size) == TERN_OK;
+    while (!(have_rank && have_size)) {
+        if ((st = tern_pmi_conn_recv1(&msg)) != TERN_OK)
+            return st;
+        if (strcmp(msg.cmd, "set") != 0)
+            return TERN_ERR_PMI;
+        if (tern_pmi_msg_get_int(&msg, "rank", &info->rank) == TERN_OK)
+            have_rank = 1;
+        if (tern_pmi_msg_get_int(&msg, "size", &info->size) == TERN_OK)
+            have_size = 1;
+    }
+    /* Old servers end the sequence with "set debug=". */
+    if (tern_pmi_msg_get(&msg, "debug") == NULL && strcmp(msg.cmd, "set") == 0) {
+        if ((st = tern_pmi_conn_recv1(&msg)) != TERN_OK)
+            return st;
+    }
+    return TERN_OK;
+}
+
+static tern_status_t pmi1_init(tern_pmi_info_t *info_p)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st;
+
+    info = info_p;
+    if ((st = tern_pmi_conn_open()) != TERN_OK)
+        return st;
+    if (tern_pmi_conn_is_port() && getenv("PMI_ID")) {
+        if ((st = initack()) != TERN_OK)
+            return st;
+    } else if (tern_pmi_env_int("PMI_RANK", &info->rank) != TERN_OK ||
+               tern_pmi_env_int("PMI_SIZE", &info->size) != TERN_OK) {
+        tern_error("PMI: PMI_%s is set but PMI_RANK or PMI_SIZE is not",
+                   tern_pmi_conn_is_port() ? "PORT" : "FD");
+        return TERN_ERR_PMI;
+    }
+
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "init");
+    tern_pmi_line_add_int(&line, "pmi_version", 1);
+    tern_pmi_line_add_int(&line, "pmi_subversion", 1);
+    if ((st = call(&line, "response_to_init", &msg)) != TERN_OK)
+        return st;
+    if (tern_pmi_msg_rc(&msg) != 0) {
+        tern_error("PMI: the process manager refused PMI version 1.1");
+        return TERN_ERR_PMI;
+    }
+
+    int key_max = 64, value_max = 1024;
+    if ((st = simple_call("get_maxes", "maxes", &msg)) != TERN_OK)
+        return st;
+    tern_pmi_msg_get_int(&msg, "keylen_max", &key_max);
+    tern_pmi_msg_get_int(&msg, "vallen_max", &value_max);
+    info->key_max = key_max > 0 ? (size_t)key_max : 64;
+    info->value_max = value_max > 16 ? (size_t)value_max : 1024;
+
+    if ((st = simple_call("get_appnum", "appnum", &msg)) != TERN_OK)
+        return st;
+    info->appnum = 0;
+    tern_pmi_msg_get_int(&msg, "appnum", &info->appnum);
+
+    if ((st = simple_call("get_universe_size", "universe_size", &msg)) != TERN_OK)
+        return st;
+    info->universe_size = info->size;
+    tern_pmi_msg_get_int(&msg, "size", &info->universe_size);
+
+    if ((st = simple_call("get_my_kvsname", "my_kvsname", &msg)) != TERN_OK)
+        return st;
+    const char *kvsname = tern_pmi_msg_get(&msg, "kvsname");
+    if (!kvsname || strlen(kvsname) >= sizeof info->kvsname) {
+        tern_error("PMI: the process manager gave no usable kvsname");
+        return TERN_ERR_PMI;
+    }
+    strcpy(info->kvsname, kvsname);
+    /* vallen_max bounds the value, but some managers (Slurm) also read a
+     * whole request line into a buffer of that size: keep put lines
+     * within it. */
+    size_t overhead = strlen("cmd=put kvsname= key= value=\n") + strlen(kvsname) + info->key_max;
+    if (info->value_max > overhead + 64)
+        info->value_max -= overhead;
+    return TERN_OK;
+}
+
+static tern_status_t pmi1_put(const char *key, const char *value)
+{
+    tern_pmi_msg_t msg;
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "put");
+    tern_pmi_line_add(&line, "kvsname", info->kvsname);
+    tern_pmi_line_add(&line, "key", key);
+    tern_pmi_line_add(&line, "value", value);
+    tern_status_t st = call(&line, "put_result", &msg);
+    if (st != TERN_OK)
+        return st;
+    if (tern_pmi_msg_rc(&msg) != 0) {
+        const char *why = tern_pmi_msg_get(&msg, "msg");
+        tern_error("PMI: put of key %s failed: %s", key, why ? why : "no reason given");
+        return TERN_ERR_PMI;
+    }
+    return TERN_OK;
+}
+
+static tern_status_t pmi1_get(const char *key, char *value, size_t value_len)
+{
+    tern_pmi_msg_t msg;
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "get");
+    tern_pmi_line_add(&line, "kvsname", info->kvsname);
+    tern_pmi_line_add(&line, "key", key);
+    tern_status_t st = call(&line, "get_result", &msg);
+    if (st != TERN_OK)
+        return st;
+    const char *found = tern_pmi_msg_get(&msg, "found");
+    const char *v = tern_pmi_msg_get(&msg, "value");
+    if (tern_pmi_msg_rc(&msg) != 0 || !v || (found && strcasecmp(found, "true") != 0))
+        return TERN_ERR_NOT_FOUND;
+    if (strlen(v) >= value_len)
+        return TERN_ERR_TRUNCATE;
+    strcpy(value, v);
+    return TERN_OK;
+}
+
+static tern_status_t pmi1_fence(void)
+{
+    tern_pmi_msg_t msg;
+    return simple_call("barrier_in", "barrier_out", &msg);
+}
+
+/* Hydra, Slurm and Tern's mpiexec publish the map as a job-wide key. */
+static tern_status_t pmi1_node_map(int *node_of_rank)
+{
+    size_t len = info->value_max + 1;
+    char *map = malloc(len);
+    if (!map)
+        return TERN_ERR_NOMEM;
+    tern_status_t st = pmi1_get("PMI_process_mapping", map, len);
+    if (st == TERN_OK && tern_pmi_mapping_parse(map, info->size, node_of_rank) != TERN_OK) {
+        tern_debug("PMI: unusable PMI_process_mapping '%s'", map);
+        st = TERN_ERR_NOT_SUPPORTED;
+    }
+    free(map);
+    if (st == TERN_ERR_NOT_FOUND || st == TERN_ERR_TRUNCATE)
+        st = TERN_ERR_NOT_SUPPORTED;
+    return st;
+}
+
+static tern_status_t pmi1_finalize(void)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = simple_call("finalize", "finalize_ack", &msg);
+    tern_pmi_conn_close();
+    return st;
+}
+
+static void pmi1_abort(int code, const char *msg)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "abort");
+    tern_pmi_line_add_int(&line, "exitcode", code);
+    if (*msg)
+        tern_pmi_line_add(&line, "message", msg);
+    (void)send_line(&line);
+}
+
+const tern_pmi_flavour_t tern_pmi1_flavour = {
+    .name = "pmi1",
+    .init = pmi1_init,
+    .put = pmi1_put,
+    .fence = pmi1_fence,
+    .get = pmi1_get,
+    .node_map = pmi1_node_map,
+    .finalize = pmi1_finalize,
+    .abort = pmi1_abort,
+};

@@ -1,0 +1,246 @@
+/* Reduction operations and error cases: MPI_Reduce_local on every
+ * predefined op x type pair (the allowed ones compute the right value, the
+ * others fail with MPI_ERR_OP), op handles, and bad roots (MPI_ERR_ROOT)
+ * and ops (MPI_ERR_OP) on collectives, with the function named in the
+ * message. */
+#include "../mpi/mtest.h"
+
+#include <complex.h>
+#include <stdbool.h>
+
+enum { C_INT = 1, C_FLOAT = 2, C_COMPLEX = 4, C_LOGICAL = 8, C_BYTE = 16, C_PAIR = 32, C_NONE = 64 };
+
+typedef struct {
+    MPI_Datatype dt;
+    const char *name;
+    int cls;
+} type_t;
+
+static const type_t types[] = {
+    {MPI_INT, "INT", C_INT}, {MPI_UNSIGNED, "UNSIGNED", C_INT}, {MPI_SHORT, "SHORT", C_INT},
+    {MPI_UNSIGNED_SHORT, "USHORT", C_INT}, {MPI_LONG, "LONG", C_INT},
+    {MPI_UNSIGNED_LONG, "ULONG", C_INT}, {MPI_LONG_LONG, "LLONG", C_INT},
+    {MPI_UNSIGNED_LONG_LONG, "ULLONG", C_INT}, {MPI_SIGNED_CHAR, "SCHAR", C_INT},
+    {MPI_UNSIGNED_CHAR, "UCHAR", C_INT}, {MPI_INT8_T, "INT8", C_INT},
+    {MPI_INT16_T, "INT16", C_INT}, {MPI_INT32_T, "INT32", C_INT}, {MPI_INT64_T, "INT64", C_INT},
+    {MPI_UINT8_T, "UINT8", C_INT}, {MPI_UINT16_T, "UINT16", C_INT},
+    {MPI_UINT32_T, "UINT32", C_INT}, {MPI_UINT64_T, "UINT64", C_INT},
+    {MPI_AINT, "AINT", C_INT}, {MPI_OFFSET, "OFFSET", C_INT}, {MPI_COUNT, "COUNT", C_INT},
+    {MPI_FLOAT, "FLOAT", C_FLOAT}, {MPI_DOUBLE, "DOUBLE", C_FLOAT},
+    {MPI_LONG_DOUBLE, "LDOUBLE", C_FLOAT}, {MPI_C_FLOAT_COMPLEX, "CFLOAT", C_COMPLEX},
+    {MPI_C_DOUBLE_COMPLEX, "CDOUBLE", C_COMPLEX}, {MPI_C_BOOL, "BOOL", C_LOGICAL},
+    {MPI_BYTE, "BYTE", C_BYTE}, {MPI_2INT, "2INT", C_PAIR}, {MPI_DOUBLE_INT, "DOUBLE_INT", C_PAIR},
+    {MPI_FLOAT_INT, "FLOAT_INT", C_PAIR}, {MPI_LONG_INT, "LONG_INT", C_PAIR},
+    {MPI_SHORT_INT, "SHORT_INT", C_PAIR}, {MPI_CHAR, "CHAR", C_NONE},
+};
+
+typedef struct {
+    MPI_Op op;
+    const char *name;
+    int allowed; /* classes */
+} op_t;
+
+static const op_t ops[] = {
+    {MPI_MAX, "MAX", C_INT | C_FLOAT}, {MPI_MIN, "MIN", C_INT | C_FLOAT},
+    {MPI_SUM, "SUM", C_INT | C_FLOAT | C_COMPLEX}, {MPI_PROD, "PROD", C_INT | C_FLOAT | C_COMPLEX},
+    {MPI_LAND, "LAND", C_INT | C_LOGICAL}, {MPI_LOR, "LOR", C_INT | C_LOGICAL},
+    {MPI_LXOR, "LXOR", C_INT | C_LOGICAL}, {MPI_BAND, "BAND", C_INT | C_BYTE},
+    {MPI_BOR, "BOR", C_INT | C_BYTE}, {MPI_BXOR, "BXOR", C_INT | C_BYTE},
+    {MPI_MAXLOC, "MAXLOC", C_PAIR}, {MPI_MINLOC, "MINLOC", C_PAIR}, {MPI_REPLACE, "REPLACE", 0},
+};
+
+/* Expected value of (a op b) for small non-negative integers. */
+static long expect(MPI_Op op, long a, long b)
+{
+    if (op == MPI_MAX) return a > b ? a : b;
+    if (op == MPI_MIN) return a < b ? a : b;
+    if (op == MPI_SUM) return a + b;
+    if (op == MPI_PROD) return a * b;
+    if (op == MPI_LAND) return a && b;
+    if (op == MPI_LOR) return a || b;
+    if (op == MPI_LXOR) return !a != !b;
+    if (op == MPI_BAND) return a & b;
+    if (op == MPI_BOR) return a | b;
+    return a ^ b;
+}
+
+/* Stores v into element i of a buffer of type dt; reads it back. */
+#define SCALAR_CASES(X)                                                        \
+    X(MPI_INT, int) X(MPI_UNSIGNED, unsigned) X(MPI_SHORT, short)              \
+    X(MPI_UNSIGNED_SHORT, unsigned short) X(MPI_LONG, long)                    \
+    X(MPI_UNSIGNED_LONG, unsigned long) X(MPI_LONG_LONG, long long)            \
+    X(MPI_UNSIGNED_LONG_LONG, unsigned long long) X(MPI_SIGNED_CHAR, signed char) \
+    X(MPI_UNSIGNED_CHAR, unsigned char) X(MPI_INT8_T, int8_t) X(MPI_INT16_T, int16_t) \
+    X(MPI_INT32_T, int32_t) X(MPI_INT64_T, int64_t) X(MPI_UINT8_T, uint8_t)    \
+    X(MPI_UINT16_T, uint16_t) X(MPI_UINT32_T, uint32_t) X(MPI_UINT64_T, uint64_t) \
+    X(MPI_AINT, MPI_Aint) X(MPI_OFFSET, MPI_Offset) X(MPI_COUNT, MPI_Count)    \
+    X(MPI_FLOAT, float) X(MPI_DOUBLE, double) X(MPI_LONG_DOUBLE, long double)  \
+    X(MPI_C_FLOAT_COMPLEX, float _Complex) X(MPI_C_DOUBLE_COMPLEX, double _Complex) \
+    X(MPI_C_BOOL, bool) X(MPI_BYTE, unsigned char) X(MPI_CHAR, char)
+
+static void put(MPI_Datatype dt, void *buf, int i, long v)
+{
+#define PUT(d, T) if (dt == d) { ((T *)buf)[i] = (T)v; return; }
+    SCALAR_CASES(PUT)
+#undef PUT
+}
+static long get(MPI_Datatype dt, const void *buf, int i)
+{
+#define GET(d, T) if (dt == d) return (long)creall((long double _Complex)((const T *)buf)[i]);
+    SCALAR_CASES(GET)
+#undef GET
+    return -999;
+}
+
+static void test_reduce_local(void)
+{
+    const long av[4] = {0, 1, 3, 6}, bv[4] = {0, 5, 3, 2};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            char in[256], inout[256];
+            memset(in, 0, sizeof in);
+            memset(inout, 0, sizeof inout);
+            int is_pair = types[t].cls == C_PAIR;
+            if (!is_pair)
+                for (int i = 0; i < 4; i++) {
+                    long a = av[i], b = bv[i];
+                    if (types[t].cls == C_LOGICAL) {
+                        a = a != 0;
+                        b = b != 0;
+                    }
+                    put(types[t].dt, in, i, a);
+                    put(types[t].dt, inout, i, b);
+                }
+            else if (types[t].dt == MPI_2INT) {
+                int x[4][2] = {{1, 0}, {5, 1}, {3, 2}, {3, 3}}, y[4][2] = {{2, 9}, {5, 0}, {1, 1}, {3, 1}};
+                memcpy(in, x, sizeof x);
+                memcpy(inout, y, sizeof y);
+            }
+            int rc = MPI_Reduce_local(in, inout, 4, types[t].dt, ops[o].op);
+            int allowed = (ops[o].allowed & types[t].cls) != 0;
+            char what[96];
+            snprintf(what, sizeof what, "Reduce_local(%s, %s)", ops[o].name, types[t].name);
+            if (!allowed) {
+                CHECK_CLASS(rc, MPI_ERR_OP, what);
+                continue;
+            }
+            CHECK(rc == MPI_SUCCESS, "%s failed: %s", what, mtest_errstr(rc));
+            if (rc != MPI_SUCCESS)
+                continue;
+            if (!is_pair) {
+                for (int i = 0; i < 4; i++) {
+                    long a = av[i], b = bv[i];
+                    if (types[t].cls == C_LOGICAL) {
+                        a = a != 0;
+                        b = b != 0;
+                    }
+                    long e = expect(ops[o].op, a, b);
+                    CHECK(get(types[t].dt, inout, i) == e, "%s element %d: got %ld want %ld", what,
+                          i, get(types[t].dt, inout, i), e);
+                }
+            } else if (types[t].dt == MPI_2INT) {
+                int(*y)[2] = (int(*)[2])inout;
+                /* MAXLOC: (2,9) (5,0) (3,2) (3,1); MINLOC: (1,0) (5,0) (1,1) (3,1). */
+                const int mx[4][2] = {{2, 9}, {5, 0}, {3, 2}, {3, 1}}, mn[4][2] = {{1, 0}, {5, 0}, {1, 1}, {3, 1}};
+                const int(*e)[2] = ops[o].op == MPI_MAXLOC ? mx : mn;
+                for (int i = 0; i < 4; i++)
+                    CHECK(y[i][0] == e[i][0] && y[i][1] == e[i][1], "%s pair %d: (%d,%d)", what, i,
+                          y[i][0], y[i][1]);
+            }
+        }
+    }
+    /* The padded pair type in the user's layout. */
+    struct { double v; int i; } x[2] = {{1.5, 4}, {2.0, 1}}, y[2] = {{1.5, 2}, {1.0, 7}};
+    CHECK_RC(MPI_Reduce_local(x, y, 2, MPI_DOUBLE_INT, MPI_MINLOC));
+    CHECK(y[0].v == 1.5 && y[0].i == 2 && y[1].v == 1.0 && y[1].i == 7, "DOUBLE_INT minloc");
+}
+
+static void noncomm(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] = ((int *)in)[i] * 10 + ((int *)inout)[i];
+}
+
+static void test_user_ops(void)
+{
+    MPI_Op op;
+    int commute = -1;
+    CHECK_RC(MPI_Op_create(noncomm, 0, &op));
+    CHECK_RC(MPI_Op_commutative(op, &commute));
+    CHECK_INT(commute, 0, "user op commutative flag");
+    CHECK_RC(MPI_Op_commutative(MPI_SUM, &commute));
+    CHECK_INT(commute, 1, "MPI_SUM commutative");
+    int a[2] = {1, 2}, b[2] = {3, 4};
+    CHECK_RC(MPI_Reduce_local(a, b, 2, MPI_INT, op));
+    CHECK(b[0] == 13 && b[1] == 24, "user op via Reduce_local: %d %d", b[0], b[1]);
+    CHECK_RC(MPI_Op_free(&op));
+    CHECK(op == MPI_OP_NULL, "Op_free sets MPI_OP_NULL");
+    MPI_Op sum = MPI_SUM;
+    CHECK_CLASS(MPI_Op_free(&sum), MPI_ERR_OP, "Op_free(MPI_SUM)");
+}
+
+static void test_collective_errors(void)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double d = 1, dr;
+    int i = 1, ir;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len, rc;
+    rc = MPI_Allreduce(&d, &dr, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD);
+    CHECK_CLASS(rc, MPI_ERR_OP, "Allreduce(MPI_DOUBLE, MPI_BAND)");
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        CHECK(strstr(msg, "MPI_Allreduce") != NULL, "message names the function: %s", msg);
+    }
+    CHECK_CLASS(MPI_Reduce(&i, &ir, 1, MPI_INT, MPI_MAXLOC, 0, MPI_COMM_WORLD), MPI_ERR_OP,
+                "Reduce(MPI_INT, MPI_MAXLOC)");
+    CHECK_CLASS(MPI_Allreduce(&i, &ir, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP,
+                "Allreduce(MPI_OP_NULL)");
+    CHECK_CLASS(MPI_Allreduce(&i, &ir, 1, MPI_INT, MPI_REPLACE, MPI_COMM_WORLD), MPI_ERR_OP,
+                "Allreduce(MPI_REPLACE)");
+    CHECK_CLASS(MPI_Scan(&d, &dr, 1, MPI_DOUBLE, MPI_LXOR, MPI_COMM_WORLD), MPI_ERR_OP,
+                "Scan(MPI_DOUBLE, MPI_LXOR)");
+    rc = MPI_Bcast(&i, 1, MPI_INT, size, MPI_COMM_WORLD);
+    CHECK_CLASS(rc, MPI_ERR_ROOT, "Bcast(root = size)");
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        CHECK(strstr(msg, "MPI_Bcast") != NULL && strstr(msg, "root") != NULL,
+              "message names the function and the root: %s", msg);
+    }
+    CHECK_CLASS(MPI_Bcast(&i, 1, MPI_INT, -1, MPI_COMM_WORLD), MPI_ERR_ROOT, "Bcast(root = -1)");
+    CHECK_CLASS(MPI_Reduce(&i, &ir, 1, MPI_INT, MPI_SUM, size + 3, MPI_COMM_WORLD), MPI_ERR_ROOT,
+                "Reduce(bad root)");
+    CHECK_CLASS(MPI_Gather(&i, 1, MPI_INT, &ir, 1, MPI_INT, -2, MPI_COMM_WORLD), MPI_ERR_ROOT,
+                "Gather(bad root)");
+    MPI_Request req;
+    CHECK_CLASS(MPI_Iscatter(&i, 1, MPI_INT, &ir, 1, MPI_INT, size, MPI_COMM_WORLD, &req),
+                MPI_ERR_ROOT, "Iscatter(bad root)");
+    CHECK_CLASS(MPI_Bcast(&i, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "Bcast(count -1)");
+    CHECK_CLASS(MPI_Bcast(&i, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
+                "Bcast(MPI_DATATYPE_NULL)");
+    CHECK_CLASS(MPI_Allreduce(&i, &ir, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL), MPI_ERR_COMM,
+                "Allreduce(MPI_COMM_NULL)");
+    /* The communicator still works after the errors. */
+    i = rank;
+    CHECK_RC(MPI_Allreduce(&i, &ir, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_INT(ir, size * (size - 1) / 2, "allreduce after errors");
+}
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mtest_begin("reduce_local");
+    test_reduce_local();
+    mtest_end();
+    mtest_begin("user_ops");
+    test_user_ops();
+    mtest_end();
+    mtest_begin("collective_errors");
+    test_collective_errors();
+    mtest_end();
+    return mtest_finalize();
+}

@@ -1,0 +1,254 @@
+#!/bin/bash
+# Tern programs under the launchers that clusters run.
+#
+#   launchers_test.sh slurm  <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
+#   launchers_test.sh hydra  <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
+#
+# slurm: starts a private Slurm on this machine (munged, slurmctld and one
+# slurmd with a generated config in a temporary directory, as root), then
+# runs the programs with srun -n 4 --mpi=pmi2 (PMI-2, and PMI-1 forced with
+# TERN_PMI=pmi1) and --mpi=pmix, checks their output and exit codes, and
+# checks that a failing rank (non-zero exit, MPI_Abort) fails the job step
+# with its error visible. The daemons are stopped and the directory removed
+# on every exit path. Skips (77) only when the Slurm or munge packages are
+# missing (or when not root: slurmd must be).
+#
+# hydra: the same checks under MPICH's mpiexec.mpich.
+set -u
+
+MODE=$1
+PMI_PROG=$2
+MPI_PROG=$3
+shift 3
+MPI_PROGS=("$@")
+NP=4
+FAILS=0
+STEP_TIMEOUT=60
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+# run_ok <label> <expect-flavour or -> <command...>: exit 0, every rank's line.
+OUT=$(mktemp /tmp/tern-launch-out.XXXXXX)
+run() { timeout -s KILL $STEP_TIMEOUT "$@" >"$OUT" 2>&1 </dev/null; }
+
+check_ok_prog() {
+    local label=$1 flavour=$2
+    shift 2
+    TERN_LOG_LEVEL=3 run "$@"
+    local rc=$?
+    local ok=1
+    [ $rc -eq 0 ] || { fail "$label: exit code $rc"; ok=0; }
+    for r in $(seq 0 $((NP - 1))); do
+        grep -q "^rank $r of $NP ok" "$OUT" || { fail "$label: no line from rank $r"; ok=0; }
+    done
+    if [ "$flavour" != - ]; then
+        n=$(grep -c "PMI: $flavour, rank" "$OUT")
+        [ "$n" -eq $NP ] || { fail "$label: $n of $NP ranks used PMI flavour $flavour"; ok=0; }
+    fi
+    if [ $ok -eq 1 ]; then pass "$label"; else sed 's/^/    | /' "$OUT" | grep -v "pmi send\|pmi recv" | head -40; fi
+}
+
+# The launcher's node map spares the host-name exchange.
+check_node_map() {
+    local label=$1
+    shift
+    TERN_LOG_LEVEL=3 run "$@"
+    local rc=$?
+    n=$(grep -c "nodes from the launcher's map" "$OUT")
+    if [ $rc -eq 0 ] && [ "$n" -eq $NP ] && ! grep -q "key=tern-host-" "$OUT"; then
+        pass "$label"
+    else
+        fail "$label: exit code $rc, $n of $NP ranks took the launcher's node map"
+        sed 's/^/    | /' "$OUT" | grep -v "pmi send\|pmi recv" | head -40
+    fi
+}
+
+check_mpi_prog() {
+    local label=$1
+    shift
+    run "$@"
+    local rc=$?
+    if [ $rc -eq 0 ]; then pass "$label"; else
+        fail "$label: exit code $rc"
+        sed 's/^/    | /' "$OUT" | head -40
+    fi
+}
+
+# check_fails <label> <regex that must appear> <command...>: non-zero exit,
+# within the timeout (no hang), with the error visible.
+check_fails() {
+    local label=$1 want=$2
+    shift 2
+    run "$@"
+    local rc=$?
+    if [ $rc -eq 137 ]; then
+        fail "$label: the job hung (killed after ${STEP_TIMEOUT}s)"
+    elif [ $rc -eq 0 ]; then
+        fail "$label: the job step succeeded"
+    elif ! grep -Eq "$want" "$OUT"; then
+        fail "$label: exit code $rc but no '$want' in the output"
+    elif grep -q "passed the barrier" "$OUT"; then
+        fail "$label: ranks went on after the failure"
+    else
+        pass "$label (exit code $rc)"
+        return
+    fi
+    sed 's/^/    | /' "$OUT" | head -40
+}
+
+# --- Slurm -------------------------------------------------------------------
+
+DIR=
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    rm -f "$OUT"
+    [ -n "$DIR" ] && rm -rf "$DIR"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+free_port() {
+    local p
+    for _ in $(seq 1 50); do
+        p=$((20000 + RANDOM % 20000))
+        ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo $p; return; }
+    done
+    echo 0
+}
+
+start_slurm() {
+    for c in munged slurmctld slurmd srun sinfo; do
+        command -v $c >/dev/null 2>&1 || [ -x /usr/sbin/$c ] ||
+            { echo "$c not found (install slurmd slurmctld slurm-client munge): skipped"; exit 77; }
+    done
+    [ "$(id -u)" -eq 0 ] || { echo "not root: slurmd must run as root: skipped"; exit 77; }
+    export PATH=$PATH:/usr/sbin
+    DIR=$(mktemp -d /tmp/tern-slurm.XXXXXX)
+    chmod 700 "$DIR"
+    mkdir -p "$DIR/state" "$DIR/spool" "$DIR/munge"
+    chmod 700 "$DIR/munge"
+    head -c 1024 /dev/urandom >"$DIR/munge/munge.key"
+    chmod 400 "$DIR/munge/munge.key"
+    local sock=$DIR/munge/munge.sock
+    munged --force -F --key-file="$DIR/munge/munge.key" --socket="$sock" \
+        --pid-file="$DIR/munge/munged.pid" --log-file="$DIR/munge/munged.log" \
+        --seed-file="$DIR/munge/munged.seed" >"$DIR/munged.out" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
+    [ -S "$sock" ] || { echo "munged did not start:"; cat "$DIR/munged.out" "$DIR/munge/munged.log"; exit 1; }
+
+    local host ctld_port slurmd_port
+    host=$(hostname -s)
+    ctld_port=$(free_port)
+    slurmd_port=$(free_port)
+    cat >"$DIR/slurm.conf" <<CONF
+ClusterName=terntest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$sock
+StateSaveLocation=$DIR/state
+SlurmdSpoolDir=$DIR/spool
+SlurmctldPidFile=$DIR/slurmctld.pid
+SlurmdPidFile=$DIR/slurmd.pid
+SlurmctldLogFile=$DIR/slurmctld.log
+SlurmdLogFile=$DIR/slurmd.log
+SlurmdParameters=config_overrides
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+MailProg=/bin/true
+InactiveLimit=0
+KillWait=2
+MessageTimeout=20
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$NP State=UNKNOWN
+PartitionName=tern Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+    export SLURM_CONF=$DIR/slurm.conf
+    slurmctld -D -i >"$DIR/slurmctld.out" 2>&1 &
+    PIDS+=($!)
+    slurmd -D >"$DIR/slurmd.out" 2>&1 &
+    PIDS+=($!)
+    local state=
+    for _ in $(seq 1 100); do
+        state=$(sinfo -h -N -o %T 2>/dev/null | head -1)
+        [ "$state" = idle ] && break
+        sleep 0.2
+    done
+    if [ "$state" != idle ]; then
+        echo "the Slurm node did not become idle (state '$state'):"
+        tail -n 20 "$DIR"/slurmctld.log "$DIR"/slurmd.log "$DIR"/slurmctld.out "$DIR"/slurmd.out 2>/dev/null
+        exit 1
+    fi
+    echo "Slurm is up: $(srun --version), MPI plugins: $(srun --mpi=list 2>&1 | tr -s '\n' ' ')"
+}
+
+case $MODE in
+slurm)
+    start_slurm
+    SRUN=(srun -n $NP -N 1 --overcommit)
+    check_ok_prog "srun --mpi=pmi2, PMI-2" pmi2 "${SRUN[@]}" --mpi=pmi2 "$PMI_PROG" ok
+    TERN_PMI=pmi1 check_ok_prog "srun --mpi=pmi2, PMI-1 (TERN_PMI=pmi1)" pmi1 \
+        "${SRUN[@]}" --mpi=pmi2 "$PMI_PROG" ok
+    check_ok_prog "srun --mpi=pmix" pmix "${SRUN[@]}" --mpi=pmix "$PMI_PROG" ok
+    for mpi in pmi2 pmix; do
+        check_ok_prog "srun --mpi=$mpi, MPI program" - "${SRUN[@]}" --mpi=$mpi "$MPI_PROG" ok
+        check_node_map "srun --mpi=$mpi: node map from the launcher" \
+            "${SRUN[@]}" --mpi=$mpi "$MPI_PROG" ok
+        for prog in "${MPI_PROGS[@]}"; do
+            check_mpi_prog "srun --mpi=$mpi $(basename "$prog")" "${SRUN[@]}" --mpi=$mpi "$prog"
+        done
+        check_fails "srun --mpi=$mpi -K: rank 2 exits with 7" "task 2: Exited with exit code 7" \
+            "${SRUN[@]}" -K --mpi=$mpi "$MPI_PROG" exit 2 7
+        check_fails "srun --mpi=$mpi: rank 1 calls MPI_Abort" \
+            "rank 1\\]: MPI_Abort with code 5" \
+            "${SRUN[@]}" --mpi=$mpi "$MPI_PROG" abort 1 5
+    done
+    check_fails "srun without an MPI plugin" "without a PMI plugin" \
+        "${SRUN[@]}" --mpi=none "$MPI_PROG" ok
+    ;;
+hydra)
+    command -v mpiexec.mpich >/dev/null 2>&1 || { echo "mpiexec.mpich not found: skipped"; exit 77; }
+    HYDRA=(mpiexec.mpich -n $NP)
+    check_ok_prog "Hydra, PMI-1" pmi1 "${HYDRA[@]}" "$PMI_PROG" ok
+    TERN_PMI=pmi2 check_fails "Hydra: TERN_PMI=pmi2 is refused" "Hydra's PMI-2 fence" \
+        "${HYDRA[@]}" "$PMI_PROG" ok
+    check_node_map "Hydra: node map from the launcher" "${HYDRA[@]}" "$MPI_PROG" ok
+    for prog in "${MPI_PROGS[@]}"; do
+        check_mpi_prog "Hydra $(basename "$prog")" "${HYDRA[@]}" "$prog"
+    done
+    # Hydra reports the first process it reaped, not always the failed one.
+    check_fails "Hydra: rank 2 exits with 7" "BAD TERMINATION" "${HYDRA[@]}" "$MPI_PROG" exit 2 7
+    check_fails "Hydra: rank 1 calls MPI_Abort" "rank 1\\]: MPI_Abort with code 5" \
+        "${HYDRA[@]}" "$MPI_PROG" abort 1 5
+    ;;
+*)
+    echo "unknown mode $MODE"
+    exit 1
+    ;;
+esac
+
+if [ $FAILS -gt 0 ] && [ -n "$DIR" ]; then
+    echo "--- end of the Slurm logs:"
+    tail -n 25 "$DIR/slurmd.log" "$DIR/slurmctld.log" 2>/dev/null
+fi
+echo "$MODE: $FAILS failure(s)"
+[ $FAILS -eq 0 ]
