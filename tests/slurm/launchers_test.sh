@@ -28,10 +28,13 @@ STEP_TIMEOUT=60
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
-# run_ok <label> <expect-flavour or -> <command...>: exit 0, every rank's line.
 OUT=$(mktemp /tmp/tern-launch-out.XXXXXX)
-run() { timeout -s KILL $STEP_TIMEOUT "$@" >"$OUT" 2>&1 </dev/null; }
+# timeout exits 124 when the limit hit (srun itself may exit 137 when tasks
+# were killed).
+run() { timeout -k 10 $STEP_TIMEOUT "$@" >"$OUT" 2>&1 </dev/null; }
 
+# check_ok_prog <label> <PMI flavour or -> <command...>: exit 0, every
+# rank's line, and (unless -) every rank on that PMI flavour.
 check_ok_prog() {
     local label=$1 flavour=$2
     shift 2
@@ -82,7 +85,7 @@ check_fails() {
     shift 2
     run "$@"
     local rc=$?
-    if [ $rc -eq 137 ]; then
+    if [ $rc -eq 124 ]; then
         fail "$label: the job hung (killed after ${STEP_TIMEOUT}s)"
     elif [ $rc -eq 0 ]; then
         fail "$label: the job step succeeded"
