@@ -45,12 +45,16 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     job->stdin_src = -1;
     job->stdin_dst = -1;
     job->signal_fd = -1;
+    job->upstream_fd = -1;
+    job->world_size = opts->proxy ? opts->world_size : opts->np;
+    job->rank_base = opts->proxy ? opts->proxy_first : 0;
+    tern_pmi_reader_init(&job->upstream_in);
     job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
     if (!job->ranks)
         return TERN_ERR_NOMEM;
     for (int i = 0; i < job->n; i++) {
         mpiexec_rank_t *r = &job->ranks[i];
-        r->rank = i;
+        r->rank = job->rank_base + i;
         r->pmi_fd = -1;
         tern_pmi_reader_init(&r->pmi_in);
         mpiexec_stream_init(&r->out, -1, 1);
@@ -65,6 +69,8 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
         fclose(u);
     }
     snprintf(job->kvsname, sizeof job->kvsname, "tern-%ld-%08x", (long)getpid(), seed);
+    if (opts->proxy)
+        snprintf(job->kvsname, sizeof job->kvsname, "%s", opts->proxy_kvs);
     /* stdin goes to rank 0 if mpiexec has one. */
     /* A background job reading its terminal would be stopped (SIGTTIN). */
     if (fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp()))
@@ -104,6 +110,10 @@ void mpiexec_job_free(mpiexec_job_t *job)
     }
     mpiexec_stdin_close(job);
     mpiexec_pmi_free(job);
+    if (job->upstream_fd >= 0)
+        close(job->upstream_fd);
+    job->upstream_fd = -1;
+    tern_pmi_reader_free(&job->upstream_in);
     free(job->ranks);
     free(job->bind_sets);
     if (job->signal_fd >= 0)
@@ -154,6 +164,17 @@ void mpiexec_job_fail(mpiexec_job_t *job, int code, const char *fmt, ...)
         fflush(stderr);
         job->failed = 1;
         /* An exit status is 8 bits; a failure must not read as success. */
+        job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
+        if (job->upstream_fd >= 0)
+            mpiexec_proxy_report_failure(job, job->exit_code);
+    }
+    job_terminate(job, SIGTERM);
+}
+
+void mpiexec_job_stop(mpiexec_job_t *job, int code)
+{
+    if (!job->failed) {
+        job->failed = 1;
         job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
     }
     job_terminate(job, SIGTERM);
@@ -280,13 +301,13 @@ static void close_outputs(mpiexec_job_t *job)
 
 /* Which object a pollfd belongs to. */
 typedef struct {
-    int kind; /* 0 signal, 1 pmi, 2 out, 3 err, 4 stdin src, 5 stdin dst */
+    int kind; /* 0 signal, 1 pmi, 2 out, 3 err, 4 stdin src, 5 stdin dst, 6 root */
     int rank;
 } slot_t;
 
 int mpiexec_job_run(mpiexec_job_t *job)
 {
-    size_t max = 3 + 3 * (size_t)job->n;
+    size_t max = 4 + 3 * (size_t)job->n;
     struct pollfd *pfd = calloc(max, sizeof *pfd);
     slot_t *slot = calloc(max, sizeof *slot);
     double drain_until = 0;
@@ -313,6 +334,10 @@ int mpiexec_job_run(mpiexec_job_t *job)
         size_t n = 0;
         pfd[n] = (struct pollfd){.fd = job->signal_fd, .events = POLLIN};
         slot[n++] = (slot_t){0, -1};
+        if (job->upstream_fd >= 0) {
+            pfd[n] = (struct pollfd){.fd = job->upstream_fd, .events = POLLIN};
+            slot[n++] = (slot_t){6, -1};
+        }
         for (int i = 0; i < job->n; i++) {
             mpiexec_rank_t *r = &job->ranks[i];
             if (r->pmi_fd >= 0) {
@@ -359,6 +384,7 @@ int mpiexec_job_run(mpiexec_job_t *job)
             case 2: mpiexec_stream_read(job, r->rank, &r->out); break;
             case 3: mpiexec_stream_read(job, r->rank, &r->err); break;
             case 4: mpiexec_stdin_read(job); break;
+            case 6: mpiexec_proxy_read(job); break;
             case 5:
                 if (pfd[j].revents & (POLLERR | POLLHUP))
                     mpiexec_stdin_close(job);

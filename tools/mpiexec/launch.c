@@ -88,7 +88,7 @@ static _Noreturn void child_exec(const mpiexec_job_t *job, int rank, child_fds_t
     setenv("PMI_FD", num, 1);
     snprintf(num, sizeof num, "%d", rank);
     setenv("PMI_RANK", num, 1);
-    snprintf(num, sizeof num, "%d", job->n);
+    snprintf(num, sizeof num, "%d", job->world_size);
     setenv("PMI_SIZE", num, 1);
     setenv("TERN_JOBID", job->kvsname, 1);
     /* Not ours: an outer process manager's. */
@@ -98,8 +98,9 @@ static _Noreturn void child_exec(const mpiexec_job_t *job, int rank, child_fds_t
     for (int i = 0; i < job->opts->n_env; i++)
         putenv(job->opts->env[i]);
 
-    if (job->bind_sets && sched_setaffinity(0, sizeof job->bind_sets[rank],
-                                            &job->bind_sets[rank]) != 0)
+    int local = rank - job->rank_base;
+    if (job->bind_sets && sched_setaffinity(0, sizeof job->bind_sets[local],
+                                            &job->bind_sets[local]) != 0)
         goto fail;
 
     execvp(job->opts->argv[0], job->opts->argv);

@@ -1,10 +1,15 @@
 /* mpiexec: runs N ranks of one program on this node, serves them PMI-1 over
  * socketpairs, forwards stdio, and ends the whole job when one rank fails.
+ * With --hosts/--hostfile it starts one proxy per host (ssh by default),
+ * each of which is this program in proxy mode running that host's ranks;
+ * proxies meet the root only at PMI fences (their puts go up, everyone's
+ * come back down), so launcher traffic grows with hosts, not ranks.
  *
  * Files: mpiexec_main.c (options), launch.c (fork/exec), job.c (event loop,
  * failure policy, signals, cleanup), pmi_server.c (key-value space and
  * barrier), stdio_forward.c (line-wise output, stdin to rank 0), bind.c
- * (hwloc core binding). */
+ * (hwloc core binding), hosts.c (host lists), root.c (the multi-host root),
+ * proxy.c (a proxy's link to the root). */
 #ifndef TERN_MPIEXEC_H
 #define TERN_MPIEXEC_H
 
@@ -22,6 +27,20 @@ typedef struct {
     int bind_core;    /* rank i bound to core i mod ncores */
     char **env;       /* "VAR=VAL" set in every rank */
     int n_env;
+    /* Multi-host (root): hosts from --hosts or --hostfile, ranks per host. */
+    char **hosts;
+    int *host_slots;      /* slots from the hostfile, 0 when not given */
+    int n_hosts;
+    int ppn;              /* -ppn: ranks per host; 0: fill slots or spread evenly */
+    const char *launcher; /* remote-start command; NULL: TERN_MPIEXEC_LAUNCHER */
+    /* Proxy mode (started by a root). */
+    int proxy;
+    const char *proxy_root;  /* root's address:port */
+    int proxy_index;         /* which host */
+    int proxy_first;         /* world rank of our first rank */
+    int world_size;
+    const char *proxy_kvs;
+    const char *proxy_map;   /* PMI_process_mapping of the job */
 } mpiexec_opts_t;
 
 /* One output stream of a rank, split into whole lines. */
@@ -65,6 +84,10 @@ typedef struct {
 
     mpiexec_kvs_t *kvs;
     int barrier_count;
+    int rank_base;        /* world rank of ranks[0] (proxy mode) */
+    int world_size;       /* PMI size: n, or the whole job's in proxy mode */
+    int upstream_fd;      /* proxy: link to the root; -1 otherwise */
+    tern_pmi_reader_t upstream_in;
 
     /* Failure policy. */
     int exit_code;        /* first failure's code; 0 while none */
@@ -87,14 +110,41 @@ int mpiexec_job_run(mpiexec_job_t *job);
  * message line and starts terminating the ranks. */
 void mpiexec_job_fail(mpiexec_job_t *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Ends the job with `code` quietly (the reason was reported elsewhere). */
+void mpiexec_job_stop(mpiexec_job_t *job, int code);
 /* Kills every started rank at once, waits for them, removes /dev/shm files. */
 void mpiexec_job_kill_all(mpiexec_job_t *job);
 void mpiexec_job_cleanup_shm(const mpiexec_job_t *job);
 void mpiexec_job_free(mpiexec_job_t *job);
 double mpiexec_now(void);
 
+/* proxy.c: a proxy's link to the root (see root.c for the protocol). */
+tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job);
+/* Every local rank entered the barrier: send our new puts and the fence. */
+void mpiexec_proxy_fence(mpiexec_job_t *job);
+/* Reads from the root; applies puts, releases barriers, obeys terminate. */
+void mpiexec_proxy_read(mpiexec_job_t *job);
+/* Our part of the job failed: tell the root so it stops the other hosts. */
+void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code);
+
+/* root.c: runs a job over several hosts; returns mpiexec's exit code. */
+int mpiexec_root_run(const mpiexec_opts_t *opts);
+
+/* hosts.c */
+/* Reads a hostfile (lines "host[:slots]", # comments) into opts. */
+int mpiexec_hosts_read_file(mpiexec_opts_t *opts, const char *path);
+/* Splits "a,b,c" (each may be host:slots) into opts. */
+int mpiexec_hosts_parse_list(mpiexec_opts_t *opts, const char *list);
+/* Ranks per host for np ranks (block placement); returns a malloc'd array of
+ * n_hosts counts, or NULL with a message if they do not fit. */
+int *mpiexec_hosts_place(const mpiexec_opts_t *opts);
+
 /* pmi_server.c */
 tern_status_t mpiexec_pmi_init(mpiexec_job_t *job);
+/* Stores a key-value pair (from the root, in proxy mode). */
+tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value);
+/* Releases every local rank waiting in the barrier. */
+void mpiexec_pmi_barrier_release(mpiexec_job_t *job);
 /* Reads what the rank sent and answers it. Returns 0 when the connection
  * closed, 1 otherwise. */
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r);

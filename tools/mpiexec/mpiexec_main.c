@@ -15,10 +15,18 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: mpiexec [options] -n N program [args...]\n"
-            "Runs N ranks of program on this node (Tern's launcher and PMI-1 server).\n"
+            "Runs N ranks of program on this node, or over several hosts with --hosts or\n"
+            "--hostfile (Tern's launcher and PMI-1 server).\n"
             "\n"
             "Options:\n"
             "  -n N, -np N            number of ranks (default 1)\n"
+            "  --hosts a,b[:slots]    run on these hosts: one proxy per host, started with\n"
+            "                         the remote-start command; ranks placed in blocks\n"
+            "  --hostfile FILE        hosts from FILE, one \"host[:slots]\" a line (also -f)\n"
+            "  -ppn N                 N ranks per host (default: the slots, else even)\n"
+            "  --launcher CMD         remote-start command, run as CMD HOST COMMAND (default\n"
+            "                         TERN_MPIEXEC_LAUNCHER: ssh); hosts named localhost or\n"
+            "                         like this one start without it unless CMD is given\n"
             "  -x VAR                 pass VAR from mpiexec's environment to the ranks\n"
             "  -x VAR=VAL             set VAR to VAL in the ranks\n"
             "  --env VAR=VAL          set VAR to VAL in the ranks\n"
@@ -144,6 +152,37 @@ static int parse_args(int argc, char **argv, mpiexec_opts_t *o)
                 fprintf(stderr, "mpiexec: --bind-to takes core or none\n");
                 return -1;
             }
+        } else if (!strcmp(name, "hosts") || !strcmp(name, "host")) {
+            if (!next || mpiexec_hosts_parse_list(o, next) != 0)
+                return -1;
+            i++;
+        } else if (!strcmp(name, "hostfile") || !strcmp(name, "f") ||
+                   !strcmp(name, "machinefile")) {
+            if (!next || mpiexec_hosts_read_file(o, next) != 0)
+                return -1;
+            i++;
+        } else if (!strcmp(name, "ppn") || !strcmp(name, "npernode")) {
+            if (parse_np(next, &o->ppn) != 0)
+                return -1;
+            i++;
+        } else if (!strcmp(name, "launcher") || !strcmp(name, "launcher-exec")) {
+            if (!next)
+                return -1;
+            o->launcher = next;
+            i++;
+        } else if (!strcmp(name, "proxy")) {
+            /* Internal, from a root: --proxy ADDR HOST,FIRST,COUNT,SIZE KVS MAP */
+            if (i + 4 >= argc ||
+                sscanf(argv[i + 2], "%d,%d,%d,%d", &o->proxy_index, &o->proxy_first, &o->np,
+                       &o->world_size) != 4) {
+                fprintf(stderr, "mpiexec: bad --proxy arguments\n");
+                return -1;
+            }
+            o->proxy = 1;
+            o->proxy_root = argv[i + 1];
+            o->proxy_kvs = argv[i + 3];
+            o->proxy_map = argv[i + 4];
+            i += 4;
         } else if (!strcmp(name, "tag-output") || !strcmp(name, "l") ||
                    !strcmp(name, "prepend-rank")) {
             o->tag_output = 1;
@@ -181,6 +220,14 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     ensure_std_fds();
+    if (opts.n_hosts > 0 && !opts.proxy) {
+        rc = mpiexec_root_run(&opts);
+        for (int i = 0; i < opts.n_hosts; i++)
+            free(opts.hosts[i]);
+        free(opts.hosts);
+        free(opts.host_slots);
+        return rc;
+    }
 
     mpiexec_job_t job;
     if (mpiexec_job_init(&job, &opts) != TERN_OK) {
@@ -189,6 +236,10 @@ int main(int argc, char **argv)
     }
     if (opts.bind_core && mpiexec_bind_cores(job.n, &job.bind_sets) != TERN_OK) {
         fprintf(stderr, "mpiexec: cannot compute core binding with hwloc\n");
+        mpiexec_job_free(&job);
+        return 1;
+    }
+    if (opts.proxy && mpiexec_proxy_connect(&job) != TERN_OK) {
         mpiexec_job_free(&job);
         return 1;
     }

@@ -75,10 +75,18 @@ tern_status_t mpiexec_pmi_init(mpiexec_job_t *job)
     if (!job->kvs)
         return TERN_ERR_NOMEM;
     /* Which ranks share a node, as Hydra and Slurm publish it, so ranks
-     * need no host-name exchange. Every rank runs on this host. */
+     * need no host-name exchange. Every rank runs on this host, unless a
+     * multi-host root gave the job's map. */
+    if (job->opts->proxy_map)
+        return kvs_put(job->kvs, "PMI_process_mapping", job->opts->proxy_map);
     char map[64];
     snprintf(map, sizeof map, "(vector,(0,1,%d))", job->n);
     return kvs_put(job->kvs, "PMI_process_mapping", map);
+}
+
+tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value)
+{
+    return kvs_put(job->kvs, key, value);
 }
 
 void mpiexec_pmi_free(mpiexec_job_t *job)
@@ -122,14 +130,8 @@ static void reply_error(mpiexec_rank_t *r, const char *cmd, const char *why)
     reply(r, &line);
 }
 
-static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
+void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
 {
-    if (r->in_barrier)
-        return;
-    r->in_barrier = 1;
-    if (++job->barrier_count < job->n)
-        return;
-    /* Everyone arrived: release them all. */
     for (int i = 0; i < job->n; i++) {
         tern_pmi_line_t line;
         tern_pmi_line_begin(&line, "barrier_out");
@@ -138,6 +140,20 @@ static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
         job->ranks[i].in_barrier = 0;
     }
     job->barrier_count = 0;
+}
+
+static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
+{
+    if (r->in_barrier)
+        return;
+    r->in_barrier = 1;
+    if (++job->barrier_count < job->n)
+        return;
+    /* Everyone here arrived: a proxy now waits for the other hosts. */
+    if (job->upstream_fd >= 0)
+        mpiexec_proxy_fence(job);
+    else
+        mpiexec_pmi_barrier_release(job);
 }
 
 static int kvsname_ok(const mpiexec_job_t *job, const tern_pmi_msg_t *msg)
@@ -158,6 +174,16 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
         { reply_error(r, "put_result", "key or value too long"); return; }
     if (kvs_put(job->kvs, key, value) != TERN_OK)
         { reply_error(r, "put_result", "out of memory"); return; }
+    if (job->upstream_fd >= 0) {
+        /* The root hands it to every other host at the next fence. */
+        tern_pmi_line_t up;
+        tern_pmi_line_begin(&up, "put");
+        tern_pmi_line_add(&up, "key", key);
+        tern_pmi_line_add(&up, "value", value);
+        if (tern_pmi_line_end(&up) == TERN_OK)
+            (void)tern_pmi_wire_write_all(job->upstream_fd, up.buf, up.len);
+        tern_pmi_line_free(&up);
+    }
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "put_result");
     tern_pmi_line_add_int(&line, "rc", 0);
@@ -214,7 +240,7 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         r->pmi_inited = 1;
         tern_pmi_line_begin(&line, "initack");
         tern_pmi_line_add_int(&line, "rank", r->rank);
-        tern_pmi_line_add_int(&line, "size", job->n);
+        tern_pmi_line_add_int(&line, "size", job->world_size);
         tern_pmi_line_add_int(&line, "appnum", 0);
         tern_pmi_line_add_int(&line, "debug", 0);
         tern_pmi_line_add_int(&line, "rc", 0);
@@ -230,7 +256,7 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         tern_pmi_line_begin(&line, "universe_size");
-        tern_pmi_line_add_int(&line, "size", job->n);
+        tern_pmi_line_add_int(&line, "size", job->world_size);
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         tern_pmi_line_begin(&line, "my_kvsname");
