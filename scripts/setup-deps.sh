@@ -10,6 +10,9 @@ packages=(
     libhwloc-dev hwloc
     libfabric-dev libfabric-bin   # the ofi network transport (libfabric-bin: fi_info, for diagnosis)
     mpich             # MPICH's Hydra launcher (mpiexec.mpich), for the PMI interoperability tests
+    libpmix-dev       # the PMIx client (srun --mpi=pmix, Open MPI's mpirun)
+    slurmd slurmctld slurm-client munge   # tests/slurm starts a private Slurm
+    openmpi-bin       # Open MPI's mpirun (PMIx), for the launcher tests
     binutils          # nm, for the exported-symbol test
     python3
     procps psmisc iproute2   # ps/pgrep, killall/fuser, ss: launcher and cleanup tests

@@ -3,6 +3,7 @@
 #
 #   launchers_test.sh slurm  <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
 #   launchers_test.sh hydra  <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
+#   launchers_test.sh openmpi <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
 #
 # slurm: starts a private Slurm on this machine (munged, slurmctld and one
 # slurmd with a generated config in a temporary directory, as root), then
@@ -13,7 +14,8 @@
 # on every exit path. Skips (77) only when the Slurm or munge packages are
 # missing (or when not root: slurmd must be).
 #
-# hydra: the same checks under MPICH's mpiexec.mpich.
+# hydra, openmpi: the same checks under MPICH's mpiexec.mpich and Open
+# MPI's mpirun.openmpi (PMIx); each skips (77) when its launcher is missing.
 set -u
 
 MODE=$1
@@ -242,6 +244,20 @@ hydra)
     check_fails "Hydra: rank 2 exits with 7" "BAD TERMINATION" "${HYDRA[@]}" "$MPI_PROG" exit 2 7
     check_fails "Hydra: rank 1 calls MPI_Abort" "rank 1\\]: MPI_Abort with code 5" \
         "${HYDRA[@]}" "$MPI_PROG" abort 1 5
+    ;;
+openmpi)
+    # Open MPI's launcher (ORTE in Debian 12; PRRTE's prterun in later
+    # releases) starts any program and serves it PMIx.
+    command -v mpirun.openmpi >/dev/null 2>&1 || { echo "mpirun.openmpi not found: skipped"; exit 77; }
+    ORTE=(mpirun.openmpi --allow-run-as-root --oversubscribe -n $NP)
+    check_ok_prog "Open MPI mpirun, PMIx" pmix "${ORTE[@]}" "$PMI_PROG" ok
+    check_node_map "Open MPI mpirun: node map from the launcher" "${ORTE[@]}" "$MPI_PROG" ok
+    for prog in "${MPI_PROGS[@]}"; do
+        check_mpi_prog "Open MPI mpirun $(basename "$prog")" "${ORTE[@]}" "$prog"
+    done
+    check_fails "Open MPI mpirun: rank 2 exits with 7" "Exit code: +7" "${ORTE[@]}" "$MPI_PROG" exit 2 7
+    check_fails "Open MPI mpirun: rank 1 calls MPI_Abort" "rank 1\\]: MPI_Abort with code 5" \
+        "${ORTE[@]}" "$MPI_PROG" abort 1 5
     ;;
 *)
     echo "unknown mode $MODE"
