@@ -149,7 +149,7 @@ static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t ki
     tern_status_t st = tern_sched_error(pr->s);
     if (st == TERN_OK) {
         const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
-        st = al->build(pr->s, a);
+        st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;
     }
     for (int i = 0; st == TERN_OK && i < pr->n_outs; i++)
         tern_sched_unpack(pr->s, pr->outs[i].tmp, pr->outs[i].buf, pr->outs[i].count,
@@ -210,8 +210,12 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
     args_init(&a, c);
     a.root = root;
     a.bytes = tern_datatype_packed_size(dt, count);
-    a.rbuf = c->rank == root ? (void *)(uintptr_t)in_view(&pr, buf, count, dt)
-                             : out_view(&pr, buf, count, dt);
+    int sender = c->is_inter ? root == MPI_ROOT : c->rank == root;
+    if (c->is_inter && root == MPI_PROC_NULL)
+        a.rbuf = NULL;
+    else
+        a.rbuf = sender ? (void *)(uintptr_t)in_view(&pr, buf, count, dt)
+                        : out_view(&pr, buf, count, dt);
     return finish(&pr, &a, TERN_COLL_BCAST, a.bytes, req_p, persistent);
 }
 
@@ -224,7 +228,15 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
     PREP(pr, c, 1);
     args_init(&a, c);
     a.root = root;
-    if (c->rank == root) {
+    if (c->is_inter) {
+        if (root == MPI_ROOT) {
+            a.bytes = tern_datatype_packed_size(rtype, rcount);
+            a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->remote_size, rtype);
+        } else if (root != MPI_PROC_NULL) {
+            a.bytes = tern_datatype_packed_size(stype, scount);
+            a.sbuf = in_view(&pr, sbuf, scount, stype);
+        }
+    } else if (c->rank == root) {
         size_t ext = (size_t)tern_datatype_extent(rtype);
         a.bytes = tern_datatype_packed_size(rtype, rcount);
         a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->size, rtype);
@@ -274,7 +286,15 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
     PREP(pr, c, 1);
     args_init(&a, c);
     a.root = root;
-    if (c->rank == root) {
+    if (c->is_inter) {
+        if (root == MPI_ROOT) {
+            a.bytes = tern_datatype_packed_size(stype, scount);
+            a.sbuf = in_view(&pr, sbuf, scount * (size_t)c->remote_size, stype);
+        } else if (root != MPI_PROC_NULL) {
+            a.bytes = tern_datatype_packed_size(rtype, rcount);
+            a.rbuf = out_view(&pr, rbuf, rcount, rtype);
+        }
+    } else if (c->rank == root) {
         a.bytes = tern_datatype_packed_size(stype, scount);
         a.sbuf = in_view(&pr, sbuf, scount * (size_t)c->size, stype);
         /* In place: the root's block stays where it is. */
@@ -321,6 +341,13 @@ tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scoun
     PREP(pr, c, 1);
     args_init(&a, c);
     size_t ext = (size_t)tern_datatype_extent(rtype);
+    if (c->is_inter) {
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.rbytes = tern_datatype_packed_size(rtype, rcount);
+        a.sbuf = in_view(&pr, sbuf, scount, stype);
+        a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->remote_size, rtype);
+        return finish(&pr, &a, TERN_COLL_ALLGATHER, a.bytes, req_p, persistent);
+    }
     a.bytes = tern_datatype_packed_size(rtype, rcount);
     a.sbuf = sbuf == MPI_IN_PLACE
                  ? in_view(&pr, (char *)rbuf + (size_t)c->rank * rcount * ext, rcount, rtype)
@@ -362,6 +389,14 @@ tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount
     size_t p = (size_t)c->size;
     PREP(pr, c, 1);
     args_init(&a, c);
+    if (c->is_inter) {
+        size_t q = (size_t)c->remote_size;
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.rbytes = tern_datatype_packed_size(rtype, rcount);
+        a.sbuf = in_view(&pr, sbuf, scount * q, stype);
+        a.rbuf = out_view(&pr, rbuf, rcount * q, rtype);
+        return finish(&pr, &a, TERN_COLL_ALLTOALL, a.bytes, req_p, persistent);
+    }
     a.bytes = tern_datatype_packed_size(rtype, rcount);
     if (sbuf == MPI_IN_PLACE) {
         const void *v = in_view(&pr, rbuf, rcount * p, rtype);
@@ -437,7 +472,12 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
     PREP(pr, c, 1);
     reduction_args(&a, c, count, dt, op);
     a.root = root;
-    if (c->rank == root) {
+    if (c->is_inter) {
+        if (root == MPI_ROOT)
+            a.rbuf = out_view(&pr, rbuf, count, dt);
+        else if (root != MPI_PROC_NULL)
+            a.sbuf = in_view(&pr, sbuf, count, dt);
+    } else if (c->rank == root) {
         if (sbuf == MPI_IN_PLACE) {
             a.rbuf = inout_view(&pr, rbuf, count, dt);
             a.sbuf = a.rbuf;

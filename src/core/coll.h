@@ -48,6 +48,9 @@ typedef struct {
     /* bcast: the message; gather/scatter/allgather/alltoall: one rank's
      * block. */
     size_t bytes;
+    /* Intercommunicator allgather/alltoall: one remote rank's block (the
+     * groups may use different block sizes). */
+    size_t rbytes;
     /* v and w variants, in bytes, one per rank: alltoallv/w use all four,
      * gatherv/allgatherv rcounts/rdispls, scatterv scounts/sdispls. */
     const size_t *scounts, *sdispls, *rcounts, *rdispls;
@@ -66,6 +69,8 @@ typedef tern_status_t (*tern_coll_build_fn)(tern_sched_t *s, const tern_coll_arg
  * back to the first registered one of the collective (always general). */
 #define TERN_COLL_NEEDS_COMMUTATIVE 1u
 #define TERN_COLL_NEEDS_POW2 2u
+/* Serves intercommunicators (and only them). */
+#define TERN_COLL_INTER 4u
 
 typedef struct {
     tern_coll_kind_t kind;
@@ -173,7 +178,15 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(SCAN, scan, linear, 0)                                                   \
     X(SCAN, scan, recursive_doubling, 0)                                       \
     X(EXSCAN, exscan, linear, 0)                                               \
-    X(EXSCAN, exscan, recursive_doubling, 0)
+    X(EXSCAN, exscan, recursive_doubling, 0)                                   \
+    X(BARRIER, barrier, inter, TERN_COLL_INTER)                                \
+    X(BCAST, bcast, inter, TERN_COLL_INTER)                                    \
+    X(GATHER, gather, inter, TERN_COLL_INTER)                                  \
+    X(SCATTER, scatter, inter, TERN_COLL_INTER)                                \
+    X(ALLGATHER, allgather, inter, TERN_COLL_INTER)                            \
+    X(ALLTOALL, alltoall, inter, TERN_COLL_INTER)                              \
+    X(REDUCE, reduce, inter, TERN_COLL_INTER)                                  \
+    X(ALLREDUCE, allreduce, inter, TERN_COLL_INTER)
 
 #define TERN_COLL_DECLARE(K, coll, algo, flags)                                \
     tern_status_t tern_coll_##coll##_##algo(tern_sched_t *s, const tern_coll_args_t *a);

@@ -15,6 +15,8 @@ enum { ST_SEND, ST_RECV, ST_REDUCE, ST_COPY, ST_PACK, ST_UNPACK, ST_FENCE };
 typedef struct {
     uint8_t kind;
     int peer;
+    int tag;
+    tern_comm_t *comm;   /* send/recv: the communicator the step runs on */
     const void *src;
     void *dst;
     size_t n;            /* bytes (send, recv, copy) or elements */
@@ -25,6 +27,10 @@ typedef struct {
 struct tern_sched {
     tern_comm_t *comm;
     int tag;
+    /* Where send/recv steps being added go: comm, or another communicator
+     * (an intercommunicator's local_comm) with its own tag. */
+    tern_comm_t *cur_comm, *alt_comm;
+    int cur_tag, alt_tag;
     step_t *steps;
     size_t n_steps, cap_steps;
     size_t cur;
@@ -50,6 +56,8 @@ tern_sched_t *tern_sched_create(tern_comm_t *comm)
         return NULL;
     s->comm = comm;
     s->tag = (int)(comm->coll_seq++ & 0x3fffffffu);
+    s->cur_comm = comm;
+    s->cur_tag = s->tag;
     return s;
 }
 
@@ -66,6 +74,23 @@ void tern_sched_free(tern_sched_t *s)
 }
 
 tern_status_t tern_sched_error(const tern_sched_t *s) { return s->build_error; }
+
+void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm)
+{
+    if (comm == s->comm) {
+        s->cur_comm = comm;
+        s->cur_tag = s->tag;
+        return;
+    }
+    if (comm != s->alt_comm) {
+        /* Every member of comm builds this schedule at the same point of
+         * its collective sequence, so the numbers agree. */
+        s->alt_comm = comm;
+        s->alt_tag = (int)(comm->coll_seq++ & 0x3fffffffu);
+    }
+    s->cur_comm = comm;
+    s->cur_tag = s->alt_tag;
+}
 
 static step_t *add(tern_sched_t *s, int kind)
 {
@@ -93,6 +118,8 @@ void tern_sched_send(tern_sched_t *s, const void *buf, size_t bytes, int peer)
         return;
     step_t *st = add(s, ST_SEND);
     if (st) {
+        st->comm = s->cur_comm;
+        st->tag = s->cur_tag;
         st->src = buf;
         st->n = bytes;
         st->peer = peer;
@@ -105,6 +132,8 @@ void tern_sched_recv(tern_sched_t *s, void *buf, size_t bytes, int peer)
         return;
     step_t *st = add(s, ST_RECV);
     if (st) {
+        st->comm = s->cur_comm;
+        st->tag = s->cur_tag;
         st->dst = buf;
         st->n = bytes;
         st->peer = peer;
@@ -225,12 +254,12 @@ static void post(tern_sched_t *s, const step_t *st)
         s->inflight = t;
         s->cap_inflight = cap;
     }
-    uint32_t ctx = s->comm->context_id + 1;
+    uint32_t ctx = st->comm->context_id + 1;
     tern_req_t *r = NULL;
     tern_status_t e =
         st->kind == ST_SEND
-            ? tern_p2p_isend(s->comm, ctx, st->src, st->n, st->peer, s->tag, TERN_SEND_STANDARD, &r)
-            : tern_p2p_irecv(s->comm, ctx, st->dst, st->n, st->peer, s->tag, &r);
+            ? tern_p2p_isend(st->comm, ctx, st->src, st->n, st->peer, st->tag, TERN_SEND_STANDARD, &r)
+            : tern_p2p_irecv(st->comm, ctx, st->dst, st->n, st->peer, st->tag, &r);
     if (e != TERN_OK) {
         fail(s, e);
         return;

@@ -42,6 +42,10 @@ void tern_sched_reduce(tern_sched_t *s, const void *in, void *inout, size_t coun
 void tern_sched_copy(tern_sched_t *s, const void *src, void *dst, size_t bytes);
 void tern_sched_pack(tern_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, void *out);
 void tern_sched_unpack(tern_sched_t *s, const void *in, void *buf, size_t count, MPI_Datatype dt);
+/* Send/receive steps added from now on run on comm: the schedule's own
+ * communicator, or (intercommunicator collectives) its local_comm, which
+ * gets its own collective tag for this schedule. */
+void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm);
 /* Wait for every transfer posted so far. */
 void tern_sched_fence(tern_sched_t *s);
 /* Scratch memory owned by the schedule (freed with it); NULL on failure

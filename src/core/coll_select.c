@@ -202,6 +202,8 @@ static void load(void)
 static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
 {
     int p = a->comm->size;
+    if (!(al->flags & TERN_COLL_INTER) != !a->comm->is_inter)
+        return 0;
     if ((al->flags & TERN_COLL_NEEDS_COMMUTATIVE) && !a->commutative)
         return 0;
     if ((al->flags & TERN_COLL_NEEDS_POW2) && (p & (p - 1)))
@@ -213,6 +215,14 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
                                          size_t msg_bytes)
 {
     load();
+    if (a->comm->is_inter) { /* one algorithm each, for now */
+        size_t n;
+        const tern_coll_algo_t *all = tern_coll_algorithms(&n);
+        for (size_t i = 0; i < n; i++)
+            if (all[i].kind == kind && (all[i].flags & TERN_COLL_INTER))
+                return &all[i];
+        return NULL;
+    }
     if (forced[kind] && usable(forced[kind], a))
         return forced[kind];
     for (size_t i = 0; i < n_table; i++) {

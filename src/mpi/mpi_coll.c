@@ -18,14 +18,15 @@ typedef struct {
 #define NONBLOCKING(r) ((mode_t_){(r), 0})
 #define PERSISTENT(r) ((mode_t_){(r), 1})
 
-static int check_comm(const char *func, MPI_Comm comm, tern_comm_t **c_p)
+/* inter_ok: the collective is implemented on intercommunicators. */
+static int check_comm(const char *func, MPI_Comm comm, tern_comm_t **c_p, int inter_ok)
 {
     int err = tern_check_comm(func, comm, c_p);
     if (err)
         return err;
-    if ((*c_p)->is_inter)
+    if ((*c_p)->is_inter && !inter_ok)
         return tern_mpi_error(comm, MPI_ERR_COMM, func,
-                              "collectives on intercommunicators are not supported yet");
+                              "this collective is not implemented on intercommunicators yet");
     return MPI_SUCCESS;
 }
 
@@ -45,6 +46,14 @@ static int check_data(const char *func, MPI_Comm comm, const void *buf, int coun
 
 static int check_root(const char *func, tern_comm_t *c, int root)
 {
+    if (c->is_inter) {
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size))
+            return MPI_SUCCESS;
+        return tern_mpi_error(c->handle, MPI_ERR_ROOT, func,
+                              "root %d is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote "
+                              "group (%d ranks)",
+                              root, c->remote_size);
+    }
     if (root < 0 || root >= c->size)
         return tern_mpi_error(c->handle, MPI_ERR_ROOT, func,
                               "root %d is out of range (the communicator has %d ranks)", root,
@@ -98,19 +107,23 @@ static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *c
 
 #define REQ_P(m, r) ((m).req ? &(r) : NULL)
 
-#define ENTRY(func, comm, c, m)                                                \
+#define ENTRY_(func, comm, c, m, inter_ok)                                      \
     TERN_CHECK_INIT(func);                                                     \
     tern_comm_t *c;                                                            \
     int err;                                                                   \
-    if ((err = check_comm(func, comm, &c)))                                    \
+    if ((err = check_comm(func, comm, &c, inter_ok)))                          \
         return err;                                                            \
     tern_req_t *r = NULL
+#define ENTRY(func, comm, c, m) ENTRY_(func, comm, c, m, 0)
+/* Intercommunicator forms: root is MPI_ROOT, MPI_PROC_NULL or a remote
+ * rank; MPI_IN_PLACE is not allowed. */
+#define ENTRY_INTER(func, comm, c, m) ENTRY_(func, comm, c, m, 1)
 
 /* ---- barrier ---------------------------------------------------------- */
 
 static int barrier(const char *func, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
     return done(func, comm, tern_coll_ibarrier(c, REQ_P(m, r), m.persistent),
                 &r, m);
 }
@@ -120,7 +133,7 @@ static int barrier(const char *func, MPI_Comm comm, mode_t_ m)
 static int bcast(const char *func, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
     if ((err = check_data(func, comm, buf, count, dt)) || (err = check_root(func, c, root)))
         return err;
     if (buf == MPI_IN_PLACE)
@@ -134,9 +147,20 @@ static int bcast(const char *func, void *buf, int count, MPI_Datatype dt, int ro
 static int gather(const char *func, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
         return err;
+    if (c->is_inter) {
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
+        if ((root == MPI_ROOT && (err = check_data(func, comm, rbuf, rcount, rtype))) ||
+            (root >= 0 && (err = check_data(func, comm, sbuf, scount, stype))))
+            return err;
+        return done(func, comm,
+                    tern_coll_gather(c, sbuf, (size_t)scount, stype, rbuf, (size_t)rcount, rtype,
+                                     root, REQ_P(m, r), m.persistent),
+                    &r, m);
+    }
     int is_root = c->rank == root;
     if (sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype)))
         return err;
@@ -180,9 +204,20 @@ static int gatherv(const char *func, const void *sbuf, int scount, MPI_Datatype 
 static int scatter(const char *func, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
         return err;
+    if (c->is_inter) {
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
+        if ((root == MPI_ROOT && (err = check_data(func, comm, sbuf, scount, stype))) ||
+            (root >= 0 && (err = check_data(func, comm, rbuf, rcount, rtype))))
+            return err;
+        return done(func, comm,
+                    tern_coll_scatter(c, sbuf, (size_t)scount, stype, rbuf, (size_t)rcount, rtype,
+                                      root, REQ_P(m, r), m.persistent),
+                    &r, m);
+    }
     int is_root = c->rank == root;
     if (is_root && (err = check_data(func, comm, sbuf, scount, stype)))
         return err;
@@ -228,7 +263,9 @@ static int scatterv(const char *func, const void *sbuf, const int *scounts, cons
 static int allgather(const char *func, const void *sbuf, int scount, MPI_Datatype stype,
                      void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
+    if (c->is_inter && sbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
     if ((sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype))) ||
         (err = check_data(func, comm, rbuf, rcount, rtype)))
         return err;
@@ -260,7 +297,9 @@ static int allgatherv(const char *func, const void *sbuf, int scount, MPI_Dataty
 static int alltoall(const char *func, const void *sbuf, int scount, MPI_Datatype stype,
                     void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
+    if (c->is_inter && sbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
     if ((sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype))) ||
         (err = check_data(func, comm, rbuf, rcount, rtype)))
         return err;
@@ -329,7 +368,20 @@ static int check_reduction(const char *func, MPI_Comm comm, const void *sbuf, vo
 static int reduce(const char *func, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                   MPI_Op op, int root, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
+    if (c->is_inter) {
+        if ((err = check_root(func, c, root)))
+            return err;
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
+        if ((err = check_data(func, comm, root >= 0 ? sbuf : rbuf, count, dt)) ||
+            (err = check_op(func, comm, op, dt)))
+            return err;
+        return done(func, comm,
+                    tern_coll_reduce(c, sbuf, rbuf, (size_t)count, dt, op, root, REQ_P(m, r),
+                                     m.persistent),
+                    &r, m);
+    }
     if ((err = check_root(func, c, root)) ||
         (err = check_reduction(func, comm, sbuf, rbuf, count, dt, op, c->rank == root)))
         return err;
@@ -344,7 +396,9 @@ static int reduce(const char *func, const void *sbuf, void *rbuf, int count, MPI
 static int allreduce(const char *func, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                      MPI_Op op, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
+    if (c->is_inter && sbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
     if ((err = check_reduction(func, comm, sbuf, rbuf, count, dt, op, 1)))
         return err;
     return done(func, comm,
