@@ -457,6 +457,27 @@ def update_doc(doc, text, outdir, pngs):
 
 # ---------------------------------------------------------------- main
 
+def rewrite(args, out):
+    """Report and plots again from a saved results.json (same settings)."""
+    with open(args.from_results) as f:
+        saved = json.load(f)
+    res = Results()
+    res.raw.update(saved["raw"])
+    res.library, res.failures = saved["library"], saved["failures"]
+    meta = saved["meta"]
+    args.rounds, args.quick = meta["rounds"], meta["quick"]
+    args.ranks, args.launch_reps = meta.get("ranks", args.ranks), meta.get("launch_reps", args.launch_reps)
+    os.makedirs(out, exist_ok=True)
+    pngs = plots(res, out)
+    text = write_report(res, saved["limits"], args, meta, out, pngs)
+    if os.path.abspath(args.from_results) != os.path.join(out, "results.json"):
+        shutil.copy(args.from_results, os.path.join(out, "results.json"))
+    if args.update_doc:
+        update_doc(args.update_doc, text, out, pngs)
+    log(f"report: {os.path.join(out, 'report.md')}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "bench-report"), help="output directory (default bench-report/)")
@@ -472,6 +493,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism for Tern")
     ap.add_argument("--update-doc", metavar="FILE", help="also replace FILE's generated report section (docs/performance.md)")
+    ap.add_argument("--from-results", metavar="JSON",
+                    help="measure nothing: rewrite the report and plots from an earlier run's results.json")
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
@@ -488,6 +511,8 @@ def main():
 
     start, date = time.time(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip()
     out = os.path.abspath(args.out)
+    if args.from_results:
+        return rewrite(args, out)
     scratch = os.path.abspath(args.scratch or os.path.join(out, "scratch"))
     os.makedirs(scratch, exist_ok=True)
     load_before = os.getloadavg()[0]
@@ -546,7 +571,8 @@ def main():
             limits["cacheline_ns"] = statistics.median(cls)
             limits["cacheline_ns_min"] = min(r["cacheline_ns_min"] for r in limits_runs if "cacheline_ns_min" in r)
     meta = {"date": date, "git": git_rev(), "load_before": load_before, "load_after": os.getloadavg()[0],
-            "duration_s": time.time() - start, "rounds": args.rounds, "quick": args.quick}
+            "duration_s": time.time() - start, "rounds": args.rounds, "quick": args.quick,
+            "ranks": args.ranks, "launch_reps": args.launch_reps}
     pngs = plots(res, out)
     text = write_report(res, limits, args, meta, out, pngs)
     with open(os.path.join(out, "results.json"), "w") as f:
