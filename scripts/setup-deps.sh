@@ -9,6 +9,7 @@ packages=(
     cmake ninja-build pkg-config
     libhwloc-dev hwloc
     libfabric-dev libfabric-bin   # the ofi network transport (libfabric-bin: fi_info, for diagnosis)
+    openssh-server openssh-client   # sshd per network namespace in tests/netns (multi-host mpiexec)
     mpich             # MPICH's Hydra launcher (mpiexec.mpich), for the PMI interoperability tests
     libpmix-dev       # the PMIx client (srun --mpi=pmix, Open MPI's mpirun)
     slurmd slurmctld slurm-client munge   # tests/slurm starts a private Slurm
