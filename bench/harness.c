@@ -104,6 +104,7 @@ static void parse_options(int argc, char **argv, const bench_desc *d, bench_opts
                 if (m < 0 || val[n + 1 + m] != '\0') bad_option(d, "bad size range '%s'", val);
             }
             if (hi < lo) bad_option(d, "empty size range '%s'", val);
+            if (hi > (size_t)1 << 30) bad_option(d, "size range '%s' goes above 1 GB (MPI counts are int)", val);
             o->min_size = lo, o->max_size = hi;
             i++;
         } else if (!strcmp(a, "-i") || !strcmp(a, "--iterations")) {
