@@ -69,6 +69,9 @@ typedef tern_status_t (*tern_coll_build_fn)(tern_sched_t *s, const tern_coll_arg
  * back to the first registered one of the collective (always general). */
 #define TERN_COLL_NEEDS_COMMUTATIVE 1u
 #define TERN_COLL_NEEDS_POW2 2u
+/* Worth it only when the communicator spans several nodes with several
+ * ranks on some node. */
+#define TERN_COLL_NODE_AWARE 8u
 /* Serves intercommunicators (and only them). */
 #define TERN_COLL_INTER 4u
 
@@ -179,6 +182,10 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(SCAN, scan, recursive_doubling, 0)                                       \
     X(EXSCAN, exscan, linear, 0)                                               \
     X(EXSCAN, exscan, recursive_doubling, 0)                                   \
+    X(BARRIER, barrier, node_aware, TERN_COLL_NODE_AWARE)                                         \
+    X(BCAST, bcast, node_aware, TERN_COLL_NODE_AWARE)                                          \
+    X(REDUCE, reduce, node_aware, TERN_COLL_NEEDS_COMMUTATIVE | TERN_COLL_NODE_AWARE)              \
+    X(ALLREDUCE, allreduce, node_aware, TERN_COLL_NEEDS_COMMUTATIVE | TERN_COLL_NODE_AWARE)        \
     X(BARRIER, barrier, inter, TERN_COLL_INTER)                                \
     X(BCAST, bcast, inter, TERN_COLL_INTER)                                    \
     X(GATHER, gather, inter, TERN_COLL_INTER)                                  \

@@ -13,6 +13,7 @@
 #include "core/coll.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "core/runtime.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,7 +30,9 @@ typedef struct {
 
 #define ANY_BYTES SIZE_MAX
 static const row_t default_rows[] = {
+    {TERN_COLL_BARRIER, 0, ANY_BYTES, "node_aware"},
     {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination"},
+    {TERN_COLL_BCAST, 0, 12288, "node_aware"},
     {TERN_COLL_BCAST, 0, 12288, "binomial"},
     {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial"},
     {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather"},
@@ -48,7 +51,9 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLTOALL, 0, ANY_BYTES, "pairwise"},
     {TERN_COLL_ALLTOALLV, 0, ANY_BYTES, "pairwise"},
     {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise"},
+    {TERN_COLL_REDUCE, 0, 65536, "node_aware"},
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial"},
+    {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware"},
     {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling"},
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner"},
     {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring"},
@@ -199,6 +204,28 @@ static void load(void)
     }
 }
 
+/* Several nodes, and more than one rank on some node (the node map as the
+ * node-aware algorithms see it). */
+static int spans_nodes(const tern_comm_t *c)
+{
+    long per = tern_config_long("TERN_COLL_RANKS_PER_NODE");
+    int first = -1, several_nodes = 0, shared = 0;
+    for (int q = 0; q < c->size && !(several_nodes && shared); q++) {
+        int w = tern_comm_local_world_rank(c, q);
+        int node = per > 0 ? (int)(w / per) : tern_rt.node_of_rank[w];
+        if (first < 0)
+            first = node;
+        else if (node != first)
+            several_nodes = 1;
+        if (q > 0) {
+            int pw = tern_comm_local_world_rank(c, q - 1);
+            int pnode = per > 0 ? (int)(pw / per) : tern_rt.node_of_rank[pw];
+            shared |= pnode == node;
+        }
+    }
+    return several_nodes && shared;
+}
+
 static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
 {
     int p = a->comm->size;
@@ -207,6 +234,8 @@ static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
     if ((al->flags & TERN_COLL_NEEDS_COMMUTATIVE) && !a->commutative)
         return 0;
     if ((al->flags & TERN_COLL_NEEDS_POW2) && (p & (p - 1)))
+        return 0;
+    if ((al->flags & TERN_COLL_NODE_AWARE) && !spans_nodes(a->comm))
         return 0;
     return 1;
 }
@@ -223,16 +252,21 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
                 return &all[i];
         return NULL;
     }
+    const tern_coll_algo_t *al = NULL;
     if (forced[kind] && usable(forced[kind], a))
-        return forced[kind];
-    for (size_t i = 0; i < n_table; i++) {
+        al = forced[kind];
+    for (size_t i = 0; !al && i < n_table; i++) {
         const entry_t *e = &table[i];
         if (e->kind != kind || (e->max_procs && a->comm->size > e->max_procs) ||
             msg_bytes > e->max_bytes || !usable(e->algo, a))
             continue;
-        return e->algo;
+        al = e->algo;
     }
-    return tern_coll_find(kind, NULL); /* the general fallback */
+    if (!al)
+        al = tern_coll_find(kind, NULL); /* the general fallback */
+    tern_debug("%s on %d ranks, %zu bytes: %s", tern_coll_kind_name(kind), a->comm->size,
+               msg_bytes, al->name);
+    return al;
 }
 
 void tern_coll_print_table(FILE *f)
@@ -254,7 +288,8 @@ void tern_coll_print_table(FILE *f)
             snprintf(bytes, sizeof bytes, "%zu", e->max_bytes);
         fprintf(f, "  %-22s %10s %12s  %s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
                 e->algo->name,
-                e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
+                e->algo->flags & TERN_COLL_NODE_AWARE          ? " (communicators spanning nodes)"
+                : e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
                 : e->algo->flags & TERN_COLL_NEEDS_POW2     ? " (power-of-two sizes)"
                                                             : "");
     }

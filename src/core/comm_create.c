@@ -118,8 +118,12 @@ static int cmp_key_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+static tern_status_t split_inter(tern_comm_t *p, int color, int key, tern_comm_t **new_p);
+
 tern_status_t tern_comm_split(tern_comm_t *p, int color, int key, tern_comm_t **new_p)
 {
+    if (p->is_inter)
+        return split_inter(p, color, key, new_p);
     int n = p->size, mine[2] = {color, key};
     int *all = malloc((size_t)n * sizeof mine);
     key_rank_t *members = malloc((size_t)n * sizeof *members);
@@ -157,8 +161,12 @@ tern_status_t tern_comm_split(tern_comm_t *p, int color, int key, tern_comm_t **
     return st;
 }
 
+static tern_status_t create_inter(tern_comm_t *p, const tern_group_t *g, tern_comm_t **new_p);
+
 tern_status_t tern_comm_create(tern_comm_t *p, const tern_group_t *g, tern_comm_t **new_p)
 {
+    if (p->is_inter)
+        return create_inter(p, g, new_p);
     uint32_t ctx;
     tern_xchg_t x = tern_xchg_over(p, TERN_XTAG_CTX_AGREE);
     tern_status_t st = tern_ctx_agree(&x, 0, 1, &ctx);
@@ -292,5 +300,127 @@ tern_status_t tern_intercomm_merge(tern_comm_t *inter, int high, tern_comm_t **n
     if (st != TERN_OK)
         tern_ctx_release(ctx);
     free(wr);
+    return st;
+}
+
+/* The leaders swap int arrays over the intercommunicator and each bcasts
+ * what it got to its group. *theirs_p is malloc'ed. */
+static tern_status_t inter_swap(tern_comm_t *p, const int *mine, int nmine, int **theirs_p,
+                                int *ntheirs_p)
+{
+    tern_comm_t *lc = p->local_comm;
+    uint32_t ctx = p->context_id + 1;
+    int32_t n = 0;
+    int *theirs = NULL;
+    tern_status_t st = TERN_OK;
+    if (lc->rank == 0) {
+        int32_t m = nmine;
+        st = tern_xchg_sendrecv(p, ctx, 0, TERN_XTAG_INTER_SWAP, &m, sizeof m, &n, sizeof n);
+        if (st == TERN_OK && n < 0)
+            st = TERN_ERR_INTERNAL;
+        if (st == TERN_OK && !(theirs = malloc((size_t)(n ? n : 1) * sizeof *theirs)))
+            st = TERN_ERR_NOMEM;
+        if (st == TERN_OK)
+            st = tern_xchg_sendrecv(p, ctx, 0, TERN_XTAG_INTER_SWAP - 1, mine,
+                                    (size_t)nmine * sizeof *mine, theirs,
+                                    (size_t)n * sizeof *theirs);
+    }
+    tern_xchg_t x = tern_xchg_over(lc, TERN_XTAG_INTER_SWAP);
+    if (st == TERN_OK)
+        st = tern_xchg_bcast(&x, 0, &n, sizeof n);
+    if (st == TERN_OK && !theirs && !(theirs = malloc((size_t)(n ? n : 1) * sizeof *theirs)))
+        st = TERN_ERR_NOMEM;
+    x.tag = TERN_XTAG_INTER_SWAP - 2;
+    if (st == TERN_OK)
+        st = tern_xchg_bcast(&x, 0, theirs, (size_t)n * sizeof *theirs);
+    if (st != TERN_OK) {
+        free(theirs);
+        return st;
+    }
+    *theirs_p = theirs;
+    *ntheirs_p = n;
+    return TERN_OK;
+}
+
+/* Members of one color from (color, key) pairs of n ranks, ordered by key
+ * then rank, as world ranks (map: rank -> world rank). Returns the count;
+ * *pos_p gets the position of rank `me` (if listed). */
+static int members_of_color(const int *pairs, int n, int color, const int *map, int me,
+                            key_rank_t *scratch, int *out, int *pos_p)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (pairs[2 * i] == color)
+            scratch[m++] = (key_rank_t){.key = pairs[2 * i + 1], .rank = i};
+    qsort(scratch, (size_t)m, sizeof *scratch, cmp_key_rank);
+    for (int i = 0; i < m; i++) {
+        out[i] = map[scratch[i].rank];
+        if (scratch[i].rank == me)
+            *pos_p = i;
+    }
+    return m;
+}
+
+static tern_status_t split_inter(tern_comm_t *p, int color, int key, tern_comm_t **new_p)
+{
+    int nl = p->size, nr = p->remote_size, mine[2] = {color, key};
+    int *lpairs = malloc((size_t)nl * sizeof mine), *rpairs = NULL, nrp = 0;
+    int *lranks = malloc((size_t)nl * sizeof(int)), *rranks = malloc((size_t)nr * sizeof(int));
+    key_rank_t *scratch = malloc((size_t)(nl > nr ? nl : nr) * sizeof *scratch);
+    tern_status_t st = lpairs && lranks && rranks && scratch ? TERN_OK : TERN_ERR_NOMEM;
+    tern_xchg_t x = tern_xchg_over(p->local_comm, TERN_XTAG_SPLIT);
+    if (st == TERN_OK)
+        st = tern_xchg_allgather(&x, mine, lpairs, sizeof mine);
+    if (st == TERN_OK)
+        st = inter_swap(p, lpairs, 2 * nl, &rpairs, &nrp);
+    if (st == TERN_OK && nrp != 2 * nr)
+        st = TERN_ERR_INTERNAL;
+    uint32_t ids[2];
+    int unused;
+    if (st == TERN_OK)
+        st = inter_agree(p, 2, ids, 0, &unused);
+    *new_p = NULL;
+    if (st == TERN_OK) {
+        int rank = 0, ignored = 0, ln = 0, rn = 0;
+        if (color != MPI_UNDEFINED) {
+            ln = members_of_color(lpairs, nl, color, p->world_ranks, p->rank, scratch, lranks,
+                                  &rank);
+            rn = members_of_color(rpairs, nr, color, p->remote_world_ranks, -1, scratch, rranks,
+                                  &ignored);
+        }
+        if (ln > 0 && rn > 0)
+            st = make_inter(p, ids[0], ids[1], rank, ln, lranks, rn, rranks, new_p);
+        if (!*new_p) {
+            tern_ctx_release(ids[0]);
+            tern_ctx_release(ids[1]);
+        }
+    }
+    free(lpairs);
+    free(rpairs);
+    free(lranks);
+    free(rranks);
+    free(scratch);
+    return st;
+}
+
+static tern_status_t create_inter(tern_comm_t *p, const tern_group_t *g, tern_comm_t **new_p)
+{
+    int *rranks = NULL, nr = 0;
+    tern_status_t st = inter_swap(p, g->world_ranks, g->size, &rranks, &nr);
+    uint32_t ids[2];
+    int unused;
+    if (st == TERN_OK)
+        st = inter_agree(p, 2, ids, 0, &unused);
+    *new_p = NULL;
+    if (st == TERN_OK) {
+        if (g->rank != MPI_UNDEFINED && nr > 0)
+            st = make_inter(p, ids[0], ids[1], g->rank, g->size, g->world_ranks, nr, rranks,
+                            new_p);
+        if (!*new_p) {
+            tern_ctx_release(ids[0]);
+            tern_ctx_release(ids[1]);
+        }
+    }
+    free(rranks);
     return st;
 }

@@ -11,10 +11,13 @@
 
 /* Same group(s), new context: intra- or intercommunicator. */
 tern_status_t tern_comm_dup(tern_comm_t *parent, tern_comm_t **new_p);
-/* Intracommunicator parent. *new_p is NULL for color MPI_UNDEFINED. */
+/* *new_p is NULL for color MPI_UNDEFINED. On an intercommunicator each
+ * color gives an intercommunicator between the two groups' members of that
+ * color (NULL when the other group has none). */
 tern_status_t tern_comm_split(tern_comm_t *parent, int color, int key, tern_comm_t **new_p);
-/* Collective over parent; g a subset of parent's group. NULL for
- * processes outside g. */
+/* Collective over parent; g a subset of parent's (local) group. NULL for
+ * processes outside g. On an intercommunicator the result connects g with
+ * the group the other side passed (NULL if that one is empty). */
 tern_status_t tern_comm_create(tern_comm_t *parent, const tern_group_t *g, tern_comm_t **new_p);
 /* Collective over the members of g only (the caller is one of them). */
 tern_status_t tern_comm_create_group(tern_comm_t *parent, const tern_group_t *g, int tag,

@@ -238,8 +238,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     int err = tern_check_comm(func, comm, &c);
     if (!err)
         err = check_out(func, comm, newcomm, "newcomm");
-    if (!err)
-        err = check_intra(func, c);
     if (err)
         return err;
     if (color < 0 && color != MPI_UNDEFINED)
@@ -275,7 +273,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     return finish_new(func, comm, st, nc, newcomm);
 }
 
-/* MPI_ERR_GROUP unless every member of g is in c. */
+/* MPI_ERR_GROUP unless every member of g is in c (its local group). */
 static int check_subgroup(const char *func, const tern_comm_t *c, const tern_group_t *g)
 {
     char *in = calloc((size_t)tern_rt.size, 1);
@@ -305,8 +303,6 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int err = tern_check_comm(func, comm, &c);
     if (!err)
         err = check_out(func, comm, newcomm, "newcomm");
-    if (!err)
-        err = check_intra(func, c);
     if (!err)
         err = tern_check_group(func, comm, group, &g);
     if (!err)

@@ -1,7 +1,8 @@
 /* Intercommunicators: Intercomm_create from two layouts (even/odd ranks,
  * and rank 0 against the rest), queries, point-to-point in both
- * directions with MPI_ANY_SOURCE, dup, compare, Intercomm_merge with
- * both high/low orders, and errors. Needs at least 2 ranks. */
+ * directions with MPI_ANY_SOURCE, dup, compare, Comm_split and
+ * Comm_create of intercommunicators, Intercomm_merge with both high/low
+ * orders, and errors. Needs at least 2 ranks. */
 #include "../mpi/mtest.h"
 
 static int rank, size;
@@ -66,6 +67,89 @@ static void exchange(MPI_Comm inter, int mygroup, const int *local, int nl, cons
         }
     }
     (void)local, (void)nl, (void)lr;
+}
+
+/* Checks an intercommunicator against expected local and remote world
+ * ranks, then runs the all-to-all exchange over it. */
+static void check_inter(MPI_Comm ic, int mygroup, const int *local, int nl, const int *remote,
+                        int nr, const char *what)
+{
+    int n = -1, r = -1, got[64], flag = 0, pos = -1;
+    MPI_Comm_test_inter(ic, &flag);
+    CHECK(flag, "%s: not an intercommunicator", what);
+    MPI_Comm_size(ic, &n);
+    CHECK(n == nl, "%s: local size %d, expected %d", what, n, nl);
+    MPI_Comm_remote_size(ic, &n);
+    CHECK(n == nr, "%s: remote size %d, expected %d", what, n, nr);
+    MPI_Comm_rank(ic, &r);
+    for (int i = 0; i < nl; i++)
+        if (local[i] == rank)
+            pos = i;
+    CHECK(r == pos, "%s: rank %d, expected %d", what, r, pos);
+    MPI_Group g;
+    MPI_Comm_group(ic, &g);
+    n = world_of(g, got);
+    MPI_Group_free(&g);
+    for (int i = 0; i < nl && i < n; i++)
+        CHECK(got[i] == local[i], "%s: local member %d is %d, expected %d", what, i, got[i],
+              local[i]);
+    MPI_Comm_remote_group(ic, &g);
+    n = world_of(g, got);
+    MPI_Group_free(&g);
+    for (int i = 0; i < nr && i < n; i++)
+        CHECK(got[i] == remote[i], "%s: remote member %d is %d, expected %d", what, i, got[i],
+              remote[i]);
+    exchange(ic, mygroup, local, nl, remote, nr, 13);
+}
+
+/* Comm_split of an intercommunicator: color = index in the own group % 2,
+ * key = -index (reversed order); a color missing on the other side gives
+ * MPI_COMM_NULL. */
+static void split_and_create(MPI_Comm inter, int mygroup, const int *local, int nl,
+                             const int *remote, int nr)
+{
+    int myidx = 0;
+    for (int i = 0; i < nl; i++)
+        if (local[i] == rank)
+            myidx = i;
+    int color = myidx % 2, sl[64], sr[64], nsl = 0, nsr = 0;
+    for (int i = nl - 1; i >= 0; i--)
+        if (i % 2 == color)
+            sl[nsl++] = local[i];
+    for (int i = nr - 1; i >= 0; i--)
+        if (i % 2 == color)
+            sr[nsr++] = remote[i];
+    MPI_Comm s;
+    CHECK_RC(MPI_Comm_split(inter, color, -myidx, &s));
+    if (nsr == 0) {
+        CHECK(s == MPI_COMM_NULL, "split: no partner color gives MPI_COMM_NULL");
+    } else if (s != MPI_COMM_NULL) {
+        check_inter(s, mygroup, sl, nsl, sr, nsr, "split of an intercommunicator");
+        MPI_Comm_free(&s);
+    } else {
+        CHECK(0, "split gave MPI_COMM_NULL");
+    }
+    /* Comm_create: each side drops its index 0 when it has more than one. */
+    MPI_Group lg, sub;
+    MPI_Comm_group(inter, &lg);
+    int zero = 0;
+    if (nl > 1)
+        MPI_Group_excl(lg, 1, &zero, &sub);
+    else
+        MPI_Group_incl(lg, 1, &zero, &sub);
+    MPI_Group_free(&lg);
+    const int *cl = nl > 1 ? local + 1 : local, *cr = nr > 1 ? remote + 1 : remote;
+    int ncl = nl > 1 ? nl - 1 : nl, ncr = nr > 1 ? nr - 1 : nr;
+    CHECK_RC(MPI_Comm_create(inter, sub, &s));
+    MPI_Group_free(&sub);
+    if (nl > 1 && myidx == 0) {
+        CHECK(s == MPI_COMM_NULL, "create: outside the group gives MPI_COMM_NULL");
+    } else if (s != MPI_COMM_NULL) {
+        check_inter(s, mygroup, cl, ncl, cr, ncr, "create on an intercommunicator");
+        MPI_Comm_free(&s);
+    } else {
+        CHECK(0, "create gave MPI_COMM_NULL");
+    }
 }
 
 static void check_merge(MPI_Comm inter, int high, const int *local,
@@ -182,6 +266,8 @@ static void layout(const char *name, int (*color)(int))
     MPI_Comm_size(m, &n);
     CHECK_INT(n, size, "merge with equal high");
     MPI_Comm_free(&m);
+
+    split_and_create(inter, mygroup, local, nl, remote, nr);
 
     /* Errors: remote ranks are the bound. */
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
