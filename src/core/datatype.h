@@ -7,7 +7,12 @@
  *    or must be packed/unpacked.
  *  - The packed form of (count, dt) is count * size bytes, elements in type
  *    map order, no padding: what goes over the wire.
- * Predefined handles carry their extent in bits 8-15 (include/mpi.h). */
+ * Predefined handles carry their extent in bits 8-15 (include/mpi.h).
+ * Derived handles are 0x8c000000 | index (dtype_internal.h has the loop
+ * description); an uncommitted or freed derived type is not valid here:
+ * the MPI layer reports MPI_ERR_TYPE for it. The size/extent functions
+ * return -1 for invalid handles (check tern_datatype_is_valid first: a
+ * resized derived type may have a negative extent). */
 #ifndef TERN_CORE_DATATYPE_H
 #define TERN_CORE_DATATYPE_H
 
@@ -41,5 +46,25 @@ tern_status_t tern_datatype_unpack(const void *in, size_t in_bytes, void *buf, s
 /* The one predefined type every element of dt is made of (for reductions),
  * or MPI_DATATYPE_NULL when dt mixes types. */
 MPI_Datatype tern_datatype_basic(MPI_Datatype dt);
+
+/* --- Beyond the contract: the engine for transports and the MPI layer. -- */
+
+int tern_datatype_is_predefined(MPI_Datatype dt);
+/* Pack / unpack the byte range [offset, offset + len) of the packed stream
+ * of count elements: a transport fills one queue cell or one rendezvous
+ * fragment at a time, with no full-size intermediate buffer. The offset is
+ * the resumable cursor (a seek costs O(depth * log blocks)). */
+tern_status_t tern_datatype_pack_range(const void *buf, size_t count, MPI_Datatype dt,
+                                       size_t offset, void *out, size_t len);
+tern_status_t tern_datatype_unpack_range(const void *in, size_t len, void *buf, size_t count,
+                                         MPI_Datatype dt, size_t offset);
+/* Whole basic elements in the first `bytes` of the packed stream of dt
+ * (MPI_Get_elements; a trailing partial element does not count), or -1 if
+ * dt is not valid. */
+long long tern_datatype_elements(MPI_Datatype dt, size_t bytes);
+/* Keep a derived type alive while a request uses it (no-op for predefined
+ * types); MPI_Type_free releases the user's reference. */
+void tern_datatype_retain(MPI_Datatype dt);
+void tern_datatype_release(MPI_Datatype dt);
 
 #endif

@@ -23,6 +23,7 @@ typedef struct {
     uint64_t sreq;    /* sender's request (sync eager, rendezvous) */
     uint64_t addr;    /* rendezvous: sender buffer */
     tern_rkey_t rkey;
+    uint32_t rts_flags; /* rendezvous: RTS_STREAM (p2p.c) when the sender's data is scattered */
 } tern_msg_t;
 
 typedef struct tern_unexp {

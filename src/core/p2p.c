@@ -1,4 +1,5 @@
 #include "core/p2p.h"
+#include "core/datatype.h"
 #include "core/runtime.h"
 #include "base/log.h"
 
@@ -35,7 +36,10 @@ typedef struct {
     uint64_t sreq;
     uint64_t addr;
     tern_rkey_t rkey;
+    uint64_t flags; /* RTS_STREAM: no get (non-contiguous sender) */
 } pkt_rts_t;
+
+#define RTS_STREAM 1u
 
 typedef struct {
     uint32_t type;
@@ -106,6 +110,33 @@ static tern_pending_t *pending_new(const void *hdr, size_t hdr_len)
 
 static void send_complete(tern_req_t *req);
 
+/* ------------------------------------------------------------------------ */
+/* Non-contiguous data: fragments are packed at their offset of the packed
+ * stream into a scratch buffer of one active message, never into a
+ * full-size copy. The transport copies the payload during am_send (or
+ * refuses it with AGAIN and the fragment is packed again later), so one
+ * scratch buffer serves every send. */
+
+static char *pack_scratch;
+static size_t pack_scratch_len;
+
+static void *scratch_pack(const tern_req_t *req, size_t offset, size_t n)
+{
+    if (n > pack_scratch_len) {
+        char *p = realloc(pack_scratch, n);
+        if (!p)
+            tern_fatal("out of memory packing %zu bytes", n);
+        pack_scratch = p;
+        pack_scratch_len = n;
+    }
+    tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype,
+                                                offset, pack_scratch, n);
+    if (st != TERN_OK)
+        tern_fatal("internal: packing bytes %zu..%zu failed: %s", offset, offset + n,
+                   tern_status_string(st));
+    return pack_scratch;
+}
+
 /* Pushes as many fragments of a streamed rendezvous as the transport takes.
  * Returns 1 when the whole message is out. */
 static int stream_push(int peer_world, tern_req_t *req)
@@ -117,8 +148,10 @@ static int stream_push(int peer_world, tern_req_t *req)
         if (n > frag_max)
             n = frag_max;
         pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
-        tern_status_t st = peer->ops->am_send(peer->tl, peer_world, &d, sizeof d,
-                                              (const char *)req->buf + req->offset, n);
+        const void *payload = __builtin_expect(req->noncontig, 0)
+                                  ? scratch_pack(req, req->offset, n)
+                                  : (const char *)req->buf + req->offset;
+        tern_status_t st = peer->ops->am_send(peer->tl, peer_world, &d, sizeof d, payload, n);
         if (st == TERN_ERR_AGAIN)
             return 0;
         if (st != TERN_OK)
@@ -212,11 +245,29 @@ extern void tern_bsend_block_free(void *block);
 
 static void send_complete(tern_req_t *req)
 {
+    if (req->staging) {
+        free(req->staging);
+        req->staging = NULL;
+    }
     if (req->bsend_block) {
         tern_bsend_block_free(req->bsend_block);
         req->bsend_block = NULL;
     }
     tern_req_complete(req);
+}
+
+/* A non-contiguous eager payload was packed into the scratch buffer; if the
+ * packet had to wait in the pending queue it needs a copy of its own. */
+static void eager_unscratch(tern_req_t *req)
+{
+    tern_pending_t *p = tern_rt.peers[req->peer_world].pending_tail;
+    if (!p || p->payload != pack_scratch)
+        return;
+    req->staging = malloc(req->bytes ? req->bytes : 1);
+    if (!req->staging)
+        tern_fatal("out of memory staging a %zu-byte send", req->bytes);
+    memcpy(req->staging, pack_scratch, req->bytes);
+    p->payload = req->staging;
 }
 
 tern_status_t tern_p2p_start_send(tern_req_t *req)
@@ -231,21 +282,30 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
     long cost = EAGER_COST(req->bytes);
     if (req->bytes <= peer->eager_max && peer->credits >= cost) {
         peer->credits -= cost;
+        const void *payload = req->buf;
+        if (__builtin_expect(req->noncontig, 0))
+            payload = scratch_pack(req, 0, req->bytes);
         if (req->mode != TERN_SEND_SYNC) {
             m.type = PKT_EAGER;
-            send_packet(req->peer_world, &m, sizeof m, req->buf, req->bytes, req);
+            send_packet(req->peer_world, &m, sizeof m, payload, req->bytes, req);
         } else {
             pkt_sync_t s = {.m = m, .sreq = (uint64_t)(uintptr_t)req};
             s.m.type = PKT_EAGER_SYNC;
             /* Completion comes with the acknowledgement, not when sent. */
-            send_packet(req->peer_world, &s, sizeof s, req->buf, req->bytes, NULL);
+            send_packet(req->peer_world, &s, sizeof s, payload, req->bytes, NULL);
         }
+        if (__builtin_expect(req->noncontig, 0))
+            eager_unscratch(req);
         return TERN_OK;
     }
 
     pkt_rts_t r = {.m = m, .sreq = (uint64_t)(uintptr_t)req, .addr = (uint64_t)(uintptr_t)req->buf};
     r.m.type = PKT_RTS;
-    if (peer->caps & TERN_TL_CAP_GET) {
+    if (req->noncontig) {
+        /* The receiver cannot read a scattered layout: it asks for a
+         * stream of fragments, each packed at its offset. */
+        r.flags = RTS_STREAM;
+    } else if (peer->caps & TERN_TL_CAP_GET) {
         tern_status_t st = peer->ops->mem_reg(peer->tl, req->buf, req->bytes, &r.rkey);
         if (st != TERN_OK)
             return st;
@@ -291,7 +351,11 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
     switch (msg->type) {
     case PKT_EAGER:
     case PKT_EAGER_SYNC:
-        if (n)
+        /* Non-contiguous receives unpack straight out of the message. */
+        if (__builtin_expect(req->noncontig, 0))
+            tern_datatype_unpack_range(msg->data, n, req->buf, (size_t)req->count, req->datatype,
+                                       0);
+        else if (n)
             memcpy(req->buf, msg->data, n);
         credit_consumed(msg->src_world, msg->size);
         if (msg->type == PKT_EAGER_SYNC)
@@ -308,7 +372,8 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
             tern_req_complete(req);
             return;
         }
-        if ((peer->caps & TERN_TL_CAP_GET) && n >= peer->rma_min) {
+        if ((peer->caps & TERN_TL_CAP_GET) && n >= peer->rma_min && !req->noncontig &&
+            !(msg->rts_flags & RTS_STREAM)) {
             req->get_comp.cb = rndv_get_done;
             tern_status_t st = peer->ops->get(peer->tl, msg->src_world, req->buf, n, msg->addr,
                                               &msg->rkey, &req->get_comp);
@@ -389,6 +454,7 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
         msg.sreq = r->sreq;
         msg.addr = r->addr;
         msg.rkey = r->rkey;
+        msg.rts_flags = (uint32_t)r->flags;
         break;
     }
     }
@@ -431,7 +497,11 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         const pkt_data_t *d = pkt;
         tern_req_t *req = (tern_req_t *)(uintptr_t)d->rreq;
         size_t n = len - sizeof *d;
-        memcpy((char *)req->buf + d->offset, (const char *)pkt + sizeof *d, n);
+        if (__builtin_expect(req->noncontig, 0))
+            tern_datatype_unpack_range((const char *)pkt + sizeof *d, n, req->buf,
+                                       (size_t)req->count, req->datatype, d->offset);
+        else
+            memcpy((char *)req->buf + d->offset, (const char *)pkt + sizeof *d, n);
         req->offset += n;
         if (req->offset == req->transfer_bytes)
             tern_req_complete(req);
@@ -442,7 +512,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         const pkt_ctrl_t *c = pkt;
         tern_req_t *req = (tern_req_t *)(uintptr_t)c->value;
         tern_peer_t *peer = &tern_rt.peers[src_world];
-        if (type == PKT_FIN && (peer->caps & TERN_TL_CAP_GET))
+        if (type == PKT_FIN && (peer->caps & TERN_TL_CAP_GET) && !req->noncontig)
             peer->ops->mem_dereg(peer->tl, req->buf, req->bytes);
         send_complete(req);
         return;
@@ -481,6 +551,22 @@ tern_status_t tern_p2p_isend(tern_comm_t *comm, uint32_t ctx, const void *buf, s
     }
     *req_p = req;
     return TERN_OK;
+}
+
+void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt)
+{
+    req->count = count;
+    req->datatype = dt;
+    if (tern_datatype_is_contig(dt)) {
+        /* The fast path: one block, moved with memcpy / get. */
+        req->buf = (void *)((uintptr_t)buf + (uintptr_t)tern_datatype_true_lb(dt));
+        req->bytes = (size_t)tern_datatype_size(dt) * (size_t)count;
+        return;
+    }
+    req->buf = (void *)buf;
+    req->bytes = tern_datatype_packed_size(dt, (size_t)count);
+    req->noncontig = 1;
+    tern_datatype_retain(dt);
 }
 
 tern_status_t tern_p2p_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t bytes, int src,

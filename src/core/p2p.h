@@ -14,6 +14,11 @@
  * peer_world, tag, buf, bytes and mode are set. */
 tern_status_t tern_p2p_start_send(tern_req_t *req);
 tern_status_t tern_p2p_start_recv(tern_req_t *req);
+/* Sets buf, bytes, count and datatype of a request from the user's
+ * (buf, count, dt): contiguous data gets buf at its first byte and bytes =
+ * count * size; anything else is marked noncontig and moved packed (bytes =
+ * packed size), with a reference on dt until the request is released. */
+void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt);
 /* Receive a message already taken from the unexpected queue (Mrecv). */
 tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */

@@ -1,4 +1,5 @@
 #include "core/request.h"
+#include "core/datatype.h"
 #include "core/handle.h"
 #include "base/log.h"
 
@@ -69,6 +70,10 @@ void tern_req_release(tern_req_t *req)
 {
     if (req->release_fn)
         req->release_fn(req);
+    if (req->noncontig) {
+        tern_datatype_release(req->datatype);
+        req->noncontig = 0;
+    }
     if (req->handle != MPI_REQUEST_NULL) {
         uint32_t slot = TERN_HANDLE_INDEX(req->handle) - 1;
         table[slot] = NULL;

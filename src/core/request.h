@@ -47,6 +47,13 @@ struct tern_req {
     size_t bytes;               /* send: message size; recv: capacity */
     int count;                  /* the user's count and type (persistent restart) */
     MPI_Datatype datatype;
+    /* Non-contiguous data (derived or padded types, tern_p2p_set_data): buf,
+     * count and datatype describe the user's layout, bytes is the packed
+     * size, and the protocols pack / unpack at their copy points (eager
+     * payload, rendezvous fragments) instead of memcpy. The request holds a
+     * reference on the datatype until it is released. */
+    uint8_t noncontig;
+    void *staging;              /* eager send of non-contiguous data that had to queue */
 
     /* Result (receives). */
     int status_source;

@@ -312,9 +312,13 @@ int tern_check_count(const char *func, MPI_Comm comm, int count)
 int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t *size_p)
 {
     long sz = tern_datatype_extent(dt);
-    if (__builtin_expect(sz < 0, 0)) {
+    if (__builtin_expect(!tern_datatype_is_valid(dt), 0)) {
         if (dt == MPI_DATATYPE_NULL)
             return tern_mpi_error(comm, MPI_ERR_TYPE, func, "datatype is MPI_DATATYPE_NULL");
+        if (tern_datatype_name(dt))
+            return tern_mpi_error(comm, MPI_ERR_TYPE, func,
+                                  "datatype 0x%x is not committed (call MPI_Type_commit)",
+                                  (unsigned)dt);
         return tern_mpi_error(comm, MPI_ERR_TYPE, func, "invalid datatype handle 0x%x",
                               (unsigned)dt);
     }

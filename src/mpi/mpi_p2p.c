@@ -2,9 +2,11 @@
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_p2p.h"
 #include "core/bsend.h"
+#include "core/datatype.h"
 #include "core/p2p.h"
 #include "core/progress.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,13 @@ int tern_mpi_wait_one(const char *func, tern_req_t *req, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
+/* Bytes per element for the NULL-buffer check: derived types may address
+ * absolute locations from MPI_BOTTOM (NULL), so only predefined ones count. */
+static size_t data_size(MPI_Datatype dt, size_t extent)
+{
+    return tern_datatype_is_predefined(dt) ? extent : 0;
+}
+
 /* Checks shared by every send. */
 static int check_send(const char *func, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, tern_comm_t **c_p, size_t *bytes_p)
@@ -51,10 +60,10 @@ static int check_send(const char *func, const void *buf, int count, MPI_Datatype
     int err;
     if ((err = tern_check_comm(func, comm, c_p)) || (err = tern_check_count(func, comm, count)) ||
         (err = tern_check_datatype(func, comm, dt, &size)) ||
-        (err = tern_check_buffer(func, comm, buf, count, size)) ||
+        (err = tern_check_buffer(func, comm, buf, count, data_size(dt, size))) ||
         (err = tern_check_dest(func, *c_p, dest)) || (err = tern_check_send_tag(func, comm, tag)))
         return err;
-    *bytes_p = size * (size_t)count;
+    *bytes_p = tern_datatype_packed_size(dt, (size_t)count);
     return MPI_SUCCESS;
 }
 
@@ -65,11 +74,11 @@ static int check_recv(const char *func, const void *buf, int count, MPI_Datatype
     int err;
     if ((err = tern_check_comm(func, comm, c_p)) || (err = tern_check_count(func, comm, count)) ||
         (err = tern_check_datatype(func, comm, dt, &size)) ||
-        (err = tern_check_buffer(func, comm, buf, count, size)) ||
+        (err = tern_check_buffer(func, comm, buf, count, data_size(dt, size))) ||
         (err = tern_check_source(func, *c_p, source)) ||
         (err = tern_check_recv_tag(func, comm, tag)))
         return err;
-    *bytes_p = size * (size_t)count;
+    *bytes_p = tern_datatype_packed_size(dt, (size_t)count);
     return MPI_SUCCESS;
 }
 
@@ -83,10 +92,8 @@ static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, size_t b
     req->peer_world = dest == MPI_PROC_NULL ? -1 : tern_comm_world_rank(c, dest);
     req->comm_rank = c->rank;
     req->tag = tag;
-    req->buf = (void *)buf;
-    req->bytes = bytes;
-    req->count = count;
-    req->datatype = dt;
+    (void)bytes;
+    tern_p2p_set_data(req, buf, count, dt);
     req->mode = (uint8_t)mode;
 }
 
@@ -97,10 +104,8 @@ static void fill_recv(tern_req_t *req, tern_comm_t *c, void *buf, size_t bytes, 
     req->context_id = c->context_id;
     req->peer = source;
     req->tag = tag;
-    req->buf = buf;
-    req->bytes = bytes;
-    req->count = count;
-    req->datatype = dt;
+    (void)bytes;
+    tern_p2p_set_data(req, buf, count, dt);
 }
 
 /* A buffered send copies the data into the attached buffer and sends from
@@ -117,7 +122,9 @@ static int start_bsend(const char *func, tern_req_t *user_req, MPI_Comm comm)
                                     "per message)"
                                   : "no buffer attached for %zu bytes (call MPI_Buffer_attach)",
                               user_req->bytes);
-    if (user_req->bytes)
+    if (user_req->noncontig)
+        tern_datatype_pack(user_req->buf, (size_t)user_req->count, user_req->datatype, payload);
+    else if (user_req->bytes)
         memcpy(payload, user_req->buf, user_req->bytes);
     tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
     if (!req) {
@@ -129,6 +136,7 @@ static int start_bsend(const char *func, tern_req_t *user_req, MPI_Comm comm)
     req->handle = MPI_REQUEST_NULL;
     req->persistent = 0;
     req->buf = payload;
+    req->noncontig = 0; /* packed into the block; the user's request keeps its reference */
     req->bsend_block = block;
     req->mode = TERN_SEND_STANDARD;
     tern_status_t st = tern_p2p_start_send(req);
@@ -348,13 +356,18 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     int err = check_send(func, buf, count, dt, dest, sendtag, comm, &c, &bytes);
     if (err)
         return err;
+    /* Receive the packed form into a copy, then unpack it over buf. */
+    if (bytes > INT_MAX)
+        return tern_mpi_error(comm, MPI_ERR_COUNT, func, "%zu bytes exceed the int count of "
+                              "MPI_BYTE used for the copy", bytes);
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)
         return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "cannot allocate %zu bytes", bytes);
     MPI_Status st;
-    err = PMPI_Sendrecv(buf, count, dt, dest, sendtag, tmp, count, dt, source, recvtag, comm, &st);
+    err = PMPI_Sendrecv(buf, count, dt, dest, sendtag, tmp, (int)bytes, MPI_BYTE, source,
+                        recvtag, comm, &st);
     if (err == MPI_SUCCESS)
-        memcpy(buf, tmp, tern_status_bytes(&st));
+        tern_datatype_unpack(tmp, tern_status_bytes(&st), buf, (size_t)count, dt);
     free(tmp);
     if (status != MPI_STATUS_IGNORE)
         *status = st;
@@ -483,7 +496,7 @@ static int mrecv_any(const char *func, void *buf, int count, MPI_Datatype dt, MP
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "message is NULL");
     if ((err = tern_check_count(func, MPI_COMM_NULL, count)) ||
         (err = tern_check_datatype(func, MPI_COMM_NULL, dt, &size)) ||
-        (err = tern_check_buffer(func, MPI_COMM_NULL, buf, count, size)))
+        (err = tern_check_buffer(func, MPI_COMM_NULL, buf, count, data_size(dt, size))))
         return err;
     tern_req_t *req;
     if (*message == MPI_MESSAGE_NO_PROC) {
@@ -501,10 +514,7 @@ static int mrecv_any(const char *func, void *buf, int count, MPI_Datatype dt, MP
         req->context_id = u->msg.context_id;
         req->peer = u->msg.src;
         req->tag = u->msg.tag;
-        req->buf = buf;
-        req->bytes = size * (size_t)count;
-        req->count = count;
-        req->datatype = dt;
+        tern_p2p_set_data(req, buf, count, dt);
         tern_p2p_recv_unexpected(req, u);
     }
     *message = MPI_MESSAGE_NULL;
