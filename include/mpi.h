@@ -412,6 +412,17 @@ TERN_P2P_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_a
 TERN_P2P_DECL(int, Comm_free_keyval, (int *comm_keyval))
 TERN_P2P_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
 TERN_P2P_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+/* MPI-1 names of the same (deprecated, still widely used). */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+TERN_P2P_DECL(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state))
+TERN_P2P_DECL(int, Keyval_free, (int *keyval))
+TERN_P2P_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+TERN_P2P_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+TERN_P2P_DECL(int, Attr_delete, (MPI_Comm comm, int keyval))
 /* @@ section: derived datatypes @@ */
 #define MPI_COMBINER_NAMED 1
 #define MPI_COMBINER_DUP 2

@@ -158,3 +158,55 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
     *flag = 1;
     return MPI_SUCCESS;
 }
+
+/* MPI-1 names: the same operations (the callback types are identical). */
+
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag)
+{
+    return MPI_COMM_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in,
+                                 attribute_val_out, flag);
+}
+
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+               void *attribute_val_out, int *flag)
+{
+    return MPI_COMM_DUP_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out,
+                           flag);
+}
+
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
+{
+    return MPI_COMM_NULL_DELETE_FN(comm, keyval, attribute_val, extra_state);
+}
+
+TERN_PMPI_ALIAS(Keyval_create)
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+}
+
+TERN_PMPI_ALIAS(Keyval_free)
+int PMPI_Keyval_free(int *keyval)
+{
+    return PMPI_Comm_free_keyval(keyval);
+}
+
+TERN_PMPI_ALIAS(Attr_put)
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+
+TERN_PMPI_ALIAS(Attr_get)
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+TERN_PMPI_ALIAS(Attr_delete)
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return PMPI_Comm_delete_attr(comm, keyval);
+}

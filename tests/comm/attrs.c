@@ -147,6 +147,35 @@ static void test_predefined_callbacks(void)
     mtest_end();
 }
 
+/* MPI-1 names: Keyval_create/Attr_put/Attr_get/Attr_delete/Keyval_free. */
+static void test_mpi1_names(void)
+{
+    mtest_begin("attr_mpi1_names");
+    int kv, flag = 0;
+    void *val;
+    static int payload = 9;
+    CHECK_RC(MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, &kv, NULL));
+    MPI_Comm a, b;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    CHECK_RC(MPI_Attr_put(a, kv, &payload));
+    MPI_Comm_dup(a, &b);
+    CHECK_RC(MPI_Attr_get(b, kv, &val, &flag));
+    CHECK(flag && val == &payload, "MPI_DUP_FN copied through Attr_get");
+    CHECK_RC(MPI_Attr_delete(b, kv));
+    flag = 1;
+    MPI_Attr_get(b, kv, &val, &flag);
+    CHECK_INT(flag, 0, "Attr_delete");
+    int *ub;
+    flag = 0;
+    MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    CHECK(flag && *ub >= 32767, "MPI_TAG_UB through Attr_get");
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+    CHECK_RC(MPI_Keyval_free(&kv));
+    CHECK(kv == MPI_KEYVAL_INVALID, "Keyval_free resets the handle");
+    mtest_end();
+}
+
 static int eh_calls, eh_class;
 static void count_eh(MPI_Comm *comm, int *code, ...)
 {
@@ -213,6 +242,7 @@ int main(int argc, char **argv)
     test_predefined();
     test_callbacks();
     test_predefined_callbacks();
+    test_mpi1_names();
     test_errors();
     return mtest_finalize();
 }
