@@ -220,12 +220,17 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     ensure_std_fds();
+    if (!opts.proxy && mpiexec_slurm_hosts(&opts) != 0)
+        return 2;
     if (opts.n_hosts > 0 && !opts.proxy) {
         rc = mpiexec_root_run(&opts);
         for (int i = 0; i < opts.n_hosts; i++)
             free(opts.hosts[i]);
         free(opts.hosts);
         free(opts.host_slots);
+        for (int i = 0; i < opts.n_env; i++)
+            free(opts.env[i]);
+        free(opts.env);
         return rc;
     }
 
