@@ -4,7 +4,8 @@
 # host over ssh (--hosts A,B); the ranks use shm inside a host and the ofi
 # transport (libfabric tcp) across the veth link. Runs each MPI program given
 # with 2 hosts x 2 ranks, then checks that a rank failing on the second host
-# ends the job with its exit code and mpiexec's message.
+# ends the job with its exit code and mpiexec's message, and that losing the
+# second host (its proxy killed) ends the job naming that host.
 #
 # Usage: netns_test.sh MPIEXEC PROGRAM...
 # NETNS_EXTRA_ENV adds VAR=VAL words to the ranks' environment (e.g.
@@ -108,6 +109,14 @@ rc=$?
 if [ $rc -ne 9 ] || ! grep -q "rank 3 .*exited with code 9" "$dir/fail"; then
     echo "netns_test: a failing rank on host B gave exit $rc (expected 9):"
     cat "$dir/fail"
+    failures=$((failures + 1))
+fi
+# Host B lost (its proxy killed): the job ends, naming the host.
+run sh -c '[ "$PMI_RANK" = 2 ] && kill -9 $PPID; sleep 30' > "$dir/lost" 2>&1
+rc=$?
+if [ $rc -eq 0 ] || ! grep -q "lost host $ipb (ranks 2-3)" "$dir/lost"; then
+    echo "netns_test: losing host B gave exit $rc and no 'lost host' message:"
+    cat "$dir/lost"
     failures=$((failures + 1))
 fi
 [ $failures -eq 0 ] && echo "netns_test: all passed"
