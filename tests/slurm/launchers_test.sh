@@ -1,7 +1,7 @@
 #!/bin/bash
 # Tern programs under the launchers that clusters run.
 #
-#   launchers_test.sh slurm  <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
+#   [MPIEXEC=<Tern mpiexec>] launchers_test.sh slurm <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
 #   launchers_test.sh hydra  <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
 #   launchers_test.sh openmpi <launcher_pmi_prog> <launcher_mpi_prog> <mpi_prog>...
 #
@@ -10,7 +10,8 @@
 # runs the programs with srun -n 4 --mpi=pmi2 (PMI-2, and PMI-1 forced with
 # TERN_PMI=pmi1) and --mpi=pmix, checks their output and exit codes, and
 # checks that a failing rank (non-zero exit, MPI_Abort) fails the job step
-# with its error visible. The daemons are stopped and the directory removed
+# with its error visible; with MPIEXEC set, also Tern's mpiexec inside salloc
+# (proxy started with srun). The daemons are stopped and the directory removed
 # on every exit path. Skips (77) only when the Slurm or munge packages are
 # missing (or when not root: slurmd must be).
 #
@@ -22,6 +23,8 @@ MODE=$1
 PMI_PROG=$2
 MPI_PROG=$3
 shift 3
+# Tern's mpiexec, for the allocation case: MPIEXEC=<path> in the environment.
+MPIEXEC=${MPIEXEC:-}
 MPI_PROGS=("$@")
 NP=4
 FAILS=0
@@ -262,6 +265,17 @@ slurm)
     done
     check_fails "srun without an MPI plugin" "without a PMI plugin" \
         "${SRUN[@]}" --mpi=none "$MPI_PROG" ok
+    # Tern's mpiexec inside an allocation: the allocation's node, its proxy
+    # started as a job step with srun (slurmd logs one more task launch).
+    if [ -n "$MPIEXEC" ]; then
+        steps=$(grep -c "launch task" "$DIR/slurmd.log")
+        check_ok_prog "mpiexec inside salloc" - salloc -n $NP --overcommit "$MPIEXEC" -n $NP "$PMI_PROG" ok
+        now=$(grep -c "launch task" "$DIR/slurmd.log")
+        if [ "$now" -eq $((steps + 1)) ]; then pass "mpiexec inside salloc: proxy started with srun"
+        else fail "mpiexec inside salloc: $((now - steps)) job steps launched, expected 1"; fi
+        check_fails "mpiexec inside salloc: rank 2 exits with 7" "rank 2 .*exited with code 7" \
+            salloc -n $NP --overcommit "$MPIEXEC" -n $NP "$MPI_PROG" exit 2 7
+    fi
     ;;
 hydra)
     command -v mpiexec.mpich >/dev/null 2>&1 || { echo "mpiexec.mpich not found: skipped"; exit 77; }

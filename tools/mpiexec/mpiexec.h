@@ -135,6 +135,9 @@ int mpiexec_root_run(const mpiexec_opts_t *opts);
 int mpiexec_hosts_read_file(mpiexec_opts_t *opts, const char *path);
 /* Splits "a,b,c" (each may be host:slots) into opts. */
 int mpiexec_hosts_parse_list(mpiexec_opts_t *opts, const char *list);
+/* slurm_alloc.c: inside a Slurm allocation with no host list, the
+ * allocation's nodes and slots, proxies started with srun. -1 on error. */
+int mpiexec_slurm_hosts(mpiexec_opts_t *opts);
 /* Ranks per host for np ranks (block placement); returns a malloc'd array of
  * n_hosts counts, or NULL with a message if they do not fit. */
 int *mpiexec_hosts_place(const mpiexec_opts_t *opts);

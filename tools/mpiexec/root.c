@@ -189,6 +189,10 @@ static tern_status_t start_host(root_t *rt, int h, const char *map, int port)
         for (char *w = strtok(words, " "); w && k < 60; w = strtok(NULL, " "))
             av[k++] = w;
         av[k++] = (char *)ho->name;
+        if (strcmp(av[0], "srun") == 0) { /* srun runs a program, not a line */
+            av[k++] = "/bin/sh";
+            av[k++] = "-c";
+        }
         av[k++] = cmd;
         av[k] = NULL;
     }
