@@ -91,9 +91,14 @@ typedef void (*kernel_fn)(const void *in, void *inout, size_t n);
 #define K_BOR(T, s) KERNEL(bor_##s, T, (T)(a[i] | b[i]))
 #define K_BXOR(T, s) KERNEL(bxor_##s, T, (T)(a[i] ^ b[i]))
 
+/* Integer sums and products wrap (two's complement) instead of being
+ * undefined on overflow: compute them in unsigned long long. */
+#define K_ISUM(T, s) KERNEL(sum_##s, T, (T)((unsigned long long)a[i] + (unsigned long long)b[i]))
+#define K_IPROD(T, s) KERNEL(prod_##s, T, (T)((unsigned long long)a[i] * (unsigned long long)b[i]))
+
 /* C integers: every op but MINLOC/MAXLOC. */
 #define INT_KERNELS(T, s)                                                      \
-    K_MAX(T, s) K_MIN(T, s) K_SUM(T, s) K_PROD(T, s) K_LAND(T, s) K_LOR(T, s)  \
+    K_MAX(T, s) K_MIN(T, s) K_ISUM(T, s) K_IPROD(T, s) K_LAND(T, s) K_LOR(T, s) \
         K_LXOR(T, s) K_BAND(T, s) K_BOR(T, s) K_BXOR(T, s)
 #define FLOAT_KERNELS(T, s) K_MAX(T, s) K_MIN(T, s) K_SUM(T, s) K_PROD(T, s)
 #define COMPLEX_KERNELS(T, s) K_SUM(T, s) K_PROD(T, s)
