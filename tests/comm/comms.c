@@ -328,6 +328,37 @@ static void test_unique_contexts(void)
     for (i = 0; i < 3; i++)
         MPI_Comm_free(&hd[i]);
     MPI_Comm_free(&half);
+    /* Overlapping groups (parity halves and lower/upper halves), dup'ed in
+     * turn: every process sits in communicators of both families. */
+    {
+        MPI_Comm par, low, oc[8];
+        int to_r[8], from_r[8], outv[8], inv[8];
+        MPI_Request orq[8];
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &par);
+        MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &low);
+        for (i = 0; i < 8; i++)
+            CHECK_RC(MPI_Comm_dup(i % 2 ? low : par, &oc[i]));
+        for (i = 0; i < 8; i++) {
+            int r, n;
+            MPI_Comm_rank(oc[i], &r);
+            MPI_Comm_size(oc[i], &n);
+            to_r[i] = (r + 1) % n;
+            from_r[i] = (r - 1 + n) % n;
+            outv[i] = i * 1000 + r;
+            MPI_Isend(&outv[i], 1, MPI_INT, to_r[i], 0, oc[i], &orq[i]);
+        }
+        for (i = 7; i >= 0; i--) {
+            inv[i] = -1;
+            MPI_Recv(&inv[i], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, oc[i], MPI_STATUS_IGNORE);
+            CHECK(inv[i] == i * 1000 + from_r[i], "overlapping communicator %d got %d, expected %d",
+                  i, inv[i], i * 1000 + from_r[i]);
+        }
+        MPI_Waitall(8, orq, MPI_STATUSES_IGNORE);
+        for (i = 0; i < 8; i++)
+            MPI_Comm_free(&oc[i]);
+        MPI_Comm_free(&par);
+        MPI_Comm_free(&low);
+    }
     /* Create and free many times: ids are recycled without running out. */
     for (i = 0; i < 300; i++) {
         MPI_Comm d;
