@@ -71,13 +71,13 @@ tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, i
     c->size = n;
     c->errhandler = parent ? parent->errhandler : MPI_ERRORS_ARE_FATAL;
     c->info = MPI_INFO_NULL;
+    c->refs = 1;
     *comm_p = c;
     return TERN_OK;
 }
 
-void tern_comm_destroy(tern_comm_t *c)
+static void free_object(tern_comm_t *c)
 {
-    /* Never called for WORLD and SELF (MPI_Comm_free refuses them). */
     if (c->local_comm)
         tern_comm_destroy(c->local_comm);
     tern_ctx_release(c->context_id);
@@ -85,10 +85,29 @@ void tern_comm_destroy(tern_comm_t *c)
         tern_info_free(c->info);
     free(c->world_ranks);
     free(c->remote_world_ranks);
-    int slot = (int)TERN_HANDLE_INDEX(c->handle);
-    table[slot] = NULL;
-    free_slots[n_free_slots++] = slot;
     free(c);
+}
+
+void tern_comm_retain(tern_comm_t *c)
+{
+    c->refs++;
+}
+
+void tern_comm_release(tern_comm_t *c)
+{
+    if (--c->refs == 0 && c != &comm_world && c != &comm_self)
+        free_object(c);
+}
+
+void tern_comm_destroy(tern_comm_t *c)
+{
+    /* Never called for WORLD and SELF (MPI_Comm_free refuses them). */
+    int slot = (int)TERN_HANDLE_INDEX(c->handle);
+    if (slot < table_len && table[slot] == c) {
+        table[slot] = NULL;
+        free_slots[n_free_slots++] = slot;
+    }
+    tern_comm_release(c);
 }
 
 void tern_comm_init_predefined(int world_rank, int world_size)
@@ -96,12 +115,13 @@ void tern_comm_init_predefined(int world_rank, int world_size)
     tern_ctx_init();
     comm_world = (tern_comm_t){.handle = MPI_COMM_WORLD, .context_id = 0, .rank = world_rank,
                                .size = world_size, .errhandler = MPI_ERRORS_ARE_FATAL,
-                               .info = MPI_INFO_NULL};
+                               .info = MPI_INFO_NULL, .refs = 1};
     strcpy(comm_world.name, "MPI_COMM_WORLD");
     self_world_rank = world_rank;
     comm_self = (tern_comm_t){.handle = MPI_COMM_SELF, .context_id = 2, .rank = 0, .size = 1,
                               .world_ranks = &self_world_rank,
-                              .errhandler = MPI_ERRORS_ARE_FATAL, .info = MPI_INFO_NULL};
+                              .errhandler = MPI_ERRORS_ARE_FATAL, .info = MPI_INFO_NULL,
+                              .refs = 1};
     strcpy(comm_self.name, "MPI_COMM_SELF");
 }
 

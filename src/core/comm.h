@@ -40,6 +40,10 @@ typedef struct tern_comm {
     /* Attributes (newest first) and info hints (MPI_INFO_NULL or owned). */
     tern_attr_t *attrs;
     MPI_Info info;
+    /* References: the user's handle plus operations that hold the object
+     * (tern_comm_retain), so a communicator freed with a nonblocking
+     * operation pending lives, with its context ids, until that ends. */
+    int refs;
 } tern_comm_t;
 
 /* Handle to object; NULL if the handle is not a live communicator. */
@@ -52,10 +56,15 @@ void tern_comm_finalize(void);
  * Errhandler and nothing else are inherited from parent (may be NULL). */
 tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, int n,
                             const int *world_ranks, tern_comm_t **comm_p);
-/* Frees the object and its context ids; attributes must be gone already.
- * Pending operations are unaffected: requests keep world ranks, not the
- * communicator. */
+/* Drops the handle (lookups fail from now on) and the handle's reference;
+ * attributes must be gone already. Point-to-point requests keep world
+ * ranks and context ids, not the communicator; operations that keep the
+ * object (collective schedules) hold a reference. */
 void tern_comm_destroy(tern_comm_t *c);
+/* The object (and its context ids) stays until the last release. No-ops
+ * in effect for MPI_COMM_WORLD and MPI_COMM_SELF. */
+void tern_comm_retain(tern_comm_t *c);
+void tern_comm_release(tern_comm_t *c);
 
 /* World rank of a rank of c: for an intercommunicator, a rank of the remote
  * group (the peers of its point-to-point). */
