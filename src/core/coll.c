@@ -257,20 +257,21 @@ tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
 {
     prep_t pr;
     tern_coll_args_t a;
-    int p = c->size;
+    int p = c->is_inter ? c->remote_size : c->size;
     PREP(pr, c, p);
     args_init(&a, c);
     a.root = root;
-    if (c->rank == root) {
+    if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
         blocks_t b = {rcounts, displs, NULL, rtype};
         size_t *rc, *rd;
         a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);
         a.rcounts = rc;
         a.rdispls = rd;
-        a.sbuf = sbuf == MPI_IN_PLACE
-                     ? in_view(&pr, offset(rbuf, block_disp(&b, root)), (size_t)rcounts[root], rtype)
-                     : in_view(&pr, sbuf, scount, stype);
-    } else {
+        if (!c->is_inter)
+            a.sbuf = sbuf == MPI_IN_PLACE ? in_view(&pr, offset(rbuf, block_disp(&b, root)),
+                                                    (size_t)rcounts[root], rtype)
+                                          : in_view(&pr, sbuf, scount, stype);
+    } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
         a.bytes = tern_datatype_packed_size(stype, scount);
         a.sbuf = in_view(&pr, sbuf, scount, stype);
     }
@@ -313,19 +314,20 @@ tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, const int *sc
 {
     prep_t pr;
     tern_coll_args_t a;
-    int p = c->size;
+    int p = c->is_inter ? c->remote_size : c->size;
     PREP(pr, c, 1);
     args_init(&a, c);
     a.root = root;
-    if (c->rank == root) {
+    if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
         blocks_t b = {scounts, displs, NULL, stype};
         size_t *sc, *sd;
         a.sbuf = blocks_view(&pr, sbuf, &b, p, 0, &sc, &sd);
         a.scounts = sc;
         a.sdispls = sd;
-        a.rbuf = rbuf == MPI_IN_PLACE ? offset(a.sbuf, (MPI_Aint)(sd ? sd[root] : 0))
-                                      : out_view(&pr, rbuf, rcount, rtype);
-    } else {
+        if (!c->is_inter)
+            a.rbuf = rbuf == MPI_IN_PLACE ? offset(a.sbuf, (MPI_Aint)(sd ? sd[root] : 0))
+                                          : out_view(&pr, rbuf, rcount, rtype);
+    } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
         a.bytes = tern_datatype_packed_size(rtype, rcount);
         a.rbuf = out_view(&pr, rbuf, rcount, rtype);
     }
@@ -363,10 +365,11 @@ tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scou
 {
     prep_t pr;
     tern_coll_args_t a;
-    int p = c->size, r = c->rank;
+    int p = c->is_inter ? c->remote_size : c->size, r = c->rank;
     PREP(pr, c, p);
     args_init(&a, c);
     blocks_t b = {rcounts, displs, NULL, rtype};
+    a.bytes = tern_datatype_packed_size(stype, scount);
     a.sbuf = sbuf == MPI_IN_PLACE
                  ? in_view(&pr, offset(rbuf, block_disp(&b, r)), (size_t)rcounts[r], rtype)
                  : in_view(&pr, sbuf, scount, stype);
@@ -416,7 +419,7 @@ tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, const int *
 {
     prep_t pr;
     tern_coll_args_t a;
-    int p = c->size;
+    int p = c->is_inter ? c->remote_size : c->size;
     PREP(pr, c, p);
     args_init(&a, c);
     blocks_t rb = {rcounts, rdispls, rtypes, rtype};

@@ -193,7 +193,14 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(ALLGATHER, allgather, inter, TERN_COLL_INTER)                            \
     X(ALLTOALL, alltoall, inter, TERN_COLL_INTER)                              \
     X(REDUCE, reduce, inter, TERN_COLL_INTER)                                  \
-    X(ALLREDUCE, allreduce, inter, TERN_COLL_INTER)
+    X(ALLREDUCE, allreduce, inter, TERN_COLL_INTER)                            \
+    X(GATHERV, gatherv, inter, TERN_COLL_INTER)                                \
+    X(SCATTERV, scatterv, inter, TERN_COLL_INTER)                              \
+    X(ALLGATHERV, allgatherv, inter, TERN_COLL_INTER)                          \
+    X(ALLTOALLV, alltoallv, inter, TERN_COLL_INTER)                            \
+    X(ALLTOALLW, alltoallw, inter, TERN_COLL_INTER)                            \
+    X(REDUCE_SCATTER, reduce_scatter, inter, TERN_COLL_INTER)                  \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, inter, TERN_COLL_INTER)
 
 #define TERN_COLL_DECLARE(K, coll, algo, flags)                                \
     tern_status_t tern_coll_##coll##_##algo(tern_sched_t *s, const tern_coll_args_t *a);

@@ -180,9 +180,22 @@ static int gatherv(const char *func, const void *sbuf, int scount, MPI_Datatype 
                    const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
                    MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
         return err;
+    if (c->is_inter) {
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
+        if ((root == MPI_ROOT &&
+             ((err = check_counts(func, comm, "displs", rcounts, displs, c->remote_size)) ||
+              (err = check_data(func, comm, rbuf, 0, rtype)))) ||
+            (root >= 0 && (err = check_data(func, comm, sbuf, scount, stype))))
+            return err;
+        return done(func, comm,
+                    tern_coll_gatherv(c, sbuf, (size_t)scount, stype, rbuf, rcounts, displs,
+                                      rtype, root, REQ_P(m, r), m.persistent),
+                    &r, m);
+    }
     int is_root = c->rank == root;
     if (sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype)))
         return err;
@@ -237,9 +250,22 @@ static int scatterv(const char *func, const void *sbuf, const int *scounts, cons
                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                     MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
         return err;
+    if (c->is_inter) {
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
+        if ((root == MPI_ROOT &&
+             ((err = check_counts(func, comm, "displs", scounts, displs, c->remote_size)) ||
+              (err = check_data(func, comm, sbuf, 0, stype)))) ||
+            (root >= 0 && (err = check_data(func, comm, rbuf, rcount, rtype))))
+            return err;
+        return done(func, comm,
+                    tern_coll_scatterv(c, sbuf, scounts, displs, stype, rbuf, (size_t)rcount,
+                                       rtype, root, REQ_P(m, r), m.persistent),
+                    &r, m);
+    }
     int is_root = c->rank == root;
     if (is_root) {
         if ((err = check_counts(func, comm, "displs", scounts, displs, c->size)) ||
@@ -281,9 +307,12 @@ static int allgatherv(const char *func, const void *sbuf, int scount, MPI_Dataty
                       void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype,
                       MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
+    if (c->is_inter && sbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
     if ((sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype))) ||
-        (err = check_counts(func, comm, "displs", rcounts, displs, c->size)) ||
+        (err = check_counts(func, comm, "displs", rcounts, displs,
+                            c->is_inter ? c->remote_size : c->size)) ||
         (err = check_data(func, comm, rbuf, 0, rtype)))
         return err;
     if (rbuf == MPI_IN_PLACE)
@@ -329,8 +358,10 @@ static int alltoallvw(const char *func, const void *sbuf, const int *scounts, co
                       const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
                       MPI_Datatype rtype, int is_w, MPI_Comm comm, mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
-    int p = c->size;
+    ENTRY_INTER(func, comm, c, m);
+    int p = c->is_inter ? c->remote_size : c->size;
+    if (c->is_inter && sbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
     if (sbuf != MPI_IN_PLACE) {
         if ((err = check_counts(func, comm, "sdispls", scounts, sdispls, p)) ||
             (is_w ? (err = check_types(func, comm, stypes, p))
@@ -412,7 +443,9 @@ static int reduce_scatter(const char *func, const void *sbuf, void *rbuf, const 
                           int rcount, int block, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                           mode_t_ m)
 {
-    ENTRY(func, comm, c, m);
+    ENTRY_INTER(func, comm, c, m);
+    if (c->is_inter && sbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
     if (!block ? (err = check_counts(func, comm, NULL, rcounts, NULL, c->size))
                : (err = tern_check_count(func, comm, rcount)))
         return err;

@@ -1,8 +1,9 @@
 /* Collectives on an intercommunicator (even world ranks form group 0, odd
  * ones group 1; with an odd number of ranks the groups differ in size):
- * barrier, bcast, gather, scatter, allgather, alltoall, reduce and
- * allreduce (also nonblocking), every root of each group, checked against
- * values computed locally. Standard MPI only. */
+ * barrier, bcast, gather(v), scatter(v), allgather(v), alltoall(v/w),
+ * reduce, allreduce (also nonblocking) and reduce_scatter(_block), every
+ * root of each group, checked against values computed locally. Standard
+ * MPI only (passes under MPICH too). */
 #include "../mpi/mtest.h"
 
 static MPI_Comm inter;
@@ -124,6 +125,102 @@ static void run(void)
     CHECK_RC(MPI_Allreduce(buf, out, N, MPI_INT, MPI_MAX, inter));
     for (int i = 0; i < N; i++)
         CHECK_INT(out[i], v(1 - color, rsize - 1, i), "inter allreduce max");
+    /* v variants: remote rank q contributes q % 3 + 1 ints, placed with a
+     * gap of one. */
+    int cnt[64], dsp[64], tot = 0;
+    for (int q = 0; q < rsize; q++) {
+        cnt[q] = q % 3 + 1;
+        dsp[q] = tot + 1;
+        tot += cnt[q] + 1;
+    }
+    int mine = lrank % 3 + 1;
+    for (int rg = 0; rg < 2; rg++) {
+        int nroots = rg == color ? lsize : rsize;
+        for (int root = 0; root < nroots; root++) {
+            int myroot = rg == color ? (lrank == root ? MPI_ROOT : MPI_PROC_NULL) : root;
+            for (int i = 0; i < mine; i++)
+                buf[i] = v(color, lrank, i);
+            for (int i = 0; i < tot; i++)
+                all[i] = -1;
+            CHECK_RC(MPI_Gatherv(buf, mine, MPI_INT, all, cnt, dsp, MPI_INT, myroot, inter));
+            if (myroot == MPI_ROOT)
+                for (int q = 0; q < rsize; q++)
+                    for (int i = 0; i < cnt[q]; i++)
+                        CHECK_INT(all[dsp[q] + i], v(1 - color, q, i), "inter gatherv");
+            if (myroot == MPI_ROOT)
+                for (int q = 0; q < rsize; q++)
+                    for (int i = 0; i < cnt[q]; i++)
+                        all[dsp[q] + i] = v(1 - color, q, i) * 2;
+            for (int i = 0; i < N; i++)
+                buf[i] = -1;
+            CHECK_RC(MPI_Scatterv(all, cnt, dsp, MPI_INT, buf, mine, MPI_INT, myroot, inter));
+            if (rg != color)
+                for (int i = 0; i < mine; i++)
+                    CHECK_INT(buf[i], v(color, lrank, i) * 2, "inter scatterv");
+        }
+    }
+    for (int i = 0; i < mine; i++)
+        buf[i] = v(color, lrank, i);
+    for (int i = 0; i < tot; i++)
+        all[i] = -1;
+    CHECK_RC(MPI_Allgatherv(buf, mine, MPI_INT, all, cnt, dsp, MPI_INT, inter));
+    for (int q = 0; q < rsize; q++)
+        for (int i = 0; i < cnt[q]; i++)
+            CHECK_INT(all[dsp[q] + i], v(1 - color, q, i), "inter allgatherv");
+    /* Alltoallv: to remote q send (lrank + q) % 2 + 1 ints. */
+    int sc2[64], sd2[64], rc2[64], rd2[64], so = 0, ro = 0;
+    for (int q = 0; q < rsize; q++) {
+        sc2[q] = (lrank + q) % 2 + 1;
+        sd2[q] = so;
+        so += sc2[q];
+        rc2[q] = (q + lrank) % 2 + 1;
+        rd2[q] = ro;
+        ro += rc2[q];
+        for (int i = 0; i < sc2[q]; i++)
+            all[sd2[q] + i] = v(color, lrank, q * 4 + i);
+    }
+    CHECK_RC(MPI_Alltoallv(all, sc2, sd2, MPI_INT, out, rc2, rd2, MPI_INT, inter));
+    for (int q = 0; q < rsize; q++)
+        for (int i = 0; i < rc2[q]; i++)
+            CHECK_INT(out[rd2[q] + i], v(1 - color, q, lrank * 4 + i), "inter alltoallv");
+    MPI_Datatype ty[64];
+    int bd[64];
+    for (int q = 0; q < rsize; q++) {
+        ty[q] = MPI_INT;
+        bd[q] = sd2[q] * (int)sizeof(int);
+        rd2[q] *= (int)sizeof(int);
+    }
+    for (int i = 0; i < ro; i++)
+        out[i] = -1;
+    CHECK_RC(MPI_Alltoallw(all, sc2, bd, ty, out, rc2, rd2, ty, inter));
+    for (int q = 0; q < rsize; q++)
+        for (int i = 0; i < rc2[q]; i++)
+            CHECK_INT(out[rd2[q] / (int)sizeof(int) + i], v(1 - color, q, lrank * 4 + i),
+                      "inter alltoallw");
+    /* Reduce_scatter: the other group's sum of a vector of lsize * 2 ints
+     * (both groups' totals must agree: use 2 per rank of the larger group). */
+    int big = lsize > rsize ? lsize : rsize, per[64];
+    for (int q = 0; q < lsize; q++)
+        per[q] = 0;
+    for (int k = 0; k < 2 * big; k++)
+        per[k % lsize]++;
+    int start = 0;
+    for (int q = 0; q < lrank; q++)
+        start += per[q];
+    for (int i = 0; i < 2 * big; i++)
+        all[i] = v(color, lrank, i);
+    CHECK_RC(MPI_Reduce_scatter(all, out, per, MPI_INT, MPI_SUM, inter));
+    for (int i = 0; i < per[lrank]; i++) {
+        int e = 0;
+        for (int q = 0; q < rsize; q++)
+            e += v(1 - color, q, start + i);
+        CHECK_INT(out[i], e, "inter reduce_scatter");
+    }
+    if (lsize == rsize) {
+        CHECK_RC(MPI_Reduce_scatter_block(all, out, 2, MPI_INT, MPI_MAX, inter));
+        for (int i = 0; i < 2; i++)
+            CHECK_INT(out[i], v(1 - color, rsize - 1, lrank * 2 + i), "inter reduce_scatter_block");
+    }
     CHECK_RC(MPI_Ibarrier(inter, &req));
     CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
 }
