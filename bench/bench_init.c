@@ -36,10 +36,57 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* First exchange with every peer: in step k each rank sends one int to
+ * rank + k and receives one from rank - k (MPI_Sendrecv). The first pass
+ * meets every peer for the first time (under TERN_CONNECT=lazy that includes
+ * connecting to it), the second pass repeats it warm. Each rank's maximum
+ * and sum over its peers go to rank 0 by point-to-point messages; out[] gets
+ * {first max, first mean, warm max, warm mean} in microseconds over all
+ * ordered pairs. A wrong payload fails the run. */
+static void first_messages(int rank, int size, double out[4])
+{
+    double mine[4] = {0, 0, 0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 1; k < size; k++) {
+            int dst = (rank + k) % size, src = (rank - k + size) % size;
+            int sent = rank * 4 + pass, got = -1;
+            double t = MPI_Wtime();
+            MPI_Sendrecv(&sent, 1, MPI_INT, dst, 11, &got, 1, MPI_INT, src, 11, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+            double us = (MPI_Wtime() - t) * 1e6;
+            if (got != src * 4 + pass) {
+                fprintf(stderr, "tern-bench init: validation failed: rank %d got %d from rank %d\n",
+                        rank, got, src);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            if (us > mine[2 * pass]) mine[2 * pass] = us;
+            mine[2 * pass + 1] += us;
+        }
+    }
+    if (rank != 0) {
+        MPI_Send(mine, 4, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
+        return;
+    }
+    memcpy(out, mine, sizeof mine);
+    for (int r = 1; r < size; r++) {
+        double theirs[4];
+        MPI_Recv(theirs, 4, MPI_DOUBLE, r, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < 4; i += 2) {
+            if (theirs[i] > out[i]) out[i] = theirs[i];
+            out[i + 1] += theirs[i + 1];
+        }
+    }
+    int pairs = size * (size - 1);
+    out[1] = pairs ? out[1] / pairs : 0;
+    out[3] = pairs ? out[3] / pairs : 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tern-bench-init [--json]   (run under any MPI's mpiexec)\n"
-               "  reports the time of MPI_Init and of MPI_Init + MPI_Finalize, max over ranks\n"
+               "  reports the time of MPI_Init and of MPI_Init + MPI_Finalize, max over ranks,\n"
+               "  and the first message exchanged with every peer against a warm one\n"
+               "  (run once with TERN_CONNECT=all and once with TERN_CONNECT=lazy to compare)\n"
                "  --json        print one JSON object instead of the table\n"
                "  -h, --help    this help\n");
 }
@@ -68,6 +115,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     bench_library_version(lib, sizeof lib);
+    double first[4] = {0, 0, 0, 0};
+    first_messages(rank, size, first);
+    const char *connect = getenv("TERN_CONNECT") ? getenv("TERN_CONNECT") : "auto";
 
     /* Rank 0 names the shared file; the others open it. */
     char name[NAME_LEN] = "";
@@ -131,12 +181,18 @@ int main(int argc, char **argv)
     if (json) {
         printf("{\"benchmark\":\"init\",\"library\":\"%s\",\"ranks\":%d,\"results\":[{\"size\":0,"
                "\"init_ms\":%.6g,\"init_finalize_ms\":%.6g,\"iterations\":1}],\"validated_sizes\":1,"
-               "\"validated_buffers\":%d}\n",
-               lib, size, init_max / 1e6, total_max / 1e6, size);
+               "\"validated_buffers\":%d,\"connect\":\"%s\",\"first_message_us_max\":%.6g,"
+               "\"first_message_us_mean\":%.6g,\"warm_message_us_max\":%.6g,"
+               "\"warm_message_us_mean\":%.6g}\n",
+               lib, size, init_max / 1e6, total_max / 1e6, size, connect, first[0], first[1],
+               first[2], first[3]);
     } else {
         printf("# tern-bench Init Test (%s, %d ranks)\n", lib, size);
         printf("%-12s%20s%28s\n", "# Ranks", "MPI_Init (ms)", "MPI_Init+Finalize (ms)");
         printf("%-12d%20.2f%28.2f\n", size, init_max / 1e6, total_max / 1e6);
+        printf("# first exchange with each peer (us): max %.1f, mean %.1f; warm: max %.1f, "
+               "mean %.1f (TERN_CONNECT=%s)\n",
+               first[0], first[1], first[2], first[3], connect);
         printf("# validation: %d ranks reported, all consistent\n", size);
     }
     return 0;
