@@ -52,6 +52,18 @@ static int network_peers(const tern_tl_params_t *p)
     return n;
 }
 
+int tern_ofi_mr_reg(tern_tl_t *tl, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p)
+{
+    int ret = fi_mr_reg(tl->domain, buf, len, access, 0, tl->next_key++, 0, mr_p, NULL);
+    if (ret || !tl->mr_endpoint)
+        return ret;
+    if ((ret = fi_mr_bind(*mr_p, &tl->ep->fid, 0)) || (ret = fi_mr_enable(*mr_p))) {
+        fi_close(&(*mr_p)->fid);
+        *mr_p = NULL;
+    }
+    return ret;
+}
+
 tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t access,
                                  struct fid_mr **mr_p, void **desc_p)
 {
@@ -59,7 +71,7 @@ tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t 
     *desc_p = NULL;
     if (!tl->mr_local)
         return TERN_OK;
-    int ret = fi_mr_reg(tl->domain, buf, len, access, 0, tl->next_key++, 0, mr_p, NULL);
+    int ret = tern_ofi_mr_reg(tl, buf, len, access, mr_p);
     if (ret) {
         tern_error("ofi: fi_mr_reg of %zu bytes failed: %s", len, fi_strerror(-ret));
         return TERN_ERR_NOMEM;
@@ -74,9 +86,10 @@ static struct fi_info *choose_provider(void)
     if (!hints)
         return NULL;
     hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    hints->mode = FI_CONTEXT;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     /* The core relies on in-order delivery per pair. */
     hints->tx_attr->msg_order = FI_ORDER_SAS;
@@ -136,6 +149,7 @@ static tern_status_t open_endpoint(tern_tl_t *tl)
     /* mr_mode 0 is scalable mode: target addresses are offsets. */
     tl->mr_virt_addr = (info->domain_attr->mr_mode & (FI_MR_VIRT_ADDR | FI_MR_BASIC)) != 0;
     tl->mr_prov_key = (info->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_BASIC)) != 0;
+    tl->mr_endpoint = (info->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0;
     tl->max_msg_size = info->ep_attr->max_msg_size;
     if (tl->max_msg_size == 0 || tl->max_msg_size > ((size_t)1 << 30))
         tl->max_msg_size = (size_t)1 << 30;

@@ -25,14 +25,14 @@ typedef struct {
     uint16_t credits;   /* receive buffers the sender reposted for us */
 } ofi_hdr_t;
 
-/* Every posted operation carries one of these; fi_context comes first because
- * providers with FI_CONTEXT mode use it as scratch space. */
+/* Every posted operation carries one of these; fi_context2 comes first
+ * because providers with FI_CONTEXT/FI_CONTEXT2 mode use it as scratch. */
 enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_RMA };
 
 typedef struct ofi_rma ofi_rma_t;
 
 typedef struct ofi_op {
-    struct fi_context ctx;
+    struct fi_context2 ctx;
     int kind;
     int index;            /* buffer index for RECV/SEND */
     struct ofi_op *next;  /* free list of send ops */
@@ -85,7 +85,7 @@ struct tern_tl {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
-    int mr_local, mr_virt_addr, mr_prov_key;
+    int mr_local, mr_virt_addr, mr_prov_key, mr_endpoint;
     uint64_t next_key;
     size_t max_msg_size;
 
@@ -140,6 +140,9 @@ int tern_ofi_rma_push(tern_tl_t *tl);
 void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op);
 void tern_ofi_rma_finalize(tern_tl_t *tl);
 
+/* Registers with fi_mr_reg and, for FI_MR_ENDPOINT providers (cxi), binds
+ * the region to our endpoint and enables it. */
+int tern_ofi_mr_reg(tern_tl_t *tl, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
 /* Registers memory for local use as the provider requires (FI_MR_LOCAL). */
 tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t access,
                                  struct fid_mr **mr_p, void **desc_p);

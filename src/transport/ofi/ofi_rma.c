@@ -26,8 +26,7 @@ tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t
         if (!r)
             return TERN_ERR_NOMEM;
         /* A zero-length registration is not portable: expose one byte. */
-        int ret = fi_mr_reg(tl->domain, buf, len ? len : 1, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
-                            tl->next_key++, 0, &r->mr, NULL);
+        int ret = tern_ofi_mr_reg(tl, buf, len ? len : 1, FI_REMOTE_READ | FI_REMOTE_WRITE, &r->mr);
         if (ret) {
             tern_error("ofi: registering %zu bytes at %p failed: %s", len, buf, fi_strerror(-ret));
             free(r);
