@@ -474,6 +474,7 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
     tern_coll_args_t a;
     PREP(pr, c, 1);
     reduction_args(&a, c, count, dt, op);
+    tern_sched_hold_op(pr.s, op);
     a.root = root;
     if (c->is_inter) {
         if (root == MPI_ROOT)
@@ -501,6 +502,7 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
     tern_coll_args_t a;
     PREP(pr, c, 1);
     reduction_args(&a, c, count, dt, op);
+    tern_sched_hold_op(pr.s, op);
     if (sbuf == MPI_IN_PLACE) {
         a.rbuf = inout_view(&pr, rbuf, count, dt);
         a.sbuf = a.rbuf;
@@ -529,6 +531,7 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
         total += counts[i];
     }
     reduction_args(&a, c, total, dt, op);
+    tern_sched_hold_op(pr.s, op);
     a.rcounts = counts;
     /* In place: the input is the whole vector in rbuf. */
     a.sbuf = in_view(&pr, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
@@ -545,6 +548,7 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     tern_coll_args_t a;
     PREP(pr, c, 1);
     reduction_args(&a, c, count, dt, op);
+    tern_sched_hold_op(pr.s, op);
     if (sbuf == MPI_IN_PLACE) {
         a.rbuf = inout_view(&pr, rbuf, count, dt);
         a.sbuf = a.rbuf;

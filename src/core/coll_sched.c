@@ -41,6 +41,7 @@ struct tern_sched {
     tern_status_t build_error;
     tern_status_t run_error;
     int done;
+    MPI_Op held_op;                  /* user op kept alive, or MPI_OP_NULL */
     tern_req_t *req;                 /* nonblocking/persistent owner */
     tern_sched_t *prev, *next;       /* list of active nonblocking schedules */
     int in_active;
@@ -54,7 +55,10 @@ tern_sched_t *tern_sched_create(tern_comm_t *comm)
     tern_sched_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    /* The schedule may outlive MPI_Comm_free (nonblocking, persistent). */
+    tern_comm_retain(comm);
     s->comm = comm;
+    s->held_op = MPI_OP_NULL;
     s->tag = (int)(comm->coll_seq++ & 0x3fffffffu);
     s->cur_comm = comm;
     s->cur_tag = s->tag;
@@ -65,6 +69,11 @@ void tern_sched_free(tern_sched_t *s)
 {
     if (!s)
         return;
+    if (s->held_op != MPI_OP_NULL)
+        tern_op_release(s->held_op);
+    if (s->alt_comm)
+        tern_comm_release(s->alt_comm);
+    tern_comm_release(s->comm);
     for (size_t i = 0; i < s->n_tmps; i++)
         free(s->tmps[i]);
     free(s->tmps);
@@ -75,6 +84,14 @@ void tern_sched_free(tern_sched_t *s)
 
 tern_status_t tern_sched_error(const tern_sched_t *s) { return s->build_error; }
 
+void tern_sched_hold_op(tern_sched_t *s, MPI_Op op)
+{
+    if (s->held_op != MPI_OP_NULL)
+        tern_op_release(s->held_op);
+    tern_op_retain(op);
+    s->held_op = op;
+}
+
 void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm)
 {
     if (comm == s->comm) {
@@ -84,7 +101,11 @@ void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm)
     }
     if (comm != s->alt_comm) {
         /* Every member of comm builds this schedule at the same point of
-         * its collective sequence, so the numbers agree. */
+         * its collective sequence, so the numbers agree. One alternative
+         * communicator per schedule. */
+        if (s->alt_comm)
+            tern_comm_release(s->alt_comm);
+        tern_comm_retain(comm);
         s->alt_comm = comm;
         s->alt_tag = (int)(comm->coll_seq++ & 0x3fffffffu);
     }

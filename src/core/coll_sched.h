@@ -46,6 +46,9 @@ void tern_sched_unpack(tern_sched_t *s, const void *in, void *buf, size_t count,
  * communicator, or (intercommunicator collectives) its local_comm, which
  * gets its own collective tag for this schedule. */
 void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm);
+/* Keeps a user op alive while the schedule exists (MPI_Op_free may come
+ * before a nonblocking or persistent collective completes). */
+void tern_sched_hold_op(tern_sched_t *s, MPI_Op op);
 /* Wait for every transfer posted so far. */
 void tern_sched_fence(tern_sched_t *s);
 /* Scratch memory owned by the schedule (freed with it); NULL on failure

@@ -21,7 +21,8 @@ static const char *const op_names[] = {
 typedef struct {
     MPI_User_function *fn;
     int commute;
-    int live;
+    int refs;          /* the handle's, plus pending collectives' */
+    int handle_freed;  /* MPI_Op_free called: the handle is invalid */
 } user_op_t;
 static user_op_t *user_ops;
 static size_t n_user_ops, cap_user_ops;
@@ -36,19 +37,39 @@ static int predefined_index(MPI_Op op)
     return i >= 1 && i <= OP_N_PREDEFINED ? (int)i : -1;
 }
 
+/* The op object, as long as something holds it (the handle may be freed
+ * while a nonblocking collective still reduces with it). */
 static user_op_t *user_op(MPI_Op op)
 {
     uint32_t h = (uint32_t)op;
     if ((h & ~TERN_HANDLE_INDEX_MASK) != USER_OP_BASE)
         return NULL;
     size_t i = h & TERN_HANDLE_INDEX_MASK;
-    if (i == 0 || i > n_user_ops || !user_ops[i - 1].live)
+    if (i == 0 || i > n_user_ops || user_ops[i - 1].refs <= 0)
         return NULL;
     return &user_ops[i - 1];
 }
 
 int tern_op_is_predefined(MPI_Op op) { return predefined_index(op) > 0; }
-int tern_op_is_valid(MPI_Op op) { return predefined_index(op) > 0 || user_op(op) != NULL; }
+int tern_op_is_valid(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    return predefined_index(op) > 0 || (u && !u->handle_freed);
+}
+
+void tern_op_retain(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    if (u)
+        u->refs++;
+}
+
+void tern_op_release(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    if (u)
+        u->refs--;
+}
 
 int tern_op_is_commutative(MPI_Op op)
 {
@@ -307,7 +328,7 @@ tern_status_t tern_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *in
 tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p)
 {
     size_t i = 0;
-    while (i < n_user_ops && user_ops[i].live)
+    while (i < n_user_ops && user_ops[i].refs > 0)
         i++;
     if (i == n_user_ops) {
         if (n_user_ops == cap_user_ops) {
@@ -320,7 +341,7 @@ tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p)
         }
         n_user_ops++;
     }
-    user_ops[i] = (user_op_t){fn, commute ? 1 : 0, 1};
+    user_ops[i] = (user_op_t){fn, commute ? 1 : 0, 1, 0};
     *op_p = (MPI_Op)(USER_OP_BASE | (uint32_t)(i + 1));
     return TERN_OK;
 }
@@ -328,8 +349,9 @@ tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p)
 tern_status_t tern_op_free(MPI_Op op)
 {
     user_op_t *u = user_op(op);
-    if (!u)
+    if (!u || u->handle_freed)
         return TERN_ERR_ARG;
-    u->live = 0;
+    u->handle_freed = 1;
+    u->refs--;
     return TERN_OK;
 }

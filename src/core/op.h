@@ -28,6 +28,10 @@ int tern_op_allowed(MPI_Op op, MPI_Datatype dt);
 tern_status_t tern_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, size_t count);
 
 tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p);
+/* Frees the handle; the operation lives on while pending collectives hold
+ * it (retain/release; no-ops for predefined ops). */
 tern_status_t tern_op_free(MPI_Op op);
+void tern_op_retain(MPI_Op op);
+void tern_op_release(MPI_Op op);
 
 #endif

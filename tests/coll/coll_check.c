@@ -560,6 +560,24 @@ static void test_nonblocking_persistent(void)
     }
     CHECK_RC(MPI_Request_free(&pr[0]));
     CHECK_RC(MPI_Request_free(&pr[1]));
+
+    /* The op and the communicator may be freed while the operation is
+     * pending (MPI keeps them until it completes). */
+    MPI_Op op;
+    MPI_Comm dup;
+    CHECK_RC(MPI_Op_create(compose, 0, &op));
+    CHECK_RC(MPI_Comm_dup(comm, &dup));
+    affine_t as[N], ar[N];
+    for (int i = 0; i < N; i++)
+        as[i] = aff(rank, i);
+    CHECK_RC(MPI_Iallreduce(as, ar, N, MPI_2INT, op, dup, &req[0]));
+    CHECK_RC(MPI_Op_free(&op));
+    CHECK_RC(MPI_Comm_free(&dup));
+    CHECK_RC(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+    for (int i = 0; i < N; i++) {
+        affine_t x = aff_fold(0, size, i);
+        CHECK(ar[i].m == x.m && ar[i].c == x.c, "iallreduce after Op_free/Comm_free %d", i);
+    }
 }
 
 /* Non-contiguous derived types go through the pack/unpack path: a vector
