@@ -425,6 +425,12 @@ static void test_errors(void)
         MPI_Group_free(&w);
     }
     CHECK_CLASS(MPI_Comm_create(s, MPI_GROUP_NULL, &d), MPI_ERR_GROUP, "create with GROUP_NULL");
+#ifdef TERN_VERSION_STRING /* MPICH accepts it */
+    CHECK_CLASS(MPI_Comm_split(s, -5, 0, &d), MPI_ERR_ARG, "split with a negative color");
+#endif
+    CHECK_CLASS(MPI_Comm_split_type(s, 12345, 0, MPI_INFO_NULL, &d), MPI_ERR_ARG,
+                "split_type with an unknown type");
+    CHECK_CLASS(MPI_Comm_dup(s, NULL), MPI_ERR_ARG, "dup into NULL");
     MPI_Comm_free(&s);
     mtest_end();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
