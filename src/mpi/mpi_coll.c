@@ -12,13 +12,14 @@
 typedef struct {
     MPI_Request *req;
     int persistent;
-} mode_t_;
+} call_mode_t;
 
-#define BLOCKING ((mode_t_){NULL, 0})
-#define NONBLOCKING(r) ((mode_t_){(r), 0})
-#define PERSISTENT(r) ((mode_t_){(r), 1})
+#define BLOCKING ((call_mode_t){NULL, 0})
+#define NONBLOCKING(r) ((call_mode_t){(r), 0})
+#define PERSISTENT(r) ((call_mode_t){(r), 1})
 
-/* inter_ok: the collective is implemented on intercommunicators. */
+/* inter_ok: MPI defines the collective on intercommunicators (all but
+ * scan and exscan). */
 static int check_comm(const char *func, MPI_Comm comm, tern_comm_t **c_p, int inter_ok)
 {
     int err = tern_check_comm(func, comm, c_p);
@@ -26,7 +27,7 @@ static int check_comm(const char *func, MPI_Comm comm, tern_comm_t **c_p, int in
         return err;
     if ((*c_p)->is_inter && !inter_ok)
         return tern_mpi_error(comm, MPI_ERR_COMM, func,
-                              "this collective is not implemented on intercommunicators yet");
+                              "MPI defines this collective on intracommunicators only");
     return MPI_SUCCESS;
 }
 
@@ -96,7 +97,7 @@ static int in_place_misuse(const char *func, MPI_Comm comm, const char *arg)
 
 /* Finishes a call: maps the core status, hands out the request. */
 /* r is read after the core call has set it (argument order is unspecified). */
-static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *const *r, mode_t_ m)
+static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *const *r, call_mode_t m)
 {
     if (st != TERN_OK)
         return tern_mpi_status_error(comm, st, func, "collective failed");
@@ -107,6 +108,8 @@ static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *c
 
 #define REQ_P(m, r) ((m).req ? &(r) : NULL)
 
+/* Opens every checking function: initialised, a valid communicator in c,
+ * err for the checks that follow, r for the request the core hands back. */
 #define ENTRY_(func, comm, c, m, inter_ok)                                      \
     TERN_CHECK_INIT(func);                                                     \
     tern_comm_t *c;                                                            \
@@ -121,7 +124,7 @@ static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *c
 
 /* ---- barrier ---------------------------------------------------------- */
 
-static int barrier(const char *func, MPI_Comm comm, mode_t_ m)
+static int barrier(const char *func, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     return done(func, comm, tern_coll_ibarrier(c, REQ_P(m, r), m.persistent),
@@ -131,7 +134,7 @@ static int barrier(const char *func, MPI_Comm comm, mode_t_ m)
 /* ---- bcast ------------------------------------------------------------ */
 
 static int bcast(const char *func, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                 mode_t_ m)
+                 call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if ((err = check_data(func, comm, buf, count, dt)) || (err = check_root(func, c, root)))
@@ -145,7 +148,7 @@ static int bcast(const char *func, void *buf, int count, MPI_Datatype dt, int ro
 /* ---- gather / scatter ------------------------------------------------- */
 
 static int gather(const char *func, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, mode_t_ m)
+                  int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
@@ -178,7 +181,7 @@ static int gather(const char *func, const void *sbuf, int scount, MPI_Datatype s
 
 static int gatherv(const char *func, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-                   MPI_Comm comm, mode_t_ m)
+                   MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
@@ -215,7 +218,7 @@ static int gatherv(const char *func, const void *sbuf, int scount, MPI_Datatype 
 }
 
 static int scatter(const char *func, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, mode_t_ m)
+                   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
@@ -248,7 +251,7 @@ static int scatter(const char *func, const void *sbuf, int scount, MPI_Datatype 
 
 static int scatterv(const char *func, const void *sbuf, const int *scounts, const int *displs,
                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                    MPI_Comm comm, mode_t_ m)
+                    MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if ((err = check_root(func, c, root)))
@@ -287,7 +290,7 @@ static int scatterv(const char *func, const void *sbuf, const int *scounts, cons
 /* ---- allgather / alltoall --------------------------------------------- */
 
 static int allgather(const char *func, const void *sbuf, int scount, MPI_Datatype stype,
-                     void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, mode_t_ m)
+                     void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if (c->is_inter && sbuf == MPI_IN_PLACE)
@@ -305,7 +308,7 @@ static int allgather(const char *func, const void *sbuf, int scount, MPI_Datatyp
 
 static int allgatherv(const char *func, const void *sbuf, int scount, MPI_Datatype stype,
                       void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype,
-                      MPI_Comm comm, mode_t_ m)
+                      MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if (c->is_inter && sbuf == MPI_IN_PLACE)
@@ -324,7 +327,7 @@ static int allgatherv(const char *func, const void *sbuf, int scount, MPI_Dataty
 }
 
 static int alltoall(const char *func, const void *sbuf, int scount, MPI_Datatype stype,
-                    void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, mode_t_ m)
+                    void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if (c->is_inter && sbuf == MPI_IN_PLACE)
@@ -356,7 +359,7 @@ static int check_types(const char *func, MPI_Comm comm, const MPI_Datatype *type
 static int alltoallvw(const char *func, const void *sbuf, const int *scounts, const int *sdispls,
                       const MPI_Datatype *stypes, MPI_Datatype stype, void *rbuf,
                       const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
-                      MPI_Datatype rtype, int is_w, MPI_Comm comm, mode_t_ m)
+                      MPI_Datatype rtype, int is_w, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     int p = c->is_inter ? c->remote_size : c->size;
@@ -397,7 +400,7 @@ static int check_reduction(const char *func, MPI_Comm comm, const void *sbuf, vo
 }
 
 static int reduce(const char *func, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                  MPI_Op op, int root, MPI_Comm comm, mode_t_ m)
+                  MPI_Op op, int root, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if (c->is_inter) {
@@ -425,7 +428,7 @@ static int reduce(const char *func, const void *sbuf, void *rbuf, int count, MPI
 }
 
 static int allreduce(const char *func, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                     MPI_Op op, MPI_Comm comm, mode_t_ m)
+                     MPI_Op op, MPI_Comm comm, call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if (c->is_inter && sbuf == MPI_IN_PLACE)
@@ -441,7 +444,7 @@ static int allreduce(const char *func, const void *sbuf, void *rbuf, int count, 
 /* block: reduce_scatter_block (rcount each); else rcounts[]. */
 static int reduce_scatter(const char *func, const void *sbuf, void *rbuf, const int *rcounts,
                           int rcount, int block, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                          mode_t_ m)
+                          call_mode_t m)
 {
     ENTRY_INTER(func, comm, c, m);
     if (c->is_inter && sbuf == MPI_IN_PLACE)
@@ -461,7 +464,7 @@ static int reduce_scatter(const char *func, const void *sbuf, void *rbuf, const 
 }
 
 static int scan(const char *func, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                MPI_Op op, int exclusive, MPI_Comm comm, mode_t_ m)
+                MPI_Op op, int exclusive, MPI_Comm comm, call_mode_t m)
 {
     ENTRY(func, comm, c, m);
     if ((err = check_reduction(func, comm, sbuf, rbuf, count, dt, op, 1)))
