@@ -183,7 +183,8 @@ static void check_merge(MPI_Comm inter, int high, const int *local,
     MPI_Comm_free(&m);
 }
 
-static void layout(const char *name, int (*color)(int))
+/* last_leader: the leaders are the last ranks of each group, not the first. */
+static void layout(const char *name, int (*color)(int), int last_leader)
 {
     mtest_begin(name);
     int mygroup = color(rank);
@@ -191,8 +192,10 @@ static void layout(const char *name, int (*color)(int))
     int nl = members(color, mygroup, local), nr = members(color, !mygroup, remote);
     MPI_Comm lc, inter;
     MPI_Comm_split(MPI_COMM_WORLD, mygroup, rank, &lc);
-    /* Leaders: local rank 0; the remote leader's world rank is remote[0]. */
-    CHECK_RC(MPI_Intercomm_create(lc, 0, MPI_COMM_WORLD, remote[0], 42, &inter));
+    /* Leaders: local rank 0 (or the last); the remote leader's world rank
+     * is remote[0] (or the last). */
+    CHECK_RC(MPI_Intercomm_create(lc, last_leader ? nl - 1 : 0, MPI_COMM_WORLD,
+                                  remote[last_leader ? nr - 1 : 0], 42, &inter));
     int flag = 0, n = -1, r = -1;
     MPI_Comm_test_inter(inter, &flag);
     CHECK_INT(flag, 1, "test_inter");
@@ -295,7 +298,7 @@ int main(int argc, char **argv)
     size = mtest_size;
     if (size < 2 || size > 64)
         FATAL("needs 2..64 ranks");
-    layout("intercomm_even_odd", parity);
-    layout("intercomm_one_vs_rest", is_rest);
+    layout("intercomm_even_odd", parity, 0);
+    layout("intercomm_one_vs_rest", is_rest, 1);
     return mtest_finalize();
 }
