@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK_HEADER "^chunks:"
@@ -386,6 +387,12 @@ void tern_pmi_abort(int code, const char *msg)
     } else if (!getenv("TERN_JOBID")) {
         fprintf(stderr, "tern[rank %d]: MPI_Abort with code %d%s%s\n", pmi.info.rank, code,
                 *msg ? ": " : "", msg);
+        fflush(stdout);
+        /* Hydra and Slurm kill the job as soon as they read the abort, and
+         * may drop output not yet forwarded: give them a moment to take
+         * the message. */
+        struct timespec pause = {0, 200 * 1000 * 1000};
+        nanosleep(&pause, NULL);
     }
     fflush(stderr);
     if (pmi.flavour)
