@@ -80,6 +80,7 @@ static size_t n_table;
 static int loaded;
 static const char *table_source = "built-in";
 static const tern_coll_algo_t *forced[TERN_COLL_N];
+static long ranks_per_node; /* TERN_COLL_RANKS_PER_NODE, read once */
 
 static const char *const env_names[TERN_COLL_N] = {
     "TERN_BARRIER_ALGORITHM",   "TERN_BCAST_ALGORITHM",          "TERN_GATHER_ALGORITHM",
@@ -193,6 +194,7 @@ static void load(void)
         }
     }
     free(file_rows);
+    ranks_per_node = tern_config_long("TERN_COLL_RANKS_PER_NODE");
     for (int k = 0; k < TERN_COLL_N; k++) {
         const char *v = tern_config_str(env_names[k]);
         if (!v || !*v || !strcmp(v, "auto"))
@@ -208,7 +210,7 @@ static void load(void)
  * node-aware algorithms see it). */
 static int spans_nodes(const tern_comm_t *c)
 {
-    long per = tern_config_long("TERN_COLL_RANKS_PER_NODE");
+    long per = ranks_per_node;
     int first = -1, several_nodes = 0, shared = 0;
     for (int q = 0; q < c->size && !(several_nodes && shared); q++) {
         int w = tern_comm_local_world_rank(c, q);
