@@ -1,5 +1,6 @@
 /* Environment: init, finalize, abort, versions, clocks. */
 #include "mpi/mpi_errors.h"
+#include "core/attr.h"
 #include "core/coll.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
@@ -58,6 +59,10 @@ int PMPI_Finalize(void)
 {
     static const char *const func = "MPI_Finalize";
     TERN_CHECK_INIT(func);
+    /* MPI 3.1 8.7.1: MPI_COMM_SELF's attributes are deleted first, while
+     * MPI still works, so libraries can clean up (even communicate) in
+     * their delete callbacks. */
+    (void)tern_attr_delete_all(tern_comm_lookup(MPI_COMM_SELF));
     /* Everyone arrives before anyone tears down its transports. */
     tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
     if (st == TERN_OK)
