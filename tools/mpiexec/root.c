@@ -52,9 +52,9 @@ typedef struct {
     host_t *hosts;
     int n;
     int listen_fd, signal_fd;
-    int pending_fd[64];          /* accepted, no hello yet */
-    tern_pmi_reader_t pending_in[64];
-    int n_pending;
+    int *pending_fd;             /* accepted, no hello yet (at most one per host) */
+    tern_pmi_reader_t *pending_in;
+    int n_pending, max_pending;
     kv_t *fresh;                 /* puts since the last release */
     int n_fresh, cap_fresh;
     int n_fenced;
@@ -490,6 +490,10 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     if (!count)
         return 2;
     rt.hosts = calloc((size_t)opts->n_hosts, sizeof *rt.hosts);
+    if (!rt.hosts) {
+        free(count);
+        return 1;
+    }
     int first = 0;
     for (int h = 0; h < opts->n_hosts; h++) {
         if (!count[h])
@@ -504,6 +508,12 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
         first += count[h];
     }
     free(count);
+    /* Every host connects once; strangers beyond that are turned away. */
+    rt.max_pending = rt.n + 8;
+    rt.pending_fd = calloc((size_t)rt.max_pending, sizeof *rt.pending_fd);
+    rt.pending_in = calloc((size_t)rt.max_pending, sizeof *rt.pending_in);
+    if (!rt.pending_fd || !rt.pending_in)
+        return 1;
     rt.fwd.opts = &rt.fwd_opts;
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
     snprintf(rt.fwd.kvsname, sizeof rt.fwd.kvsname, "tern-%ld-%08x", (long)getpid(), seed);
@@ -519,7 +529,7 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
             break;
         }
 
-    size_t max = 2 + 64 + 3 * (size_t)rt.n;
+    size_t max = 2 + (size_t)rt.max_pending + 3 * (size_t)rt.n;
     struct pollfd *pfd = calloc(max, sizeof *pfd);
     int *who = calloc(max, sizeof *who);
     for (;;) {
@@ -582,7 +592,7 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
                 }
             } else if (w == -2) {
                 int fd = accept4(rt.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-                if (fd >= 0 && rt.n_pending < 64) {
+                if (fd >= 0 && rt.n_pending < rt.max_pending) {
                     tern_pmi_reader_init(&rt.pending_in[rt.n_pending]);
                     rt.pending_fd[rt.n_pending++] = fd;
                 } else if (fd >= 0) {
@@ -624,6 +634,8 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
         free(rt.fresh[i].value);
     }
     free(rt.fresh);
+    free(rt.pending_fd);
+    free(rt.pending_in);
     free(pfd);
     free(who);
     free(rt.hosts);
