@@ -402,10 +402,25 @@ static void pending_read(root_t *rt, int i)
     }
 }
 
+static void accept_pending(root_t *rt)
+{
+    int fd;
+    while ((fd = accept4(rt->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+        if (rt->n_pending == rt->max_pending) {
+            close(fd);
+            continue;
+        }
+        tern_pmi_reader_init(&rt->pending_in[rt->n_pending]);
+        rt->pending_fd[rt->n_pending++] = fd;
+    }
+}
+
 static void host_exited(root_t *rt, host_t *ho)
 {
     int st = ho->status;
-    /* What it said before it went comes first (a hello, a failure). */
+    /* What it said before it went comes first (a hello, a failure), even
+     * when its connection still waits in the listen queue. */
+    accept_pending(rt);
     for (int i = rt->n_pending - 1; i >= 0; i--)
         pending_read(rt, i);
     while (ho->ctl_fd >= 0 && host_read(rt, ho))
@@ -446,7 +461,7 @@ static void reap(root_t *rt)
 
 static int setup(root_t *rt, int *port_p)
 {
-    rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
     socklen_t sl = sizeof sa;
     if (rt->listen_fd < 0 || bind(rt->listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
@@ -591,13 +606,7 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
                     root_fail(&rt, 128 + (int)si.ssi_signo);
                 }
             } else if (w == -2) {
-                int fd = accept4(rt.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-                if (fd >= 0 && rt.n_pending < rt.max_pending) {
-                    tern_pmi_reader_init(&rt.pending_in[rt.n_pending]);
-                    rt.pending_fd[rt.n_pending++] = fd;
-                } else if (fd >= 0) {
-                    close(fd);
-                }
+                accept_pending(&rt);
             } else if (w <= -100) {
                 pending_read(&rt, -100 - w);
                 break; /* the pending list changed under the indices */
