@@ -154,8 +154,14 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen)
         return MPI_ERR_ARG;
-    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tern %s (MPI %d.%d; transports self, shm)",
-             TERN_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
+    /* The transports compiled in (tern_tl_all), so a user can tell a build
+     * with the network transport from one without. */
+    char tls[128] = "";
+    size_t n = 0;
+    for (int i = 0; tern_tl_all[i] && n < sizeof tls; i++)
+        n += (size_t)snprintf(tls + n, sizeof tls - n, "%s%s", i ? ", " : "", tern_tl_all[i]->name);
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tern %s (MPI %d.%d; transports %s)",
+             TERN_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, tls);
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }
