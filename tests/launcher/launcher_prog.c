@@ -115,8 +115,10 @@ static void make_shm_file(void)
     char path[256];
     snprintf(path, sizeof path, "/dev/shm/tern-%s-test-%d", job, rank);
     int fd = open(path, O_CREAT | O_RDWR, 0600);
-    if (fd >= 0)
+    if (fd >= 0) {
         close(fd);
+        printf("shm file %s\n", path);
+    }
 }
 
 static void sleep_forever(void)
