@@ -350,7 +350,7 @@ static int shm_progress(tern_tl_t *tl)
             if (cell == NULL)
                 break;
             tl->am_handler(tl->am_ctx, in[i].src, tern_shm_cell_payload(cell), len);
-            tern_shm_ring_free(cell);
+            tern_shm_ring_free(ring, cell);
             events++;
         }
     }

@@ -1,27 +1,32 @@
 /* Lock-free single-producer single-consumer queue of fixed-size cells in
  * shared memory: one ring per ordered pair (sender, receiver).
  *
- * Layout: `cells` cells of `cell_size` bytes each (a multiple of 64, so every
- * cell starts on a cache line). A cell is a 16-byte header followed by the
- * payload; a message of up to 48 bytes touches exactly one cache line.
+ * Layout: a 128-byte control block (the consumer's count of freed cells,
+ * alone on its cache line), then `cells` cells of `cell_size` bytes each (a
+ * multiple of 64, so every cell starts on a cache line). A cell is a 16-byte
+ * header followed by the payload; a message of up to 48 bytes touches
+ * exactly one cache line.
  *
- *   flag  0 when the cell is free; n + 1 when it holds message number n
- *         (n counts from 0 per ring). The consumer of message n waits for
- *         flag == n + 1, so a stale value can never be taken for a new one.
+ *   flag  n + 1 when the cell holds message number n (n counts from 0 per
+ *         ring and never repeats, so a stale value is never taken for a new
+ *         one); 0 before the first lap.
  *   len   payload bytes.
  *
  * Protocol (no locks, no read-modify-write, no system call):
- *  - producer: acquire-load the flag of its next cell; if 0, write payload
- *    and len, then publish with ONE release store of n + 1 to the flag.
+ *  - producer: if its cached view of `consumed` says the next cell may still
+ *    be in use, reload `consumed` (one cache line, once per lap at most);
+ *    write payload and len, then publish with ONE release store of n + 1.
  *  - consumer: acquire-load the flag of its next cell; if n + 1, the payload
- *    is readable; when done, one release store of 0 frees the cell.
- * The producer's and the consumer's message counters live in each side's
- * private memory (tern_shm_ring_t), never in the shared ring.
+ *    is readable; when done it bumps `consumed` in its own control line.
+ * So a message costs one cache-line transfer of the cell (the consumer never
+ * writes a cell, which would pull the line back and forth once more) plus a
+ * rare one for `consumed`.
  *
  * tern_shm_ring_pop advances the consumer's counter before the caller looks
  * at the message, and the cell is freed separately (tern_shm_ring_free), so a
  * handler may re-enter the consumer (nested progress) and take the next
- * messages; cells may be freed out of order. */
+ * messages; cells may be freed out of order: an early free is marked in the
+ * cell (the slow path) and `consumed` only ever moves over freed cells. */
 #ifndef TERN_TRANSPORT_SHM_SHM_RING_H
 #define TERN_TRANSPORT_SHM_SHM_RING_H
 
@@ -43,11 +48,18 @@ typedef struct {
 _Static_assert(sizeof(tern_shm_cell_t) == TERN_SHM_CELL_HDR, "cell header is 16 bytes");
 
 /* One side's private view of a ring. */
+#define TERN_SHM_RING_CONTROL 128 /* control block before the cells */
+#define TERN_SHM_CELL_FREED_EARLY 1u /* `reserved`: freed out of order */
+
 typedef struct {
     char *cells;       /* first cell, in shared memory */
     size_t cell_size;  /* bytes per cell, header included; multiple of 64 */
     uint64_t mask;     /* cells - 1 */
     uint64_t index;    /* next message number to write (producer) or read (consumer) */
+    _Atomic uint64_t *consumed; /* shared: cells freed so far, in order */
+    uint64_t limit;    /* producer: messages below this may be written */
+    uint64_t freed;    /* consumer: private copy of consumed */
+    uint64_t early;    /* consumer: cells freed out of order, not yet counted */
 } tern_shm_ring_t;
 
 /* Bytes of shared memory one ring occupies. cell_size must be a multiple of
@@ -79,10 +91,13 @@ static inline void *tern_shm_cell_payload(tern_shm_cell_t *cell)
  * full. Follow with tern_shm_ring_commit. */
 static inline void *tern_shm_ring_reserve(tern_shm_ring_t *ring)
 {
-    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
-    if (atomic_load_explicit(&cell->flag, memory_order_acquire) != 0)
-        return NULL;
-    return tern_shm_cell_payload(cell);
+    if (ring->index >= ring->limit) {
+        /* Acquire: the consumer's reads of the cell happen before its free. */
+        ring->limit = atomic_load_explicit(ring->consumed, memory_order_acquire) + ring->mask + 1;
+        if (ring->index >= ring->limit)
+            return NULL;
+    }
+    return tern_shm_cell_payload(tern_shm_ring_cell(ring, ring->index));
 }
 
 /* Producer: publishes the reserved cell holding len payload bytes. */
@@ -131,9 +146,17 @@ static inline tern_shm_cell_t *tern_shm_ring_pop(tern_shm_ring_t *ring, size_t *
 }
 
 /* Consumer: gives a popped cell back to the producer. */
-static inline void tern_shm_ring_free(tern_shm_cell_t *cell)
+void tern_shm_ring_free_slow(tern_shm_ring_t *ring, tern_shm_cell_t *cell);
+
+/* Frees a popped cell. */
+static inline void tern_shm_ring_free(tern_shm_ring_t *ring, tern_shm_cell_t *cell)
 {
-    atomic_store_explicit(&cell->flag, 0, memory_order_release);
+    if (__builtin_expect(ring->early == 0 && cell == tern_shm_ring_cell(ring, ring->freed), 1)) {
+        ring->freed++;
+        atomic_store_explicit(ring->consumed, ring->freed, memory_order_release);
+        return;
+    }
+    tern_shm_ring_free_slow(ring, cell);
 }
 
 #endif

@@ -58,7 +58,7 @@ static size_t recv_msg(tern_shm_ring_t *r, void *buf)
     while ((cell = tern_shm_ring_pop(r, &len)) == NULL)
         ;
     memcpy(buf, tern_shm_cell_payload(cell), len);
-    tern_shm_ring_free(cell);
+    tern_shm_ring_free(r, cell);
     return len;
 }
 

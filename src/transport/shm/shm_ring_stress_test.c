@@ -144,18 +144,18 @@ static int ring_stress(size_t cell_size, unsigned cells, uint64_t count)
         /* Every 7th message is held until the next one is taken, then both
          * are freed newest first. */
         if (held != NULL) {
-            tern_shm_ring_free(cell);
-            tern_shm_ring_free(held);
+            tern_shm_ring_free(&r, cell);
+            tern_shm_ring_free(&r, held);
             held = NULL;
         } else if (n % 7 == 3) {
             held = cell;
         } else {
-            tern_shm_ring_free(cell);
+            tern_shm_ring_free(&r, cell);
         }
         n++;
     }
     if (held)
-        tern_shm_ring_free(held);
+        tern_shm_ring_free(&r, held);
     if (bad)
         kill(child, SIGKILL);
     bad |= wait_children(1);

@@ -67,7 +67,7 @@ static void test_geometry(void)
     CHECK(tern_shm_ring_check(100, 32) == TERN_ERR_ARG);
     CHECK(tern_shm_ring_check(8192, 24) == TERN_ERR_ARG);
     CHECK(tern_shm_ring_check(8192, 1) == TERN_ERR_ARG);
-    CHECK(tern_shm_ring_bytes(8192, 32) == 8192 * 32);
+    CHECK(tern_shm_ring_bytes(8192, 32) == TERN_SHM_RING_CONTROL + 8192 * 32);
     CHECK(sizeof(tern_shm_cell_t) == TERN_SHM_CELL_HDR);
 }
 
@@ -115,7 +115,7 @@ static void test_order_full_wrap(size_t cell_size, unsigned cells)
             } else {
                 CHECK(verify(m, got, l));
             }
-            tern_shm_ring_free(cell);
+            tern_shm_ring_free(&c, cell);
             got++;
         }
         /* After freeing, the producer has room again. */
@@ -124,7 +124,7 @@ static void test_order_full_wrap(size_t cell_size, unsigned cells)
     /* Drain the rest. */
     tern_shm_cell_t *cell;
     while ((cell = tern_shm_ring_pop(&c, &len)) != NULL) {
-        tern_shm_ring_free(cell);
+        tern_shm_ring_free(&c, cell);
         got++;
     }
     CHECK(got == sent);
@@ -151,7 +151,7 @@ static void test_all_sizes(size_t cell_size, unsigned cells)
             break;
         CHECK(verify(tern_shm_cell_payload(cell), l, l));
         CHECK(((uintptr_t)cell & (TERN_SHM_CACHE_LINE - 1)) == 0);
-        tern_shm_ring_free(cell);
+        tern_shm_ring_free(&c, cell);
     }
     /* reserve/commit path. */
     void *slot = tern_shm_ring_reserve(&p);
@@ -161,7 +161,7 @@ static void test_all_sizes(size_t cell_size, unsigned cells)
     tern_shm_cell_t *cell = tern_shm_ring_pop(&c, &len);
     CHECK(cell != NULL && len == 8 && ((unsigned char *)tern_shm_cell_payload(cell))[7] == 0x3c);
     if (cell)
-        tern_shm_ring_free(cell);
+        tern_shm_ring_free(&c, cell);
     free(buf);
     free(mem);
 }
@@ -183,10 +183,10 @@ static void test_reentrant(void)
     memcpy(&va, tern_shm_cell_payload(a), 8);
     memcpy(&vb, tern_shm_cell_payload(b), 8);
     CHECK(va == 0 && vb == 1);
-    tern_shm_ring_free(b);
+    tern_shm_ring_free(&c, b);
     /* Cell 0 still held: the producer's next cell is cell 0, so it is full. */
     CHECK(tern_shm_ring_push(&p, &va, sizeof va, NULL, 0) == TERN_ERR_AGAIN);
-    tern_shm_ring_free(a);
+    tern_shm_ring_free(&c, a);
     uint64_t v4 = 4, v5 = 5;
     CHECK(tern_shm_ring_push(&p, &v4, 8, NULL, 0) == TERN_OK);
     CHECK(tern_shm_ring_push(&p, &v5, 8, NULL, 0) == TERN_OK);
@@ -198,7 +198,7 @@ static void test_reentrant(void)
         uint64_t v;
         memcpy(&v, tern_shm_cell_payload(x), 8);
         CHECK(v == want);
-        tern_shm_ring_free(x);
+        tern_shm_ring_free(&c, x);
     }
     CHECK(tern_shm_ring_pop(&c, &len) == NULL);
     free(mem);
