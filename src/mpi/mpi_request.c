@@ -340,18 +340,28 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     return some_impl("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
 }
 
+/* The request behind *request for calls that need a real one (free,
+ * cancel): MPI_REQUEST_NULL is an error there. *kind_p is its class. */
+static int live_request(const char *func, MPI_Request *request, tern_req_t **req_p, int *kind_p)
+{
+    if (!request)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
+    *kind_p = classify(*request, req_p);
+    if (*kind_p == REQ_BAD || *kind_p == REQ_NULL)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
+                              "request 0x%x is not a live request", (unsigned)*request);
+    return MPI_SUCCESS;
+}
+
 TERN_PMPI_ALIAS(Request_free)
 int PMPI_Request_free(MPI_Request *request)
 {
     static const char *const func = "MPI_Request_free";
     TERN_CHECK_INIT(func);
-    if (!request)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
-    tern_req_t *req;
-    int k = classify(*request, &req);
-    if (k == REQ_BAD || k == REQ_NULL)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
-                              "request 0x%x is not a live request", (unsigned)*request);
+    tern_req_t *req = NULL;
+    int k = REQ_NULL, err = live_request(func, request, &req, &k);
+    if (err)
+        return err;
     if (req->complete || k == REQ_INACTIVE)
         tern_req_release(req);
     else
@@ -393,13 +403,10 @@ int PMPI_Cancel(MPI_Request *request)
 {
     static const char *const func = "MPI_Cancel";
     TERN_CHECK_INIT(func);
-    if (!request)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
-    tern_req_t *req;
-    int k = classify(*request, &req);
-    if (k == REQ_BAD || k == REQ_NULL)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
-                              "request 0x%x is not a live request", (unsigned)*request);
+    tern_req_t *req = NULL;
+    int k = REQ_NULL, err = live_request(func, request, &req, &k);
+    if (err)
+        return err;
     /* Receives not yet matched are cancelled; sends always complete normally
      * (cancelling sends is deprecated in MPI-4 and unsupported here). */
     if (k == REQ_LIVE && req->kind == TERN_REQ_RECV && !req->complete)
