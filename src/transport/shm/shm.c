@@ -152,7 +152,7 @@ static tern_status_t shm_choose_geometry(tern_tl_t *tl)
     long cs = tern_config_long("TERN_SHM_CELL_SIZE");
     long nc = tern_config_long("TERN_SHM_RING_CELLS");
     if (cs <= 0)
-        cs = 8192;
+        cs = 8320;
     if (nc <= 0)
         nc = 32;
     /* Round the cell up to whole cache lines. */

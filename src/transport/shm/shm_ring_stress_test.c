@@ -13,6 +13,7 @@
  *   shm_ring_stress_test [messages]     (default 2000000) */
 #include "base/log.h"
 #include "transport/shm/shm_cma.h"
+#include "base/config.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
 
@@ -384,11 +385,16 @@ static void rank_main(int rank, const char *job)
             FAIL("reachable(%d) wrong", p);
     }
     size_t am_max = tern_tl_shm_ops.am_max(s.tl);
-    if (ls > 1 && am_max != 8192 - TERN_SHM_CELL_HDR)
-        FAIL("am_max %zu", am_max);
+    /* The cell size comes from the knob (cache-line rounded). */
+    long knob = tern_config_long("TERN_SHM_CELL_SIZE");
+    size_t want = (size_t)(knob + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+    if (ls > 1 && am_max != want - TERN_SHM_CELL_HDR)
+        FAIL("am_max %zu, expected %zu from TERN_SHM_CELL_SIZE=%ld", am_max, want - TERN_SHM_CELL_HDR, knob);
 
     if (ls > 1) {
-        static unsigned char payload[8192];
+        static unsigned char payload[1 << 16]; /* larger than any cell */
+        if (am_max > sizeof payload)
+            FAIL("am_max %zu exceeds the test buffer", am_max);
         unsigned char *rbuf = malloc(2 << 20); /* 1 MB read by gets, then put slices */
         for (int i = 0; i < (1 << 20); i++)
             rbuf[i] = (unsigned char)(i ^ rank);
