@@ -182,22 +182,6 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         if (classify(reqs[i], &r) == REQ_LIVE && !r->complete)
             tern_progress_wait(&r->complete);
     }
-    int in_status = 0;
-    for (int i = 0; i < count; i++) {
-        tern_req_t *r;
-        if (classify(reqs[i], &r) == REQ_LIVE && r->error != TERN_OK)
-            in_status = 1;
-    }
-    if (!in_status) {
-        for (int i = 0; i < count; i++) {
-            tern_req_t *r;
-            if (classify(reqs[i], &r) == REQ_LIVE)
-                finish(func, &reqs[i], r, status_at(statuses, i), 0);
-            else
-                empty_status(status_at(statuses, i));
-        }
-        return MPI_SUCCESS;
-    }
     return finish_many(func, count, reqs, statuses, 1);
 }
 
