@@ -17,73 +17,28 @@ mpiexec=$1
 shift
 
 skip() { echo "netns_test: SKIPPED: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
-command -v ip >/dev/null || skip "no ip(8) (iproute2)"
-sshd=$(command -v sshd || echo /usr/sbin/sshd)
-[ -x "$sshd" ] || skip "no sshd (Debian: openssh-server)"
-command -v ssh >/dev/null || skip "no ssh client"
-
-id=$$
-nsa=tern-$id-a
-nsb=tern-$id-b
-net=$((id % 200 + 20))
-ipa=10.$net.77.1
-ipb=10.$net.77.2
-dir=$(mktemp -d /tmp/tern-netns-XXXXXX)
-
+# The two hosts come from the script the compare tool shares.
+hosts_sh=$(dirname "$0")/../../scripts/netns-hosts.sh
+dir=$(mktemp -d /tmp/tern-netns-test-XXXXXX)
+NETNS_DIR=
 cleanup() {
-    for ns in a b; do
-        [ -f "$dir/sshd-$ns.pid" ] && kill "$(cat "$dir/sshd-$ns.pid")" 2>/dev/null
-    done
-    ip netns del "$nsa" 2>/dev/null
-    ip netns del "$nsb" 2>/dev/null
+    [ -n "$NETNS_DIR" ] && sh "$hosts_sh" down "$NETNS_DIR"
     rm -rf "$dir"
 }
-trap cleanup EXIT INT TERM
-
-ip netns add "$nsa" 2>/dev/null || skip "cannot create a network namespace (no CAP_SYS_ADMIN/NET_ADMIN here)"
-ip netns add "$nsb" || exit 1
-ip link add "tn$id-a" type veth peer name "tn$id-b" || skip "cannot create veth pairs"
-ip link set "tn$id-a" netns "$nsa" && ip link set "tn$id-b" netns "$nsb" || exit 1
-ip -n "$nsa" addr add "$ipa/24" dev "tn$id-a" && ip -n "$nsb" addr add "$ipb/24" dev "tn$id-b" || exit 1
-for ns in "$nsa" "$nsb"; do
-    ip -n "$ns" link set lo up
-done
-ip -n "$nsa" link set "tn$id-a" up && ip -n "$nsb" link set "tn$id-b" up || exit 1
-
-# Keys and an sshd per namespace, all inside $dir.
-ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$dir/id" || exit 1
-cp "$dir/id.pub" "$dir/authorized_keys"
-chmod 600 "$dir/authorized_keys"
-mkdir -p /run/sshd
-for ns in a b; do
-    ip=$ipa
-    [ $ns = b ] && ip=$ipb
-    cat > "$dir/sshd-$ns.conf" <<CONF
-ListenAddress $ip
-Port 22
-HostKey $dir/host_key
-PidFile $dir/sshd-$ns.pid
-AuthorizedKeysFile $dir/authorized_keys
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-AcceptEnv *
-CONF
-    ip netns exec "tern-$id-$ns" "$sshd" -f "$dir/sshd-$ns.conf" || skip "sshd does not start here"
-done
-launcher="ssh -x -F none -i $dir/id -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=5"
-for i in 1 2 3 4 5 6 7 8 9 10; do
-    ip netns exec "$nsa" $launcher "$ipb" true 2>/dev/null && break
-    sleep 0.3
-done
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+sh "$hosts_sh" up > "$dir/hosts" 2> "$dir/hosts.err"
+rc=$?
+[ $rc -eq 77 ] && skip "$(cat "$dir/hosts.err")"
+[ $rc -eq 0 ] || { echo "netns_test: setting up the two hosts failed:"; cat "$dir/hosts.err"; exit 1; }
+. "$dir/hosts"
+ipa=$NETNS_IPA
+ipb=$NETNS_IPB
+launcher=$NETNS_SSH_CMD
 
 failures=0
 run() {
-    ip netns exec "$nsa" env FI_PROVIDER=tcp ${NETNS_EXTRA_ENV:-} timeout 120 "$mpiexec" --launcher "$launcher" \
+    "$NETNS_ON_A" env FI_PROVIDER=tcp ${NETNS_EXTRA_ENV:-} timeout 120 "$mpiexec" --launcher "$launcher" \
         --hosts "$ipa,$ipb" -ppn 2 -n 4 "$@"
 }
 for prog in "$@"; do
