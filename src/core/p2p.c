@@ -49,11 +49,14 @@ typedef struct {
     uint64_t bytes;
 } pkt_cts_t;
 
+/* 48 bytes: behind the transport's 16-byte cell header the data then starts
+ * on a cache line. */
 typedef struct {
     uint32_t type;
     uint32_t pad;
     uint64_t rreq;
     uint64_t offset;
+    uint64_t pad2[3];
 } pkt_data_t;
 
 typedef struct {
@@ -81,19 +84,41 @@ struct tern_pending {
     tern_req_t *stream_req; /* stream this request's data as PKT_DATA */
 };
 
-static void pending_append(int peer_world, tern_pending_t *p)
+static tern_pending_t *pending_new(const void *hdr, size_t hdr_len);
+
+static void peer_mark_pending(int peer_world)
 {
     tern_peer_t *peer = &tern_rt.peers[peer_world];
-    p->next = NULL;
-    if (peer->pending_tail)
-        peer->pending_tail->next = p;
-    else
-        peer->pending_head = p;
-    peer->pending_tail = p;
     if (!peer->in_pending_list) {
         peer->in_pending_list = 1;
         tern_rt.pending_peers[tern_rt.n_pending_peers++] = peer_world;
     }
+}
+
+static void queue_append(tern_pending_t **head, tern_pending_t **tail, tern_pending_t *p)
+{
+    p->next = NULL;
+    if (*tail)
+        (*tail)->next = p;
+    else
+        *head = p;
+    *tail = p;
+}
+
+static void pending_append(int peer_world, tern_pending_t *p)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    queue_append(&peer->pending_head, &peer->pending_tail, p);
+    peer_mark_pending(peer_world);
+}
+
+static void stream_append(int peer_world, tern_req_t *req)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    tern_pending_t *p = pending_new(NULL, 0);
+    p->stream_req = req;
+    queue_append(&peer->stream_head, &peer->stream_tail, p);
+    peer_mark_pending(peer_world);
 }
 
 static tern_pending_t *pending_new(const void *hdr, size_t hdr_len)
@@ -103,7 +128,8 @@ static tern_pending_t *pending_new(const void *hdr, size_t hdr_len)
         tern_fatal("out of memory queueing a packet");
     if (hdr_len > PENDING_HDR_MAX)
         tern_fatal("packet header of %zu bytes exceeds %d", hdr_len, PENDING_HDR_MAX);
-    memcpy(p->hdr, hdr, hdr_len);
+    if (hdr_len)
+        memcpy(p->hdr, hdr, hdr_len);
     p->hdr_len = hdr_len;
     return p;
 }
@@ -137,16 +163,47 @@ static void *scratch_pack(const tern_req_t *req, size_t offset, size_t n)
     return pack_scratch;
 }
 
-/* Pushes as many fragments of a streamed rendezvous as the transport takes.
- * Returns 1 when the whole message is out. */
+/* One fragment written in place into the transport's bulk channel: the
+ * data is copied (or packed, for non-contiguous types) once, straight into
+ * shared memory. Returns 0 when the channel is full. */
+static int stream_push_bulk(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n)
+{
+    char *p = peer->ops->bulk_reserve(peer->tl, peer_world);
+    if (p == NULL)
+        return 0;
+    pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
+    memcpy(p, &d, sizeof d);
+    if (__builtin_expect(req->noncontig, 0)) {
+        tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype,
+                                                    req->offset, p + sizeof d, n);
+        if (st != TERN_OK)
+            tern_fatal("internal: packing bytes %zu..%zu failed: %s", req->offset, req->offset + n,
+                       tern_status_string(st));
+    } else {
+        memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);
+    }
+    peer->ops->bulk_commit(peer->tl, peer_world, sizeof d + n);
+    return 1;
+}
+
+/* Pushes as many fragments of a streamed rendezvous as the transport takes
+ * (through its bulk channel when it has one). Returns 1 when the whole
+ * message is out. */
 static int stream_push(int peer_world, tern_req_t *req)
 {
     tern_peer_t *peer = &tern_rt.peers[peer_world];
-    size_t frag_max = peer->am_max - sizeof(pkt_data_t);
+    int bulk = peer->bulk_max > sizeof(pkt_data_t);
+    size_t frag_max = (bulk ? peer->bulk_max : peer->am_max) - sizeof(pkt_data_t);
     while (req->offset < req->transfer_bytes) {
         size_t n = req->transfer_bytes - req->offset;
         if (n > frag_max)
             n = frag_max;
+        if (bulk) {
+            if (!stream_push_bulk(peer, peer_world, req, n))
+                return 0;
+            req->offset += n;
+            continue;
+        }
         pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
         const void *payload = __builtin_expect(req->noncontig, 0)
                                   ? scratch_pack(req, req->offset, n)
@@ -162,29 +219,35 @@ static int stream_push(int peer_world, tern_req_t *req)
     return 1;
 }
 
-/* Tries the queue of one peer; returns packets sent. */
+/* Tries the queues of one peer (packets, then streams); returns packets
+ * and streams finished. */
 static int pending_flush_peer(int peer_world)
 {
     tern_peer_t *peer = &tern_rt.peers[peer_world];
     int n = 0;
     while (peer->pending_head) {
         tern_pending_t *p = peer->pending_head;
-        if (p->stream_req) {
-            if (!stream_push(peer_world, p->stream_req))
-                return n;
-        } else {
-            tern_status_t st = peer->ops->am_send(peer->tl, peer_world, p->hdr, p->hdr_len,
-                                                  p->payload, p->payload_len);
-            if (st == TERN_ERR_AGAIN)
-                return n;
-            if (st != TERN_OK)
-                tern_fatal("sending to rank %d failed: %s", peer_world, tern_status_string(st));
-            if (p->done_req)
-                send_complete(p->done_req);
-        }
+        tern_status_t st = peer->ops->am_send(peer->tl, peer_world, p->hdr, p->hdr_len, p->payload,
+                                              p->payload_len);
+        if (st == TERN_ERR_AGAIN)
+            break;
+        if (st != TERN_OK)
+            tern_fatal("sending to rank %d failed: %s", peer_world, tern_status_string(st));
+        if (p->done_req)
+            send_complete(p->done_req);
         peer->pending_head = p->next;
         if (!peer->pending_head)
             peer->pending_tail = NULL;
+        free(p);
+        n++;
+    }
+    while (peer->stream_head) {
+        tern_pending_t *p = peer->stream_head;
+        if (!stream_push(peer_world, p->stream_req))
+            break;
+        peer->stream_head = p->next;
+        if (!peer->stream_head)
+            peer->stream_tail = NULL;
         free(p);
         n++;
     }
@@ -197,7 +260,7 @@ int tern_p2p_flush_pending(void)
     for (int i = 0; i < tern_rt.n_pending_peers;) {
         int pw = tern_rt.pending_peers[i];
         n += pending_flush_peer(pw);
-        if (!tern_rt.peers[pw].pending_head) {
+        if (!tern_rt.peers[pw].pending_head && !tern_rt.peers[pw].stream_head) {
             tern_rt.peers[pw].in_pending_list = 0;
             tern_rt.pending_peers[i] = tern_rt.pending_peers[--tern_rt.n_pending_peers];
         } else {
@@ -268,6 +331,23 @@ static void eager_unscratch(tern_req_t *req)
         tern_fatal("out of memory staging a %zu-byte send", req->bytes);
     memcpy(req->staging, pack_scratch, req->bytes);
     p->payload = req->staging;
+}
+
+int tern_p2p_send_eager_now(const tern_comm_t *comm, const void *buf, size_t bytes, int dest_world, int tag)
+{
+    tern_peer_t *peer = &tern_rt.peers[dest_world];
+    long cost = EAGER_COST(bytes);
+    if (bytes > peer->eager_max || peer->credits < cost || peer->pending_head)
+        return 0;
+    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = comm->context_id, .src = comm->rank,
+                     .size = bytes};
+    tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
+    if (st == TERN_ERR_AGAIN)
+        return 0;
+    if (st != TERN_OK)
+        tern_fatal("sending to rank %d failed: %s", dest_world, tern_status_string(st));
+    peer->credits -= cost;
+    return 1;
 }
 
 tern_status_t tern_p2p_start_send(tern_req_t *req)
@@ -486,11 +566,8 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         req->transfer_bytes = c->bytes;
         req->offset = 0;
         tern_peer_t *peer = &tern_rt.peers[src_world];
-        if (peer->pending_head || !stream_push(src_world, req)) {
-            tern_pending_t *p = pending_new(c, 0);
-            p->stream_req = req;
-            pending_append(src_world, p);
-        }
+        if (peer->stream_head || !stream_push(src_world, req))
+            stream_append(src_world, req);
         return;
     }
     case PKT_DATA: {

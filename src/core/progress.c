@@ -32,8 +32,9 @@ void tern_progress_unregister(tern_progress_hook_fn fn)
 int tern_progress(void)
 {
     int n = 0;
-    for (int i = 0; i < tern_rt.n_tls; i++)
-        n += tern_rt.tls[i].ops->progress(tern_rt.tls[i].tl);
+    for (int i = 0; i < tern_rt.n_poll; i++)
+        if (!tern_rt.poll[i].hint || *tern_rt.poll[i].hint)
+            n += tern_rt.poll[i].ops->progress(tern_rt.poll[i].tl);
     if (tern_rt.n_pending_peers)
         n += tern_p2p_flush_pending();
     for (int i = 0; i < n_hooks; i++)

@@ -165,7 +165,23 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi)
             peer->eager_max = (size_t)eager_knob;
         peer->caps = peer->ops->caps(peer->tl);
         peer->rma_min = peer->ops->rma_min(peer->tl);
+        peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
         peer->credits = tern_rt.credit_max;
+    }
+    /* Poll only transports that serve someone: on one node the network
+     * transport costs a call per poll for nothing. */
+    tern_rt.n_poll = 0;
+    for (int i = 0; i < tern_rt.n_tls; i++) {
+        int used = 0;
+        for (int p = 0; p < tern_rt.size && !used; p++)
+            used = tern_rt.peers[p].tl == tern_rt.tls[i].tl;
+        if (!used)
+            continue;
+        const tern_tl_ops_t *ops = tern_rt.tls[i].ops;
+        tern_rt.poll[tern_rt.n_poll].ops = ops;
+        tern_rt.poll[tern_rt.n_poll].tl = tern_rt.tls[i].tl;
+        tern_rt.poll[tern_rt.n_poll].hint = ops->work_hint ? ops->work_hint(tern_rt.tls[i].tl) : NULL;
+        tern_rt.n_poll++;
     }
     return TERN_OK;
 }
@@ -228,6 +244,7 @@ tern_status_t tern_runtime_finalize(void)
     for (int i = tern_rt.n_tls - 1; i >= 0; i--)
         tern_rt.tls[i].ops->finalize(tern_rt.tls[i].tl);
     tern_rt.n_tls = 0;
+    tern_rt.n_poll = 0;
     tern_comm_finalize();
     tern_status_t st = tern_pmi_finalize();
     tern_rt.finalized = 1;

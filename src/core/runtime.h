@@ -21,8 +21,12 @@ typedef struct {
      * and eager bytes consumed since the last credit return (receiver). */
     long credits;
     long consumed;
+    size_t bulk_max;            /* largest bulk-channel message, 0: none */
     /* Packets waiting for room in the transport, in order. */
     tern_pending_t *pending_head, *pending_tail;
+    /* Rendezvous streams to push (fragments carry their offset, so they
+     * need no order with other packets and do not wait behind them). */
+    tern_pending_t *stream_head, *stream_tail;
     int in_pending_list;
 } tern_peer_t;
 
@@ -42,6 +46,14 @@ typedef struct {
         tern_tl_t *tl;
     } tls[4];
     int n_tls;
+    /* The transports progress polls: those that serve at least one peer,
+     * each with its optional work hint (transport.h). */
+    struct {
+        const tern_tl_ops_t *ops;
+        tern_tl_t *tl;
+        const int *hint;
+    } poll[4];
+    int n_poll;
     long credit_max;
     long spin_limit;            /* empty polls before sched_yield */
     /* Peers with packets waiting, so progress need not scan them all. */

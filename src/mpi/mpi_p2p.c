@@ -196,6 +196,10 @@ static int send_any(const char *func, const void *buf, int count, MPI_Datatype d
     if (err)
         return err;
     int blocking = request == NULL;
+    if (blocking && mode == TERN_SEND_STANDARD && dest != MPI_PROC_NULL && tern_datatype_is_contig(dt) &&
+        tern_p2p_send_eager_now(c, (const char *)buf + tern_datatype_true_lb(dt), bytes,
+                                tern_comm_world_rank(c, dest), tag))
+        return MPI_SUCCESS;
     tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
     if (!req)
         return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "out of memory");

@@ -21,6 +21,13 @@
  *  - connect / disconnect: per-peer connection set-up for transports that need
  *    it (no-ops for shared memory).
  *
+ *  - bulk_reserve / bulk_commit (optional, NULL when absent): a second
+ *    in-order channel per peer with larger messages (bulk_max bytes), for
+ *    the data fragments of a streamed rendezvous. The caller writes the
+ *    message in place (copy or datatype pack straight into shared memory)
+ *    and commits it. Its messages reach the same handler but are not
+ *    ordered with am_send messages, so they must name what they belong to.
+ *
  * The handler receives a pointer into the transport's own buffer, valid only
  * during the call.
  */
@@ -89,6 +96,17 @@ typedef struct {
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
     tern_status_t (*put)(tern_tl_t *tl, int peer, const void *local, size_t len,
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+    /* Bulk channel (optional). bulk_max: largest bulk message to peer, 0 when
+     * there is no channel to it. bulk_reserve: room for bulk_max bytes, or
+     * NULL when the channel is full now. bulk_commit: publishes len bytes
+     * written at the reserved address. */
+    size_t (*bulk_max)(tern_tl_t *tl, int peer);
+    /* Optional: a counter that is 0 whenever progress would find nothing
+     * (the self transport's queue length), so the progress loop can skip
+     * the call; NULL means "always poll". */
+    const int *(*work_hint)(tern_tl_t *tl);
+    void *(*bulk_reserve)(tern_tl_t *tl, int peer);
+    void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
 } tern_tl_ops_t;
 
 /* The transports compiled in, in order of preference for a peer (self

@@ -18,6 +18,7 @@ struct tern_tl {
     tern_am_handler_fn handler;
     void *ctx;
     self_msg_t *head, *tail;
+    int queued; /* work hint: messages in the FIFO */
 };
 
 static tern_status_t self_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
@@ -67,8 +68,11 @@ static tern_status_t self_am_send(tern_tl_t *tl, int peer, const void *hdr, size
     else
         tl->head = m;
     tl->tail = m;
+    tl->queued++;
     return TERN_OK;
 }
+
+static const int *self_work_hint(tern_tl_t *tl) { return &tl->queued; }
 
 static int self_progress(tern_tl_t *tl)
 {
@@ -81,6 +85,7 @@ static int self_progress(tern_tl_t *tl)
         if (!tl->head)
             tl->tail = NULL;
         int was_last = m == last;
+        tl->queued--;
         tl->handler(tl->ctx, tl->rank, m->data, m->len);
         free(m);
         n++;
@@ -127,6 +132,7 @@ const tern_tl_ops_t tern_tl_self_ops = {
     .am_max = self_am_max,
     .am_send = self_am_send,
     .progress = self_progress,
+    .work_hint = self_work_hint,
     .caps = self_caps,
     .rma_min = self_rma_min,
     .mem_reg = self_mem_reg,
