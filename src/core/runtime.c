@@ -122,6 +122,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi)
         .local_size = tern_rt.local_size,
         .local_ranks = tern_rt.local_ranks,
         .job_id = pmi->kvsname,
+        .oversubscribed = tern_rt.local_size > cpus_available(),
         .am_handler = tern_p2p_am_handler,
         .am_ctx = NULL,
     };

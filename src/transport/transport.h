@@ -65,6 +65,7 @@ typedef struct {
     int local_size;           /* ranks on this node */
     const int *local_ranks;   /* local_size world ranks on this node, ascending */
     const char *job_id;       /* unique per job (PMI kvsname), for naming resources */
+    int oversubscribed;       /* more ranks on this node than CPUs for them */
     tern_am_handler_fn am_handler;
     void *am_ctx;
 } tern_tl_params_t;

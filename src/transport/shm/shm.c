@@ -344,6 +344,12 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             if (h->bulk_cells) {
                 tern_shm_ring_attach(&tl->bulk_out[i], shm_bulk_mem(tl->seg.base, h, i, tl->my_local),
                                      h->bulk_cell_size, h->bulk_cells);
+                /* At most half the chunks in flight: the chunk the sender
+                 * fills next was read by the receiver half a ring ago, long
+                 * enough to have left the receiver's cache, so writing it
+                 * does not pull lines back from the other core. */
+                tl->bulk_out[i].window = h->bulk_cells / 2;
+                tl->bulk_out[i].limit = tl->bulk_out[i].window;
                 tern_shm_ring_attach(&in->bulk, shm_bulk_mem(tl->seg.base, h, tl->my_local, i), h->bulk_cell_size,
                                      h->bulk_cells);
             }
@@ -372,8 +378,11 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->batch = 1;
     }
     long rma_min = tern_config_long("TERN_SHM_CMA_MIN");
+    /* The bulk channel is a pipeline of two running processes; when ranks
+     * outnumber cores one of them is often descheduled and the pipeline
+     * stalls, while CMA copies the whole message in one system call. */
     if (rma_min < 0)
-        rma_min = tl->bulk_max ? 32L << 20 : 32L << 10;
+        rma_min = tl->bulk_max && !params->oversubscribed ? 32L << 20 : 32L << 10;
     tl->rma_min = (size_t)rma_min;
     tern_debug("shm transport: %d local ranks, segment %s of %zu bytes, am_max %zu, bulk_max %zu, CMA %s",
                tl->local_size, tl->seg.name, tl->seg.size, tl->am_max, tl->bulk_max, tl->cma ? "on" : "off");

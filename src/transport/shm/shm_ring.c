@@ -38,6 +38,7 @@ void tern_shm_ring_attach(tern_shm_ring_t *ring, void *mem, size_t cell_size, un
     ring->index = 0;
     ring->consumed = (_Atomic uint64_t *)mem;
     ring->limit = cells;
+    ring->window = cells;
     ring->freed = 0;
     ring->early = 0;
 }

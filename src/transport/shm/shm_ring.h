@@ -58,6 +58,7 @@ typedef struct {
     uint64_t index;    /* next message number to write (producer) or read (consumer) */
     _Atomic uint64_t *consumed; /* shared: cells freed so far, in order */
     uint64_t limit;    /* producer: messages below this may be written */
+    uint64_t window;   /* producer: messages in flight at most (<= cells) */
     uint64_t freed;    /* consumer: private copy of consumed */
     uint64_t early;    /* consumer: cells freed out of order, not yet counted */
 } tern_shm_ring_t;
@@ -93,7 +94,7 @@ static inline void *tern_shm_ring_reserve(tern_shm_ring_t *ring)
 {
     if (ring->index >= ring->limit) {
         /* Acquire: the consumer's reads of the cell happen before its free. */
-        ring->limit = atomic_load_explicit(ring->consumed, memory_order_acquire) + ring->mask + 1;
+        ring->limit = atomic_load_explicit(ring->consumed, memory_order_acquire) + ring->window;
         if (ring->index >= ring->limit)
             return NULL;
     }
