@@ -333,13 +333,14 @@ static void eager_unscratch(tern_req_t *req)
     p->payload = req->staging;
 }
 
-int tern_p2p_send_eager_now(const tern_comm_t *comm, const void *buf, size_t bytes, int dest_world, int tag)
+int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
+                            int dest_world, int tag)
 {
     tern_peer_t *peer = &tern_rt.peers[dest_world];
     long cost = EAGER_COST(bytes);
     if (bytes > peer->eager_max || peer->credits < cost || peer->pending_head)
         return 0;
-    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = comm->context_id, .src = comm->rank,
+    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm->rank,
                      .size = bytes};
     tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
     if (st == TERN_ERR_AGAIN)
@@ -347,6 +348,39 @@ int tern_p2p_send_eager_now(const tern_comm_t *comm, const void *buf, size_t byt
     if (st != TERN_OK)
         tern_fatal("sending to rank %d failed: %s", dest_world, tern_status_string(st));
     peer->credits -= cost;
+    return 1;
+}
+
+/* Non-contiguous eager data packed straight into the transport's message
+ * (shm: the queue cell), one copy instead of pack + copy. 0 when the
+ * transport cannot (no am_reserve, packets queued before it, queue full). */
+static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m)
+{
+    if (!peer->ops->am_reserve || peer->pending_head)
+        return 0;
+    char *p = peer->ops->am_reserve(peer->tl, req->peer_world);
+    if (p == NULL)
+        return 0;
+    size_t hdr_len;
+    if (req->mode != TERN_SEND_SYNC) {
+        m->type = PKT_EAGER;
+        memcpy(p, m, sizeof *m);
+        hdr_len = sizeof *m;
+    } else {
+        pkt_sync_t s = {.m = *m, .sreq = (uint64_t)(uintptr_t)req};
+        s.m.type = PKT_EAGER_SYNC;
+        memcpy(p, &s, sizeof s);
+        hdr_len = sizeof s;
+    }
+    tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype, 0,
+                                                p + hdr_len, req->bytes);
+    if (st != TERN_OK)
+        tern_fatal("internal: packing a %zu-byte eager message failed: %s", req->bytes,
+                   tern_status_string(st));
+    peer->ops->am_commit(peer->tl, req->peer_world, hdr_len + req->bytes);
+    /* A synchronous send completes with the acknowledgement. */
+    if (req->mode != TERN_SEND_SYNC)
+        send_complete(req);
     return 1;
 }
 
@@ -362,6 +396,8 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
     long cost = EAGER_COST(req->bytes);
     if (req->bytes <= peer->eager_max && peer->credits >= cost) {
         peer->credits -= cost;
+        if (__builtin_expect(req->noncontig, 0) && eager_pack_in_place(peer, req, &m))
+            return TERN_OK;
         const void *payload = req->buf;
         if (__builtin_expect(req->noncontig, 0))
             payload = scratch_pack(req, 0, req->bytes);

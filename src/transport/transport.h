@@ -102,6 +102,11 @@ typedef struct {
      * NULL when the channel is full now. bulk_commit: publishes len bytes
      * written at the reserved address. */
     size_t (*bulk_max)(tern_tl_t *tl, int peer);
+    /* Optional: am_send in two steps, so the caller can write (pack) the
+     * message in place: am_reserve returns room for am_max bytes or NULL
+     * when full now; am_commit sends len bytes written there. */
+    void *(*am_reserve)(tern_tl_t *tl, int peer);
+    void (*am_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional: a counter that is 0 whenever progress would find nothing
      * (the self transport's queue length), so the progress loop can skip
      * the call; NULL means "always poll". */

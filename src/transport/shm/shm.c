@@ -462,6 +462,16 @@ static int shm_progress(tern_tl_t *tl)
     return events;
 }
 
+static void *shm_am_reserve(tern_tl_t *tl, int peer)
+{
+    return tern_shm_ring_reserve(&tl->out[tl->local_of[peer]]);
+}
+
+static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
+{
+    tern_shm_ring_commit(&tl->out[tl->local_of[peer]], len);
+}
+
 static size_t shm_bulk_max(tern_tl_t *tl, int peer)
 {
     (void)peer;
@@ -552,6 +562,8 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .mem_dereg = shm_mem_dereg,
     .get = shm_get,
     .put = shm_put,
+    .am_reserve = shm_am_reserve,
+    .am_commit = shm_am_commit,
     .bulk_max = shm_bulk_max,
     .bulk_reserve = shm_bulk_reserve,
     .bulk_commit = shm_bulk_commit,
