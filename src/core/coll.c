@@ -26,14 +26,17 @@ static char *offset(const void *buf, MPI_Aint off)
     return off ? (char *)(uintptr_t)buf + off : (char *)(uintptr_t)buf;
 }
 
-static int prep_init(prep_t *pr, tern_comm_t *c, int max_outs)
+static int prep_init(prep_t *pr, tern_comm_t *c, int max_outs, int blocking)
 {
     pr->s = tern_sched_create(c);
     if (!pr->s)
         return -1;
+    /* Blocking: steps run as they are built (no step list to interpret). */
+    if (blocking)
+        tern_sched_set_immediate(pr->s);
     pr->n_outs = 0;
     pr->cap_outs = max_outs;
-    pr->outs = max_outs ? tern_sched_tmp(pr->s, (size_t)max_outs * sizeof *pr->outs) : NULL;
+    pr->outs = NULL; /* allocated by the first add_out: contiguous calls never need it */
     return 0;
 }
 
@@ -50,7 +53,9 @@ static const void *in_view(prep_t *pr, const void *buf, size_t count, MPI_Dataty
 
 static void add_out(prep_t *pr, const void *tmp, void *buf, size_t count, MPI_Datatype dt)
 {
-    if (pr->n_outs < pr->cap_outs)
+    if (!pr->outs && pr->cap_outs)
+        pr->outs = tern_sched_tmp(pr->s, (size_t)pr->cap_outs * sizeof *pr->outs);
+    if (pr->outs && pr->n_outs < pr->cap_outs)
         pr->outs[pr->n_outs++] = (struct out){tmp, buf, count, dt};
 }
 
@@ -184,9 +189,9 @@ static void args_init(tern_coll_args_t *a, tern_comm_t *c)
     a->commutative = 1;
 }
 
-#define PREP(pr, c, n)                                                         \
+#define PREP(pr, c, n, req_p)                                                  \
     do {                                                                       \
-        if (prep_init(&(pr), (c), (n)))                                        \
+        if (prep_init(&(pr), (c), (n), !(req_p)))                              \
             return TERN_ERR_NOMEM;                                             \
     } while (0)
 
@@ -194,7 +199,7 @@ tern_status_t tern_coll_ibarrier(tern_comm_t *c, tern_req_t **req_p, int persist
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 0);
+    PREP(pr, c, 0, req_p);
     args_init(&a, c);
     return finish(&pr, &a, TERN_COLL_BARRIER, 0, req_p, persistent);
 }
@@ -206,7 +211,7 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     args_init(&a, c);
     a.root = root;
     a.bytes = tern_datatype_packed_size(dt, count);
@@ -225,7 +230,7 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     args_init(&a, c);
     a.root = root;
     if (c->is_inter) {
@@ -258,7 +263,7 @@ tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
     prep_t pr;
     tern_coll_args_t a;
     int p = c->is_inter ? c->remote_size : c->size;
-    PREP(pr, c, p);
+    PREP(pr, c, p, req_p);
     args_init(&a, c);
     a.root = root;
     if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
@@ -284,7 +289,7 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     args_init(&a, c);
     a.root = root;
     if (c->is_inter) {
@@ -315,7 +320,7 @@ tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, const int *sc
     prep_t pr;
     tern_coll_args_t a;
     int p = c->is_inter ? c->remote_size : c->size;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     args_init(&a, c);
     a.root = root;
     if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
@@ -340,7 +345,7 @@ tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scoun
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     args_init(&a, c);
     size_t ext = (size_t)tern_datatype_extent(rtype);
     if (c->is_inter) {
@@ -366,7 +371,7 @@ tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scou
     prep_t pr;
     tern_coll_args_t a;
     int p = c->is_inter ? c->remote_size : c->size, r = c->rank;
-    PREP(pr, c, p);
+    PREP(pr, c, p, req_p);
     args_init(&a, c);
     blocks_t b = {rcounts, displs, NULL, rtype};
     a.bytes = tern_datatype_packed_size(stype, scount);
@@ -390,7 +395,7 @@ tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount
     prep_t pr;
     tern_coll_args_t a;
     size_t p = (size_t)c->size;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     args_init(&a, c);
     if (c->is_inter) {
         size_t q = (size_t)c->remote_size;
@@ -420,7 +425,7 @@ tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, const int *
     prep_t pr;
     tern_coll_args_t a;
     int p = c->is_inter ? c->remote_size : c->size;
-    PREP(pr, c, p);
+    PREP(pr, c, p, req_p);
     args_init(&a, c);
     blocks_t rb = {rcounts, rdispls, rtypes, rtype};
     size_t *sc, *sd, *rc, *rd;
@@ -472,7 +477,7 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     reduction_args(&a, c, count, dt, op);
     tern_sched_hold_op(pr.s, op);
     a.root = root;
@@ -500,7 +505,7 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     reduction_args(&a, c, count, dt, op);
     tern_sched_hold_op(pr.s, op);
     if (sbuf == MPI_IN_PLACE) {
@@ -520,7 +525,7 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     prep_t pr;
     tern_coll_args_t a;
     int p = c->size, r = c->rank;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     size_t *counts = tern_sched_tmp(pr.s, (size_t)p * sizeof *counts), total = 0;
     if (!counts) {
         tern_sched_free(pr.s);
@@ -546,7 +551,7 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
 {
     prep_t pr;
     tern_coll_args_t a;
-    PREP(pr, c, 1);
+    PREP(pr, c, 1, req_p);
     reduction_args(&a, c, count, dt, op);
     tern_sched_hold_op(pr.s, op);
     if (sbuf == MPI_IN_PLACE) {

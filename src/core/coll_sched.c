@@ -41,20 +41,80 @@ struct tern_sched {
     tern_status_t build_error;
     tern_status_t run_error;
     int done;
+    /* Blocking calls: every step runs as it is added (tern_sched_set_immediate). */
+    uint8_t immediate;
+    uint8_t failed;                  /* immediate: a step failed, skip the rest */
+    uint8_t last_kind;               /* of the last step added (fences after local steps are no-ops) */
     MPI_Op held_op;                  /* user op kept alive, or MPI_OP_NULL */
     tern_req_t *req;                 /* nonblocking/persistent owner */
-    tern_sched_t *prev, *next;       /* list of active nonblocking schedules */
+    tern_sched_t *prev, *next;       /* list of active nonblocking schedules, or the pool */
     int in_active;
+    /* Scratch arena: tern_sched_tmp carves small blocks out of it (one
+     * malloc per schedule object, not per block); what does not fit is
+     * malloc'ed and listed in tmps. arena_want is what the build asked
+     * for in all, so a recycled schedule grows its arena to fit. */
+    char *arena;
+    size_t arena_cap, arena_used, arena_want;
 };
 
 static tern_sched_t *active_head;
 static int hook_registered;
 
+/* Freed schedules are kept, with their step, in-flight and scratch
+ * buffers, for the next collective: a small collective then calls malloc
+ * and free not at all (they were a third of a 2-rank barrier's
+ * instructions). Bounded in number and in the memory each one keeps. */
+enum {
+    POOL_MAX = 8,
+    KEEP_STEPS_MAX = 1024,
+    KEEP_INFLIGHT_MAX = 1024,
+    ARENA_MAX = 64 * 1024,
+    ARENA_ALIGN = 16, /* malloc's alignment: reductions run on the blocks */
+};
+static tern_sched_t *pool;
+static int n_pool;
+
+static size_t align_up(size_t n) { return (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+
+/* Drops what one use of s owned and keeps its buffers; 0 if s should
+ * rather be freed (too big to keep, or the pool is full). */
+static int recycle(tern_sched_t *s)
+{
+    for (size_t i = 0; i < s->n_tmps; i++)
+        free(s->tmps[i]);
+    if (n_pool >= POOL_MAX || s->cap_steps > KEEP_STEPS_MAX || s->cap_inflight > KEEP_INFLIGHT_MAX)
+        return 0;
+    if (s->arena_want > s->arena_cap && s->arena_want <= ARENA_MAX) {
+        size_t cap = 256;
+        while (cap < s->arena_want)
+            cap *= 2;
+        char *a = malloc(cap);
+        if (a) {
+            free(s->arena);
+            s->arena = a;
+            s->arena_cap = cap;
+        }
+    }
+    *s = (tern_sched_t){.steps = s->steps, .cap_steps = s->cap_steps,
+                        .inflight = s->inflight, .cap_inflight = s->cap_inflight,
+                        .tmps = s->tmps, .cap_tmps = s->cap_tmps,
+                        .arena = s->arena, .arena_cap = s->arena_cap,
+                        .next = pool};
+    pool = s;
+    n_pool++;
+    return 1;
+}
+
 tern_sched_t *tern_sched_create(tern_comm_t *comm)
 {
-    tern_sched_t *s = calloc(1, sizeof *s);
-    if (!s)
+    tern_sched_t *s = pool;
+    if (s) {
+        pool = s->next;
+        s->next = NULL;
+        n_pool--;
+    } else if (!(s = calloc(1, sizeof *s))) {
         return NULL;
+    }
     /* The schedule may outlive MPI_Comm_free (nonblocking, persistent). */
     tern_comm_retain(comm);
     s->comm = comm;
@@ -65,20 +125,27 @@ tern_sched_t *tern_sched_create(tern_comm_t *comm)
     return s;
 }
 
+static void wait_inflight(tern_sched_t *s);
+
 void tern_sched_free(tern_sched_t *s)
 {
     if (!s)
         return;
+    /* An immediate schedule abandoned after an error may have transfers in
+     * flight into its scratch memory. */
+    if (s->immediate && s->n_inflight)
+        wait_inflight(s);
     if (s->held_op != MPI_OP_NULL)
         tern_op_release(s->held_op);
     if (s->alt_comm)
         tern_comm_release(s->alt_comm);
     tern_comm_release(s->comm);
-    for (size_t i = 0; i < s->n_tmps; i++)
-        free(s->tmps[i]);
+    if (recycle(s))
+        return;
     free(s->tmps);
     free(s->steps);
     free(s->inflight);
+    free(s->arena);
     free(s);
 }
 
@@ -113,52 +180,45 @@ void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm)
     s->cur_tag = s->alt_tag;
 }
 
-static step_t *add(tern_sched_t *s, int kind)
+static void run_now(tern_sched_t *s, const step_t *st);
+
+/* Appends a step, or (immediate schedules) runs it at once. */
+static void push(tern_sched_t *s, const step_t *st)
 {
+    s->last_kind = st->kind;
+    if (s->immediate) {
+        run_now(s, st);
+        return;
+    }
     if (s->build_error)
-        return NULL;
+        return;
     if (s->n_steps == s->cap_steps) {
         size_t cap = s->cap_steps ? 2 * s->cap_steps : 16;
         step_t *t = realloc(s->steps, cap * sizeof *t);
         if (!t) {
             s->build_error = TERN_ERR_NOMEM;
-            return NULL;
+            return;
         }
         s->steps = t;
         s->cap_steps = cap;
     }
-    step_t *st = &s->steps[s->n_steps++];
-    memset(st, 0, sizeof *st);
-    st->kind = (uint8_t)kind;
-    return st;
+    s->steps[s->n_steps++] = *st;
 }
 
 void tern_sched_send(tern_sched_t *s, const void *buf, size_t bytes, int peer)
 {
     if (peer == MPI_PROC_NULL)
         return;
-    step_t *st = add(s, ST_SEND);
-    if (st) {
-        st->comm = s->cur_comm;
-        st->tag = s->cur_tag;
-        st->src = buf;
-        st->n = bytes;
-        st->peer = peer;
-    }
+    push(s, &(step_t){.kind = ST_SEND, .comm = s->cur_comm, .tag = s->cur_tag, .src = buf,
+                      .n = bytes, .peer = peer});
 }
 
 void tern_sched_recv(tern_sched_t *s, void *buf, size_t bytes, int peer)
 {
     if (peer == MPI_PROC_NULL)
         return;
-    step_t *st = add(s, ST_RECV);
-    if (st) {
-        st->comm = s->cur_comm;
-        st->tag = s->cur_tag;
-        st->dst = buf;
-        st->n = bytes;
-        st->peer = peer;
-    }
+    push(s, &(step_t){.kind = ST_RECV, .comm = s->cur_comm, .tag = s->cur_tag, .dst = buf,
+                      .n = bytes, .peer = peer});
 }
 
 void tern_sched_reduce(tern_sched_t *s, const void *in, void *inout, size_t count,
@@ -166,67 +226,50 @@ void tern_sched_reduce(tern_sched_t *s, const void *in, void *inout, size_t coun
 {
     if (count == 0)
         return;
-    step_t *st = add(s, ST_REDUCE);
-    if (st) {
-        st->src = in;
-        st->dst = inout;
-        st->n = count;
-        st->dt = dt;
-        st->op = op;
-    }
+    push(s, &(step_t){.kind = ST_REDUCE, .src = in, .dst = inout, .n = count, .dt = dt, .op = op});
 }
 
 void tern_sched_copy(tern_sched_t *s, const void *src, void *dst, size_t bytes)
 {
     if (bytes == 0 || src == dst)
         return;
-    step_t *st = add(s, ST_COPY);
-    if (st) {
-        st->src = src;
-        st->dst = dst;
-        st->n = bytes;
-    }
+    push(s, &(step_t){.kind = ST_COPY, .src = src, .dst = dst, .n = bytes});
 }
 
 void tern_sched_pack(tern_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, void *out)
 {
     if (count == 0)
         return;
-    step_t *st = add(s, ST_PACK);
-    if (st) {
-        st->src = buf;
-        st->dst = out;
-        st->n = count;
-        st->dt = dt;
-    }
+    push(s, &(step_t){.kind = ST_PACK, .src = buf, .dst = out, .n = count, .dt = dt});
 }
 
 void tern_sched_unpack(tern_sched_t *s, const void *in, void *buf, size_t count, MPI_Datatype dt)
 {
     if (count == 0)
         return;
-    step_t *st = add(s, ST_UNPACK);
-    if (st) {
-        st->src = in;
-        st->dst = buf;
-        st->n = count;
-        st->dt = dt;
-    }
+    push(s, &(step_t){.kind = ST_UNPACK, .src = in, .dst = buf, .n = count, .dt = dt});
 }
 
 void tern_sched_fence(tern_sched_t *s)
 {
-    /* Two fences in a row, or a fence after a local step, are no-ops. */
-    if (s->n_steps && s->steps[s->n_steps - 1].kind != ST_SEND &&
-        s->steps[s->n_steps - 1].kind != ST_RECV)
+    /* Two fences in a row, or a fence after a local step, are no-ops. A
+     * schedule's first step may be a fence (a no-op too). */
+    if (s->last_kind != ST_SEND && s->last_kind != ST_RECV)
         return;
-    add(s, ST_FENCE);
+    push(s, &(step_t){.kind = ST_FENCE});
 }
 
 void *tern_sched_tmp(tern_sched_t *s, size_t bytes)
 {
     if (s->build_error)
         return NULL;
+    size_t need = align_up(bytes ? bytes : 1);
+    s->arena_want += need;
+    if (need <= s->arena_cap - s->arena_used) {
+        void *p = s->arena + s->arena_used;
+        s->arena_used += need;
+        return p;
+    }
     if (s->n_tmps == s->cap_tmps) {
         size_t cap = s->cap_tmps ? 2 * s->cap_tmps : 4;
         void **t = realloc(s->tmps, cap * sizeof *t);
@@ -253,6 +296,7 @@ static void reset(tern_sched_t *s)
     s->cur = 0;
     s->done = 0;
     s->run_error = TERN_OK;
+    s->failed = 0;
     s->n_inflight = 0;
 }
 
@@ -261,6 +305,7 @@ static void fail(tern_sched_t *s, tern_status_t st)
     if (s->run_error == TERN_OK)
         s->run_error = st;
     s->cur = s->n_steps; /* skip the rest; still wait for what is posted */
+    s->failed = 1;
 }
 
 static void post(tern_sched_t *s, const step_t *st)
@@ -276,6 +321,12 @@ static void post(tern_sched_t *s, const step_t *st)
         s->cap_inflight = cap;
     }
     uint32_t ctx = st->comm->context_id + 1;
+    /* A small send goes straight into the transport when it can: no
+     * request to allocate, track and release. */
+    if (st->kind == ST_SEND &&
+        tern_p2p_send_eager_now(st->comm, ctx, st->src, st->n,
+                                tern_comm_world_rank(st->comm, st->peer), st->tag))
+        return;
     tern_req_t *r = NULL;
     tern_status_t e =
         st->kind == ST_SEND
@@ -349,8 +400,42 @@ static int advance(tern_sched_t *s)
     return events;
 }
 
+/* Immediate schedules: waits for every transfer posted so far. */
+static void wait_inflight(tern_sched_t *s)
+{
+    unsigned idle = 0;
+    int events = 0;
+    while (!reap(s, &events))
+        if (tern_progress() == 0)
+            tern_progress_idle(&idle);
+}
+
+/* Immediate schedules run each step as it is added, in the order a
+ * deferred run would: sends and receives are posted at once, a local step
+ * or a fence first waits for every posted transfer. */
+static void run_now(tern_sched_t *s, const step_t *st)
+{
+    if (s->failed || s->build_error)
+        return;
+    if (st->kind == ST_SEND || st->kind == ST_RECV) {
+        post(s, st);
+        return;
+    }
+    wait_inflight(s);
+    tern_status_t e = local_step(st);
+    if (e != TERN_OK)
+        fail(s, e);
+}
+
+void tern_sched_set_immediate(tern_sched_t *s) { s->immediate = 1; }
+
 tern_status_t tern_sched_run(tern_sched_t *s)
 {
+    if (s->immediate) {
+        wait_inflight(s);
+        s->done = 1;
+        return s->build_error ? s->build_error : s->run_error;
+    }
     if (s->build_error)
         return s->build_error;
     reset(s);

@@ -2,7 +2,9 @@
  * list of steps (send, receive, local reduction, copy, pack, unpack), and
  * the same schedule serves the blocking call (run to completion), the
  * nonblocking one (advanced by a progress hook) and the persistent one
- * (restarted by MPI_Start).
+ * (restarted by MPI_Start). A blocking call's schedule is "immediate": each
+ * step runs as the algorithm adds it, in the same order, so no step list
+ * is stored or interpreted.
  *
  * Execution: consecutive send/receive steps are posted together; a local
  * step (reduce, copy, pack, unpack) or an explicit fence first waits for
@@ -27,9 +29,17 @@
 
 typedef struct tern_sched tern_sched_t;
 
-/* A schedule on comm using the next collective tag. NULL: out of memory. */
+/* A schedule on comm using the next collective tag. NULL: out of memory.
+ * Freed schedules are pooled with their buffers, so a small collective
+ * allocates nothing. */
 tern_sched_t *tern_sched_create(tern_comm_t *comm);
 void tern_sched_free(tern_sched_t *s);
+/* Blocking calls: from now on each step runs as it is added, in the order
+ * a deferred run would (transfers posted at once, local steps and fences
+ * after every posted transfer completed), so no step list is kept or
+ * interpreted; tern_sched_run then waits for the last transfers. Such a
+ * schedule cannot become a request. Set before the first step. */
+void tern_sched_set_immediate(tern_sched_t *s);
 
 /* Building (errors are remembered and returned by start/run). Peers are
  * ranks of comm (for intercommunicators: ranks of the remote group). */

@@ -77,6 +77,9 @@ typedef struct {
 
 static entry_t *table;
 static size_t n_table;
+/* The table is grouped by collective: rows of kind k are
+ * table[kind_first[k] .. kind_first[k + 1]) (a call scans only its own). */
+static size_t kind_first[TERN_COLL_N + 1];
 static int loaded;
 static const char *table_source = "built-in";
 static const tern_coll_algo_t *forced[TERN_COLL_N];
@@ -174,6 +177,7 @@ static void load(void)
             in_file[file_rows[i].kind] = 1;
     }
     for (int k = 0; k < TERN_COLL_N; k++) {
+        kind_first[k] = n_table;
         if (in_file[k]) {
             for (size_t i = 0; i < n_file; i++)
                 if ((int)file_rows[i].kind == k && push(&table, &n_table, &cap, file_rows[i]))
@@ -193,6 +197,7 @@ static void load(void)
                 tern_fatal("out of memory building the collective selection table");
         }
     }
+    kind_first[TERN_COLL_N] = n_table;
     free(file_rows);
     ranks_per_node = tern_config_long("TERN_COLL_RANKS_PER_NODE");
     for (int k = 0; k < TERN_COLL_N; k++) {
@@ -208,7 +213,7 @@ static void load(void)
 
 /* Several nodes, and more than one rank on some node (the node map as the
  * node-aware algorithms see it). */
-static int spans_nodes(const tern_comm_t *c)
+static int compute_spans_nodes(const tern_comm_t *c)
 {
     long per = ranks_per_node;
     int first = -1, several_nodes = 0, shared = 0;
@@ -228,6 +233,15 @@ static int spans_nodes(const tern_comm_t *c)
     return several_nodes && shared;
 }
 
+/* Cached in the communicator: the walk is O(size) and every small
+ * barrier, bcast and (all)reduce asks. */
+static int spans_nodes(tern_comm_t *c)
+{
+    if (!c->coll_spans_nodes)
+        c->coll_spans_nodes = compute_spans_nodes(c) ? 1 : -1;
+    return c->coll_spans_nodes > 0;
+}
+
 static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
 {
     int p = a->comm->size;
@@ -242,6 +256,16 @@ static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
     return 1;
 }
 
+/* The last choice per collective on intracommunicators, reused while
+ * every input of the choice is the same (programs repeat their calls): a
+ * hit costs a few compares instead of a walk of the rows. */
+typedef struct {
+    const tern_coll_algo_t *algo; /* NULL: nothing remembered yet */
+    size_t msg_bytes;
+    int size, commutative, spans;
+} memo_t;
+static memo_t memo[TERN_COLL_N];
+
 const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_kind_t kind,
                                          size_t msg_bytes)
 {
@@ -254,12 +278,17 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
                 return &all[i];
         return NULL;
     }
+    memo_t *m = &memo[kind];
+    int spans = spans_nodes(a->comm);
+    if (m->algo && m->msg_bytes == msg_bytes && m->size == a->comm->size &&
+        m->commutative == a->commutative && m->spans == spans)
+        return m->algo;
     const tern_coll_algo_t *al = NULL;
     if (forced[kind] && usable(forced[kind], a))
         al = forced[kind];
-    for (size_t i = 0; !al && i < n_table; i++) {
+    for (size_t i = kind_first[kind]; !al && i < kind_first[kind + 1]; i++) {
         const entry_t *e = &table[i];
-        if (e->kind != kind || (e->max_procs && a->comm->size > e->max_procs) ||
+        if ((e->max_procs && a->comm->size > e->max_procs) ||
             msg_bytes > e->max_bytes || !usable(e->algo, a))
             continue;
         al = e->algo;
@@ -268,6 +297,7 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
         al = tern_coll_find(kind, NULL); /* the general fallback */
     tern_debug("%s on %d ranks, %zu bytes: %s", tern_coll_kind_name(kind), a->comm->size,
                msg_bytes, al->name);
+    *m = (memo_t){al, msg_bytes, a->comm->size, a->commutative, spans};
     return al;
 }
 

@@ -44,6 +44,10 @@ typedef struct tern_comm {
      * (tern_comm_retain), so a communicator freed with a nonblocking
      * operation pending lives, with its context ids, until that ends. */
     int refs;
+    /* Collective selection's cache (coll_select.c), since the group and the
+     * node map never change: 0 not known yet, 1 the communicator spans
+     * several nodes with several ranks on some node, -1 it does not. */
+    int coll_spans_nodes;
 } tern_comm_t;
 
 /* Handle to object; NULL if the handle is not a live communicator. */

@@ -5,6 +5,11 @@
 
 static tern_req_t *posted_head, *posted_tail;
 static tern_unexp_t *unexp_head, *unexp_tail;
+/* Freed entries are kept for the next unexpected message: a small early
+ * message (most collective traffic) then costs no malloc and no free. */
+enum { UNEXP_KEEP_MAX = 256 };
+static tern_unexp_t *unexp_free;
+static int n_unexp_free;
 
 void tern_match_post(tern_req_t *req)
 {
@@ -57,20 +62,27 @@ int tern_match_unpost(tern_req_t *req)
 
 tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
 {
-    tern_unexp_t *u = malloc(sizeof *u);
-    if (!u)
+    tern_unexp_t *u = unexp_free;
+    if (u) {
+        unexp_free = u->next;
+        n_unexp_free--;
+    } else if (!(u = malloc(sizeof *u))) {
         return TERN_ERR_NOMEM;
+    }
     u->next = NULL;
     u->msg = *msg;
     u->owned_data = NULL;
     if (msg->data && msg->size) {
-        u->owned_data = malloc(msg->size);
-        if (!u->owned_data) {
-            free(u);
-            return TERN_ERR_NOMEM;
+        void *copy = u->inline_data;
+        if (msg->size > sizeof u->inline_data) {
+            copy = u->owned_data = malloc(msg->size);
+            if (!copy) {
+                free(u);
+                return TERN_ERR_NOMEM;
+            }
         }
-        memcpy(u->owned_data, msg->data, msg->size);
-        u->msg.data = u->owned_data;
+        memcpy(copy, msg->data, msg->size);
+        u->msg.data = copy;
     }
     if (unexp_tail)
         unexp_tail->next = u;
@@ -103,5 +115,11 @@ tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int tak
 void tern_match_free_unexpected(tern_unexp_t *u)
 {
     free(u->owned_data);
-    free(u);
+    if (n_unexp_free >= UNEXP_KEEP_MAX) {
+        free(u);
+        return;
+    }
+    u->next = unexp_free;
+    unexp_free = u;
+    n_unexp_free++;
 }

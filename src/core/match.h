@@ -26,10 +26,14 @@ typedef struct {
     uint32_t rts_flags; /* rendezvous: RTS_STREAM (p2p.c) when the sender's data is scattered */
 } tern_msg_t;
 
+/* Payloads up to this size are kept inside the entry (no allocation). */
+#define TERN_UNEXP_INLINE 64
+
 typedef struct tern_unexp {
     struct tern_unexp *next;
     tern_msg_t msg;
-    void *owned_data;
+    void *owned_data;   /* a larger payload's copy, or NULL */
+    _Alignas(16) unsigned char inline_data[TERN_UNEXP_INLINE];
 } tern_unexp_t;
 
 static inline int tern_match_fits(uint32_t ctx, int src, int tag, uint32_t want_ctx, int want_src,

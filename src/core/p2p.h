@@ -19,11 +19,13 @@ tern_status_t tern_p2p_start_recv(tern_req_t *req);
  * count * size; anything else is marked noncontig and moved packed (bytes =
  * packed size), with a reference on dt until the request is released. */
 void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt);
-/* MPI_Send's common case: contiguous data small enough to go eager now,
- * pushed straight into the transport without a request. 1 when sent; 0
- * when it must take the general path (too large, no credit, packets
- * queued before it, transport full). */
-int tern_p2p_send_eager_now(const tern_comm_t *comm, const void *buf, size_t bytes, int dest_world, int tag);
+/* MPI_Send's common case (and collective schedules' sends, on context
+ * ctx): contiguous data small enough to go eager now, pushed straight into
+ * the transport without a request. 1 when sent; 0 when it must take the
+ * general path (too large, no credit, packets queued before it, transport
+ * full). */
+int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
+                            int dest_world, int tag);
 /* Receive a message already taken from the unexpected queue (Mrecv). */
 tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */

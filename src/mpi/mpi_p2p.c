@@ -197,7 +197,7 @@ static int send_any(const char *func, const void *buf, int count, MPI_Datatype d
         return err;
     int blocking = request == NULL;
     if (blocking && mode == TERN_SEND_STANDARD && dest != MPI_PROC_NULL && tern_datatype_is_contig(dt) &&
-        tern_p2p_send_eager_now(c, (const char *)buf + tern_datatype_true_lb(dt), bytes,
+        tern_p2p_send_eager_now(c, c->context_id, (const char *)buf + tern_datatype_true_lb(dt), bytes,
                                 tern_comm_world_rank(c, dest), tag))
         return MPI_SUCCESS;
     tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);

@@ -505,6 +505,29 @@ static void test_reproducible(void)
     memcpy(c, a, n * sizeof(double));
     CHECK_RC(MPI_Bcast(c, n, MPI_DOUBLE, 0, comm));
     CHECK(memcmp(a, c, n * sizeof(double)) == 0, "allreduce differs between ranks");
+
+    /* A blocking call runs its schedule's steps as the algorithm adds them;
+     * a nonblocking one stores them and runs them from progress: the same
+     * steps in the same order, so the same bits. */
+    MPI_Request req;
+    int root = size - 1, rc = n / size;
+    CHECK_RC(MPI_Iallreduce(s, c, n, MPI_DOUBLE, MPI_SUM, comm, &req));
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(memcmp(a, c, n * sizeof(double)) == 0, "allreduce and iallreduce differ");
+    CHECK_RC(MPI_Reduce(s, b, n, MPI_DOUBLE, MPI_SUM, root, comm));
+    CHECK_RC(MPI_Ireduce(s, c, n, MPI_DOUBLE, MPI_SUM, root, comm, &req));
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    if (rank == root)
+        CHECK(memcmp(b, c, n * sizeof(double)) == 0, "reduce and ireduce differ");
+    CHECK_RC(MPI_Scan(s, b, n, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_RC(MPI_Iscan(s, c, n, MPI_DOUBLE, MPI_SUM, comm, &req));
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(memcmp(b, c, n * sizeof(double)) == 0, "scan and iscan differ");
+    CHECK_RC(MPI_Reduce_scatter_block(s, b, rc, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_RC(MPI_Ireduce_scatter_block(s, c, rc, MPI_DOUBLE, MPI_SUM, comm, &req));
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(memcmp(b, c, (size_t)rc * sizeof(double)) == 0,
+          "reduce_scatter_block and ireduce_scatter_block differ");
     free(s); free(a); free(b); free(c);
 }
 
