@@ -11,8 +11,15 @@
 #                                  NETNS_IFA / NETNS_IFB (their veth ends),
 #                                  NETNS_SSH (an ssh wrapper reaching either
 #                                  address from inside a namespace)
+#   scripts/netns-hosts.sh up --two-links
+#                                  the same plus a second veth pair between
+#                                  the namespaces on a subnet of its own (for
+#                                  multi-rail runs), adding NETNS_IPA2 /
+#                                  NETNS_IPB2, NETNS_IFA2 / NETNS_IFB2 and the
+#                                  two subnets NETNS_NET1 / NETNS_NET2 (as
+#                                  libfabric's tcp provider names its fabrics)
 #   scripts/netns-hosts.sh down DIR  kills the sshds, deletes the namespaces
-#                                  (and so the veth pair), removes DIR
+#                                  (and so the veth pairs), removes DIR
 #
 # The caller owns the clean-up: run `down` from a trap (or a finally) as soon
 # as `up` has printed NETNS_DIR. `up` undoes its own partial work when it
@@ -49,6 +56,8 @@ teardown() {
 }
 
 up() {
+    two_links=
+    [ "${1:-}" = --two-links ] && two_links=1
     [ "$(id -u)" -eq 0 ] || skip "needs root to create network namespaces"
     command -v ip >/dev/null || skip "no ip(8) (iproute2)"
     sshd=$(command -v sshd || echo /usr/sbin/sshd)
@@ -82,6 +91,15 @@ up() {
         ip -n "$ns" link set lo up || die "cannot bring lo up in $ns"
     done
     ip -n "$nsa" link set "$ifa" up && ip -n "$nsb" link set "$ifb" up || die "cannot bring the veth pair up"
+    if [ -n "$two_links" ]; then
+        # Created inside the namespaces at once: nothing to clean up outside.
+        ip link add "${ifa}2" netns "$nsa" type veth peer name "${ifb}2" netns "$nsb" 2>/dev/null ||
+            die "cannot create the second veth pair"
+        ip -n "$nsa" addr add "10.$net.78.1/24" dev "${ifa}2" &&
+            ip -n "$nsb" addr add "10.$net.78.2/24" dev "${ifb}2" || die "cannot address the second veth pair"
+        ip -n "$nsa" link set "${ifa}2" up && ip -n "$nsb" link set "${ifb}2" up ||
+            die "cannot bring the second veth pair up"
+    fi
 
     # Keys and an sshd per namespace, all inside $dir.
     ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key" || die "ssh-keygen failed"
@@ -138,6 +156,9 @@ CONF
     [ $ok = 1 ] || skip "ssh between the namespaces does not work"
     printf 'NETNS_IPA=%s\nNETNS_IPB=%s\nNETNS_IFA=%s\nNETNS_IFB=%s\nNETNS_HOSTA=%s\nNETNS_HOSTB=%s\n' \
         "$ipa" "$ipb" "$ifa" "$ifb" "$nsa" "$nsb" >> "$dir/state"
+    [ -n "$two_links" ] &&
+        printf 'NETNS_IPA2=%s\nNETNS_IPB2=%s\nNETNS_IFA2=%s\nNETNS_IFB2=%s\nNETNS_NET1=%s\nNETNS_NET2=%s\n' \
+            "10.$net.78.1" "10.$net.78.2" "${ifa}2" "${ifb}2" "10.$net.77.0/24" "10.$net.78.0/24" >> "$dir/state"
     printf 'NETNS_ON_A=%s\nNETNS_ON_B=%s\nNETNS_SSH=%s\nNETNS_SSH_CMD='\''%s'\''\n' \
         "$dir/on-a" "$dir/on-b" "$dir/ssh" "$ssh_cmd" >> "$dir/state"
     trap - INT TERM
@@ -145,11 +166,11 @@ CONF
 }
 
 case "${1:-}" in
-up) up ;;
+up) shift; up "$@" ;;
 down)
     [ -n "${2:-}" ] || { echo "usage: netns-hosts.sh down DIR" >&2; exit 2; }
     teardown "$2" ;;
 *)
-    echo "usage: netns-hosts.sh up | down DIR" >&2
+    echo "usage: netns-hosts.sh up [--two-links] | down DIR" >&2
     exit 2 ;;
 esac
