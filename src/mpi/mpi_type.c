@@ -157,45 +157,64 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blen, MPI_Count stride
                       &a);
 }
 
-/* Indexed family. blens: NULL for one shared blocklength (blen0); displs in
- * elements (int_displs, scaled by the old extent) or bytes (aint_displs). */
-static int blocks_any(const char *func, int count, const int *blens, int blen0,
-                      const int *int_displs, const MPI_Aint *aint_displs,
-                      const MPI_Datatype *types, int single_type, int pad,
-                      MPI_Datatype *newtype, const tern_dtype_args_t *args)
+/* An array argument as the caller gave it: int (the MPI-3 forms), MPI_Aint
+ * (byte displacements) or MPI_Count (the large-count _c forms). */
+typedef enum { ARR_INT, ARR_AINT, ARR_COUNT } arr_kind_t;
+typedef struct {
+    arr_kind_t kind;
+    const void *p;
+} arr_t;
+#define ARR(kind, p) ((arr_t){(kind), (p)})
+
+static MPI_Count arr_at(arr_t a, MPI_Count i)
+{
+    switch (a.kind) {
+    case ARR_INT: return ((const int *)a.p)[i];
+    case ARR_AINT: return ((const MPI_Aint *)a.p)[i];
+    default: return ((const MPI_Count *)a.p)[i];
+    }
+}
+
+/* Indexed family. One blocklength for all (blen0, the _block forms) or an
+ * array of them (blens); displs in elements of the old type (scaled by its
+ * extent) or in bytes. */
+#define ONE_BLEN(blen0) ARR(ARR_COUNT, NULL), (blen0), 1
+#define BLENS(kind, blens) ARR(kind, blens), 0, 0
+static int blocks_any(const char *func, MPI_Count count, arr_t blens, MPI_Count blen0,
+                      int one_blen, arr_t displs, int displs_in_elements,
+                      const MPI_Datatype *types, int single_type, int pad, MPI_Datatype *newtype,
+                      const tern_dtype_args_t *args)
 {
     TERN_CHECK_INIT(func);
     int err;
     if ((err = check_count(func, count, "count")) || (err = check_new(func, newtype)) ||
         (err = check_array(func, count, types, "array_of_types")) ||
-        (err = check_array(func, count, int_displs ? (const void *)int_displs
-                                                   : (const void *)aint_displs,
-                           "array_of_displacements")) ||
-        (err = blens ? check_array(func, count, blens, "array_of_blocklengths")
-                     : check_blocklen(func, blen0, 0)))
+        (err = check_array(func, count, displs.p, "array_of_displacements")) ||
+        (err = one_blen ? check_blocklen(func, blen0, 0)
+                        : check_array(func, count, blens.p, "array_of_blocklengths")))
         return err;
     if (single_type && (err = check_type(func, types[0], "oldtype")))
         return err;
-    for (int i = 0; i < count; i++) {
+    for (MPI_Count i = 0; i < count; i++) {
         if (!single_type && (err = check_type(func, types[i], "array_of_types[i]")))
             return err;
-        if (blens && (err = check_blocklen(func, blens[i], i)))
+        if (!one_blen && (err = check_blocklen(func, arr_at(blens, i), i)))
             return err;
     }
-    size_t *bl = malloc((count ? (size_t)count : 1) * sizeof *bl);
-    MPI_Aint *d = malloc((count ? (size_t)count : 1) * sizeof *d);
+    size_t n = (size_t)count;
+    size_t *bl = malloc((n ? n : 1) * sizeof *bl);
+    MPI_Aint *d = malloc((n ? n : 1) * sizeof *d);
     if (!bl || !d) {
         free(bl);
         free(d);
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "out of memory");
     }
-    MPI_Aint ext = int_displs ? extent_of(types[0]) : 0;
-    for (int i = 0; i < count; i++) {
-        bl[i] = (size_t)(blens ? blens[i] : blen0);
-        d[i] = int_displs ? (MPI_Aint)int_displs[i] * ext : aint_displs[i];
+    MPI_Aint ext = displs_in_elements ? extent_of(types[0]) : 1;
+    for (size_t i = 0; i < n; i++) {
+        bl[i] = (size_t)(one_blen ? blen0 : arr_at(blens, (MPI_Count)i));
+        d[i] = (MPI_Aint)arr_at(displs, (MPI_Count)i) * ext;
     }
-    tern_status_t st =
-        tern_dtype_build_blocks((size_t)count, bl, d, types, single_type, pad, args, newtype);
+    tern_status_t st = tern_dtype_build_blocks(n, bl, d, types, single_type, pad, args, newtype);
     free(bl);
     free(d);
     return build_result(func, st);
@@ -228,7 +247,8 @@ int PMPI_Type_indexed(int count, const int blens[], const int displs[], MPI_Data
         return NO_MEM(func);
     tern_dtype_args_t a = {.combiner = MPI_COMBINER_INDEXED, .ni = 1 + 2 * n, .ints = ints,
                            .nd = 1, .types = &old};
-    int err = blocks_any(func, count, blens, 0, displs, NULL, &old, 1, 0, newtype, &a);
+    int err = blocks_any(func, count, BLENS(ARR_INT, blens), ARR(ARR_INT, displs), 1, &old, 1, 0,
+                         newtype, &a);
     free(ints);
     return err;
 }
@@ -244,7 +264,8 @@ int PMPI_Type_create_hindexed(int count, const int blens[], const MPI_Aint displ
         return NO_MEM(func);
     tern_dtype_args_t a = {.combiner = MPI_COMBINER_HINDEXED, .ni = 1 + n, .ints = ints,
                            .na = n, .aints = displs, .nd = 1, .types = &old};
-    int err = blocks_any(func, count, blens, 0, NULL, displs, &old, 1, 0, newtype, &a);
+    int err = blocks_any(func, count, BLENS(ARR_INT, blens), ARR(ARR_AINT, displs), 0, &old, 1,
+                         0, newtype, &a);
     free(ints);
     return err;
 }
@@ -260,7 +281,8 @@ int PMPI_Type_create_indexed_block(int count, int blen, const int displs[], MPI_
         return NO_MEM(func);
     tern_dtype_args_t a = {.combiner = MPI_COMBINER_INDEXED_BLOCK, .ni = 2 + n, .ints = ints,
                            .nd = 1, .types = &old};
-    int err = blocks_any(func, count, NULL, blen, displs, NULL, &old, 1, 0, newtype, &a);
+    int err = blocks_any(func, count, ONE_BLEN(blen), ARR(ARR_INT, displs), 1, &old, 1,
+                         0, newtype, &a);
     free(ints);
     return err;
 }
@@ -274,7 +296,8 @@ int PMPI_Type_create_hindexed_block(int count, int blen, const MPI_Aint displs[]
     int n = count > 0 && displs ? count : 0;
     tern_dtype_args_t a = {.combiner = MPI_COMBINER_HINDEXED_BLOCK, .ni = 2, .ints = ints,
                            .na = n, .aints = displs, .nd = 1, .types = &old};
-    return blocks_any(func, count, NULL, blen, NULL, displs, &old, 1, 0, newtype, &a);
+    return blocks_any(func, count, ONE_BLEN(blen), ARR(ARR_AINT, displs), 0, &old, 1, 0,
+                      newtype, &a);
 }
 
 TERN_PMPI_ALIAS(Type_create_struct)
@@ -288,9 +311,182 @@ int PMPI_Type_create_struct(int count, const int blens[], const MPI_Aint displs[
         return NO_MEM(func);
     tern_dtype_args_t a = {.combiner = MPI_COMBINER_STRUCT, .ni = 1 + n, .ints = ints, .na = n,
                            .aints = displs, .nd = n, .types = types};
-    int err = blocks_any(func, count, blens, 0, NULL, displs, types, 0, 1, newtype, &a);
+    int err = blocks_any(func, count, BLENS(ARR_INT, blens), ARR(ARR_AINT, displs), 0, types, 0,
+                         1, newtype, &a);
     free(ints);
     return err;
+}
+
+/* Envelope large counts of the indexed _c forms: count, then nb block
+ * lengths, then nd displacements (MPI-4's layout for large counts). */
+static MPI_Count *pack_counts(MPI_Count count, const MPI_Count *blens, MPI_Count nb,
+                              const MPI_Count *displs, MPI_Count nd)
+{
+    MPI_Count *c = malloc((size_t)(1 + nb + nd) * sizeof *c);
+    if (!c)
+        return NULL;
+    c[0] = count;
+    if (nb)
+        memcpy(c + 1, blens, (size_t)nb * sizeof *c);
+    if (nd)
+        memcpy(c + 1 + nb, displs, (size_t)nd * sizeof *c);
+    return c;
+}
+
+TERN_PMPI_ALIAS(Type_indexed_c)
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count blens[], const MPI_Count displs[],
+                        MPI_Datatype old, MPI_Datatype *newtype)
+{
+    static const char *const func = "MPI_Type_indexed_c";
+    MPI_Count n = count > 0 && blens && displs ? count : 0;
+    MPI_Count *c = pack_counts(count, blens, n, displs, n);
+    if (!c)
+        return NO_MEM(func);
+    tern_dtype_args_t a = {.combiner = MPI_COMBINER_INDEXED, .nc = (int)(1 + 2 * n), .counts = c,
+                           .nd = 1, .types = &old};
+    int err = blocks_any(func, count, BLENS(ARR_COUNT, blens), ARR(ARR_COUNT, displs), 1, &old,
+                         1, 0, newtype, &a);
+    free(c);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Type_create_hindexed_c)
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count blens[],
+                                const MPI_Count displs[], MPI_Datatype old,
+                                MPI_Datatype *newtype)
+{
+    static const char *const func = "MPI_Type_create_hindexed_c";
+    MPI_Count n = count > 0 && blens && displs ? count : 0;
+    MPI_Count *c = pack_counts(count, blens, n, displs, n);
+    if (!c)
+        return NO_MEM(func);
+    tern_dtype_args_t a = {.combiner = MPI_COMBINER_HINDEXED, .nc = (int)(1 + 2 * n),
+                           .counts = c, .nd = 1, .types = &old};
+    int err = blocks_any(func, count, BLENS(ARR_COUNT, blens), ARR(ARR_COUNT, displs), 0, &old,
+                         1, 0, newtype, &a);
+    free(c);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Type_create_indexed_block_c)
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blen, const MPI_Count displs[],
+                                     MPI_Datatype old, MPI_Datatype *newtype)
+{
+    static const char *const func = "MPI_Type_create_indexed_block_c";
+    MPI_Count n = count > 0 && displs ? count : 0;
+    MPI_Count *c = pack_counts(count, &blen, 1, displs, n);
+    if (!c)
+        return NO_MEM(func);
+    tern_dtype_args_t a = {.combiner = MPI_COMBINER_INDEXED_BLOCK, .nc = (int)(2 + n),
+                           .counts = c, .nd = 1, .types = &old};
+    int err = blocks_any(func, count, ONE_BLEN(blen), ARR(ARR_COUNT, displs), 1,
+                         &old, 1, 0, newtype, &a);
+    free(c);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Type_create_hindexed_block_c)
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blen, const MPI_Count displs[],
+                                      MPI_Datatype old, MPI_Datatype *newtype)
+{
+    static const char *const func = "MPI_Type_create_hindexed_block_c";
+    MPI_Count n = count > 0 && displs ? count : 0;
+    MPI_Count *c = pack_counts(count, &blen, 1, displs, n);
+    if (!c)
+        return NO_MEM(func);
+    tern_dtype_args_t a = {.combiner = MPI_COMBINER_HINDEXED_BLOCK, .nc = (int)(2 + n),
+                           .counts = c, .nd = 1, .types = &old};
+    int err = blocks_any(func, count, ONE_BLEN(blen), ARR(ARR_COUNT, displs), 0,
+                         &old, 1, 0, newtype, &a);
+    free(c);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Type_create_struct_c)
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count blens[], const MPI_Count displs[],
+                              const MPI_Datatype types[], MPI_Datatype *newtype)
+{
+    static const char *const func = "MPI_Type_create_struct_c";
+    MPI_Count n = count > 0 && blens && displs && types ? count : 0;
+    MPI_Count *c = pack_counts(count, blens, n, displs, n);
+    if (!c)
+        return NO_MEM(func);
+    tern_dtype_args_t a = {.combiner = MPI_COMBINER_STRUCT, .nc = (int)(1 + 2 * n), .counts = c,
+                           .nd = (int)n, .types = types};
+    int err = blocks_any(func, count, BLENS(ARR_COUNT, blens), ARR(ARR_COUNT, displs), 0, types,
+                         0, 1, newtype, &a);
+    free(c);
+    return err;
+}
+
+/* Subarray: sizes, subsizes and starts as int (MPI-3) or MPI_Count (_c);
+ * the envelope keeps them as the caller gave them (the _c form's in the
+ * large counts, with ndims and order as integers). */
+static int subarray_any(const char *func, int ndims, arr_t sizes, arr_t subsizes, arr_t starts,
+                        int order, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    TERN_CHECK_INIT(func);
+    int err;
+    if (ndims <= 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_DIMS, func, "ndims=%d must be positive",
+                              ndims);
+    if ((err = check_array(func, ndims, sizes.p, "array_of_sizes")) ||
+        (err = check_array(func, ndims, subsizes.p, "array_of_subsizes")) ||
+        (err = check_array(func, ndims, starts.p, "array_of_starts")) ||
+        (err = check_type(func, old, "oldtype")) || (err = check_new(func, newtype)))
+        return err;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func,
+                              "order=%d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+    for (int d = 0; d < ndims; d++) {
+        MPI_Count sz = arr_at(sizes, d), sub = arr_at(subsizes, d), st = arr_at(starts, d);
+        if (sz <= 0 || sub <= 0 || sub > sz || st < 0 || st > sz - sub)
+            return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func,
+                                  "dimension %d: size %lld, subsize %lld, start %lld do not fit "
+                                  "(need 0 < subsize <= size and 0 <= start <= size - subsize)",
+                                  d, (long long)sz, (long long)sub, (long long)st);
+    }
+    size_t gsize[ndims], nblk[ndims], st[ndims], ln[ndims];
+    size_t *stp[ndims], *lnp[ndims];
+    for (int d = 0; d < ndims; d++) {
+        gsize[d] = (size_t)arr_at(sizes, d);
+        nblk[d] = 1;
+        st[d] = (size_t)arr_at(starts, d);
+        ln[d] = (size_t)arr_at(subsizes, d);
+        stp[d] = &st[d];
+        lnp[d] = &ln[d];
+    }
+    int large = sizes.kind == ARR_COUNT;
+    size_t nd = (size_t)ndims;
+    int *ints = malloc((large ? 2 : 3 * nd + 2) * sizeof *ints);
+    MPI_Count *counts = large ? malloc(3 * nd * sizeof *counts) : NULL;
+    if (!ints || (large && !counts)) {
+        free(ints);
+        free(counts);
+        return NO_MEM(func);
+    }
+    tern_dtype_args_t a = {.combiner = MPI_COMBINER_SUBARRAY, .ints = ints, .nd = 1,
+                           .types = &old};
+    ints[0] = ndims;
+    if (large) {
+        memcpy(counts, sizes.p, nd * sizeof *counts);
+        memcpy(counts + nd, subsizes.p, nd * sizeof *counts);
+        memcpy(counts + 2 * nd, starts.p, nd * sizeof *counts);
+        ints[1] = order;
+        a.ni = 2;
+        a.nc = 3 * ndims;
+        a.counts = counts;
+    } else {
+        memcpy(ints + 1, sizes.p, nd * sizeof *ints);
+        memcpy(ints + 1 + nd, subsizes.p, nd * sizeof *ints);
+        memcpy(ints + 1 + 2 * nd, starts.p, nd * sizeof *ints);
+        ints[1 + 3 * nd] = order;
+        a.ni = 3 * ndims + 2;
+    }
+    tern_status_t s = tern_dtype_build_grid(ndims, gsize, nblk, stp, lnp, order, old, &a, newtype);
+    free(ints);
+    free(counts);
+    return build_result(func, s);
 }
 
 TERN_PMPI_ALIAS(Type_create_subarray)
@@ -298,55 +494,22 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
                               const int starts[], int order, MPI_Datatype old,
                               MPI_Datatype *newtype)
 {
-    static const char *const func = "MPI_Type_create_subarray";
-    TERN_CHECK_INIT(func);
-    int err;
-    if (ndims <= 0)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_DIMS, func, "ndims=%d must be positive",
-                              ndims);
-    if ((err = check_array(func, ndims, sizes, "array_of_sizes")) ||
-        (err = check_array(func, ndims, subsizes, "array_of_subsizes")) ||
-        (err = check_array(func, ndims, starts, "array_of_starts")) ||
-        (err = check_type(func, old, "oldtype")) || (err = check_new(func, newtype)))
-        return err;
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func,
-                              "order=%d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
-    for (int d = 0; d < ndims; d++)
-        if (sizes[d] <= 0 || subsizes[d] <= 0 || subsizes[d] > sizes[d] || starts[d] < 0 ||
-            starts[d] > sizes[d] - subsizes[d])
-            return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func,
-                                  "dimension %d: size %d, subsize %d, start %d do not fit "
-                                  "(need 0 < subsize <= size and 0 <= start <= size - subsize)",
-                                  d, sizes[d], subsizes[d], starts[d]);
-    size_t gsize[ndims], nblk[ndims], st[ndims], ln[ndims];
-    size_t *stp[ndims], *lnp[ndims];
-    for (int d = 0; d < ndims; d++) {
-        gsize[d] = (size_t)sizes[d];
-        nblk[d] = 1;
-        st[d] = (size_t)starts[d];
-        ln[d] = (size_t)subsizes[d];
-        stp[d] = &st[d];
-        lnp[d] = &ln[d];
-    }
-    int *ints = malloc((size_t)(3 * ndims + 2) * sizeof *ints);
-    if (!ints)
-        return NO_MEM(func);
-    ints[0] = ndims;
-    memcpy(ints + 1, sizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 1 + ndims, subsizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 1 + 2 * ndims, starts, (size_t)ndims * sizeof *ints);
-    ints[1 + 3 * ndims] = order;
-    tern_dtype_args_t a = {.combiner = MPI_COMBINER_SUBARRAY, .ni = 3 * ndims + 2, .ints = ints,
-                           .nd = 1, .types = &old};
-    tern_status_t s = tern_dtype_build_grid(ndims, gsize, nblk, stp, lnp, order, old, &a, newtype);
-    free(ints);
-    return build_result(func, s);
+    return subarray_any("MPI_Type_create_subarray", ndims, ARR(ARR_INT, sizes),
+                        ARR(ARR_INT, subsizes), ARR(ARR_INT, starts), order, old, newtype);
+}
+
+TERN_PMPI_ALIAS(Type_create_subarray_c)
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                                const MPI_Count starts[], int order, MPI_Datatype old,
+                                MPI_Datatype *newtype)
+{
+    return subarray_any("MPI_Type_create_subarray_c", ndims, ARR(ARR_COUNT, sizes),
+                        ARR(ARR_COUNT, subsizes), ARR(ARR_COUNT, starts), order, old, newtype);
 }
 
 /* The runs of one dimension a process owns under a darray distribution. */
-static int darray_dim(int gsize, int distrib, int darg, int psize, int coord, size_t **start,
-                      size_t **len, size_t *n)
+static int darray_dim(long long gsize, int distrib, int darg, int psize, int coord,
+                      size_t **start, size_t **len, size_t *n)
 {
     *n = 0;
     *start = *len = NULL;
@@ -360,7 +523,7 @@ static int darray_dim(int gsize, int distrib, int darg, int psize, int coord, si
         *n = 1;
         return 1;
     }
-    long blk;
+    long long blk;
     if (distrib == MPI_DISTRIBUTE_BLOCK)
         blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
     else
@@ -370,9 +533,9 @@ static int darray_dim(int gsize, int distrib, int darg, int psize, int coord, si
     *len = malloc(cap * sizeof **len);
     if (!*start || !*len)
         return 0;
-    long step = distrib == MPI_DISTRIBUTE_BLOCK ? (long)gsize + 1 : blk * psize;
-    for (long s = (long)coord * blk; s < gsize && *n < cap; s += step) {
-        long l = gsize - s < blk ? gsize - s : blk;
+    long long step = distrib == MPI_DISTRIBUTE_BLOCK ? gsize + 1 : blk * psize;
+    for (long long s = (long long)coord * blk; s < gsize && *n < cap; s += step) {
+        long long l = gsize - s < blk ? gsize - s : blk;
         (*start)[*n] = (size_t)s;
         (*len)[*n] = (size_t)l;
         (*n)++;
@@ -380,12 +543,12 @@ static int darray_dim(int gsize, int distrib, int darg, int psize, int coord, si
     return 1;
 }
 
-TERN_PMPI_ALIAS(Type_create_darray)
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
-                            const int distribs[], const int dargs[], const int psizes[],
-                            int order, MPI_Datatype old, MPI_Datatype *newtype)
+/* Darray: gsizes as int (MPI-3) or MPI_Count (_c; the envelope then keeps
+ * them in the large counts and the rest as integers). */
+static int darray_any(const char *func, int size, int rank, int ndims, arr_t gsizes,
+                      const int distribs[], const int dargs[], const int psizes[], int order,
+                      MPI_Datatype old, MPI_Datatype *newtype)
 {
-    static const char *const func = "MPI_Type_create_darray";
     TERN_CHECK_INIT(func);
     int err;
     if (size <= 0 || rank < 0 || rank >= size)
@@ -394,7 +557,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
     if (ndims <= 0)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_DIMS, func, "ndims=%d must be positive",
                               ndims);
-    if ((err = check_array(func, ndims, gsizes, "array_of_gsizes")) ||
+    if ((err = check_array(func, ndims, gsizes.p, "array_of_gsizes")) ||
         (err = check_array(func, ndims, distribs, "array_of_distribs")) ||
         (err = check_array(func, ndims, dargs, "array_of_dargs")) ||
         (err = check_array(func, ndims, psizes, "array_of_psizes")) ||
@@ -405,16 +568,17 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
                               "order=%d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
     long prod = 1;
     for (int d = 0; d < ndims; d++) {
-        int ok = gsizes[d] > 0 && psizes[d] > 0 &&
+        long long g = arr_at(gsizes, d);
+        int ok = g > 0 && psizes[d] > 0 &&
                  (distribs[d] == MPI_DISTRIBUTE_NONE ? psizes[d] == 1
                   : distribs[d] == MPI_DISTRIBUTE_BLOCK || distribs[d] == MPI_DISTRIBUTE_CYCLIC) &&
                  (dargs[d] == MPI_DISTRIBUTE_DFLT_DARG || dargs[d] > 0);
         if (ok && distribs[d] == MPI_DISTRIBUTE_BLOCK && dargs[d] != MPI_DISTRIBUTE_DFLT_DARG)
-            ok = (long)dargs[d] * psizes[d] >= gsizes[d];
+            ok = (long long)dargs[d] * psizes[d] >= g;
         if (!ok)
             return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func,
-                                  "dimension %d: gsize %d, distrib %d, darg %d, psize %d are not "
-                                  "a valid distribution", d, gsizes[d], distribs[d], dargs[d],
+                                  "dimension %d: gsize %lld, distrib %d, darg %d, psize %d are "
+                                  "not a valid distribution", d, g, distribs[d], dargs[d],
                                   psizes[d]);
         prod *= psizes[d];
     }
@@ -428,31 +592,61 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
     for (int d = ndims - 1; d >= 0; d--) {
         int coord = r % psizes[d];
         r /= psizes[d];
-        gs[d] = (size_t)gsizes[d];
-        ok &= darray_dim(gsizes[d], distribs[d], dargs[d], psizes[d], coord, &st[d], &ln[d],
-                         &nblk[d]);
+        gs[d] = (size_t)arr_at(gsizes, d);
+        ok &= darray_dim(arr_at(gsizes, d), distribs[d], dargs[d], psizes[d], coord, &st[d],
+                         &ln[d], &nblk[d]);
     }
-    int *ints = malloc((size_t)(4 * ndims + 4) * sizeof *ints);
+    int large = gsizes.kind == ARR_COUNT;
+    size_t nd = (size_t)ndims, ni = large ? 3 * nd + 4 : 4 * nd + 4;
+    int *ints = malloc(ni * sizeof *ints);
+    MPI_Count *counts = large ? malloc(nd * sizeof *counts) : NULL;
     tern_status_t s = TERN_ERR_NOMEM;
-    if (ok && ints) {
-        ints[0] = size;
-        ints[1] = rank;
-        ints[2] = ndims;
-        memcpy(ints + 3, gsizes, (size_t)ndims * sizeof *ints);
-        memcpy(ints + 3 + ndims, distribs, (size_t)ndims * sizeof *ints);
-        memcpy(ints + 3 + 2 * ndims, dargs, (size_t)ndims * sizeof *ints);
-        memcpy(ints + 3 + 3 * ndims, psizes, (size_t)ndims * sizeof *ints);
-        ints[3 + 4 * ndims] = order;
-        tern_dtype_args_t a = {.combiner = MPI_COMBINER_DARRAY, .ni = 4 * ndims + 4,
-                               .ints = ints, .nd = 1, .types = &old};
+    if (ok && ints && (!large || counts)) {
+        /* size, rank, ndims, [gsizes], distribs, dargs, psizes, order */
+        int *p = ints;
+        *p++ = size;
+        *p++ = rank;
+        *p++ = ndims;
+        if (large) {
+            memcpy(counts, gsizes.p, nd * sizeof *counts);
+        } else {
+            memcpy(p, gsizes.p, nd * sizeof *ints);
+            p += nd;
+        }
+        memcpy(p, distribs, nd * sizeof *ints);
+        memcpy(p + nd, dargs, nd * sizeof *ints);
+        memcpy(p + 2 * nd, psizes, nd * sizeof *ints);
+        p[3 * nd] = order;
+        tern_dtype_args_t a = {.combiner = MPI_COMBINER_DARRAY, .ni = (int)ni, .ints = ints,
+                               .nc = large ? ndims : 0, .counts = counts, .nd = 1,
+                               .types = &old};
         s = tern_dtype_build_grid(ndims, gs, nblk, st, ln, order, old, &a, newtype);
     }
     free(ints);
+    free(counts);
     for (int d = 0; d < ndims; d++) {
         free(st[d]);
         free(ln[d]);
     }
     return build_result(func, s);
+}
+
+TERN_PMPI_ALIAS(Type_create_darray)
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
+                            const int distribs[], const int dargs[], const int psizes[],
+                            int order, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    return darray_any("MPI_Type_create_darray", size, rank, ndims, ARR(ARR_INT, gsizes),
+                      distribs, dargs, psizes, order, old, newtype);
+}
+
+TERN_PMPI_ALIAS(Type_create_darray_c)
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[],
+                              const int distribs[], const int dargs[], const int psizes[],
+                              int order, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    return darray_any("MPI_Type_create_darray_c", size, rank, ndims, ARR(ARR_COUNT, gsizes),
+                      distribs, dargs, psizes, order, old, newtype);
 }
 
 static int resized_any(const char *func, MPI_Datatype old, MPI_Aint lb, MPI_Aint extent,
@@ -881,10 +1075,9 @@ static int ext32_size(const char *func, MPI_Datatype dt, size_t count, size_t *b
     return st == TERN_OK ? MPI_SUCCESS : tern_mpi_status_error(MPI_COMM_NULL, st, func, "failed");
 }
 
-TERN_PMPI_ALIAS(Pack_external_size)
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, MPI_Aint *size)
+static int pack_external_size_any(const char *func, const char *datarep, MPI_Count incount,
+                                  MPI_Datatype dt, MPI_Count *size)
 {
-    static const char *const func = "MPI_Pack_external_size";
     TERN_CHECK_INIT(func);
     int err;
     size_t bytes;
@@ -895,15 +1088,32 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, 
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size is NULL");
     if ((err = ext32_size(func, dt, (size_t)incount, &bytes)))
         return err;
-    *size = (MPI_Aint)bytes;
+    *size = (MPI_Count)bytes;
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Pack_external)
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
-                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+TERN_PMPI_ALIAS(Pack_external_size)
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, MPI_Aint *size)
 {
-    static const char *const func = "MPI_Pack_external";
+    MPI_Count s;
+    int err = pack_external_size_any("MPI_Pack_external_size", datarep, incount, dt,
+                                     size ? &s : NULL);
+    if (!err)
+        *size = (MPI_Aint)s;
+    return err;
+}
+
+TERN_PMPI_ALIAS(Pack_external_size_c)
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype dt,
+                              MPI_Count *size)
+{
+    return pack_external_size_any("MPI_Pack_external_size_c", datarep, incount, dt, size);
+}
+
+static int pack_external_any(const char *func, const char *datarep, const void *inbuf,
+                             MPI_Count incount, MPI_Datatype dt, void *outbuf, MPI_Count outsize,
+                             MPI_Count *position)
+{
     TERN_CHECK_INIT(func);
     int err;
     size_t need;
@@ -916,23 +1126,44 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
         return err;
     if (*position < 0 || *position > outsize || (size_t)(outsize - *position) < need)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
-                              "no room: %zu bytes to pack at position %ld of a %ld-byte buffer",
-                              need, (long)*position, (long)outsize);
+                              "no room: %zu bytes to pack at position %lld of a %lld-byte buffer",
+                              need, (long long)*position, (long long)outsize);
     tern_status_t st = tern_dtype_ext32_pack(inbuf, (size_t)incount, dt, (char *)outbuf + *position);
     if (st == TERN_ERR_TRUNCATE)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_CONVERSION, func,
                               "a long value does not fit the 4 bytes of external32");
     if (st != TERN_OK)
         return tern_mpi_status_error(MPI_COMM_NULL, st, func, "pack failed");
-    *position += (MPI_Aint)need;
+    *position += (MPI_Count)need;
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Unpack_external)
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype dt)
+TERN_PMPI_ALIAS(Pack_external)
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    static const char *const func = "MPI_Unpack_external";
+    static const char *const func = "MPI_Pack_external";
+    if (!position)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "position is NULL");
+    MPI_Count pos = *position;
+    int err = pack_external_any(func, datarep, inbuf, incount, dt, outbuf, outsize, &pos);
+    if (!err)
+        *position = (MPI_Aint)pos;
+    return err;
+}
+
+TERN_PMPI_ALIAS(Pack_external_c)
+int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                         MPI_Datatype dt, void *outbuf, MPI_Count outsize, MPI_Count *position)
+{
+    return pack_external_any("MPI_Pack_external_c", datarep, inbuf, incount, dt, outbuf, outsize,
+                             position);
+}
+
+static int unpack_external_any(const char *func, const char *datarep, const void *inbuf,
+                               MPI_Count insize, MPI_Count *position, void *outbuf,
+                               MPI_Count outcount, MPI_Datatype dt)
+{
     TERN_CHECK_INIT(func);
     int err;
     size_t need;
@@ -945,14 +1176,36 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
         return err;
     if (*position < 0 || *position > insize || (size_t)(insize - *position) < need)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
-                              "%zu bytes to unpack at position %ld of a %ld-byte buffer", need,
-                              (long)*position, (long)insize);
+                              "%zu bytes to unpack at position %lld of a %lld-byte buffer", need,
+                              (long long)*position, (long long)insize);
     tern_status_t st =
         tern_dtype_ext32_unpack((const char *)inbuf + *position, outbuf, (size_t)outcount, dt);
     if (st != TERN_OK)
         return tern_mpi_status_error(MPI_COMM_NULL, st, func, "unpack failed");
-    *position += (MPI_Aint)need;
+    *position += (MPI_Count)need;
     return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(Unpack_external)
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype dt)
+{
+    static const char *const func = "MPI_Unpack_external";
+    if (!position)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "position is NULL");
+    MPI_Count pos = *position;
+    int err = unpack_external_any(func, datarep, inbuf, insize, &pos, outbuf, outcount, dt);
+    if (!err)
+        *position = (MPI_Aint)pos;
+    return err;
+}
+
+TERN_PMPI_ALIAS(Unpack_external_c)
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype dt)
+{
+    return unpack_external_any("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
+                               outcount, dt);
 }
 
 /* ------------------------------------------------------------------------ */
