@@ -321,14 +321,20 @@ static void post(tern_sched_t *s, const step_t *st)
         s->cap_inflight = cap;
     }
     uint32_t ctx = st->comm->context_id + 1;
-    /* A small send goes straight into the transport when it can: no
-     * request to allocate, track and release. */
-    if (st->kind == ST_SEND &&
-        tern_p2p_send_eager_now(st->comm, ctx, st->src, st->n,
-                                tern_comm_world_rank(st->comm, st->peer), st->tag))
+    /* A small send goes straight into the transport, a receive whose
+     * message already arrived is copied at once, when they can: no request
+     * to allocate, track and release. */
+    tern_status_t e = TERN_OK;
+    if (st->kind == ST_SEND
+            ? tern_p2p_send_eager_now(st->comm, ctx, st->src, st->n,
+                                      tern_comm_world_rank(st->comm, st->peer), st->tag)
+            : tern_p2p_recv_eager_now(ctx, st->dst, st->n, st->peer, st->tag, &e)) {
+        if (e != TERN_OK && s->run_error == TERN_OK)
+            s->run_error = e; /* as reap records a failed transfer */
         return;
+    }
     tern_req_t *r = NULL;
-    tern_status_t e =
+    e =
         st->kind == ST_SEND
             ? tern_p2p_isend(st->comm, ctx, st->src, st->n, st->peer, st->tag, TERN_SEND_STANDARD, &r)
             : tern_p2p_irecv(st->comm, ctx, st->dst, st->n, st->peer, st->tag, &r);

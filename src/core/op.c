@@ -243,12 +243,18 @@ static const kernels_t *kernels_of(MPI_Datatype dt)
     }
 }
 
-static kernel_fn kernel(MPI_Op op, MPI_Datatype dt)
+/* The kernel of a predefined op on dt's basic type (dt itself when
+ * predefined), or NULL. */
+static kernel_fn kernel_of_basic(MPI_Op op, MPI_Datatype basic)
 {
     int i = predefined_index(op);
-    MPI_Datatype basic = tern_datatype_basic(dt);
     const kernels_t *k = basic == MPI_DATATYPE_NULL ? NULL : kernels_of(basic);
     return i > 0 && k ? k->f[i] : NULL;
+}
+
+static kernel_fn kernel(MPI_Op op, MPI_Datatype dt)
+{
+    return kernel_of_basic(op, tern_datatype_basic(dt));
 }
 
 int tern_op_allowed(MPI_Op op, MPI_Datatype dt)
@@ -315,12 +321,15 @@ tern_status_t tern_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *in
     user_op_t *u = user_op(op);
     if (u)
         return apply_user(u, dt, in, inout, count);
-    kernel_fn f = kernel(op, dt);
+    MPI_Datatype basic = tern_datatype_basic(dt);
+    kernel_fn f = kernel_of_basic(op, basic);
     if (!f)
         return TERN_ERR_ARG;
-    /* Derived types reduce as their basic elements. */
-    MPI_Datatype basic = tern_datatype_basic(dt);
-    size_t n = count * tern_datatype_packed_size(dt, 1) / tern_datatype_packed_size(basic, 1);
+    /* Derived types reduce as their basic elements (a predefined type is
+     * its own basic type: no sizes to look up on the collectives' path). */
+    size_t n = basic == dt ? count
+                           : count * tern_datatype_packed_size(dt, 1) /
+                                 tern_datatype_packed_size(basic, 1);
     f(in, inout, n);
     return TERN_OK;
 }

@@ -511,6 +511,22 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
     }
 }
 
+int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int tag,
+                            tern_status_t *err)
+{
+    tern_unexp_t *u = tern_match_find_unexpected(ctx, src, tag, 0);
+    if (!u || u->msg.type != PKT_EAGER)
+        return 0;
+    u = tern_match_find_unexpected(ctx, src, tag, 1); /* the same entry, now taken */
+    size_t n = u->msg.size <= bytes ? u->msg.size : bytes;
+    if (n)
+        memcpy(buf, u->msg.data, n);
+    *err = u->msg.size > bytes ? TERN_ERR_TRUNCATE : TERN_OK;
+    credit_consumed(u->msg.src_world, u->msg.size);
+    tern_match_free_unexpected(u);
+    return 1;
+}
+
 tern_status_t tern_p2p_start_recv(tern_req_t *req)
 {
     req->complete = 0;

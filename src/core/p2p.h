@@ -26,6 +26,12 @@ void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype
  * full). */
 int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
                             int dest_world, int tag);
+/* Collective schedules' receives (contiguous bytes): when the first match
+ * is an eager message already in the unexpected queue, copy it into buf
+ * now, without a request. 1 when received (*err: TERN_ERR_TRUNCATE if it
+ * was longer than bytes, else TERN_OK); 0 when the receive must be posted. */
+int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int tag,
+                            tern_status_t *err);
 /* Receive a message already taken from the unexpected queue (Mrecv). */
 tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */
