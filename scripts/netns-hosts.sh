@@ -48,6 +48,18 @@ teardown() {
     for side in a b; do
         [ -f "$d/sshd-$side.pid" ] && kill "$(cat "$d/sshd-$side.pid")" 2>/dev/null
     done
+    # Whatever still runs inside the namespaces was started there by us (ssh
+    # sessions, ranks left behind by a run that timed out): end it by pid.
+    for sig in TERM KILL; do
+        left=
+        for ns in $ns_a $ns_b; do
+            for pid in $(ip netns pids "$ns" 2>/dev/null); do
+                kill -s $sig "$pid" 2>/dev/null && left=1
+            done
+        done
+        [ -z "$left" ] && break
+        [ $sig = TERM ] && sleep 0.5
+    done
     # Deleting a namespace destroys the veth end inside it, and so the pair.
     [ -n "$ns_a" ] && ip netns del "$ns_a" 2>/dev/null
     [ -n "$ns_b" ] && ip netns del "$ns_b" 2>/dev/null

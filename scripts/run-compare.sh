@@ -6,6 +6,7 @@
 #
 #   scripts/run-compare.sh                       # full run (3 rounds)
 #   scripts/run-compare.sh --quick --rounds 1    # check the tool (figures meaningless)
+#   scripts/run-compare.sh --no-inter-host       # without the inter-host section (which needs root)
 #   scripts/run-compare.sh --update-doc docs/performance.md
 #   scripts/run-compare.sh --help                # all options
 #

@@ -8,7 +8,12 @@ every round and rotating their order from round to round, so that noise hits
 all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
 32 ranks, oversubscribed and unbound above the core count), the wall clock of
 `mpiexec -n 8` of a trivial program, and this machine's memcpy bandwidth and
-cross-core cache-line latency. Writes report.md (medians over rounds, ratio
+cross-core cache-line latency. Start-up also runs Tern with every rank on
+libfabric tcp (TERN_TRANSPORTS=self,ofi), connecting to all peers in MPI_Init
+and lazily, for the cost of connection set-up and of each first message.
+Inter-host: latency, bw and bibw with one rank in each of two network
+namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
+MPI over TCP and launched over ssh. Writes report.md (medians over rounds, ratio
 Tern / best peer, the targets, Tern's distance to the physical limits),
 results.json (every raw figure) and PNG plots into the output directory.
 
@@ -19,10 +24,13 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -41,6 +49,14 @@ for _c in COLL:
     METRIC[_c] = ("latency_us", "us", False)
 INIT_RANKS = [2, 8, 32]
 LAUNCH_RANKS = 8
+# Tern with every rank on the network transport (libfabric tcp), so that
+# start-up pays connection set-up: each under its own name in the results.
+TERN_OFI = {"tern_ofi_all": "all", "tern_ofi_lazy": "lazy"}
+LABEL.update({"tern_ofi_all": "Tern ofi, connect all", "tern_ofi_lazy": "Tern ofi, connect lazy"})
+INIT_COLUMNS = ["tern", "tern_ofi_all", "tern_ofi_lazy", "openmpi", "mpich"]
+# Inter-host benchmarks (one rank per namespace), stored as inter_<name>.
+INTER = ["latency", "bw", "bibw"]
+HOSTS_SH = os.path.join(REPO, "scripts", "netns-hosts.sh")
 
 
 def log(msg):
@@ -53,7 +69,9 @@ def run(cmd, timeout, env=None, cwd=None):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
-        return None, e.stdout or "", e.stderr or ""
+        # The partial output comes back as bytes, whatever text= says.
+        dec = lambda b: (b.decode(errors="replace") if isinstance(b, bytes) else b) or ""
+        return None, dec(e.stdout), dec(e.stderr)
     except OSError as e:
         return 127, "", str(e)
 
@@ -132,9 +150,11 @@ class Results:
     """raw[impl][key][size][metric] = [value per round]."""
 
     def __init__(self):
-        self.raw = {i: {} for i in IMPLS}
+        self.raw = {i: {} for i in IMPLS + list(TERN_OFI)}
         self.library = {}
         self.failures = []
+        # status "ran", "skipped" or "off"; reason; na: {impl: why it has no figures}
+        self.inter = {"status": "off", "reason": "not run", "na": {}}
 
     def add(self, impl, key, size, metric, value):
         self.raw[impl].setdefault(key, {}).setdefault(str(size), {}).setdefault(metric, []).append(value)
@@ -150,20 +170,196 @@ class Results:
         return sorted(s)
 
 
-def run_bench(res, impl, tc, exe, key, np, args, bound, timeout):
-    cmd = tc["launch"] + ["-n", str(np)] + (tc["bind"] if bound else tc["unbound"]) + [exe] + args + ["--json"]
-    rc, out, err = run(cmd, timeout)
+# tern-bench init's figures outside its results rows (first message per peer).
+INIT_EXTRA = ["first_message_us_max", "first_message_us_mean", "warm_message_us_max", "warm_message_us_mean"]
+
+
+def run_json(res, impl, key, cmd, timeout, env=None):
+    """Runs one benchmark command and files its figures under impl/key;
+    returns None, or why it failed (also logged in res.failures)."""
+    rc, out, err = run(cmd, timeout, env=env)
     doc = parse_json(out) if rc == 0 else None
     if not doc:
         why = "timed out" if rc is None else f"exit {rc}"
-        res.failures.append(f"{LABEL[impl]} {key}: {why}: {' '.join(cmd)}\n{(err or out)[-1500:]}")
+        detail = f"{why}: {' '.join(cmd)}\n{(err or out)[-1500:]}"
+        res.failures.append(f"{LABEL[impl]} {key}: {detail}")
         log(f"  {LABEL[impl]} {key}: FAILED ({why})")
-        return
-    res.library[impl] = doc.get("library", "?")
+        return detail
+    file_doc(res, impl, key, doc)
+    return None
+
+
+def file_doc(res, impl, key, doc):
+    """Files one benchmark's JSON figures under impl/key."""
+    if impl in IMPLS:
+        res.library[impl] = doc.get("library", "?")
     for row in doc["results"]:
         for m, v in row.items():
             if m not in ("size", "iterations"):
                 res.add(impl, key, row["size"], m, v)
+    for m in INIT_EXTRA:
+        if m in doc:
+            res.add(impl, key, 0, m, doc[m])
+
+
+def run_bench(res, impl, tc, exe, key, np, args, bound, timeout, env=None):
+    cmd = tc["launch"] + ["-n", str(np)] + (tc["bind"] if bound else tc["unbound"]) + [exe] + args + ["--json"]
+    return run_json(res, impl, key, cmd, timeout, env)
+
+
+def tern_ofi_env(connect):
+    """Every rank on libfabric tcp (self for itself), connecting as asked."""
+    return dict(os.environ, TERN_TRANSPORTS="self,ofi", TERN_CONNECT=connect, FI_PROVIDER="tcp")
+
+
+# ---------------------------------------------------------------- inter-host
+
+class Hosts:
+    """Two network namespaces joined by a veth pair, an sshd in each
+    (scripts/netns-hosts.sh). Torn down by close(), which main calls from a
+    finally clause (SIGTERM and SIGINT end main through it too)."""
+
+    def __init__(self):
+        self.vars, self.reason = None, None
+        if not os.path.exists(HOSTS_SH):
+            self.reason = f"{HOSTS_SH} missing"
+            return
+        # Not run(): on a timeout or an exception here `up` gets SIGTERM,
+        # whose trap undoes its partial set-up (SIGKILL would leak it).
+        p = subprocess.Popen(["sh", HOSTS_SH, "up"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = p.communicate(timeout=120)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            out, err = p.communicate()
+            rc, err = None, "timed out after 120 s; " + err
+        except BaseException:
+            p.terminate()
+            p.communicate()
+            raise
+        for line in out.splitlines():
+            if "=" in line:
+                k, v = line.split("=", 1)
+                self.vars = self.vars or {}
+                self.vars[k] = shlex.split(v)[0] if v else ""
+        if rc != 0:
+            # A partial set-up undoes itself; this only covers a timeout.
+            self.close()
+            msg = " ".join((err or out).split()) or f"exit {rc}"
+            self.reason = msg.replace("netns-hosts: cannot set up: ", "") if rc == 77 else f"set-up failed: {msg}"
+
+    def reap(self):
+        """Ends whatever a run left in the namespaces (all started by this
+        tool), by pid, sparing the two listening sshds."""
+        keep = set()
+        for side in "ab":
+            try:
+                with open(os.path.join(self.vars["NETNS_DIR"], f"sshd-{side}.pid")) as f:
+                    keep.add(int(f.read().strip()))
+            except (OSError, ValueError):
+                pass
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            left = False
+            for ns in (self.vars["NETNS_A"], self.vars["NETNS_B"]):
+                rc, out, _ = run(["ip", "netns", "pids", ns], 30)
+                for pid in (int(x) for x in out.split() if x.isdigit()):
+                    if pid not in keep:
+                        try:
+                            os.kill(pid, sig)
+                            left = True
+                        except OSError:
+                            pass
+            if not left:
+                return
+            time.sleep(0.5)
+
+    def close(self):
+        if self.vars and self.vars.get("NETNS_DIR"):
+            run(["sh", HOSTS_SH, "down", self.vars["NETNS_DIR"]], 60)
+            self.vars = None
+
+    def command(self, impl, tc, exe, args):
+        """The launcher command that runs exe with one rank on each host,
+        each implementation over TCP; started on host A."""
+        v = self.vars
+        hosts = f"{v['NETNS_IPA']},{v['NETNS_IPB']}"
+        on_a = [v["NETNS_ON_A"]]
+        if impl == "tern":
+            # Tern's mpiexec finds its way back over ssh when the launcher
+            # is an ssh command line (not a wrapper script).
+            return on_a + ["env", "FI_PROVIDER=tcp", tc["launch"][0], "--launcher", v["NETNS_SSH_CMD"],
+                           "--hosts", hosts, "-ppn", "1", "-n", "2", exe] + args + ["--json"]
+        if impl == "openmpi":
+            return on_a + tc["launch"] + ["--mca", "plm_rsh_agent", v["NETNS_SSH"], "--host", hosts, "-n", "2",
+                                          "--map-by", "node", "--bind-to", "none",
+                                          "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", exe] + args + ["--json"]
+        # MPICH (ch4:ucx on Debian): UCX would see one machine (same boot id)
+        # and use shared memory between the namespaces; real hosts cannot.
+        # -iface: the proxies reach mpiexec on the veth address, not through
+        # the host name.
+        return on_a + tc["launch"] + ["-launcher", "ssh", "-launcher-exec", v["NETNS_SSH"], "-hosts", hosts,
+                                      "-n", "2", "-iface", v["NETNS_IFA"], "-bind-to", "none",
+                                      "-genv", "UCX_TLS", "self,tcp", exe] + args + ["--json"]
+
+
+INTER_EXIT_GRACE = 30
+
+
+def run_watch(cmd, timeout, grace):
+    """Runs cmd; once it has printed its JSON results it gets `grace` more
+    seconds to exit, then it is killed. Returns (rc, stdout, stderr, hung):
+    rc None when killed, hung when killed after printing its results."""
+    with open(os.devnull) as null, \
+            subprocess.Popen(cmd, stdin=null, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        outs, errs = [], []
+        readers = [threading.Thread(target=lambda f=f, acc=acc: acc.extend(f), daemon=True)
+                   for f, acc in ((p.stdout, outs), (p.stderr, errs))]
+        for t in readers:
+            t.start()
+        deadline, printed = time.time() + timeout, False
+        while p.poll() is None and time.time() < deadline:
+            if not printed and parse_json("".join(outs)):
+                printed, deadline = True, min(deadline, time.time() + grace)
+            time.sleep(0.1)
+        rc = p.poll()
+        if rc is None:
+            p.kill()
+            p.wait()
+        for t in readers:
+            t.join(5)
+        return rc, "".join(outs), "".join(errs), rc is None and printed
+
+
+def run_inter(res, hosts, impl, tc, exe, name, args, timeout):
+    key = f"inter_{name}"
+    cmd = hosts.command(impl, tc, exe, args)
+    rc, out, err, hung = run_watch(cmd, timeout, INTER_EXIT_GRACE)
+    if rc != 0:
+        hosts.reap()        # ranks or proxies left behind would load the next run
+    doc = parse_json(out)
+    if rc == 0 or hung:
+        if doc:
+            file_doc(res, impl, key, doc)
+        if hung:
+            # Its figures were printed (and its data checked) before the
+            # hang; they are kept, and the report says how often it hung.
+            res.inter.setdefault("hung", {}).setdefault(impl, []).append(key)
+            log(f"  {LABEL[impl]} {key}: results printed, then no exit in {INTER_EXIT_GRACE} s: killed")
+            if impl == "tern":
+                res.failures.append(f"Tern {key}: no exit within {INTER_EXIT_GRACE} s of printing its results: "
+                                    f"{' '.join(cmd)}\n{err[-1500:]}")
+        if doc:
+            return
+    why = "timed out" if rc is None else f"exit {rc}"
+    detail = f"{why}: {' '.join(cmd)}\n{(err or out)[-1500:]}"
+    log(f"  {LABEL[impl]} {key}: FAILED ({why})")
+    if impl == "tern":
+        res.failures.append(f"{LABEL[impl]} {key}: {detail}")
+    else:
+        # A peer that cannot run across the namespaces is reported n/a with
+        # the reason, not as a broken run of the tool.
+        res.inter["na"][impl] = f"{key}: {detail}"
 
 
 def time_launch(res, impl, tc, exe, reps, timeout):
@@ -268,6 +464,8 @@ def targets(res):
         rows.append((f"MPI_Init+MPI_Finalize, {n} ranks (ms)", t, b, r, "<= 0.5", r is not None and r <= 0.5, "ms"))
     r, s, t, b = worst(f"launch_np{LAUNCH_RANKS}", "wall_ms", [0], False)
     rows.append((f"mpiexec -n {LAUNCH_RANKS} trivial, wall clock (ms)", t, b, r, "<= 1.0", r is not None and r <= 1.0, "ms"))
+    if res.inter["status"] == "ran":
+        rows += inter_targets(res)
     return rows
 
 
@@ -280,8 +478,8 @@ def plots(res, outdir):
         log("matplotlib missing (apt install python3-matplotlib): no plots")
         return []
     made = []
-    for key in P2P + COLL:
-        metric, unit, higher = METRIC[key]
+    for key in P2P + COLL + [f"inter_{n}" for n in INTER]:
+        metric, unit, higher = METRIC[key.replace("inter_", "")]
         sizes = [s for s in res.sizes(key) if s > 0]
         if len(sizes) < 2:
             continue
@@ -408,6 +606,7 @@ def write_report(res, limits, args, meta, outdir, pngs):
     r = ratio(vals[0], b)
     L.append(f"| `mpiexec -n {LAUNCH_RANKS}` trivial program, wall clock (ms, median of {args.launch_reps}) | " +
              " | ".join(fmt(v) for v in vals) + f" | {f'{r:.2f}' if r else 'n/a'} |\n")
+    L.append(init_table(res))
 
     L.append(f"## Collectives ({args.ranks} ranks, average latency over ranks)\n")
     missing = [c for c in COLL if not res.raw["tern"].get(c)]
@@ -418,6 +617,8 @@ def write_report(res, limits, args, meta, outdir, pngs):
             metric, unit, higher = METRIC[key]
             L.append(f"### {key}\n")
             L.append(table(res, key, metric, unit, higher) + "\n")
+
+    L.append(inter_section(res, args))
 
     if pngs:
         L.append("## Plots\n")
@@ -431,6 +632,96 @@ def write_report(res, limits, args, meta, outdir, pngs):
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write(text)
     return text
+
+
+def init_table(res):
+    """Start-up with connection set-up: Tern on libfabric tcp (all / lazy)
+    beside Tern's default and the peers' defaults."""
+    L = ["### Start-up with network connections\n",
+         "`tern-bench init` on one host, unbound. \"Tern ofi\" runs every rank over libfabric tcp "
+         "(`TERN_TRANSPORTS=self,ofi FI_PROVIDER=tcp`), so MPI_Init pays the connection set-up "
+         "(`TERN_CONNECT=all`) or each first message does (`TERN_CONNECT=lazy`); Tern default and the "
+         "peers use shared memory inside a host. First message: the first `MPI_Sendrecv` with each peer "
+         "(rank + k / rank - k), max and mean over all ordered pairs; warm: the same exchange again.\n"]
+    cols = [c for c in INIT_COLUMNS if any(res.raw.get(c, {}).get(f"init_np{n}") for n in INIT_RANKS)]
+    if not cols:
+        return "\n".join(L + ["(not run)\n"])
+    L.append("| ranks | figure | " + " | ".join(LABEL[c] for c in cols) + " | ofi all / best peer | ofi lazy / best peer |")
+    L.append("|---:|---|" + "---:|" * (len(cols) + 2))
+    figures = [("init_ms", "MPI_Init, max over ranks (ms)"),
+               ("init_finalize_ms", "MPI_Init+MPI_Finalize, max (ms)"),
+               ("first_message_us_max", "first message, max (us)"),
+               ("first_message_us_mean", "first message, mean (us)"),
+               ("warm_message_us_mean", "warm message, mean (us)")]
+    for n in INIT_RANKS:
+        key = f"init_np{n}"
+        for metric, what in figures:
+            b, _ = best_peer(res, key, 0, metric, False)
+            rs = [ratio(res.median(c, key, 0, metric), b) for c in ("tern_ofi_all", "tern_ofi_lazy")]
+            L.append(f"| {n} | {what} | " + " | ".join(fmt(res.median(c, key, 0, metric)) for c in cols) + " | " +
+                     " | ".join(f"{r:.2f}" if r else "n/a" for r in rs) + " |")
+    L.append("")
+    return "\n".join(L)
+
+
+def inter_targets(res):
+    """Inter-host targets: (description, Tern, best peer, worst ratio, bound, met, unit)."""
+    rows = []
+    for key, metric, sizes, bound, higher, what in (
+            ("inter_latency", "latency_us", lambda s: s <= 64, 0.8, False, "latency 1-64 B"),
+            ("inter_bw", "bw_mbs", lambda s: 256 << 10 <= s <= 4 << 20, 1.0, True, "bw 256 KB-4 MB"),
+            ("inter_bibw", "bibw_mbs", lambda s: 256 << 10 <= s <= 4 << 20, 1.0, True, "bibw 256 KB-4 MB")):
+        rs = []
+        for s in [s for s in res.sizes(key) if sizes(s)]:
+            t = res.median("tern", key, s, metric)
+            b, _ = best_peer(res, key, s, metric, higher)
+            rs.append((ratio(t, b), s, t, b))
+        if rs and all(r[0] is not None for r in rs):
+            r, s, t, b = (min if higher else max)(rs)
+            met = r >= bound if higher else r <= bound
+            rows.append((f"inter-host {what} (worst size: {size_label(s)})", t, b, r,
+                         f"{'>=' if higher else '<='} {bound}", met, "MB/s" if higher else "us"))
+        else:
+            rows.append((f"inter-host {what}", None, None, None, f"{'>=' if higher else '<='} {bound}", False, ""))
+    return rows
+
+
+def inter_section(res, args):
+    inter = res.inter
+    L = ["## Inter-host (two network namespaces, one rank each)\n"]
+    if inter["status"] != "ran":
+        L.append(f"Skipped: {inter['reason']}.\n")
+        return "\n".join(L)
+    L.append("Two \"hosts\" on this machine: network namespaces joined by a veth pair, each with its own sshd "
+             "and host name (`scripts/netns-hosts.sh`); the launcher runs on host A and starts the rank on host B "
+             "over ssh; one rank per host, unbound (the two hosts share the cores). Each MPI goes over TCP: Tern "
+             "its ofi transport on libfabric tcp (`mpiexec --hosts A,B -ppn 1`), Open MPI `--mca pml ob1 "
+             "--mca btl tcp,self` (`mpirun --host A,B`, rsh agent ssh), MPICH UCX with `UCX_TLS=self,tcp` "
+             "(`mpiexec -hosts A,B -launcher ssh -iface <veth>`; left to itself UCX sees one machine and uses "
+             "shared memory between the namespaces). The veth link is a kernel loopback: these figures measure "
+             "each library's TCP path and software overhead, not a wire.\n")
+    for impl, why in inter["na"].items():
+        L.append(f"- {LABEL[impl]}: n/a, it did not run across the namespaces: `{' '.join(why.split())[:600]}`")
+    for impl, keys in inter.get("hung", {}).items():
+        L.append(f"- {LABEL[impl]}: {len(keys)} run(s) printed their checked results and then did not exit "
+                 f"within {INTER_EXIT_GRACE} s ({', '.join(sorted(set(keys)))}); killed, figures kept." +
+                 (" Seen with MPICH 4.0.2 over UCX tcp: one rank spinning in MPI_Finalize, the other blocked "
+                  "on its PMI socket." if impl == "mpich" else ""))
+    if inter["na"] or inter.get("hung"):
+        L.append("")
+    L.append("| target | Tern | best peer | Tern / best peer | required | met |")
+    L.append("|---|---:|---:|---:|---|---|")
+    for desc, t, b, r, bound, met, unit in inter_targets(res):
+        L.append(f"| {desc} | {fmt(t, unit)} | {fmt(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
+                 f"{'yes' if met else ('no' if r else 'n/a')} |")
+    L.append("")
+    for name in INTER:
+        key = f"inter_{name}"
+        if res.sizes(key):
+            metric, unit, higher = METRIC[name]
+            L.append(f"### inter-host {name} ({'higher' if higher else 'lower'} is better)\n")
+            L.append(table(res, key, metric, unit, higher) + "\n")
+    return "\n".join(L)
 
 
 BEGIN, END = "<!-- compare-report:begin -->", "<!-- compare-report:end -->"
@@ -466,6 +757,7 @@ def rewrite(args, out):
     res = Results()
     res.raw.update(saved["raw"])
     res.library, res.failures = saved["library"], saved["failures"]
+    res.inter = saved.get("inter_host", {"status": "off", "reason": "not in these results", "na": {}})
     meta = saved["meta"]
     args.rounds, args.quick = meta["rounds"], meta["quick"]
     args.ranks, args.launch_reps = meta.get("ranks", args.ranks), meta.get("launch_reps", args.launch_reps)
@@ -478,6 +770,50 @@ def rewrite(args, out):
         update_doc(args.update_doc, text, out, pngs)
     log(f"report: {os.path.join(out, 'report.md')}")
     return 0
+
+
+def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch):
+    """The interleaved rounds; returns memlimits' figures per round."""
+    limits_runs = []
+    order = [i for i in IMPLS if i in exes]
+    for rnd in range(args.rounds):
+        rot = order[rnd % len(order):] + order[:rnd % len(order)]
+        log(f"round {rnd + 1}/{args.rounds}, order {', '.join(LABEL[i] for i in rot)}")
+        lim = measure_limits(scratch, args.quick)
+        if lim:
+            limits_runs.append(lim)
+        for key in [b for b in P2P + COLL if b in wanted]:
+            for impl in rot:
+                if key in exes[impl]:
+                    log(f"  {key}: {LABEL[impl]}")
+                    run_bench(res, impl, tcs[impl], exes[impl][key], key, args.ranks,
+                              p2p_args if key in P2P else coll_args, True, args.timeout)
+        if hosts and hosts.vars:
+            for name in INTER:
+                for impl in rot:
+                    if name in exes[impl] and impl not in res.inter["na"]:
+                        log(f"  inter-host {name}: {LABEL[impl]}")
+                        run_inter(res, hosts, impl, tcs[impl], exes[impl][name], name,
+                                  p2p_args, args.timeout)
+        if "init" in wanted:
+            # Tern on the network transport runs beside the others, in the
+            # same rotation.
+            runners = [r for i in rot for r in ([i] + (list(TERN_OFI) if i == "tern" else []))]
+            for n in INIT_RANKS:
+                for who in runners:
+                    impl = "tern" if who in TERN_OFI else who
+                    if "init" in exes[impl]:
+                        log(f"  init, {n} ranks: {LABEL[who]}")
+                        bind = tcs[impl]["bind"] if n <= (os.cpu_count() or 1) else tcs[impl]["unbound"]
+                        run_json(res, who, f"init_np{n}",
+                                 tcs[impl]["launch"] + ["-n", str(n)] + bind + [exes[impl]["init"], "--json"],
+                                 args.timeout, tern_ofi_env(TERN_OFI[who]) if who in TERN_OFI else None)
+        if "launch" in wanted:
+            for impl in rot:
+                if "trivial" in exes[impl]:
+                    log(f"  mpiexec -n {LAUNCH_RANKS} trivial x{args.launch_reps}: {LABEL[impl]}")
+                    time_launch(res, impl, tcs[impl], exes[impl]["trivial"], args.launch_reps, args.timeout)
+    return limits_runs
 
 
 def main():
@@ -495,6 +831,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism for Tern")
     ap.add_argument("--update-doc", metavar="FILE", help="also replace FILE's generated report section (docs/performance.md)")
+    ap.add_argument("--no-inter-host", action="store_true",
+                    help="skip the inter-host section (two network namespaces; needs root)")
     ap.add_argument("--from-results", metavar="JSON",
                     help="measure nothing: rewrite the report and plots from an earlier run's results.json")
     args = ap.parse_args()
@@ -517,11 +855,12 @@ def main():
         return rewrite(args, out)
     scratch = os.path.abspath(args.scratch or os.path.join(out, "scratch"))
     os.makedirs(scratch, exist_ok=True)
+    os.makedirs(out, exist_ok=True)
     load_before = os.getloadavg()[0]
 
     tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else build_tern(scratch, args.jobs)
     tcs = toolchains(tern_prefix)
-    names = [b for b in P2P + COLL if b in wanted] + ["init"]
+    names = [b for b in P2P + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
     exes = {}
     for impl in impls:
         if not shutil.which(tcs[impl]["mpicc"]) or not shutil.which(tcs[impl]["launch"][0]):
@@ -537,32 +876,26 @@ def main():
     else:
         p2p_args, coll_args = [], []
     res = Results()
-    limits_runs = []
-    order = [i for i in IMPLS if i in exes]
-    for rnd in range(args.rounds):
-        rot = order[rnd % len(order):] + order[:rnd % len(order)]
-        log(f"round {rnd + 1}/{args.rounds}, order {', '.join(LABEL[i] for i in rot)}")
-        lim = measure_limits(scratch, args.quick)
-        if lim:
-            limits_runs.append(lim)
-        for key in [b for b in P2P + COLL if b in wanted]:
-            for impl in rot:
-                if key in exes[impl]:
-                    log(f"  {key}: {LABEL[impl]}")
-                    run_bench(res, impl, tcs[impl], exes[impl][key], key, args.ranks,
-                              p2p_args if key in P2P else coll_args, True, args.timeout)
-        if "init" in wanted:
-            for n in INIT_RANKS:
-                for impl in rot:
-                    if "init" in exes[impl]:
-                        log(f"  init, {n} ranks: {LABEL[impl]}")
-                        run_bench(res, impl, tcs[impl], exes[impl]["init"], f"init_np{n}", n, [],
-                                  n <= (os.cpu_count() or 1), args.timeout)
-        if "launch" in wanted:
-            for impl in rot:
-                if "trivial" in exes[impl]:
-                    log(f"  mpiexec -n {LAUNCH_RANKS} trivial x{args.launch_reps}: {LABEL[impl]}")
-                    time_launch(res, impl, tcs[impl], exes[impl]["trivial"], args.launch_reps, args.timeout)
+    hosts = None
+    if args.no_inter_host:
+        res.inter = {"status": "off", "reason": "--no-inter-host", "na": {}}
+    else:
+        # SIGTERM (and SIGINT, as KeyboardInterrupt) leave through the finally
+        # below, which tears the namespaces and sshds down.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        log("inter-host: setting up two network namespaces (scripts/netns-hosts.sh)")
+    try:
+        if not args.no_inter_host:
+            hosts = Hosts()
+            if hosts.vars:
+                res.inter = {"status": "ran", "reason": "", "na": {}}
+            else:
+                res.inter = {"status": "skipped", "reason": hosts.reason, "na": {}}
+                log(f"inter-host: skipped: {hosts.reason}")
+        limits_runs = run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch)
+    finally:
+        if hosts:
+            hosts.close()
 
     limits = None
     if limits_runs:
@@ -581,7 +914,7 @@ def main():
     text = write_report(res, limits, args, meta, out, pngs)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "library": res.library, "limits": limits, "limits_runs": limits_runs,
-                   "raw": res.raw, "failures": res.failures}, f, indent=1)
+                   "raw": res.raw, "failures": res.failures, "inter_host": res.inter}, f, indent=1)
     if args.update_doc:
         update_doc(args.update_doc, text, out, pngs)
     print(text)
