@@ -1,6 +1,7 @@
 /* The libfabric transport: one reliable-datagram (FI_EP_RDM) endpoint per
- * rank serves every peer; the provider (verbs, efa, cxi, psm2, tcp...) is
- * chosen by libfabric, TERN_OFI_PROVIDER or FI_PROVIDER.
+ * rank and rail serves every peer; the provider (verbs, efa, cxi, psm2,
+ * tcp...) is chosen by libfabric, TERN_OFI_PROVIDER or FI_PROVIDER, the
+ * rails (one by default) by TERN_OFI_RAILS (ofi_rails.c).
  *
  * Active messages go eagerly into receive buffers posted at start-up, with
  * credit-based flow control: a sender holds credit_window credits per peer,
@@ -8,8 +9,11 @@
  * or, when it owes half a window, in a CREDIT message (for which every peer
  * has a reserve of posted buffers). am_send copies into a registered send
  * buffer and never blocks: no credit, no buffer or a full queue is
- * TERN_ERR_AGAIN. Large messages use the core's rendezvous over get()
- * (fi_read, zero copy), see ofi_rma.c. */
+ * TERN_ERR_AGAIN. With several rails every message to one peer takes the
+ * same rail, (our rank + peer) mod rails, so order per pair holds and pairs
+ * spread over the rails; receive buffers are posted and completion queues
+ * polled on every rail. Large messages use the core's rendezvous over get()
+ * (fi_read, zero copy, striped over the rails), see ofi_rma.c. */
 #include "transport/ofi/ofi_internal.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -52,26 +56,28 @@ static int network_peers(const tern_tl_params_t *p)
     return n;
 }
 
-int tern_ofi_mr_reg(tern_tl_t *tl, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p)
+int tern_ofi_mr_reg(tern_tl_t *tl, int rail, void *buf, size_t len, uint64_t access, uint64_t key,
+                    struct fid_mr **mr_p)
 {
-    int ret = fi_mr_reg(tl->domain, buf, len, access, 0, tl->next_key++, 0, mr_p, NULL);
+    ofi_rail_t *rl = &tl->rails[rail];
+    int ret = fi_mr_reg(rl->domain, buf, len, access, 0, key, 0, mr_p, NULL);
     if (ret || !tl->mr_endpoint)
         return ret;
-    if ((ret = fi_mr_bind(*mr_p, &tl->ep->fid, 0)) || (ret = fi_mr_enable(*mr_p))) {
+    if ((ret = fi_mr_bind(*mr_p, &rl->ep->fid, 0)) || (ret = fi_mr_enable(*mr_p))) {
         fi_close(&(*mr_p)->fid);
         *mr_p = NULL;
     }
     return ret;
 }
 
-tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t access,
+tern_status_t tern_ofi_reg_local(tern_tl_t *tl, int rail, void *buf, size_t len, uint64_t access,
                                  struct fid_mr **mr_p, void **desc_p)
 {
     *mr_p = NULL;
     *desc_p = NULL;
     if (!tl->mr_local)
         return TERN_OK;
-    int ret = tern_ofi_mr_reg(tl, buf, len, access, mr_p);
+    int ret = tern_ofi_mr_reg(tl, rail, buf, len, access, tl->next_key++, mr_p);
     if (ret) {
         tern_error("ofi: fi_mr_reg of %zu bytes failed: %s", len, fi_strerror(-ret));
         return TERN_ERR_NOMEM;
@@ -80,89 +86,67 @@ tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t 
     return TERN_OK;
 }
 
-static struct fi_info *choose_provider(void)
+static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
 {
-    struct fi_info *hints = fi_allocinfo();
-    if (!hints)
-        return NULL;
-    hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode =
-        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    /* The core relies on in-order delivery per pair. */
-    hints->tx_attr->msg_order = FI_ORDER_SAS;
-    hints->rx_attr->msg_order = FI_ORDER_SAS;
-    const char *prov = tern_config_str("TERN_OFI_PROVIDER");
-    int forced = strcmp(prov, "auto") != 0 && prov[0];
-    if (forced)
-        hints->fabric_attr->prov_name = strdup(prov);
-    struct fi_info *all = NULL;
-    int ret = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &all);
-    fi_freeinfo(hints);
-    if (ret || !all) {
-        tern_error("ofi: no libfabric provider offers reliable messages and RMA%s%s: %s",
-                   forced ? " for TERN_OFI_PROVIDER=" : "", forced ? prov : "",
-                   ret ? fi_strerror(-ret) : "none found");
-        return NULL;
-    }
-    /* libfabric lists the best first; skip what cannot leave the host
-     * (its shm provider, loopback domains) unless asked for by name. */
-    struct fi_info *pick = NULL;
-    for (struct fi_info *i = all; i && !pick; i = i->next) {
-        const char *pn = i->fabric_attr->prov_name;
-        const char *dn = i->domain_attr->name ? i->domain_attr->name : "";
-        if (!forced && (strstr(pn, "shm") || strcmp(dn, "lo") == 0))
-            continue;
-        pick = i;
-    }
-    if (!pick)
-        pick = all;
-    struct fi_info *dup = fi_dupinfo(pick);
-    fi_freeinfo(all);
-    return dup;
-}
-
-static tern_status_t open_endpoint(tern_tl_t *tl)
-{
-    struct fi_info *info = tl->info;
+    ofi_rail_t *rl = &tl->rails[rail];
+    struct fi_info *info = rl->info;
     int ret;
-    if ((ret = fi_fabric(info->fabric_attr, &tl->fabric, NULL)) ||
-        (ret = fi_domain(tl->fabric, info, &tl->domain, NULL))) {
+    if ((ret = fi_fabric(info->fabric_attr, &rl->fabric, NULL)) ||
+        (ret = fi_domain(rl->fabric, info, &rl->domain, NULL))) {
         tern_error("ofi: cannot open %s: %s", info->fabric_attr->prov_name, fi_strerror(-ret));
         return TERN_ERR_IO;
     }
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE,
-                                 .size = (size_t)(tl->n_recv + tl->n_send) + 1024};
+                                 .size = (size_t)(rl->n_recv + tl->n_send) + 1024};
     struct fi_av_attr av_attr = {.type = info->domain_attr->av_type, .count = (size_t)tl->size};
-    if ((ret = fi_cq_open(tl->domain, &cq_attr, &tl->cq, NULL)) ||
-        (ret = fi_av_open(tl->domain, &av_attr, &tl->av, NULL)) ||
-        (ret = fi_endpoint(tl->domain, info, &tl->ep, NULL)) ||
-        (ret = fi_ep_bind(tl->ep, &tl->cq->fid, FI_TRANSMIT | FI_RECV)) ||
-        (ret = fi_ep_bind(tl->ep, &tl->av->fid, 0)) || (ret = fi_enable(tl->ep))) {
+    if ((ret = fi_cq_open(rl->domain, &cq_attr, &rl->cq, NULL)) ||
+        (ret = fi_av_open(rl->domain, &av_attr, &rl->av, NULL)) ||
+        (ret = fi_endpoint(rl->domain, info, &rl->ep, NULL)) ||
+        (ret = fi_ep_bind(rl->ep, &rl->cq->fid, FI_TRANSMIT | FI_RECV)) ||
+        (ret = fi_ep_bind(rl->ep, &rl->av->fid, 0)) || (ret = fi_enable(rl->ep))) {
         tern_error("ofi: cannot open an endpoint on %s/%s: %s", info->fabric_attr->prov_name,
                    info->domain_attr->name, fi_strerror(-ret));
         return TERN_ERR_IO;
     }
-    tl->mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
-    /* mr_mode 0 is scalable mode: target addresses are offsets. */
-    tl->mr_virt_addr = (info->domain_attr->mr_mode & (FI_MR_VIRT_ADDR | FI_MR_BASIC)) != 0;
-    tl->mr_prov_key = (info->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_BASIC)) != 0;
-    tl->mr_endpoint = (info->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0;
-    tl->max_msg_size = info->ep_attr->max_msg_size;
-    if (tl->max_msg_size == 0 || tl->max_msg_size > ((size_t)1 << 30))
-        tl->max_msg_size = (size_t)1 << 30;
+    /* Rails share one provider (ofi_rails.c), so rail 0 sets the modes. */
+    if (rail == 0) {
+        tl->mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
+        /* mr_mode 0 is scalable mode: target addresses are offsets. */
+        tl->mr_virt_addr = (info->domain_attr->mr_mode & (FI_MR_VIRT_ADDR | FI_MR_BASIC)) != 0;
+        tl->mr_prov_key = (info->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_BASIC)) != 0;
+        tl->mr_endpoint = (info->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0;
+    }
+    rl->max_msg_size = info->ep_attr->max_msg_size;
+    if (rl->max_msg_size == 0 || rl->max_msg_size > ((size_t)1 << 30))
+        rl->max_msg_size = (size_t)1 << 30;
     return TERN_OK;
 }
 
-static tern_status_t post_recv(tern_tl_t *tl, int i)
+/* A remote key holds the sender's key on every rail (one shared word when
+ * we choose the keys: every rail's region gets the same one) and, when the
+ * provider addresses regions by offset, the region's base after them. */
+static tern_status_t check_rkey_room(tern_tl_t *tl)
 {
-    ofi_op_t *op = &tl->recv_ops[i];
-    int ret = (int)fi_recv(tl->ep, tl->recv_mem + (size_t)i * tl->buf_size, tl->buf_size,
-                           tl->recv_desc, FI_ADDR_UNSPEC, &op->ctx);
+    tl->rkey_key_words = tl->mr_prov_key ? tl->n_rails : 1;
+    int words = tl->rkey_key_words + !tl->mr_virt_addr;
+    if (words <= (int)(sizeof(tern_rkey_t) / sizeof(uint64_t)))
+        return TERN_OK;
+    tern_error("ofi: TERN_OFI_RAILS: %d rails on provider %s need %d words of remote key, a "
+               "tern_rkey_t has 3 (its keys are its own per domain and regions are addressed "
+               "by offset): use at most %d rails",
+               tl->n_rails, tl->rails[0].info->fabric_attr->prov_name, words,
+               3 - !tl->mr_virt_addr);
+    return TERN_ERR_ARG;
+}
+
+static tern_status_t post_recv(tern_tl_t *tl, int rail, int i)
+{
+    ofi_rail_t *rl = &tl->rails[rail];
+    ofi_op_t *op = &rl->recv_ops[i];
+    int ret = (int)fi_recv(rl->ep, rl->recv_mem + (size_t)i * tl->buf_size, tl->buf_size,
+                           rl->recv_desc, FI_ADDR_UNSPEC, &op->ctx);
     if (ret == -FI_EAGAIN) {
-        tl->repost[tl->n_repost++] = i;
+        rl->repost[rl->n_repost++] = i;
         return TERN_OK;
     }
     if (ret) {
@@ -172,63 +156,107 @@ static tern_status_t post_recv(tern_tl_t *tl, int i)
     return TERN_OK;
 }
 
-static tern_status_t setup_buffers(tern_tl_t *tl, int n_peers)
+/* Receive buffers per rail: a window for each peer whose messages come on
+ * that rail plus a reserve for every peer (HELLOs come on every rail). With
+ * one rail this is n_peers x (window + reserve). */
+static tern_status_t setup_buffers(tern_tl_t *tl, const int *peers_on_rail, int n_peers)
 {
     long window = tern_config_long("TERN_OFI_CREDITS");
     if (window < 2)
         window = 2;
-    long n_recv = (long)n_peers * (window + OFI_RESERVE_PER_PEER);
-    long rx_max = (long)tl->info->rx_attr->size;
-    if (rx_max > 0 && n_recv > rx_max) {
-        /* The receive queue is the limit: share it out (the provider buffers
-         * what overflows, so fewer credits cost speed, not correctness). */
-        n_recv = rx_max;
-        window = n_recv / n_peers - OFI_RESERVE_PER_PEER;
-        if (window < 2)
-            window = 2;
+    long reserve = (long)n_peers * OFI_RESERVE_PER_PEER;
+    for (int r = 0; r < tl->n_rails; r++) {
+        long rx_max = (long)tl->rails[r].info->rx_attr->size;
+        if (rx_max > 0 && peers_on_rail[r] && peers_on_rail[r] * window + reserve > rx_max) {
+            /* The receive queue is the limit: share it out (the provider
+             * buffers what overflows, so fewer credits cost speed, not
+             * correctness). */
+            window = (rx_max - reserve) / peers_on_rail[r];
+            if (window < 2)
+                window = 2;
+        }
     }
     long n_send = tern_config_long("TERN_OFI_SEND_BUFS");
     if (n_send < 4)
         n_send = 4;
-    long tx_max = (long)tl->info->tx_attr->size;
-    if (tx_max > 0 && n_send > tx_max)
-        n_send = tx_max;
+    for (int r = 0; r < tl->n_rails; r++) {
+        long tx_max = (long)tl->rails[r].info->tx_attr->size;
+        if (tx_max > 0 && n_send > tx_max)
+            n_send = tx_max;
+    }
     tl->credit_window = (int)window;
     tl->credit_return_at = (int)(window / 2);
-    tl->n_recv = (int)n_recv;
     tl->n_send = (int)n_send;
-    tl->recv_mem = aligned_alloc(64, (size_t)n_recv * tl->buf_size);
     tl->send_mem = aligned_alloc(64, (size_t)n_send * tl->buf_size);
-    tl->recv_ops = calloc((size_t)n_recv, sizeof *tl->recv_ops);
     tl->send_ops = calloc((size_t)n_send, sizeof *tl->send_ops);
-    tl->repost = calloc((size_t)n_recv, sizeof *tl->repost);
-    if (!tl->recv_mem || !tl->send_mem || !tl->recv_ops || !tl->send_ops || !tl->repost)
+    if (!tl->send_mem || !tl->send_ops)
         return TERN_ERR_NOMEM;
+    for (int r = 0; r < tl->n_rails; r++) {
+        ofi_rail_t *rl = &tl->rails[r];
+        long n_recv = peers_on_rail[r] * window + reserve;
+        long rx_max = (long)rl->info->rx_attr->size;
+        if (rx_max > 0 && n_recv > rx_max)
+            n_recv = rx_max;
+        rl->n_recv = (int)n_recv;
+        rl->recv_mem = aligned_alloc(64, (size_t)n_recv * tl->buf_size);
+        rl->recv_ops = calloc((size_t)n_recv, sizeof *rl->recv_ops);
+        rl->repost = calloc((size_t)n_recv, sizeof *rl->repost);
+        if (!rl->recv_mem || !rl->recv_ops || !rl->repost)
+            return TERN_ERR_NOMEM;
+    }
     return TERN_OK;
 }
 
-static tern_status_t post_buffers(tern_tl_t *tl)
+static tern_status_t post_buffers(tern_tl_t *tl, int rail)
 {
-    tern_status_t st = tern_ofi_reg_local(tl, tl->recv_mem, (size_t)tl->n_recv * tl->buf_size,
-                                          FI_RECV, &tl->recv_mr, &tl->recv_desc);
+    ofi_rail_t *rl = &tl->rails[rail];
+    tern_status_t st = tern_ofi_reg_local(tl, rail, rl->recv_mem, (size_t)rl->n_recv * tl->buf_size,
+                                          FI_RECV, &rl->recv_mr, &rl->recv_desc);
+    /* The send buffers are shared: registered on every rail's domain. */
     if (st == TERN_OK)
-        st = tern_ofi_reg_local(tl, tl->send_mem, (size_t)tl->n_send * tl->buf_size, FI_SEND,
-                                &tl->send_mr, &tl->send_desc);
+        st = tern_ofi_reg_local(tl, rail, tl->send_mem, (size_t)tl->n_send * tl->buf_size, FI_SEND,
+                                &rl->send_mr, &rl->send_desc);
     if (st != TERN_OK)
         return st;
+    for (int i = 0; i < rl->n_recv; i++) {
+        rl->recv_ops[i].kind = OFI_OP_RECV;
+        rl->recv_ops[i].index = i;
+        rl->recv_ops[i].rail = rail;
+        if ((st = post_recv(tl, rail, i)) != TERN_OK)
+            return st;
+    }
+    return TERN_OK;
+}
+
+static void init_send_ops(tern_tl_t *tl)
+{
     for (int i = tl->n_send - 1; i >= 0; i--) {
         tl->send_ops[i].kind = OFI_OP_SEND;
         tl->send_ops[i].index = i;
         tl->send_ops[i].next = tl->send_free;
         tl->send_free = &tl->send_ops[i];
     }
-    for (int i = 0; i < tl->n_recv; i++) {
-        tl->recv_ops[i].kind = OFI_OP_RECV;
-        tl->recv_ops[i].index = i;
-        if ((st = post_recv(tl, i)) != TERN_OK)
-            return st;
+}
+
+/* Opens every rail: endpoints, buffers, posted receives. */
+static tern_status_t open_rails(tern_tl_t *tl, const tern_tl_params_t *p, int shm, int n_peers)
+{
+    int peers_on_rail[OFI_RAILS_MAX] = {0};
+    for (int r = 0; r < p->size; r++) {
+        tl->peers[r].rail = (p->rank + r) % tl->n_rails;
+        tl->peers[r].net = is_network_peer(p, shm, r);
+        peers_on_rail[tl->peers[r].rail] += tl->peers[r].net;
     }
-    return TERN_OK;
+    tern_status_t st = setup_buffers(tl, peers_on_rail, n_peers);
+    for (int r = 0; r < tl->n_rails && st == TERN_OK; r++)
+        st = open_endpoint(tl, r);
+    if (st == TERN_OK)
+        st = check_rkey_room(tl);
+    for (int r = 0; r < tl->n_rails && st == TERN_OK; r++)
+        st = post_buffers(tl, r);
+    if (st == TERN_OK)
+        init_send_ops(tl);
+    return st;
 }
 
 static void ofi_finalize(tern_tl_t *tl);
@@ -260,23 +288,29 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     tl->buf_size = (size_t)eager;
     long rma_min = tern_config_long("TERN_OFI_RMA_MIN");
     tl->rma_min = rma_min < 0 ? 0 : (size_t)rma_min;
+    long stripe_min = tern_config_long("TERN_OFI_STRIPE_MIN");
+    tl->stripe_min = stripe_min < 0 ? 0 : (size_t)stripe_min;
     tl->next_key = 1;
 
-    tern_status_t st = TERN_ERR_NOT_SUPPORTED;
-    if (!(tl->info = choose_provider()))
-        goto fail;
-    if ((st = setup_buffers(tl, n_peers)) != TERN_OK || (st = open_endpoint(tl)) != TERN_OK ||
-        (st = post_buffers(tl)) != TERN_OK)
+    struct fi_info *infos[OFI_RAILS_MAX];
+    tern_status_t st = tern_ofi_choose_rails(infos, &tl->n_rails);
+    for (int r = 0; r < tl->n_rails; r++)
+        tl->rails[r].info = infos[r];
+    if (st != TERN_OK)
         goto fail;
     int shm = list_has(tern_config_str("TERN_TRANSPORTS"), "shm");
-    for (int r = 0; r < p->size; r++) {
+    if ((st = open_rails(tl, p, shm, n_peers)) != TERN_OK)
+        goto fail;
+    for (int r = 0; r < p->size; r++)
         tl->peers[r].credits = tl->credit_window;
-        tl->peers[r].net = is_network_peer(p, shm, r);
+    for (int r = 0; r < tl->n_rails; r++) {
+        ofi_rail_t *rl = &tl->rails[r];
+        tern_info("ofi: rail %d of %d: provider %s, domain %s, fabric %s, mr_mode 0x%x, %d receive "
+                  "buffers of %zu bytes, %d credits per peer",
+                  r, tl->n_rails, rl->info->fabric_attr->prov_name, rl->info->domain_attr->name,
+                  rl->info->fabric_attr->name, (unsigned)rl->info->domain_attr->mr_mode,
+                  rl->n_recv, tl->buf_size, tl->credit_window);
     }
-    tern_info("ofi: provider %s, domain %s, mr_mode 0x%x, %d receive buffers of %zu bytes, %d credits per peer",
-              tl->info->fabric_attr->prov_name, tl->info->domain_attr->name,
-              (unsigned)tl->info->domain_attr->mr_mode, tl->n_recv,
-              tl->buf_size, tl->credit_window);
 
     if ((st = tern_ofi_publish_address(tl)) != TERN_OK)
         goto fail;
@@ -314,7 +348,7 @@ static void ofi_finalize(tern_tl_t *tl)
 {
     if (!tl)
         return;
-    if (!tl->idle && tl->ep) {
+    if (!tl->idle && tl->rails[0].ep) {
         /* Let our last sends (credit returns, FINs) leave, then wait for
          * every rank so no endpoint closes under a peer still talking. */
         while (tl->sends_in_flight || tl->rma_in_flight || tl->rma_head)
@@ -322,20 +356,23 @@ static void ofi_finalize(tern_tl_t *tl)
         tern_pmi_fence();
     }
     tern_ofi_rma_finalize(tl);
-    close_fid(tl->ep ? &tl->ep->fid : NULL);
-    close_fid(tl->av ? &tl->av->fid : NULL);
-    close_fid(tl->cq ? &tl->cq->fid : NULL);
-    close_fid(tl->recv_mr ? &tl->recv_mr->fid : NULL);
-    close_fid(tl->send_mr ? &tl->send_mr->fid : NULL);
-    close_fid(tl->domain ? &tl->domain->fid : NULL);
-    close_fid(tl->fabric ? &tl->fabric->fid : NULL);
-    if (tl->info)
-        fi_freeinfo(tl->info);
-    free(tl->recv_mem);
+    for (int r = 0; r < tl->n_rails; r++) {
+        ofi_rail_t *rl = &tl->rails[r];
+        close_fid(rl->ep ? &rl->ep->fid : NULL);
+        close_fid(rl->av ? &rl->av->fid : NULL);
+        close_fid(rl->cq ? &rl->cq->fid : NULL);
+        close_fid(rl->recv_mr ? &rl->recv_mr->fid : NULL);
+        close_fid(rl->send_mr ? &rl->send_mr->fid : NULL);
+        close_fid(rl->domain ? &rl->domain->fid : NULL);
+        close_fid(rl->fabric ? &rl->fabric->fid : NULL);
+        if (rl->info)
+            fi_freeinfo(rl->info);
+        free(rl->recv_mem);
+        free(rl->recv_ops);
+        free(rl->repost);
+    }
     free(tl->send_mem);
-    free(tl->recv_ops);
     free(tl->send_ops);
-    free(tl->repost);
     free(tl->peers);
     free(tl->credit_list);
     free(tl);
@@ -353,8 +390,9 @@ static size_t ofi_am_max(tern_tl_t *tl) { return tl->buf_size - sizeof(ofi_hdr_t
 static unsigned ofi_caps(tern_tl_t *tl) { (void)tl; return TERN_TL_CAP_GET | TERN_TL_CAP_PUT; }
 static size_t ofi_rma_min(tern_tl_t *tl) { return tl->rma_min; }
 
-/* Fills a send buffer and posts it. Credits returned ride along. */
-static tern_status_t post_send(tern_tl_t *tl, int peer, uint16_t type, const void *hdr,
+/* Fills a send buffer and posts it on the rail. Credits returned ride
+ * along. */
+static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type, const void *hdr,
                                size_t hdr_len, const void *payload, size_t payload_len)
 {
     ofi_peer_t *p = &tl->peers[peer];
@@ -374,8 +412,9 @@ static tern_status_t post_send(tern_tl_t *tl, int peer, uint16_t type, const voi
         memcpy(buf + sizeof h, hdr, hdr_len);
     if (payload_len)
         memcpy(buf + sizeof h + hdr_len, payload, payload_len);
-    ssize_t ret = fi_send(tl->ep, buf, sizeof h + hdr_len + payload_len, tl->send_desc, p->addr,
-                          &op->ctx);
+    ofi_rail_t *rl = &tl->rails[rail];
+    ssize_t ret = fi_send(rl->ep, buf, sizeof h + hdr_len + payload_len, rl->send_desc,
+                          p->addr[rail], &op->ctx);
     if (ret == -FI_EAGAIN)
         return TERN_ERR_AGAIN;
     if (ret) {
@@ -396,20 +435,20 @@ static tern_status_t ofi_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
         return TERN_ERR_ARG;
     if (p->credits == 0)
         return TERN_ERR_AGAIN;
-    tern_status_t st = post_send(tl, peer, OFI_MSG_AM, hdr, hdr_len, payload, payload_len);
+    tern_status_t st = post_send(tl, peer, p->rail, OFI_MSG_AM, hdr, hdr_len, payload, payload_len);
     if (st == TERN_OK)
         p->credits--;
     return st;
 }
 
-tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, uint16_t type)
+tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, int rail, uint16_t type)
 {
-    return post_send(tl, peer, type, NULL, 0, NULL, 0);
+    return post_send(tl, peer, rail, type, NULL, 0, NULL, 0);
 }
 
 static void recv_done(tern_tl_t *tl, ofi_op_t *op, size_t len)
 {
-    const char *buf = tl->recv_mem + (size_t)op->index * tl->buf_size;
+    const char *buf = tl->rails[op->rail].recv_mem + (size_t)op->index * tl->buf_size;
     ofi_hdr_t h;
     if (len < sizeof h)
         tern_fatal("ofi: runt message of %zu bytes", len);
@@ -421,8 +460,8 @@ static void recv_done(tern_tl_t *tl, ofi_op_t *op, size_t len)
     if (h.type == OFI_MSG_AM)
         tl->handler(tl->am_ctx, (int)h.src, buf + sizeof h, len - sizeof h);
     else if (h.type == OFI_MSG_HELLO)
-        p->hello_recvd = 1;
-    if (post_recv(tl, op->index) != TERN_OK)
+        p->hellos_recvd++;
+    if (post_recv(tl, op->rail, op->index) != TERN_OK)
         tern_fatal("ofi: cannot repost a receive buffer");
     /* Only active messages spent a credit of the sender. */
     if (h.type == OFI_MSG_AM && ++p->owed >= tl->credit_return_at && !p->in_credit_list) {
@@ -431,20 +470,21 @@ static void recv_done(tern_tl_t *tl, ofi_op_t *op, size_t len)
     }
 }
 
-static void report_cq_error(tern_tl_t *tl)
+static void report_cq_error(tern_tl_t *tl, int rail)
 {
+    struct fid_cq *cq = tl->rails[rail].cq;
     struct fi_cq_err_entry err = {0};
-    if (fi_cq_readerr(tl->cq, &err, 0) != 1)
+    if (fi_cq_readerr(cq, &err, 0) != 1)
         tern_fatal("ofi: completion queue error (no details)");
     ofi_op_t *op = err.op_context;
     if (err.err == FI_ECANCELED)
         return;
-    tern_fatal("ofi: %s failed: %s (%s)",
+    tern_fatal("ofi: %s failed on rail %d: %s (%s)",
                !op                        ? "an operation"
                : op->kind == OFI_OP_RECV ? "a receive"
                : op->kind == OFI_OP_RMA  ? (op->rma->is_write ? "an RDMA write" : "an RDMA read")
                                          : "a send to a peer",
-               fi_strerror(err.err), fi_cq_strerror(tl->cq, err.prov_errno, err.err_data, NULL, 0));
+               rail, fi_strerror(err.err), fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
 }
 
 static void return_credits(tern_tl_t *tl)
@@ -452,7 +492,8 @@ static void return_credits(tern_tl_t *tl)
     for (int i = 0; i < tl->n_credit_list;) {
         int peer = tl->credit_list[i];
         ofi_peer_t *p = &tl->peers[peer];
-        if (p->owed >= tl->credit_return_at && tern_ofi_send_ctrl(tl, peer, OFI_MSG_CREDIT) != TERN_OK) {
+        if (p->owed >= tl->credit_return_at &&
+            tern_ofi_send_ctrl(tl, peer, p->rail, OFI_MSG_CREDIT) != TERN_OK) {
             i++;   /* no send buffer now: retry at the next progress */
             continue;
         }
@@ -461,18 +502,18 @@ static void return_credits(tern_tl_t *tl)
     }
 }
 
-int tern_ofi_progress(tern_tl_t *tl)
+/* Reads one rail's completion queue dry; returns the events. */
+static int poll_rail(tern_tl_t *tl, int rail)
 {
-    if (tl->idle)
-        return 0;
+    ofi_rail_t *rl = &tl->rails[rail];
     int events = 0;
     struct fi_cq_msg_entry ent[16];
     for (;;) {
-        ssize_t n = fi_cq_read(tl->cq, ent, 16);
+        ssize_t n = fi_cq_read(rl->cq, ent, 16);
         if (n == -FI_EAGAIN)
             break;
         if (n == -FI_EAVAIL) {
-            report_cq_error(tl);
+            report_cq_error(tl, rail);
             continue;
         }
         if (n < 0)
@@ -498,11 +539,21 @@ int tern_ofi_progress(tern_tl_t *tl)
         if (n < 16)
             break;
     }
-    for (int n = tl->n_repost; n > 0; n--) {
-        int i = tl->repost[--tl->n_repost];
-        if (post_recv(tl, i) != TERN_OK)
+    for (int n = rl->n_repost; n > 0; n--) {
+        int i = rl->repost[--rl->n_repost];
+        if (post_recv(tl, rail, i) != TERN_OK)
             tern_fatal("ofi: cannot repost a receive buffer");
     }
+    return events;
+}
+
+int tern_ofi_progress(tern_tl_t *tl)
+{
+    if (tl->idle)
+        return 0;
+    int events = 0;
+    for (int r = 0; r < tl->n_rails; r++)
+        events += poll_rail(tl, r);
     events += tern_ofi_rma_push(tl);
     if (tl->n_credit_list)
         return_credits(tl);

@@ -25,6 +25,10 @@ typedef struct {
     uint16_t credits;   /* receive buffers the sender reposted for us */
 } ofi_hdr_t;
 
+/* At most this many rails (TERN_OFI_RAILS): a remote key (tern_rkey_t) has
+ * 3 words and a striped read needs the sender's key on every rail. */
+#define OFI_RAILS_MAX 3
+
 /* Every posted operation carries one of these; fi_context2 comes first
  * because providers with FI_CONTEXT/FI_CONTEXT2 mode use it as scratch. */
 enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_RMA };
@@ -35,22 +39,32 @@ typedef struct ofi_op {
     struct fi_context2 ctx;
     int kind;
     int index;            /* buffer index for RECV/SEND */
+    int rail;             /* RECV: whose buffers; RMA: where it was issued */
     struct ofi_op *next;  /* free list of send ops */
     ofi_rma_t *rma;       /* RMA: the transfer this chunk belongs to */
 } ofi_op_t;
 
-/* One get or put, split into chunks of at most max_msg_size. */
+/* The part [issued, end) of a transfer still to issue on one rail. */
+typedef struct {
+    int rail;
+    size_t issued, end;
+} ofi_piece_t;
+
+/* One get or put: a piece per rail when striped (one piece otherwise), each
+ * split into chunks of at most its rail's max_msg_size. */
 struct ofi_rma {
     ofi_rma_t *next;      /* list of transfers with chunks not yet issued */
     int is_write;
     int peer;
     char *local;
-    size_t len, issued;
+    size_t len, issued;   /* issued: bytes of all pieces */
     int outstanding;
     uint64_t remote;      /* address as the provider wants it (virtual or offset) */
-    uint64_t key;
-    struct fid_mr *local_mr;
-    void *local_desc;
+    int n_pieces;
+    ofi_piece_t piece[OFI_RAILS_MAX];
+    uint64_t key[OFI_RAILS_MAX];           /* the peer's key on each rail */
+    struct fid_mr *local_mr[OFI_RAILS_MAX]; /* FI_MR_LOCAL: ours on each rail used */
+    void *local_desc[OFI_RAILS_MAX];
     tern_tl_comp_t *comp;
 };
 
@@ -60,18 +74,39 @@ typedef struct ofi_reg {
     void *buf;
     size_t len;
     int refs;
-    struct fid_mr *mr;
+    struct fid_mr *mr[OFI_RAILS_MAX];      /* one per rail's domain */
 } ofi_reg_t;
 
 typedef struct {
-    fi_addr_t addr;
-    int resolved;         /* address in our AV */
+    fi_addr_t addr[OFI_RAILS_MAX];  /* on each rail's AV */
+    int rail;             /* carries every message to this peer (order per pair) */
+    int resolved;         /* addresses in our AVs */
     int credits;          /* messages we may still send */
     int owed;             /* receive buffers reposted for this peer, not yet returned */
     int in_credit_list;
-    int hello_recvd;
+    int hellos_recvd;     /* one per rail (TERN_CONNECT=all) */
     int net;              /* served by us (shm takes on-node peers when allowed) */
 } ofi_peer_t;
+
+/* One rail: an endpoint of its own on one provider domain (a NIC, a port,
+ * an interface), with its receive buffers and completion queue. */
+typedef struct {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    size_t max_msg_size;
+    size_t addr_len;            /* bytes of this endpoint's name */
+    int n_recv;
+    char *recv_mem;
+    struct fid_mr *recv_mr, *send_mr;   /* send_mr: the shared send buffers */
+    void *recv_desc, *send_desc;
+    ofi_op_t *recv_ops;
+    int *repost;                /* receive buffers fi_recv refused (EAGAIN) */
+    int n_repost;
+} ofi_rail_t;
 
 struct tern_tl {
     int rank, size;
@@ -79,15 +114,12 @@ struct tern_tl {
     tern_am_handler_fn handler;
     void *am_ctx;
 
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
+    ofi_rail_t rails[OFI_RAILS_MAX];
+    int n_rails;
     int mr_local, mr_virt_addr, mr_prov_key, mr_endpoint;
+    int rkey_key_words;         /* keys in a remote key: one per rail, or one shared */
     uint64_t next_key;
-    size_t max_msg_size;
+    size_t stripe_min;          /* smallest get/put split over the rails */
 
     ofi_peer_t *peers;
     int credit_window;          /* credits per peer */
@@ -96,25 +128,24 @@ struct tern_tl {
     int n_credit_list;
 
     size_t buf_size;            /* header + largest active message */
-    int n_recv, n_send;
-    char *recv_mem, *send_mem;
-    struct fid_mr *recv_mr, *send_mr;
-    void *recv_desc, *send_desc;
-    ofi_op_t *recv_ops, *send_ops;
+    int n_send;                 /* send buffers, shared by the rails */
+    char *send_mem;
+    ofi_op_t *send_ops;
     ofi_op_t *send_free;
     int sends_in_flight;
-    int *repost;                /* receive buffers fi_recv refused (EAGAIN) */
-    int n_repost;
 
     ofi_rma_t *rma_head, *rma_tail;  /* transfers with chunks to issue */
     int rma_in_flight;
     ofi_reg_t *regs;
     size_t rma_min;
 
-    size_t addr_len;            /* bytes of one endpoint name */
     int connect_all;
     int hellos_sent_done;
 };
+
+/* ofi_rails.c: the provider entries the rails open (TERN_OFI_RAILS,
+ * TERN_OFI_PROVIDER); fills rails[] with fi_dupinfo copies. */
+tern_status_t tern_ofi_choose_rails(struct fi_info **rails, int *n_rails);
 
 /* ofi_addr.c: address exchange through PMI and connection set-up. */
 tern_status_t tern_ofi_publish_address(tern_tl_t *tl);
@@ -123,9 +154,10 @@ tern_status_t tern_ofi_resolve(tern_tl_t *tl, int peer);
 
 /* ofi.c */
 int tern_ofi_progress(tern_tl_t *tl);
-/* Sends a transport message (header + data) without credit: for HELLO and
- * CREDIT. TERN_ERR_AGAIN when no send buffer or queue slot is free. */
-tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, uint16_t type);
+/* Sends a transport message (header + data) without credit on the given
+ * rail: for HELLO and CREDIT. TERN_ERR_AGAIN when no send buffer or queue
+ * slot is free. */
+tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, int rail, uint16_t type);
 
 /* ofi_rma.c */
 tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
@@ -140,11 +172,14 @@ int tern_ofi_rma_push(tern_tl_t *tl);
 void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op);
 void tern_ofi_rma_finalize(tern_tl_t *tl);
 
-/* Registers with fi_mr_reg and, for FI_MR_ENDPOINT providers (cxi), binds
- * the region to our endpoint and enables it. */
-int tern_ofi_mr_reg(tern_tl_t *tl, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
-/* Registers memory for local use as the provider requires (FI_MR_LOCAL). */
-tern_status_t tern_ofi_reg_local(tern_tl_t *tl, void *buf, size_t len, uint64_t access,
+/* Registers with fi_mr_reg on one rail's domain, asking for `key` (used
+ * unless the provider picks keys: FI_MR_PROV_KEY) and, for FI_MR_ENDPOINT
+ * providers (cxi), binds the region to the rail's endpoint and enables it. */
+int tern_ofi_mr_reg(tern_tl_t *tl, int rail, void *buf, size_t len, uint64_t access, uint64_t key,
+                    struct fid_mr **mr_p);
+/* Registers memory on one rail for local use as the provider requires
+ * (FI_MR_LOCAL). */
+tern_status_t tern_ofi_reg_local(tern_tl_t *tl, int rail, void *buf, size_t len, uint64_t access,
                                  struct fid_mr **mr_p, void **desc_p);
 
 #endif

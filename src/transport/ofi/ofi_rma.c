@@ -7,7 +7,15 @@
  * revokes the other's. A registration lives from the RTS to the FIN; nothing
  * is cached past that, so freed memory can never be reached through a stale
  * key. (Providers with their own MR cache, such as verbs and efa, cache
- * underneath, invalidated by libfabric's monitor: FI_MR_CACHE_MONITOR.) */
+ * underneath, invalidated by libfabric's monitor: FI_MR_CACHE_MONITOR.)
+ *
+ * Several rails: a buffer is registered on every rail's domain and the
+ * remote key carries every rail's key (or the one key we asked for on all
+ * of them). A transfer of at least TERN_OFI_STRIPE_MIN bytes is striped:
+ * split into one contiguous piece per rail, of equal size (rails of one
+ * provider are taken to be alike), issued on each rail's endpoint; the
+ * completion, and so the core's FIN, comes when every piece is done.
+ * Smaller ones go whole on the peer's rail. */
 #include "transport/ofi/ofi_internal.h"
 #include "base/log.h"
 
@@ -25,12 +33,21 @@ tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t
         r = calloc(1, sizeof *r);
         if (!r)
             return TERN_ERR_NOMEM;
-        /* A zero-length registration is not portable: expose one byte. */
-        int ret = tern_ofi_mr_reg(tl, buf, len ? len : 1, FI_REMOTE_READ | FI_REMOTE_WRITE, &r->mr);
-        if (ret) {
-            tern_error("ofi: registering %zu bytes at %p failed: %s", len, buf, fi_strerror(-ret));
-            free(r);
-            return TERN_ERR_NOMEM;
+        /* The same requested key on every rail: without FI_MR_PROV_KEY one
+         * word of the remote key then serves them all. */
+        uint64_t key = tl->next_key++;
+        for (int rail = 0; rail < tl->n_rails; rail++) {
+            /* A zero-length registration is not portable: expose one byte. */
+            int ret = tern_ofi_mr_reg(tl, rail, buf, len ? len : 1,
+                                      FI_REMOTE_READ | FI_REMOTE_WRITE, key, &r->mr[rail]);
+            if (ret) {
+                tern_error("ofi: registering %zu bytes at %p on rail %d failed: %s", len, buf,
+                           rail, fi_strerror(-ret));
+                while (rail > 0)
+                    fi_close(&r->mr[--rail]->fid);
+                free(r);
+                return TERN_ERR_NOMEM;
+            }
         }
         r->buf = buf;
         r->len = len;
@@ -38,10 +55,22 @@ tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t
         r->next = tl->regs;
         tl->regs = r;
     }
-    rkey_p->words[0] = fi_mr_key(r->mr);
-    rkey_p->words[1] = (uint64_t)(uintptr_t)buf;
-    rkey_p->words[2] = 0;
+    /* Keys first (one per rail, or the shared one), then the base address
+     * where a word is left (needed without FI_MR_VIRT_ADDR, which
+     * check_rkey_room guaranteed room for). */
+    rkey_p->words[0] = rkey_p->words[1] = rkey_p->words[2] = 0;
+    for (int k = 0; k < tl->rkey_key_words; k++)
+        rkey_p->words[k] = fi_mr_key(r->mr[k]);
+    if (tl->rkey_key_words < 3)
+        rkey_p->words[tl->rkey_key_words] = (uint64_t)(uintptr_t)buf;
     return TERN_OK;
+}
+
+static void close_reg(tern_tl_t *tl, ofi_reg_t *r)
+{
+    for (int rail = 0; rail < tl->n_rails; rail++)
+        fi_close(&r->mr[rail]->fid);
+    free(r);
 }
 
 void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
@@ -52,11 +81,18 @@ void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
             continue;
         if (--r->refs == 0) {
             *pp = r->next;
-            fi_close(&r->mr->fid);
-            free(r);
+            close_reg(tl, r);
         }
         return;
     }
+}
+
+static void rma_release(ofi_rma_t *x)
+{
+    for (int r = 0; r < OFI_RAILS_MAX; r++)
+        if (x->local_mr[r])
+            fi_close(&x->local_mr[r]->fid);
+    free(x);
 }
 
 static tern_status_t rma_start(tern_tl_t *tl, int is_write, int peer, void *local, size_t len,
@@ -67,6 +103,10 @@ static tern_status_t rma_start(tern_tl_t *tl, int is_write, int peer, void *loca
         if (st != TERN_OK)
             return st;
     }
+    if (len == 0) {
+        comp->cb(comp, TERN_OK);   /* nothing to move (the contract allows it here) */
+        return TERN_OK;
+    }
     ofi_rma_t *x = calloc(1, sizeof *x);
     if (!x)
         return TERN_ERR_NOMEM;
@@ -75,15 +115,34 @@ static tern_status_t rma_start(tern_tl_t *tl, int is_write, int peer, void *loca
     x->local = local;
     x->len = len;
     x->comp = comp;
-    x->key = rkey->words[0];
+    for (int r = 0; r < tl->n_rails; r++)
+        x->key[r] = rkey->words[tl->rkey_key_words > 1 ? r : 0];
     /* Without FI_MR_VIRT_ADDR the target address is an offset into the
-     * registration, whose base travels in the key. */
-    x->remote = tl->mr_virt_addr ? remote_addr : remote_addr - rkey->words[1];
-    tern_status_t st = tern_ofi_reg_local(tl, local, len ? len : 1, is_write ? FI_WRITE : FI_READ,
-                                          &x->local_mr, &x->local_desc);
-    if (st != TERN_OK) {
-        free(x);
-        return st;
+     * registration, whose base travels in the key after the keys. */
+    if (!tl->mr_virt_addr)
+        x->remote = remote_addr - rkey->words[tl->rkey_key_words];
+    else
+        x->remote = remote_addr;
+    /* Striped: equal pieces, page-aligned cuts; else whole on the peer's rail. */
+    int pieces = len >= tl->stripe_min && len >= (size_t)tl->n_rails * 4096 ? tl->n_rails : 1;
+    size_t at = 0;
+    for (int i = 0; i < pieces; i++) {
+        size_t end = i == pieces - 1 ? len : (len / (size_t)pieces * (size_t)(i + 1)) & ~(size_t)4095;
+        x->piece[i].rail = pieces == 1 ? tl->peers[peer].rail : i;
+        x->piece[i].issued = at;
+        x->piece[i].end = end;
+        at = end;
+    }
+    x->n_pieces = pieces;
+    for (int i = 0; i < pieces; i++) {
+        int rail = x->piece[i].rail;
+        tern_status_t st = tern_ofi_reg_local(tl, rail, local, len,
+                                              is_write ? FI_WRITE : FI_READ, &x->local_mr[rail],
+                                              &x->local_desc[rail]);
+        if (st != TERN_OK) {
+            rma_release(x);
+            return st;
+        }
     }
     if (tl->rma_tail)
         tl->rma_tail->next = x;
@@ -106,45 +165,54 @@ tern_status_t tern_ofi_put(tern_tl_t *tl, int peer, const void *local, size_t le
     return rma_start(tl, 1, peer, (void *)local, len, remote_addr, rkey, comp);
 }
 
-static void rma_release(ofi_rma_t *x)
-{
-    if (x->local_mr)
-        fi_close(&x->local_mr->fid);
-    free(x);
-}
-
-/* Issues chunks of the transfer at the head; stops when the queue is full.
+/* Issues chunks of one piece; stops when its rail's queue is full.
  * Returns 1 when every chunk of it is issued. */
-static int rma_issue(tern_tl_t *tl, ofi_rma_t *x)
+static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
 {
-    fi_addr_t addr = tl->peers[x->peer].addr;
-    do {
-        size_t n = x->len - x->issued;
-        if (n > tl->max_msg_size)
-            n = tl->max_msg_size;
+    ofi_rail_t *rl = &tl->rails[pc->rail];
+    fi_addr_t addr = tl->peers[x->peer].addr[pc->rail];
+    void *desc = x->local_desc[pc->rail];
+    uint64_t key = x->key[pc->rail];
+    while (pc->issued < pc->end) {
+        size_t n = pc->end - pc->issued;
+        if (n > rl->max_msg_size)
+            n = rl->max_msg_size;
         ofi_op_t *op = calloc(1, sizeof *op);
         if (!op)
             tern_fatal("ofi: out of memory issuing a one-sided transfer");
         op->kind = OFI_OP_RMA;
+        op->rail = pc->rail;
         op->rma = x;
         ssize_t ret = x->is_write
-                          ? fi_write(tl->ep, x->local + x->issued, n, x->local_desc, addr,
-                                     x->remote + x->issued, x->key, &op->ctx)
-                          : fi_read(tl->ep, x->local + x->issued, n, x->local_desc, addr,
-                                    x->remote + x->issued, x->key, &op->ctx);
+                          ? fi_write(rl->ep, x->local + pc->issued, n, desc, addr,
+                                     x->remote + pc->issued, key, &op->ctx)
+                          : fi_read(rl->ep, x->local + pc->issued, n, desc, addr,
+                                    x->remote + pc->issued, key, &op->ctx);
         if (ret == -FI_EAGAIN) {
             free(op);
             return 0;
         }
         if (ret)
-            tern_fatal("ofi: %s of %zu bytes with rank %d failed: %s",
-                       x->is_write ? "RDMA write" : "RDMA read", n, x->peer,
+            tern_fatal("ofi: %s of %zu bytes with rank %d on rail %d failed: %s",
+                       x->is_write ? "RDMA write" : "RDMA read", n, x->peer, pc->rail,
                        fi_strerror((int)-ret));
+        pc->issued += n;
         x->issued += n;
         x->outstanding++;
         tl->rma_in_flight++;
-    } while (x->issued < x->len);
+    }
     return 1;
+}
+
+/* Issues what it can of every piece of the transfer at the head (a full
+ * queue on one rail does not hold back the others). Returns 1 when all of
+ * it is issued. */
+static int rma_issue(tern_tl_t *tl, ofi_rma_t *x)
+{
+    int done = 1;
+    for (int i = 0; i < x->n_pieces; i++)
+        done &= piece_issue(tl, x, &x->piece[i]);
+    return done;
 }
 
 int tern_ofi_rma_push(tern_tl_t *tl)
@@ -176,8 +244,7 @@ void tern_ofi_rma_finalize(tern_tl_t *tl)
     while (tl->regs) {
         ofi_reg_t *r = tl->regs;
         tl->regs = r->next;
-        fi_close(&r->mr->fid);
-        free(r);
+        close_reg(tl, r);
     }
     while (tl->rma_head) {
         ofi_rma_t *x = tl->rma_head;
