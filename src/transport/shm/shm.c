@@ -344,11 +344,13 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             if (h->bulk_cells) {
                 tern_shm_ring_attach(&tl->bulk_out[i], shm_bulk_mem(tl->seg.base, h, i, tl->my_local),
                                      h->bulk_cell_size, h->bulk_cells);
-                /* At most half the chunks in flight: the chunk the sender
-                 * fills next was read by the receiver half a ring ago, long
-                 * enough to have left the receiver's cache, so writing it
-                 * does not pull lines back from the other core. */
-                tl->bulk_out[i].window = h->bulk_cells / 2;
+                /* At most a quarter of the chunks in flight: the chunk the
+                 * sender fills next was read by the receiver three quarters
+                 * of a ring (1.5 MB) ago, long enough to have left the
+                 * receiver's L2, so writing it does not pull lines back from
+                 * the other core (a full window ran at a third of the
+                 * speed, docs/performance.md). */
+                tl->bulk_out[i].window = h->bulk_cells >= 4 ? h->bulk_cells / 4 : 1;
                 tl->bulk_out[i].limit = tl->bulk_out[i].window;
                 tern_shm_ring_attach(&in->bulk, shm_bulk_mem(tl->seg.base, h, tl->my_local, i), h->bulk_cell_size,
                                      h->bulk_cells);
