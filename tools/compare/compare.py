@@ -310,22 +310,30 @@ def run_watch(cmd, timeout, grace):
     """Runs cmd; once it has printed its JSON results it gets `grace` more
     seconds to exit, then it is killed. Returns (rc, stdout, stderr, hung):
     rc None when killed, hung when killed after printing its results."""
+    def drain(f, acc):
+        try:
+            acc.extend(f)
+        except (OSError, ValueError):      # closed under it when the run is cut short
+            pass
+
     with open(os.devnull) as null, \
             subprocess.Popen(cmd, stdin=null, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
         outs, errs = [], []
-        readers = [threading.Thread(target=lambda f=f, acc=acc: acc.extend(f), daemon=True)
+        readers = [threading.Thread(target=drain, args=(f, acc), daemon=True)
                    for f, acc in ((p.stdout, outs), (p.stderr, errs))]
         for t in readers:
             t.start()
-        deadline, printed = time.time() + timeout, False
-        while p.poll() is None and time.time() < deadline:
-            if not printed and parse_json("".join(outs)):
-                printed, deadline = True, min(deadline, time.time() + grace)
-            time.sleep(0.1)
-        rc = p.poll()
-        if rc is None:
-            p.kill()
-            p.wait()
+        try:
+            deadline, printed = time.time() + timeout, False
+            while p.poll() is None and time.time() < deadline:
+                if not printed and parse_json("".join(outs)):
+                    printed, deadline = True, min(deadline, time.time() + grace)
+                time.sleep(0.1)
+            rc = p.poll()
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         for t in readers:
             t.join(5)
         return rc, "".join(outs), "".join(errs), rc is None and printed
