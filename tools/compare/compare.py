@@ -886,7 +886,7 @@ def main():
     res = Results()
     hosts = None
     if args.no_inter_host:
-        res.inter = {"status": "off", "reason": "--no-inter-host", "na": {}}
+        res.inter = {"status": "off", "reason": "left out with --no-inter-host", "na": {}}
     else:
         # SIGTERM (and SIGINT, as KeyboardInterrupt) leave through the finally
         # below, which tears the namespaces and sshds down.
