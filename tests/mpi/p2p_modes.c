@@ -36,20 +36,26 @@ static void test_ssend(void)
         }
         free(buf);
     }
-    /* Synchronous: the sender is held until the receiver posts, 0.3 s later. */
+    /* Synchronous: the sender is held until the receiver posts, 0.3 s
+     * later; the receiver reports when it posted (same host, same monotonic
+     * clock), so a loaded machine that delays the sender cannot fake a pass
+     * or a failure. */
     static const int sync_sizes[] = {4, 200000}; /* eager and rendezvous */
     for (int k = 0; k < 2; k++) {
         int n = sync_sizes[k];
         char *buf = calloc((size_t)n, 1);
         MPI_Barrier(MPI_COMM_WORLD);
         if (partner != mtest_rank && mtest_rank == lo) {
-            double t0 = mtest_now();
             CHECK_RC(MPI_Ssend(buf, n, MPI_BYTE, hi, 6, MPI_COMM_WORLD));
-            double dt = mtest_now() - t0;
-            CHECK(dt >= 0.2, "Ssend of %d bytes returned after %.3f s, before the receiver (sleeping 0.3 s) posted", n, dt);
+            double t_done = mtest_now(), t_posted;
+            CHECK_RC(MPI_Recv(&t_posted, 1, MPI_DOUBLE, hi, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(t_done >= t_posted, "Ssend of %d bytes returned %.6f s before the receiver posted its receive", n,
+                  t_posted - t_done);
         } else if (partner != mtest_rank) {
             mtest_sleep(0.3);
+            double t_posted = mtest_now();
             CHECK_RC(MPI_Recv(buf, n, MPI_BYTE, lo, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK_RC(MPI_Send(&t_posted, 1, MPI_DOUBLE, lo, 7, MPI_COMM_WORLD));
         }
         free(buf);
     }
