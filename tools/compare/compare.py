@@ -549,8 +549,11 @@ def write_report(res, limits, args, meta, outdir, pngs):
     L.append(f"Method: the same `bench/` sources built with each implementation's `mpicc -O2`; "
              f"{args.rounds} rounds, and within each round every benchmark runs once per implementation, "
              f"in an order rotated from round to round; each figure is the median over rounds. "
-             f"Point-to-point and collectives: {args.ranks} ranks bound one per core "
-             f"(`--bind-to core`, `-bind-to core`). Start-up: ranks unbound, oversubscribed above "
+             + (f"Point-to-point and collectives: {args.ranks} ranks bound one per core "
+                f"(`--bind-to core`, `-bind-to core`). " if args.ranks <= (os.cpu_count() or 1) else
+                f"Point-to-point and collectives: {args.ranks} ranks on {os.cpu_count()} cores, unbound and "
+                f"oversubscribed (`--oversubscribe` for Open MPI). ")
+             + f"Start-up: ranks unbound, oversubscribed above "
              f"{os.cpu_count()} cores. Each run checks the data it received.\n")
 
     L.append("## Targets\n")
@@ -794,8 +797,11 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
             for impl in rot:
                 if key in exes[impl]:
                     log(f"  {key}: {LABEL[impl]}")
+                    # More ranks than cores: bound ranks would share cores
+                    # (Open MPI refuses); run them unbound, oversubscribed.
                     run_bench(res, impl, tcs[impl], exes[impl][key], key, args.ranks,
-                              p2p_args if key in P2P else coll_args, True, args.timeout)
+                              p2p_args if key in P2P else coll_args, args.ranks <= (os.cpu_count() or 1),
+                              args.timeout)
         if hosts and hosts.vars:
             for name in INTER:
                 for impl in rot:
