@@ -183,6 +183,27 @@ MPI_Aint tern_datatype_true_lb(MPI_Datatype dt)
     return t ? t->true_lb : 0;
 }
 
+int tern_datatype_describe(MPI_Datatype dt, tern_dt_desc_t *d)
+{
+    if (predefined_index(dt) >= 0) {
+        d->size = predefined_size(dt);
+        d->extent = (long)(((uint32_t)dt >> 8) & 0xffu);
+        d->true_lb = 0;
+        d->contig = d->size == d->extent;
+        d->predefined = 1;
+        return 1;
+    }
+    const tern_dtype_t *t = committed(dt);
+    if (!t)
+        return 0;
+    d->size = (long)t->size;
+    d->extent = (long)(t->ub - t->lb);
+    d->true_lb = t->true_lb;
+    d->contig = t->contig;
+    d->predefined = 0;
+    return 1;
+}
+
 size_t tern_datatype_packed_size(MPI_Datatype dt, size_t count)
 {
     long sz = tern_datatype_size(dt);

@@ -36,6 +36,19 @@ int tern_datatype_is_contig(MPI_Datatype dt);
 MPI_Aint tern_datatype_true_lb(MPI_Datatype dt);
 /* Bytes of the packed form of count elements. */
 size_t tern_datatype_packed_size(MPI_Datatype dt, size_t count);
+
+/* What the point-to-point entry points need to know about a type, from one
+ * decode of its handle (they used to look it up five or six times per
+ * call). */
+typedef struct {
+    long size;       /* bytes of data per element */
+    long extent;     /* bytes one element spans in memory */
+    MPI_Aint true_lb;
+    int contig;      /* as tern_datatype_is_contig */
+    int predefined;
+} tern_dt_desc_t;
+/* Fills *d and returns 1 for a valid datatype; returns 0 otherwise. */
+int tern_datatype_describe(MPI_Datatype dt, tern_dt_desc_t *d);
 /* Pack count elements at buf into out (packed_size bytes). */
 tern_status_t tern_datatype_pack(const void *buf, size_t count, MPI_Datatype dt, void *out);
 /* Unpack in_bytes of packed data into count elements at buf; in_bytes may be

@@ -121,11 +121,37 @@ static void stream_append(int peer_world, tern_req_t *req)
     peer_mark_pending(peer_world);
 }
 
+/* Freed entries are kept: a window of sends larger than the transport's
+ * queue puts every message past the queue's depth here, and calloc/free
+ * each was a quarter of such a send's instructions. */
+enum { PENDING_KEEP_MAX = 256 };
+static tern_pending_t *pending_free_list;
+static int n_pending_free;
+
+static void pending_free(tern_pending_t *p)
+{
+    if (n_pending_free >= PENDING_KEEP_MAX) {
+        free(p);
+        return;
+    }
+    p->next = pending_free_list;
+    pending_free_list = p;
+    n_pending_free++;
+}
+
 static tern_pending_t *pending_new(const void *hdr, size_t hdr_len)
 {
-    tern_pending_t *p = calloc(1, sizeof *p);
-    if (!p)
+    tern_pending_t *p = pending_free_list;
+    if (p) {
+        pending_free_list = p->next;
+        n_pending_free--;
+        p->payload = NULL;
+        p->payload_len = 0;
+        p->done_req = NULL;
+        p->stream_req = NULL;
+    } else if (!(p = calloc(1, sizeof *p))) {
         tern_fatal("out of memory queueing a packet");
+    }
     if (hdr_len > PENDING_HDR_MAX)
         tern_fatal("packet header of %zu bytes exceeds %d", hdr_len, PENDING_HDR_MAX);
     if (hdr_len)
@@ -238,7 +264,7 @@ static int pending_flush_peer(int peer_world)
         peer->pending_head = p->next;
         if (!peer->pending_head)
             peer->pending_tail = NULL;
-        free(p);
+        pending_free(p);
         n++;
     }
     while (peer->stream_head) {
@@ -248,7 +274,7 @@ static int pending_flush_peer(int peer_world)
         peer->stream_head = p->next;
         if (!peer->stream_head)
             peer->stream_tail = NULL;
-        free(p);
+        pending_free(p);
         n++;
     }
     return n;
@@ -342,11 +368,23 @@ int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *b
         return 0;
     pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm->rank,
                      .size = bytes};
-    tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
-    if (st == TERN_ERR_AGAIN)
-        return 0;
-    if (st != TERN_OK)
-        tern_fatal("sending to rank %d failed: %s", dest_world, tern_status_string(st));
+    if (peer->ops->am_reserve) {
+        /* Written in place (shm: straight into the queue cell): the header
+         * is a fixed-size store, and eager_max leaves room for it. */
+        char *p = peer->ops->am_reserve(peer->tl, dest_world);
+        if (p == NULL)
+            return 0;
+        memcpy(p, &m, sizeof m);
+        if (bytes)
+            memcpy(p + sizeof m, buf, bytes);
+        peer->ops->am_commit(peer->tl, dest_world, sizeof m + bytes);
+    } else {
+        tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
+        if (st == TERN_ERR_AGAIN)
+            return 0;
+        if (st != TERN_OK)
+            tern_fatal("sending to rank %d failed: %s", dest_world, tern_status_string(st));
+    }
     peer->credits -= cost;
     return 1;
 }
@@ -453,10 +491,38 @@ static void rndv_get_done(tern_tl_comp_t *comp, tern_status_t st)
     tern_req_complete(req);
 }
 
+/* A receive meets an eager message (data, size bytes): status, copy or
+ * unpack, credit. The caller completes the request (after the
+ * acknowledgement of a synchronous send). */
+static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size_t size,
+                          const void *data)
+{
+    size_t n = size <= req->bytes ? size : req->bytes;
+    req->status_source = src;
+    req->status_tag = tag;
+    req->status_bytes = n;
+    req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
+    req->peer_world = src_world;
+    /* Non-contiguous receives unpack straight out of the message. */
+    if (__builtin_expect(req->noncontig, 0))
+        tern_datatype_unpack_range(data, n, req->buf, (size_t)req->count, req->datatype, 0);
+    else if (n)
+        memcpy(req->buf, data, n);
+    credit_consumed(src_world, size);
+}
+
 /* A receive meets its message (straight from the transport or from the
  * unexpected queue). */
 static void deliver(tern_req_t *req, const tern_msg_t *msg)
 {
+    if (msg->type == PKT_EAGER || msg->type == PKT_EAGER_SYNC) {
+        deliver_eager(req, msg->src_world, msg->src, msg->tag, msg->size, msg->data);
+        if (msg->type == PKT_EAGER_SYNC)
+            send_ctrl(msg->src_world, PKT_SYNC_ACK, msg->sreq);
+        tern_req_complete(req);
+        return;
+    }
+
     size_t n = msg->size <= req->bytes ? msg->size : req->bytes;
     req->status_source = msg->src;
     req->status_tag = msg->tag;
@@ -465,19 +531,6 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
     req->peer_world = msg->src_world;
 
     switch (msg->type) {
-    case PKT_EAGER:
-    case PKT_EAGER_SYNC:
-        /* Non-contiguous receives unpack straight out of the message. */
-        if (__builtin_expect(req->noncontig, 0))
-            tern_datatype_unpack_range(msg->data, n, req->buf, (size_t)req->count, req->datatype,
-                                       0);
-        else if (n)
-            memcpy(req->buf, msg->data, n);
-        credit_consumed(msg->src_world, msg->size);
-        if (msg->type == PKT_EAGER_SYNC)
-            send_ctrl(msg->src_world, PKT_SYNC_ACK, msg->sreq);
-        tern_req_complete(req);
-        return;
     case PKT_RTS: {
         tern_peer_t *peer = &tern_rt.peers[msg->src_world];
         req->remote_req = msg->sreq;
@@ -527,6 +580,23 @@ int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int 
     return 1;
 }
 
+int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, int tag,
+                              tern_recv_done_t *done)
+{
+    tern_unexp_t *u = tern_match_find_unexpected(ctx, src, tag, 0);
+    if (!u || u->msg.type != PKT_EAGER || u->msg.size > bytes)
+        return 0;
+    u = tern_match_find_unexpected(ctx, src, tag, 1); /* the same entry, now taken */
+    if (u->msg.size)
+        memcpy(buf, u->msg.data, u->msg.size);
+    done->source = u->msg.src;
+    done->tag = u->msg.tag;
+    done->bytes = u->msg.size;
+    credit_consumed(u->msg.src_world, u->msg.size);
+    tern_match_free_unexpected(u);
+    return 1;
+}
+
 tern_status_t tern_p2p_start_recv(tern_req_t *req)
 {
     req->complete = 0;
@@ -566,14 +636,25 @@ int tern_p2p_cancel_recv(tern_req_t *req)
 static void handle_match_packet(int src_world, const void *pkt, size_t len)
 {
     const pkt_match_t *m = pkt;
+    int eager = m->type == PKT_EAGER;
+    if (eager) {
+        if (len - sizeof(pkt_match_t) != m->size)
+            tern_fatal("corrupt eager packet from rank %d: %zu bytes for a %llu-byte message",
+                       src_world, len - sizeof(pkt_match_t), (unsigned long long)m->size);
+        /* The common case, a plain eager message meeting a posted receive,
+         * matches on the packet header itself (no tern_msg_t is built). */
+        tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
+        if (req) {
+            deliver_eager(req, src_world, m->src, m->tag, m->size, m + 1);
+            tern_req_complete(req);
+            return;
+        }
+    }
     tern_msg_t msg = {.type = m->type, .src_world = src_world, .src = m->src, .tag = m->tag,
                       .context_id = m->context_id, .size = m->size};
     switch (m->type) {
     case PKT_EAGER:
         msg.data = (const char *)pkt + sizeof(pkt_match_t);
-        if (len - sizeof(pkt_match_t) != m->size)
-            tern_fatal("corrupt eager packet from rank %d: %zu bytes for a %llu-byte message",
-                       src_world, len - sizeof(pkt_match_t), (unsigned long long)m->size);
         break;
     case PKT_EAGER_SYNC: {
         const pkt_sync_t *s = pkt;
@@ -590,10 +671,12 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
         break;
     }
     }
-    tern_req_t *req = tern_match_take_posted(msg.context_id, msg.src, msg.tag);
-    if (req) {
-        deliver(req, &msg);
-        return;
+    if (!eager) { /* an eager message was matched above */
+        tern_req_t *req = tern_match_take_posted(msg.context_id, msg.src, msg.tag);
+        if (req) {
+            deliver(req, &msg);
+            return;
+        }
     }
     tern_status_t st = tern_match_add_unexpected(&msg);
     if (st != TERN_OK)
@@ -684,16 +767,24 @@ tern_status_t tern_p2p_isend(tern_comm_t *comm, uint32_t ctx, const void *buf, s
 
 void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt)
 {
+    tern_dt_desc_t d;
+    if (!tern_datatype_describe(dt, &d))
+        d = (tern_dt_desc_t){.size = 0, .contig = 1}; /* as before: invalid types move nothing */
+    tern_p2p_set_data_desc(req, buf, count, dt, &d);
+}
+
+void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Datatype dt,
+                            const tern_dt_desc_t *d)
+{
     req->count = count;
     req->datatype = dt;
-    if (tern_datatype_is_contig(dt)) {
+    req->bytes = (size_t)d->size * (size_t)count;
+    if (d->contig) {
         /* The fast path: one block, moved with memcpy / get. */
-        req->buf = (void *)((uintptr_t)buf + (uintptr_t)tern_datatype_true_lb(dt));
-        req->bytes = (size_t)tern_datatype_size(dt) * (size_t)count;
+        req->buf = (void *)((uintptr_t)buf + (uintptr_t)d->true_lb);
         return;
     }
     req->buf = (void *)buf;
-    req->bytes = tern_datatype_packed_size(dt, (size_t)count);
     req->noncontig = 1;
     tern_datatype_retain(dt);
 }

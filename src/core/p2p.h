@@ -7,6 +7,7 @@
 #define TERN_CORE_P2P_H
 
 #include "core/comm.h"
+#include "core/datatype.h"
 #include "core/match.h"
 #include "core/request.h"
 
@@ -19,6 +20,9 @@ tern_status_t tern_p2p_start_recv(tern_req_t *req);
  * count * size; anything else is marked noncontig and moved packed (bytes =
  * packed size), with a reference on dt until the request is released. */
 void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt);
+/* The same from a type already described (the MPI layer decodes it once). */
+void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Datatype dt,
+                            const tern_dt_desc_t *d);
 /* MPI_Send's common case (and collective schedules' sends, on context
  * ctx): contiguous data small enough to go eager now, pushed straight into
  * the transport without a request. 1 when sent; 0 when it must take the
@@ -32,6 +36,17 @@ int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *b
  * was longer than bytes, else TERN_OK); 0 when the receive must be posted. */
 int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int tag,
                             tern_status_t *err);
+/* MPI_Recv's common case when its message is already here: the first
+ * match in the unexpected queue is an eager message of at most `bytes`
+ * (contiguous); it is copied into buf and its source, tag and size
+ * reported, without a request. 0 (nothing taken) otherwise. */
+typedef struct {
+    int source;
+    int tag;
+    size_t bytes;
+} tern_recv_done_t;
+int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, int tag,
+                              tern_recv_done_t *done);
 /* Receive a message already taken from the unexpected queue (Mrecv). */
 tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */

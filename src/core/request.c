@@ -14,6 +14,13 @@ static size_t table_len, table_cap;
 static uint32_t *free_slots;
 static size_t n_free_slots;
 
+void tern_req_init(tern_req_t *req, tern_req_kind_t kind)
+{
+    memset(req, 0, sizeof *req);
+    req->kind = (uint8_t)kind;
+    req->handle = MPI_REQUEST_NULL;
+}
+
 tern_req_t *tern_req_alloc(tern_req_kind_t kind)
 {
     tern_req_t *r = free_list;
@@ -21,10 +28,18 @@ tern_req_t *tern_req_alloc(tern_req_kind_t kind)
         free_list = r->next;
     else if (!(r = malloc(sizeof *r)))
         return NULL;
-    memset(r, 0, sizeof *r);
-    r->kind = (uint8_t)kind;
-    r->handle = MPI_REQUEST_NULL;
+    tern_req_init(r, kind);
     return r;
+}
+
+void tern_req_fini(tern_req_t *req)
+{
+    if (req->release_fn)
+        req->release_fn(req);
+    if (req->noncontig) {
+        tern_datatype_release(req->datatype);
+        req->noncontig = 0;
+    }
 }
 
 MPI_Request tern_req_handle(tern_req_t *req)
@@ -68,12 +83,7 @@ tern_req_t *tern_req_lookup(MPI_Request handle)
 
 void tern_req_release(tern_req_t *req)
 {
-    if (req->release_fn)
-        req->release_fn(req);
-    if (req->noncontig) {
-        tern_datatype_release(req->datatype);
-        req->noncontig = 0;
-    }
+    tern_req_fini(req);
     if (req->handle != MPI_REQUEST_NULL) {
         uint32_t slot = TERN_HANDLE_INDEX(req->handle) - 1;
         table[slot] = NULL;

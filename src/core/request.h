@@ -77,6 +77,11 @@ struct tern_req {
 };
 
 tern_req_t *tern_req_alloc(tern_req_kind_t kind);
+/* A request not from the pool (a blocking call's, on its stack): init
+ * clears it, fini drops what it holds (a datatype reference). Never given a
+ * handle. */
+void tern_req_init(tern_req_t *req, tern_req_kind_t kind);
+void tern_req_fini(tern_req_t *req);
 /* Gives the request an MPI handle (done lazily: blocking calls never need one). */
 MPI_Request tern_req_handle(tern_req_t *req);
 /* Handle to request; NULL if the handle is not a live request. */

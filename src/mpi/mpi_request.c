@@ -144,6 +144,15 @@ static MPI_Status *status_at(MPI_Status *statuses, int i)
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
+/* Raised once for a multi-request call; the return value is the class
+ * itself, as programs compare it with MPI_ERR_IN_STATUS directly. */
+static int in_status_error(const char *func)
+{
+    tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
+                   "one or more requests failed; see the MPI_ERROR field of each status");
+    return MPI_ERR_IN_STATUS;
+}
+
 /* Completes every finished request of an all/some call; returns
  * MPI_ERR_IN_STATUS when one failed. */
 static int finish_many(const char *func, int count, MPI_Request reqs[], MPI_Status statuses[],
@@ -160,13 +169,7 @@ static int finish_many(const char *func, int count, MPI_Request reqs[], MPI_Stat
         if (finish(func, &reqs[i], r, status_at(statuses, i), 0) != MPI_SUCCESS)
             any_error = 1;
     }
-    if (!any_error)
-        return MPI_SUCCESS;
-    /* Raise once; the return value is the class itself, as programs compare
-     * it with MPI_ERR_IN_STATUS directly. */
-    tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
-                   "one or more requests failed; see the MPI_ERROR field of each status");
-    return MPI_ERR_IN_STATUS;
+    return any_error ? in_status_error(func) : MPI_SUCCESS;
 }
 
 TERN_PMPI_ALIAS(Waitall)
@@ -177,12 +180,21 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     int n, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
+    /* Each request is finished as soon as it completes: one handle lookup
+     * per request after the checks, not two. */
+    int any_error = 0;
     for (int i = 0; i < count; i++) {
         tern_req_t *r;
-        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete)
+        if (classify(reqs[i], &r) != REQ_LIVE) {
+            empty_status(status_at(statuses, i));
+            continue;
+        }
+        if (!r->complete)
             tern_progress_wait(&r->complete);
+        if (finish(func, &reqs[i], r, status_at(statuses, i), 0) != MPI_SUCCESS)
+            any_error = 1;
     }
-    return finish_many(func, count, reqs, statuses, 1);
+    return any_error ? in_status_error(func) : MPI_SUCCESS;
 }
 
 TERN_PMPI_ALIAS(Testall)
