@@ -266,7 +266,11 @@ static inline int recv_blocking(const char *func, tern_comm_t *c, void *buf, int
     tern_req_t req;
     tern_req_init(&req, TERN_REQ_RECV);
     fill_recv(&req, c, buf, count, dt, d, source, tag);
-    tern_mpi_start(func, &req);
+    /* A fresh request needs none of tern_mpi_start's resets. */
+    if (source != MPI_PROC_NULL)
+        tern_p2p_start_recv(&req);
+    else
+        tern_mpi_start(func, &req);
     int err = tern_mpi_wait_one(func, &req, status);
     tern_req_fini(&req);
     return err;
