@@ -172,6 +172,15 @@ static void send_complete(tern_req_t *req);
 static char *pack_scratch;
 static size_t pack_scratch_len;
 
+/* Packs bytes offset..offset+n of a non-contiguous request's packed stream
+ * into dst (scratch, a queue cell or a bulk chunk). */
+static void pack_range(const tern_req_t *req, size_t offset, void *dst, size_t n)
+{
+    tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype, offset, dst, n);
+    if (st != TERN_OK)
+        tern_fatal("internal: packing bytes %zu..%zu failed: %s", offset, offset + n, tern_status_string(st));
+}
+
 static void *scratch_pack(const tern_req_t *req, size_t offset, size_t n)
 {
     if (n > pack_scratch_len) {
@@ -181,11 +190,7 @@ static void *scratch_pack(const tern_req_t *req, size_t offset, size_t n)
         pack_scratch = p;
         pack_scratch_len = n;
     }
-    tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype,
-                                                offset, pack_scratch, n);
-    if (st != TERN_OK)
-        tern_fatal("internal: packing bytes %zu..%zu failed: %s", offset, offset + n,
-                   tern_status_string(st));
+    pack_range(req, offset, pack_scratch, n);
     return pack_scratch;
 }
 
@@ -199,15 +204,10 @@ static int stream_push_bulk(tern_peer_t *peer, int peer_world, tern_req_t *req, 
         return 0;
     pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
     memcpy(p, &d, sizeof d);
-    if (__builtin_expect(req->noncontig, 0)) {
-        tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype,
-                                                    req->offset, p + sizeof d, n);
-        if (st != TERN_OK)
-            tern_fatal("internal: packing bytes %zu..%zu failed: %s", req->offset, req->offset + n,
-                       tern_status_string(st));
-    } else {
+    if (__builtin_expect(req->noncontig, 0))
+        pack_range(req, req->offset, p + sizeof d, n);
+    else
         memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);
-    }
     peer->ops->bulk_commit(peer->tl, peer_world, sizeof d + n);
     return 1;
 }
@@ -410,11 +410,7 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
         memcpy(p, &s, sizeof s);
         hdr_len = sizeof s;
     }
-    tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype, 0,
-                                                p + hdr_len, req->bytes);
-    if (st != TERN_OK)
-        tern_fatal("internal: packing a %zu-byte eager message failed: %s", req->bytes,
-                   tern_status_string(st));
+    pack_range(req, 0, p + hdr_len, req->bytes);
     peer->ops->am_commit(peer->tl, req->peer_world, hdr_len + req->bytes);
     /* A synchronous send completes with the acknowledgement. */
     if (req->mode != TERN_SEND_SYNC)

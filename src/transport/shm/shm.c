@@ -322,9 +322,8 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     size_t size = tl != NULL ? shm_segment_bytes(params->local_size, tl->want_cell_size, tl->want_cells,
                                                  tl->want_bulk_cell_size, tl->want_bulk_cells)
                              : 0;
-    int populate = 0; /* shm_init prefaults this rank's rings, not the whole segment */
     tern_shm_segment_t seg;
-    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? size : 0, populate,
+    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? size : 0,
                                                st == TERN_OK ? shm_format : NULL,
                                                st == TERN_OK ? shm_attached : NULL, tl, &seg);
     if (st != TERN_OK) {
@@ -463,32 +462,32 @@ static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
     return tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
 }
 
+/* Delivers up to max messages of one incoming ring to the handler. */
+static inline int shm_drain(tern_tl_t *tl, tern_shm_ring_t *ring, int src, unsigned max)
+{
+    int events = 0;
+    for (; max > 0; max--) {
+        size_t len;
+        tern_shm_cell_t *cell = tern_shm_ring_pop(ring, &len);
+        if (cell == NULL)
+            break;
+        tl->am_handler(tl->am_ctx, src, tern_shm_cell_payload(cell), len);
+        tern_shm_ring_free(ring, cell);
+        events++;
+    }
+    return events;
+}
+
 static int shm_progress(tern_tl_t *tl)
 {
     int events = 0;
     shm_in_t *in = tl->in;
     for (int i = 0, n = tl->nin; i < n; i++) {
-        tern_shm_ring_t *ring = &in[i].ring;
-        for (unsigned k = tl->batch; k > 0; k--) {
-            size_t len;
-            tern_shm_cell_t *cell = tern_shm_ring_pop(ring, &len);
-            if (cell == NULL)
-                break;
-            tl->am_handler(tl->am_ctx, in[i].src, tern_shm_cell_payload(cell), len);
-            tern_shm_ring_free(ring, cell);
-            events++;
-        }
+        events += shm_drain(tl, &in[i].ring, in[i].src, tl->batch);
         /* Bulk chunks: one per peer per call, so a long stream never starves
          * the small-message rings. */
-        if (tl->bulk_max) {
-            size_t len;
-            tern_shm_cell_t *cell = tern_shm_ring_pop(&in[i].bulk, &len);
-            if (cell != NULL) {
-                tl->am_handler(tl->am_ctx, in[i].src, tern_shm_cell_payload(cell), len);
-                tern_shm_ring_free(&in[i].bulk, cell);
-                events++;
-            }
-        }
+        if (tl->bulk_max)
+            events += shm_drain(tl, &in[i].bulk, in[i].src, 1);
     }
     return events;
 }

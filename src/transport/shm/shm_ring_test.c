@@ -218,11 +218,11 @@ static void test_segment(void)
     snprintf(jid, sizeof jid, "ringtest%d", (int)getpid());
     CHECK(tern_shm_segment_name(name, sizeof name, jid, 0) == TERN_OK);
     tern_shm_segment_t a, b;
-    CHECK(tern_shm_segment_create(&a, name, 1 << 20, 1) == TERN_OK);
+    CHECK(tern_shm_segment_create(&a, name, 1 << 20) == TERN_OK);
     CHECK(a.base != NULL && a.size == 1 << 20);
     CHECK(((char *)a.base)[12345] == 0);
     ((char *)a.base)[4096] = 42;
-    CHECK(tern_shm_segment_attach(&b, name, 0) == TERN_OK);
+    CHECK(tern_shm_segment_attach(&b, name) == TERN_OK);
     CHECK(b.size == 1 << 20 && ((char *)b.base)[4096] == 42);
     char path[300];
     snprintf(path, sizeof path, "/dev/shm%s", name);
@@ -236,7 +236,7 @@ static void test_segment(void)
     tern_shm_segment_detach(&a);
     CHECK(a.base == NULL);
     tern_shm_segment_t c;
-    CHECK(tern_shm_segment_attach(&c, name, 0) == TERN_ERR_IO);
+    CHECK(tern_shm_segment_attach(&c, name) == TERN_ERR_IO);
 }
 
 int main(void)

@@ -27,10 +27,9 @@ tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, i
     return TERN_OK;
 }
 
-static tern_status_t segment_map(tern_shm_segment_t *seg, int fd, size_t size, int populate)
+static tern_status_t segment_map(tern_shm_segment_t *seg, int fd, size_t size)
 {
-    int flags = MAP_SHARED | (populate ? MAP_POPULATE : 0);
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
         tern_error("mmap of shared-memory segment %s (%zu bytes): %s", seg->name, size, strerror(errno));
         return TERN_ERR_NOMEM;
@@ -40,7 +39,7 @@ static tern_status_t segment_map(tern_shm_segment_t *seg, int fd, size_t size, i
     return TERN_OK;
 }
 
-tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int populate)
+tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size)
 {
     memset(seg, 0, sizeof *seg);
     snprintf(seg->name, sizeof seg->name, "%s", name);
@@ -63,7 +62,7 @@ tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name,
         st = TERN_ERR_NOMEM;
         goto err_unlink;
     }
-    st = segment_map(seg, fd, size, populate);
+    st = segment_map(seg, fd, size);
     if (st != TERN_OK)
         goto err_unlink;
     close(fd);
@@ -75,7 +74,7 @@ err_unlink:
     return st;
 }
 
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int populate)
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name)
 {
     memset(seg, 0, sizeof *seg);
     snprintf(seg->name, sizeof seg->name, "%s", name);
@@ -90,7 +89,7 @@ tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name,
         tern_error("shared-memory segment %s: cannot read its size", name);
         st = TERN_ERR_IO;
     } else {
-        st = segment_map(seg, fd, (size_t)sb.st_size, populate);
+        st = segment_map(seg, fd, (size_t)sb.st_size);
     }
     close(fd);
     return st;
@@ -114,7 +113,7 @@ void tern_shm_segment_detach(tern_shm_segment_t *seg)
     seg->size = 0;
 }
 
-tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size, int populate,
+tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size,
                                      tern_shm_segment_fn format, tern_shm_segment_fn attached, void *arg,
                                      tern_shm_segment_t *seg)
 {
@@ -126,7 +125,7 @@ tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size
     if (use)
         st = tern_shm_segment_name(name, sizeof name, params->job_id, params->node);
     if (use && st == TERN_OK && params->local_rank == 0) {
-        st = size > 0 ? tern_shm_segment_create(seg, name, size, populate) : TERN_ERR_ARG;
+        st = size > 0 ? tern_shm_segment_create(seg, name, size) : TERN_ERR_ARG;
         if (st == TERN_OK && format != NULL)
             format(seg->base, seg->size, arg);
     }
@@ -136,7 +135,7 @@ tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size
         st = fst;
 
     if (use && st == TERN_OK && params->local_rank != 0)
-        st = tern_shm_segment_attach(seg, name, populate);
+        st = tern_shm_segment_attach(seg, name);
     if (use && st == TERN_OK && attached != NULL)
         attached(seg->base, seg->size, arg);
 

@@ -29,9 +29,9 @@ typedef struct {
  * [A-Za-z0-9._-] become '_'). TERN_ERR_ARG if it does not fit. */
 tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, int node);
 /* Creates and maps a zero-filled segment; fails if the name exists. */
-tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int populate);
+tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size);
 /* Opens and maps an existing segment (its size from fstat). */
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int populate);
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name);
 /* Removes the name (owner only; the mappings stay valid). */
 void tern_shm_segment_unlink(tern_shm_segment_t *seg);
 /* Unmaps (and unlinks if still linked). */
@@ -43,7 +43,7 @@ typedef void (*tern_shm_segment_fn)(void *base, size_t size, void *arg);
  * runs in local rank 0 before the first fence, attached in every mapping
  * rank before the second. Leaves *seg unmapped (base NULL) for a rank alone
  * on its node. On error every rank still fences twice; *seg is unmapped. */
-tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size, int populate,
+tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size,
                                      tern_shm_segment_fn format, tern_shm_segment_fn attached, void *arg,
                                      tern_shm_segment_t *seg);
 
