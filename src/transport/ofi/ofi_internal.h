@@ -143,6 +143,10 @@ struct tern_tl {
     int hellos_sent_done;
 };
 
+/* ofi_lib.c: opens libfabric (dlopen, TERN_OFI_LIBRARY) on first use; the
+ * fi_* functions Tern calls forward to it. */
+tern_status_t tern_ofi_lib_load(void);
+
 /* ofi_rails.c: the provider entries the rails open (TERN_OFI_RAILS,
  * TERN_OFI_PROVIDER); fills rails[] with fi_dupinfo copies. */
 tern_status_t tern_ofi_choose_rails(struct fi_info **rails, int *n_rails);

@@ -178,6 +178,9 @@ tern_status_t tern_ofi_choose_rails(struct fi_info **rails, int *n_rails)
                    "per rail in 3 words)", spec, OFI_RAILS_MAX);
         return TERN_ERR_ARG;
     }
+    tern_status_t lst = tern_ofi_lib_load();
+    if (lst != TERN_OK)
+        return lst;
     struct fi_info *all = list_entries(prov, forced);
     if (!all)
         return TERN_ERR_NOT_SUPPORTED;
