@@ -48,7 +48,7 @@ run() {
     while [ "$1" != -- ]; do envs="$envs $1"; shift; done
     shift
     # shellcheck disable=SC2086 # envs are VAR=VAL words
-    "$NETNS_ON_A" env FI_PROVIDER=tcp TERN_TRANSPORTS=self,ofi TERN_OFI_RAILS="$rails" $envs \
+    "$NETNS_ON_A" env TERN_TRANSPORTS=self,ofi TERN_OFI_RAILS="$rails" $envs \
         timeout 120 "$mpiexec" --launcher "$NETNS_SSH_CMD" --hosts "$NETNS_IPA,$NETNS_IPB" \
         -ppn "$ppn" -n "$np" "$@"
 }

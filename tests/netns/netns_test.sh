@@ -38,7 +38,7 @@ launcher=$NETNS_SSH_CMD
 
 failures=0
 run() {
-    "$NETNS_ON_A" env FI_PROVIDER=tcp ${NETNS_EXTRA_ENV:-} timeout 120 "$mpiexec" --launcher "$launcher" \
+    "$NETNS_ON_A" env ${NETNS_EXTRA_ENV:-} timeout 120 "$mpiexec" --launcher "$launcher" \
         --hosts "$ipa,$ipb" -ppn 2 -n 4 "$@"
 }
 for prog in "$@"; do

@@ -9,7 +9,7 @@ all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
 32 ranks, oversubscribed and unbound above the core count), the wall clock of
 `mpiexec -n 8` of a trivial program, and this machine's memcpy bandwidth and
 cross-core cache-line latency. Start-up also runs Tern with every rank on
-libfabric tcp (TERN_TRANSPORTS=self,ofi), connecting to all peers in MPI_Init
+libfabric (TERN_TRANSPORTS=self,ofi; its TCP provider here), connecting to all peers in MPI_Init
 and lazily, for the cost of connection set-up and of each first message.
 Inter-host: latency, bw and bibw with one rank in each of two network
 namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
@@ -49,7 +49,7 @@ for _c in COLL:
     METRIC[_c] = ("latency_us", "us", False)
 INIT_RANKS = [2, 8, 32]
 LAUNCH_RANKS = 8
-# Tern with every rank on the network transport (libfabric tcp), so that
+# Tern with every rank on the network transport (libfabric, its TCP provider here), so that
 # start-up pays connection set-up: each under its own name in the results.
 TERN_OFI = {"tern_ofi_all": "all", "tern_ofi_lazy": "lazy"}
 LABEL.update({"tern_ofi_all": "Tern ofi, connect all", "tern_ofi_lazy": "Tern ofi, connect lazy"})
@@ -208,8 +208,8 @@ def run_bench(res, impl, tc, exe, key, np, args, bound, timeout, env=None):
 
 
 def tern_ofi_env(connect):
-    """Every rank on libfabric tcp (self for itself), connecting as asked."""
-    return dict(os.environ, TERN_TRANSPORTS="self,ofi", TERN_CONNECT=connect, FI_PROVIDER="tcp")
+    """Every rank on libfabric (self for itself), connecting as asked."""
+    return dict(os.environ, TERN_TRANSPORTS="self,ofi", TERN_CONNECT=connect)
 
 
 # ---------------------------------------------------------------- inter-host
@@ -288,7 +288,7 @@ class Hosts:
         if impl == "tern":
             # Tern's mpiexec finds its way back over ssh when the launcher
             # is an ssh command line (not a wrapper script).
-            return on_a + ["env", "FI_PROVIDER=tcp", tc["launch"][0], "--launcher", v["NETNS_SSH_CMD"],
+            return on_a + [tc["launch"][0], "--launcher", v["NETNS_SSH_CMD"],
                            "--hosts", hosts, "-ppn", "1", "-n", "2", exe] + args + ["--json"]
         if impl == "openmpi":
             return on_a + tc["launch"] + ["--mca", "plm_rsh_agent", v["NETNS_SSH"], "--host", hosts, "-n", "2",
@@ -646,11 +646,11 @@ def write_report(res, limits, args, meta, outdir, pngs):
 
 
 def init_table(res):
-    """Start-up with connection set-up: Tern on libfabric tcp (all / lazy)
+    """Start-up with connection set-up: Tern on libfabric (all / lazy)
     beside Tern's default and the peers' defaults."""
     L = ["### Start-up with network connections\n",
-         "`tern-bench init` on one host, unbound. \"Tern ofi\" runs every rank over libfabric tcp "
-         "(`TERN_TRANSPORTS=self,ofi FI_PROVIDER=tcp`), so MPI_Init pays the connection set-up "
+         "`tern-bench init` on one host, unbound. \"Tern ofi\" runs every rank over libfabric "
+         "(`TERN_TRANSPORTS=self,ofi`: the provider Tern picks for TCP, `net`), so MPI_Init pays the connection set-up "
          "(`TERN_CONNECT=all`) or each first message does (`TERN_CONNECT=lazy`); Tern default and the "
          "peers use shared memory inside a host. First message: the first `MPI_Sendrecv` with each peer "
          "(rank + k / rank - k), max and mean over all ordered pairs; warm: the same exchange again.\n"]
@@ -706,7 +706,7 @@ def inter_section(res, args):
     L.append("Two \"hosts\" on this machine: network namespaces joined by a veth pair, each with its own sshd "
              "and host name (`scripts/netns-hosts.sh`); the launcher runs on host A and starts the rank on host B "
              "over ssh; one rank per host, unbound (the two hosts share the cores). Each MPI goes over TCP: Tern "
-             "its ofi transport on libfabric tcp (`mpiexec --hosts A,B -ppn 1`), Open MPI `--mca pml ob1 "
+             "its ofi transport on libfabric (provider net: TCP; `mpiexec --hosts A,B -ppn 1`), Open MPI `--mca pml ob1 "
              "--mca btl tcp,self` (`mpirun --host A,B`, rsh agent ssh), MPICH UCX with `UCX_TLS=self,tcp` "
              "(`mpiexec -hosts A,B -launcher ssh -iface <veth>`; left to itself UCX sees one machine and uses "
              "shared memory between the namespaces). The veth link is a kernel loopback: these figures measure "
