@@ -99,7 +99,9 @@ typedef struct {
     struct fid_ep *ep;
     size_t max_msg_size;
     size_t addr_len;            /* bytes of this endpoint's name */
-    int n_recv;
+    int n_recv;                 /* receive buffers, or multi-receive slabs */
+    int multi_recv;             /* FI_MULTI_RECV: slabs that take many messages */
+    size_t recv_size;           /* bytes per receive buffer or slab */
     char *recv_mem;
     struct fid_mr *recv_mr, *send_mr;   /* send_mr: the shared send buffers */
     void *recv_desc, *send_desc;
