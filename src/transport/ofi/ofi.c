@@ -24,6 +24,11 @@
 
 /* Posted buffers per peer beyond its credits: CREDIT and HELLO messages. */
 #define OFI_RESERVE_PER_PEER 3
+/* Multi-receive slabs per rail, each at least OFI_SLAB_MIN bytes and room
+ * for OFI_SLAB_MESSAGES largest messages. */
+#define OFI_SLABS 4
+#define OFI_SLAB_MIN ((size_t)1 << 20)
+#define OFI_SLAB_MESSAGES 16
 
 static int list_has(const char *list, const char *name)
 {
@@ -86,6 +91,13 @@ tern_status_t tern_ofi_reg_local(tern_tl_t *tl, int rail, void *buf, size_t len,
     return TERN_OK;
 }
 
+/* A slab is given back (and reposted) once less than one largest message
+ * fits in what is left of it. */
+static int set_min_multi_recv(ofi_rail_t *rl, size_t min)
+{
+    return fi_setopt(&rl->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof min);
+}
+
 static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
 {
     ofi_rail_t *rl = &tl->rails[rail];
@@ -96,14 +108,19 @@ static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
         tern_error("ofi: cannot open %s: %s", info->fabric_attr->prov_name, fi_strerror(-ret));
         return TERN_ERR_IO;
     }
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE,
-                                 .size = (size_t)(rl->n_recv + tl->n_send) + 1024};
+    /* DATA format: a multi-receive completion says where its message is. */
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
+                                 .size = (size_t)(rl->multi_recv ? tl->credit_window * tl->size
+                                                                 : rl->n_recv) +
+                                         (size_t)tl->n_send + 1024};
     struct fi_av_attr av_attr = {.type = info->domain_attr->av_type, .count = (size_t)tl->size};
     if ((ret = fi_cq_open(rl->domain, &cq_attr, &rl->cq, NULL)) ||
         (ret = fi_av_open(rl->domain, &av_attr, &rl->av, NULL)) ||
         (ret = fi_endpoint(rl->domain, info, &rl->ep, NULL)) ||
         (ret = fi_ep_bind(rl->ep, &rl->cq->fid, FI_TRANSMIT | FI_RECV)) ||
-        (ret = fi_ep_bind(rl->ep, &rl->av->fid, 0)) || (ret = fi_enable(rl->ep))) {
+        (ret = fi_ep_bind(rl->ep, &rl->av->fid, 0)) ||
+        (rl->multi_recv && (ret = set_min_multi_recv(rl, tl->buf_size))) ||
+        (ret = fi_enable(rl->ep))) {
         tern_error("ofi: cannot open an endpoint on %s/%s: %s", info->fabric_attr->prov_name,
                    info->domain_attr->name, fi_strerror(-ret));
         return TERN_ERR_IO;
@@ -143,8 +160,16 @@ static tern_status_t post_recv(tern_tl_t *tl, int rail, int i)
 {
     ofi_rail_t *rl = &tl->rails[rail];
     ofi_op_t *op = &rl->recv_ops[i];
-    int ret = (int)fi_recv(rl->ep, rl->recv_mem + (size_t)i * tl->buf_size, tl->buf_size,
-                           rl->recv_desc, FI_ADDR_UNSPEC, &op->ctx);
+    char *mem = rl->recv_mem + (size_t)i * rl->recv_size;
+    int ret;
+    if (rl->multi_recv) {
+        struct iovec iov = {.iov_base = mem, .iov_len = rl->recv_size};
+        struct fi_msg msg = {.msg_iov = &iov, .desc = &rl->recv_desc, .iov_count = 1,
+                             .addr = FI_ADDR_UNSPEC, .context = &op->ctx};
+        ret = (int)fi_recvmsg(rl->ep, &msg, FI_MULTI_RECV);
+    } else {
+        ret = (int)fi_recv(rl->ep, mem, rl->recv_size, rl->recv_desc, FI_ADDR_UNSPEC, &op->ctx);
+    }
     if (ret == -FI_EAGAIN) {
         rl->repost[rl->n_repost++] = i;
         return TERN_OK;
@@ -179,6 +204,11 @@ static tern_status_t setup_buffers(tern_tl_t *tl, const int *peers_on_rail, int 
     long n_send = tern_config_long("TERN_OFI_SEND_BUFS");
     if (n_send < 4)
         n_send = 4;
+    /* Large eager messages: at most 8 MB of send buffers (64 at 64 KB is
+     * still a full bandwidth window). */
+    long n_send_max = (long)((8u << 20) / tl->buf_size);
+    if (n_send > n_send_max)
+        n_send = n_send_max < 64 ? 64 : n_send_max;
     for (int r = 0; r < tl->n_rails; r++) {
         long tx_max = (long)tl->rails[r].info->tx_attr->size;
         if (tx_max > 0 && n_send > tx_max)
@@ -197,8 +227,18 @@ static tern_status_t setup_buffers(tern_tl_t *tl, const int *peers_on_rail, int 
         long rx_max = (long)rl->info->rx_attr->size;
         if (rx_max > 0 && n_recv > rx_max)
             n_recv = rx_max;
+        rl->recv_size = tl->buf_size;
+        if (rl->multi_recv) {
+            /* A few slabs for all peers: memory no longer grows with the
+             * job (credits still bound each peer; what overflows waits in
+             * the provider, or in the socket for TCP). */
+            rl->recv_size = tl->buf_size * OFI_SLAB_MESSAGES;
+            if (rl->recv_size < OFI_SLAB_MIN)
+                rl->recv_size = OFI_SLAB_MIN;
+            n_recv = OFI_SLABS;
+        }
         rl->n_recv = (int)n_recv;
-        rl->recv_mem = aligned_alloc(64, (size_t)n_recv * tl->buf_size);
+        rl->recv_mem = aligned_alloc(64, (size_t)n_recv * rl->recv_size);
         rl->recv_ops = calloc((size_t)n_recv, sizeof *rl->recv_ops);
         rl->repost = calloc((size_t)n_recv, sizeof *rl->repost);
         if (!rl->recv_mem || !rl->recv_ops || !rl->repost)
@@ -210,7 +250,7 @@ static tern_status_t setup_buffers(tern_tl_t *tl, const int *peers_on_rail, int 
 static tern_status_t post_buffers(tern_tl_t *tl, int rail)
 {
     ofi_rail_t *rl = &tl->rails[rail];
-    tern_status_t st = tern_ofi_reg_local(tl, rail, rl->recv_mem, (size_t)rl->n_recv * tl->buf_size,
+    tern_status_t st = tern_ofi_reg_local(tl, rail, rl->recv_mem, (size_t)rl->n_recv * rl->recv_size,
                                           FI_RECV, &rl->recv_mr, &rl->recv_desc);
     /* The send buffers are shared: registered on every rail's domain. */
     if (st == TERN_OK)
@@ -261,6 +301,86 @@ static tern_status_t open_rails(tern_tl_t *tl, const tern_tl_params_t *p, int sh
 
 static void ofi_finalize(tern_tl_t *tl);
 
+/* Providers that move every byte through a socket in software: RMA is
+ * emulated, so a rendezvous costs two extra trips and saves no copy that
+ * matters; eager messages go up to 64 KB there (Open MPI's TCP eager limit
+ * too). libfabric's net provider, the one Tern picks for TCP: 8 KB 28 us by
+ * rendezvous, 13 us eager between two netns hosts. tcp;ofi_rxm keeps 8 KB:
+ * rxm sends what exceeds its own 16 KB buffers by a rendezvous of its own. */
+static int socket_provider(const struct fi_info *info)
+{
+    const char *p = info->fabric_attr->prov_name;
+    return strcmp(p, "net") == 0 || strcmp(p, "sockets") == 0;
+}
+
+/* The same entry with FI_MULTI_RECV asked for, or NULL. */
+static struct fi_info *with_multi_recv(const struct fi_info *info)
+{
+    struct fi_info *hints = fi_dupinfo(info), *out = NULL;
+    if (!hints)
+        return NULL;
+    hints->caps |= FI_MULTI_RECV;
+    hints->rx_attr->caps |= FI_MULTI_RECV;
+    int ret = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &out);
+    fi_freeinfo(hints);
+    if (ret || !out)
+        return NULL;
+    if (out->next) {   /* the first is the closest match */
+        fi_freeinfo(out->next);
+        out->next = NULL;
+    }
+    return out;
+}
+
+/* Eager size (TERN_OFI_EAGER_SIZE, auto by provider) and receive buffers:
+ * slabs that take many messages each (FI_MULTI_RECV) where the provider has
+ * them and TERN_OFI_MULTI_RECV allows, else a fixed buffer per message in
+ * flight. With slabs the receive memory stays a few MB whatever the job
+ * size and eager size; fixed buffers cost peers x credits x eager size. */
+static tern_status_t choose_receive_mode(tern_tl_t *tl)
+{
+    const struct fi_info *info = tl->rails[0].info;
+    const char *eager_s = tern_config_str("TERN_OFI_EAGER_SIZE");
+    long eager;
+    if (strcmp(eager_s, "auto") == 0) {
+        /* 64 KB of payload plus the core's and our headers. */
+        eager = socket_provider(info) ? 65536 + 128 : 8192;
+    } else {
+        char *end;
+        eager = strtol(eager_s, &end, 10);
+        if (*end || eager < 256 || eager > (16L << 20)) {
+            tern_error("ofi: TERN_OFI_EAGER_SIZE=%s: expected auto or bytes from 256 to 16M",
+                       eager_s);
+            return TERN_ERR_ARG;
+        }
+    }
+    tl->buf_size = (size_t)eager;
+    const char *mr = tern_config_str("TERN_OFI_MULTI_RECV");
+    int want = strcmp(mr, "auto") == 0 ? socket_provider(info) ||
+                                             strcmp(info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0
+                                       : atoi(mr) != 0;
+    if (!want)
+        return TERN_OK;
+    /* All rails or none: every rank must post alike on each. */
+    struct fi_info *up[OFI_RAILS_MAX] = {0};
+    int ok = 1;
+    for (int r = 0; r < tl->n_rails && ok; r++)
+        ok = (up[r] = with_multi_recv(tl->rails[r].info)) != NULL;
+    for (int r = 0; r < tl->n_rails; r++) {
+        if (ok) {
+            fi_freeinfo(tl->rails[r].info);
+            tl->rails[r].info = up[r];
+            tl->rails[r].multi_recv = 1;
+        } else if (up[r]) {
+            fi_freeinfo(up[r]);
+        }
+    }
+    if (!ok)
+        tern_debug("ofi: provider %s has no FI_MULTI_RECV: a receive buffer per message",
+                   info->fabric_attr->prov_name);
+    return TERN_OK;
+}
+
 static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
 {
     tern_tl_t *tl = calloc(1, sizeof *tl);
@@ -282,10 +402,6 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     tl->credit_list = calloc((size_t)p->size, sizeof *tl->credit_list);
     if (!tl->peers || !tl->credit_list)
         return TERN_ERR_NOMEM;
-    long eager = tern_config_long("TERN_OFI_EAGER_SIZE");
-    if (eager < 256)
-        eager = 256;
-    tl->buf_size = (size_t)eager;
     long rma_min = tern_config_long("TERN_OFI_RMA_MIN");
     tl->rma_min = rma_min < 0 ? 0 : (size_t)rma_min;
     long stripe_min = tern_config_long("TERN_OFI_STRIPE_MIN");
@@ -298,6 +414,8 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         tl->rails[r].info = infos[r];
     if (st != TERN_OK)
         goto fail;
+    if ((st = choose_receive_mode(tl)) != TERN_OK)
+        goto fail;
     int shm = list_has(tern_config_str("TERN_TRANSPORTS"), "shm");
     if ((st = open_rails(tl, p, shm, n_peers)) != TERN_OK)
         goto fail;
@@ -306,10 +424,11 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     for (int r = 0; r < tl->n_rails; r++) {
         ofi_rail_t *rl = &tl->rails[r];
         tern_info("ofi: rail %d of %d: provider %s, domain %s, fabric %s, mr_mode 0x%x, %d receive "
-                  "buffers of %zu bytes, %d credits per peer",
+                  "%s of %zu bytes, eager messages up to %zu bytes, %d credits per peer",
                   r, tl->n_rails, rl->info->fabric_attr->prov_name, rl->info->domain_attr->name,
                   rl->info->fabric_attr->name, (unsigned)rl->info->domain_attr->mr_mode,
-                  rl->n_recv, tl->buf_size, tl->credit_window);
+                  rl->n_recv, rl->multi_recv ? "slabs (FI_MULTI_RECV)" : "buffers", rl->recv_size,
+                  tl->buf_size, tl->credit_window);
     }
 
     if ((st = tern_ofi_publish_address(tl)) != TERN_OK)
@@ -446,9 +565,18 @@ tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, int rail, uint16_t typ
     return post_send(tl, peer, rail, type, NULL, 0, NULL, 0);
 }
 
-static void recv_done(tern_tl_t *tl, ofi_op_t *op, size_t len)
+/* One message arrived in a receive buffer, or at `at` in a slab; the
+ * buffer is reposted after it (a slab only when the provider releases it:
+ * `release`). */
+static void recv_done(tern_tl_t *tl, ofi_op_t *op, const char *at, size_t len, int release)
 {
-    const char *buf = tl->rails[op->rail].recv_mem + (size_t)op->index * tl->buf_size;
+    ofi_rail_t *rl = &tl->rails[op->rail];
+    if (rl->multi_recv && len == 0) {   /* a slab handed back with nothing in it */
+        if (release && post_recv(tl, op->rail, op->index) != TERN_OK)
+            tern_fatal("ofi: cannot repost a receive slab");
+        return;
+    }
+    const char *buf = rl->multi_recv ? at : rl->recv_mem + (size_t)op->index * rl->recv_size;
     ofi_hdr_t h;
     if (len < sizeof h)
         tern_fatal("ofi: runt message of %zu bytes", len);
@@ -461,7 +589,7 @@ static void recv_done(tern_tl_t *tl, ofi_op_t *op, size_t len)
         tl->handler(tl->am_ctx, (int)h.src, buf + sizeof h, len - sizeof h);
     else if (h.type == OFI_MSG_HELLO)
         p->hellos_recvd++;
-    if (post_recv(tl, op->rail, op->index) != TERN_OK)
+    if ((!rl->multi_recv || release) && post_recv(tl, op->rail, op->index) != TERN_OK)
         tern_fatal("ofi: cannot repost a receive buffer");
     /* Only active messages spent a credit of the sender. */
     if (h.type == OFI_MSG_AM && ++p->owed >= tl->credit_return_at && !p->in_credit_list) {
@@ -507,7 +635,7 @@ static int poll_rail(tern_tl_t *tl, int rail)
 {
     ofi_rail_t *rl = &tl->rails[rail];
     int events = 0;
-    struct fi_cq_msg_entry ent[16];
+    struct fi_cq_data_entry ent[16];
     for (;;) {
         ssize_t n = fi_cq_read(rl->cq, ent, 16);
         if (n == -FI_EAGAIN)
@@ -522,7 +650,7 @@ static int poll_rail(tern_tl_t *tl, int rail)
             ofi_op_t *op = ent[i].op_context;
             switch (op->kind) {
             case OFI_OP_RECV:
-                recv_done(tl, op, ent[i].len);
+                recv_done(tl, op, ent[i].buf, ent[i].len, (ent[i].flags & FI_MULTI_RECV) != 0);
                 events++;
                 break;
             case OFI_OP_SEND:
