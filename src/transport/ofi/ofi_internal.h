@@ -40,7 +40,9 @@ typedef struct ofi_op {
     int kind;
     int index;            /* buffer index for RECV/SEND */
     int rail;             /* RECV: whose buffers; RMA: where it was issued */
-    struct ofi_op *next;  /* free list of send ops */
+    struct ofi_op *next;  /* free list of send ops; the deferred list */
+    int peer;             /* SEND deferred by a full queue: where, how long */
+    size_t len;
     ofi_rma_t *rma;       /* RMA: the transfer this chunk belongs to */
 } ofi_op_t;
 
@@ -68,14 +70,17 @@ struct ofi_rma {
     tern_tl_comp_t *comp;
 };
 
-/* A registration exposed to peers, shared by sends of the same buffer. */
+/* A buffer exposed to peers, shared by sends of it in flight at once; its
+ * registration comes from the cache (ofi_regcache.h). */
 typedef struct ofi_reg {
     struct ofi_reg *next;
     void *buf;
     size_t len;
     int refs;
-    struct fid_mr *mr[OFI_RAILS_MAX];      /* one per rail's domain */
+    struct ofi_mr_entry *entry;
 } ofi_reg_t;
+
+typedef struct ofi_regcache ofi_regcache_t;
 
 typedef struct {
     fi_addr_t addr[OFI_RAILS_MAX];  /* on each rail's AV */
@@ -135,10 +140,13 @@ struct tern_tl {
     ofi_op_t *send_ops;
     ofi_op_t *send_free;
     int sends_in_flight;
+    ofi_op_t *reserved;         /* am_reserve's buffer, until am_commit */
+    ofi_op_t *deferred_head, *deferred_tail;  /* committed, queue was full */
 
     ofi_rma_t *rma_head, *rma_tail;  /* transfers with chunks to issue */
     int rma_in_flight;
     ofi_reg_t *regs;
+    ofi_regcache_t *regcache;   /* ofi_regcache.c; made at the first rendezvous */
     size_t rma_min;
 
     int connect_all;
