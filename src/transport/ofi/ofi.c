@@ -470,7 +470,7 @@ static void ofi_finalize(tern_tl_t *tl)
     if (!tl->idle && tl->rails[0].ep) {
         /* Let our last sends (credit returns, FINs) leave, then wait for
          * every rank so no endpoint closes under a peer still talking. */
-        while (tl->sends_in_flight || tl->rma_in_flight || tl->rma_head)
+        while (tl->sends_in_flight || tl->deferred_head || tl->rma_in_flight || tl->rma_head)
             tern_ofi_progress(tl);
         tern_pmi_fence();
     }
@@ -552,12 +552,80 @@ static tern_status_t ofi_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
     ofi_peer_t *p = &tl->peers[peer];
     if (hdr_len + payload_len > ofi_am_max(tl))
         return TERN_ERR_ARG;
-    if (p->credits == 0)
+    if (p->credits == 0 || tl->deferred_head)
         return TERN_ERR_AGAIN;
     tern_status_t st = post_send(tl, peer, p->rail, OFI_MSG_AM, hdr, hdr_len, payload, payload_len);
     if (st == TERN_OK)
         p->credits--;
     return st;
+}
+
+/* In-place sends: the core writes (packs) its message straight into a send
+ * buffer, one copy for contiguous and non-contiguous data alike. Reserve
+ * takes the buffer and the peer's credit, so commit cannot fail for want of
+ * them; a provider queue full at commit (-FI_EAGAIN) leaves the message on
+ * the deferred list, which progress sends in order, and until it is empty
+ * no other active message leaves (order per pair). */
+static void *ofi_am_reserve(tern_tl_t *tl, int peer)
+{
+    ofi_peer_t *p = &tl->peers[peer];
+    if (p->credits == 0 || !tl->send_free || tl->deferred_head)
+        return NULL;
+    if (!p->resolved && tern_ofi_resolve(tl, peer) != TERN_OK)
+        return NULL;   /* am_send, the fallback, reports it */
+    ofi_op_t *op = tl->send_free;
+    tl->send_free = op->next;
+    tl->reserved = op;
+    p->credits--;
+    return tl->send_mem + (size_t)op->index * tl->buf_size + sizeof(ofi_hdr_t);
+}
+
+/* Sends a committed send buffer; -FI_EAGAIN when the queue is full. */
+static ssize_t send_committed(tern_tl_t *tl, ofi_op_t *op)
+{
+    ofi_peer_t *p = &tl->peers[op->peer];
+    char *buf = tl->send_mem + (size_t)op->index * tl->buf_size;
+    /* Credits we owe ride along, counted as of the send. */
+    int credits = p->owed > 65535 ? 65535 : p->owed;
+    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = OFI_MSG_AM, .credits = (uint16_t)credits};
+    memcpy(buf, &h, sizeof h);
+    ofi_rail_t *rl = &tl->rails[p->rail];
+    ssize_t ret = fi_send(rl->ep, buf, op->len, rl->send_desc, p->addr[p->rail], &op->ctx);
+    if (ret == 0) {
+        tl->sends_in_flight++;
+        p->owed -= credits;
+    } else if (ret != -FI_EAGAIN) {
+        tern_fatal("ofi: sending to rank %d failed: %s", op->peer, fi_strerror((int)-ret));
+    }
+    return ret;
+}
+
+static void ofi_am_commit(tern_tl_t *tl, int peer, size_t len)
+{
+    ofi_op_t *op = tl->reserved;
+    tl->reserved = NULL;
+    op->peer = peer;
+    op->len = sizeof(ofi_hdr_t) + len;
+    if (tl->deferred_head || send_committed(tl, op) == -FI_EAGAIN) {
+        op->next = NULL;
+        if (tl->deferred_tail)
+            tl->deferred_tail->next = op;
+        else
+            tl->deferred_head = op;
+        tl->deferred_tail = op;
+    }
+}
+
+static int send_deferred(tern_tl_t *tl)
+{
+    int n = 0;
+    while (tl->deferred_head && send_committed(tl, tl->deferred_head) == 0) {
+        tl->deferred_head = tl->deferred_head->next;
+        n++;
+    }
+    if (!tl->deferred_head)
+        tl->deferred_tail = NULL;
+    return n;
 }
 
 tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, int rail, uint16_t type)
@@ -682,6 +750,8 @@ int tern_ofi_progress(tern_tl_t *tl)
     int events = 0;
     for (int r = 0; r < tl->n_rails; r++)
         events += poll_rail(tl, r);
+    if (tl->deferred_head)
+        events += send_deferred(tl);
     events += tern_ofi_rma_push(tl);
     if (tl->n_credit_list)
         return_credits(tl);
@@ -706,4 +776,6 @@ const tern_tl_ops_t tern_tl_ofi_ops = {
     .mem_dereg = tern_ofi_mem_dereg,
     .get = tern_ofi_get,
     .put = tern_ofi_put,
+    .am_reserve = ofi_am_reserve,
+    .am_commit = ofi_am_commit,
 };
