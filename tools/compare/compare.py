@@ -274,6 +274,27 @@ class Hosts:
                 return
             time.sleep(0.5)
 
+    def tcp_floor(self, exe, timeout):
+        """The kernel's TCP floor on this link: tcp_pingpong.c served on host
+        B, driven from host A. {size: one-way us} or None."""
+        v = self.vars
+        port = str(20000 + os.getpid() % 20000)
+        server = subprocess.Popen([v["NETNS_ON_B"], exe, "-s", port], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        try:
+            rc, out, err = run([v["NETNS_ON_A"], exe, "-c", v["NETNS_IPB"], port], timeout)
+        finally:
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        doc = parse_json(out) if rc == 0 else None
+        if not doc:
+            log(f"  tcp floor: failed (exit {rc}): {err[-300:]}")
+            return None
+        return {int(k): v for k, v in doc["latency_us"].items()}
+
     def close(self):
         if self.vars and self.vars.get("NETNS_DIR"):
             run(["sh", HOSTS_SH, "down", self.vars["NETNS_DIR"]], 60)
@@ -383,6 +404,17 @@ def time_launch(res, impl, tc, exe, reps, timeout):
             return
         walls.append(t)
     res.add(impl, f"launch_np{LAUNCH_RANKS}", 0, "wall_ms", statistics.median(walls))
+
+
+def build_tcp_floor(scratch):
+    exe = os.path.join(scratch, "tcp_pingpong")
+    if os.path.exists(exe):
+        return exe
+    rc, out, err = run(["cc", "-O2", "-o", exe, os.path.join(HERE, "tcp_pingpong.c")], 120)
+    if rc != 0:
+        log(f"tcp_pingpong did not build: {err[-500:]}")
+        return None
+    return exe
 
 
 def measure_limits(scratch, quick):
@@ -697,6 +729,28 @@ def inter_targets(res):
     return rows
 
 
+def floor_text(res):
+    """The kernel TCP floor beside each MPI's inter-host latency."""
+    # Sizes are ints when measured, strings when read back from results.json.
+    runs = [{int(k): v for k, v in r.items()} for r in res.inter.get("floor_runs") or []]
+    if not runs:
+        return "Kernel TCP floor: not measured (tcp_pingpong did not run).\n"
+    sizes = sorted(set.intersection(*(set(r) for r in runs)))
+    floor = {sz: statistics.median(r[sz] for r in runs) for sz in sizes}
+    L = ["Kernel TCP floor on the same link (`tools/compare/tcp_pingpong.c`: one TCP connection, "
+         "TCP_NODELAY, both ends busy-polling non-blocking `recv`, one `send` per message; no library "
+         "over the kernel's TCP stack can go below it; median of rounds, one-way):\n",
+         "| size | TCP floor (us) | " + " | ".join(LABEL[i] for i in IMPLS) + " |",
+         "|---:|---:|" + "---:|" * len(IMPLS)]
+    for sz in sizes:
+        cells = []
+        for impl in IMPLS:
+            v = res.median(impl, "inter_latency", sz, "latency_us")
+            cells.append(f"{v:.2f} ({v / floor[sz]:.2f}x)" if v else "n/a")
+        L.append(f"| {size_label(sz)} | {floor[sz]:.2f} | " + " | ".join(cells) + " |")
+    return "\n".join(L) + "\n"
+
+
 def inter_section(res, args):
     inter = res.inter
     L = ["## Inter-host (two network namespaces, one rank each)\n"]
@@ -726,6 +780,7 @@ def inter_section(res, args):
         L.append(f"| {desc} | {fmt(t, unit)} | {fmt(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
                  f"{'yes' if met else ('no' if r else 'n/a')} |")
     L.append("")
+    L.append(floor_text(res))
     for name in INTER:
         key = f"inter_{name}"
         if res.sizes(key):
@@ -803,6 +858,12 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                               p2p_args if key in P2P else coll_args, args.ranks <= (os.cpu_count() or 1),
                               args.timeout)
         if hosts and hosts.vars:
+            floor_exe = build_tcp_floor(scratch)
+            if floor_exe:
+                log("  inter-host: kernel TCP floor (tcp_pingpong)")
+                fl = hosts.tcp_floor(floor_exe, args.timeout)
+                if fl:
+                    res.inter.setdefault("floor_runs", []).append(fl)
             for name in INTER:
                 for impl in rot:
                     if name in exes[impl] and impl not in res.inter["na"]:
