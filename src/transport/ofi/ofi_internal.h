@@ -70,14 +70,17 @@ struct ofi_rma {
     tern_tl_comp_t *comp;
 };
 
-/* A registration exposed to peers, shared by sends of the same buffer. */
+/* A buffer exposed to peers, shared by sends of it in flight at once; its
+ * registration comes from the cache (ofi_regcache.h). */
 typedef struct ofi_reg {
     struct ofi_reg *next;
     void *buf;
     size_t len;
     int refs;
-    struct fid_mr *mr[OFI_RAILS_MAX];      /* one per rail's domain */
+    struct ofi_mr_entry *entry;
 } ofi_reg_t;
+
+typedef struct ofi_regcache ofi_regcache_t;
 
 typedef struct {
     fi_addr_t addr[OFI_RAILS_MAX];  /* on each rail's AV */
@@ -143,6 +146,7 @@ struct tern_tl {
     ofi_rma_t *rma_head, *rma_tail;  /* transfers with chunks to issue */
     int rma_in_flight;
     ofi_reg_t *regs;
+    ofi_regcache_t *regcache;   /* ofi_regcache.c; made at the first rendezvous */
     size_t rma_min;
 
     int connect_all;

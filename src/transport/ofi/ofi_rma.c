@@ -2,11 +2,14 @@
  * one-sided reads and writes, split into chunks the provider accepts and
  * issued as queue slots allow (a full queue defers, never blocks).
  *
- * Registrations of the same buffer are shared (refcounted): two sends from
- * one buffer in flight at once hand out the same key, so releasing one never
- * revokes the other's. A registration lives from the RTS to the FIN; nothing
- * is cached past that, so freed memory can never be reached through a stale
- * key. (Providers with their own MR cache, such as verbs and efa, cache
+ * Sends of the same buffer in flight at once share one registration
+ * (refcounted here), so releasing one never revokes the other's key. The
+ * registration comes from Tern's cache (ofi_regcache.c): it covers the
+ * buffer's pages and stays cached after the FIN for later sends within
+ * them (TERN_OFI_REGCACHE), until the application unmaps or frees that
+ * memory, which a userfaultfd monitor thread sees before munmap returns.
+ * Without userfaultfd each send registers its buffer and closes it at the
+ * FIN. (Providers with their own MR cache, such as verbs and efa, may cache
  * underneath, invalidated by libfabric's monitor: FI_MR_CACHE_MONITOR.)
  *
  * Several rails: a buffer is registered on every rail's domain and the
@@ -17,6 +20,7 @@
  * completion, and so the core's FIN, comes when every piece is done.
  * Smaller ones go whole on the peer's rail. */
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_regcache.h"
 #include "base/log.h"
 
 #include <stdlib.h>
@@ -33,21 +37,10 @@ tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t
         r = calloc(1, sizeof *r);
         if (!r)
             return TERN_ERR_NOMEM;
-        /* The same requested key on every rail: without FI_MR_PROV_KEY one
-         * word of the remote key then serves them all. */
-        uint64_t key = tl->next_key++;
-        for (int rail = 0; rail < tl->n_rails; rail++) {
-            /* A zero-length registration is not portable: expose one byte. */
-            int ret = tern_ofi_mr_reg(tl, rail, buf, len ? len : 1,
-                                      FI_REMOTE_READ | FI_REMOTE_WRITE, key, &r->mr[rail]);
-            if (ret) {
-                tern_error("ofi: registering %zu bytes at %p on rail %d failed: %s", len, buf,
-                           rail, fi_strerror(-ret));
-                while (rail > 0)
-                    fi_close(&r->mr[--rail]->fid);
-                free(r);
-                return TERN_ERR_NOMEM;
-            }
+        tern_status_t st = tern_ofi_regcache_get(tl, buf, len, &r->entry);
+        if (st != TERN_OK) {
+            free(r);
+            return st;
         }
         r->buf = buf;
         r->len = len;
@@ -56,21 +49,15 @@ tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t
         tl->regs = r;
     }
     /* Keys first (one per rail, or the shared one), then the base address
-     * where a word is left (needed without FI_MR_VIRT_ADDR, which
-     * check_rkey_room guaranteed room for). */
+     * of the registration (it may start below buf) where a word is left:
+     * without FI_MR_VIRT_ADDR remote addresses are offsets from it, and
+     * check_rkey_room guaranteed it room. */
     rkey_p->words[0] = rkey_p->words[1] = rkey_p->words[2] = 0;
     for (int k = 0; k < tl->rkey_key_words; k++)
-        rkey_p->words[k] = fi_mr_key(r->mr[k]);
+        rkey_p->words[k] = fi_mr_key(r->entry->mr[k]);
     if (tl->rkey_key_words < 3)
-        rkey_p->words[tl->rkey_key_words] = (uint64_t)(uintptr_t)buf;
+        rkey_p->words[tl->rkey_key_words] = (uint64_t)r->entry->base;
     return TERN_OK;
-}
-
-static void close_reg(tern_tl_t *tl, ofi_reg_t *r)
-{
-    for (int rail = 0; rail < tl->n_rails; rail++)
-        fi_close(&r->mr[rail]->fid);
-    free(r);
 }
 
 void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
@@ -81,7 +68,8 @@ void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
             continue;
         if (--r->refs == 0) {
             *pp = r->next;
-            close_reg(tl, r);
+            tern_ofi_regcache_put(tl, r->entry);
+            free(r);
         }
         return;
     }
@@ -244,8 +232,10 @@ void tern_ofi_rma_finalize(tern_tl_t *tl)
     while (tl->regs) {
         ofi_reg_t *r = tl->regs;
         tl->regs = r->next;
-        close_reg(tl, r);
+        tern_ofi_regcache_put(tl, r->entry);
+        free(r);
     }
+    tern_ofi_regcache_finalize(tl);
     while (tl->rma_head) {
         ofi_rma_t *x = tl->rma_head;
         tl->rma_head = x->next;
