@@ -34,6 +34,7 @@ if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     # Leak checking stays on; halt on the first sanitizer report.
     export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
     run build-asan -DTERN_SANITIZE=ON
 fi
 exit $status

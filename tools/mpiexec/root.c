@@ -128,9 +128,12 @@ static char **proxy_argv(root_t *rt, int h, const char *root_addr, const char *m
         av[k++] = "--tag-output";
     if (o->bind_core)
         av[k++] = "--bind-to=core";
-    /* ssh does not carry the environment: pass Tern's and libfabric's. */
+    /* ssh does not carry the environment: pass Tern's, libfabric's and the
+     * sanitizers' (an ASan build's ranks need their options on every host). */
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "TERN_", 5) || !strncmp(*e, "FI_", 3)) {
+        if (!strncmp(*e, "TERN_", 5) || !strncmp(*e, "FI_", 3) ||
+            !strncmp(*e, "ASAN_OPTIONS=", 13) || !strncmp(*e, "LSAN_OPTIONS=", 13) ||
+            !strncmp(*e, "UBSAN_OPTIONS=", 14)) {
             av[k++] = "--env";
             av[k++] = *e;
         }

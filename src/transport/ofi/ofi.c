@@ -354,7 +354,8 @@ static tern_status_t choose_receive_mode(tern_tl_t *tl)
             return TERN_ERR_ARG;
         }
     }
-    tl->buf_size = (size_t)eager;
+    /* A multiple of 8, so padded messages fit their buffer. */
+    tl->buf_size = (size_t)eager & ~(size_t)7;
     const char *mr = tern_config_str("TERN_OFI_MULTI_RECV");
     int want = strcmp(mr, "auto") == 0 ? socket_provider(info) ||
                                              strcmp(info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0
@@ -525,15 +526,16 @@ static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type,
         return TERN_ERR_AGAIN;
     char *buf = tl->send_mem + (size_t)op->index * tl->buf_size;
     int credits = p->owed > 65535 ? 65535 : p->owed;
-    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = type, .credits = (uint16_t)credits};
+    size_t len = sizeof(ofi_hdr_t) + hdr_len + payload_len, padded = (len + 7) & ~(size_t)7;
+    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = (uint8_t)type,
+                   .pad = (uint8_t)(padded - len), .credits = (uint16_t)credits};
     memcpy(buf, &h, sizeof h);
     if (hdr_len)
         memcpy(buf + sizeof h, hdr, hdr_len);
     if (payload_len)
         memcpy(buf + sizeof h + hdr_len, payload, payload_len);
     ofi_rail_t *rl = &tl->rails[rail];
-    ssize_t ret = fi_send(rl->ep, buf, sizeof h + hdr_len + payload_len, rl->send_desc,
-                          p->addr[rail], &op->ctx);
+    ssize_t ret = fi_send(rl->ep, buf, padded, rl->send_desc, p->addr[rail], &op->ctx);
     if (ret == -FI_EAGAIN)
         return TERN_ERR_AGAIN;
     if (ret) {
@@ -587,10 +589,12 @@ static ssize_t send_committed(tern_tl_t *tl, ofi_op_t *op)
     char *buf = tl->send_mem + (size_t)op->index * tl->buf_size;
     /* Credits we owe ride along, counted as of the send. */
     int credits = p->owed > 65535 ? 65535 : p->owed;
-    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = OFI_MSG_AM, .credits = (uint16_t)credits};
+    size_t padded = (op->len + 7) & ~(size_t)7;
+    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = OFI_MSG_AM,
+                   .pad = (uint8_t)(padded - op->len), .credits = (uint16_t)credits};
     memcpy(buf, &h, sizeof h);
     ofi_rail_t *rl = &tl->rails[p->rail];
-    ssize_t ret = fi_send(rl->ep, buf, op->len, rl->send_desc, p->addr[p->rail], &op->ctx);
+    ssize_t ret = fi_send(rl->ep, buf, padded, rl->send_desc, p->addr[p->rail], &op->ctx);
     if (ret == 0) {
         tl->sends_in_flight++;
         p->owed -= credits;
@@ -649,6 +653,9 @@ static void recv_done(tern_tl_t *tl, ofi_op_t *op, const char *at, size_t len, i
     if (len < sizeof h)
         tern_fatal("ofi: runt message of %zu bytes", len);
     memcpy(&h, buf, sizeof h);
+    if (h.pad > 7 || h.pad > len - sizeof h)
+        tern_fatal("ofi: malformed message (padding %u of %zu bytes)", h.pad, len);
+    len -= h.pad;
     if (h.src >= (uint32_t)tl->size)
         tern_fatal("ofi: message from unknown rank %u", h.src);
     ofi_peer_t *p = &tl->peers[h.src];

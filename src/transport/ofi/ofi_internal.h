@@ -21,7 +21,10 @@ enum {
 
 typedef struct {
     uint32_t src;       /* sender's world rank: lazy peers are not in our AV yet */
-    uint16_t type;
+    uint8_t type;
+    uint8_t pad;        /* bytes added after the message to make it a multiple of
+                         * 8 long: a multi-receive slab packs messages end to
+                         * end, and the next one must start 8-aligned */
     uint16_t credits;   /* receive buffers the sender reposted for us */
 } ofi_hdr_t;
 
