@@ -231,6 +231,17 @@ static int stream_push(int peer_world, tern_req_t *req)
             continue;
         }
         pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
+        if (__builtin_expect(req->noncontig, 0) && peer->ops->am_reserve) {
+            /* Packed once, straight into the transport's message. */
+            char *p = peer->ops->am_reserve(peer->tl, peer_world);
+            if (p == NULL)
+                return 0;
+            memcpy(p, &d, sizeof d);
+            pack_range(req, req->offset, p + sizeof d, n);
+            peer->ops->am_commit(peer->tl, peer_world, sizeof d + n);
+            req->offset += n;
+            continue;
+        }
         const void *payload = __builtin_expect(req->noncontig, 0)
                                   ? scratch_pack(req, req->offset, n)
                                   : (const char *)req->buf + req->offset;
