@@ -30,6 +30,24 @@
 #define OFI_SLAB_MIN ((size_t)1 << 20)
 #define OFI_SLAB_MESSAGES 16
 
+/* Providers that move every byte through a socket in software: RMA is
+ * emulated, so a rendezvous costs two extra trips and saves no copy that
+ * matters; eager messages go up to 64 KB there (Open MPI's TCP eager limit
+ * too). libfabric's net provider, the one Tern picks for TCP: 8 KB 28 us by
+ * rendezvous, 13 us eager between two netns hosts. tcp;ofi_rxm keeps 8 KB:
+ * rxm sends what exceeds its own 16 KB buffers by a rendezvous of its own. */
+static int socket_provider(const struct fi_info *info)
+{
+    const char *p = info->fabric_attr->prov_name;
+    return strcmp(p, "net") == 0 || strcmp(p, "sockets") == 0;
+}
+
+/* Any of libfabric's TCP providers, rxm-layered or not. */
+static int tcp_provider(const struct fi_info *info)
+{
+    return socket_provider(info) || strcmp(info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0;
+}
+
 static int list_has(const char *list, const char *name)
 {
     size_t n = strlen(name);
@@ -136,6 +154,16 @@ static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
     rl->max_msg_size = info->ep_attr->max_msg_size;
     if (rl->max_msg_size == 0 || rl->max_msg_size > ((size_t)1 << 30))
         rl->max_msg_size = (size_t)1 << 30;
+    /* Over TCP one read of 1 MB or more runs at half the speed of 512 KB
+     * reads in flight together (netns hosts: 1-4 MB bw 2.6-3.2 -> 3.8-4.8
+     * GB/s, bibw 1.6-3.2 -> 4.4-5.1, 1 MB ping-pong 410-700 -> 171-191 us;
+     * the kernel's socket buffers, not the provider, set the knee, and
+     * every TCP MPI shows it: see docs/performance.md). */
+    const char *chunk_s = tern_config_str("TERN_OFI_RMA_CHUNK");
+    long chunk = strcmp(chunk_s, "auto") == 0 ? (tcp_provider(info) ? 512L << 10 : 0)
+                                              : strtol(chunk_s, NULL, 10);
+    if (chunk > 0 && (size_t)chunk < rl->max_msg_size)
+        rl->max_msg_size = (size_t)chunk;
     return TERN_OK;
 }
 
@@ -301,18 +329,6 @@ static tern_status_t open_rails(tern_tl_t *tl, const tern_tl_params_t *p, int sh
 
 static void ofi_finalize(tern_tl_t *tl);
 
-/* Providers that move every byte through a socket in software: RMA is
- * emulated, so a rendezvous costs two extra trips and saves no copy that
- * matters; eager messages go up to 64 KB there (Open MPI's TCP eager limit
- * too). libfabric's net provider, the one Tern picks for TCP: 8 KB 28 us by
- * rendezvous, 13 us eager between two netns hosts. tcp;ofi_rxm keeps 8 KB:
- * rxm sends what exceeds its own 16 KB buffers by a rendezvous of its own. */
-static int socket_provider(const struct fi_info *info)
-{
-    const char *p = info->fabric_attr->prov_name;
-    return strcmp(p, "net") == 0 || strcmp(p, "sockets") == 0;
-}
-
 /* The same entry with FI_MULTI_RECV asked for, or NULL. */
 static struct fi_info *with_multi_recv(const struct fi_info *info)
 {
@@ -357,9 +373,7 @@ static tern_status_t choose_receive_mode(tern_tl_t *tl)
     /* A multiple of 8, so padded messages fit their buffer. */
     tl->buf_size = (size_t)eager & ~(size_t)7;
     const char *mr = tern_config_str("TERN_OFI_MULTI_RECV");
-    int want = strcmp(mr, "auto") == 0 ? socket_provider(info) ||
-                                             strcmp(info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0
-                                       : atoi(mr) != 0;
+    int want = strcmp(mr, "auto") == 0 ? tcp_provider(info) : atoi(mr) != 0;
     if (!want)
         return TERN_OK;
     /* All rails or none: every rank must post alike on each. */
