@@ -454,7 +454,13 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     else if (strcmp(mode, "lazy") == 0)
         tl->connect_all = 0;
     else if (strcmp(mode, "auto") == 0)
-        tl->connect_all = p->size <= 64;
+        /* Measured (docs/performance.md, start-up with network
+         * connections): all-to-all in MPI_Init costs 10-15% more MPI_Init at
+         * 2-8 ranks and 70% more at 32, while each lazy first message
+         * costs 0.3-2 ms; above 8 ranks lazy wins even for a program that
+         * talks to every peer. On one oversubscribed 2-core host: to be
+         * measured again on a cluster. */
+        tl->connect_all = p->size <= 8;
     else {
         tern_error("ofi: TERN_CONNECT=%s: expected all, lazy or auto", mode);
         st = TERN_ERR_ARG;
