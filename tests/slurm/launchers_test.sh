@@ -142,6 +142,16 @@ cleanup() {
     fi
     rm -f "$OUT"
     [ -n "$DIR" ] && rm -rf "$DIR"
+    # Slurm's PMIx plugin leaves /tmp/spmix_appdir_<uid>_<job>.<step> behind
+    # for steps it killed; remove ours (job ids from FIRST_JOB on).
+    local d id
+    for d in /tmp/spmix_appdir_*_*.*; do
+        [ -d "$d" ] || continue
+        id=${d##*_}
+        id=${id%%.*}
+        [ -n "${FIRST_JOB:-}" ] && [ "$id" -ge "$FIRST_JOB" ] 2>/dev/null &&
+            [ "$id" -lt $((FIRST_JOB + 100000)) ] && rm -rf "$d"
+    done
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -181,8 +191,13 @@ start_slurm() {
     host=$(hostname -s)
     ctld_port=$(free_port)
     slurmd_port=$(free_port)
+    # Job ids of our own, so that two instances one after the other (CI's
+    # normal and ASan runs) never reuse a step id: the PMIx plugin refuses
+    # a step whose directory a killed step of the same id left in /tmp.
+    FIRST_JOB=$(( ($$ % 600) * 100000 + 100000 ))   # below MaxJobId (67043328)
     cat >"$DIR/slurm.conf" <<CONF
 ClusterName=terntest
+FirstJobId=$FIRST_JOB
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
