@@ -134,6 +134,11 @@ kill9)
     kill -KILL "$BG"
     wait "$BG" 2>/dev/null
     expect_no_orphans
+    # mpiexec died by SIGKILL and could not remove the files the test
+    # program named after the job (Tern's own segment is unlinked as soon
+    # as every rank has attached, so only these test files are left).
+    grep -q '^shm file ' "$OUT" || fail "the ranks reported no shm file"
+    for f in $(sed -n 's/^shm file //p' "$OUT"); do rm -f "$f"; done
     ;;
 shm)
     # Ranks leave /dev/shm/tern-<job>-test-<rank>; mpiexec must remove them,
