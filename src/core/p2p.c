@@ -194,12 +194,15 @@ static void *scratch_pack(const tern_req_t *req, size_t offset, size_t n)
     return pack_scratch;
 }
 
-/* One fragment written in place into the transport's bulk channel: the
- * data is copied (or packed, for non-contiguous types) once, straight into
- * shared memory. Returns 0 when the channel is full. */
-static int stream_push_bulk(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n)
+/* One fragment written in place into room the transport reserved (its bulk
+ * channel, or an active message: shm cell, ofi send buffer), then
+ * committed: the data is copied (or packed, for non-contiguous types) once,
+ * straight into it. Returns 0 when the transport has no room now. */
+static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n,
+                                void *(*reserve)(tern_tl_t *, int),
+                                void (*commit)(tern_tl_t *, int, size_t))
 {
-    char *p = peer->ops->bulk_reserve(peer->tl, peer_world);
+    char *p = reserve(peer->tl, peer_world);
     if (p == NULL)
         return 0;
     pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
@@ -208,12 +211,13 @@ static int stream_push_bulk(tern_peer_t *peer, int peer_world, tern_req_t *req, 
         pack_range(req, req->offset, p + sizeof d, n);
     else
         memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);
-    peer->ops->bulk_commit(peer->tl, peer_world, sizeof d + n);
+    commit(peer->tl, peer_world, sizeof d + n);
     return 1;
 }
 
 /* Pushes as many fragments of a streamed rendezvous as the transport takes
- * (through its bulk channel when it has one). Returns 1 when the whole
+ * (through its bulk channel when it has one; non-contiguous data packed in
+ * place when the transport has am_reserve). Returns 1 when the whole
  * message is out. */
 static int stream_push(int peer_world, tern_req_t *req)
 {
@@ -224,24 +228,15 @@ static int stream_push(int peer_world, tern_req_t *req)
         size_t n = req->transfer_bytes - req->offset;
         if (n > frag_max)
             n = frag_max;
-        if (bulk) {
-            if (!stream_push_bulk(peer, peer_world, req, n))
+        if (bulk || (__builtin_expect(req->noncontig, 0) && peer->ops->am_reserve)) {
+            if (!stream_push_in_place(peer, peer_world, req, n,
+                                      bulk ? peer->ops->bulk_reserve : peer->ops->am_reserve,
+                                      bulk ? peer->ops->bulk_commit : peer->ops->am_commit))
                 return 0;
             req->offset += n;
             continue;
         }
         pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
-        if (__builtin_expect(req->noncontig, 0) && peer->ops->am_reserve) {
-            /* Packed once, straight into the transport's message. */
-            char *p = peer->ops->am_reserve(peer->tl, peer_world);
-            if (p == NULL)
-                return 0;
-            memcpy(p, &d, sizeof d);
-            pack_range(req, req->offset, p + sizeof d, n);
-            peer->ops->am_commit(peer->tl, peer_world, sizeof d + n);
-            req->offset += n;
-            continue;
-        }
         const void *payload = __builtin_expect(req->noncontig, 0)
                                   ? scratch_pack(req, req->offset, n)
                                   : (const char *)req->buf + req->offset;

@@ -532,6 +532,28 @@ static size_t ofi_rma_min(tern_tl_t *tl) { return tl->rma_min; }
 
 /* Fills a send buffer and posts it on the rail. Credits returned ride
  * along. */
+/* Sends a send buffer whose message (len bytes after our header) is
+ * written: fills in the header, with the credits we owe riding along and
+ * the padding to a multiple of 8, and posts it. fi_send's result. */
+static ssize_t send_buffer(tern_tl_t *tl, ofi_op_t *op, int peer, int rail, uint16_t type,
+                           size_t len)
+{
+    ofi_peer_t *p = &tl->peers[peer];
+    char *buf = tl->send_mem + (size_t)op->index * tl->buf_size;
+    int credits = p->owed > 65535 ? 65535 : p->owed;
+    size_t total = sizeof(ofi_hdr_t) + len, padded = (total + 7) & ~(size_t)7;
+    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = (uint8_t)type,
+                   .pad = (uint8_t)(padded - total), .credits = (uint16_t)credits};
+    memcpy(buf, &h, sizeof h);
+    ofi_rail_t *rl = &tl->rails[rail];
+    ssize_t ret = fi_send(rl->ep, buf, padded, rl->send_desc, p->addr[rail], &op->ctx);
+    if (ret == 0) {
+        tl->sends_in_flight++;
+        p->owed -= credits;
+    }
+    return ret;
+}
+
 static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type, const void *hdr,
                                size_t hdr_len, const void *payload, size_t payload_len)
 {
@@ -544,18 +566,12 @@ static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type,
     ofi_op_t *op = tl->send_free;
     if (!op)
         return TERN_ERR_AGAIN;
-    char *buf = tl->send_mem + (size_t)op->index * tl->buf_size;
-    int credits = p->owed > 65535 ? 65535 : p->owed;
-    size_t len = sizeof(ofi_hdr_t) + hdr_len + payload_len, padded = (len + 7) & ~(size_t)7;
-    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = (uint8_t)type,
-                   .pad = (uint8_t)(padded - len), .credits = (uint16_t)credits};
-    memcpy(buf, &h, sizeof h);
+    char *msg = tl->send_mem + (size_t)op->index * tl->buf_size + sizeof(ofi_hdr_t);
     if (hdr_len)
-        memcpy(buf + sizeof h, hdr, hdr_len);
+        memcpy(msg, hdr, hdr_len);
     if (payload_len)
-        memcpy(buf + sizeof h + hdr_len, payload, payload_len);
-    ofi_rail_t *rl = &tl->rails[rail];
-    ssize_t ret = fi_send(rl->ep, buf, padded, rl->send_desc, p->addr[rail], &op->ctx);
+        memcpy(msg + hdr_len, payload, payload_len);
+    ssize_t ret = send_buffer(tl, op, peer, rail, type, hdr_len + payload_len);
     if (ret == -FI_EAGAIN)
         return TERN_ERR_AGAIN;
     if (ret) {
@@ -563,8 +579,6 @@ static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type,
         return TERN_ERR_PEER;
     }
     tl->send_free = op->next;
-    tl->sends_in_flight++;
-    p->owed -= credits;
     return TERN_OK;
 }
 
@@ -605,22 +619,9 @@ static void *ofi_am_reserve(tern_tl_t *tl, int peer)
 /* Sends a committed send buffer; -FI_EAGAIN when the queue is full. */
 static ssize_t send_committed(tern_tl_t *tl, ofi_op_t *op)
 {
-    ofi_peer_t *p = &tl->peers[op->peer];
-    char *buf = tl->send_mem + (size_t)op->index * tl->buf_size;
-    /* Credits we owe ride along, counted as of the send. */
-    int credits = p->owed > 65535 ? 65535 : p->owed;
-    size_t padded = (op->len + 7) & ~(size_t)7;
-    ofi_hdr_t h = {.src = (uint32_t)tl->rank, .type = OFI_MSG_AM,
-                   .pad = (uint8_t)(padded - op->len), .credits = (uint16_t)credits};
-    memcpy(buf, &h, sizeof h);
-    ofi_rail_t *rl = &tl->rails[p->rail];
-    ssize_t ret = fi_send(rl->ep, buf, padded, rl->send_desc, p->addr[p->rail], &op->ctx);
-    if (ret == 0) {
-        tl->sends_in_flight++;
-        p->owed -= credits;
-    } else if (ret != -FI_EAGAIN) {
+    ssize_t ret = send_buffer(tl, op, op->peer, tl->peers[op->peer].rail, OFI_MSG_AM, op->len);
+    if (ret && ret != -FI_EAGAIN)
         tern_fatal("ofi: sending to rank %d failed: %s", op->peer, fi_strerror((int)-ret));
-    }
     return ret;
 }
 
@@ -629,7 +630,7 @@ static void ofi_am_commit(tern_tl_t *tl, int peer, size_t len)
     ofi_op_t *op = tl->reserved;
     tl->reserved = NULL;
     op->peer = peer;
-    op->len = sizeof(ofi_hdr_t) + len;
+    op->len = len;
     if (tl->deferred_head || send_committed(tl, op) == -FI_EAGAIN) {
         op->next = NULL;
         if (tl->deferred_tail)

@@ -44,8 +44,8 @@ typedef struct ofi_op {
     int index;            /* buffer index for RECV/SEND */
     int rail;             /* RECV: whose buffers; RMA: where it was issued */
     struct ofi_op *next;  /* free list of send ops; the deferred list */
-    int peer;             /* SEND deferred by a full queue: where, how long */
-    size_t len;
+    int peer;             /* SEND deferred by a full queue: where, and the bytes */
+    size_t len;           /* after our header */
     ofi_rma_t *rma;       /* RMA: the transfer this chunk belongs to */
 } ofi_op_t;
 
