@@ -406,22 +406,22 @@ def time_launch(res, impl, tc, exe, reps, timeout):
     res.add(impl, f"launch_np{LAUNCH_RANKS}", 0, "wall_ms", statistics.median(walls))
 
 
-def build_tcp_floor(scratch):
-    exe = os.path.join(scratch, "tcp_pingpong")
-    if os.path.exists(exe):
+def build_tool(scratch, name):
+    """Builds tools/compare/<name>.c into scratch (again only when the source
+    is newer, as scratch outlives a run); its path, or None."""
+    exe, src = os.path.join(scratch, name), os.path.join(HERE, f"{name}.c")
+    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
         return exe
-    rc, out, err = run(["cc", "-O2", "-o", exe, os.path.join(HERE, "tcp_pingpong.c")], 120)
+    rc, out, err = run(["cc", "-O2", "-pthread", "-o", exe, src], 120)
     if rc != 0:
-        log(f"tcp_pingpong did not build: {err[-500:]}")
+        log(f"{name} did not build: {err[-500:]}")
         return None
     return exe
 
 
 def measure_limits(scratch, quick):
-    exe = os.path.join(scratch, "memlimits")
-    rc, out, err = run(["cc", "-O2", "-pthread", "-o", exe, os.path.join(HERE, "memlimits.c")], 120)
-    if rc != 0:
-        log(f"memlimits did not build: {err[-500:]}")
+    exe = build_tool(scratch, "memlimits")
+    if not exe:
         return None
     rc, out, err = run([exe] + (["--quick"] if quick else []), 300)
     return parse_json(out) if rc == 0 else None
@@ -858,7 +858,7 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                               p2p_args if key in P2P else coll_args, args.ranks <= (os.cpu_count() or 1),
                               args.timeout)
         if hosts and hosts.vars:
-            floor_exe = build_tcp_floor(scratch)
+            floor_exe = build_tool(scratch, "tcp_pingpong")
             if floor_exe:
                 log("  inter-host: kernel TCP floor (tcp_pingpong)")
                 fl = hosts.tcp_floor(floor_exe, args.timeout)
