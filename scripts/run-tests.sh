@@ -1,11 +1,14 @@
 #!/bin/bash
-# Builds Tern and runs its tests twice: a normal build in build/, then a build
-# with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/.
-# The exit status is ctest's (non-zero when either run had a failure).
+# Builds Tern and runs its tests three times: a normal build (RelWithDebInfo)
+# in build/, a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
+# sees more, so -Werror catches more), then a build with AddressSanitizer and
+# UndefinedBehaviorSanitizer in build-asan/.
+# The exit status is ctest's (non-zero when any run had a failure).
 #
 # Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build
 # parallelism, default: the number of cores), CTEST_ARGS (extra ctest
-# arguments, e.g. "-R tools_"), TERN_SKIP_ASAN=1 (only the normal build).
+# arguments, e.g. "-R tools_"), TERN_SKIP_RELEASE=1 (no Release build),
+# TERN_SKIP_ASAN=1 (no sanitizer build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,11 +19,11 @@ command -v ninja >/dev/null && gen=(-G Ninja)
 read -r -a ctest_args <<<"${CTEST_ARGS:-}"
 
 status=0
-run() { # <build dir> <cmake options...>
-    local dir=$1
-    shift
-    echo "=== configure and build $dir ($*)"
-    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+run() { # <build dir> <build type> <cmake options...>
+    local dir=$1 type=$2
+    shift 2
+    echo "=== configure and build $dir ($type $*)"
+    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@"
     cmake --build "$dir" -j "$build_jobs"
     echo "=== test $dir"
     local rc=0
@@ -29,12 +32,15 @@ run() { # <build dir> <cmake options...>
     [ $rc -eq 0 ] || status=$rc
 }
 
-run build
+run build RelWithDebInfo
+if [ "${TERN_SKIP_RELEASE:-0}" != 1 ]; then
+    run build-release Release
+fi
 if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     # Leak checking stays on; halt on the first sanitizer report.
     export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
-    run build-asan -DTERN_SANITIZE=ON
+    run build-asan RelWithDebInfo -DTERN_SANITIZE=ON
 fi
 exit $status

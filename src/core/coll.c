@@ -111,6 +111,7 @@ static MPI_Aint block_disp(const blocks_t *b, int i)
 static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, int output,
                          size_t **bytes_p, size_t **disp_p)
 {
+    *bytes_p = *disp_p = NULL; /* on failure too: callers read them */
     size_t *bytes = tern_sched_tmp(pr->s, 2 * (size_t)p * sizeof(size_t));
     if (!bytes)
         return NULL;

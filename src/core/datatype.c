@@ -302,6 +302,7 @@ tern_dtnode_t *tern_dtn_of(MPI_Datatype dt)
 /* The tree and extent of a valid type for a walk. */
 static const tern_dtnode_t *walk_tree(MPI_Datatype dt, MPI_Aint *extent)
 {
+    *extent = 0;
     if (predefined_index(dt) >= 0) {
         *extent = tern_datatype_extent(dt);
         return predefined_tree(dt);

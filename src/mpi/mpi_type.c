@@ -201,6 +201,9 @@ static int blocks_any(const char *func, MPI_Count count, arr_t blens, MPI_Count 
         if (!one_blen && (err = check_blocklen(func, arr_at(blens, i), i)))
             return err;
     }
+    if ((uint64_t)count > PTRDIFF_MAX / sizeof(MPI_Aint))
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, func, "count %lld is too large",
+                              (long long)count);
     size_t n = (size_t)count;
     size_t *bl = malloc((n ? n : 1) * sizeof *bl);
     MPI_Aint *d = malloc((n ? n : 1) * sizeof *d);
@@ -1249,7 +1252,7 @@ static int status_count(const char *func, const MPI_Status *status, MPI_Datatype
 TERN_PMPI_ALIAS(Get_count)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
 {
-    MPI_Count n;
+    MPI_Count n = 0;
     int err = status_count("MPI_Get_count", status, dt, count, 0, &n);
     if (!err)
         *count = INT_COUNT(n);
@@ -1265,7 +1268,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count
 TERN_PMPI_ALIAS(Get_elements)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count)
 {
-    MPI_Count n;
+    MPI_Count n = 0;
     int err = status_count("MPI_Get_elements", status, dt, count, 1, &n);
     if (!err)
         *count = INT_COUNT(n);
