@@ -5,7 +5,7 @@
 #include "core/comm_create.h"
 #include "core/info.h"
 #include "core/request.h"
-#include "mpi/mpi_group.h"
+#include "mpi/mpi_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

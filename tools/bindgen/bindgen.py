@@ -149,9 +149,10 @@ def gen_entry_points(slug, chapter, procs):
     if not generated:
         return None
     num, title = next((n, t) for s, n, t in CHAPTERS if s == slug)
-    out = [f"/* MPI-5.0 chapter {num}, {title}: entry points {GENERATED_NOTE}.",
-           " * Each checks its arguments from their kinds and calls one core function;",
-           " * specs in src/mpi/api/" + slug + ".toml. */",
+    out = [f"/* MPI-5.0 chapter {num}, {title}: the entry points,",
+           f" * {GENERATED_NOTE}.",
+           " * Each checks its arguments from their kinds and calls one core function",
+           " * (the specs: src/mpi/api/" + slug + ".toml). */",
            '#include "mpi/mpi_checks.h"']
     out += [f'#include "{h}"' for h in chapter["include"]]
     for name in sorted(generated):
