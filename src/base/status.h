@@ -16,6 +16,7 @@
     X(TERN_ERR_NOT_FOUND, "not found")                             \
     X(TERN_ERR_PEER, "peer process failed or unreachable")         \
     X(TERN_ERR_RANK, "rank out of range")                          \
+    X(TERN_ERR_COMM, "wrong kind of communicator")                 \
     X(TERN_ERR_INFO_NOKEY, "no such info key")                     \
     X(TERN_ERR_INTERNAL, "internal error")
 

@@ -3,36 +3,6 @@
 #include "core/coll.h"
 #include "core/datatype.h"
 
-TERN_PMPI_ALIAS(Comm_rank)
-int PMPI_Comm_rank(MPI_Comm comm, int *rank)
-{
-    static const char *const func = "MPI_Comm_rank";
-    TERN_CHECK_INIT(func);
-    tern_comm_t *c;
-    int err = tern_check_comm(func, comm, &c);
-    if (err)
-        return err;
-    if (!rank)
-        return tern_mpi_error(comm, MPI_ERR_ARG, func, "rank is NULL");
-    *rank = c->rank;
-    return MPI_SUCCESS;
-}
-
-TERN_PMPI_ALIAS(Comm_size)
-int PMPI_Comm_size(MPI_Comm comm, int *size)
-{
-    static const char *const func = "MPI_Comm_size";
-    TERN_CHECK_INIT(func);
-    tern_comm_t *c;
-    int err = tern_check_comm(func, comm, &c);
-    if (err)
-        return err;
-    if (!size)
-        return tern_mpi_error(comm, MPI_ERR_ARG, func, "size is NULL");
-    *size = c->size;
-    return MPI_SUCCESS;
-}
-
 TERN_PMPI_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
 {

@@ -3,7 +3,166 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/comm.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm_query.h"
 #include "core/group.h"
+
+TERN_PMPI_ALIAS(Comm_compare)
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    static const char func[] = "MPI_Comm_compare";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm1;
+    tern_comm_t *comm1_obj = NULL;
+    tern_comm_t *comm2_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm1, &comm1_obj)) ||
+        (err = tern_check_comm(func, comm2, &comm2_obj)) ||
+        (err = tern_check_ptr(func, err_comm, result, "result")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_compare(comm1_obj, comm2_obj, result));
+}
+
+TERN_PMPI_ALIAS(Comm_get_info)
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char func[] = "MPI_Comm_get_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, info_used, "info_used")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_info(comm_obj, info_used));
+}
+
+TERN_PMPI_ALIAS(Comm_get_name)
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    static const char func[] = "MPI_Comm_get_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_array(func, err_comm, comm_name, MPI_MAX_OBJECT_NAME, "comm_name")) ||
+        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_name(comm_obj, comm_name, resultlen));
+}
+
+TERN_PMPI_ALIAS(Comm_group)
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char func[] = "MPI_Comm_group";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, group, "group")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_group(comm_obj, group));
+}
+
+TERN_PMPI_ALIAS(Comm_rank)
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    static const char func[] = "MPI_Comm_rank";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, rank, "rank")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_rank(comm_obj, rank));
+}
+
+TERN_PMPI_ALIAS(Comm_remote_group)
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char func[] = "MPI_Comm_remote_group";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, group, "group")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_remote_group(comm_obj, group));
+}
+
+TERN_PMPI_ALIAS(Comm_remote_size)
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    static const char func[] = "MPI_Comm_remote_size";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_remote_size(comm_obj, size));
+}
+
+TERN_PMPI_ALIAS(Comm_set_info)
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char func[] = "MPI_Comm_set_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, 0, &info_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_set_info(comm_obj, info));
+}
+
+TERN_PMPI_ALIAS(Comm_set_name)
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    static const char func[] = "MPI_Comm_set_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, comm_name, "comm_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_set_name(comm_obj, comm_name));
+}
+
+TERN_PMPI_ALIAS(Comm_size)
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    static const char func[] = "MPI_Comm_size";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_size(comm_obj, size));
+}
+
+TERN_PMPI_ALIAS(Comm_test_inter)
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    static const char func[] = "MPI_Comm_test_inter";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_test_inter(comm_obj, flag));
+}
 
 TERN_PMPI_ALIAS(Group_compare)
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
