@@ -181,6 +181,11 @@ int tern_errhandler_valid(MPI_Errhandler eh)
 
 static int invoke_handler(MPI_Comm comm, int code)
 {
+    /* Before MPI_Init and after MPI_Finalize (procedures that may run
+     * then: MPI_Initialized, MPI_Get_version...) there is no handler to
+     * call and no job to abort: the code is returned. */
+    if (!tern_rt.initialized || tern_rt.finalized)
+        return code;
     tern_comm_t *c = tern_comm_lookup(comm);
     if (!c)
         c = tern_comm_lookup(MPI_COMM_WORLD);
@@ -195,105 +200,75 @@ static int invoke_handler(MPI_Comm comm, int code)
     return code;
 }
 
-TERN_PMPI_ALIAS(Comm_create_errhandler)
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+/* The error-handler procedures and error codes, called by the generated
+ * entry points (src/mpi/api/env.toml) once the arguments are checked. */
+
+int tern_check_errhandler(const char *func, MPI_Comm err_comm, MPI_Errhandler eh)
 {
-    static const char *const func = "MPI_Comm_create_errhandler";
-    TERN_CHECK_INIT(func);
-    if (!fn || !errhandler)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
-                              !fn ? "function" : "errhandler");
+    if (__builtin_expect(tern_errhandler_valid(eh), 1))
+        return MPI_SUCCESS;
+    if (eh == MPI_ERRHANDLER_NULL)
+        return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "errhandler is MPI_ERRHANDLER_NULL");
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "invalid error handler 0x%x", (unsigned)eh);
+}
+
+tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
     for (unsigned i = 0; i < MAX_USER_EH; i++)
         if (!user_eh[i]) {
             user_eh[i] = fn;
             *errhandler = (MPI_Errhandler)(EH_USER_BASE + i);
-            return MPI_SUCCESS;
+            return TERN_OK;
         }
-    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "more than %d error handlers",
-                          MAX_USER_EH);
+    return tern_status_detail(TERN_ERR_NOMEM, "more than %d error handlers", MAX_USER_EH);
 }
 
-TERN_PMPI_ALIAS(Errhandler_free)
-int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler)
 {
-    static const char *const func = "MPI_Errhandler_free";
-    TERN_CHECK_INIT(func);
-    if (!errhandler || !tern_errhandler_valid(*errhandler))
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "invalid error handler");
     /* Predefined handlers are never freed; user ones stay valid while a
      * communicator still uses them, so we keep the table entry. */
     *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
+    return TERN_OK;
 }
 
-TERN_PMPI_ALIAS(Comm_set_errhandler)
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+tern_status_t tern_comm_set_errhandler(tern_comm_t *c, MPI_Errhandler errhandler)
 {
-    static const char *const func = "MPI_Comm_set_errhandler";
-    TERN_CHECK_INIT(func);
-    tern_comm_t *c;
-    int err = tern_check_comm(func, comm, &c);
-    if (err)
-        return err;
-    if (!tern_errhandler_valid(errhandler))
-        return tern_mpi_error(comm, MPI_ERR_ARG, func, "invalid error handler 0x%x",
-                              (unsigned)errhandler);
     c->errhandler = errhandler;
-    return MPI_SUCCESS;
+    return TERN_OK;
 }
 
-TERN_PMPI_ALIAS(Comm_get_errhandler)
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+tern_status_t tern_comm_get_errhandler(const tern_comm_t *c, MPI_Errhandler *errhandler)
 {
-    static const char *const func = "MPI_Comm_get_errhandler";
-    TERN_CHECK_INIT(func);
-    tern_comm_t *c;
-    int err = tern_check_comm(func, comm, &c);
-    if (err)
-        return err;
-    if (!errhandler)
-        return tern_mpi_error(comm, MPI_ERR_ARG, func, "errhandler is NULL");
     *errhandler = c->errhandler;
-    return MPI_SUCCESS;
+    return TERN_OK;
 }
 
-TERN_PMPI_ALIAS(Comm_call_errhandler)
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+tern_status_t tern_comm_call_errhandler(const tern_comm_t *c, int errorcode)
 {
-    static const char *const func = "MPI_Comm_call_errhandler";
-    TERN_CHECK_INIT(func);
-    tern_comm_t *c;
-    int err = tern_check_comm(func, comm, &c);
-    if (err)
-        return err;
-    invoke_handler(comm, errorcode);
-    return MPI_SUCCESS;
+    invoke_handler(c->handle, errorcode);
+    return TERN_OK;
 }
 
-TERN_PMPI_ALIAS(Error_string)
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+tern_status_t tern_error_string(int errorcode, char *string, int *resultlen)
 {
-    if (!string || !resultlen)
-        return MPI_ERR_ARG;
     const char *t = code_text(errorcode);
     if (!t) {
         snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
         *resultlen = (int)strlen(string);
-        return MPI_ERR_ARG;
+        return tern_status_detail(TERN_ERR_ARG, "unknown error code %d", errorcode);
     }
     snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
     *resultlen = (int)strlen(string);
-    return MPI_SUCCESS;
+    return TERN_OK;
 }
 
-TERN_PMPI_ALIAS(Error_class)
-int PMPI_Error_class(int errorcode, int *errorclass)
+tern_status_t tern_error_class(int errorcode, int *errorclass)
 {
     int cls = code_class(errorcode);
-    if (cls < 0 || !errorclass)
-        return MPI_ERR_ARG;
+    if (cls < 0)
+        return tern_status_detail(TERN_ERR_ARG, "unknown error code %d", errorcode);
     *errorclass = cls;
-    return MPI_SUCCESS;
+    return TERN_OK;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -52,5 +52,18 @@ int tern_check_recv_tag(const char *func, MPI_Comm comm, int tag);
 
 /* Error-handler objects. */
 int tern_errhandler_valid(MPI_Errhandler eh);
+/* MPI_ERR_ARG unless eh is a predefined or live user error handler. */
+int tern_check_errhandler(const char *func, MPI_Comm err_comm, MPI_Errhandler eh);
+
+/* The error-handler and error-code procedures on checked arguments. */
+tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler);
+tern_status_t tern_comm_set_errhandler(tern_comm_t *c, MPI_Errhandler errhandler);
+tern_status_t tern_comm_get_errhandler(const tern_comm_t *c, MPI_Errhandler *errhandler);
+tern_status_t tern_comm_call_errhandler(const tern_comm_t *c, int errorcode);
+/* The text of an error code (also written, as "unknown error code N", with
+ * TERN_ERR_ARG for a code that is not one), and its class. */
+tern_status_t tern_error_string(int errorcode, char *string, int *resultlen);
+tern_status_t tern_error_class(int errorcode, int *errorclass);
 
 #endif

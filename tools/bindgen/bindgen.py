@@ -72,7 +72,7 @@ def load_predefined():
         if cb.has_embiggenment():
             forms.append(cb.express.embiggen.iso_c)
         for c in forms:
-            text = re.sub(r"(\w)\* ", r"\1 *", str(c)).replace("\\ldots", "...")
+            text = re.sub(r"(\w)(\*+) ", r"\1 \2", str(c)).replace("\\ldots", "...")
             names[c.name] = text
     return names
 

@@ -9,20 +9,23 @@ message naming the function and the argument) goes through the error
 handler of the communicator the call is about (the first communicator
 argument, else MPI_COMM_WORLD's). The core call is the spec's `core`
 expression over the parameter names and, for every checked input handle X,
-its object X_obj."""
+its object X_obj. `init = false` lets a procedure run before MPI_Init and
+after MPI_Finalize (MPI_Initialized, MPI_Get_version...)."""
 
 import re
 
-# Input handles: kind -> (object type, check call format).
+# Input handles: kind -> (object type or None, check call format).
 HANDLE_IN = {
     "COMMUNICATOR": ("tern_comm_t", "tern_check_comm(func, {x}, &{x}_obj)"),
     "GROUP": ("tern_group_t", "tern_check_group(func, err_comm, {x}, &{x}_obj)"),
     "INFO": ("tern_info_t", "tern_check_info(func, err_comm, {x}, {writable}, &{x}_obj)"),
+    "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the
 # core decides against an object the check cannot see).
-UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON"}
+UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERROR_CODE",
+                "THREAD_LEVEL"}
 
 # Lengths: kind -> (C condition that is bad, message format).
 LENGTH_IN = {
@@ -45,7 +48,7 @@ def c_param(p):
     array as a pointer (`MPI_Status *array_of_statuses`, the same type):
     GCC checks accesses through array parameters and warns when a program
     passes a sentinel such as MPI_STATUSES_IGNORE."""
-    text = re.sub(r"(\w)\* ", r"\1 *", str(p))
+    text = re.sub(r"(\w)(\*+) ", r"\1 \2", str(p))
     return re.sub(r"^(.*?)\s*(\w+)\[\]$", r"\1 *\2", text)
 
 
@@ -69,17 +72,16 @@ def _rule(proc, prm, spec):
         return None, None
     length = prm["length"]
     is_array = length is not None
-    if direction == "in" and kind in HANDLE_IN and not is_array:
+    if direction in ("in", "inout") and kind in HANDLE_IN and not is_array:
         obj, fmt = HANDLE_IN[kind]
         writable = int(x in spec.get("writable", []))
-        return fmt.format(x=x, writable=writable), f"{obj} *{x}_obj = NULL;"
-    if direction == "inout" and kind in HANDLE_IN and not is_array:
+        decl = f"{obj} *{x}_obj = NULL;" if obj else None
+        if direction == "in":
+            return fmt.format(x=x, writable=writable), decl
         # A handle to free or replace: the pointer, then the handle it holds.
-        obj, fmt = HANDLE_IN[kind]
-        writable = int(x in spec.get("writable", []))
         check = (f'tern_check_ptr(func, err_comm, {x}, "{x}")) ||\n        (err = '
                  + fmt.format(x="*" + x, writable=writable).replace(f"&*{x}_obj", f"&{x}_obj"))
-        return check, f"{obj} *{x}_obj = NULL;"
+        return check, decl
     if direction == "in" and kind in LENGTH_IN and not is_array:
         bad, msg = LENGTH_IN[kind]
         return (f"({bad.format(x=x)} ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "
@@ -91,7 +93,7 @@ def _rule(proc, prm, spec):
     if is_array and length is not None:
         # An array (in or out): needed when its length is positive.
         return (f'tern_check_array(func, err_comm, {x}, {length}, "{x}")'), None
-    if direction in ("out", "inout") or kind == "STRING":
+    if direction in ("out", "inout") or kind in ("STRING", "FUNCTION"):
         return f'tern_check_ptr(func, err_comm, {x}, "{x}")', None
     raise SystemExit(f"bindgen: {proc}: no check rule for parameter {x} of kind {kind} "
                      f"({direction}); add one to tools/bindgen/checks.py or list it in "
@@ -103,8 +105,14 @@ def entry_point(expr, spec):
     name = expr.name
     params = [_param(p) for p in expr.parameters]
     ret = expr.return_type
+    args = ", ".join(p["decl"] for p in params) or "void"
     if ret != "int":
-        raise SystemExit(f"bindgen: {name} returns {ret}; only int procedures are generated")
+        # Not an error code (MPI_Wtime, MPI_Aint_add): no checks, the core's value.
+        if spec.keys() - {"core", "init"}:
+            raise SystemExit(f"bindgen: {name} returns {ret}: its arguments are not checked")
+        return "\n".join([f"TERN_PMPI_ALIAS({name[4:]})",
+                          f"{ret} PMPI_{name[4:]}({args})", "{",
+                          f"    return {spec['core']};", "}"])
     comm = next((p["name"] for p in params
                  if p["kind"] == "COMMUNICATOR" and p["dir"] == "in" and p["length"] is None),
                 None)
@@ -115,13 +123,17 @@ def entry_point(expr, spec):
             decls.append(decl)
         if check:
             checks.append(check)
-    args = ", ".join(p["decl"] for p in params) or "void"
     out = [f"TERN_PMPI_ALIAS({name[4:]})",
            f"int PMPI_{name[4:]}({args})",
            "{",
-           f'    static const char func[] = "{name}";',
-           "    TERN_CHECK_INIT(func);",
-           f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};"]
+           f'    static const char func[] = "{name}";']
+    if spec.get("init", True):
+        out.append("    TERN_CHECK_INIT(func);")
+    out.append(f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};")
+    used = " ".join(checks) + " " + spec["core"]
+    unused = [p["name"] for p in params if not re.search(r"\b%s\b" % p["name"], used)]
+    if unused:
+        out.append("    " + ", ".join(f"(void){x}" for x in unused) + "; /* not the core's */")
     out += ["    " + d for d in decls]
     if checks:
         out.append("    int err;")
