@@ -31,17 +31,21 @@ int tern_check_group(const char *func, MPI_Comm err_comm, MPI_Group g, tern_grou
     return MPI_SUCCESS;
 }
 
-int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int writable,
+int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int flags,
                     tern_info_t **info_p)
 {
     tern_info_t *info = tern_info_lookup(handle);
+    if (!info && handle == MPI_INFO_NULL && (flags & TERN_INFO_NULL_OK)) {
+        *info_p = NULL;
+        return MPI_SUCCESS;
+    }
     if (!info) {
         if (handle == MPI_INFO_NULL)
             return tern_mpi_error(err_comm, MPI_ERR_INFO, func, "info is MPI_INFO_NULL");
         return tern_mpi_error(err_comm, MPI_ERR_INFO, func, "invalid info handle 0x%x",
                               (unsigned)handle);
     }
-    if (writable && info->read_only)
+    if ((flags & TERN_INFO_WRITABLE) && info->read_only)
         return tern_mpi_error(err_comm, MPI_ERR_INFO, func, "MPI_INFO_ENV is read-only");
     *info_p = info;
     return MPI_SUCCESS;

@@ -8,6 +8,7 @@
 
 #include "core/group.h"
 #include "core/info.h"
+#include "core/request.h"
 #include "mpi/mpi_errors.h"
 
 /* MPI_ERR_ARG unless ptr is non-NULL. */
@@ -17,9 +18,11 @@ int tern_check_array(const char *func, MPI_Comm err_comm, const void *array, lon
                      const char *name);
 /* MPI_ERR_GROUP unless g is a live group (MPI_GROUP_EMPTY included). */
 int tern_check_group(const char *func, MPI_Comm err_comm, MPI_Group g, tern_group_t **g_p);
-/* MPI_ERR_INFO unless handle is a live info object (MPI_INFO_ENV included,
- * but not when writable is set: it is read-only). */
-int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int writable,
+/* MPI_ERR_INFO unless handle is a live info object: MPI_INFO_ENV included
+ * unless flags has TERN_INFO_WRITABLE (it is read-only); MPI_INFO_NULL
+ * (*info_p = NULL) when flags has TERN_INFO_NULL_OK (hints). */
+enum { TERN_INFO_WRITABLE = 1, TERN_INFO_NULL_OK = 2 };
+int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int flags,
                     tern_info_t **info_p);
 /* MPI_ERR_INFO_KEY / MPI_ERR_INFO_VALUE unless the string is non-NULL and
  * 1..MPI_MAX_INFO_KEY / MPI_MAX_INFO_VAL characters long. */

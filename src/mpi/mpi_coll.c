@@ -1,7 +1,7 @@
 /* Collective entry points: blocking, nonblocking (MPI_I*) and persistent
  * (MPI_*_init). Each collective has one checking function that serves all
  * three; the core (src/core/coll.c) does the rest. */
-#include "mpi/mpi_errors.h"
+#include "mpi/mpi_coll.h"
 #include "core/coll.h"
 #include "core/datatype.h"
 #include "core/op.h"
@@ -122,27 +122,18 @@ static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *c
  * rank; MPI_IN_PLACE is not allowed. */
 #define ENTRY_INTER(func, comm, c, m) ENTRY_(func, comm, c, m, 1)
 
-/* ---- barrier ---------------------------------------------------------- */
-
-static int barrier(const char *func, MPI_Comm comm, call_mode_t m)
-{
-    ENTRY_INTER(func, comm, c, m);
-    return done(func, comm, tern_coll_ibarrier(c, REQ_P(m, r), m.persistent),
-                &r, m);
-}
-
 /* ---- bcast ------------------------------------------------------------ */
 
-static int bcast(const char *func, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                 call_mode_t m)
+int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, int count,
+                     MPI_Datatype dt, int root)
 {
-    ENTRY_INTER(func, comm, c, m);
+    MPI_Comm comm = c->handle;
+    int err;
     if ((err = check_data(func, comm, buf, count, dt)) || (err = check_root(func, c, root)))
         return err;
     if (buf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "the buffer");
-    return done(func, comm, tern_coll_bcast(c, buf, (size_t)count, dt, root, REQ_P(m, r), m.persistent),
-                &r, m);
+    return MPI_SUCCESS;
 }
 
 /* ---- gather / scatter ------------------------------------------------- */
@@ -482,42 +473,6 @@ static int scan(const char *func, const void *sbuf, void *rbuf, int count, MPI_D
         if (!(request))                                                        \
             return tern_mpi_error(comm, MPI_ERR_ARG, func, "request is NULL"); \
     } while (0)
-
-/* MPI_Barrier itself is in mpi_comm.c (it predates this file). */
-TERN_PMPI_ALIAS(Ibarrier)
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    REQ_CHECK("MPI_Ibarrier", comm, request);
-    return barrier("MPI_Ibarrier", comm, NONBLOCKING(request));
-}
-TERN_PMPI_ALIAS(Barrier_init)
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    REQ_CHECK("MPI_Barrier_init", comm, request);
-    return barrier("MPI_Barrier_init", comm, PERSISTENT(request));
-}
-
-TERN_PMPI_ALIAS(Bcast)
-int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
-{
-    return bcast("MPI_Bcast", buf, count, dt, root, comm, BLOCKING);
-}
-TERN_PMPI_ALIAS(Ibcast)
-int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                MPI_Request *request)
-{
-    REQ_CHECK("MPI_Ibcast", comm, request);
-    return bcast("MPI_Ibcast", buf, count, dt, root, comm, NONBLOCKING(request));
-}
-TERN_PMPI_ALIAS(Bcast_init)
-int PMPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                    MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    REQ_CHECK("MPI_Bcast_init", comm, request);
-    return bcast("MPI_Bcast_init", buf, count, dt, root, comm, PERSISTENT(request));
-}
 
 #define GATHER_ARGS                                                            \
     const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,  \

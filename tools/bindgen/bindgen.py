@@ -89,6 +89,7 @@ def load_specs(root, procs, predefined):
             data = tomllib.load(f)
         chapter = {"include": data.pop("include", []), "callbacks": data.pop("callbacks", []),
                    "predefined": data.pop("predefined", []), "procs": {}}
+        defaults = data.pop("defaults", {})
         for name in chapter["predefined"] + chapter["callbacks"]:
             if name not in predefined:
                 sys.exit(f"bindgen: {path}: {name} is not a predefined function of MPI-5.0")
@@ -99,6 +100,8 @@ def load_specs(root, procs, predefined):
                 sys.exit(f"bindgen: {path}: {name} belongs to chapter '{chapter_of(name)}'")
             if ("core" in spec) == ("hand" in spec):
                 sys.exit(f"bindgen: {path}: {name} needs exactly one of core= or hand=")
+            if "core" in spec:
+                spec = {**defaults, **spec}
             chapter["procs"][name] = spec
         specs[slug] = chapter
     return specs

@@ -9,8 +9,18 @@ message naming the function and the argument) goes through the error
 handler of the communicator the call is about (the first communicator
 argument, else MPI_COMM_WORLD's). The core call is the spec's `core`
 expression over the parameter names and, for every checked input handle X,
-its object X_obj. `init = false` lets a procedure run before MPI_Init and
-after MPI_Finalize (MPI_Initialized, MPI_Get_version...)."""
+its object X_obj. Spec keys besides core (a chapter's [defaults] table
+applies to each of its procedures):
+  init = false      callable before MPI_Init and after MPI_Finalize
+  writable = [X]    info X must not be MPI_INFO_ENV; keyval X not predefined
+  info_null = true  info arguments may be MPI_INFO_NULL (hints)
+  check = {X = R}   named rule R for X (NAMED below)
+  unchecked = [X]   X goes to the core as it is
+  check_call = C    an expression returning an MPI code that checks every
+                    parameter but communicators, info and requests (the
+                    semantic checks of collectives: roots, MPI_IN_PLACE...)
+The output request X of a core call that uses X_req (tern_req_t *) is
+handed to the caller as a handle once the call succeeds."""
 
 import re
 
@@ -18,7 +28,8 @@ import re
 HANDLE_IN = {
     "COMMUNICATOR": ("tern_comm_t", "tern_check_comm(func, {x}, &{x}_obj)"),
     "GROUP": ("tern_group_t", "tern_check_group(func, err_comm, {x}, &{x}_obj)"),
-    "INFO": ("tern_info_t", "tern_check_info(func, err_comm, {x}, {writable}, &{x}_obj)"),
+    "INFO": ("tern_info_t",
+             "tern_check_info(func, err_comm, {x}, {info_flags}, &{x}_obj)"),
     "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
 }
 
@@ -72,15 +83,23 @@ def _rule(proc, prm, spec):
         return None, None
     length = prm["length"]
     is_array = length is not None
+    if spec.get("check_call") and kind not in ("COMMUNICATOR", "INFO", "REQUEST"):
+        return None, None  # the spec's check_call covers it
+    if direction == "out" and x == spec.get("request"):
+        return f'tern_check_ptr(func, err_comm, {x}, "{x}")', f"tern_req_t *{x}_req = NULL;"
     if direction in ("in", "inout") and kind in HANDLE_IN and not is_array:
         obj, fmt = HANDLE_IN[kind]
         writable = int(x in spec.get("writable", []))
+        flags = [f for f, on in (("TERN_INFO_WRITABLE", writable),
+                                 ("TERN_INFO_NULL_OK", spec.get("info_null"))) if on]
+        args = {"writable": writable, "info_flags": " | ".join(flags) or "0"}
         decl = f"{obj} *{x}_obj = NULL;" if obj else None
         if direction == "in":
-            return fmt.format(x=x, writable=writable), decl
+            return fmt.format(x=x, **args), decl
         # A handle to free or replace: the pointer, then the handle it holds.
         check = (f'tern_check_ptr(func, err_comm, {x}, "{x}")) ||\n        (err = '
-                 + fmt.format(x="*" + x, writable=writable).replace(f"&*{x}_obj", f"&{x}_obj"))
+                 + fmt.format(x="*" + x, **args)
+                 .replace(f"&*{x}_obj", f"&{x}_obj"))
         return check, decl
     if direction == "in" and kind in LENGTH_IN and not is_array:
         bad, msg = LENGTH_IN[kind]
@@ -104,6 +123,11 @@ def entry_point(expr, spec):
     """The C text of one generated entry point."""
     name = expr.name
     params = [_param(p) for p in expr.parameters]
+    # An output request whose X_req the core call sets is handed out.
+    for p in params:
+        if p["kind"] == "REQUEST" and p["dir"] == "out" and \
+                re.search(r"\b%s_req\b" % p["name"], spec.get("core", "")):
+            spec = {**spec, "request": p["name"]}
     ret = expr.return_type
     args = ", ".join(p["decl"] for p in params) or "void"
     if ret != "int":
@@ -130,6 +154,8 @@ def entry_point(expr, spec):
     if spec.get("init", True):
         out.append("    TERN_CHECK_INIT(func);")
     out.append(f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};")
+    if spec.get("check_call"):
+        checks.append(spec["check_call"])
     used = " ".join(checks) + " " + spec["core"]
     unused = [p["name"] for p in params if not re.search(r"\b%s\b" % p["name"], used)]
     if unused:
@@ -140,6 +166,14 @@ def entry_point(expr, spec):
         joined = " ||\n        ".join(f"(err = {c})" for c in checks)
         out.append(f"    if ({joined})")
         out.append("        return err;")
-    out.append(f"    return tern_mpi_result(err_comm, func, {spec['core']});")
+    req = spec.get("request")
+    if req:
+        # The core hands back a request object; the caller gets its handle.
+        out.append(f"    err = tern_mpi_result(err_comm, func, {spec['core']});")
+        out.append("    if (err == MPI_SUCCESS)")
+        out.append(f"        *{req} = tern_req_handle({req}_req);")
+        out.append("    return err;")
+    else:
+        out.append(f"    return tern_mpi_result(err_comm, func, {spec['core']});")
     out.append("}")
     return "\n".join(out)

@@ -25,7 +25,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 1, &info_obj)) ||
+    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_WRITABLE, &info_obj)) ||
         (err = tern_check_info_key(func, err_comm, key)))
         return err;
     return tern_mpi_result(err_comm, func, tern_info_delete_key(info_obj, key));
@@ -54,7 +54,7 @@ int PMPI_Info_free(MPI_Info *info)
     tern_info_t *info_obj = NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")) ||
-        (err = tern_check_info(func, err_comm, *info, 1, &info_obj)))
+        (err = tern_check_info(func, err_comm, *info, TERN_INFO_WRITABLE, &info_obj)))
         return err;
     return tern_mpi_result(err_comm, func, tern_info_release(info));
 }
@@ -128,7 +128,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 1, &info_obj)) ||
+    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_WRITABLE, &info_obj)) ||
         (err = tern_check_info_key(func, err_comm, key)) ||
         (err = tern_check_info_value(func, err_comm, value)))
         return err;
