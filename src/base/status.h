@@ -17,6 +17,9 @@
     X(TERN_ERR_PEER, "peer process failed or unreachable")         \
     X(TERN_ERR_RANK, "rank out of range")                          \
     X(TERN_ERR_COMM, "wrong kind of communicator")                 \
+    X(TERN_ERR_GROUP, "invalid group")                             \
+    X(TERN_ERR_KEYVAL, "invalid attribute key")                    \
+    X(TERN_ERR_CALLBACK, "a user callback failed")                 \
     X(TERN_ERR_INFO_NOKEY, "no such info key")                     \
     X(TERN_ERR_INTERNAL, "internal error")
 

@@ -1,5 +1,6 @@
 #include "core/attr.h"
 #include "core/handle.h"
+#include "core/runtime.h"
 
 #include <stdlib.h>
 
@@ -169,4 +170,75 @@ int tern_attr_delete_all(tern_comm_t *c)
             return err;
     }
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The MPI attribute procedures on checked arguments (src/mpi/api/comm.toml). */
+
+tern_status_t tern_keyval_release(int *keyval)
+{
+    tern_keyval_free(*keyval);
+    *keyval = MPI_KEYVAL_INVALID;
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_set_attr(tern_comm_t *c, int keyval, void *value)
+{
+    int err = tern_attr_set(c, keyval, value);
+    if (err != MPI_SUCCESS)
+        return tern_status_detail(TERN_ERR_CALLBACK,
+                                  "the delete callback of the old value failed with code %d", err);
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_delete_attr(tern_comm_t *c, int keyval)
+{
+    int found;
+    int err = tern_attr_delete(c, keyval, &found);
+    if (err != MPI_SUCCESS)
+        return tern_status_detail(TERN_ERR_CALLBACK, "the delete callback failed with code %d",
+                                  err);
+    if (!found)
+        return tern_status_detail(TERN_ERR_KEYVAL,
+                                  "no attribute for keyval 0x%x on this communicator",
+                                  (unsigned)keyval);
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_get_attr(const tern_comm_t *c, int keyval, void *attribute_val, int *flag)
+{
+    /* Values of the predefined attributes live here; callers get pointers. */
+    static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+    static int universe, appnum, lastusedcode = MPI_ERR_LASTCODE;
+    int *v = NULL;
+    switch (keyval) {
+    case MPI_TAG_UB: v = &tag_ub; break;
+    case MPI_HOST: v = &host; break;
+    case MPI_IO: v = &io; break;
+    case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE: universe = tern_rt.universe_size; v = &universe; break;
+    case MPI_APPNUM: appnum = tern_rt.appnum; v = &appnum; break;
+    case MPI_LASTUSEDCODE: v = &lastusedcode; break;
+    default: {
+        void *value;
+        tern_attr_get(c, keyval, &value, flag);
+        if (*flag)
+            *(void **)attribute_val = value;
+        return TERN_OK;
+    }
+    }
+    *(int **)attribute_val = v;
+    *flag = 1;
+    return TERN_OK;
+}
+
+int tern_keyval_is_predefined(int keyval)
+{
+    switch (keyval) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
+        return 1;
+    default:
+        return 0;
+    }
 }

@@ -34,4 +34,14 @@ int tern_attr_copy_all(tern_comm_t *from, tern_comm_t *to);
 /* Delete callbacks for every attribute, newest first (Comm_free). */
 int tern_attr_delete_all(tern_comm_t *c);
 
+/* The MPI attribute procedures, on checked arguments: a keyval the user
+ * holds (get: or a predefined one). A failing user callback is
+ * TERN_ERR_CALLBACK with its code in the detail. */
+int tern_keyval_is_predefined(int keyval);
+/* Frees *keyval and sets it to MPI_KEYVAL_INVALID. */
+tern_status_t tern_keyval_release(int *keyval);
+tern_status_t tern_comm_set_attr(tern_comm_t *c, int keyval, void *value);
+tern_status_t tern_comm_delete_attr(tern_comm_t *c, int keyval);
+tern_status_t tern_comm_get_attr(const tern_comm_t *c, int keyval, void *attribute_val, int *flag);
+
 #endif

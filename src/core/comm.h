@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Largest tag (the MPI_TAG_UB attribute). */
+#define TERN_TAG_UB ((1 << 30) - 1)
+
 typedef struct tern_attr {
     struct tern_attr *next;
     int keyval;

@@ -73,3 +73,18 @@ int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value
 {
     return check_string(func, err_comm, value, MPI_MAX_INFO_VAL, MPI_ERR_INFO_VALUE, "value");
 }
+
+int tern_check_keyval(const char *func, MPI_Comm err_comm, int keyval, int writable)
+{
+    if (__builtin_expect(tern_keyval_lookup(keyval) != NULL, 1))
+        return MPI_SUCCESS;
+    if (tern_keyval_is_predefined(keyval)) {
+        if (!writable)
+            return MPI_SUCCESS;
+        return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func,
+                              "keyval 0x%x is predefined and read-only", (unsigned)keyval);
+    }
+    if (keyval == MPI_KEYVAL_INVALID)
+        return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func, "keyval is MPI_KEYVAL_INVALID");
+    return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func, "invalid keyval 0x%x", (unsigned)keyval);
+}

@@ -6,6 +6,7 @@
 #ifndef TERN_MPI_CHECKS_H
 #define TERN_MPI_CHECKS_H
 
+#include "core/attr.h"
 #include "core/group.h"
 #include "core/info.h"
 #include "core/request.h"
@@ -28,6 +29,10 @@ int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int fl
  * 1..MPI_MAX_INFO_KEY / MPI_MAX_INFO_VAL characters long. */
 int tern_check_info_key(const char *func, MPI_Comm err_comm, const char *key);
 int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value);
+
+/* MPI_ERR_KEYVAL unless keyval is a keyval the user holds or (unless
+ * writable) a predefined one. */
+int tern_check_keyval(const char *func, MPI_Comm err_comm, int keyval, int writable);
 
 /* MPI_SUCCESS for TERN_OK; otherwise raises the status's class on err_comm
  * with the core's detail text (tern_status_detail) or the status's own. */

@@ -92,6 +92,8 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_NOT_SUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case TERN_ERR_RANK: return MPI_ERR_RANK;
     case TERN_ERR_COMM: return MPI_ERR_COMM;
+    case TERN_ERR_GROUP: return MPI_ERR_GROUP;
+    case TERN_ERR_KEYVAL: return MPI_ERR_KEYVAL;
     case TERN_ERR_INFO_NOKEY: return MPI_ERR_INFO_NOKEY;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;

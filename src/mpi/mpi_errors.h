@@ -47,8 +47,6 @@ int tern_check_source(const char *func, tern_comm_t *comm, int source);
 int tern_check_send_tag(const char *func, MPI_Comm comm, int tag);
 int tern_check_recv_tag(const char *func, MPI_Comm comm, int tag);
 
-/* Largest tag (the MPI_TAG_UB attribute). */
-#define TERN_TAG_UB ((1 << 30) - 1)
 
 /* Error-handler objects. */
 int tern_errhandler_valid(MPI_Errhandler eh);

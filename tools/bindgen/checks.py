@@ -31,12 +31,19 @@ HANDLE_IN = {
     "INFO": ("tern_info_t",
              "tern_check_info(func, err_comm, {x}, {info_flags}, &{x}_obj)"),
     "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
+    "KEYVAL": (None, "tern_check_keyval(func, err_comm, {x}, {writable})"),
+}
+
+# Scalars checked against a fixed range: kind -> check call format.
+SCALAR_IN = {
+    "TAG": "tern_check_send_tag(func, err_comm, {x})",
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the
 # core decides against an object the check cannot see).
 UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERROR_CODE",
-                "THREAD_LEVEL"}
+                "THREAD_LEVEL", "EXTRA_STATE", "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10",
+                "SPLIT_TYPE"}
 
 # Lengths: kind -> (C condition that is bad, message format).
 LENGTH_IN = {
@@ -51,6 +58,7 @@ NAMED = {
     "info_key": "tern_check_info_key(func, err_comm, {x})",
     "info_value": "tern_check_info_value(func, err_comm, {x})",
     "ptr": "tern_check_ptr(func, err_comm, {x}, \"{x}\")",
+    "recv_tag": "tern_check_recv_tag(func, err_comm, {x})",
 }
 
 
@@ -101,6 +109,8 @@ def _rule(proc, prm, spec):
                  + fmt.format(x="*" + x, **args)
                  .replace(f"&*{x}_obj", f"&{x}_obj"))
         return check, decl
+    if direction == "in" and kind in SCALAR_IN and not is_array:
+        return SCALAR_IN[kind].format(x=x), None
     if direction == "in" and kind in LENGTH_IN and not is_array:
         bad, msg = LENGTH_IN[kind]
         return (f"({bad.format(x=x)} ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "

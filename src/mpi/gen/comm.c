@@ -3,8 +3,54 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/comm.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/attr.h"
+#include "core/comm_new.h"
 #include "core/comm_query.h"
 #include "core/group.h"
+
+TERN_PMPI_ALIAS(Attr_delete)
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    static const char func[] = "MPI_Attr_delete";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_keyval(func, err_comm, keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_delete_attr(comm_obj, keyval));
+}
+
+TERN_PMPI_ALIAS(Attr_get)
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    static const char func[] = "MPI_Attr_get";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_keyval(func, err_comm, keyval, 0)) ||
+        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_attr(comm_obj, keyval, attribute_val, flag));
+}
+
+TERN_PMPI_ALIAS(Attr_put)
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    static const char func[] = "MPI_Attr_put";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_keyval(func, err_comm, keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_set_attr(comm_obj, keyval, attribute_val));
+}
 
 TERN_PMPI_ALIAS(Comm_compare)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
@@ -20,6 +66,138 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         (err = tern_check_ptr(func, err_comm, result, "result")))
         return err;
     return tern_mpi_result(err_comm, func, tern_comm_compare(comm1_obj, comm2_obj, result));
+}
+
+TERN_PMPI_ALIAS(Comm_create)
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_group_t *group_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_group(func, err_comm, group, &group_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_create(comm_obj, group_obj, newcomm));
+}
+
+TERN_PMPI_ALIAS(Comm_create_group)
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_create_group";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_group_t *group_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_group(func, err_comm, group, &group_obj)) ||
+        (err = tern_check_send_tag(func, err_comm, tag)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_create_group(comm_obj, group_obj, tag, newcomm));
+}
+
+TERN_PMPI_ALIAS(Comm_create_keyval)
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+{
+    static const char func[] = "MPI_Comm_create_keyval";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, comm_keyval, "comm_keyval")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, extra_state, comm_keyval));
+}
+
+TERN_PMPI_ALIAS(Comm_delete_attr)
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    static const char func[] = "MPI_Comm_delete_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_keyval(func, err_comm, comm_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_delete_attr(comm_obj, comm_keyval));
+}
+
+TERN_PMPI_ALIAS(Comm_dup)
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_dup";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_dup(comm_obj, MPI_INFO_NULL, 0, newcomm));
+}
+
+TERN_PMPI_ALIAS(Comm_dup_with_info)
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_dup_with_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_dup(comm_obj, info, 1, newcomm));
+}
+
+TERN_PMPI_ALIAS(Comm_free)
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char func[] = "MPI_Comm_free";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, comm, "comm")) ||
+        (err = tern_check_comm(func, *comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_free_handle(comm_obj, comm));
+}
+
+TERN_PMPI_ALIAS(Comm_free_keyval)
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    static const char func[] = "MPI_Comm_free_keyval";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, comm_keyval, "comm_keyval")) ||
+        (err = tern_check_keyval(func, err_comm, *comm_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_keyval_release(comm_keyval));
+}
+
+TERN_PMPI_ALIAS(Comm_get_attr)
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    static const char func[] = "MPI_Comm_get_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_keyval(func, err_comm, comm_keyval, 0)) ||
+        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_attr(comm_obj, comm_keyval, attribute_val, flag));
 }
 
 TERN_PMPI_ALIAS(Comm_get_info)
@@ -65,6 +243,25 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return tern_mpi_result(err_comm, func, tern_comm_get_group(comm_obj, group));
 }
 
+TERN_PMPI_ALIAS(Comm_idup)
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Comm_idup";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, newcomm, &request_req));
+    if (err == MPI_SUCCESS)
+        *request = tern_req_handle(request_req);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Comm_rank)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -105,6 +302,20 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
         (err = tern_check_ptr(func, err_comm, size, "size")))
         return err;
     return tern_mpi_result(err_comm, func, tern_comm_get_remote_size(comm_obj, size));
+}
+
+TERN_PMPI_ALIAS(Comm_set_attr)
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    static const char func[] = "MPI_Comm_set_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_keyval(func, err_comm, comm_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_set_attr(comm_obj, comm_keyval, attribute_val));
 }
 
 TERN_PMPI_ALIAS(Comm_set_info)
@@ -148,6 +359,36 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
         (err = tern_check_ptr(func, err_comm, size, "size")))
         return err;
     return tern_mpi_result(err_comm, func, tern_comm_get_size(comm_obj, size));
+}
+
+TERN_PMPI_ALIAS(Comm_split)
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_split";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_split(comm_obj, color, key, newcomm));
+}
+
+TERN_PMPI_ALIAS(Comm_split_type)
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_split_type";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_split_type(comm_obj, split_type, key, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_test_inter)
@@ -350,4 +591,58 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
         (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
         return err;
     return tern_mpi_result(err_comm, func, tern_group_union(group1_obj, group2_obj, newgroup));
+}
+
+TERN_PMPI_ALIAS(Intercomm_create)
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char func[] = "MPI_Intercomm_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = local_comm;
+    tern_comm_t *local_comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, local_comm, &local_comm_obj)) ||
+        (err = tern_check_send_tag(func, err_comm, tag)) ||
+        (err = tern_check_ptr(func, err_comm, newintercomm, "newintercomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_intercomm(local_comm_obj, local_leader, peer_comm, remote_leader, tag, newintercomm));
+}
+
+TERN_PMPI_ALIAS(Intercomm_merge)
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char func[] = "MPI_Intercomm_merge";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = intercomm;
+    tern_comm_t *intercomm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, intercomm, &intercomm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newintracomm, "newintracomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_new_merge(intercomm_obj, high, newintracomm));
+}
+
+TERN_PMPI_ALIAS(Keyval_create)
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+    static const char func[] = "MPI_Keyval_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, keyval, "keyval")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_keyval_create(copy_fn, delete_fn, extra_state, keyval));
+}
+
+TERN_PMPI_ALIAS(Keyval_free)
+int PMPI_Keyval_free(int *keyval)
+{
+    static const char func[] = "MPI_Keyval_free";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, keyval, "keyval")) ||
+        (err = tern_check_keyval(func, err_comm, *keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_keyval_release(keyval));
 }
