@@ -1,7 +1,7 @@
 /* Communicator attributes: keyvals with copy/delete callbacks, and the
  * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
  * MPI_UNIVERSE_SIZE, MPI_APPNUM), which are read-only. */
-#include "core/attr.h"
+#include "core/comm/attr.h"
 #include "mpi/mpi_errors.h"
 
 int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,

@@ -1,7 +1,7 @@
 /* Communicator queries, predefined attributes, datatype sizes, barrier. */
 #include "mpi/mpi_errors.h"
-#include "core/coll.h"
-#include "core/datatype.h"
+#include "core/coll/coll.h"
+#include "core/datatype/datatype.h"
 
 TERN_PMPI_ALIAS(Comm_rank)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)

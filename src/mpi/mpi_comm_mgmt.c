@@ -1,10 +1,10 @@
 /* Communicator management: groups of communicators, comparison, the
  * constructors (dup, split, create, intercommunicators), free, names and
  * info. The agreements themselves are in src/core/comm_create.c. */
-#include "core/attr.h"
-#include "core/comm_create.h"
-#include "core/info.h"
-#include "core/request.h"
+#include "core/comm/attr.h"
+#include "core/comm/comm_create.h"
+#include "core/comm/info.h"
+#include "core/pt2pt/request.h"
 #include "mpi/mpi_group.h"
 
 #include <stdio.h>

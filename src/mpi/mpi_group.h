@@ -2,7 +2,7 @@
 #ifndef TERN_MPI_GROUP_H
 #define TERN_MPI_GROUP_H
 
-#include "core/group.h"
+#include "core/comm/group.h"
 #include "mpi/mpi_errors.h"
 
 /* MPI_ERR_GROUP unless g is a live group (MPI_GROUP_EMPTY included). */

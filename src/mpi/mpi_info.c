@@ -1,6 +1,6 @@
 /* MPI_Info objects. Keys are at most MPI_MAX_INFO_KEY characters, values
  * MPI_MAX_INFO_VAL; MPI_INFO_ENV is read-only. */
-#include "core/info.h"
+#include "core/comm/info.h"
 #include "mpi/mpi_errors.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Environment: init, finalize, abort, versions, clocks. */
 #include "mpi/mpi_errors.h"
-#include "core/attr.h"
-#include "core/coll.h"
+#include "core/comm/attr.h"
+#include "core/coll/coll.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 

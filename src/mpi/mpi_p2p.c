@@ -1,10 +1,10 @@
 /* Point-to-point entry points: argument checks, then the core protocols. */
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_p2p.h"
-#include "core/bsend.h"
-#include "core/datatype.h"
-#include "core/p2p.h"
-#include "core/progress.h"
+#include "core/pt2pt/bsend.h"
+#include "core/datatype/datatype.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/progress.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * (native and external32), addresses, and the status counts that depend on
  * the type (Get_count, Get_elements). The engine is in src/core/dtype_*. */
 #include "mpi/mpi_errors.h"
-#include "core/dtype_build.h"
-#include "core/request.h"
+#include "core/datatype/dtype_build.h"
+#include "core/pt2pt/request.h"
 
 #include <limits.h>
 #include <stdio.h>
