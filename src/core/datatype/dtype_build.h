@@ -35,6 +35,18 @@ tern_status_t tern_dtype_build_grid(int ndims, const size_t *gsize, const size_t
                                     size_t *const *start, size_t *const *len, int order,
                                     MPI_Datatype old, const tern_dtype_args_t *args,
                                     MPI_Datatype *out);
+/* Subarray (dtype_grid.c): dim d keeps subsizes[d] of sizes[d] elements
+ * from starts[d]. */
+tern_status_t tern_dtype_build_subarray(int ndims, const size_t *sizes, const size_t *subsizes,
+                                        const size_t *starts, int order, MPI_Datatype old,
+                                        const tern_dtype_args_t *args, MPI_Datatype *out);
+/* Darray (dtype_grid.c): the part of a gsizes array distributed over a
+ * psizes process grid (ranks row-major) that rank owns; distribs[d] is
+ * MPI_DISTRIBUTE_NONE / BLOCK / CYCLIC with dargs[d] (or DFLT_DARG). */
+tern_status_t tern_dtype_build_darray(int rank, int ndims, const size_t *gsizes,
+                                      const int *distribs, const int *dargs, const int *psizes,
+                                      int order, MPI_Datatype old, const tern_dtype_args_t *args,
+                                      MPI_Datatype *out);
 tern_status_t tern_dtype_build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent,
                                        const tern_dtype_args_t *args, MPI_Datatype *out);
 /* A copy of old; committed if old is. */
