@@ -2,6 +2,7 @@
 #include "mpi/mpi_errors.h"
 #include "core/comm/attr.h"
 #include "core/coll/coll.h"
+#include "core/init/init.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 

@@ -3,7 +3,7 @@
 #include "core/coll/coll_sched.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
-#include "core/pt2pt/p2p.h"
+#include "core/comm/comm_p2p.h"
 #include "core/pt2pt/progress.h"
 
 #include <stdint.h>
@@ -326,7 +326,7 @@ static void post(tern_sched_t *s, const step_t *st)
      * to allocate, track and release. */
     tern_status_t e = TERN_OK;
     if (st->kind == ST_SEND
-            ? tern_p2p_send_eager_now(st->comm, ctx, st->src, st->n,
+            ? tern_p2p_send_eager_now(st->comm->rank, ctx, st->src, st->n,
                                       tern_comm_world_rank(st->comm, st->peer), st->tag)
             : tern_p2p_recv_eager_now(ctx, st->dst, st->n, st->peer, st->tag, &e)) {
         if (e != TERN_OK && s->run_error == TERN_OK)
@@ -336,8 +336,8 @@ static void post(tern_sched_t *s, const step_t *st)
     tern_req_t *r = NULL;
     e =
         st->kind == ST_SEND
-            ? tern_p2p_isend(st->comm, ctx, st->src, st->n, st->peer, st->tag, TERN_SEND_STANDARD, &r)
-            : tern_p2p_irecv(st->comm, ctx, st->dst, st->n, st->peer, st->tag, &r);
+            ? tern_comm_isend(st->comm, ctx, st->src, st->n, st->peer, st->tag, TERN_SEND_STANDARD, &r)
+            : tern_comm_irecv(st->comm, ctx, st->dst, st->n, st->peer, st->tag, &r);
     if (e != TERN_OK) {
         fail(s, e);
         return;

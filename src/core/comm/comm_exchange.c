@@ -1,5 +1,5 @@
 #include "core/comm/comm_exchange.h"
-#include "core/pt2pt/p2p.h"
+#include "core/comm/comm_p2p.h"
 #include "core/pt2pt/progress.h"
 
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static tern_status_t send_to(const tern_xchg_t *x, int index, int tag, const voi
                              size_t bytes)
 {
     tern_req_t *req;
-    tern_status_t st = tern_p2p_isend(x->comm, x->ctx, buf, bytes, peer_rank(x, index), tag,
+    tern_status_t st = tern_comm_isend(x->comm, x->ctx, buf, bytes, peer_rank(x, index), tag,
                                       TERN_SEND_STANDARD, &req);
     return st != TERN_OK ? st : wait_release(req);
 }
@@ -36,7 +36,7 @@ static tern_status_t send_to(const tern_xchg_t *x, int index, int tag, const voi
 static tern_status_t recv_from(const tern_xchg_t *x, int index, int tag, void *buf, size_t bytes)
 {
     tern_req_t *req;
-    tern_status_t st = tern_p2p_irecv(x->comm, x->ctx, buf, bytes, peer_rank(x, index), tag, &req);
+    tern_status_t st = tern_comm_irecv(x->comm, x->ctx, buf, bytes, peer_rank(x, index), tag, &req);
     if (st != TERN_OK)
         return st;
     size_t got = 0;
@@ -124,10 +124,10 @@ tern_status_t tern_xchg_sendrecv(tern_comm_t *comm, uint32_t ctx, int peer, int 
                                  const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes)
 {
     tern_req_t *rreq, *sreq;
-    tern_status_t st = tern_p2p_irecv(comm, ctx, rbuf, rbytes, peer, tag, &rreq);
+    tern_status_t st = tern_comm_irecv(comm, ctx, rbuf, rbytes, peer, tag, &rreq);
     if (st != TERN_OK)
         return st;
-    st = tern_p2p_isend(comm, ctx, sbuf, sbytes, peer, tag, TERN_SEND_STANDARD, &sreq);
+    st = tern_comm_isend(comm, ctx, sbuf, sbytes, peer, tag, TERN_SEND_STANDARD, &sreq);
     if (st != TERN_OK) {
         tern_progress_wait(&rreq->complete);
         tern_req_release(rreq);

@@ -1,8 +1,10 @@
 #include "core/pt2pt/bsend.h"
+#include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
 
 #include <mpi.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct bblock {
     struct bblock *next; /* next used block, by address */
@@ -87,4 +89,46 @@ void tern_bsend_block_free(void *block)
             return;
         }
     }
+}
+
+static void release_block(tern_req_t *req)
+{
+    tern_bsend_block_free(req->ext);
+    req->ext = NULL;
+}
+
+tern_status_t tern_bsend_start(const tern_req_t *send_req)
+{
+    void *payload;
+    void *block = tern_bsend_block_alloc(send_req->bytes, &payload);
+    if (!block)
+        return TERN_ERR_NO_ROOM;
+    if (send_req->noncontig)
+        tern_datatype_pack(send_req->buf, (size_t)send_req->count, send_req->datatype, payload);
+    else if (send_req->bytes)
+        memcpy(payload, send_req->buf, send_req->bytes);
+    tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
+    if (!req) {
+        tern_bsend_block_free(block);
+        return TERN_ERR_NOMEM;
+    }
+    *req = *send_req;
+    req->next = NULL;
+    req->handle = MPI_REQUEST_NULL;
+    req->persistent = 0;
+    req->buf = payload;
+    req->noncontig = 0; /* packed into the block; the user's request keeps its reference */
+    req->ext = block;
+    req->release_fn = release_block;
+    req->mode = TERN_SEND_STANDARD;
+    tern_status_t st = tern_p2p_start_send(req);
+    if (st != TERN_OK) {
+        tern_req_release(req);
+        return st;
+    }
+    if (req->complete)
+        tern_req_release(req);
+    else
+        req->freed = 1;
+    return TERN_OK;
 }

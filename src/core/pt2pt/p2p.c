@@ -336,17 +336,11 @@ static void send_ctrl(int peer_world, uint32_t type, uint64_t value)
 /* ------------------------------------------------------------------------ */
 /* Sender side. */
 
-extern void tern_bsend_block_free(void *block);
-
 static void send_complete(tern_req_t *req)
 {
     if (req->staging) {
         free(req->staging);
         req->staging = NULL;
-    }
-    if (req->bsend_block) {
-        tern_bsend_block_free(req->bsend_block);
-        req->bsend_block = NULL;
     }
     tern_req_complete(req);
 }
@@ -365,14 +359,14 @@ static void eager_unscratch(tern_req_t *req)
     p->payload = req->staging;
 }
 
-int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
+int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t bytes,
                             int dest_world, int tag)
 {
     tern_peer_t *peer = &tern_rt.peers[dest_world];
     long cost = EAGER_COST(bytes);
     if (bytes > peer->eager_max || peer->credits < cost || peer->pending_head)
         return 0;
-    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm->rank,
+    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm_rank,
                      .size = bytes};
     if (peer->ops->am_reserve) {
         /* Written in place (shm: straight into the queue cell): the header
@@ -743,30 +737,6 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
 
 /* ------------------------------------------------------------------------ */
 
-tern_status_t tern_p2p_isend(tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
-                             int dest, int tag, int mode, tern_req_t **req_p)
-{
-    tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
-    if (!req)
-        return TERN_ERR_NOMEM;
-    req->comm = comm->handle;
-    req->context_id = ctx;
-    req->peer = dest;
-    req->peer_world = tern_comm_world_rank(comm, dest);
-    req->comm_rank = comm->rank;
-    req->tag = tag;
-    req->buf = (void *)buf;
-    req->bytes = bytes;
-    req->mode = (uint8_t)mode;
-    tern_status_t st = tern_p2p_start_send(req);
-    if (st != TERN_OK) {
-        tern_req_release(req);
-        return st;
-    }
-    *req_p = req;
-    return TERN_OK;
-}
-
 void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt)
 {
     tern_dt_desc_t d;
@@ -789,21 +759,4 @@ void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Dat
     req->buf = (void *)buf;
     req->noncontig = 1;
     tern_datatype_retain(dt);
-}
-
-tern_status_t tern_p2p_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t bytes, int src,
-                             int tag, tern_req_t **req_p)
-{
-    tern_req_t *req = tern_req_alloc(TERN_REQ_RECV);
-    if (!req)
-        return TERN_ERR_NOMEM;
-    req->comm = comm->handle;
-    req->context_id = ctx;
-    req->peer = src;
-    req->tag = tag;
-    req->buf = buf;
-    req->bytes = bytes;
-    tern_p2p_start_recv(req);
-    *req_p = req;
-    return TERN_OK;
 }

@@ -6,10 +6,13 @@
 #ifndef TERN_CORE_P2P_H
 #define TERN_CORE_P2P_H
 
-#include "core/comm/comm.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/match.h"
 #include "core/pt2pt/request.h"
+
+/* Peers are world ranks, matching is on (context id, source rank in the
+ * communicator, tag): the protocols never see a communicator object
+ * (core/comm/comm_p2p.h addresses peers by communicator rank). */
 
 /* Start a send/receive described by a request whose comm, context_id, peer,
  * peer_world, tag, buf, bytes and mode are set. */
@@ -24,11 +27,12 @@ void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype
 void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Datatype dt,
                             const tern_dt_desc_t *d);
 /* MPI_Send's common case (and collective schedules' sends, on context
- * ctx): contiguous data small enough to go eager now, pushed straight into
- * the transport without a request. 1 when sent; 0 when it must take the
+ * ctx; comm_rank is the sender's rank in the communicator): contiguous
+ * data small enough to go eager now, pushed straight into the transport
+ * without a request. 1 when sent; 0 when it must take the
  * general path (too large, no credit, packets queued before it, transport
  * full). */
-int tern_p2p_send_eager_now(const tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
+int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t bytes,
                             int dest_world, int tag);
 /* Collective schedules' receives (contiguous bytes): when the first match
  * is an eager message already in the unexpected queue, copy it into buf
@@ -51,12 +55,6 @@ int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, in
 tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */
 int tern_p2p_cancel_recv(tern_req_t *req);
-
-/* Convenience wrappers used by collectives and blocking calls. */
-tern_status_t tern_p2p_isend(tern_comm_t *comm, uint32_t ctx, const void *buf, size_t bytes,
-                             int dest, int tag, int mode, tern_req_t **req_p);
-tern_status_t tern_p2p_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t bytes, int src,
-                             int tag, tern_req_t **req_p);
 
 /* The active-message handler given to every transport. */
 void tern_p2p_am_handler(void *ctx, int src_world, const void *msg, size_t len);

@@ -64,13 +64,13 @@ struct tern_req {
     size_t offset;              /* bytes streamed / received so far */
     size_t transfer_bytes;      /* bytes to move (min(message, capacity)) */
     uint64_t remote_req;        /* peer's request id */
-    void *bsend_block;          /* buffered send: block in the attached buffer */
     tern_tl_comp_t get_comp;    /* rendezvous get completion */
 
-    /* TERN_REQ_GENERIC: the owner's state and callbacks. start (persistent
-     * requests: MPI_Start) begins the operation; release frees ext when
-     * the request is released. Completion is signalled with
-     * tern_req_complete. */
+    /* The owner's state and callbacks. TERN_REQ_GENERIC: start (persistent
+     * requests: MPI_Start) begins the operation. Any kind: release frees
+     * ext when the request is released (a buffered send's block goes back
+     * to the attached buffer this way, so the protocols need not know
+     * bsend). Completion is signalled with tern_req_complete. */
     void *ext;
     tern_status_t (*start_fn)(tern_req_t *req);
     void (*release_fn)(tern_req_t *req);

@@ -1,7 +1,4 @@
 #include "core/runtime/runtime.h"
-#include "core/comm/comm.h"
-#include "core/pt2pt/p2p.h"
-#include "core/pt2pt/progress.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
@@ -111,7 +108,7 @@ static int cpus_available(void)
     return online > 0 ? (int)online : 1;
 }
 
-static tern_status_t init_transports(tern_pmi_info_t *pmi)
+static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler)
 {
     tern_tl_params_t params = {
         .rank = tern_rt.rank,
@@ -123,7 +120,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi)
         .local_ranks = tern_rt.local_ranks,
         .job_id = pmi->kvsname,
         .oversubscribed = tern_rt.local_size > cpus_available(),
-        .am_handler = tern_p2p_am_handler,
+        .am_handler = am_handler,
         .am_ctx = NULL,
     };
     /* Every rank initialises the same transports in the same order (their
@@ -187,7 +184,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi)
     return TERN_OK;
 }
 
-tern_status_t tern_runtime_init(int required, int *provided)
+tern_status_t tern_runtime_start(tern_am_handler_fn am_handler)
 {
     tern_pmi_info_t pmi;
     tern_status_t st = tern_pmi_init(&pmi);
@@ -221,33 +218,13 @@ tern_status_t tern_runtime_init(int required, int *provided)
     if (!tern_rt.peers || !tern_rt.pending_peers)
         return TERN_ERR_NOMEM;
 
-    st = init_transports(&pmi);
-    if (st != TERN_OK)
-        return st;
-
-    tern_comm_init_predefined(tern_rt.rank, tern_rt.size);
-    /* We progress from the calling thread only: FUNNELED covers SERIALIZED
-     * use too, but claim only what is true. */
-    tern_rt.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
-    if (tern_rt.thread_level < MPI_THREAD_SINGLE)
-        tern_rt.thread_level = MPI_THREAD_SINGLE;
-    *provided = tern_rt.thread_level;
-    tern_rt.initialized = 1;
-    return TERN_OK;
+    return init_transports(&pmi, am_handler);
 }
 
-tern_status_t tern_runtime_finalize(void)
+void tern_runtime_close_transports(void)
 {
-    /* Queued packets (e.g. credit returns, acknowledgements) must leave
-     * before the transports close. */
-    while (tern_rt.n_pending_peers)
-        tern_progress();
     for (int i = tern_rt.n_tls - 1; i >= 0; i--)
         tern_rt.tls[i].ops->finalize(tern_rt.tls[i].tl);
     tern_rt.n_tls = 0;
     tern_rt.n_poll = 0;
-    tern_comm_finalize();
-    tern_status_t st = tern_pmi_finalize();
-    tern_rt.finalized = 1;
-    return st;
 }

@@ -1,5 +1,6 @@
 /* Process-wide state of the library: who we are, which transport reaches
- * which peer, and the per-peer protocol state. */
+ * which peer, and the per-peer protocol state. The base of the core: every
+ * room may read tern_rt; starting the rooms in order is core/init's job. */
 #ifndef TERN_CORE_RUNTIME_H
 #define TERN_CORE_RUNTIME_H
 
@@ -64,7 +65,11 @@ typedef struct {
 
 extern tern_runtime_t tern_rt;
 
-tern_status_t tern_runtime_init(int required, int *provided);
-tern_status_t tern_runtime_finalize(void);
+/* Joins the job through PMI, learns the node map, reads the runtime knobs
+ * and opens the transports, which deliver active messages to am_handler;
+ * peers then know their transport and limits. */
+tern_status_t tern_runtime_start(tern_am_handler_fn am_handler);
+/* Closes the transports (packets still queued must have left). */
+void tern_runtime_close_transports(void);
 
 #endif
