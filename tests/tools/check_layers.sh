@@ -36,6 +36,19 @@ rank_of() {
     echo -1
 }
 
+# Room of a path under core/ ("core/<room>/...") and its position among the
+# declared rooms: "<room> <rank>", rank -1 when the path is in no declared
+# room (a file directly in core/ is in none).
+room_of() {
+    local rest=${1#core/}
+    local room=${rest%%/*}
+    if [ "$rest" = "$room" ]; then
+        echo "- -1"
+    else
+        echo "$room $(rank_of "$room" "${rooms[@]}")"
+    fi
+}
+
 order_text() { local IFS='<'; echo "$*" | sed 's/</ < /g'; }
 layer_order=$(order_text "${layers[@]}")
 room_order=$(order_text "${rooms[@]}")
@@ -53,10 +66,8 @@ while IFS= read -r file; do
     fi
     room= rrank=-1
     if [ "$layer" = core ]; then
-        rest=${file#core/}
-        room=${rest%%/*}
-        rrank=$(rank_of "$room" "${rooms[@]}")
-        if [ "$rest" = "$room" ] || [ "$rrank" -lt 0 ]; then
+        read -r room rrank < <(room_of "$file")
+        if [ "$rrank" -lt 0 ]; then
             echo "FAIL: src/$file is in no declared room of the core ($room_order)"
             fail=1
             continue
@@ -89,11 +100,9 @@ while IFS= read -r file; do
             echo "FAIL: $where: layer $layer is below $tlayer ($layer_order)"
             fail=1
         elif [ "$layer" = core ] && [ "$tlayer" = core ]; then
-            trest=${inc#core/}
-            troom=${trest%%/*}
-            trrank=$(rank_of "$troom" "${rooms[@]}")
-            if [ "$trest" = "$troom" ] || [ "$trrank" -lt 0 ]; then
-                echo "FAIL: $where: $troom is no room of the core ($room_order)"
+            read -r troom trrank < <(room_of "$inc")
+            if [ "$trrank" -lt 0 ]; then
+                echo "FAIL: $where: not in a room of the core ($room_order)"
                 fail=1
             elif [ "$trrank" -gt "$rrank" ]; then
                 echo "FAIL: $where: room $room is below $troom ($room_order)"
