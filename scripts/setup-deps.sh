@@ -15,7 +15,7 @@ packages=(
     slurmd slurmctld slurm-client munge   # tests/slurm starts a private Slurm
     openmpi-bin       # Open MPI's mpirun (PMIx), for the launcher tests
     binutils          # nm, for the exported-symbol test
-    python3
+    python3 python3-venv   # tools/bindgen (and its test) run in .venv with pympistandard
     procps psmisc iproute2   # ps/pgrep, killall/fuser, ss: launcher and cleanup tests
     coreutils findutils grep sed
     git ca-certificates
@@ -27,8 +27,24 @@ for p in "${packages[@]}"; do
         missing+=("$p")
     fi
 done
+# The MPI Forum's API data for tools/bindgen, from PyPI, in the repository's
+# .venv (only the test of the generated bindings and their regeneration need
+# it; the build does not).
+pympistandard_version=0.2.0
+setup_venv() {
+    local root
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    if "$root/.venv/bin/python" -c "import pympistandard, sys; sys.exit(pympistandard.__version__ != '$pympistandard_version')" 2>/dev/null; then
+        return 0
+    fi
+    echo "setup-deps: pympistandard $pympistandard_version into $root/.venv"
+    python3 -m venv "$root/.venv"
+    "$root/.venv/bin/pip" install -q "pympistandard==$pympistandard_version"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
     echo "setup-deps: all dependencies are installed"
+    setup_venv
     exit 0
 fi
 
@@ -41,3 +57,4 @@ echo "setup-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+setup_venv

@@ -1,5 +1,8 @@
 #include "base/status.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *tern_status_string(tern_status_t st)
 {
     static const char *const desc[] = {
@@ -10,4 +13,27 @@ const char *tern_status_string(tern_status_t st)
     if ((unsigned)st >= TERN_STATUS_COUNT)
         return "unknown status";
     return desc[st];
+}
+
+static _Thread_local struct {
+    tern_status_t st;
+    char text[480];
+} detail;
+
+tern_status_t tern_status_detail(tern_status_t st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail.text, sizeof detail.text, fmt, ap);
+    va_end(ap);
+    detail.st = st;
+    return st;
+}
+
+const char *tern_status_take_detail(tern_status_t st)
+{
+    if (detail.st != st || st == TERN_OK || !detail.text[0])
+        return NULL;
+    detail.st = TERN_OK;
+    return detail.text;
 }

@@ -16,6 +16,8 @@
     X(TERN_ERR_NOT_SUPPORTED, "operation not supported")           \
     X(TERN_ERR_NOT_FOUND, "not found")                             \
     X(TERN_ERR_PEER, "peer process failed or unreachable")         \
+    X(TERN_ERR_RANK, "rank out of range")                          \
+    X(TERN_ERR_INFO_NOKEY, "no such info key")                     \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {
@@ -26,5 +28,15 @@ typedef enum {
 } tern_status_t;
 
 const char *tern_status_string(tern_status_t st);
+
+/* Records why an operation failed, in words that name the argument (e.g.
+ * "ranks[2]=9 is out of range (the group has 4 ranks)"), and returns st.
+ * The MPI layer raises the error with this text after the function's name;
+ * one message per thread, replaced by the next. */
+tern_status_t tern_status_detail(tern_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The text recorded for st by the last tern_status_detail of this thread, or
+ * NULL (other status, or none); clears it. */
+const char *tern_status_take_detail(tern_status_t st);
 
 #endif

@@ -5,7 +5,7 @@
 #include "core/comm/comm_create.h"
 #include "core/comm/info.h"
 #include "core/pt2pt/request.h"
-#include "mpi/mpi_group.h"
+#include "mpi/mpi_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

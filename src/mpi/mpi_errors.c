@@ -90,6 +90,8 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_ARG: return MPI_ERR_ARG;
     case TERN_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
     case TERN_ERR_NOT_SUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case TERN_ERR_RANK: return MPI_ERR_RANK;
+    case TERN_ERR_INFO_NOKEY: return MPI_ERR_INFO_NOKEY;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }
@@ -145,6 +147,13 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
 int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what)
 {
     return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: %s", what, tern_status_string(st));
+}
+
+int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
+{
+    const char *detail = tern_status_take_detail(st);
+    return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s",
+                          detail ? detail : tern_status_string(st));
 }
 
 int tern_mpi_not_initialized(const char *func)

@@ -23,6 +23,9 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
     __attribute__((format(printf, 4, 5)));
 /* Same for an internal status. */
 int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what);
+/* Same, with the detail the core recorded for st (tern_status_detail), or
+ * the status's description. */
+int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st);
 
 /* A function was called outside MPI_Init..MPI_Finalize: fatal. */
 int tern_mpi_not_initialized(const char *func);

@@ -268,6 +268,22 @@ static void test_errors(void)
     int in = size, out;
     CHECK_CLASS(MPI_Group_translate_ranks(w, 1, &in, w, &out), MPI_ERR_RANK,
                 "translate out of range");
+#ifdef TERN_VERSION_STRING /* Tern's messages name the function and the argument */
+    char expect[160];
+    snprintf(expect, sizeof expect,
+             "MPI_Group_translate_ranks: ranks1[0]=%d is out of range (group1 has %d ranks)", size,
+             size);
+    CHECK_ERROR_TEXT(MPI_Group_translate_ranks(w, 1, &in, w, &out), MPI_ERR_RANK, expect,
+                     "translate text");
+    CHECK_ERROR_TEXT(MPI_Group_incl(w, -1, r, &g), MPI_ERR_ARG, "MPI_Group_incl: n=-1 is negative",
+                     "incl n < 0 text");
+    CHECK_ERROR_TEXT(MPI_Group_size(w, NULL), MPI_ERR_ARG, "MPI_Group_size: size is NULL",
+                     "NULL size text");
+    CHECK_ERROR_TEXT(MPI_Group_union(w, w, NULL), MPI_ERR_ARG,
+                     "MPI_Group_union: newgroup is NULL", "NULL newgroup text");
+    CHECK_ERROR_TEXT(MPI_Group_translate_ranks(w, 1, NULL, w, &out), MPI_ERR_ARG,
+                     "MPI_Group_translate_ranks: ranks1 is NULL (1 elements)", "NULL ranks1 text");
+#endif
 #ifdef TERN_VERSION_STRING /* MPICH does not catch a double free */
     CHECK(g == MPI_GROUP_NULL, "failed calls leave newgroup alone");
     MPI_Group f = w;

@@ -98,6 +98,20 @@ static void test_errors(void)
     CHECK_CLASS(MPI_Info_delete(info, "nope"), MPI_ERR_INFO_NOKEY, "delete a missing key");
     CHECK_CLASS(MPI_Info_set(info, longkey, "v"), MPI_ERR_INFO_KEY, "key too long");
 #ifdef TERN_VERSION_STRING /* MPICH: MPI_ERR_ARG, and a stale handle passes */
+    /* Messages name the function and the argument: from the generated
+     * checks, and from the core's detail. */
+    CHECK_ERROR_TEXT(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG,
+                     "MPI_Info_get_nthkey: n=1 is out of range (the info has 1 keys)", "nthkey text");
+    CHECK_ERROR_TEXT(MPI_Info_delete(info, "nope"), MPI_ERR_INFO_NOKEY,
+                     "MPI_Info_delete: no key \"nope\"", "delete text");
+    CHECK_ERROR_TEXT(MPI_Info_set(info, "k", ""), MPI_ERR_INFO_VALUE,
+                     "MPI_Info_set: value of 0 characters (must be 1..1024)", "empty value text");
+    CHECK_ERROR_TEXT(MPI_Info_get(info, "k", -1, key, &n), MPI_ERR_ARG,
+                     "MPI_Info_get: valuelen=-1 is negative", "negative valuelen text");
+    CHECK_ERROR_TEXT(MPI_Info_get_valuelen(info, "k", &n, NULL), MPI_ERR_ARG,
+                     "MPI_Info_get_valuelen: flag is NULL", "NULL flag text");
+    CHECK_ERROR_TEXT(MPI_Info_set(MPI_INFO_ENV, "k", "v"), MPI_ERR_INFO,
+                     "MPI_Info_set: MPI_INFO_ENV is read-only", "INFO_ENV text");
     CHECK_CLASS(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO, "nkeys of INFO_NULL");
     CHECK_CLASS(MPI_Info_free(&null), MPI_ERR_INFO, "free INFO_NULL");
     MPI_Info stale = info;

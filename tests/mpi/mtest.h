@@ -115,6 +115,16 @@ static inline const char *mtest_errstr(int code)
         }                                                                                          \
     } while (0)
 
+/* CHECK_CLASS, and the error's text (MPI_Error_string) is exactly text. */
+#define CHECK_ERROR_TEXT(rc, cls, text, what)                                                      \
+    do {                                                                                           \
+        int rc3_ = (rc);                                                                           \
+        CHECK_CLASS(rc3_, cls, what);                                                              \
+        if (rc3_ != MPI_SUCCESS && strcmp(mtest_errstr(rc3_), (text)))                             \
+            mtest_fail(__FILE__, __LINE__, "%s: error text \"%s\", expected \"%s\"", (what),      \
+                       mtest_errstr(rc3_), (text));                                                \
+    } while (0)
+
 #define FATAL(...)                                                                                 \
     do {                                                                                           \
         mtest_fail(__FILE__, __LINE__, "FATAL: " __VA_ARGS__);                                     \

@@ -61,4 +61,4 @@ for prog in hello_c hello_cxx hello_pc; do
 done
 "$prefix/bin/tern-info" --version
 set +x
-"$(dirname "$0")/check_exports.sh" "$prefix/lib/libtern.so"
+"$(dirname "$0")/check_exports.sh" "$prefix/lib/libtern.so" "$srcdir/../../src/mpi/gen/exports.txt"

@@ -8,6 +8,7 @@
 #include "core/coll/coll.h"
 #include "transport/transport.h"
 #include "tern_info_build.h"
+#include "coverage.h"
 
 #include <mpi.h>
 
@@ -45,9 +46,11 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "Usage: tern-info [--knobs] [--json] [--help] [--version]\n"
+            "Usage: tern-info [--knobs] [--coverage[=missing]] [--json] [--help] [--version]\n"
             "Describes this Tern build and the machine it runs on.\n"
             "  --knobs    list only the runtime knobs (TERN_* environment variables)\n"
+            "  --coverage the MPI-5.0 procedures implemented, per chapter (=missing: name\n"
+            "             the missing ones)\n"
             "  --json     print as JSON\n"
             "  --version  print only the Tern version\n"
             "  --help     this text\n");
@@ -278,11 +281,13 @@ static void print_json(const cma_result_t *cma, const hw_result_t *hw)
 
 int main(int argc, char **argv)
 {
-    int knobs_only = 0, json = 0;
+    int knobs_only = 0, json = 0, coverage = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--knobs") || !strcmp(a, "-k")) {
             knobs_only = 1;
+        } else if (!strcmp(a, "--coverage") || !strcmp(a, "--coverage=missing")) {
+            coverage = a[10] ? 2 : 1;
         } else if (!strcmp(a, "--json")) {
             json = 1;
         } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
@@ -298,6 +303,10 @@ int main(int argc, char **argv)
         }
     }
 
+    if (coverage) {
+        tern_info_print_coverage(json, coverage == 2);
+        return 0;
+    }
     if (knobs_only) {
         if (json) {
             print_knobs_json("");

@@ -28,6 +28,27 @@ int tern_group_rank_of_world(const tern_group_t *g, int world_rank);
 /* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL, from two lists of world ranks. */
 int tern_group_compare_ranks(const int *a, int na, const int *b, int nb);
 
+/* The MPI_Group_* operations (group_ops.c), on groups the MPI layer has
+ * checked; errors carry a detail naming the argument. */
+tern_status_t tern_group_get_size(const tern_group_t *g, int *size);
+tern_status_t tern_group_get_rank(const tern_group_t *g, int *rank);
+/* Frees *handle's group and sets it to MPI_GROUP_NULL. */
+tern_status_t tern_group_release(MPI_Group *handle);
+tern_status_t tern_group_compare(const tern_group_t *g1, const tern_group_t *g2, int *result);
+tern_status_t tern_group_translate_ranks(const tern_group_t *g1, int n, const int *ranks1,
+                                         const tern_group_t *g2, int *ranks2);
+tern_status_t tern_group_incl(const tern_group_t *g, int n, const int *ranks, MPI_Group *newgroup);
+tern_status_t tern_group_excl(const tern_group_t *g, int n, const int *ranks, MPI_Group *newgroup);
+tern_status_t tern_group_range_incl(const tern_group_t *g, int n, int ranges[][3],
+                                    MPI_Group *newgroup);
+tern_status_t tern_group_range_excl(const tern_group_t *g, int n, int ranges[][3],
+                                    MPI_Group *newgroup);
+tern_status_t tern_group_union(const tern_group_t *g1, const tern_group_t *g2, MPI_Group *newgroup);
+tern_status_t tern_group_intersection(const tern_group_t *g1, const tern_group_t *g2,
+                                      MPI_Group *newgroup);
+tern_status_t tern_group_difference(const tern_group_t *g1, const tern_group_t *g2,
+                                    MPI_Group *newgroup);
+
 /* Frees every group still allocated (MPI_Finalize). */
 void tern_group_finalize(void);
 

@@ -198,3 +198,61 @@ void tern_info_finalize(void)
     info_clear(&info_env);
     info_env_ready = 0;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The MPI_Info_* operations on checked arguments (src/mpi/api/info.toml). */
+
+tern_status_t tern_info_get_value(const tern_info_t *info, const char *key, int valuelen,
+                                  char *value, int *flag)
+{
+    const char *v = tern_info_get(info, key);
+    *flag = v != NULL;
+    if (v) {
+        /* At most valuelen characters plus the terminator (MPI-4.1, 10). */
+        size_t n = strlen(v);
+        if (n > (size_t)valuelen)
+            n = (size_t)valuelen;
+        memcpy(value, v, n);
+        value[n] = 0;
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_valuelen(const tern_info_t *info, const char *key, int *valuelen,
+                                     int *flag)
+{
+    const char *v = tern_info_get(info, key);
+    *flag = v != NULL;
+    if (v)
+        *valuelen = (int)strlen(v);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_nkeys(const tern_info_t *info, int *nkeys)
+{
+    *nkeys = info->n;
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_nthkey(const tern_info_t *info, int n, char *key)
+{
+    if (n < 0 || n >= info->n)
+        return tern_status_detail(TERN_ERR_ARG, "n=%d is out of range (the info has %d keys)",
+                                  n, info->n);
+    strcpy(key, info->keys[n]);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_delete_key(tern_info_t *info, const char *key)
+{
+    if (!tern_info_delete(info, key))
+        return tern_status_detail(TERN_ERR_INFO_NOKEY, "no key \"%s\"", key);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_release(MPI_Info *handle)
+{
+    tern_info_free(*handle);
+    *handle = MPI_INFO_NULL;
+    return TERN_OK;
+}

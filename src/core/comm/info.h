@@ -25,6 +25,17 @@ const char *tern_info_get(const tern_info_t *info, const char *key);
 /* 1 if the key was there. */
 int tern_info_delete(tern_info_t *info, const char *key);
 
+/* The MPI_Info_* operations, on arguments the MPI layer has checked. */
+tern_status_t tern_info_get_value(const tern_info_t *info, const char *key, int valuelen,
+                                  char *value, int *flag);
+tern_status_t tern_info_get_valuelen(const tern_info_t *info, const char *key, int *valuelen,
+                                     int *flag);
+tern_status_t tern_info_get_nkeys(const tern_info_t *info, int *nkeys);
+tern_status_t tern_info_get_nthkey(const tern_info_t *info, int n, char *key);
+tern_status_t tern_info_delete_key(tern_info_t *info, const char *key);
+/* Frees *handle's object and sets it to MPI_INFO_NULL. */
+tern_status_t tern_info_release(MPI_Info *handle);
+
 void tern_info_finalize(void);
 
 #endif

@@ -1,0 +1,71 @@
+/* Argument checks by parameter kind (mpi_checks.h). */
+#include "mpi/mpi_checks.h"
+
+#include <string.h>
+
+int tern_check_ptr(const char *func, MPI_Comm err_comm, const void *ptr, const char *name)
+{
+    if (__builtin_expect(ptr != NULL, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "%s is NULL", name);
+}
+
+int tern_check_array(const char *func, MPI_Comm err_comm, const void *array, long n,
+                     const char *name)
+{
+    if (__builtin_expect(array != NULL || n <= 0, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "%s is NULL (%ld elements)", name, n);
+}
+
+int tern_check_group(const char *func, MPI_Comm err_comm, MPI_Group g, tern_group_t **g_p)
+{
+    tern_group_t *grp = tern_group_lookup(g);
+    if (__builtin_expect(!grp, 0)) {
+        if (g == MPI_GROUP_NULL)
+            return tern_mpi_error(err_comm, MPI_ERR_GROUP, func, "group is MPI_GROUP_NULL");
+        return tern_mpi_error(err_comm, MPI_ERR_GROUP, func, "invalid group handle 0x%x",
+                              (unsigned)g);
+    }
+    *g_p = grp;
+    return MPI_SUCCESS;
+}
+
+int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int writable,
+                    tern_info_t **info_p)
+{
+    tern_info_t *info = tern_info_lookup(handle);
+    if (!info) {
+        if (handle == MPI_INFO_NULL)
+            return tern_mpi_error(err_comm, MPI_ERR_INFO, func, "info is MPI_INFO_NULL");
+        return tern_mpi_error(err_comm, MPI_ERR_INFO, func, "invalid info handle 0x%x",
+                              (unsigned)handle);
+    }
+    if (writable && info->read_only)
+        return tern_mpi_error(err_comm, MPI_ERR_INFO, func, "MPI_INFO_ENV is read-only");
+    *info_p = info;
+    return MPI_SUCCESS;
+}
+
+/* A string of 1..max characters, else an error of class errclass. */
+static int check_string(const char *func, MPI_Comm err_comm, const char *s, size_t max,
+                        int errclass, const char *name)
+{
+    if (!s)
+        return tern_mpi_error(err_comm, errclass, func, "%s is NULL", name);
+    size_t n = strnlen(s, max + 1);
+    if (n == 0 || n > max)
+        return tern_mpi_error(err_comm, errclass, func, "%s of %s%zu characters (must be 1..%zu)",
+                              name, n > max ? "more than " : "", n > max ? max : n, max);
+    return MPI_SUCCESS;
+}
+
+int tern_check_info_key(const char *func, MPI_Comm err_comm, const char *key)
+{
+    return check_string(func, err_comm, key, MPI_MAX_INFO_KEY, MPI_ERR_INFO_KEY, "key");
+}
+
+int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value)
+{
+    return check_string(func, err_comm, value, MPI_MAX_INFO_VAL, MPI_ERR_INFO_VALUE, "value");
+}

@@ -1,0 +1,38 @@
+/* The argument checks generated entry points (src/mpi/gen, tools/bindgen)
+ * call, one per parameter kind, and the mapping of a core function's status
+ * to the call's result. Each check returns MPI_SUCCESS or the error code
+ * already raised through err_comm's error handler, with a message naming
+ * the function and the argument. */
+#ifndef TERN_MPI_CHECKS_H
+#define TERN_MPI_CHECKS_H
+
+#include "core/comm/group.h"
+#include "core/comm/info.h"
+#include "mpi/mpi_errors.h"
+
+/* MPI_ERR_ARG unless ptr is non-NULL. */
+int tern_check_ptr(const char *func, MPI_Comm err_comm, const void *ptr, const char *name);
+/* MPI_ERR_ARG when an array of n > 0 elements is NULL. */
+int tern_check_array(const char *func, MPI_Comm err_comm, const void *array, long n,
+                     const char *name);
+/* MPI_ERR_GROUP unless g is a live group (MPI_GROUP_EMPTY included). */
+int tern_check_group(const char *func, MPI_Comm err_comm, MPI_Group g, tern_group_t **g_p);
+/* MPI_ERR_INFO unless handle is a live info object (MPI_INFO_ENV included,
+ * but not when writable is set: it is read-only). */
+int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int writable,
+                    tern_info_t **info_p);
+/* MPI_ERR_INFO_KEY / MPI_ERR_INFO_VALUE unless the string is non-NULL and
+ * 1..MPI_MAX_INFO_KEY / MPI_MAX_INFO_VAL characters long. */
+int tern_check_info_key(const char *func, MPI_Comm err_comm, const char *key);
+int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value);
+
+/* MPI_SUCCESS for TERN_OK; otherwise raises the status's class on err_comm
+ * with the core's detail text (tern_status_detail) or the status's own. */
+static inline int tern_mpi_result(MPI_Comm err_comm, const char *func, tern_status_t st)
+{
+    if (__builtin_expect(st == TERN_OK, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_raise(err_comm, func, st);
+}
+
+#endif
