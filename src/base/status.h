@@ -9,6 +9,7 @@
     X(TERN_ERR_NOMEM, "out of memory")                             \
     X(TERN_ERR_ARG, "invalid argument")                            \
     X(TERN_ERR_TRUNCATE, "message truncated")                      \
+    X(TERN_ERR_NO_ROOM, "no room left in the buffer")              \
     X(TERN_ERR_AGAIN, "resource temporarily unavailable, retry")   \
     X(TERN_ERR_IO, "I/O error")                                    \
     X(TERN_ERR_PMI, "process manager (PMI) error")                 \

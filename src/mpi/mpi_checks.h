@@ -6,10 +6,10 @@
 #ifndef TERN_MPI_CHECKS_H
 #define TERN_MPI_CHECKS_H
 
-#include "core/attr.h"
-#include "core/group.h"
-#include "core/info.h"
-#include "core/request.h"
+#include "core/comm/attr.h"
+#include "core/comm/group.h"
+#include "core/comm/info.h"
+#include "core/pt2pt/request.h"
 #include "mpi/mpi_errors.h"
 
 /* MPI_ERR_ARG unless ptr is non-NULL. */

@@ -2,9 +2,9 @@
  * (MPI_*_init). Each collective has one checking function that serves all
  * three; the core (src/core/coll.c) does the rest. */
 #include "mpi/mpi_coll.h"
-#include "core/coll.h"
-#include "core/datatype.h"
-#include "core/op.h"
+#include "core/coll/coll.h"
+#include "core/datatype/datatype.h"
+#include "core/datatype/op.h"
 
 #include <stdint.h>
 

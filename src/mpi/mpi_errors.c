@@ -1,5 +1,5 @@
 #include "mpi/mpi_errors.h"
-#include "core/datatype.h"
+#include "core/datatype/datatype.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 

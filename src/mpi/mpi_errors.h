@@ -6,8 +6,8 @@
 #define TERN_MPI_ERRORS_H
 
 #include "base/status.h"
-#include "core/comm.h"
-#include "core/runtime.h"
+#include "core/comm/comm.h"
+#include "core/runtime/runtime.h"
 #include <mpi.h>
 
 /* Make the profiling name the real one and MPI_ a weak alias of it. */

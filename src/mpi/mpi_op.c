@@ -1,7 +1,7 @@
 /* Reduction operations: create, free, commutativity, MPI_Reduce_local. */
 #include "mpi/mpi_errors.h"
-#include "core/datatype.h"
-#include "core/op.h"
+#include "core/datatype/datatype.h"
+#include "core/datatype/op.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,10 +1,12 @@
 /* Point-to-point entry points: argument checks, then the core protocols. */
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_p2p.h"
-#include "core/bsend.h"
-#include "core/datatype.h"
-#include "core/p2p.h"
-#include "core/progress.h"
+#include "core/datatype/datatype.h"
+#include "core/pt2pt/bsend.h"
+#include "core/pt2pt/message.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/progress.h"
+#include "core/pt2pt/start.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -117,82 +119,31 @@ static void fill_recv(tern_req_t *req, tern_comm_t *c, void *buf, int count, MPI
     tern_p2p_set_data_desc(req, buf, count, dt, d);
 }
 
-/* A buffered send copies the data into the attached buffer and sends from
- * there with an internal request that frees itself. */
-static int start_bsend(const char *func, tern_req_t *user_req, MPI_Comm comm)
+/* The error of a request that could not start, in the words of func. */
+static __attribute__((noinline, cold)) int start_error(const char *func, const tern_req_t *req,
+                                                       tern_status_t st)
 {
-    void *payload;
-    void *block = tern_bsend_block_alloc(user_req->bytes, &payload);
-    if (!block)
-        return tern_mpi_error(comm, MPI_ERR_BUFFER, func,
+    if (req->start_fn)
+        return tern_mpi_status_error(req->comm, st, func, "cannot start the operation");
+    if (st == TERN_ERR_NO_ROOM)
+        return tern_mpi_error(req->comm, MPI_ERR_BUFFER, func,
                               tern_bsend_attached()
                                   ? "the attached buffer has no room for %zu more bytes "
                                     "(MPI_Buffer_attach a larger one; add MPI_BSEND_OVERHEAD "
                                     "per message)"
                                   : "no buffer attached for %zu bytes (call MPI_Buffer_attach)",
-                              user_req->bytes);
-    if (user_req->noncontig)
-        tern_datatype_pack(user_req->buf, (size_t)user_req->count, user_req->datatype, payload);
-    else if (user_req->bytes)
-        memcpy(payload, user_req->buf, user_req->bytes);
-    tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
-    if (!req) {
-        tern_bsend_block_free(block);
-        return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "out of memory");
-    }
-    *req = *user_req;
-    req->next = NULL;
-    req->handle = MPI_REQUEST_NULL;
-    req->persistent = 0;
-    req->buf = payload;
-    req->noncontig = 0; /* packed into the block; the user's request keeps its reference */
-    req->bsend_block = block;
-    req->mode = TERN_SEND_STANDARD;
-    tern_status_t st = tern_p2p_start_send(req);
-    if (st != TERN_OK) {
-        tern_bsend_block_free(block);
-        tern_req_release(req);
-        return tern_mpi_status_error(comm, st, func, "send failed");
-    }
-    if (req->complete)
-        tern_req_release(req);
-    else
-        req->freed = 1;
-    return MPI_SUCCESS;
+                              req->bytes);
+    if (st == TERN_ERR_NOMEM && req->mode == TERN_SEND_BUFFERED)
+        return tern_mpi_error(req->comm, MPI_ERR_NO_MEM, func, "out of memory");
+    return tern_mpi_status_error(req->comm, st, func, "send failed");
 }
 
 int tern_mpi_start(const char *func, tern_req_t *req)
 {
-    req->active = 1;
-    req->complete = 0;
-    req->cancelled = 0;
-    req->error = TERN_OK;
-    if (req->start_fn) {
-        tern_status_t st = req->start_fn(req);
-        if (st != TERN_OK)
-            return tern_mpi_status_error(req->comm, st, func, "cannot start the operation");
+    tern_status_t st = tern_req_start(req);
+    if (__builtin_expect(st == TERN_OK, 1))
         return MPI_SUCCESS;
-    }
-    if (req->peer == MPI_PROC_NULL) {
-        req->status_source = MPI_PROC_NULL;
-        req->status_tag = MPI_ANY_TAG;
-        req->status_bytes = 0;
-        req->complete = 1;
-        return MPI_SUCCESS;
-    }
-    if (req->kind == TERN_REQ_RECV) {
-        tern_p2p_start_recv(req);
-        return MPI_SUCCESS;
-    }
-    if (req->mode == TERN_SEND_BUFFERED) {
-        int err = start_bsend(func, req, req->comm);
-        req->complete = 1;
-        return err;
-    }
-    tern_status_t st = tern_p2p_start_send(req);
-    if (st != TERN_OK)
-        return tern_mpi_status_error(req->comm, st, func, "send failed");
-    return MPI_SUCCESS;
+    return start_error(func, req, st);
 }
 
 static int send_any(const char *func, const void *buf, int count, MPI_Datatype dt, int dest,
@@ -211,7 +162,7 @@ static int send_any(const char *func, const void *buf, int count, MPI_Datatype d
      * read: a send's status holds only the error, and sends are not
      * cancelled). */
     if (mode == TERN_SEND_STANDARD && !persistent && dest != MPI_PROC_NULL && d.contig &&
-        tern_p2p_send_eager_now(c, c->context_id, (const char *)buf + d.true_lb,
+        tern_p2p_send_eager_now(c->rank, c->context_id, (const char *)buf + d.true_lb,
                                 (size_t)d.size * (size_t)count, tern_comm_world_rank(c, dest),
                                 tag)) {
         if (blocking)
@@ -435,39 +386,6 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
 /* ------------------------------------------------------------------------ */
 /* Probes and matched probes. */
 
-/* Matched messages taken out of the queue by MPI_Mprobe. */
-#define MESSAGE_BASE ((unsigned)MPI_MESSAGE_NULL)
-static tern_unexp_t **messages;
-static size_t n_messages;
-
-static MPI_Message message_handle(tern_unexp_t *u)
-{
-    size_t i;
-    for (i = 0; i < n_messages; i++)
-        if (!messages[i])
-            break;
-    if (i == n_messages) {
-        tern_unexp_t **m = realloc(messages, (n_messages + 16) * sizeof *m);
-        if (!m)
-            return MPI_MESSAGE_NULL;
-        memset(m + n_messages, 0, 16 * sizeof *m);
-        messages = m;
-        n_messages += 16;
-    }
-    messages[i] = u;
-    return (MPI_Message)(MESSAGE_BASE + 2 + (unsigned)i);
-}
-
-static tern_unexp_t *message_take(MPI_Message h)
-{
-    size_t i = (unsigned)h - MESSAGE_BASE - 2;
-    if ((unsigned)h < MESSAGE_BASE + 2 || i >= n_messages || !messages[i])
-        return NULL;
-    tern_unexp_t *u = messages[i];
-    messages[i] = NULL;
-    return u;
-}
-
 static void probe_status(const tern_unexp_t *u, MPI_Status *status)
 {
     tern_status_set(status, u->msg.src, u->msg.tag, MPI_SUCCESS, u->msg.size, 0);
@@ -500,8 +418,10 @@ static int probe_any(const char *func, int source, int tag, MPI_Comm comm, int b
             probe_status(u, status);
             if (flag)
                 *flag = 1;
-            if (message)
-                *message = message_handle(u);
+            /* Out of memory: as before, the message is dropped and the
+             * caller sees MPI_MESSAGE_NULL. */
+            if (message && tern_message_new(u, message) != TERN_OK)
+                *message = MPI_MESSAGE_NULL;
             return MPI_SUCCESS;
         }
         if (!blocking) {
@@ -560,8 +480,8 @@ static int mrecv_any(const char *func, void *buf, int count, MPI_Datatype dt, MP
     if (*message == MPI_MESSAGE_NO_PROC) {
         req = tern_mpi_null_proc_request(TERN_REQ_RECV, MPI_COMM_WORLD);
     } else {
-        tern_unexp_t *u = message_take(*message);
-        if (!u)
+        tern_unexp_t *u;
+        if (tern_message_take(*message, &u) != TERN_OK)
             return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
                                   "message handle 0x%x is not a matched message",
                                   (unsigned)*message);

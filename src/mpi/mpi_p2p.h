@@ -2,7 +2,7 @@
 #ifndef TERN_MPI_P2P_H
 #define TERN_MPI_P2P_H
 
-#include "core/request.h"
+#include "core/pt2pt/request.h"
 #include <mpi.h>
 
 /* A request that is already complete with an empty status (operations on

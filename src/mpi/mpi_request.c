@@ -2,9 +2,9 @@
  * persistent start, status queries. */
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_p2p.h"
-#include "core/datatype.h"
-#include "core/p2p.h"
-#include "core/progress.h"
+#include "core/datatype/datatype.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/progress.h"
 
 #include <limits.h>
 

@@ -1,9 +1,9 @@
 /* Datatype entry points: constructors, commit/free, queries, pack/unpack
  * (native and external32), addresses, and the status counts that depend on
- * the type (Get_count, Get_elements). The engine is in src/core/dtype_*. */
+ * the type (Get_count, Get_elements). The engine is in src/core/datatype/. */
 #include "mpi/mpi_errors.h"
-#include "core/dtype_build.h"
-#include "core/request.h"
+#include "core/datatype/dtype_build.h"
+#include "core/pt2pt/request.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -449,15 +449,11 @@ static int subarray_any(const char *func, int ndims, arr_t sizes, arr_t subsizes
                                   "(need 0 < subsize <= size and 0 <= start <= size - subsize)",
                                   d, (long long)sz, (long long)sub, (long long)st);
     }
-    size_t gsize[ndims], nblk[ndims], st[ndims], ln[ndims];
-    size_t *stp[ndims], *lnp[ndims];
+    size_t gsize[ndims], sub[ndims], st[ndims];
     for (int d = 0; d < ndims; d++) {
         gsize[d] = (size_t)arr_at(sizes, d);
-        nblk[d] = 1;
+        sub[d] = (size_t)arr_at(subsizes, d);
         st[d] = (size_t)arr_at(starts, d);
-        ln[d] = (size_t)arr_at(subsizes, d);
-        stp[d] = &st[d];
-        lnp[d] = &ln[d];
     }
     int large = sizes.kind == ARR_COUNT;
     size_t nd = (size_t)ndims;
@@ -486,7 +482,7 @@ static int subarray_any(const char *func, int ndims, arr_t sizes, arr_t subsizes
         ints[1 + 3 * nd] = order;
         a.ni = 3 * ndims + 2;
     }
-    tern_status_t s = tern_dtype_build_grid(ndims, gsize, nblk, stp, lnp, order, old, &a, newtype);
+    tern_status_t s = tern_dtype_build_subarray(ndims, gsize, sub, st, order, old, &a, newtype);
     free(ints);
     free(counts);
     return build_result(func, s);
@@ -508,42 +504,6 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Co
 {
     return subarray_any("MPI_Type_create_subarray_c", ndims, ARR(ARR_COUNT, sizes),
                         ARR(ARR_COUNT, subsizes), ARR(ARR_COUNT, starts), order, old, newtype);
-}
-
-/* The runs of one dimension a process owns under a darray distribution. */
-static int darray_dim(long long gsize, int distrib, int darg, int psize, int coord,
-                      size_t **start, size_t **len, size_t *n)
-{
-    *n = 0;
-    *start = *len = NULL;
-    if (distrib == MPI_DISTRIBUTE_NONE) {
-        *start = malloc(sizeof **start);
-        *len = malloc(sizeof **len);
-        if (!*start || !*len)
-            return 0;
-        (*start)[0] = 0;
-        (*len)[0] = (size_t)gsize;
-        *n = 1;
-        return 1;
-    }
-    long long blk;
-    if (distrib == MPI_DISTRIBUTE_BLOCK)
-        blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
-    else
-        blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-    size_t cap = (size_t)(gsize / (blk * psize) + 1);
-    *start = malloc(cap * sizeof **start);
-    *len = malloc(cap * sizeof **len);
-    if (!*start || !*len)
-        return 0;
-    long long step = distrib == MPI_DISTRIBUTE_BLOCK ? gsize + 1 : blk * psize;
-    for (long long s = (long long)coord * blk; s < gsize && *n < cap; s += step) {
-        long long l = gsize - s < blk ? gsize - s : blk;
-        (*start)[*n] = (size_t)s;
-        (*len)[*n] = (size_t)l;
-        (*n)++;
-    }
-    return 1;
 }
 
 /* Darray: gsizes as int (MPI-3) or MPI_Count (_c; the envelope then keeps
@@ -588,23 +548,15 @@ static int darray_any(const char *func, int size, int rank, int ndims, arr_t gsi
     if (prod != size)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func,
                               "the process grid has %ld processes, size is %d", prod, size);
-    size_t gs[ndims], nblk[ndims];
-    size_t *st[ndims], *ln[ndims];
-    int ok = 1, r = rank;
-    /* Ranks are laid out row-major over psizes. */
-    for (int d = ndims - 1; d >= 0; d--) {
-        int coord = r % psizes[d];
-        r /= psizes[d];
+    size_t gs[ndims];
+    for (int d = 0; d < ndims; d++)
         gs[d] = (size_t)arr_at(gsizes, d);
-        ok &= darray_dim(arr_at(gsizes, d), distribs[d], dargs[d], psizes[d], coord, &st[d],
-                         &ln[d], &nblk[d]);
-    }
     int large = gsizes.kind == ARR_COUNT;
     size_t nd = (size_t)ndims, ni = large ? 3 * nd + 4 : 4 * nd + 4;
     int *ints = malloc(ni * sizeof *ints);
     MPI_Count *counts = large ? malloc(nd * sizeof *counts) : NULL;
     tern_status_t s = TERN_ERR_NOMEM;
-    if (ok && ints && (!large || counts)) {
+    if (ints && (!large || counts)) {
         /* size, rank, ndims, [gsizes], distribs, dargs, psizes, order */
         int *p = ints;
         *p++ = size;
@@ -623,14 +575,11 @@ static int darray_any(const char *func, int size, int rank, int ndims, arr_t gsi
         tern_dtype_args_t a = {.combiner = MPI_COMBINER_DARRAY, .ni = (int)ni, .ints = ints,
                                .nc = large ? ndims : 0, .counts = counts, .nd = 1,
                                .types = &old};
-        s = tern_dtype_build_grid(ndims, gs, nblk, st, ln, order, old, &a, newtype);
+        s = tern_dtype_build_darray(rank, ndims, gs, distribs, dargs, psizes, order, old, &a,
+                                    newtype);
     }
     free(ints);
     free(counts);
-    for (int d = 0; d < ndims; d++) {
-        free(st[d]);
-        free(ln[d]);
-    }
     return build_result(func, s);
 }
 

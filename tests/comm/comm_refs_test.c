@@ -1,7 +1,7 @@
 /* Unit test of communicator lifetime and context ids: a communicator freed
  * while an operation holds it loses its handle at once but keeps its
  * context id until the last release; agreement picks move past freed ids. */
-#include "core/comm.h"
+#include "core/comm/comm.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * machine, the hardware hwloc sees, and every runtime knob (TERN_*) with its
  * default, its current value and its documentation. */
 #include "base/config.h"
-#include "core/coll.h"
+#include "core/coll/coll.h"
 #include "transport/transport.h"
 #include "tern_info_build.h"
 #include "coverage.h"

@@ -2,7 +2,7 @@
 #ifndef TERN_CORE_COLL_UTIL_H
 #define TERN_CORE_COLL_UTIL_H
 
-#include "core/coll.h"
+#include "core/coll/coll.h"
 #include <stddef.h>
 #include <stdint.h>
 

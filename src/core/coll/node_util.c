@@ -1,7 +1,7 @@
 /* Building blocks of the node-aware collectives (see node_util.h). */
 #include "core/coll/node_util.h"
 #include "core/coll/coll_util.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "base/config.h"
 
 tern_status_t coll_nodes(tern_sched_t *s, tern_comm_t *comm, coll_nodes_t *nd)

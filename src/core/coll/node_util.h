@@ -3,7 +3,7 @@
 #ifndef TERN_CORE_COLL_NODE_UTIL_H
 #define TERN_CORE_COLL_NODE_UTIL_H
 
-#include "core/coll.h"
+#include "core/coll/coll.h"
 
 typedef struct {
     int *local;      /* comm ranks on my node, ascending */

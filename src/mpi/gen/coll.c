@@ -3,7 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/coll.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/coll.h"
+#include "core/coll/coll.h"
 #include "mpi/mpi_coll.h"
 
 TERN_PMPI_ALIAS(Barrier)

@@ -3,10 +3,10 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/comm.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/attr.h"
-#include "core/comm_new.h"
-#include "core/comm_query.h"
-#include "core/group.h"
+#include "core/comm/attr.h"
+#include "core/comm/comm_new.h"
+#include "core/comm/comm_query.h"
+#include "core/comm/group.h"
 
 TERN_PMPI_ALIAS(Attr_delete)
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)

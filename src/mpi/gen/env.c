@@ -3,7 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/env.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/env.h"
+#include "core/init/env.h"
 
 TERN_PMPI_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)

@@ -3,7 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/proc.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/env.h"
+#include "core/init/env.h"
 
 TERN_PMPI_ALIAS(Abort)
 int PMPI_Abort(MPI_Comm comm, int errorcode)

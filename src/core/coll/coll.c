@@ -1,0 +1,567 @@
+/* Collective entry points: turn the user's buffers into contiguous packed
+ * views (packing and unpacking around the algorithm when a type is not
+ * contiguous), handle MPI_IN_PLACE, select an algorithm, build its
+ * schedule and run or start it. */
+#include "core/coll/coll.h"
+#include "core/datatype/datatype.h"
+#include "core/datatype/op.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Unpacks to do once the algorithm is done. */
+typedef struct {
+    tern_sched_t *s;
+    struct out {
+        const void *tmp;
+        void *buf;
+        size_t count;
+        MPI_Datatype dt;
+    } *outs;
+    int n_outs, cap_outs;
+} prep_t;
+
+static char *offset(const void *buf, MPI_Aint off)
+{
+    return off ? (char *)(uintptr_t)buf + off : (char *)(uintptr_t)buf;
+}
+
+static int prep_init(prep_t *pr, tern_comm_t *c, int max_outs, int blocking)
+{
+    pr->s = tern_sched_create(c);
+    if (!pr->s)
+        return -1;
+    /* Blocking: steps run as they are built (no step list to interpret). */
+    if (blocking)
+        tern_sched_set_immediate(pr->s);
+    pr->n_outs = 0;
+    pr->cap_outs = max_outs;
+    pr->outs = NULL; /* allocated by the first add_out: contiguous calls never need it */
+    return 0;
+}
+
+/* Read view of count x dt at buf. */
+static const void *in_view(prep_t *pr, const void *buf, size_t count, MPI_Datatype dt)
+{
+    if (count == 0 || tern_datatype_is_contig(dt))
+        return offset(buf, tern_datatype_true_lb(dt));
+    void *t = tern_sched_tmp(pr->s, tern_datatype_packed_size(dt, count));
+    if (t)
+        tern_sched_pack(pr->s, buf, count, dt, t);
+    return t;
+}
+
+static void add_out(prep_t *pr, const void *tmp, void *buf, size_t count, MPI_Datatype dt)
+{
+    if (!pr->outs && pr->cap_outs)
+        pr->outs = tern_sched_tmp(pr->s, (size_t)pr->cap_outs * sizeof *pr->outs);
+    if (pr->outs && pr->n_outs < pr->cap_outs)
+        pr->outs[pr->n_outs++] = (struct out){tmp, buf, count, dt};
+}
+
+/* Write view: the algorithm's result lands here; unpacked at the end. */
+static void *out_view(prep_t *pr, void *buf, size_t count, MPI_Datatype dt)
+{
+    if (count == 0 || tern_datatype_is_contig(dt))
+        return offset(buf, tern_datatype_true_lb(dt));
+    void *t = tern_sched_tmp(pr->s, tern_datatype_packed_size(dt, count));
+    if (t)
+        add_out(pr, t, buf, count, dt);
+    return t;
+}
+
+static void *inout_view(prep_t *pr, void *buf, size_t count, MPI_Datatype dt)
+{
+    if (count == 0 || tern_datatype_is_contig(dt))
+        return offset(buf, tern_datatype_true_lb(dt));
+    void *t = (void *)(uintptr_t)in_view(pr, buf, count, dt);
+    if (t)
+        add_out(pr, t, buf, count, dt);
+    return t;
+}
+
+/* A private copy of a read view (in-place alltoall: the algorithms read
+ * the send blocks while writing the receive blocks). */
+static const void *copy_view(prep_t *pr, const void *view, size_t bytes)
+{
+    void *t = tern_sched_tmp(pr->s, bytes);
+    if (t)
+        tern_sched_copy(pr->s, view, t, bytes);
+    return t;
+}
+
+/* Per-rank blocks (v and w variants): block i is counts[i] x types[i] at
+ * buf + disp[i] (bytes). Produces a base view and byte counts/displacements
+ * into it; packs (input) or schedules unpacks (output) per block when a
+ * type is not contiguous. */
+typedef struct {
+    const int *counts;
+    const int *displs;          /* in elements of the type (v) ... */
+    const MPI_Datatype *types;  /* ... or bytes when types are per rank (w) */
+    MPI_Datatype type;
+} blocks_t;
+
+static MPI_Datatype block_type(const blocks_t *b, int i) { return b->types ? b->types[i] : b->type; }
+static MPI_Aint block_disp(const blocks_t *b, int i)
+{
+    return b->types ? (MPI_Aint)b->displs[i]
+                    : (MPI_Aint)b->displs[i] * (MPI_Aint)tern_datatype_extent(b->type);
+}
+
+static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, int output,
+                         size_t **bytes_p, size_t **disp_p)
+{
+    *bytes_p = *disp_p = NULL; /* on failure too: callers read them */
+    size_t *bytes = tern_sched_tmp(pr->s, 2 * (size_t)p * sizeof(size_t));
+    if (!bytes)
+        return NULL;
+    size_t *disp = bytes + p;
+    *bytes_p = bytes;
+    *disp_p = disp;
+    int contig = 1;
+    size_t total = 0;
+    for (int i = 0; i < p; i++) {
+        MPI_Datatype dt = block_type(b, i);
+        bytes[i] = tern_datatype_packed_size(dt, (size_t)b->counts[i]);
+        total += bytes[i];
+        if (b->counts[i] && !tern_datatype_is_contig(dt))
+            contig = 0;
+    }
+    if (contig) {
+        for (int i = 0; i < p; i++)
+            disp[i] = (size_t)(block_disp(b, i) + tern_datatype_true_lb(block_type(b, i)));
+        return (void *)(uintptr_t)buf;
+    }
+    char *t = tern_sched_tmp(pr->s, total);
+    if (!t)
+        return NULL;
+    size_t off = 0;
+    for (int i = 0; i < p; i++) {
+        disp[i] = off;
+        char *user = offset(buf, block_disp(b, i));
+        if (output)
+            add_out(pr, t + off, user, (size_t)b->counts[i], block_type(b, i));
+        else
+            tern_sched_pack(pr->s, user, (size_t)b->counts[i], block_type(b, i), t + off);
+        off += bytes[i];
+    }
+    return t;
+}
+
+/* Selects, builds, appends the unpacks and launches. */
+static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
+                            size_t msg_bytes, tern_req_t **req_p, int persistent)
+{
+    tern_status_t st = tern_sched_error(pr->s);
+    if (st == TERN_OK) {
+        const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
+        st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;
+    }
+    for (int i = 0; st == TERN_OK && i < pr->n_outs; i++)
+        tern_sched_unpack(pr->s, pr->outs[i].tmp, pr->outs[i].buf, pr->outs[i].count,
+                          pr->outs[i].dt);
+    if (st == TERN_OK)
+        st = tern_sched_error(pr->s);
+    if (st != TERN_OK) {
+        tern_sched_free(pr->s);
+        return st;
+    }
+    return tern_coll_launch(pr->s, req_p, persistent);
+}
+
+tern_status_t tern_coll_launch(tern_sched_t *s, tern_req_t **req_p, int persistent)
+{
+    tern_status_t st;
+    if (!req_p) {
+        st = tern_sched_run(s);
+        tern_sched_free(s);
+        return st;
+    }
+    st = tern_sched_request(s, persistent, req_p);
+    if (st != TERN_OK)
+        tern_sched_free(s);
+    return st;
+}
+
+static void args_init(tern_coll_args_t *a, tern_comm_t *c)
+{
+    memset(a, 0, sizeof *a);
+    a->comm = c;
+    a->commutative = 1;
+}
+
+#define PREP(pr, c, n, req_p)                                                  \
+    do {                                                                       \
+        if (prep_init(&(pr), (c), (n), !(req_p)))                              \
+            return TERN_ERR_NOMEM;                                             \
+    } while (0)
+
+tern_status_t tern_coll_ibarrier(tern_comm_t *c, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 0, req_p);
+    args_init(&a, c);
+    return finish(&pr, &a, TERN_COLL_BARRIER, 0, req_p, persistent);
+}
+
+tern_status_t tern_coll_barrier(tern_comm_t *c) { return tern_coll_ibarrier(c, NULL, 0); }
+
+tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datatype dt, int root,
+                              tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    args_init(&a, c);
+    a.root = root;
+    a.bytes = tern_datatype_packed_size(dt, count);
+    int sender = c->is_inter ? root == MPI_ROOT : c->rank == root;
+    if (c->is_inter && root == MPI_PROC_NULL)
+        a.rbuf = NULL;
+    else
+        a.rbuf = sender ? (void *)(uintptr_t)in_view(&pr, buf, count, dt)
+                        : out_view(&pr, buf, count, dt);
+    return finish(&pr, &a, TERN_COLL_BCAST, a.bytes, req_p, persistent);
+}
+
+tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, MPI_Datatype stype,
+                               void *rbuf, size_t rcount, MPI_Datatype rtype, int root,
+                               tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    args_init(&a, c);
+    a.root = root;
+    if (c->is_inter) {
+        if (root == MPI_ROOT) {
+            a.bytes = tern_datatype_packed_size(rtype, rcount);
+            a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->remote_size, rtype);
+        } else if (root != MPI_PROC_NULL) {
+            a.bytes = tern_datatype_packed_size(stype, scount);
+            a.sbuf = in_view(&pr, sbuf, scount, stype);
+        }
+    } else if (c->rank == root) {
+        size_t ext = (size_t)tern_datatype_extent(rtype);
+        a.bytes = tern_datatype_packed_size(rtype, rcount);
+        a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->size, rtype);
+        a.sbuf = sbuf == MPI_IN_PLACE
+                     ? in_view(&pr, (char *)rbuf + (size_t)root * rcount * ext, rcount, rtype)
+                     : in_view(&pr, sbuf, scount, stype);
+    } else {
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.sbuf = in_view(&pr, sbuf, scount, stype);
+    }
+    return finish(&pr, &a, TERN_COLL_GATHER, a.bytes, req_p, persistent);
+}
+
+tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
+                                MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                const int *displs, MPI_Datatype rtype, int root,
+                                tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    int p = c->is_inter ? c->remote_size : c->size;
+    PREP(pr, c, p, req_p);
+    args_init(&a, c);
+    a.root = root;
+    if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
+        blocks_t b = {rcounts, displs, NULL, rtype};
+        size_t *rc, *rd;
+        a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);
+        a.rcounts = rc;
+        a.rdispls = rd;
+        if (!c->is_inter)
+            a.sbuf = sbuf == MPI_IN_PLACE ? in_view(&pr, offset(rbuf, block_disp(&b, root)),
+                                                    (size_t)rcounts[root], rtype)
+                                          : in_view(&pr, sbuf, scount, stype);
+    } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.sbuf = in_view(&pr, sbuf, scount, stype);
+    }
+    return finish(&pr, &a, TERN_COLL_GATHERV, 0, req_p, persistent);
+}
+
+tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
+                                MPI_Datatype stype, void *rbuf, size_t rcount, MPI_Datatype rtype,
+                                int root, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    args_init(&a, c);
+    a.root = root;
+    if (c->is_inter) {
+        if (root == MPI_ROOT) {
+            a.bytes = tern_datatype_packed_size(stype, scount);
+            a.sbuf = in_view(&pr, sbuf, scount * (size_t)c->remote_size, stype);
+        } else if (root != MPI_PROC_NULL) {
+            a.bytes = tern_datatype_packed_size(rtype, rcount);
+            a.rbuf = out_view(&pr, rbuf, rcount, rtype);
+        }
+    } else if (c->rank == root) {
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.sbuf = in_view(&pr, sbuf, scount * (size_t)c->size, stype);
+        /* In place: the root's block stays where it is. */
+        a.rbuf = rbuf == MPI_IN_PLACE ? offset(a.sbuf, (MPI_Aint)((size_t)root * a.bytes))
+                                      : out_view(&pr, rbuf, rcount, rtype);
+    } else {
+        a.bytes = tern_datatype_packed_size(rtype, rcount);
+        a.rbuf = out_view(&pr, rbuf, rcount, rtype);
+    }
+    return finish(&pr, &a, TERN_COLL_SCATTER, a.bytes, req_p, persistent);
+}
+
+tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, const int *scounts,
+                                 const int *displs, MPI_Datatype stype, void *rbuf, size_t rcount,
+                                 MPI_Datatype rtype, int root, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    int p = c->is_inter ? c->remote_size : c->size;
+    PREP(pr, c, 1, req_p);
+    args_init(&a, c);
+    a.root = root;
+    if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
+        blocks_t b = {scounts, displs, NULL, stype};
+        size_t *sc, *sd;
+        a.sbuf = blocks_view(&pr, sbuf, &b, p, 0, &sc, &sd);
+        a.scounts = sc;
+        a.sdispls = sd;
+        if (!c->is_inter)
+            a.rbuf = rbuf == MPI_IN_PLACE ? offset(a.sbuf, (MPI_Aint)(sd ? sd[root] : 0))
+                                          : out_view(&pr, rbuf, rcount, rtype);
+    } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
+        a.bytes = tern_datatype_packed_size(rtype, rcount);
+        a.rbuf = out_view(&pr, rbuf, rcount, rtype);
+    }
+    return finish(&pr, &a, TERN_COLL_SCATTERV, 0, req_p, persistent);
+}
+
+tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scount,
+                                  MPI_Datatype stype, void *rbuf, size_t rcount,
+                                  MPI_Datatype rtype, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    args_init(&a, c);
+    size_t ext = (size_t)tern_datatype_extent(rtype);
+    if (c->is_inter) {
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.rbytes = tern_datatype_packed_size(rtype, rcount);
+        a.sbuf = in_view(&pr, sbuf, scount, stype);
+        a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->remote_size, rtype);
+        return finish(&pr, &a, TERN_COLL_ALLGATHER, a.bytes, req_p, persistent);
+    }
+    a.bytes = tern_datatype_packed_size(rtype, rcount);
+    a.sbuf = sbuf == MPI_IN_PLACE
+                 ? in_view(&pr, (char *)rbuf + (size_t)c->rank * rcount * ext, rcount, rtype)
+                 : in_view(&pr, sbuf, scount, stype);
+    a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->size, rtype);
+    return finish(&pr, &a, TERN_COLL_ALLGATHER, a.bytes, req_p, persistent);
+}
+
+tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scount,
+                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                   const int *displs, MPI_Datatype rtype, tern_req_t **req_p,
+                                   int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    int p = c->is_inter ? c->remote_size : c->size, r = c->rank;
+    PREP(pr, c, p, req_p);
+    args_init(&a, c);
+    blocks_t b = {rcounts, displs, NULL, rtype};
+    a.bytes = tern_datatype_packed_size(stype, scount);
+    a.sbuf = sbuf == MPI_IN_PLACE
+                 ? in_view(&pr, offset(rbuf, block_disp(&b, r)), (size_t)rcounts[r], rtype)
+                 : in_view(&pr, sbuf, scount, stype);
+    size_t *rc, *rd;
+    a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);
+    a.rcounts = rc;
+    a.rdispls = rd;
+    size_t total = 0;
+    for (int i = 0; rc && i < p; i++)
+        total += rc[i];
+    return finish(&pr, &a, TERN_COLL_ALLGATHERV, total / (size_t)p, req_p, persistent);
+}
+
+tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount,
+                                 MPI_Datatype stype, void *rbuf, size_t rcount, MPI_Datatype rtype,
+                                 tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    size_t p = (size_t)c->size;
+    PREP(pr, c, 1, req_p);
+    args_init(&a, c);
+    if (c->is_inter) {
+        size_t q = (size_t)c->remote_size;
+        a.bytes = tern_datatype_packed_size(stype, scount);
+        a.rbytes = tern_datatype_packed_size(rtype, rcount);
+        a.sbuf = in_view(&pr, sbuf, scount * q, stype);
+        a.rbuf = out_view(&pr, rbuf, rcount * q, rtype);
+        return finish(&pr, &a, TERN_COLL_ALLTOALL, a.bytes, req_p, persistent);
+    }
+    a.bytes = tern_datatype_packed_size(rtype, rcount);
+    if (sbuf == MPI_IN_PLACE) {
+        const void *v = in_view(&pr, rbuf, rcount * p, rtype);
+        a.sbuf = copy_view(&pr, v, a.bytes * p);
+    } else {
+        a.sbuf = in_view(&pr, sbuf, scount * p, stype);
+    }
+    a.rbuf = out_view(&pr, rbuf, rcount * p, rtype);
+    return finish(&pr, &a, TERN_COLL_ALLTOALL, a.bytes, req_p, persistent);
+}
+
+tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, const int *scounts,
+                                   const int *sdispls, const MPI_Datatype *stypes,
+                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                   const int *rdispls, const MPI_Datatype *rtypes,
+                                   MPI_Datatype rtype, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    int p = c->is_inter ? c->remote_size : c->size;
+    PREP(pr, c, p, req_p);
+    args_init(&a, c);
+    blocks_t rb = {rcounts, rdispls, rtypes, rtype};
+    size_t *sc, *sd, *rc, *rd;
+    if (sbuf == MPI_IN_PLACE) {
+        /* The send blocks are the receive blocks: read a private copy. */
+        const char *v = blocks_view(&pr, rbuf, &rb, p, 0, &sc, &sd);
+        size_t lo = SIZE_MAX, hi = 0;
+        for (int i = 0; sc && i < p; i++)
+            if (sc[i]) {
+                lo = sd[i] < lo ? sd[i] : lo;
+                hi = sd[i] + sc[i] > hi ? sd[i] + sc[i] : hi;
+            }
+        if (lo == SIZE_MAX)
+            lo = hi = 0;
+        char *copy = tern_sched_tmp(pr.s, hi - lo);
+        if (copy && v) {
+            tern_sched_copy(pr.s, v + lo, copy, hi - lo);
+            for (int i = 0; i < p; i++)
+                sd[i] -= lo;
+        }
+        a.sbuf = copy;
+    } else {
+        blocks_t sb = {scounts, sdispls, stypes, stype};
+        a.sbuf = blocks_view(&pr, sbuf, &sb, p, 0, &sc, &sd);
+    }
+    a.rbuf = blocks_view(&pr, rbuf, &rb, p, 1, &rc, &rd);
+    a.scounts = sc;
+    a.sdispls = sd;
+    a.rcounts = rc;
+    a.rdispls = rd;
+    return finish(&pr, &a, stypes || rtypes ? TERN_COLL_ALLTOALLW : TERN_COLL_ALLTOALLV, 0, req_p,
+                  persistent);
+}
+
+static void reduction_args(tern_coll_args_t *a, tern_comm_t *c, size_t count, MPI_Datatype dt,
+                           MPI_Op op)
+{
+    args_init(a, c);
+    a->count = count;
+    a->dt = dt;
+    a->op = op;
+    a->esz = tern_datatype_packed_size(dt, 1);
+    a->commutative = tern_op_is_commutative(op);
+}
+
+tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                               MPI_Datatype dt, MPI_Op op, int root, tern_req_t **req_p,
+                               int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    reduction_args(&a, c, count, dt, op);
+    tern_sched_hold_op(pr.s, op);
+    a.root = root;
+    if (c->is_inter) {
+        if (root == MPI_ROOT)
+            a.rbuf = out_view(&pr, rbuf, count, dt);
+        else if (root != MPI_PROC_NULL)
+            a.sbuf = in_view(&pr, sbuf, count, dt);
+    } else if (c->rank == root) {
+        if (sbuf == MPI_IN_PLACE) {
+            a.rbuf = inout_view(&pr, rbuf, count, dt);
+            a.sbuf = a.rbuf;
+        } else {
+            a.sbuf = in_view(&pr, sbuf, count, dt);
+            a.rbuf = out_view(&pr, rbuf, count, dt);
+        }
+    } else {
+        a.sbuf = in_view(&pr, sbuf, count, dt);
+    }
+    return finish(&pr, &a, TERN_COLL_REDUCE, count * a.esz, req_p, persistent);
+}
+
+tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                                  MPI_Datatype dt, MPI_Op op, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    reduction_args(&a, c, count, dt, op);
+    tern_sched_hold_op(pr.s, op);
+    if (sbuf == MPI_IN_PLACE) {
+        a.rbuf = inout_view(&pr, rbuf, count, dt);
+        a.sbuf = a.rbuf;
+    } else {
+        a.sbuf = in_view(&pr, sbuf, count, dt);
+        a.rbuf = out_view(&pr, rbuf, count, dt);
+    }
+    return finish(&pr, &a, TERN_COLL_ALLREDUCE, count * a.esz, req_p, persistent);
+}
+
+tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
+                                       const int *rcounts, size_t rcount, MPI_Datatype dt,
+                                       MPI_Op op, tern_req_t **req_p, int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    int p = c->size, r = c->rank;
+    PREP(pr, c, 1, req_p);
+    size_t *counts = tern_sched_tmp(pr.s, (size_t)p * sizeof *counts), total = 0;
+    if (!counts) {
+        tern_sched_free(pr.s);
+        return TERN_ERR_NOMEM;
+    }
+    for (int i = 0; i < p; i++) {
+        counts[i] = rcounts ? (size_t)rcounts[i] : rcount;
+        total += counts[i];
+    }
+    reduction_args(&a, c, total, dt, op);
+    tern_sched_hold_op(pr.s, op);
+    a.rcounts = counts;
+    /* In place: the input is the whole vector in rbuf. */
+    a.sbuf = in_view(&pr, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
+    a.rbuf = out_view(&pr, rbuf, counts[r], dt);
+    return finish(&pr, &a, rcounts ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK,
+                  total * a.esz, req_p, persistent);
+}
+
+tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                             MPI_Datatype dt, MPI_Op op, int exclusive, tern_req_t **req_p,
+                             int persistent)
+{
+    prep_t pr;
+    tern_coll_args_t a;
+    PREP(pr, c, 1, req_p);
+    reduction_args(&a, c, count, dt, op);
+    tern_sched_hold_op(pr.s, op);
+    if (sbuf == MPI_IN_PLACE) {
+        a.rbuf = inout_view(&pr, rbuf, count, dt);
+        a.sbuf = a.rbuf;
+    } else {
+        a.sbuf = in_view(&pr, sbuf, count, dt);
+        a.rbuf = out_view(&pr, rbuf, count, dt);
+    }
+    return finish(&pr, &a, exclusive ? TERN_COLL_EXSCAN : TERN_COLL_SCAN, count * a.esz, req_p,
+                  persistent);
+}

@@ -1,0 +1,337 @@
+/* Algorithm selection. The default table is data: rows (collective, largest
+ * communicator size, largest message in bytes, algorithm), tried in order;
+ * the first row that matches and whose algorithm can serve the call wins.
+ * "Message" is the whole vector for bcast and the reductions, and one
+ * rank's block for the gather/scatter/alltoall families.
+ *
+ * TERN_COLL_TUNING_FILE names a file of rows in the same form, one per
+ * line: `<collective> <max procs|*> <max bytes|*> <algorithm>` (# starts a
+ * comment); the rows of each collective it mentions replace the default
+ * rows of that collective. TERN_<COLL>_ALGORITHM=<name> forces one
+ * algorithm (when it cannot serve a call, e.g. ring for a non-commutative
+ * op, the table decides). */
+#include "core/coll/coll.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "core/runtime/runtime.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    tern_coll_kind_t kind;
+    int max_procs;       /* 0: any */
+    size_t max_bytes;    /* SIZE_MAX: any */
+    const char *algo;
+} row_t;
+
+#define ANY_BYTES SIZE_MAX
+static const row_t default_rows[] = {
+    {TERN_COLL_BARRIER, 0, ANY_BYTES, "node_aware"},
+    {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination"},
+    {TERN_COLL_BCAST, 0, 12288, "node_aware"},
+    {TERN_COLL_BCAST, 0, 12288, "binomial"},
+    {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial"},
+    {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather"},
+    {TERN_COLL_GATHER, 0, 2048, "binomial"},
+    {TERN_COLL_GATHER, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_GATHERV, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_SCATTER, 0, 2048, "binomial"},
+    {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_ALLGATHER, 0, 1024, "recursive_doubling"},
+    {TERN_COLL_ALLGATHER, 0, 1024, "bruck"},
+    {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_ALLTOALL, 0, 256, "bruck"},
+    {TERN_COLL_ALLTOALL, 0, 32768, "direct"},
+    {TERN_COLL_ALLTOALL, 0, ANY_BYTES, "pairwise"},
+    {TERN_COLL_ALLTOALLV, 0, ANY_BYTES, "pairwise"},
+    {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise"},
+    {TERN_COLL_REDUCE, 0, 65536, "node_aware"},
+    {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial"},
+    {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware"},
+    {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling"},
+    {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner"},
+    {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "recursive_doubling"},
+    {TERN_COLL_REDUCE_SCATTER, 0, 65536, "reduce_scatterv"},
+    {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv"},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, 65536, "reduce_scatterv"},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "reduce_scatterv"},
+    {TERN_COLL_SCAN, 0, ANY_BYTES, "recursive_doubling"},
+    {TERN_COLL_EXSCAN, 0, ANY_BYTES, "recursive_doubling"},
+};
+
+typedef struct {
+    tern_coll_kind_t kind;
+    int max_procs;
+    size_t max_bytes;
+    const tern_coll_algo_t *algo;
+} entry_t;
+
+static entry_t *table;
+static size_t n_table;
+/* The table is grouped by collective: rows of kind k are
+ * table[kind_first[k] .. kind_first[k + 1]) (a call scans only its own). */
+static size_t kind_first[TERN_COLL_N + 1];
+static int loaded;
+static const char *table_source = "built-in";
+static const tern_coll_algo_t *forced[TERN_COLL_N];
+static long ranks_per_node; /* TERN_COLL_RANKS_PER_NODE, read once */
+
+static const char *const env_names[TERN_COLL_N] = {
+    "TERN_BARRIER_ALGORITHM",   "TERN_BCAST_ALGORITHM",          "TERN_GATHER_ALGORITHM",
+    "TERN_GATHERV_ALGORITHM",   "TERN_SCATTER_ALGORITHM",        "TERN_SCATTERV_ALGORITHM",
+    "TERN_ALLGATHER_ALGORITHM", "TERN_ALLGATHERV_ALGORITHM",     "TERN_ALLTOALL_ALGORITHM",
+    "TERN_ALLTOALLV_ALGORITHM", "TERN_ALLTOALLW_ALGORITHM",      "TERN_REDUCE_ALGORITHM",
+    "TERN_ALLREDUCE_ALGORITHM", "TERN_REDUCE_SCATTER_ALGORITHM", "TERN_REDUCE_SCATTER_BLOCK_ALGORITHM",
+    "TERN_SCAN_ALGORITHM",      "TERN_EXSCAN_ALGORITHM"};
+
+static int kind_of(const char *name)
+{
+    for (int k = 0; k < TERN_COLL_N; k++)
+        if (!strcmp(name, tern_coll_kind_name((tern_coll_kind_t)k)))
+            return k;
+    return -1;
+}
+
+static int push(entry_t **t, size_t *n, size_t *cap, entry_t e)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        entry_t *x = realloc(*t, c * sizeof *x);
+        if (!x)
+            return -1;
+        *t = x;
+        *cap = c;
+    }
+    (*t)[(*n)++] = e;
+    return 0;
+}
+
+/* Reads the tuning file's rows; 0 on success (rows in *t), -1 on a bad
+ * file (reported; the built-in table stays). */
+static int read_tuning_file(const char *path, entry_t **t, size_t *n, size_t *cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        tern_error("TERN_COLL_TUNING_FILE: cannot open %s: %s; using the built-in table", path,
+                   strerror(errno));
+        return -1;
+    }
+    char line[512];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char coll[64], procs[32], bytes[32], algo[64], extra[2];
+        int got = sscanf(line, "%63s %31s %31s %63s %1s", coll, procs, bytes, algo, extra);
+        if (got <= 0)
+            continue;
+        int kind = got == 4 ? kind_of(coll) : -1;
+        const tern_coll_algo_t *al = kind >= 0 ? tern_coll_find((tern_coll_kind_t)kind, algo) : NULL;
+        char *end1 = NULL, *end2 = NULL;
+        long mp = strcmp(procs, "*") ? strtol(procs, &end1, 10) : 0;
+        unsigned long long mb = strcmp(bytes, "*") ? strtoull(bytes, &end2, 10) : ~0ULL;
+        if (!al || (end1 && (*end1 || mp < 1)) || (end2 && *end2)) {
+            tern_error("TERN_COLL_TUNING_FILE %s:%d: expected `<collective> <max procs|*> <max "
+                       "bytes|*> <algorithm>` with a known collective and algorithm; using the "
+                       "built-in table",
+                       path, lineno);
+            rc = -1;
+            break;
+        }
+        entry_t e = {(tern_coll_kind_t)kind, (int)mp,
+                     mb > SIZE_MAX ? SIZE_MAX : (size_t)mb, al};
+        if (push(t, n, cap, e)) {
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static void load(void)
+{
+    if (loaded)
+        return;
+    loaded = 1;
+    entry_t *file_rows = NULL;
+    size_t n_file = 0, cap_file = 0, cap = 0;
+    const char *path = tern_config_str("TERN_COLL_TUNING_FILE");
+    int use_file = path && *path && strcmp(path, "none") &&
+                   read_tuning_file(path, &file_rows, &n_file, &cap_file) == 0;
+    int in_file[TERN_COLL_N] = {0};
+    if (use_file) {
+        table_source = path;
+        for (size_t i = 0; i < n_file; i++)
+            in_file[file_rows[i].kind] = 1;
+    }
+    for (int k = 0; k < TERN_COLL_N; k++) {
+        kind_first[k] = n_table;
+        if (in_file[k]) {
+            for (size_t i = 0; i < n_file; i++)
+                if ((int)file_rows[i].kind == k && push(&table, &n_table, &cap, file_rows[i]))
+                    tern_fatal("out of memory building the collective selection table");
+            continue;
+        }
+        for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
+            const row_t *r = &default_rows[i];
+            if ((int)r->kind != k)
+                continue;
+            const tern_coll_algo_t *al = tern_coll_find(r->kind, r->algo);
+            if (!al)
+                tern_fatal("selection table names unknown algorithm %s for %s", r->algo,
+                           tern_coll_kind_name(r->kind));
+            entry_t e = {r->kind, r->max_procs, r->max_bytes, al};
+            if (push(&table, &n_table, &cap, e))
+                tern_fatal("out of memory building the collective selection table");
+        }
+    }
+    kind_first[TERN_COLL_N] = n_table;
+    free(file_rows);
+    ranks_per_node = tern_config_long("TERN_COLL_RANKS_PER_NODE");
+    for (int k = 0; k < TERN_COLL_N; k++) {
+        const char *v = tern_config_str(env_names[k]);
+        if (!v || !*v || !strcmp(v, "auto"))
+            continue;
+        forced[k] = tern_coll_find((tern_coll_kind_t)k, v);
+        if (!forced[k])
+            tern_error("%s=%s: no such %s algorithm; using the selection table", env_names[k], v,
+                       tern_coll_kind_name((tern_coll_kind_t)k));
+    }
+}
+
+/* Several nodes, and more than one rank on some node (the node map as the
+ * node-aware algorithms see it). */
+static int compute_spans_nodes(const tern_comm_t *c)
+{
+    long per = ranks_per_node;
+    int first = -1, several_nodes = 0, shared = 0;
+    for (int q = 0; q < c->size && !(several_nodes && shared); q++) {
+        int w = tern_comm_local_world_rank(c, q);
+        int node = per > 0 ? (int)(w / per) : tern_rt.node_of_rank[w];
+        if (first < 0)
+            first = node;
+        else if (node != first)
+            several_nodes = 1;
+        if (q > 0) {
+            int pw = tern_comm_local_world_rank(c, q - 1);
+            int pnode = per > 0 ? (int)(pw / per) : tern_rt.node_of_rank[pw];
+            shared |= pnode == node;
+        }
+    }
+    return several_nodes && shared;
+}
+
+/* Cached in the communicator: the walk is O(size) and every small
+ * barrier, bcast and (all)reduce asks. */
+static int spans_nodes(tern_comm_t *c)
+{
+    if (!c->coll_spans_nodes)
+        c->coll_spans_nodes = compute_spans_nodes(c) ? 1 : -1;
+    return c->coll_spans_nodes > 0;
+}
+
+static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
+{
+    int p = a->comm->size;
+    if (!(al->flags & TERN_COLL_INTER) != !a->comm->is_inter)
+        return 0;
+    if ((al->flags & TERN_COLL_NEEDS_COMMUTATIVE) && !a->commutative)
+        return 0;
+    if ((al->flags & TERN_COLL_NEEDS_POW2) && (p & (p - 1)))
+        return 0;
+    if ((al->flags & TERN_COLL_NODE_AWARE) && !spans_nodes(a->comm))
+        return 0;
+    return 1;
+}
+
+/* The last choice per collective on intracommunicators, reused while
+ * every input of the choice is the same (programs repeat their calls): a
+ * hit costs a few compares instead of a walk of the rows. */
+typedef struct {
+    const tern_coll_algo_t *algo; /* NULL: nothing remembered yet */
+    size_t msg_bytes;
+    int size, commutative, spans;
+} memo_t;
+static memo_t memo[TERN_COLL_N];
+
+const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_kind_t kind,
+                                         size_t msg_bytes)
+{
+    load();
+    if (a->comm->is_inter) { /* one algorithm each, for now */
+        size_t n;
+        const tern_coll_algo_t *all = tern_coll_algorithms(&n);
+        for (size_t i = 0; i < n; i++)
+            if (all[i].kind == kind && (all[i].flags & TERN_COLL_INTER))
+                return &all[i];
+        return NULL;
+    }
+    memo_t *m = &memo[kind];
+    int spans = spans_nodes(a->comm);
+    if (m->algo && m->msg_bytes == msg_bytes && m->size == a->comm->size &&
+        m->commutative == a->commutative && m->spans == spans)
+        return m->algo;
+    const tern_coll_algo_t *al = NULL;
+    if (forced[kind] && usable(forced[kind], a))
+        al = forced[kind];
+    for (size_t i = kind_first[kind]; !al && i < kind_first[kind + 1]; i++) {
+        const entry_t *e = &table[i];
+        if ((e->max_procs && a->comm->size > e->max_procs) ||
+            msg_bytes > e->max_bytes || !usable(e->algo, a))
+            continue;
+        al = e->algo;
+    }
+    if (!al)
+        al = tern_coll_find(kind, NULL); /* the general fallback */
+    tern_debug("%s on %d ranks, %zu bytes: %s", tern_coll_kind_name(kind), a->comm->size,
+               msg_bytes, al->name);
+    *m = (memo_t){al, msg_bytes, a->comm->size, a->commutative, spans};
+    return al;
+}
+
+void tern_coll_print_table(FILE *f)
+{
+    load();
+    fprintf(f, "Collective algorithm selection (table: %s; first matching row wins):\n",
+            table_source);
+    fprintf(f, "  %-22s %10s %12s  %s\n", "collective", "procs <=", "bytes <=", "algorithm");
+    for (size_t i = 0; i < n_table; i++) {
+        const entry_t *e = &table[i];
+        char procs[16], bytes[24];
+        if (e->max_procs)
+            snprintf(procs, sizeof procs, "%d", e->max_procs);
+        else
+            snprintf(procs, sizeof procs, "*");
+        if (e->max_bytes == SIZE_MAX)
+            snprintf(bytes, sizeof bytes, "*");
+        else
+            snprintf(bytes, sizeof bytes, "%zu", e->max_bytes);
+        fprintf(f, "  %-22s %10s %12s  %s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
+                e->algo->name,
+                e->algo->flags & TERN_COLL_NODE_AWARE          ? " (communicators spanning nodes)"
+                : e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
+                : e->algo->flags & TERN_COLL_NEEDS_POW2     ? " (power-of-two sizes)"
+                                                            : "");
+    }
+    for (int k = 0; k < TERN_COLL_N; k++)
+        if (forced[k])
+            fprintf(f, "  forced: %s=%s\n", env_names[k], forced[k]->name);
+    fprintf(f, "  algorithms:");
+    size_t n;
+    const tern_coll_algo_t *all = tern_coll_algorithms(&n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s %s/%s", i ? "," : "", tern_coll_kind_name(all[i].kind), all[i].name);
+    fprintf(f, "\n");
+}

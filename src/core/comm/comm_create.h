@@ -1,0 +1,31 @@
+/* Making communicators: every constructor agrees on context ids (see
+ * context_id.c) over internal point-to-point, never over the collectives.
+ * The results carry groups, context ids and the parent's error handler;
+ * attributes, names and info are the MPI layer's business. */
+#ifndef TERN_CORE_COMM_CREATE_H
+#define TERN_CORE_COMM_CREATE_H
+
+#include "base/status.h"
+#include "core/comm/comm.h"
+#include "core/comm/group.h"
+
+/* Same group(s), new context: intra- or intercommunicator. */
+tern_status_t tern_comm_dup(tern_comm_t *parent, tern_comm_t **new_p);
+/* *new_p is NULL for color MPI_UNDEFINED. On an intercommunicator each
+ * color gives an intercommunicator between the two groups' members of that
+ * color (NULL when the other group has none). */
+tern_status_t tern_comm_split(tern_comm_t *parent, int color, int key, tern_comm_t **new_p);
+/* Collective over parent; g a subset of parent's (local) group. NULL for
+ * processes outside g. On an intercommunicator the result connects g with
+ * the group the other side passed (NULL if that one is empty). */
+tern_status_t tern_comm_create(tern_comm_t *parent, const tern_group_t *g, tern_comm_t **new_p);
+/* Collective over the members of g only (the caller is one of them). */
+tern_status_t tern_comm_create_group(tern_comm_t *parent, const tern_group_t *g, int tag,
+                                     tern_comm_t **new_p);
+/* Leaders talk over peer (remote_leader is a rank of peer, read on the
+ * leader only). */
+tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_comm_t *peer,
+                                    int remote_leader, int tag, tern_comm_t **new_p);
+tern_status_t tern_intercomm_merge(tern_comm_t *inter, int high, tern_comm_t **new_p);
+
+#endif

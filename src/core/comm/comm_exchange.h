@@ -1,0 +1,55 @@
+/* Small blocking exchanges used while creating communicators: binomial
+ * bcast, reduce and gather over a set of ranks of a communicator, on
+ * internal point-to-point (never on the collectives, which may be built
+ * on communicators themselves). They run on a context the caller picks
+ * (a communicator's collective context, ctx + 1) with NEGATIVE tags, which
+ * user code and the collectives (tags >= 0) can never match. */
+#ifndef TERN_CORE_COMM_EXCHANGE_H
+#define TERN_CORE_COMM_EXCHANGE_H
+
+#include "base/status.h"
+#include "core/comm/comm.h"
+#include <stddef.h>
+
+/* Internal tags on a collective context (see docs/design.md). Each exchange
+ * uses its tag and the three below it. */
+#define TERN_XTAG_CTX_AGREE (-16)     /* context-id agreement */
+#define TERN_XTAG_SPLIT (-20)         /* (color, key) allgather of Comm_split */
+#define TERN_XTAG_INTER (-24)         /* leader exchanges of intercomm calls */
+#define TERN_XTAG_INTER_BCAST (-28)   /* leader to local group */
+#define TERN_XTAG_INTER_SWAP (-32)    /* rank lists swapped between groups */
+/* Comm_create_group: -1024 - 4 * (tag mod 2^24), so each call has four
+ * tags to itself (user tags equal mod 2^24 share them); Intercomm_create
+ * (one exchange, one tag): -2^30 - tag. All below the fixed tags above. */
+#define TERN_XTAG_CREATE_GROUP(t) (-1024 - 4 * ((t) & 0xffffff))
+#define TERN_XTAG_INTERCOMM_CREATE(t) (-(1 << 30) - ((t) & 0x3fffffff))
+
+typedef struct {
+    tern_comm_t *comm;  /* peers are addressed by ranks of this communicator */
+    uint32_t ctx;       /* context the messages travel on */
+    int n;              /* participants */
+    int me;             /* my index among them */
+    const int *members; /* index -> rank in comm; NULL: index is the rank */
+    int tag;
+} tern_xchg_t;
+
+/* An exchange over all of an intracommunicator, on its collective context. */
+tern_xchg_t tern_xchg_over(tern_comm_t *comm, int tag);
+
+typedef void (*tern_xchg_combine_fn)(void *inout, const void *in, size_t bytes);
+
+tern_status_t tern_xchg_bcast(const tern_xchg_t *x, int root, void *buf, size_t bytes);
+/* buf holds this rank's value; on the root it ends as the combination. */
+tern_status_t tern_xchg_reduce(const tern_xchg_t *x, int root, void *buf, size_t bytes,
+                               tern_xchg_combine_fn combine);
+/* all (n * item bytes) receives every participant's item, in index order. */
+tern_status_t tern_xchg_allgather(const tern_xchg_t *x, const void *mine, void *all, size_t item);
+/* One exchange with one peer (a rank of comm). */
+tern_status_t tern_xchg_sendrecv(tern_comm_t *comm, uint32_t ctx, int peer, int tag,
+                                 const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes);
+
+/* Agrees on n context ids (pairs) among the participants of x; root is any
+ * index. Every participant marks them used; release the ones not needed. */
+tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids);
+
+#endif

@@ -1,0 +1,186 @@
+/* The MPI communicator constructors and MPI_Comm_free (comm_new.h). */
+#include "core/comm/comm_new.h"
+#include "core/comm/attr.h"
+#include "core/comm/comm_create.h"
+#include "core/comm/info.h"
+#include "core/runtime/runtime.h"
+
+#include <stdlib.h>
+
+/* The handle of a new communicator (MPI_COMM_NULL for none). Takes the
+ * address of the constructor's result: read after the constructor ran
+ * (arguments are evaluated in no set order). */
+static tern_status_t hand_out(tern_status_t st, tern_comm_t *const *nc_p, MPI_Comm *newcomm)
+{
+    if (st == TERN_OK)
+        *newcomm = *nc_p ? (*nc_p)->handle : MPI_COMM_NULL;
+    return st;
+}
+
+static tern_status_t need_intra(const tern_comm_t *c)
+{
+    if (c->is_inter)
+        return tern_status_detail(TERN_ERR_COMM,
+                                  "communicator 0x%x is an intercommunicator (not supported here)",
+                                  (unsigned)c->handle);
+    return TERN_OK;
+}
+
+/* TERN_ERR_GROUP unless every member of g is in c (its local group). */
+static tern_status_t need_subgroup(const tern_comm_t *c, const tern_group_t *g)
+{
+    char *in = calloc((size_t)tern_rt.size, 1);
+    if (!in)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a rank table");
+    for (int i = 0; i < c->size; i++)
+        in[tern_comm_local_world_rank(c, i)] = 1;
+    int bad = -1;
+    for (int i = 0; i < g->size && bad < 0; i++)
+        if (!in[g->world_ranks[i]])
+            bad = i;
+    free(in);
+    if (bad >= 0)
+        return tern_status_detail(TERN_ERR_GROUP,
+                                  "rank %d of the group (world rank %d) is not in the communicator",
+                                  bad, g->world_ranks[bad]);
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm)
+{
+    tern_comm_t *nc = NULL;
+    *newcomm = MPI_COMM_NULL;
+    tern_status_t st = tern_comm_dup(c, &nc);
+    if (st != TERN_OK)
+        return st;
+    MPI_Info src = use_info ? info : c->info;
+    if (src != MPI_INFO_NULL && (st = tern_info_dup(src, &nc->info)) != TERN_OK) {
+        tern_comm_destroy(nc);
+        return tern_status_detail(st, "cannot copy the info hints: %s", tern_status_string(st));
+    }
+    int err = tern_attr_copy_all(c, nc);
+    if (err != MPI_SUCCESS) {
+        (void)tern_attr_delete_all(nc);
+        tern_comm_destroy(nc);
+        return tern_status_detail(TERN_ERR_CALLBACK,
+                                  "an attribute copy callback failed with code %d", err);
+    }
+    *newcomm = nc->handle;
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_new_idup(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
+{
+    tern_status_t st = tern_comm_new_dup(c, MPI_INFO_NULL, 0, newcomm);
+    if (st != TERN_OK)
+        return st;
+    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
+    if (!req)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the request");
+    req->comm = c->handle;
+    req->status_source = MPI_ANY_SOURCE;
+    req->status_tag = MPI_ANY_TAG;
+    tern_req_complete(req);
+    *req_p = req;
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *newcomm)
+{
+    if (color < 0 && color != MPI_UNDEFINED)
+        return tern_status_detail(TERN_ERR_ARG, "color=%d is negative and not MPI_UNDEFINED",
+                                  color);
+    tern_comm_t *nc = NULL;
+    return hand_out(tern_comm_split(c, color, key, &nc), &nc, newcomm);
+}
+
+tern_status_t tern_comm_new_split_type(tern_comm_t *c, int split_type, int key, MPI_Comm *newcomm)
+{
+    tern_status_t st = need_intra(c);
+    if (st != TERN_OK)
+        return st;
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return tern_status_detail(TERN_ERR_ARG,
+                                  "split_type=%d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+                                  split_type);
+    /* Ranks of one node share memory: the node number is the color. */
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tern_rt.node;
+    tern_comm_t *nc = NULL;
+    return hand_out(tern_comm_split(c, color, key, &nc), &nc, newcomm);
+}
+
+tern_status_t tern_comm_new_create(tern_comm_t *c, const tern_group_t *g, MPI_Comm *newcomm)
+{
+    tern_status_t st = need_subgroup(c, g);
+    if (st != TERN_OK)
+        return st;
+    tern_comm_t *nc = NULL;
+    return hand_out(tern_comm_create(c, g, &nc), &nc, newcomm);
+}
+
+tern_status_t tern_comm_new_create_group(tern_comm_t *c, const tern_group_t *g, int tag,
+                                         MPI_Comm *newcomm)
+{
+    tern_status_t st = need_intra(c);
+    if (st == TERN_OK)
+        st = need_subgroup(c, g);
+    if (st != TERN_OK)
+        return st;
+    tern_comm_t *nc = NULL;
+    return hand_out(tern_comm_create_group(c, g, tag, &nc), &nc, newcomm);
+}
+
+tern_status_t tern_comm_new_intercomm(tern_comm_t *local, int local_leader, MPI_Comm peer_comm,
+                                      int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    tern_status_t st = need_intra(local);
+    if (st != TERN_OK)
+        return st;
+    if (local_leader < 0 || local_leader >= local->size)
+        return tern_status_detail(TERN_ERR_RANK,
+                                  "local_leader=%d is out of range (local_comm has %d ranks)",
+                                  local_leader, local->size);
+    tern_comm_t *pc = NULL;
+    /* peer_comm and remote_leader matter on the leader only. */
+    if (local->rank == local_leader) {
+        pc = tern_comm_lookup(peer_comm);
+        if (!pc)
+            return tern_status_detail(TERN_ERR_COMM, "peer_comm 0x%x is not a communicator",
+                                      (unsigned)peer_comm);
+        int n = tern_comm_peer_size(pc);
+        if (remote_leader < 0 || remote_leader >= n)
+            return tern_status_detail(TERN_ERR_RANK,
+                                      "remote_leader=%d is out of range (peer_comm has %d ranks)",
+                                      remote_leader, n);
+        if (remote_leader == pc->rank && !pc->is_inter)
+            return tern_status_detail(TERN_ERR_RANK, "remote_leader=%d is this process itself",
+                                      remote_leader);
+    }
+    tern_comm_t *nc = NULL;
+    return hand_out(tern_intercomm_create(local, local_leader, pc, remote_leader, tag, &nc), &nc,
+                    newintercomm);
+}
+
+tern_status_t tern_comm_new_merge(tern_comm_t *inter, int high, MPI_Comm *newintracomm)
+{
+    if (!inter->is_inter)
+        return tern_status_detail(TERN_ERR_COMM, "communicator 0x%x is not an intercommunicator",
+                                  (unsigned)inter->handle);
+    tern_comm_t *nc = NULL;
+    return hand_out(tern_intercomm_merge(inter, high, &nc), &nc, newintracomm);
+}
+
+tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm)
+{
+    if (c->handle == MPI_COMM_WORLD || c->handle == MPI_COMM_SELF)
+        return tern_status_detail(TERN_ERR_COMM, "cannot free %s", c->name);
+    int err = tern_attr_delete_all(c);
+    if (err != MPI_SUCCESS)
+        return tern_status_detail(TERN_ERR_CALLBACK,
+                                  "an attribute delete callback failed with code %d", err);
+    /* Requests keep world ranks and context ids, not the object, so
+     * pending operations still complete. */
+    tern_comm_destroy(c);
+    *comm = MPI_COMM_NULL;
+    return TERN_OK;
+}

@@ -1,0 +1,83 @@
+/* Context ids. Each communicator owns a pair (ctx, ctx + 1); slot s of the
+ * table is the pair (2s, 2s + 1). WORLD has slot 0, SELF slot 1.
+ *
+ * Agreement: every participant contributes a bitmask of its free slots and
+ * a cursor; the masks are ANDed, the cursors maxed (a binomial reduce to
+ * the root and a bcast back, on internal point-to-point), and all pick the
+ * first free slots at or after the cursor. Everyone computes from the same
+ * combined mask, so all pick the same slot, and a slot free on every
+ * participant cannot be in use by any communicator that shares a process
+ * with the new one. The moving cursor makes a freed id the last to be
+ * reused, so a late message for a freed communicator is unlikely to meet
+ * its successor. */
+#include "core/comm/comm.h"
+#include "core/comm/comm_exchange.h"
+
+#include <string.h>
+
+static uint32_t used[TERN_CTX_MASK_WORDS]; /* bit set: slot in use here */
+static uint32_t cursor;                    /* grows; slot = cursor % SLOTS */
+
+void tern_ctx_init(void)
+{
+    memset(used, 0, sizeof used);
+    used[0] = 3u; /* WORLD and SELF */
+    cursor = 2;
+}
+
+void tern_ctx_mask_local(tern_ctx_mask_t *m)
+{
+    for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
+        m->free[i] = ~used[i];
+    m->cursor = cursor;
+}
+
+void tern_ctx_mask_combine(void *inout, const void *in, size_t bytes)
+{
+    tern_ctx_mask_t *a = inout;
+    const tern_ctx_mask_t *b = in;
+    (void)bytes;
+    for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
+        a->free[i] &= b->free[i];
+    if (b->cursor > a->cursor)
+        a->cursor = b->cursor;
+}
+
+tern_status_t tern_ctx_pick(const tern_ctx_mask_t *m, int n, uint32_t *ctx_ids)
+{
+    int got = 0;
+    uint32_t c = m->cursor;
+    for (uint32_t i = 0; i < TERN_CTX_SLOTS && got < n; i++, c++) {
+        uint32_t s = c % TERN_CTX_SLOTS;
+        if (m->free[s / 32] & (1u << (s % 32)))
+            ctx_ids[got++] = 2 * s;
+    }
+    if (got < n)
+        return TERN_ERR_NOMEM; /* every slot in use somewhere */
+    for (int i = 0; i < n; i++) {
+        uint32_t s = ctx_ids[i] / 2;
+        used[s / 32] |= 1u << (s % 32);
+    }
+    if (c > cursor)
+        cursor = c;
+    return TERN_OK;
+}
+
+void tern_ctx_release(uint32_t ctx)
+{
+    uint32_t s = ctx / 2;
+    if (s >= 2 && s < TERN_CTX_SLOTS)
+        used[s / 32] &= ~(1u << (s % 32));
+}
+
+tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids)
+{
+    tern_ctx_mask_t m;
+    tern_ctx_mask_local(&m);
+    tern_status_t st = tern_xchg_reduce(x, root, &m, sizeof m, tern_ctx_mask_combine);
+    if (st == TERN_OK)
+        st = tern_xchg_bcast(x, root, &m, sizeof m);
+    if (st != TERN_OK)
+        return st;
+    return tern_ctx_pick(&m, n, ctx_ids);
+}

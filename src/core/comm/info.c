@@ -1,0 +1,258 @@
+#include "core/comm/info.h"
+#include "core/runtime/handle.h"
+#include "core/runtime/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INFO_KIND 0x1c000000u
+#define INFO_DYNAMIC (TERN_HANDLE_DYNAMIC | INFO_KIND)
+
+static tern_info_t **table;
+static int table_len, table_cap;
+static tern_info_t info_env;
+static int info_env_ready;
+
+static void info_clear(tern_info_t *info)
+{
+    for (int i = 0; i < info->n; i++) {
+        free(info->keys[i]);
+        free(info->vals[i]);
+    }
+    free(info->keys);
+    free(info->vals);
+    *info = (tern_info_t){0};
+}
+
+tern_status_t tern_info_set(tern_info_t *info, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v)
+        return TERN_ERR_NOMEM;
+    for (int i = 0; i < info->n; i++)
+        if (strcmp(info->keys[i], key) == 0) {
+            free(info->vals[i]);
+            info->vals[i] = v;
+            return TERN_OK;
+        }
+    char *k = strdup(key);
+    if (!k) {
+        free(v);
+        return TERN_ERR_NOMEM;
+    }
+    if (info->n == info->cap) {
+        int cap = info->cap ? info->cap * 2 : 8;
+        char **nk = realloc(info->keys, (size_t)cap * sizeof *nk);
+        if (nk)
+            info->keys = nk;
+        char **nv = nk ? realloc(info->vals, (size_t)cap * sizeof *nv) : NULL;
+        if (!nv) {
+            free(k);
+            free(v);
+            return TERN_ERR_NOMEM;
+        }
+        info->vals = nv;
+        info->cap = cap;
+    }
+    info->keys[info->n] = k;
+    info->vals[info->n] = v;
+    info->n++;
+    return TERN_OK;
+}
+
+const char *tern_info_get(const tern_info_t *info, const char *key)
+{
+    for (int i = 0; i < info->n; i++)
+        if (strcmp(info->keys[i], key) == 0)
+            return info->vals[i];
+    return NULL;
+}
+
+int tern_info_delete(tern_info_t *info, const char *key)
+{
+    for (int i = 0; i < info->n; i++)
+        if (strcmp(info->keys[i], key) == 0) {
+            free(info->keys[i]);
+            free(info->vals[i]);
+            memmove(info->keys + i, info->keys + i + 1, (size_t)(info->n - i - 1) * sizeof(char *));
+            memmove(info->vals + i, info->vals + i + 1, (size_t)(info->n - i - 1) * sizeof(char *));
+            info->n--;
+            return 1;
+        }
+    return 0;
+}
+
+/* MPI_INFO_ENV: how this process was started (MPI 3.1, 9.2). */
+static void env_fill(void)
+{
+    char buf[4096];
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        tern_info_set(&info_env, "command", buf);
+        /* Arguments after argv[0], separated by spaces. */
+        size_t first = strlen(buf) + 1;
+        for (size_t i = first; i + 1 < n; i++)
+            if (buf[i] == 0)
+                buf[i] = ' ';
+        if (first < n)
+            tern_info_set(&info_env, "argv", buf + first);
+    }
+    snprintf(buf, sizeof buf, "%d", tern_rt.size);
+    tern_info_set(&info_env, "maxprocs", buf);
+    tern_info_set(&info_env, "host", tern_rt.processor_name);
+    if (getcwd(buf, sizeof buf))
+        tern_info_set(&info_env, "wdir", buf);
+    static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                         "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+    if (tern_rt.thread_level >= 0 && tern_rt.thread_level <= 3)
+        tern_info_set(&info_env, "thread_level", levels[tern_rt.thread_level]);
+    info_env.read_only = 1;
+    info_env_ready = 1;
+}
+
+tern_info_t *tern_info_lookup(MPI_Info handle)
+{
+    if (handle == MPI_INFO_ENV) {
+        if (!info_env_ready)
+            env_fill();
+        return &info_env;
+    }
+    if (((uint32_t)handle & 0xfc000000u) != INFO_DYNAMIC)
+        return NULL;
+    int slot = (int)TERN_HANDLE_INDEX(handle);
+    return slot < table_len ? table[slot] : NULL;
+}
+
+tern_status_t tern_info_create(MPI_Info *handle_p)
+{
+    int slot = -1;
+    for (int i = 0; i < table_len; i++)
+        if (!table[i]) {
+            slot = i;
+            break;
+        }
+    if (slot < 0) {
+        if (table_len == table_cap) {
+            int cap = table_cap ? table_cap * 2 : 16;
+            tern_info_t **t = realloc(table, (size_t)cap * sizeof *t);
+            if (!t)
+                return TERN_ERR_NOMEM;
+            table = t;
+            table_cap = cap;
+        }
+        slot = table_len++;
+    }
+    tern_info_t *info = calloc(1, sizeof *info);
+    if (!info)
+        return TERN_ERR_NOMEM;
+    table[slot] = info;
+    *handle_p = (MPI_Info)(INFO_DYNAMIC | (uint32_t)slot);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_dup(MPI_Info src, MPI_Info *handle_p)
+{
+    tern_info_t *s = tern_info_lookup(src);
+    if (!s)
+        return TERN_ERR_ARG;
+    MPI_Info h;
+    tern_status_t st = tern_info_create(&h);
+    if (st != TERN_OK)
+        return st;
+    tern_info_t *d = tern_info_lookup(h);
+    for (int i = 0; i < s->n && st == TERN_OK; i++)
+        st = tern_info_set(d, s->keys[i], s->vals[i]);
+    if (st != TERN_OK) {
+        tern_info_free(h);
+        return st;
+    }
+    *handle_p = h;
+    return TERN_OK;
+}
+
+void tern_info_free(MPI_Info handle)
+{
+    tern_info_t *info = tern_info_lookup(handle);
+    if (!info || info == &info_env)
+        return;
+    info_clear(info);
+    free(info);
+    table[TERN_HANDLE_INDEX(handle)] = NULL;
+}
+
+void tern_info_finalize(void)
+{
+    for (int i = 0; i < table_len; i++)
+        if (table[i]) {
+            info_clear(table[i]);
+            free(table[i]);
+        }
+    free(table);
+    table = NULL;
+    table_len = table_cap = 0;
+    info_clear(&info_env);
+    info_env_ready = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The MPI_Info_* operations on checked arguments (src/mpi/api/info.toml). */
+
+tern_status_t tern_info_get_value(const tern_info_t *info, const char *key, int valuelen,
+                                  char *value, int *flag)
+{
+    const char *v = tern_info_get(info, key);
+    *flag = v != NULL;
+    if (v) {
+        /* At most valuelen characters plus the terminator (MPI-4.1, 10). */
+        size_t n = strlen(v);
+        if (n > (size_t)valuelen)
+            n = (size_t)valuelen;
+        memcpy(value, v, n);
+        value[n] = 0;
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_valuelen(const tern_info_t *info, const char *key, int *valuelen,
+                                     int *flag)
+{
+    const char *v = tern_info_get(info, key);
+    *flag = v != NULL;
+    if (v)
+        *valuelen = (int)strlen(v);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_nkeys(const tern_info_t *info, int *nkeys)
+{
+    *nkeys = info->n;
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_nthkey(const tern_info_t *info, int n, char *key)
+{
+    if (n < 0 || n >= info->n)
+        return tern_status_detail(TERN_ERR_ARG, "n=%d is out of range (the info has %d keys)",
+                                  n, info->n);
+    strcpy(key, info->keys[n]);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_delete_key(tern_info_t *info, const char *key)
+{
+    if (!tern_info_delete(info, key))
+        return tern_status_detail(TERN_ERR_INFO_NOKEY, "no key \"%s\"", key);
+    return TERN_OK;
+}
+
+tern_status_t tern_info_release(MPI_Info *handle)
+{
+    tern_info_free(*handle);
+    *handle = MPI_INFO_NULL;
+    return TERN_OK;
+}

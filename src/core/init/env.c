@@ -1,0 +1,134 @@
+/* The MPI environment: init, finalize, abort, thread queries, versions,
+ * processor name, clock (env.h). */
+#include "core/init/env.h"
+#include "core/comm/attr.h"
+#include "core/coll/coll.h"
+#include "core/init/init.h"
+#include "core/runtime/runtime.h"
+#include "base/log.h"
+#include "pmi/pmi.h"
+#include "transport/transport.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_t main_thread;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+tern_status_t tern_env_init(const char *func, int required, int *provided)
+{
+    if (tern_rt.initialized || tern_rt.finalized) {
+        tern_error("%s called twice (MPI may be initialised only once)", func);
+        tern_pmi_abort(1, "MPI initialised twice");
+    }
+    int prov = MPI_THREAD_SINGLE;
+    tern_status_t st = tern_runtime_init(required, &prov);
+    if (st != TERN_OK) {
+        tern_error("%s failed: %s", func, tern_status_string(st));
+        tern_pmi_abort(1, "MPI_Init failed");
+    }
+    main_thread = pthread_self();
+    tern_rt.wtime_base = now();
+    if (provided)
+        *provided = prov;
+    return TERN_OK;
+}
+
+tern_status_t tern_env_finalize(void)
+{
+    /* MPI 3.1 8.7.1: MPI_COMM_SELF's attributes are deleted first, while
+     * MPI still works, so libraries can clean up (even communicate) in
+     * their delete callbacks. */
+    (void)tern_attr_delete_all(tern_comm_lookup(MPI_COMM_SELF));
+    /* Everyone arrives before anyone tears down its transports. */
+    tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
+    if (st == TERN_OK)
+        st = tern_runtime_finalize();
+    if (st != TERN_OK)
+        return tern_status_detail(st, "finalization failed: %s", tern_status_string(st));
+    return TERN_OK;
+}
+
+tern_status_t tern_env_initialized(int *flag)
+{
+    *flag = tern_rt.initialized;
+    return TERN_OK;
+}
+
+tern_status_t tern_env_finalized(int *flag)
+{
+    *flag = tern_rt.finalized;
+    return TERN_OK;
+}
+
+tern_status_t tern_env_abort(const tern_comm_t *c, int errorcode)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "MPI_Abort called by rank %d on %s with error code %d", tern_rt.rank,
+             c->name, errorcode);
+    /* The process manager prints msg (our mpiexec names the rank and code;
+     * under others the PMI client prints it). Aborting a sub-communicator
+     * ends the whole job too: the processes of a job are not independent. */
+    tern_pmi_abort(errorcode, msg);
+}
+
+tern_status_t tern_env_query_thread(int *provided)
+{
+    *provided = tern_rt.thread_level;
+    return TERN_OK;
+}
+
+tern_status_t tern_env_is_thread_main(int *flag)
+{
+    *flag = pthread_equal(main_thread, pthread_self()) != 0;
+    return TERN_OK;
+}
+
+tern_status_t tern_env_get_processor_name(char *name, int *resultlen)
+{
+    if (!tern_rt.processor_name[0] && gethostname(tern_rt.processor_name, 255) != 0)
+        strcpy(tern_rt.processor_name, "localhost");
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", tern_rt.processor_name);
+    *resultlen = (int)strlen(name);
+    return TERN_OK;
+}
+
+tern_status_t tern_env_get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return TERN_OK;
+}
+
+tern_status_t tern_env_get_library_version(char *version, int *resultlen)
+{
+    /* The transports compiled in (tern_tl_all), so a user can tell a build
+     * with the network transport from one without. */
+    char tls[128] = "";
+    size_t n = 0;
+    for (int i = 0; tern_tl_all[i] && n < sizeof tls; i++)
+        n += (size_t)snprintf(tls + n, sizeof tls - n, "%s%s", i ? ", " : "", tern_tl_all[i]->name);
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tern %s (MPI %d.%d; transports %s)",
+             TERN_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, tls);
+    *resultlen = (int)strlen(version);
+    return TERN_OK;
+}
+
+double tern_env_wtime(void) { return now() - tern_rt.wtime_base; }
+
+double tern_env_wtick(void)
+{
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
+        return 1e-9;
+    return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
+}

@@ -1,0 +1,26 @@
+/* The MPI environment (env.c): initialisation and finalisation, abort,
+ * thread queries, versions, the processor name and the clock, on arguments
+ * the MPI layer has checked. */
+#ifndef TERN_CORE_ENV_H
+#define TERN_CORE_ENV_H
+
+#include "core/comm/comm.h"
+
+/* MPI_Init/MPI_Init_thread: a second call, or a failure, ends the job with
+ * a message naming func (there is no error handler yet). */
+tern_status_t tern_env_init(const char *func, int required, int *provided);
+tern_status_t tern_env_finalize(void);
+tern_status_t tern_env_initialized(int *flag);
+tern_status_t tern_env_finalized(int *flag);
+/* Ends the job through the process manager; does not return. */
+tern_status_t tern_env_abort(const tern_comm_t *c, int errorcode);
+tern_status_t tern_env_query_thread(int *provided);
+tern_status_t tern_env_is_thread_main(int *flag);
+tern_status_t tern_env_get_processor_name(char *name, int *resultlen);
+tern_status_t tern_env_get_version(int *version, int *subversion);
+tern_status_t tern_env_get_library_version(char *version, int *resultlen);
+/* Seconds since MPI_Init on a monotonic clock, and its resolution. */
+double tern_env_wtime(void);
+double tern_env_wtick(void);
+
+#endif

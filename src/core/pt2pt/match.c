@@ -1,0 +1,125 @@
+#include "core/pt2pt/match.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static tern_req_t *posted_head, *posted_tail;
+static tern_unexp_t *unexp_head, *unexp_tail;
+/* Freed entries are kept for the next unexpected message: a small early
+ * message (most collective traffic) then costs no malloc and no free. */
+enum { UNEXP_KEEP_MAX = 256 };
+static tern_unexp_t *unexp_free;
+static int n_unexp_free;
+
+void tern_match_post(tern_req_t *req)
+{
+    req->next = NULL;
+    req->in_posted = 1;
+    if (posted_tail)
+        posted_tail->next = req;
+    else
+        posted_head = req;
+    posted_tail = req;
+}
+
+tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag)
+{
+    tern_req_t *prev = NULL;
+    for (tern_req_t *r = posted_head; r; prev = r, r = r->next) {
+        if (!tern_match_fits(ctx, src, tag, r->context_id, r->peer, r->tag))
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            posted_head = r->next;
+        if (posted_tail == r)
+            posted_tail = prev;
+        r->next = NULL;
+        r->in_posted = 0;
+        return r;
+    }
+    return NULL;
+}
+
+int tern_match_unpost(tern_req_t *req)
+{
+    tern_req_t *prev = NULL;
+    for (tern_req_t *r = posted_head; r; prev = r, r = r->next) {
+        if (r != req)
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            posted_head = r->next;
+        if (posted_tail == r)
+            posted_tail = prev;
+        r->next = NULL;
+        r->in_posted = 0;
+        return 1;
+    }
+    return 0;
+}
+
+tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
+{
+    tern_unexp_t *u = unexp_free;
+    if (u) {
+        unexp_free = u->next;
+        n_unexp_free--;
+    } else if (!(u = malloc(sizeof *u))) {
+        return TERN_ERR_NOMEM;
+    }
+    u->next = NULL;
+    u->msg = *msg;
+    u->owned_data = NULL;
+    if (msg->data && msg->size) {
+        void *copy = u->inline_data;
+        if (msg->size > sizeof u->inline_data) {
+            copy = u->owned_data = malloc(msg->size);
+            if (!copy) {
+                free(u);
+                return TERN_ERR_NOMEM;
+            }
+        }
+        memcpy(copy, msg->data, msg->size);
+        u->msg.data = copy;
+    }
+    if (unexp_tail)
+        unexp_tail->next = u;
+    else
+        unexp_head = u;
+    unexp_tail = u;
+    return TERN_OK;
+}
+
+tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take)
+{
+    tern_unexp_t *prev = NULL;
+    for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
+        if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag))
+            continue;
+        if (take) {
+            if (prev)
+                prev->next = u->next;
+            else
+                unexp_head = u->next;
+            if (unexp_tail == u)
+                unexp_tail = prev;
+            u->next = NULL;
+        }
+        return u;
+    }
+    return NULL;
+}
+
+void tern_match_free_unexpected(tern_unexp_t *u)
+{
+    free(u->owned_data);
+    if (n_unexp_free >= UNEXP_KEEP_MAX) {
+        free(u);
+        return;
+    }
+    u->next = unexp_free;
+    unexp_free = u;
+    n_unexp_free++;
+}

@@ -1,0 +1,58 @@
+/* The one tag-matching engine: posted receives and unexpected messages, for
+ * every transport alike (MPI_ANY_SOURCE needs no double posting). Both
+ * queues keep arrival order, which gives MPI's non-overtaking rule since
+ * each transport delivers in order per pair. */
+#ifndef TERN_CORE_MATCH_H
+#define TERN_CORE_MATCH_H
+
+#include "core/pt2pt/request.h"
+#include "transport/transport.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* An incoming message as the protocols see it (eager data or rendezvous
+ * announcement). */
+typedef struct {
+    uint32_t type;
+    int src_world;
+    int src;          /* rank in the communicator */
+    int tag;
+    uint32_t context_id;
+    size_t size;      /* message bytes */
+    const void *data; /* eager payload */
+    uint64_t sreq;    /* sender's request (sync eager, rendezvous) */
+    uint64_t addr;    /* rendezvous: sender buffer */
+    tern_rkey_t rkey;
+    uint32_t rts_flags; /* rendezvous: RTS_STREAM (p2p.c) when the sender's data is scattered */
+} tern_msg_t;
+
+/* Payloads up to this size are kept inside the entry (no allocation). */
+#define TERN_UNEXP_INLINE 64
+
+typedef struct tern_unexp {
+    struct tern_unexp *next;
+    tern_msg_t msg;
+    void *owned_data;   /* a larger payload's copy, or NULL */
+    _Alignas(16) unsigned char inline_data[TERN_UNEXP_INLINE];
+} tern_unexp_t;
+
+static inline int tern_match_fits(uint32_t ctx, int src, int tag, uint32_t want_ctx, int want_src,
+                                  int want_tag)
+{
+    return ctx == want_ctx && (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/* Posted receives. */
+void tern_match_post(tern_req_t *req);
+tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag);
+/* Removes a posted receive (cancel); 1 if it was there. */
+int tern_match_unpost(tern_req_t *req);
+
+/* Unexpected messages. */
+tern_status_t tern_match_add_unexpected(const tern_msg_t *msg);
+/* Finds the first match; removes it when take is set. */
+tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take);
+void tern_match_free_unexpected(tern_unexp_t *u);
+
+#endif

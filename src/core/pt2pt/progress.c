@@ -1,0 +1,60 @@
+#include "core/pt2pt/progress.h"
+#include "core/pt2pt/p2p.h"
+#include "core/runtime/runtime.h"
+
+#include "base/log.h"
+
+#include <sched.h>
+
+#define MAX_HOOKS 8
+static tern_progress_hook_fn hooks[MAX_HOOKS];
+static int n_hooks;
+
+void tern_progress_register(tern_progress_hook_fn fn)
+{
+    for (int i = 0; i < n_hooks; i++)
+        if (hooks[i] == fn)
+            return;
+    if (n_hooks == MAX_HOOKS)
+        tern_fatal("more than %d progress hooks", MAX_HOOKS);
+    hooks[n_hooks++] = fn;
+}
+
+void tern_progress_unregister(tern_progress_hook_fn fn)
+{
+    for (int i = 0; i < n_hooks; i++)
+        if (hooks[i] == fn) {
+            hooks[i] = hooks[--n_hooks];
+            return;
+        }
+}
+
+int tern_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < tern_rt.n_poll; i++)
+        if (!tern_rt.poll[i].hint || *tern_rt.poll[i].hint)
+            n += tern_rt.poll[i].ops->progress(tern_rt.poll[i].tl);
+    if (tern_rt.n_pending_peers)
+        n += tern_p2p_flush_pending();
+    for (int i = 0; i < n_hooks; i++)
+        n += hooks[i]();
+    return n;
+}
+
+void tern_progress_idle(unsigned *idle_polls)
+{
+    if (++*idle_polls > (unsigned long)tern_rt.spin_limit) {
+        sched_yield();
+        *idle_polls = 0;
+    }
+}
+
+void tern_progress_wait(volatile int *flag)
+{
+    unsigned idle = 0;
+    while (!*flag) {
+        if (tern_progress() == 0 && !*flag)
+            tern_progress_idle(&idle);
+    }
+}

@@ -1,0 +1,230 @@
+#include "core/runtime/runtime.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "pmi/pmi.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+tern_runtime_t tern_rt;
+
+static int transport_allowed(const char *name)
+{
+    const char *list = tern_config_str("TERN_TRANSPORTS");
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* Ranks on the same host form a node. Each rank publishes its host name;
+ * node indices follow the order in which hosts first appear by rank. */
+static tern_status_t discover_nodes(void)
+{
+    char key[64], host[256];
+    int size = tern_rt.size;
+    tern_rt.node_of_rank = calloc((size_t)size, sizeof(int));
+    tern_rt.local_ranks = calloc((size_t)size, sizeof(int));
+    if (!tern_rt.node_of_rank || !tern_rt.local_ranks)
+        return TERN_ERR_NOMEM;
+    if (size == 1) {
+        tern_rt.node = 0;
+        tern_rt.local_rank = 0;
+        tern_rt.local_size = 1;
+        tern_rt.local_ranks[0] = 0;
+        return TERN_OK;
+    }
+    /* The launcher's map, when it offers one, saves an exchange. */
+    tern_status_t st = tern_pmi_node_map(tern_rt.node_of_rank);
+    if (st == TERN_OK) {
+        tern_debug("nodes from the launcher's map");
+        goto local;
+    }
+    if (st != TERN_ERR_NOT_SUPPORTED)
+        return st;
+    snprintf(key, sizeof key, "tern-host-%d", tern_rt.rank);
+    st = tern_pmi_put(key, tern_rt.processor_name);
+    if (st == TERN_OK)
+        st = tern_pmi_fence();
+    if (st != TERN_OK)
+        return st;
+    char(*hosts)[256] = malloc((size_t)size * sizeof *hosts);
+    if (!hosts)
+        return TERN_ERR_NOMEM;
+    int n_nodes = 0;
+    for (int r = 0; r < size; r++) {
+        snprintf(key, sizeof key, "tern-host-%d", r);
+        if (r == tern_rt.rank) {
+            snprintf(host, sizeof host, "%s", tern_rt.processor_name);
+        } else if ((st = tern_pmi_get(key, host, sizeof host)) != TERN_OK) {
+            tern_error("cannot read the host name of rank %d from the process manager", r);
+            free(hosts);
+            return st;
+        }
+        int node = -1;
+        for (int q = 0; q < r; q++)
+            if (strcmp(hosts[q], host) == 0) {
+                node = tern_rt.node_of_rank[q];
+                break;
+            }
+        if (node < 0)
+            node = n_nodes++;
+        tern_rt.node_of_rank[r] = node;
+        memcpy(hosts[r], host, sizeof host);
+    }
+    free(hosts);
+local:
+    tern_rt.node = tern_rt.node_of_rank[tern_rt.rank];
+    tern_rt.local_size = 0;
+    for (int r = 0; r < size; r++) {
+        if (tern_rt.node_of_rank[r] != tern_rt.node)
+            continue;
+        if (r == tern_rt.rank)
+            tern_rt.local_rank = tern_rt.local_size;
+        tern_rt.local_ranks[tern_rt.local_size++] = r;
+    }
+    return TERN_OK;
+}
+
+/* CPUs the node's ranks share. A rank bound to one core (mpiexec
+ * --bind-to core) sees a mask of one, which says nothing about its
+ * neighbours: then count the node's online CPUs. */
+static int cpus_available(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
+        return CPU_COUNT(&set);
+    return online > 0 ? (int)online : 1;
+}
+
+static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler)
+{
+    tern_tl_params_t params = {
+        .rank = tern_rt.rank,
+        .size = tern_rt.size,
+        .node_of_rank = tern_rt.node_of_rank,
+        .node = tern_rt.node,
+        .local_rank = tern_rt.local_rank,
+        .local_size = tern_rt.local_size,
+        .local_ranks = tern_rt.local_ranks,
+        .job_id = pmi->kvsname,
+        .oversubscribed = tern_rt.local_size > cpus_available(),
+        .am_handler = am_handler,
+        .am_ctx = NULL,
+    };
+    /* Every rank initialises the same transports in the same order (their
+     * init may use collective PMI fences): allowance is a job-wide knob. */
+    for (int i = 0; tern_tl_all[i]; i++) {
+        const tern_tl_ops_t *ops = tern_tl_all[i];
+        if (strcmp(ops->name, "self") != 0 && !transport_allowed(ops->name))
+            continue;
+        tern_tl_t *tl;
+        tern_status_t st = ops->init(&params, &tl);
+        if (st != TERN_OK) {
+            tern_error("transport %s failed to start: %s", ops->name, tern_status_string(st));
+            return st;
+        }
+        tern_rt.tls[tern_rt.n_tls].ops = ops;
+        tern_rt.tls[tern_rt.n_tls].tl = tl;
+        tern_rt.n_tls++;
+    }
+
+    long eager_knob = tern_config_long("TERN_P2P_EAGER_MAX");
+    for (int p = 0; p < tern_rt.size; p++) {
+        tern_peer_t *peer = &tern_rt.peers[p];
+        for (int i = 0; i < tern_rt.n_tls && !peer->ops; i++) {
+            const tern_tl_ops_t *ops = tern_rt.tls[i].ops;
+            tern_tl_t *tl = tern_rt.tls[i].tl;
+            if (!ops->reachable(tl, p))
+                continue;
+            peer->ops = ops;
+            peer->tl = tl;
+        }
+        if (!peer->ops) {
+            tern_error("no transport reaches rank %d (TERN_TRANSPORTS=%s)", p,
+                       tern_config_str("TERN_TRANSPORTS"));
+            return TERN_ERR_NOT_SUPPORTED;
+        }
+        peer->am_max = peer->ops->am_max(peer->tl);
+        /* Eager payload must leave room for the largest match header (64 B). */
+        peer->eager_max = peer->am_max > 64 ? peer->am_max - 64 : 0;
+        if (eager_knob >= 0 && (size_t)eager_knob < peer->eager_max)
+            peer->eager_max = (size_t)eager_knob;
+        peer->caps = peer->ops->caps(peer->tl);
+        peer->rma_min = peer->ops->rma_min(peer->tl);
+        peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
+        peer->credits = tern_rt.credit_max;
+    }
+    /* Poll only transports that serve someone: on one node the network
+     * transport costs a call per poll for nothing. */
+    tern_rt.n_poll = 0;
+    for (int i = 0; i < tern_rt.n_tls; i++) {
+        int used = 0;
+        for (int p = 0; p < tern_rt.size && !used; p++)
+            used = tern_rt.peers[p].tl == tern_rt.tls[i].tl;
+        if (!used)
+            continue;
+        const tern_tl_ops_t *ops = tern_rt.tls[i].ops;
+        tern_rt.poll[tern_rt.n_poll].ops = ops;
+        tern_rt.poll[tern_rt.n_poll].tl = tern_rt.tls[i].tl;
+        tern_rt.poll[tern_rt.n_poll].hint = ops->work_hint ? ops->work_hint(tern_rt.tls[i].tl) : NULL;
+        tern_rt.n_poll++;
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_runtime_start(tern_am_handler_fn am_handler)
+{
+    tern_pmi_info_t pmi;
+    tern_status_t st = tern_pmi_init(&pmi);
+    if (st != TERN_OK) {
+        tern_error("cannot start: no connection to the process manager (%s)",
+                   tern_status_string(st));
+        return st;
+    }
+    tern_rt.rank = pmi.rank;
+    tern_rt.size = pmi.size;
+    tern_rt.appnum = pmi.appnum;
+    tern_rt.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
+    tern_log_set_rank(pmi.rank);
+    if (gethostname(tern_rt.processor_name, sizeof tern_rt.processor_name - 1) != 0)
+        strcpy(tern_rt.processor_name, "localhost");
+
+    st = discover_nodes();
+    if (st != TERN_OK)
+        return st;
+
+    tern_rt.credit_max = tern_config_long("TERN_P2P_UNEXPECTED_MAX");
+    if (tern_rt.credit_max < 4096)
+        tern_rt.credit_max = 4096;
+    long spin = tern_config_long("TERN_PROGRESS_SPIN");
+    if (spin < 0)
+        spin = tern_rt.local_size > cpus_available() ? 0 : 4096;
+    tern_rt.spin_limit = spin;
+
+    tern_rt.peers = calloc((size_t)tern_rt.size, sizeof *tern_rt.peers);
+    tern_rt.pending_peers = calloc((size_t)tern_rt.size, sizeof(int));
+    if (!tern_rt.peers || !tern_rt.pending_peers)
+        return TERN_ERR_NOMEM;
+
+    return init_transports(&pmi, am_handler);
+}
+
+void tern_runtime_close_transports(void)
+{
+    for (int i = tern_rt.n_tls - 1; i >= 0; i--)
+        tern_rt.tls[i].ops->finalize(tern_rt.tls[i].tl);
+    tern_rt.n_tls = 0;
+    tern_rt.n_poll = 0;
+}
