@@ -80,6 +80,8 @@ static const reject_t rejected[] = {
     {TERN_KNOB_SHM_CMA_MIN, "9223372036854775808"}, /* INT64_MAX + 1 */
     {TERN_KNOB_SHM_CMA_MIN, "99999999999999999999999"},
     {TERN_KNOB_SHM_CMA_MIN, "8589934592g"}, /* 2^63 after the suffix */
+    {TERN_KNOB_SHM_CMA_MIN, "18446744073709551616"}, /* 2^64: would wrap to 0 */
+    {TERN_KNOB_SHM_CMA_MIN, "17179869184g"},         /* 2^64 after the suffix */
     {TERN_KNOB_SHM_CMA_MIN, "2t"},
     {TERN_KNOB_SHM_CMA_MIN, "AUTO"},
     {TERN_KNOB_P2P_EAGER_MAX, "-1"},
