@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The numbers come first, then BOOL: "type <= TERN_KNOB_T_POW2" means a
+ * number, "<= TERN_KNOB_T_BOOL" a type that may take auto. */
 typedef enum {
     TERN_KNOB_T_SIZE,   /* bytes, with k/m/g/t suffixes */
     TERN_KNOB_T_COUNT,  /* a number, same suffixes */
