@@ -13,7 +13,7 @@ void tern_log_set_rank(int rank) { log_rank = rank; }
 int tern_log_enabled(int level)
 {
     if (log_level < 0)
-        log_level = (int)tern_config_long("TERN_LOG_LEVEL");
+        log_level = (int)tern_knob_count(TERN_KNOB_LOG_LEVEL);
     return level <= log_level;
 }
 

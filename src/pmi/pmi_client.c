@@ -220,7 +220,7 @@ tern_status_t tern_pmi_init(tern_pmi_info_t *info_p)
         return TERN_OK;
     }
     const tern_pmi_flavour_t *order[2] = {NULL, NULL};
-    int n = choose(tern_config_str("TERN_PMI"), order);
+    int n = choose(tern_knob_str(TERN_KNOB_PMI), order);
     if (n == 0)
         return TERN_ERR_ARG;
     tern_status_t st = TERN_ERR_PMI;

@@ -1,23 +1,26 @@
 #!/bin/bash
 # Every TERN_* environment variable the code reads is a documented knob:
-# each name passed to getenv/secure_getenv or tern_config_*() in src/ and
-# tools/ must appear in the output of `tern-info --knobs` (which lists the
-# knobs.def table). Variables that the sources also set themselves
+# each name passed to getenv/secure_getenv in src/ and tools/, and each knob
+# read through its identifier TERN_KNOB_<ID> (base/config.h; an undeclared one
+# does not compile), must appear in the output of `tern-info --knobs`, as must
+# every row of knobs.def. Variables that the sources also set themselves
 # (setenv/putenv: the launcher telling ranks who they are) are internal, not
-# knobs, and are only reported.
+# knobs, and are only reported. Test programs (*_test.c) set and misspell
+# knobs on purpose and are left out.
 # Usage: knobs_documented.sh <tern-info> <source dir>
 set -euo pipefail
 tern_info=$1 src=$2
 cd "$src"
 
-used=$(grep -rhoE --include='*.c' --include='*.h' \
-        '(secure_getenv|getenv|tern_config_[a-z_]+) *\( *"TERN_[A-Z0-9_]+"' src tools |
-       grep -oE 'TERN_[A-Z0-9_]+' | sort -u || true)
-internal=$(grep -rhoE --include='*.c' --include='*.h' \
+used=$( (grep -rhoE --include='*.c' --include='*.h' --exclude='*_test.c' \
+        '(secure_getenv|getenv) *\( *"TERN_[A-Z0-9_]+"' src tools | grep -oE 'TERN_[A-Z0-9_]+'
+        grep -rhoE --include='*.c' --include='*.h' --exclude='*_test.c' '\bTERN_KNOB_[A-Z0-9_]*[A-Z0-9]\b' src tools |
+        grep -vxE 'TERN_KNOB_(T_[A-Z0-9]+|N|CHECK|IS)' | sed 's/^TERN_KNOB_/TERN_/') | sort -u || true)
+internal=$(grep -rhoE --include='*.c' --include='*.h' --exclude='*_test.c' \
         '(setenv|putenv) *\( *"TERN_[A-Z0-9_]+' src tools |
        grep -oE 'TERN_[A-Z0-9_]+' | sort -u || true)
 listed=$("$tern_info" --knobs)
-knobs_def=$(sed -nE 's/^TERN_KNOB\("(TERN_[A-Z0-9_]+)".*/\1/p' src/base/knobs.def)
+knobs_def=$(sed -nE 's/^TERN_KNOB\(([A-Z0-9_]+),.*/TERN_\1/p' src/base/knobs.def)
 
 fail=0
 n=0
@@ -31,7 +34,7 @@ for name in $used; do
         echo "ok: $name"
     else
         echo "FAIL: $name is read in the sources but tern-info does not list it (declare it in src/base/knobs.def):"
-        grep -rnE --include='*.c' --include='*.h' "\"$name\"" src tools | sed 's/^/    /'
+        grep -rnE --include='*.c' --include='*.h' "\"$name\"|${name/TERN_/TERN_KNOB_}" src tools | sed 's/^/    /'
         fail=1
     fi
 done

@@ -153,7 +153,7 @@ static tern_status_t start_host(root_t *rt, int h, const char *map, int port)
     host_t *ho = &rt->hosts[h];
     int local = is_local(ho->name) && !rt->opts->launcher;
     const char *launcher = rt->opts->launcher ? rt->opts->launcher
-                                              : tern_config_str("TERN_MPIEXEC_LAUNCHER");
+                                              : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
     char addr[300];
     if (local)
         snprintf(addr, sizeof addr, "127.0.0.1:%d", port);

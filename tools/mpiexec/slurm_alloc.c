@@ -4,6 +4,7 @@
  * srun instead of ssh, as Hydra does, so Slurm accounts for and cleans up
  * everything. An explicit --launcher or TERN_MPIEXEC_LAUNCHER wins. */
 #include "mpiexec.h"
+#include "base/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ int mpiexec_slurm_hosts(mpiexec_opts_t *o)
         fprintf(stderr, "mpiexec: cannot parse SLURM_TASKS_PER_NODE=%s\n", tasks);
         return -1;
     }
-    if (!o->launcher && !getenv("TERN_MPIEXEC_LAUNCHER"))
+    if (!o->launcher && !tern_knob_from_env(TERN_KNOB_MPIEXEC_LAUNCHER))
         o->launcher = SRUN_LAUNCHER;
     return 0;
 }

@@ -151,26 +151,25 @@ static void probe_hw(hw_result_t *h)
     hwloc_topology_destroy(topo);
 }
 
-/* A knob's value from the environment; NULL when unset (empty counts as unset,
- * as in tern_config_str). */
-static const char *knob_env(const tern_knob_t *k)
-{
-    const char *v = getenv(k->name);
-    return (v && *v) ? v : NULL;
-}
-
 /* ---- text output ---------------------------------------------------- */
 
 static void print_knobs_text(void)
 {
-    size_t n;
-    const tern_knob_t *knobs = tern_config_knobs(&n);
+    const tern_knob_t *knobs = tern_knob_table();
     printf("Runtime knobs (environment variables):\n");
-    for (size_t i = 0; i < n; i++) {
-        const char *env = knob_env(&knobs[i]);
-        printf("  %s=%s  (default %s%s)\n", knobs[i].name, env ? env : knobs[i].default_value,
-               knobs[i].default_value, env ? "; set in the environment" : "");
-        printf("      %s\n", knobs[i].doc);
+    for (int id = 0; id < TERN_KNOB_N; id++) {
+        const tern_knob_t *k = &knobs[id];
+        char allowed[300];
+        tern_knob_allowed((tern_knob_id_t)id, allowed, sizeof allowed);
+        const char *bad = tern_knob_rejected((tern_knob_id_t)id);
+        printf("  %s=%s  (%s, default %s%s)\n", k->name, tern_knob_value((tern_knob_id_t)id)->text,
+               tern_knob_type_name(k->type), k->default_value,
+               tern_knob_from_env((tern_knob_id_t)id) && !bad ? "; set in the environment" : "");
+        /* The line MPI_Init would end the job with. */
+        if (bad)
+            printf("      INVALID in the environment: %s=%s: must be %s\n", k->name, bad, allowed);
+        printf("      allowed: %s\n", allowed);
+        printf("      %s\n", k->doc);
     }
 }
 
@@ -228,20 +227,35 @@ static void json_str(const char *s)
 
 static void print_knobs_json(const char *indent)
 {
-    size_t n;
-    const tern_knob_t *knobs = tern_config_knobs(&n);
+    const tern_knob_t *knobs = tern_knob_table();
     printf("[\n");
-    for (size_t i = 0; i < n; i++) {
-        const char *env = knob_env(&knobs[i]);
+    for (int id = 0; id < TERN_KNOB_N; id++) {
+        const tern_knob_t *k = &knobs[id];
+        char allowed[300];
+        tern_knob_allowed((tern_knob_id_t)id, allowed, sizeof allowed);
+        const char *bad = tern_knob_rejected((tern_knob_id_t)id);
         printf("%s  {\"name\": ", indent);
-        json_str(knobs[i].name);
+        json_str(k->name);
+        printf(", \"type\": ");
+        json_str(tern_knob_type_name(k->type));
+        if (k->type <= TERN_KNOB_T_POW2)
+            printf(", \"min\": %lld, \"max\": %lld", (long long)k->min, (long long)k->max);
+        printf(", \"words\": ");
+        json_str(k->words);
+        printf(", \"allowed\": ");
+        json_str(allowed);
         printf(", \"default\": ");
-        json_str(knobs[i].default_value);
+        json_str(k->default_value);
         printf(", \"current\": ");
-        json_str(env ? env : knobs[i].default_value);
-        printf(", \"set\": %s, \"doc\": ", env ? "true" : "false");
-        json_str(knobs[i].doc);
-        printf("}%s\n", i + 1 < n ? "," : "");
+        json_str(tern_knob_value((tern_knob_id_t)id)->text);
+        printf(", \"set\": %s, \"rejected\": ", tern_knob_from_env((tern_knob_id_t)id) ? "true" : "false");
+        if (bad)
+            json_str(bad);
+        else
+            printf("null");
+        printf(", \"doc\": ");
+        json_str(k->doc);
+        printf("}%s\n", id + 1 < TERN_KNOB_N ? "," : "");
     }
     printf("%s]", indent);
 }

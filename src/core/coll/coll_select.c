@@ -85,13 +85,14 @@ static const char *table_source = "built-in";
 static const tern_coll_algo_t *forced[TERN_COLL_N];
 static long ranks_per_node; /* TERN_COLL_RANKS_PER_NODE, read once */
 
-static const char *const env_names[TERN_COLL_N] = {
-    "TERN_BARRIER_ALGORITHM",   "TERN_BCAST_ALGORITHM",          "TERN_GATHER_ALGORITHM",
-    "TERN_GATHERV_ALGORITHM",   "TERN_SCATTER_ALGORITHM",        "TERN_SCATTERV_ALGORITHM",
-    "TERN_ALLGATHER_ALGORITHM", "TERN_ALLGATHERV_ALGORITHM",     "TERN_ALLTOALL_ALGORITHM",
-    "TERN_ALLTOALLV_ALGORITHM", "TERN_ALLTOALLW_ALGORITHM",      "TERN_REDUCE_ALGORITHM",
-    "TERN_ALLREDUCE_ALGORITHM", "TERN_REDUCE_SCATTER_ALGORITHM", "TERN_REDUCE_SCATTER_BLOCK_ALGORITHM",
-    "TERN_SCAN_ALGORITHM",      "TERN_EXSCAN_ALGORITHM"};
+/* The knob forcing each collective's algorithm (string knobs, read by id). */
+static const tern_knob_id_t algorithm_knobs[TERN_COLL_N] = {
+    TERN_KNOB_BARRIER_ALGORITHM,   TERN_KNOB_BCAST_ALGORITHM,          TERN_KNOB_GATHER_ALGORITHM,
+    TERN_KNOB_GATHERV_ALGORITHM,   TERN_KNOB_SCATTER_ALGORITHM,        TERN_KNOB_SCATTERV_ALGORITHM,
+    TERN_KNOB_ALLGATHER_ALGORITHM, TERN_KNOB_ALLGATHERV_ALGORITHM,     TERN_KNOB_ALLTOALL_ALGORITHM,
+    TERN_KNOB_ALLTOALLV_ALGORITHM, TERN_KNOB_ALLTOALLW_ALGORITHM,      TERN_KNOB_REDUCE_ALGORITHM,
+    TERN_KNOB_ALLREDUCE_ALGORITHM, TERN_KNOB_REDUCE_SCATTER_ALGORITHM, TERN_KNOB_REDUCE_SCATTER_BLOCK_ALGORITHM,
+    TERN_KNOB_SCAN_ALGORITHM,      TERN_KNOB_EXSCAN_ALGORITHM};
 
 static int kind_of(const char *name)
 {
@@ -167,7 +168,7 @@ static void load(void)
     loaded = 1;
     entry_t *file_rows = NULL;
     size_t n_file = 0, cap_file = 0, cap = 0;
-    const char *path = tern_config_str("TERN_COLL_TUNING_FILE");
+    const char *path = tern_knob_str(TERN_KNOB_COLL_TUNING_FILE);
     int use_file = path && *path && strcmp(path, "none") &&
                    read_tuning_file(path, &file_rows, &n_file, &cap_file) == 0;
     int in_file[TERN_COLL_N] = {0};
@@ -199,14 +200,15 @@ static void load(void)
     }
     kind_first[TERN_COLL_N] = n_table;
     free(file_rows);
-    ranks_per_node = tern_config_long("TERN_COLL_RANKS_PER_NODE");
+    ranks_per_node = tern_knob_count(TERN_KNOB_COLL_RANKS_PER_NODE);
     for (int k = 0; k < TERN_COLL_N; k++) {
-        const char *v = tern_config_str(env_names[k]);
-        if (!v || !*v || !strcmp(v, "auto"))
+        const char *v = tern_knob_value(algorithm_knobs[k])->text;
+        if (!strcmp(v, "auto"))
             continue;
         forced[k] = tern_coll_find((tern_coll_kind_t)k, v);
         if (!forced[k])
-            tern_error("%s=%s: no such %s algorithm; using the selection table", env_names[k], v,
+            tern_error("%s=%s: no such %s algorithm; using the selection table",
+                       tern_knob_table()[algorithm_knobs[k]].name, v,
                        tern_coll_kind_name((tern_coll_kind_t)k));
     }
 }
@@ -327,7 +329,7 @@ void tern_coll_print_table(FILE *f)
     }
     for (int k = 0; k < TERN_COLL_N; k++)
         if (forced[k])
-            fprintf(f, "  forced: %s=%s\n", env_names[k], forced[k]->name);
+            fprintf(f, "  forced: %s=%s\n", tern_knob_table()[algorithm_knobs[k]].name, forced[k]->name);
     fprintf(f, "  algorithms:");
     size_t n;
     const tern_coll_algo_t *all = tern_coll_algorithms(&n);

@@ -7,7 +7,7 @@
 tern_status_t coll_nodes(tern_sched_t *s, tern_comm_t *comm, coll_nodes_t *nd)
 {
     int p = comm->size;
-    long per = tern_config_long("TERN_COLL_RANKS_PER_NODE");
+    long per = tern_knob_count(TERN_KNOB_COLL_RANKS_PER_NODE);
     int *node = tern_sched_tmp(s, (size_t)p * sizeof(int));
     int *buf = tern_sched_tmp(s, 3 * (size_t)p * sizeof(int));
     if (!node || !buf)

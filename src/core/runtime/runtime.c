@@ -11,20 +11,25 @@
 
 tern_runtime_t tern_rt;
 
-static int transport_allowed(const char *name)
+static void report_knob(const char *line)
 {
-    const char *list = tern_config_str("TERN_TRANSPORTS");
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0)
-            return 1;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return 0;
+    tern_error("%s", line);
+}
+
+/* Every rank reads the same environment, so every rank finds the same bad
+ * knobs: rank 0 reports them, once, and ends the job. The others wait in a
+ * fence that rank 0 never enters, until the launcher ends them, so that no
+ * early exit of theirs cuts rank 0's message short (and none of them goes on
+ * to fail later with a misleading error). One still here after the fence
+ * read an environment that rank 0 did not: it reports for itself. */
+static void end_job_on_bad_knobs(int rank)
+{
+    if (tern_knobs_invalid(NULL) == 0)
+        return;
+    if (rank != 0)
+        (void)tern_pmi_fence();
+    tern_knobs_invalid(report_knob);
+    tern_pmi_abort(1, "MPI_Init: invalid TERN_* knob value");
 }
 
 /* Ranks on the same host form a node. Each rank publishes its host name;
@@ -127,7 +132,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
      * init may use collective PMI fences): allowance is a job-wide knob. */
     for (int i = 0; tern_tl_all[i]; i++) {
         const tern_tl_ops_t *ops = tern_tl_all[i];
-        if (strcmp(ops->name, "self") != 0 && !transport_allowed(ops->name))
+        if (strcmp(ops->name, "self") != 0 && !tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name))
             continue;
         tern_tl_t *tl;
         tern_status_t st = ops->init(&params, &tl);
@@ -140,7 +145,8 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         tern_rt.n_tls++;
     }
 
-    long eager_knob = tern_config_long("TERN_P2P_EAGER_MAX");
+    /* auto: no cap below what the transport carries. */
+    size_t eager_knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);
     for (int p = 0; p < tern_rt.size; p++) {
         tern_peer_t *peer = &tern_rt.peers[p];
         for (int i = 0; i < tern_rt.n_tls && !peer->ops; i++) {
@@ -153,14 +159,14 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         }
         if (!peer->ops) {
             tern_error("no transport reaches rank %d (TERN_TRANSPORTS=%s)", p,
-                       tern_config_str("TERN_TRANSPORTS"));
+                       tern_knob_str(TERN_KNOB_TRANSPORTS));
             return TERN_ERR_NOT_SUPPORTED;
         }
         peer->am_max = peer->ops->am_max(peer->tl);
         /* Eager payload must leave room for the largest match header (64 B). */
         peer->eager_max = peer->am_max > 64 ? peer->am_max - 64 : 0;
-        if (eager_knob >= 0 && (size_t)eager_knob < peer->eager_max)
-            peer->eager_max = (size_t)eager_knob;
+        if (eager_knob < peer->eager_max)
+            peer->eager_max = eager_knob;
         peer->caps = peer->ops->caps(peer->tl);
         peer->rma_min = peer->ops->rma_min(peer->tl);
         peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
@@ -198,6 +204,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler)
     tern_rt.appnum = pmi.appnum;
     tern_rt.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     tern_log_set_rank(pmi.rank);
+    end_job_on_bad_knobs(pmi.rank);
     if (gethostname(tern_rt.processor_name, sizeof tern_rt.processor_name - 1) != 0)
         strcpy(tern_rt.processor_name, "localhost");
 
@@ -205,13 +212,9 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler)
     if (st != TERN_OK)
         return st;
 
-    tern_rt.credit_max = tern_config_long("TERN_P2P_UNEXPECTED_MAX");
-    if (tern_rt.credit_max < 4096)
-        tern_rt.credit_max = 4096;
-    long spin = tern_config_long("TERN_PROGRESS_SPIN");
-    if (spin < 0)
-        spin = tern_rt.local_size > cpus_available() ? 0 : 4096;
-    tern_rt.spin_limit = spin;
+    tern_rt.credit_max = (long)tern_knob_size(TERN_KNOB_P2P_UNEXPECTED_MAX);
+    tern_rt.spin_limit =
+        tern_knob_count_or(TERN_KNOB_PROGRESS_SPIN, tern_rt.local_size > cpus_available() ? 0 : 4096);
 
     tern_rt.peers = calloc((size_t)tern_rt.size, sizeof *tern_rt.peers);
     tern_rt.pending_peers = calloc((size_t)tern_rt.size, sizeof(int));

@@ -48,21 +48,6 @@ static int tcp_provider(const struct fi_info *info)
     return socket_provider(info) || strcmp(info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0;
 }
 
-static int list_has(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0)
-            return 1;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return 0;
-}
-
 /* Peers this transport will serve: everyone but us, except that when shm is
  * allowed it takes the ranks on our node (the runtime prefers it). */
 static int is_network_peer(const tern_tl_params_t *p, int shm, int r)
@@ -72,7 +57,7 @@ static int is_network_peer(const tern_tl_params_t *p, int shm, int r)
 
 static int network_peers(const tern_tl_params_t *p)
 {
-    int shm = list_has(tern_config_str("TERN_TRANSPORTS"), "shm");
+    int shm = tern_knob_lists(TERN_KNOB_TRANSPORTS, "shm");
     int n = 0;
     for (int r = 0; r < p->size; r++)
         n += is_network_peer(p, shm, r);
@@ -159,11 +144,9 @@ static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
      * GB/s, bibw 1.6-3.2 -> 4.4-5.1, 1 MB ping-pong 410-700 -> 171-191 us;
      * the kernel's socket buffers, not the provider, set the knee, and
      * every TCP MPI shows it: see docs/performance.md). */
-    const char *chunk_s = tern_config_str("TERN_OFI_RMA_CHUNK");
-    long chunk = strcmp(chunk_s, "auto") == 0 ? (tcp_provider(info) ? 512L << 10 : 0)
-                                              : strtol(chunk_s, NULL, 10);
-    if (chunk > 0 && (size_t)chunk < rl->max_msg_size)
-        rl->max_msg_size = (size_t)chunk;
+    size_t chunk = tern_knob_size_or(TERN_KNOB_OFI_RMA_CHUNK, tcp_provider(info) ? 512L << 10 : 0);
+    if (chunk > 0 && chunk < rl->max_msg_size)
+        rl->max_msg_size = chunk;
     return TERN_OK;
 }
 
@@ -214,9 +197,7 @@ static tern_status_t post_recv(tern_tl_t *tl, int rail, int i)
  * one rail this is n_peers x (window + reserve). */
 static tern_status_t setup_buffers(tern_tl_t *tl, const int *peers_on_rail, int n_peers)
 {
-    long window = tern_config_long("TERN_OFI_CREDITS");
-    if (window < 2)
-        window = 2;
+    long window = tern_knob_count(TERN_KNOB_OFI_CREDITS);
     long reserve = (long)n_peers * OFI_RESERVE_PER_PEER;
     for (int r = 0; r < tl->n_rails; r++) {
         long rx_max = (long)tl->rails[r].info->rx_attr->size;
@@ -229,9 +210,7 @@ static tern_status_t setup_buffers(tern_tl_t *tl, const int *peers_on_rail, int 
                 window = 2;
         }
     }
-    long n_send = tern_config_long("TERN_OFI_SEND_BUFS");
-    if (n_send < 4)
-        n_send = 4;
+    long n_send = tern_knob_count(TERN_KNOB_OFI_SEND_BUFS);
     /* Large eager messages: at most 8 MB of send buffers (64 at 64 KB is
      * still a full bandwidth window). */
     long n_send_max = (long)((8u << 20) / tl->buf_size);
@@ -356,24 +335,11 @@ static struct fi_info *with_multi_recv(const struct fi_info *info)
 static tern_status_t choose_receive_mode(tern_tl_t *tl)
 {
     const struct fi_info *info = tl->rails[0].info;
-    const char *eager_s = tern_config_str("TERN_OFI_EAGER_SIZE");
-    long eager;
-    if (strcmp(eager_s, "auto") == 0) {
-        /* 64 KB of payload plus the core's and our headers. */
-        eager = socket_provider(info) ? 65536 + 128 : 8192;
-    } else {
-        char *end;
-        eager = strtol(eager_s, &end, 10);
-        if (*end || eager < 256 || eager > (16L << 20)) {
-            tern_error("ofi: TERN_OFI_EAGER_SIZE=%s: expected auto or bytes from 256 to 16M",
-                       eager_s);
-            return TERN_ERR_ARG;
-        }
-    }
+    /* auto: 64 KB of payload plus the core's and our headers on sockets. */
+    size_t eager = tern_knob_size_or(TERN_KNOB_OFI_EAGER_SIZE, socket_provider(info) ? 65536 + 128 : 8192);
     /* A multiple of 8, so padded messages fit their buffer. */
-    tl->buf_size = (size_t)eager & ~(size_t)7;
-    const char *mr = tern_config_str("TERN_OFI_MULTI_RECV");
-    int want = strcmp(mr, "auto") == 0 ? tcp_provider(info) : atoi(mr) != 0;
+    tl->buf_size = eager & ~(size_t)7;
+    int want = tern_knob_bool_or(TERN_KNOB_OFI_MULTI_RECV, tcp_provider(info));
     if (!want)
         return TERN_OK;
     /* All rails or none: every rank must post alike on each. */
@@ -417,10 +383,8 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     tl->credit_list = calloc((size_t)p->size, sizeof *tl->credit_list);
     if (!tl->peers || !tl->credit_list)
         return TERN_ERR_NOMEM;
-    long rma_min = tern_config_long("TERN_OFI_RMA_MIN");
-    tl->rma_min = rma_min < 0 ? 0 : (size_t)rma_min;
-    long stripe_min = tern_config_long("TERN_OFI_STRIPE_MIN");
-    tl->stripe_min = stripe_min < 0 ? 0 : (size_t)stripe_min;
+    tl->rma_min = tern_knob_size(TERN_KNOB_OFI_RMA_MIN);
+    tl->stripe_min = tern_knob_size(TERN_KNOB_OFI_STRIPE_MIN);
     tl->next_key = 1;
 
     struct fi_info *infos[OFI_RAILS_MAX];
@@ -431,7 +395,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         goto fail;
     if ((st = choose_receive_mode(tl)) != TERN_OK)
         goto fail;
-    int shm = list_has(tern_config_str("TERN_TRANSPORTS"), "shm");
+    int shm = tern_knob_lists(TERN_KNOB_TRANSPORTS, "shm");
     if ((st = open_rails(tl, p, shm, n_peers)) != TERN_OK)
         goto fail;
     for (int r = 0; r < p->size; r++)
@@ -448,12 +412,11 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
 
     if ((st = tern_ofi_publish_address(tl)) != TERN_OK)
         goto fail;
-    const char *mode = tern_config_str("TERN_CONNECT");
-    if (strcmp(mode, "all") == 0)
+    if (tern_knob_is(TERN_KNOB_CONNECT, "all"))
         tl->connect_all = 1;
-    else if (strcmp(mode, "lazy") == 0)
+    else if (tern_knob_is(TERN_KNOB_CONNECT, "lazy"))
         tl->connect_all = 0;
-    else if (strcmp(mode, "auto") == 0)
+    else
         /* Measured (docs/performance.md, start-up with network
          * connections): all-to-all in MPI_Init costs 10-15% more MPI_Init at
          * 2-8 ranks and 70% more at 32, while each lazy first message
@@ -461,11 +424,6 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
          * talks to every peer. On one oversubscribed 2-core host: to be
          * measured again on a cluster. */
         tl->connect_all = p->size <= 8;
-    else {
-        tern_error("ofi: TERN_CONNECT=%s: expected all, lazy or auto", mode);
-        st = TERN_ERR_ARG;
-        goto fail;
-    }
     if (tl->connect_all && (st = tern_ofi_connect_all(tl)) != TERN_OK)
         goto fail;
     return TERN_OK;

@@ -32,7 +32,7 @@ tern_status_t tern_ofi_lib_load(void)
 {
     if (lib.handle)
         return TERN_OK;
-    const char *name = tern_config_str("TERN_OFI_LIBRARY");
+    const char *name = tern_knob_str(TERN_KNOB_OFI_LIBRARY);
     void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         tern_error("ofi: cannot load libfabric (TERN_OFI_LIBRARY=%s): %s; ranks on other hosts "

@@ -191,9 +191,9 @@ static tern_status_t pick_by_name(struct fi_info *all, int forced, const char *l
 
 tern_status_t tern_ofi_choose_rails(struct fi_info **rails, int *n_rails)
 {
-    const char *prov = tern_config_str("TERN_OFI_PROVIDER");
+    const char *prov = tern_knob_str(TERN_KNOB_OFI_PROVIDER);
     int forced = strcmp(prov, "auto") != 0 && prov[0];
-    const char *spec = tern_config_str("TERN_OFI_RAILS");
+    const char *spec = tern_knob_str(TERN_KNOB_OFI_RAILS);
     long want = is_count(spec) ? strtol(spec, NULL, 10) : 0;
     if (is_count(spec) && (want < 1 || want > OFI_RAILS_MAX)) {
         tern_error("ofi: TERN_OFI_RAILS=%s: between 1 and %d rails (a remote key holds one key "

@@ -304,10 +304,9 @@ static ofi_regcache_t *regcache_open(void)
     pthread_mutex_init(&rc->lock, NULL);
     rc->uffd = rc->stop_fd = -1;
     rc->page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    long max = tern_config_long("TERN_OFI_REGCACHE");
-    if (max <= 0) {
-        tern_debug("ofi: registration cache off (TERN_OFI_REGCACHE=%s)",
-                   tern_config_str("TERN_OFI_REGCACHE"));
+    long max = tern_knob_count(TERN_KNOB_OFI_REGCACHE);
+    if (max == 0) {
+        tern_debug("ofi: registration cache off (TERN_OFI_REGCACHE=0)");
         return rc;
     }
     char why[256];
@@ -472,7 +471,7 @@ void tern_ofi_regcache_put(tern_tl_t *tl, ofi_mr_entry_t *c)
 void tern_ofi_regcache_finalize(tern_tl_t *tl)
 {
     ofi_regcache_t *rc = tl->regcache;
-    if (!tl->idle && tern_config_bool("TERN_OFI_REGCACHE_STATS") == 1)
+    if (!tl->idle && tern_knob_bool(TERN_KNOB_OFI_REGCACHE_STATS))
         fprintf(stderr, "tern[rank %d]: ofi regcache: hits %llu, misses %llu, invalidated %llu, "
                         "evicted %llu\n",
                 tl->rank, rc ? rc->hits : 0, rc ? rc->misses : 0, rc ? rc->invalidated : 0,

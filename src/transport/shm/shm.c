@@ -210,37 +210,21 @@ static void shm_attached(void *base, size_t size, void *arg)
  * hold every cell. */
 static tern_status_t shm_choose_geometry(tern_tl_t *tl)
 {
-    long cs = tern_config_long("TERN_SHM_CELL_SIZE");
-    long nc = tern_config_long("TERN_SHM_RING_CELLS");
-    if (cs <= 0)
-        cs = 8320;
-    if (nc <= 0)
-        nc = 32;
-    /* Round the cell up to whole cache lines. */
-    cs = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-    if (tern_shm_ring_check((size_t)cs, (unsigned)nc) != TERN_OK || nc > (1L << 20)) {
-        tern_error("TERN_SHM_CELL_SIZE=%ld / TERN_SHM_RING_CELLS=%ld: the cell must hold at least 64 bytes "
-                   "and the cell count be a power of two >= 2",
-                   cs, nc);
-        return TERN_ERR_ARG;
-    }
-    tl->want_cell_size = (size_t)cs;
-    tl->want_cells = (unsigned)nc;
+    /* The knob table holds the ranges (knobs.def): a power-of-two cell
+     * count, a cell that carries the largest protocol header. Round the cell
+     * up to whole cache lines. */
+    size_t cs = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
+    tl->want_cell_size = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+    unsigned nc = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
+    tl->want_cells = nc;
 
     /* Bulk channel: chunk data plus a cache line for the cell and protocol
      * headers, so the data of a chunk starts on a cache line. */
-    long bc = tern_config_long("TERN_SHM_BULK_CHUNK");
-    long bn = tern_config_long("TERN_SHM_BULK_CHUNKS");
+    size_t bc = tern_knob_size(TERN_KNOB_SHM_BULK_CHUNK);
     if (bc > 0) {
-        if (bn < 2 || (bn & (bn - 1)) != 0 || bc > (1L << 30)) {
-            tern_error("TERN_SHM_BULK_CHUNK=%ld / TERN_SHM_BULK_CHUNKS=%ld: the chunk must be at most 1 GB and "
-                       "the chunk count a power of two >= 2",
-                       bc, bn);
-            return TERN_ERR_ARG;
-        }
         tl->want_bulk_cell_size =
-            ((size_t)bc + TERN_SHM_CACHE_LINE + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-        tl->want_bulk_cells = (unsigned)bn;
+            (bc + TERN_SHM_CACHE_LINE + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+        tl->want_bulk_cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_BULK_CHUNKS);
         /* Memory grows with the square of the local ranks: fewer chunks per
          * pair beyond SHM_BULK_BUDGET (only pairs that move large messages
          * ever touch their pages). */
@@ -259,8 +243,8 @@ static tern_status_t shm_choose_geometry(tern_tl_t *tl)
         while (tl->want_cells > 2 &&
                shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells, 0, 0) > avail / 2)
             tl->want_cells /= 2;
-        if (tl->want_cells != (unsigned)nc)
-            tern_warn("/dev/shm has %zu bytes free: %u cells per shared-memory ring instead of %ld", avail,
+        if (tl->want_cells != nc)
+            tern_warn("/dev/shm has %zu bytes free: %u cells per shared-memory ring instead of %u", avail,
                       tl->want_cells, nc);
         size_t need = shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells,
                                         tl->want_bulk_cell_size, tl->want_bulk_cells);
@@ -316,8 +300,8 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tern_error("shm transport: %s before set-up", tern_status_string(st));
 
     /* Collective from here on, even after an error: every rank fences twice. */
-    int cma_knob = tern_config_bool("TERN_SHM_CMA");
-    if (cma_knob != 0 && params->local_size > 1)
+    bool cma_allowed = tern_knob_bool_or(TERN_KNOB_SHM_CMA, true);
+    if (cma_allowed && params->local_size > 1)
         tern_shm_cma_allow_peers(); /* before the peers' probe below */
     size_t size = tl != NULL ? shm_segment_bytes(params->local_size, tl->want_cell_size, tl->want_cells,
                                                  tl->want_bulk_cell_size, tl->want_bulk_cells)
@@ -388,13 +372,13 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->am_max = h->cell_size - TERN_SHM_CELL_HDR;
         tl->batch = h->ring_cells;
 
-        if (cma_knob != 0) {
+        if (cma_allowed) {
             int peer = (tl->my_local + 1) % params->local_size;
             const shm_slot_t *ps = shm_slot(tl->seg.base, peer);
             tern_status_t pst = tern_shm_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
             tl->cma = pst == TERN_OK;
             if (pst != TERN_OK) {
-                if (cma_knob == 1)
+                if (!tern_knob_is_auto(TERN_KNOB_SHM_CMA))
                     tern_warn("TERN_SHM_CMA=on but process_vm_readv of local rank %d failed (%s); large "
                               "messages go through the queue",
                               peer, tern_status_string(pst));
@@ -407,15 +391,15 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->am_max = tl->want_cell_size > TERN_SHM_CELL_HDR ? tl->want_cell_size - TERN_SHM_CELL_HDR : 0;
         tl->batch = 1;
     }
-    long rma_min = tern_config_long("TERN_SHM_CMA_MIN");
     /* The bulk channel is a pipeline of two running processes; when ranks
      * outnumber cores one of them is often descheduled and the pipeline
      * stalls, while CMA copies the whole message in one system call. */
-    if (rma_min < 0)
-        rma_min = tl->bulk_max && !params->oversubscribed ? 32L << 20 : 32L << 10;
-    tl->rma_min = (size_t)rma_min;
-    tern_debug("shm transport: %d local ranks, segment %s of %zu bytes, am_max %zu, bulk_max %zu, CMA %s",
-               tl->local_size, tl->seg.name, tl->seg.size, tl->am_max, tl->bulk_max, tl->cma ? "on" : "off");
+    tl->rma_min = tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN,
+                                    tl->bulk_max && !params->oversubscribed ? 32L << 20 : 32L << 10);
+    tern_debug("shm transport: %d local ranks, segment %s of %zu bytes, %u cells per ring, am_max %zu, "
+               "bulk_max %zu, CMA %s",
+               tl->local_size, tl->seg.name, tl->seg.size, tl->batch, tl->am_max, tl->bulk_max,
+               tl->cma ? "on" : "off");
     *tl_p = tl;
     return TERN_OK;
 

@@ -386,10 +386,10 @@ static void rank_main(int rank, const char *job)
     }
     size_t am_max = tern_tl_shm_ops.am_max(s.tl);
     /* The cell size comes from the knob (cache-line rounded). */
-    long knob = tern_config_long("TERN_SHM_CELL_SIZE");
-    size_t want = (size_t)(knob + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+    size_t knob = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
+    size_t want = (knob + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
     if (ls > 1 && am_max != want - TERN_SHM_CELL_HDR)
-        FAIL("am_max %zu, expected %zu from TERN_SHM_CELL_SIZE=%ld", am_max, want - TERN_SHM_CELL_HDR, knob);
+        FAIL("am_max %zu, expected %zu from TERN_SHM_CELL_SIZE=%zu", am_max, want - TERN_SHM_CELL_HDR, knob);
 
     if (ls > 1) {
         static unsigned char payload[1 << 16]; /* larger than any cell */

@@ -1,0 +1,39 @@
+/* CHECK for the unit tests beside the code: a failed check names its file,
+ * line and condition and is counted; main returns tern_check_result(). One
+ * header for all of them (older tests still carry a copy of their own). */
+#ifndef TERN_BASE_TEST_CHECK_H
+#define TERN_BASE_TEST_CHECK_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int tern_check_failures;
+
+__attribute__((format(printf, 1, 2))) static inline void tern_check_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    tern_check_failures++;
+}
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            tern_check_fail("%s:%d: check failed: %s", __FILE__, __LINE__, #cond);                 \
+    } while (0)
+
+/* The exit status of a test: 0 when every check passed. */
+static inline int tern_check_result(const char *test)
+{
+    if (tern_check_failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", test, tern_check_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", test);
+    return 0;
+}
+
+#endif
