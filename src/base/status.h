@@ -15,6 +15,7 @@
     X(TERN_ERR_NOT_SUPPORTED, "operation not supported")           \
     X(TERN_ERR_NOT_FOUND, "not found")                             \
     X(TERN_ERR_PEER, "peer process failed or unreachable")         \
+    X(TERN_ERR_TRANSPORT, "transport failure (local endpoint)")    \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

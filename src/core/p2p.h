@@ -62,5 +62,10 @@ tern_status_t tern_p2p_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t 
 void tern_p2p_am_handler(void *ctx, int src_world, const void *msg, size_t len);
 /* Push packets that waited for room in the transports. */
 int tern_p2p_flush_pending(void);
+/* A peer has failed (tern_rt.peers[peer_world].failed is set): completes
+ * every request that waits for it with that status, drops the packets
+ * queued for it, and leaves it no eager room nor credit, so later sends to
+ * it take the rendezvous branch, which fails them at once. */
+void tern_p2p_fail_peer_requests(int peer_world);
 
 #endif

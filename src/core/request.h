@@ -66,6 +66,7 @@ struct tern_req {
     uint64_t remote_req;        /* peer's request id */
     void *bsend_block;          /* buffered send: block in the attached buffer */
     tern_tl_comp_t get_comp;    /* rendezvous get completion */
+    tern_req_t *inflight_prev;  /* in its peer's inflight list (runtime.h), with next */
 
     /* TERN_REQ_GENERIC: the owner's state and callbacks. start (persistent
      * requests: MPI_Start) begins the operation; release frees ext when
@@ -82,7 +83,8 @@ tern_req_t *tern_req_alloc(tern_req_kind_t kind);
  * handle. */
 void tern_req_init(tern_req_t *req, tern_req_kind_t kind);
 void tern_req_fini(tern_req_t *req);
-/* Gives the request an MPI handle (done lazily: blocking calls never need one). */
+/* Gives the request an MPI handle (done lazily: blocking calls never need
+ * one); MPI_REQUEST_NULL when the handle table cannot grow. */
 MPI_Request tern_req_handle(tern_req_t *req);
 /* Handle to request; NULL if the handle is not a live request. */
 tern_req_t *tern_req_lookup(MPI_Request handle);

@@ -1,6 +1,7 @@
 #include "core/runtime.h"
 #include "core/comm.h"
 #include "core/p2p.h"
+#include "core/peer_failure.h"
 #include "core/progress.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -125,6 +126,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi)
         .oversubscribed = tern_rt.local_size > cpus_available(),
         .am_handler = tern_p2p_am_handler,
         .am_ctx = NULL,
+        .peer_failed = tern_peer_failed,
     };
     /* Every rank initialises the same transports in the same order (their
      * init may use collective PMI fences): allowance is a job-wide knob. */

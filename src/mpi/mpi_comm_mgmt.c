@@ -6,6 +6,7 @@
 #include "core/info.h"
 #include "core/request.h"
 #include "mpi/mpi_group.h"
+#include "mpi/mpi_p2p.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,8 +226,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     req->status_source = MPI_ANY_SOURCE;
     req->status_tag = MPI_ANY_TAG;
     tern_req_complete(req);
-    *request = tern_req_handle(req);
-    return MPI_SUCCESS;
+    return tern_mpi_request_handle(func, comm, req, request);
 }
 
 TERN_PMPI_ALIAS(Comm_split)

@@ -15,5 +15,9 @@ int tern_mpi_wait_one(const char *func, tern_req_t *req, MPI_Status *status);
 int tern_mpi_start(const char *func, tern_req_t *req);
 /* Error code for a completed request's failure (raised through the handler). */
 int tern_mpi_request_error(const char *func, tern_req_t *req);
+/* Hands req to the user as *request. MPI_ERR_NO_MEM when the handle table
+ * cannot grow: the operation then goes on without a handle and frees
+ * itself when done. */
+int tern_mpi_request_handle(const char *func, MPI_Comm comm, tern_req_t *req, MPI_Request *request);
 
 #endif
