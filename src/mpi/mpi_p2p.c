@@ -44,11 +44,8 @@ int tern_mpi_request_error(const char *func, tern_req_t *req)
     return tern_mpi_status_error(req->comm, req->error, func, "request failed");
 }
 
-int tern_mpi_request_handle(const char *func, MPI_Comm comm, tern_req_t *req, MPI_Request *request)
+int tern_mpi_request_no_handle(const char *func, MPI_Comm comm, tern_req_t *req)
 {
-    *request = tern_req_handle(req);
-    if (__builtin_expect(*request != MPI_REQUEST_NULL, 1))
-        return MPI_SUCCESS;
     if (req->complete)
         tern_req_release(req);
     else

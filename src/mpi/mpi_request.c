@@ -317,6 +317,8 @@ static int some_impl(const char *func, int incount, MPI_Request reqs[], int *out
             any_error = 1;
         k++;
     }
+    if (k == 0 && !blocking)
+        tern_progress_test_missed();
     *outcount = k;
     if (any_error) {
         tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
