@@ -11,6 +11,7 @@
 #include "core/comm/info.h"
 #include "core/pt2pt/request.h"
 #include "mpi/mpi_errors.h"
+#include "mpi/mpi_p2p.h"
 
 /* MPI_ERR_ARG unless ptr is non-NULL. */
 int tern_check_ptr(const char *func, MPI_Comm err_comm, const void *ptr, const char *name);

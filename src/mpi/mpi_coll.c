@@ -2,6 +2,7 @@
  * (MPI_*_init). Each collective has one checking function that serves all
  * three; the core (src/core/coll.c) does the rest. */
 #include "mpi/mpi_coll.h"
+#include "mpi/mpi_p2p.h"
 #include "core/coll/coll.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
@@ -102,7 +103,7 @@ static int done(const char *func, MPI_Comm comm, tern_status_t st, tern_req_t *c
     if (st != TERN_OK)
         return tern_mpi_status_error(comm, st, func, "collective failed");
     if (m.req)
-        *m.req = tern_req_handle(*r);
+        return tern_mpi_request_handle(func, comm, *r, m.req);
     return MPI_SUCCESS;
 }
 

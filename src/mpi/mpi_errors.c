@@ -1,5 +1,6 @@
 #include "mpi/mpi_errors.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/peer_failure.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 
@@ -95,6 +96,10 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_GROUP: return MPI_ERR_GROUP;
     case TERN_ERR_KEYVAL: return MPI_ERR_KEYVAL;
     case TERN_ERR_INFO_NOKEY: return MPI_ERR_INFO_NOKEY;
+    /* A failed peer or transport: MPI-4 has no class for it outside
+     * ULFM (MPIX_ERR_PROC_FAILED); the text names the peer and cause. */
+    case TERN_ERR_PEER: return MPI_ERR_OTHER;
+    case TERN_ERR_TRANSPORT: return MPI_ERR_OTHER;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }
@@ -149,6 +154,12 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
 
 int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what)
 {
+    /* A status alone (a collective's schedule, a communicator exchange)
+     * does not say which peer failed: name the latest failure. */
+    const char *failure = tern_rt.n_failed_peers ? tern_peer_failure(tern_rt.last_failed_peer) : NULL;
+    if (failure && tern_rt.peers[tern_rt.last_failed_peer].failed == st)
+        return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: %s: world rank %d: %s", what,
+                              tern_status_string(st), tern_rt.last_failed_peer, failure);
     return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: %s", what, tern_status_string(st));
 }
 

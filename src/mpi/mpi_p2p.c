@@ -7,6 +7,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/start.h"
+#include "core/pt2pt/peer_failure.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -32,7 +33,27 @@ int tern_mpi_request_error(const char *func, tern_req_t *req)
                               "message truncated: a message of more than %zu bytes arrived from "
                               "rank %d with tag %d, the receive buffer holds %zu bytes",
                               req->status_bytes, req->status_source, req->status_tag, req->bytes);
+    /* A send or receive with a failed peer: name it and what failed. */
+    const char *failure = req->kind == TERN_REQ_SEND || req->kind == TERN_REQ_RECV
+                              ? tern_peer_failure(req->peer_world)
+                              : NULL;
+    if (failure)
+        return tern_mpi_error(req->comm, tern_mpi_class_of(req->error), func,
+                              "%s rank %d (world rank %d) failed: %s: %s",
+                              req->kind == TERN_REQ_SEND ? "destination" : "source",
+                              req->kind == TERN_REQ_SEND ? req->peer : req->status_source,
+                              req->peer_world, tern_status_string(req->error), failure);
     return tern_mpi_status_error(req->comm, req->error, func, "request failed");
+}
+
+int tern_mpi_request_no_handle(const char *func, MPI_Comm comm, tern_req_t *req)
+{
+    if (req->complete)
+        tern_req_release(req);
+    else
+        req->freed = 1;
+    return tern_mpi_error(comm, MPI_ERR_NO_MEM, func,
+                          "out of memory growing the request table: the operation has no handle");
 }
 
 int tern_mpi_wait_one(const char *func, tern_req_t *req, MPI_Status *status)
@@ -172,8 +193,7 @@ static int send_any(const char *func, const void *buf, int count, MPI_Datatype d
             return tern_mpi_error(comm, MPI_ERR_NO_MEM, func, "out of memory");
         req->comm = c->handle;
         req->complete = 1;
-        *request = tern_req_handle(req);
-        return MPI_SUCCESS;
+        return tern_mpi_request_handle(func, comm, req, request);
     }
     tern_req_t *req = tern_req_alloc(TERN_REQ_SEND);
     if (!req)
@@ -182,8 +202,7 @@ static int send_any(const char *func, const void *buf, int count, MPI_Datatype d
     if (persistent) {
         req->persistent = 1;
         req->complete = 1;
-        *request = tern_req_handle(req);
-        return MPI_SUCCESS;
+        return tern_mpi_request_handle(func, comm, req, request);
     }
     err = tern_mpi_start(func, req);
     if (err) {
@@ -195,8 +214,7 @@ static int send_any(const char *func, const void *buf, int count, MPI_Datatype d
         tern_req_release(req);
         return err;
     }
-    *request = tern_req_handle(req);
-    return MPI_SUCCESS;
+    return tern_mpi_request_handle(func, comm, req, request);
 }
 
 /* MPI_Recv: a message already here that fits is copied at once;
@@ -245,16 +263,14 @@ static int recv_any(const char *func, void *buf, int count, MPI_Datatype dt, int
     if (persistent) {
         req->persistent = 1;
         req->complete = 1;
-        *request = tern_req_handle(req);
-        return MPI_SUCCESS;
+        return tern_mpi_request_handle(func, comm, req, request);
     }
     /* A fresh request needs none of tern_mpi_start's resets. */
     if (source != MPI_PROC_NULL)
         tern_p2p_start_recv(req);
     else
         tern_mpi_start(func, req);
-    *request = tern_req_handle(req);
-    return MPI_SUCCESS;
+    return tern_mpi_request_handle(func, comm, req, request);
 }
 
 #define REQ_ARG_CHECK(func, request, comm)                                     \
@@ -497,8 +513,7 @@ static int mrecv_any(const char *func, void *buf, int count, MPI_Datatype dt, MP
     }
     *message = MPI_MESSAGE_NULL;
     if (request) {
-        *request = tern_req_handle(req);
-        return MPI_SUCCESS;
+        return tern_mpi_request_handle(func, req->comm, req, request);
     }
     err = tern_mpi_wait_one(func, req, status);
     tern_req_release(req);

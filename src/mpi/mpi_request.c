@@ -113,8 +113,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (!req->complete)
         tern_progress();
     *flag = req->complete;
-    if (!*flag)
+    if (!*flag) {
+        tern_progress_test_missed();
         return MPI_SUCCESS;
+    }
     return finish(func, request, req, status, 1);
 }
 
@@ -212,6 +214,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
         tern_req_t *r;
         if (classify(reqs[i], &r) == REQ_LIVE && !r->complete) {
             *flag = 0;
+            tern_progress_test_missed();
             return MPI_SUCCESS;
         }
     }
@@ -256,6 +259,7 @@ static int any_impl(const char *func, int count, MPI_Request reqs[], int *index,
         if (!blocking) {
             *flag = 0;
             *index = MPI_UNDEFINED;
+            tern_progress_test_missed();
             return MPI_SUCCESS;
         }
         if (!events)
@@ -313,6 +317,8 @@ static int some_impl(const char *func, int incount, MPI_Request reqs[], int *out
             any_error = 1;
         k++;
     }
+    if (k == 0 && !blocking)
+        tern_progress_test_missed();
     *outcount = k;
     if (any_error) {
         tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,

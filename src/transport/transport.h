@@ -19,7 +19,26 @@
  *  - progress: polls for incoming messages and completions and calls the
  *    handler for each message; returns how many events it processed.
  *  - connect / disconnect: per-peer connection set-up for transports that need
- *    it (no-ops for shared memory).
+ *    it (no-ops for shared memory). The core calls disconnect on every
+ *    transport once a peer has failed: from then on it sends nothing to
+ *    that peer, and the transport drops what it still holds for it, calls
+ *    no completion callback for it, and waits for it nowhere (finalize).
+ *
+ * Failures: an error that concerns one peer (a send that fails, a
+ * connection that cannot be set up, a completion with an error, a peer
+ * process found gone) is reported through params->peer_failed, or as a
+ * status other than TERN_OK / TERN_ERR_AGAIN from am_send or get; the core
+ * then completes every request with that peer with the error. A failure of
+ * the transport itself (its endpoint, its completion queue) is reported
+ * for every peer it serves, with TERN_ERR_TRANSPORT.
+ *  - watch_peers (optional): called while a rank waits, every
+ *    TERN_PEER_CHECK_MS at most, never on the fast path, with the peers of
+ *    this transport that the rank waits for (a request or a queued packet
+ *    with them): a cheap liveness check (shm: is the process still there?)
+ *    that reports the dead ones through params->peer_failed. ofi has none:
+ *    it reports what the provider reports (a send or read that fails, a
+ *    connection that cannot be set up). (A probe message was tried: the
+ *    net provider retries a refused connection instead of failing it.)
  *
  *  - bulk_reserve / bulk_commit (optional, NULL when absent): a second
  *    in-order channel per peer with larger messages (bulk_max bytes), for
@@ -52,6 +71,11 @@ struct tern_tl_comp {
 
 /* Called by a transport for every incoming active message. */
 typedef void (*tern_am_handler_fn)(void *ctx, int src_rank, const void *msg, size_t len);
+/* Called by a transport when world rank `peer` failed (st: TERN_ERR_PEER,
+ * or TERN_ERR_TRANSPORT when the transport itself broke); `why` names what
+ * failed, for the error message. May be called from inside progress; the
+ * core then calls disconnect(peer) before it returns. */
+typedef void (*tern_peer_failed_fn)(int peer, tern_status_t st, const char *why);
 
 /* What the core tells a transport at start-up. Transports may use PMI
  * (src/pmi/pmi.h) during init; init is called by every rank in the same
@@ -68,6 +92,7 @@ typedef struct {
     int oversubscribed;       /* more ranks on this node than CPUs for them */
     tern_am_handler_fn am_handler;
     void *am_ctx;
+    tern_peer_failed_fn peer_failed;
 } tern_tl_params_t;
 
 enum {
@@ -113,6 +138,8 @@ typedef struct {
     const int *(*work_hint)(tern_tl_t *tl);
     void *(*bulk_reserve)(tern_tl_t *tl, int peer);
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
+    /* Optional (NULL: nothing to check): see "watch_peers" above. */
+    void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
 } tern_tl_ops_t;
 
 /* The transports compiled in, in order of preference for a peer (self

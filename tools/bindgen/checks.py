@@ -181,7 +181,7 @@ def entry_point(expr, spec):
         # The core hands back a request object; the caller gets its handle.
         out.append(f"    err = tern_mpi_result(err_comm, func, {spec['core']});")
         out.append("    if (err == MPI_SUCCESS)")
-        out.append(f"        *{req} = tern_req_handle({req}_req);")
+        out.append(f"        err = tern_mpi_request_handle(func, err_comm, {req}_req, {req});")
         out.append("    return err;")
     else:
         out.append(f"    return tern_mpi_result(err_comm, func, {spec['core']});")

@@ -354,6 +354,10 @@ static int reap(tern_sched_t *s, int *events)
         if (r->complete) {
             if (r->error != TERN_OK && s->run_error == TERN_OK)
                 s->run_error = r->error;
+            /* A failed peer: post nothing more, so that no rank completes
+             * a collective that the dead one never entered. */
+            if (r->error != TERN_OK && r->error != TERN_ERR_TRUNCATE)
+                fail(s, r->error);
             tern_req_release(r);
             ++*events;
         } else {
@@ -505,7 +509,9 @@ static tern_status_t start_fn(tern_req_t *req)
     req->status_tag = MPI_ANY_TAG;
     req->status_bytes = 0;
     if (!hook_registered) {
-        tern_progress_register(hook);
+        tern_status_t st = tern_progress_register(hook);
+        if (st != TERN_OK)
+            return st;
         hook_registered = 1;
     }
     s->prev = NULL;

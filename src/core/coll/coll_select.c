@@ -161,13 +161,46 @@ static int read_tuning_file(const char *path, entry_t **t, size_t *n, size_t *ca
     return rc;
 }
 
+/* Fills the table, grouped by collective: the file's rows for the
+ * collectives it names, the built-in rows for the others. -1 when out of
+ * memory. */
+static int build_table(const entry_t *file_rows, size_t n_file, const int *in_file)
+{
+    size_t cap = 0;
+    for (int k = 0; k < TERN_COLL_N; k++) {
+        kind_first[k] = n_table;
+        if (in_file[k]) {
+            for (size_t i = 0; i < n_file; i++)
+                if ((int)file_rows[i].kind == k && push(&table, &n_table, &cap, file_rows[i]))
+                    return -1;
+            continue;
+        }
+        for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
+            const row_t *r = &default_rows[i];
+            if ((int)r->kind != k)
+                continue;
+            const tern_coll_algo_t *al = tern_coll_find(r->kind, r->algo);
+            if (!al) { /* a bug in the built-in rows: the others and the fallback still serve */
+                tern_error("internal error (a bug in Tern): the built-in selection table names "
+                           "unknown algorithm %s for %s; row ignored",
+                           r->algo, tern_coll_kind_name(r->kind));
+                continue;
+            }
+            entry_t e = {r->kind, r->max_procs, r->max_bytes, al};
+            if (push(&table, &n_table, &cap, e))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static void load(void)
 {
     if (loaded)
         return;
     loaded = 1;
     entry_t *file_rows = NULL;
-    size_t n_file = 0, cap_file = 0, cap = 0;
+    size_t n_file = 0, cap_file = 0;
     const char *path = tern_knob_str(TERN_KNOB_COLL_TUNING_FILE);
     int use_file = path && *path && strcmp(path, "none") &&
                    read_tuning_file(path, &file_rows, &n_file, &cap_file) == 0;
@@ -177,26 +210,12 @@ static void load(void)
         for (size_t i = 0; i < n_file; i++)
             in_file[file_rows[i].kind] = 1;
     }
-    for (int k = 0; k < TERN_COLL_N; k++) {
-        kind_first[k] = n_table;
-        if (in_file[k]) {
-            for (size_t i = 0; i < n_file; i++)
-                if ((int)file_rows[i].kind == k && push(&table, &n_table, &cap, file_rows[i]))
-                    tern_fatal("out of memory building the collective selection table");
-            continue;
-        }
-        for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
-            const row_t *r = &default_rows[i];
-            if ((int)r->kind != k)
-                continue;
-            const tern_coll_algo_t *al = tern_coll_find(r->kind, r->algo);
-            if (!al)
-                tern_fatal("selection table names unknown algorithm %s for %s", r->algo,
-                           tern_coll_kind_name(r->kind));
-            entry_t e = {r->kind, r->max_procs, r->max_bytes, al};
-            if (push(&table, &n_table, &cap, e))
-                tern_fatal("out of memory building the collective selection table");
-        }
+    if (build_table(file_rows, n_file, in_file) != 0) {
+        /* No rows: every call takes its collective's general algorithm. */
+        tern_error("out of memory building the collective selection table; every collective "
+                   "uses its general algorithm");
+        n_table = 0;
+        memset(kind_first, 0, sizeof kind_first);
     }
     kind_first[TERN_COLL_N] = n_table;
     free(file_rows);

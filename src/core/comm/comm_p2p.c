@@ -43,3 +43,9 @@ tern_status_t tern_comm_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t
     *req_p = req;
     return TERN_OK;
 }
+
+int tern_comm_request_source_world(const tern_req_t *req)
+{
+    const tern_comm_t *c = tern_comm_lookup(req->comm);
+    return c ? tern_comm_world_rank(c, req->peer) : -1;
+}

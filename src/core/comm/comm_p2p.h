@@ -13,4 +13,8 @@ tern_status_t tern_comm_isend(tern_comm_t *comm, uint32_t ctx, const void *buf, 
 tern_status_t tern_comm_irecv(tern_comm_t *comm, uint32_t ctx, void *buf, size_t bytes, int src,
                               int tag, tern_req_t **req_p);
 
+/* The world rank of a posted receive's source rank in its communicator, or
+ * -1 (for the peer-failure watch, tern_peer_failure_set_source_map). */
+int tern_comm_request_source_world(const tern_req_t *req);
+
 #endif

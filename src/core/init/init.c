@@ -1,6 +1,8 @@
 #include "core/init/init.h"
 #include "core/comm/comm.h"
+#include "core/comm/comm_p2p.h"
 #include "core/pt2pt/p2p.h"
+#include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
 #include "pmi/pmi.h"
@@ -9,7 +11,10 @@
 
 tern_status_t tern_runtime_init(int required, int *provided)
 {
-    tern_status_t st = tern_runtime_start(tern_p2p_am_handler);
+    /* A failed peer's posted receives are found through the communicator
+     * their source rank belongs to: the comm room tells pt2pt how. */
+    tern_peer_failure_set_source_map(tern_comm_request_source_world);
+    tern_status_t st = tern_runtime_start(tern_p2p_am_handler, tern_peer_failed);
     if (st != TERN_OK)
         return st;
 

@@ -41,6 +41,22 @@ tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag)
     return NULL;
 }
 
+tern_req_t *tern_match_take_posted_if(int (*pred)(const tern_req_t *req))
+{
+    for (tern_req_t *r = posted_head; r; r = r->next)
+        if (pred(r)) {
+            tern_match_unpost(r);
+            return r;
+        }
+    return NULL;
+}
+
+void tern_match_each_posted(void (*fn)(const tern_req_t *req, void *arg), void *arg)
+{
+    for (tern_req_t *r = posted_head; r; r = r->next)
+        fn(r, arg);
+}
+
 int tern_match_unpost(tern_req_t *req)
 {
     tern_req_t *prev = NULL;

@@ -48,6 +48,11 @@ void tern_match_post(tern_req_t *req);
 tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag);
 /* Removes a posted receive (cancel); 1 if it was there. */
 int tern_match_unpost(tern_req_t *req);
+/* Removes and returns the first posted receive for which pred is true, or
+ * NULL (failures: receives from a failed peer). */
+tern_req_t *tern_match_take_posted_if(int (*pred)(const tern_req_t *req));
+/* Calls fn on every posted receive, in order. */
+void tern_match_each_posted(void (*fn)(const tern_req_t *req, void *arg), void *arg);
 
 /* Unexpected messages. */
 tern_status_t tern_match_add_unexpected(const tern_msg_t *msg);

@@ -1,8 +1,12 @@
 #include "core/pt2pt/p2p.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/peer_failure.h"
 #include "core/runtime/runtime.h"
 #include "base/log.h"
 
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +77,9 @@ typedef struct {
 /* Packets that wait for room in a transport, kept in order per peer. */
 
 #define PENDING_HDR_MAX 96
+_Static_assert(sizeof(pkt_rts_t) <= PENDING_HDR_MAX && sizeof(pkt_sync_t) <= PENDING_HDR_MAX &&
+                   sizeof(pkt_cts_t) <= PENDING_HDR_MAX && sizeof(pkt_data_t) <= PENDING_HDR_MAX,
+               "every packet header fits a queued packet");
 
 struct tern_pending {
     tern_pending_t *next;
@@ -85,6 +92,34 @@ struct tern_pending {
 };
 
 static tern_pending_t *pending_new(const void *hdr, size_t hdr_len);
+
+/* A peer whose packet stream broke on our side (a packet that could not be
+ * sent or kept, a malformed one): it is treated as failed, like a dead
+ * peer, since the protocol state with it can no longer be trusted. */
+static __attribute__((cold)) void peer_broken(int peer_world, tern_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The peer's list of requests waiting for a packet from it (runtime.h):
+ * only rendezvous and synchronous transfers, never the eager fast path. */
+static void inflight_add(tern_peer_t *peer, tern_req_t *req)
+{
+    req->inflight_prev = NULL;
+    req->next = peer->inflight_head;
+    if (req->next)
+        req->next->inflight_prev = req;
+    peer->inflight_head = req;
+}
+
+static void inflight_remove(tern_peer_t *peer, tern_req_t *req)
+{
+    if (req->inflight_prev)
+        req->inflight_prev->next = req->next;
+    else
+        peer->inflight_head = req->next;
+    if (req->next)
+        req->next->inflight_prev = req->inflight_prev;
+    req->next = req->inflight_prev = NULL;
+}
 
 static void peer_mark_pending(int peer_world)
 {
@@ -116,6 +151,10 @@ static void stream_append(int peer_world, tern_req_t *req)
 {
     tern_peer_t *peer = &tern_rt.peers[peer_world];
     tern_pending_t *p = pending_new(NULL, 0);
+    if (!p) {
+        peer_broken(peer_world, TERN_ERR_NOMEM, "out of memory queueing a rendezvous stream");
+        return;
+    }
     p->stream_req = req;
     queue_append(&peer->stream_head, &peer->stream_tail, p);
     peer_mark_pending(peer_world);
@@ -150,10 +189,8 @@ static tern_pending_t *pending_new(const void *hdr, size_t hdr_len)
         p->done_req = NULL;
         p->stream_req = NULL;
     } else if (!(p = calloc(1, sizeof *p))) {
-        tern_fatal("out of memory queueing a packet");
+        return NULL;
     }
-    if (hdr_len > PENDING_HDR_MAX)
-        tern_fatal("packet header of %zu bytes exceeds %d", hdr_len, PENDING_HDR_MAX);
     if (hdr_len)
         memcpy(p->hdr, hdr, hdr_len);
     p->hdr_len = hdr_len;
@@ -177,16 +214,21 @@ static size_t pack_scratch_len;
 static void pack_range(const tern_req_t *req, size_t offset, void *dst, size_t n)
 {
     tern_status_t st = tern_datatype_pack_range(req->buf, (size_t)req->count, req->datatype, offset, dst, n);
+    /* Kept fatal: the request holds a reference on its committed type and
+     * the range lies inside its packed size, so this is a broken invariant
+     * (and the caller has already reserved the transport's room). */
     if (st != TERN_OK)
-        tern_fatal("internal: packing bytes %zu..%zu failed: %s", offset, offset + n, tern_status_string(st));
+        tern_fatal("internal error (a bug in Tern): packing bytes %zu..%zu failed: %s", offset,
+                   offset + n, tern_status_string(st));
 }
 
+/* NULL when out of memory. */
 static void *scratch_pack(const tern_req_t *req, size_t offset, size_t n)
 {
     if (n > pack_scratch_len) {
         char *p = realloc(pack_scratch, n);
         if (!p)
-            tern_fatal("out of memory packing %zu bytes", n);
+            return NULL;
         pack_scratch = p;
         pack_scratch_len = n;
     }
@@ -240,13 +282,18 @@ static int stream_push(int peer_world, tern_req_t *req)
         const void *payload = __builtin_expect(req->noncontig, 0)
                                   ? scratch_pack(req, req->offset, n)
                                   : (const char *)req->buf + req->offset;
-        tern_status_t st = peer->ops->am_send(peer->tl, peer_world, &d, sizeof d, payload, n);
+        tern_status_t st = payload ? peer->ops->am_send(peer->tl, peer_world, &d, sizeof d, payload, n)
+                                   : TERN_ERR_NOMEM;
         if (st == TERN_ERR_AGAIN)
             return 0;
-        if (st != TERN_OK)
-            tern_fatal("sending data to rank %d failed: %s", peer_world, tern_status_string(st));
+        if (st != TERN_OK) {
+            /* Fails this request with the others (it is in flight). */
+            peer_broken(peer_world, st, "sending rendezvous data failed");
+            return 1;
+        }
         req->offset += n;
     }
+    inflight_remove(peer, req);
     send_complete(req);
     return 1;
 }
@@ -263,8 +310,10 @@ static int pending_flush_peer(int peer_world)
                                               p->payload_len);
         if (st == TERN_ERR_AGAIN)
             break;
-        if (st != TERN_OK)
-            tern_fatal("sending to rank %d failed: %s", peer_world, tern_status_string(st));
+        if (st != TERN_OK) {
+            peer_broken(peer_world, st, "sending a queued packet failed"); /* empties the queues */
+            return n;
+        }
         if (p->done_req)
             send_complete(p->done_req);
         peer->pending_head = p->next;
@@ -277,6 +326,8 @@ static int pending_flush_peer(int peer_world)
         tern_pending_t *p = peer->stream_head;
         if (!stream_push(peer_world, p->stream_req))
             break;
+        if (peer->stream_head != p)
+            break; /* the peer failed inside stream_push: its queues are empty */
         peer->stream_head = p->next;
         if (!peer->stream_head)
             peer->stream_tail = NULL;
@@ -317,10 +368,22 @@ static void send_packet(int peer_world, const void *hdr, size_t hdr_len, const v
                 send_complete(done_req);
             return;
         }
-        if (st != TERN_ERR_AGAIN)
-            tern_fatal("sending to rank %d failed: %s", peer_world, tern_status_string(st));
+        if (st != TERN_ERR_AGAIN) {
+            if (done_req)
+                inflight_add(peer, done_req); /* so that the failure completes it */
+            peer_broken(peer_world, st, "sending a packet failed");
+            return;
+        }
     }
-    tern_pending_t *p = pending_new(hdr, hdr_len);
+    tern_pending_t *p = __builtin_expect(peer->failed == TERN_OK, 1) ? pending_new(hdr, hdr_len) : NULL;
+    if (!p) {
+        /* Nothing more goes to a failed peer (done_req completes with its
+         * error); a packet we cannot keep breaks the stream. */
+        if (done_req)
+            inflight_add(peer, done_req);
+        peer_broken(peer_world, TERN_ERR_NOMEM, "out of memory queueing a packet");
+        return;
+    }
     p->payload = payload;
     p->payload_len = payload_len;
     p->done_req = done_req;
@@ -353,8 +416,11 @@ static void eager_unscratch(tern_req_t *req)
     if (!p || p->payload != pack_scratch)
         return;
     req->staging = malloc(req->bytes ? req->bytes : 1);
-    if (!req->staging)
-        tern_fatal("out of memory staging a %zu-byte send", req->bytes);
+    if (!req->staging) {
+        peer_broken(req->peer_world, TERN_ERR_NOMEM, "out of memory staging a %zu-byte send",
+                    req->bytes);
+        return;
+    }
     memcpy(req->staging, pack_scratch, req->bytes);
     p->payload = req->staging;
 }
@@ -382,8 +448,11 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
         tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
         if (st == TERN_ERR_AGAIN)
             return 0;
-        if (st != TERN_OK)
-            tern_fatal("sending to rank %d failed: %s", dest_world, tern_status_string(st));
+        if (st != TERN_OK) {
+            /* The general path then completes the send with the error. */
+            peer_broken(dest_world, st, "sending a message failed");
+            return 0;
+        }
     }
     peer->credits -= cost;
     return 1;
@@ -415,6 +484,8 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
     /* A synchronous send completes with the acknowledgement. */
     if (req->mode != TERN_SEND_SYNC)
         send_complete(req);
+    else
+        inflight_add(peer, req);
     return 1;
 }
 
@@ -433,8 +504,10 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
         if (__builtin_expect(req->noncontig, 0) && eager_pack_in_place(peer, req, &m))
             return TERN_OK;
         const void *payload = req->buf;
-        if (__builtin_expect(req->noncontig, 0))
-            payload = scratch_pack(req, 0, req->bytes);
+        if (__builtin_expect(req->noncontig, 0) && !(payload = scratch_pack(req, 0, req->bytes))) {
+            peer->credits += cost;
+            return TERN_ERR_NOMEM;
+        }
         if (req->mode != TERN_SEND_SYNC) {
             m.type = PKT_EAGER;
             send_packet(req->peer_world, &m, sizeof m, payload, req->bytes, req);
@@ -442,6 +515,7 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
             pkt_sync_t s = {.m = m, .sreq = (uint64_t)(uintptr_t)req};
             s.m.type = PKT_EAGER_SYNC;
             /* Completion comes with the acknowledgement, not when sent. */
+            inflight_add(peer, req);
             send_packet(req->peer_world, &s, sizeof s, payload, req->bytes, NULL);
         }
         if (__builtin_expect(req->noncontig, 0))
@@ -449,6 +523,13 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
         return TERN_OK;
     }
 
+    /* A failed peer has no eager room nor credit left (tern_p2p_fail_peer_requests),
+     * so every send to it comes here: it fails at once. */
+    if (__builtin_expect(peer->failed != TERN_OK, 0)) {
+        req->error = peer->failed;
+        send_complete(req);
+        return TERN_OK;
+    }
     pkt_rts_t r = {.m = m, .sreq = (uint64_t)(uintptr_t)req, .addr = (uint64_t)(uintptr_t)req->buf};
     r.m.type = PKT_RTS;
     if (req->noncontig) {
@@ -460,6 +541,7 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
         if (st != TERN_OK)
             return st;
     }
+    inflight_add(peer, req); /* until its FIN, or its stream is out */
     send_packet(req->peer_world, &r, sizeof r, NULL, 0, NULL);
     return TERN_OK;
 }
@@ -480,9 +562,13 @@ static void credit_consumed(int src_world, size_t bytes)
 static void rndv_get_done(tern_tl_comp_t *comp, tern_status_t st)
 {
     tern_req_t *req = (tern_req_t *)((char *)comp - offsetof(tern_req_t, get_comp));
-    if (st != TERN_OK)
-        tern_fatal("rendezvous read from rank %d failed: %s", req->peer_world,
-                   tern_status_string(st));
+    if (st != TERN_OK) {
+        /* The sender waits for a FIN that will not come: the pair is
+         * broken (this request fails with the others in flight). */
+        peer_broken(req->peer_world, st, "a rendezvous read failed");
+        return;
+    }
+    inflight_remove(&tern_rt.peers[req->peer_world], req);
     send_ctrl(req->peer_world, PKT_FIN, req->remote_req);
     tern_req_complete(req);
 }
@@ -537,6 +623,8 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
             tern_req_complete(req);
             return;
         }
+        /* Until the read completes or the last fragment arrives. */
+        inflight_add(peer, req);
         if ((peer->caps & TERN_TL_CAP_GET) && n >= peer->rma_min && !req->noncontig &&
             !(msg->rts_flags & RTS_STREAM)) {
             req->get_comp.cb = rndv_get_done;
@@ -544,9 +632,10 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
                                               &msg->rkey, &req->get_comp);
             if (st == TERN_OK)
                 return;
-            if (st != TERN_ERR_NOT_SUPPORTED)
-                tern_fatal("rendezvous read from rank %d failed: %s", msg->src_world,
-                           tern_status_string(st));
+            if (st != TERN_ERR_NOT_SUPPORTED) {
+                peer_broken(msg->src_world, st, "a rendezvous read failed");
+                return;
+            }
             /* The transport lost the ability (e.g. CMA denied): stream. */
             peer->caps &= ~TERN_TL_CAP_GET;
         }
@@ -555,8 +644,8 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
         send_packet(msg->src_world, &c, sizeof c, NULL, 0, NULL);
         return;
     }
-    default:
-        tern_fatal("internal: deliver of packet type %u", msg->type);
+    default: /* only match packets are delivered (handle_match_packet) */
+        __builtin_unreachable();
     }
 }
 
@@ -634,9 +723,12 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
     const pkt_match_t *m = pkt;
     int eager = m->type == PKT_EAGER;
     if (eager) {
-        if (len - sizeof(pkt_match_t) != m->size)
-            tern_fatal("corrupt eager packet from rank %d: %zu bytes for a %llu-byte message",
-                       src_world, len - sizeof(pkt_match_t), (unsigned long long)m->size);
+        if (__builtin_expect(len - sizeof(pkt_match_t) != m->size, 0)) {
+            peer_broken(src_world, TERN_ERR_INTERNAL,
+                        "corrupt eager packet: %zu bytes for a %llu-byte message",
+                        len - sizeof(pkt_match_t), (unsigned long long)m->size);
+            return;
+        }
         /* The common case, a plain eager message meeting a posted receive,
          * matches on the packet header itself (no tern_msg_t is built). */
         tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
@@ -675,9 +767,8 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
         }
     }
     tern_status_t st = tern_match_add_unexpected(&msg);
-    if (st != TERN_OK)
-        tern_fatal("cannot store an unexpected message from rank %d: %s", src_world,
-                   tern_status_string(st));
+    if (st != TERN_OK) /* the message is lost: the pair is broken */
+        peer_broken(src_world, st, "an unexpected message could not be stored");
 }
 
 void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
@@ -711,8 +802,10 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         else
             memcpy((char *)req->buf + d->offset, (const char *)pkt + sizeof *d, n);
         req->offset += n;
-        if (req->offset == req->transfer_bytes)
+        if (req->offset == req->transfer_bytes) {
+            inflight_remove(&tern_rt.peers[src_world], req);
             tern_req_complete(req);
+        }
         return;
     }
     case PKT_FIN:
@@ -722,6 +815,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         tern_peer_t *peer = &tern_rt.peers[src_world];
         if (type == PKT_FIN && (peer->caps & TERN_TL_CAP_GET) && !req->noncontig)
             peer->ops->mem_dereg(peer->tl, req->buf, req->bytes);
+        inflight_remove(peer, req);
         send_complete(req);
         return;
     }
@@ -731,7 +825,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         return;
     }
     default:
-        tern_fatal("unknown packet type %u from rank %d", type, src_world);
+        peer_broken(src_world, TERN_ERR_INTERNAL, "corrupt packet of unknown type %u", type);
     }
 }
 
@@ -759,4 +853,60 @@ void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Dat
     req->buf = (void *)buf;
     req->noncontig = 1;
     tern_datatype_retain(dt);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Failures (cold paths only). */
+
+static void peer_broken(int peer_world, tern_status_t st, const char *fmt, ...)
+{
+    char why[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    tern_peer_failed(peer_world, st, why);
+}
+
+void tern_p2p_fail_peer_requests(int peer_world)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    tern_status_t st = peer->failed;
+    /* No eager room and no credit: the fast paths (send_eager_now, the
+     * eager branch of start_send) fall through to the rendezvous branch,
+     * which fails the send at once; no new check on the fast path. */
+    peer->eager_max = 0;
+    peer->credits = LONG_MIN / 2;
+    /* No reads from it: a rendezvous with it takes the CTS path, whose
+     * packet is refused (send_packet) and fails the receive. */
+    peer->caps = 0;
+    while (peer->pending_head) {
+        tern_pending_t *p = peer->pending_head;
+        peer->pending_head = p->next;
+        if (p->done_req) {
+            p->done_req->error = st;
+            send_complete(p->done_req);
+        }
+        pending_free(p);
+    }
+    peer->pending_tail = NULL;
+    /* Streams: their requests are in the inflight list. */
+    while (peer->stream_head) {
+        tern_pending_t *p = peer->stream_head;
+        peer->stream_head = p->next;
+        pending_free(p);
+    }
+    peer->stream_tail = NULL;
+    /* A rendezvous send's registration is not released: the transport
+     * drops what it holds for the peer at disconnect, and finalize closes
+     * the rest. */
+    while (peer->inflight_head) {
+        tern_req_t *req = peer->inflight_head;
+        inflight_remove(peer, req);
+        req->error = st;
+        if (req->kind == TERN_REQ_SEND)
+            send_complete(req);
+        else
+            tern_req_complete(req);
+    }
 }

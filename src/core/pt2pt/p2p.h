@@ -60,5 +60,10 @@ int tern_p2p_cancel_recv(tern_req_t *req);
 void tern_p2p_am_handler(void *ctx, int src_world, const void *msg, size_t len);
 /* Push packets that waited for room in the transports. */
 int tern_p2p_flush_pending(void);
+/* A peer has failed (tern_rt.peers[peer_world].failed is set): completes
+ * every request that waits for it with that status, drops the packets
+ * queued for it, and leaves it no eager room nor credit, so later sends to
+ * it take the rendezvous branch, which fails them at once. */
+void tern_p2p_fail_peer_requests(int peer_world);
 
 #endif

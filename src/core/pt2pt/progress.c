@@ -1,6 +1,7 @@
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/p2p.h"
 #include "core/runtime/runtime.h"
+#include "core/pt2pt/peer_failure.h"
 
 #include "base/log.h"
 
@@ -10,14 +11,17 @@
 static tern_progress_hook_fn hooks[MAX_HOOKS];
 static int n_hooks;
 
-void tern_progress_register(tern_progress_hook_fn fn)
+tern_status_t tern_progress_register(tern_progress_hook_fn fn)
 {
     for (int i = 0; i < n_hooks; i++)
         if (hooks[i] == fn)
-            return;
-    if (n_hooks == MAX_HOOKS)
-        tern_fatal("more than %d progress hooks", MAX_HOOKS);
+            return TERN_OK;
+    if (n_hooks == MAX_HOOKS) {
+        tern_error("internal error (a bug in Tern): more than %d progress hooks", MAX_HOOKS);
+        return TERN_ERR_INTERNAL;
+    }
     hooks[n_hooks++] = fn;
+    return TERN_OK;
 }
 
 void tern_progress_unregister(tern_progress_hook_fn fn)
@@ -47,6 +51,18 @@ void tern_progress_idle(unsigned *idle_polls)
     if (++*idle_polls > (unsigned long)tern_rt.spin_limit) {
         sched_yield();
         *idle_polls = 0;
+        tern_peer_watch(); /* here, where the rank has nothing to do */
+    }
+}
+
+void tern_progress_test_missed(void)
+{
+    /* A program that polls with MPI_Test never goes idle in a wait loop:
+     * every 4096 misses stand for one idle round. */
+    static unsigned misses;
+    if (++misses >= 4096) {
+        misses = 0;
+        tern_peer_watch();
     }
 }
 

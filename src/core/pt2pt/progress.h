@@ -4,6 +4,8 @@
 #ifndef TERN_CORE_PROGRESS_H
 #define TERN_CORE_PROGRESS_H
 
+#include "base/status.h"
+
 /* One pass over all transports and registered hooks; returns the number of
  * events handled. */
 int tern_progress(void);
@@ -11,11 +13,17 @@ int tern_progress(void);
 /* Layers above point-to-point (nonblocking collectives, RMA) register a
  * function called on every progress pass; it returns events handled. */
 typedef int (*tern_progress_hook_fn)(void);
-void tern_progress_register(tern_progress_hook_fn fn);
+/* TERN_ERR_INTERNAL when the (small, fixed) table of hooks is full. */
+tern_status_t tern_progress_register(tern_progress_hook_fn fn);
 void tern_progress_unregister(tern_progress_hook_fn fn);
 
-/* Waiting helper: call after each empty tern_progress() in a wait loop. */
+/* Waiting helper: call after each empty tern_progress() in a wait loop.
+ * When it yields the CPU it also runs the peer-failure watch
+ * (peer_failure.h). */
 void tern_progress_idle(unsigned *idle_polls);
+/* The same watch for MPI_Test and its kin, called when they find their
+ * requests incomplete (a program may poll them instead of waiting). */
+void tern_progress_test_missed(void);
 
 /* Spins on progress until *flag becomes non-zero. */
 void tern_progress_wait(volatile int *flag);

@@ -54,10 +54,12 @@ MPI_Request tern_req_handle(tern_req_t *req)
             size_t cap = table_cap ? table_cap * 2 : 256;
             tern_req_t **t = realloc(table, cap * sizeof *t);
             uint32_t *fs = realloc(free_slots, cap * sizeof *fs);
+            if (t)
+                table = t; /* what realloc kept is still ours */
+            if (fs)
+                free_slots = fs;
             if (!t || !fs)
-                tern_fatal("out of memory growing the request table to %zu", cap);
-            table = t;
-            free_slots = fs;
+                return MPI_REQUEST_NULL;
             table_cap = cap;
         }
         slot = (uint32_t)table_len++;

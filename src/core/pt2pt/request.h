@@ -65,6 +65,7 @@ struct tern_req {
     size_t transfer_bytes;      /* bytes to move (min(message, capacity)) */
     uint64_t remote_req;        /* peer's request id */
     tern_tl_comp_t get_comp;    /* rendezvous get completion */
+    tern_req_t *inflight_prev;  /* in its peer's inflight list (runtime.h), with next */
 
     /* The owner's state and callbacks. TERN_REQ_GENERIC: start (persistent
      * requests: MPI_Start) begins the operation. Any kind: release frees
@@ -82,7 +83,8 @@ tern_req_t *tern_req_alloc(tern_req_kind_t kind);
  * handle. */
 void tern_req_init(tern_req_t *req, tern_req_kind_t kind);
 void tern_req_fini(tern_req_t *req);
-/* Gives the request an MPI handle (done lazily: blocking calls never need one). */
+/* Gives the request an MPI handle (done lazily: blocking calls never need
+ * one); MPI_REQUEST_NULL when the handle table cannot grow. */
 MPI_Request tern_req_handle(tern_req_t *req);
 /* Handle to request; NULL if the handle is not a live request. */
 tern_req_t *tern_req_lookup(MPI_Request handle);

@@ -113,7 +113,8 @@ static int cpus_available(void)
     return online > 0 ? (int)online : 1;
 }
 
-static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler)
+static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler,
+                                     tern_peer_failed_fn peer_failed)
 {
     tern_tl_params_t params = {
         .rank = tern_rt.rank,
@@ -127,6 +128,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         .oversubscribed = tern_rt.local_size > cpus_available(),
         .am_handler = am_handler,
         .am_ctx = NULL,
+        .peer_failed = peer_failed,
     };
     /* Every rank initialises the same transports in the same order (their
      * init may use collective PMI fences): allowance is a job-wide knob. */
@@ -190,7 +192,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
     return TERN_OK;
 }
 
-tern_status_t tern_runtime_start(tern_am_handler_fn am_handler)
+tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed)
 {
     tern_pmi_info_t pmi;
     tern_status_t st = tern_pmi_init(&pmi);
@@ -221,7 +223,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler)
     if (!tern_rt.peers || !tern_rt.pending_peers)
         return TERN_ERR_NOMEM;
 
-    return init_transports(&pmi, am_handler);
+    return init_transports(&pmi, am_handler, peer_failed);
 }
 
 void tern_runtime_close_transports(void)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 typedef struct tern_pending tern_pending_t;
+struct tern_req;
 
 typedef struct {
     const tern_tl_ops_t *ops;   /* transport reaching this peer */
@@ -29,6 +30,14 @@ typedef struct {
      * need no order with other packets and do not wait behind them). */
     tern_pending_t *stream_head, *stream_tail;
     int in_pending_list;
+    /* Requests that wait for a packet from this peer (rendezvous and
+     * synchronous sends, rendezvous receives under way), so that its
+     * failure can complete them; linked through next / inflight_prev. */
+    struct tern_req *inflight_head;
+    /* Cold: TERN_OK while the peer works, else the status every request
+     * with it completes with (peer_failure.c), and what failed. */
+    tern_status_t failed;
+    char *failure;
 } tern_peer_t;
 
 typedef struct {
@@ -60,6 +69,8 @@ typedef struct {
     /* Peers with packets waiting, so progress need not scan them all. */
     int *pending_peers;
     int n_pending_peers;
+    int n_failed_peers;
+    int last_failed_peer;       /* world rank of the latest failure, for messages */
     char processor_name[256];
 } tern_runtime_t;
 
@@ -68,7 +79,7 @@ extern tern_runtime_t tern_rt;
 /* Joins the job through PMI, learns the node map, reads the runtime knobs
  * and opens the transports, which deliver active messages to am_handler;
  * peers then know their transport and limits. */
-tern_status_t tern_runtime_start(tern_am_handler_fn am_handler);
+tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed);
 /* Closes the transports (packets still queued must have left). */
 void tern_runtime_close_transports(void);
 

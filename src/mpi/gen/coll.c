@@ -35,7 +35,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
         return err;
     err = tern_mpi_result(err_comm, func, tern_coll_ibarrier(comm_obj, &request_req, 1));
     if (err == MPI_SUCCESS)
-        *request = tern_req_handle(request_req);
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
 }
 
@@ -70,7 +70,7 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
         return err;
     err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, (size_t)count, datatype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        *request = tern_req_handle(request_req);
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
 }
 
@@ -88,7 +88,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         return err;
     err = tern_mpi_result(err_comm, func, tern_coll_ibarrier(comm_obj, &request_req, 0));
     if (err == MPI_SUCCESS)
-        *request = tern_req_handle(request_req);
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
 }
 
@@ -107,6 +107,6 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         return err;
     err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, (size_t)count, datatype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        *request = tern_req_handle(request_req);
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
 }

@@ -258,7 +258,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return err;
     err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, newcomm, &request_req));
     if (err == MPI_SUCCESS)
-        *request = tern_req_handle(request_req);
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
 }
 

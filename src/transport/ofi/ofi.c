@@ -19,6 +19,8 @@
 #include "base/log.h"
 #include "pmi/pmi.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,6 +373,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     tl->size = p->size;
     tl->handler = p->am_handler;
     tl->am_ctx = p->am_ctx;
+    tl->peer_failed = p->peer_failed;
     *tl_p = tl;
     /* Decided from job-wide facts only, so every rank agrees (init may
      * fence): a job on one host with shm allowed opens nothing. */
@@ -448,10 +451,13 @@ static void ofi_finalize(tern_tl_t *tl)
         return;
     if (!tl->idle && tl->rails[0].ep) {
         /* Let our last sends (credit returns, FINs) leave, then wait for
-         * every rank so no endpoint closes under a peer still talking. */
+         * every rank so no endpoint closes under a peer still talking. A
+         * failed peer (here or on another transport) never comes to the
+         * fence: then the job is broken anyway and we do not wait. */
         while (tl->sends_in_flight || tl->deferred_head || tl->rma_in_flight || tl->rma_head)
             tern_ofi_progress(tl);
-        tern_pmi_fence();
+        if (!tl->n_failed)
+            tern_pmi_fence();
     }
     tern_ofi_rma_finalize(tl);
     for (int r = 0; r < tl->n_rails; r++) {
@@ -483,7 +489,57 @@ static tern_status_t ofi_connect(tern_tl_t *tl, int peer)
     return tl->peers[peer].resolved ? TERN_OK : tern_ofi_resolve(tl, peer);
 }
 
-static void ofi_disconnect(tern_tl_t *tl, int peer) { (void)tl, (void)peer; }
+/* The core gave up on peer (transport.h): no credit, so am_send and
+ * am_reserve say "full" and the core drops what it would send; no credit
+ * owed; its committed messages dropped; messages from it and completions
+ * of reads from it ignored (recv_done, ofi_rma.c). */
+static void ofi_disconnect(tern_tl_t *tl, int peer)
+{
+    if (tl->idle && !tl->peers)
+        return;
+    tl->n_failed++;
+    if (!tl->peers)
+        return;
+    ofi_peer_t *p = &tl->peers[peer];
+    p->failed = 1;
+    p->credits = 0;
+    p->owed = 0;
+    ofi_op_t **link = &tl->deferred_head;
+    tl->deferred_tail = NULL;
+    while (*link) {
+        ofi_op_t *op = *link;
+        if (op->peer != peer) {
+            tl->deferred_tail = op;
+            link = &op->next;
+            continue;
+        }
+        *link = op->next;
+        op->next = tl->send_free;
+        tl->send_free = op;
+    }
+}
+
+void tern_ofi_peer_error(tern_tl_t *tl, int peer, tern_status_t st, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    tl->peer_failed(peer, st, why);
+}
+
+/* Our own endpoint broke (a receive cannot be reposted, the completion
+ * queue cannot be read): every network peer is unreachable. Progress stops
+ * polling (idle) and finalize waits for nothing. */
+static void transport_failed(tern_tl_t *tl, const char *what, int ret)
+{
+    tl->idle = 1;
+    for (int r = 0; r < tl->size; r++)
+        if (tl->peers[r].net && !tl->peers[r].failed)
+            tern_ofi_peer_error(tl, r, TERN_ERR_TRANSPORT, "ofi: %s: %s", what,
+                                fi_strerror(ret < 0 ? -ret : ret));
+}
 static size_t ofi_am_max(tern_tl_t *tl) { return tl->buf_size - sizeof(ofi_hdr_t); }
 static unsigned ofi_caps(tern_tl_t *tl) { (void)tl; return TERN_TL_CAP_GET | TERN_TL_CAP_PUT; }
 static size_t ofi_rma_min(tern_tl_t *tl) { return tl->rma_min; }
@@ -518,8 +574,10 @@ static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type,
     ofi_peer_t *p = &tl->peers[peer];
     if (!p->resolved) {
         tern_status_t st = tern_ofi_resolve(tl, peer);
-        if (st != TERN_OK)
+        if (st != TERN_OK) {
+            tern_ofi_peer_error(tl, peer, st, "ofi: no connection can be set up to it");
             return st;
+        }
     }
     ofi_op_t *op = tl->send_free;
     if (!op)
@@ -529,11 +587,13 @@ static tern_status_t post_send(tern_tl_t *tl, int peer, int rail, uint16_t type,
         memcpy(msg, hdr, hdr_len);
     if (payload_len)
         memcpy(msg + hdr_len, payload, payload_len);
+    op->peer = peer; /* a completion with an error names it */
     ssize_t ret = send_buffer(tl, op, peer, rail, type, hdr_len + payload_len);
     if (ret == -FI_EAGAIN)
         return TERN_ERR_AGAIN;
     if (ret) {
-        tern_error("ofi: sending to rank %d failed: %s", peer, fi_strerror((int)-ret));
+        tern_ofi_peer_error(tl, peer, TERN_ERR_PEER, "ofi: posting a send failed: %s",
+                            fi_strerror((int)-ret));
         return TERN_ERR_PEER;
     }
     tl->send_free = op->next;
@@ -574,13 +634,19 @@ static void *ofi_am_reserve(tern_tl_t *tl, int peer)
     return tl->send_mem + (size_t)op->index * tl->buf_size + sizeof(ofi_hdr_t);
 }
 
-/* Sends a committed send buffer; -FI_EAGAIN when the queue is full. */
+/* Sends a committed send buffer; -FI_EAGAIN when the queue is full, 0
+ * when sent or when the send failed (the buffer is then free again and
+ * the peer reported failed: the caller must not hold op in a list). */
 static ssize_t send_committed(tern_tl_t *tl, ofi_op_t *op)
 {
     ssize_t ret = send_buffer(tl, op, op->peer, tl->peers[op->peer].rail, OFI_MSG_AM, op->len);
-    if (ret && ret != -FI_EAGAIN)
-        tern_fatal("ofi: sending to rank %d failed: %s", op->peer, fi_strerror((int)-ret));
-    return ret;
+    if (ret == 0 || ret == -FI_EAGAIN)
+        return ret;
+    op->next = tl->send_free;
+    tl->send_free = op;
+    tern_ofi_peer_error(tl, op->peer, TERN_ERR_PEER, "ofi: posting a send failed: %s",
+                        fi_strerror((int)-ret));
+    return 0;
 }
 
 static void ofi_am_commit(tern_tl_t *tl, int peer, size_t len)
@@ -602,12 +668,21 @@ static void ofi_am_commit(tern_tl_t *tl, int peer, size_t len)
 static int send_deferred(tern_tl_t *tl)
 {
     int n = 0;
-    while (tl->deferred_head && send_committed(tl, tl->deferred_head) == 0) {
-        tl->deferred_head = tl->deferred_head->next;
+    while (tl->deferred_head) {
+        /* Unlinked first: a failure drops the peer's other messages. */
+        ofi_op_t *op = tl->deferred_head;
+        tl->deferred_head = op->next;
+        if (!tl->deferred_head)
+            tl->deferred_tail = NULL;
+        if (send_committed(tl, op) == -FI_EAGAIN) {
+            op->next = tl->deferred_head;
+            tl->deferred_head = op;
+            if (!tl->deferred_tail)
+                tl->deferred_tail = op;
+            break;
+        }
         n++;
     }
-    if (!tl->deferred_head)
-        tl->deferred_tail = NULL;
     return n;
 }
 
@@ -624,27 +699,33 @@ static void recv_done(tern_tl_t *tl, ofi_op_t *op, const char *at, size_t len, i
     ofi_rail_t *rl = &tl->rails[op->rail];
     if (rl->multi_recv && len == 0) {   /* a slab handed back with nothing in it */
         if (release && post_recv(tl, op->rail, op->index) != TERN_OK)
-            tern_fatal("ofi: cannot repost a receive slab");
+            transport_failed(tl, "reposting a receive slab failed", FI_EIO);
         return;
     }
     const char *buf = rl->multi_recv ? at : rl->recv_mem + (size_t)op->index * rl->recv_size;
     ofi_hdr_t h;
+    /* Kept fatal (three checks): a message that breaks the framing is
+     * memory corruption or a foreign sender; it names no peer whose
+     * requests could take the error. */
     if (len < sizeof h)
-        tern_fatal("ofi: runt message of %zu bytes", len);
+        tern_fatal("ofi: corrupt input, not recoverable: runt message of %zu bytes", len);
     memcpy(&h, buf, sizeof h);
     if (h.pad > 7 || h.pad > len - sizeof h)
-        tern_fatal("ofi: malformed message (padding %u of %zu bytes)", h.pad, len);
+        tern_fatal("ofi: corrupt input, not recoverable: padding %u of a %zu-byte message", h.pad,
+                   len);
     len -= h.pad;
     if (h.src >= (uint32_t)tl->size)
-        tern_fatal("ofi: message from unknown rank %u", h.src);
+        tern_fatal("ofi: corrupt input, not recoverable: message from unknown rank %u", h.src);
     ofi_peer_t *p = &tl->peers[h.src];
     p->credits += h.credits;
-    if (h.type == OFI_MSG_AM)
+    /* A failed peer's late messages may name requests already completed
+     * with the error: dropped (one test on a line just read). */
+    if (h.type == OFI_MSG_AM && __builtin_expect(!p->failed, 1))
         tl->handler(tl->am_ctx, (int)h.src, buf + sizeof h, len - sizeof h);
     else if (h.type == OFI_MSG_HELLO)
         p->hellos_recvd++;
     if ((!rl->multi_recv || release) && post_recv(tl, op->rail, op->index) != TERN_OK)
-        tern_fatal("ofi: cannot repost a receive buffer");
+        transport_failed(tl, "reposting a receive buffer failed", FI_EIO);
     /* Only active messages spent a credit of the sender. */
     if (h.type == OFI_MSG_AM && ++p->owed >= tl->credit_return_at && !p->in_credit_list) {
         p->in_credit_list = 1;
@@ -652,21 +733,48 @@ static void recv_done(tern_tl_t *tl, ofi_op_t *op, const char *at, size_t len, i
     }
 }
 
+/* A completion with an error: the send's or RDMA transfer's peer failed
+ * (its requests complete with the error); a receive buffer is reposted. */
 static void report_cq_error(tern_tl_t *tl, int rail)
 {
-    struct fid_cq *cq = tl->rails[rail].cq;
+    ofi_rail_t *rl = &tl->rails[rail];
     struct fi_cq_err_entry err = {0};
-    if (fi_cq_readerr(cq, &err, 0) != 1)
-        tern_fatal("ofi: completion queue error (no details)");
+    ssize_t ret = fi_cq_readerr(rl->cq, &err, 0);
+    if (ret != 1) {
+        transport_failed(tl, "reading a completion error failed", ret < 0 ? (int)ret : FI_EIO);
+        return;
+    }
     ofi_op_t *op = err.op_context;
     if (err.err == FI_ECANCELED)
         return;
-    tern_fatal("ofi: %s failed on rail %d: %s (%s)",
-               !op                        ? "an operation"
-               : op->kind == OFI_OP_RECV ? "a receive"
-               : op->kind == OFI_OP_RMA  ? (op->rma->is_write ? "an RDMA write" : "an RDMA read")
-                                         : "a send to a peer",
-               rail, fi_strerror(err.err), fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0));
+    const char *detail = fi_cq_strerror(rl->cq, err.prov_errno, err.err_data, NULL, 0);
+    if (!op) {
+        tern_error("ofi: an operation failed on rail %d: %s (%s)", rail, fi_strerror(err.err),
+                   detail);
+        return;
+    }
+    switch (op->kind) {
+    case OFI_OP_SEND:
+        op->next = tl->send_free;
+        tl->send_free = op;
+        tl->sends_in_flight--;
+        tern_ofi_peer_error(tl, op->peer, TERN_ERR_PEER, "ofi: a send failed on rail %d: %s (%s)",
+                            rail, fi_strerror(err.err), detail);
+        return;
+    case OFI_OP_RMA:
+        tern_ofi_peer_error(tl, op->rma->peer, TERN_ERR_PEER,
+                            "ofi: an RDMA %s failed on rail %d: %s (%s)",
+                            op->rma->is_write ? "write" : "read", rail, fi_strerror(err.err), detail);
+        tern_ofi_rma_chunk_done(tl, op); /* no callback: the peer has failed */
+        return;
+    case OFI_OP_RECV:
+        tern_error("ofi: a receive failed on rail %d: %s (%s); reposting it", rail,
+                   fi_strerror(err.err), detail);
+        if ((!rl->multi_recv || (err.flags & FI_MULTI_RECV)) &&
+            post_recv(tl, rail, op->index) != TERN_OK)
+            transport_failed(tl, "reposting a receive buffer failed", FI_EIO);
+        return;
+    }
 }
 
 static void return_credits(tern_tl_t *tl)
@@ -696,10 +804,14 @@ static int poll_rail(tern_tl_t *tl, int rail)
             break;
         if (n == -FI_EAVAIL) {
             report_cq_error(tl, rail);
+            if (tl->idle)
+                return events;
             continue;
         }
-        if (n < 0)
-            tern_fatal("ofi: reading the completion queue failed: %s", fi_strerror((int)-n));
+        if (n < 0) {
+            transport_failed(tl, "reading the completion queue failed", (int)n);
+            return events;
+        }
         for (ssize_t i = 0; i < n; i++) {
             ofi_op_t *op = ent[i].op_context;
             switch (op->kind) {
@@ -721,10 +833,10 @@ static int poll_rail(tern_tl_t *tl, int rail)
         if (n < 16)
             break;
     }
-    for (int n = rl->n_repost; n > 0; n--) {
+    for (int n = rl->n_repost; n > 0 && !tl->idle; n--) {
         int i = rl->repost[--rl->n_repost];
         if (post_recv(tl, rail, i) != TERN_OK)
-            tern_fatal("ofi: cannot repost a receive buffer");
+            transport_failed(tl, "reposting a receive buffer failed", FI_EIO);
     }
     return events;
 }

@@ -94,6 +94,7 @@ typedef struct {
     int in_credit_list;
     int hellos_recvd;     /* one per rail (TERN_CONNECT=all) */
     int net;              /* served by us (shm takes on-node peers when allowed) */
+    int failed;           /* the core gave up on it (disconnect): nothing more to or from it */
 } ofi_peer_t;
 
 /* One rail: an endpoint of its own on one provider domain (a NIC, a port,
@@ -123,6 +124,8 @@ struct tern_tl {
     int idle;                   /* no peer needs the network: nothing opened */
     tern_am_handler_fn handler;
     void *am_ctx;
+    tern_peer_failed_fn peer_failed;
+    int n_failed;               /* peers given up on: finalize fences with nobody */
 
     ofi_rail_t rails[OFI_RAILS_MAX];
     int n_rails;
@@ -169,6 +172,10 @@ tern_status_t tern_ofi_publish_address(tern_tl_t *tl);
 tern_status_t tern_ofi_connect_all(tern_tl_t *tl);
 tern_status_t tern_ofi_resolve(tern_tl_t *tl, int peer);
 
+/* ofi.c: reports that peer failed (st, what failed) to the core. */
+void tern_ofi_peer_error(tern_tl_t *tl, int peer, tern_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* ofi.c */
 int tern_ofi_progress(tern_tl_t *tl);
 /* Sends a transport message (header + data) without credit on the given
@@ -185,7 +192,8 @@ tern_status_t tern_ofi_put(tern_tl_t *tl, int peer, const void *local, size_t le
                            uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
 /* Issues queued chunks; returns how many. */
 int tern_ofi_rma_push(tern_tl_t *tl);
-/* A chunk completed successfully (errors end the job in ofi.c). */
+/* A chunk is back (after an error too: ofi.c reports the peer failed
+ * first, and a transfer with a failed peer ends without a callback). */
 void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op);
 void tern_ofi_rma_finalize(tern_tl_t *tl);
 

@@ -167,7 +167,7 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
             n = rl->max_msg_size;
         ofi_op_t *op = calloc(1, sizeof *op);
         if (!op)
-            tern_fatal("ofi: out of memory issuing a one-sided transfer");
+            return 0; /* as a full queue: tried again at the next progress */
         op->kind = OFI_OP_RMA;
         op->rail = pc->rail;
         op->rma = x;
@@ -180,16 +180,32 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
             free(op);
             return 0;
         }
-        if (ret)
-            tern_fatal("ofi: %s of %zu bytes with rank %d on rail %d failed: %s",
-                       x->is_write ? "RDMA write" : "RDMA read", n, x->peer, pc->rail,
-                       fi_strerror((int)-ret));
         pc->issued += n;
         x->issued += n;
+        if (ret) {
+            /* Counted as done: the transfer ends without a callback
+             * (rma_finish) once its other chunks are back. */
+            free(op);
+            tern_ofi_peer_error(tl, x->peer, TERN_ERR_PEER, "ofi: issuing an RDMA %s of %zu bytes on rail %d failed: %s",
+                                x->is_write ? "write" : "read", n, pc->rail, fi_strerror((int)-ret));
+            continue;
+        }
         x->outstanding++;
         tl->rma_in_flight++;
     }
     return 1;
+}
+
+/* Every chunk of x is back (or failed at issue): release it and tell the
+ * core, unless its peer has failed; then the core has already completed
+ * the request with the error (transport.h, disconnect). */
+static void rma_finish(tern_tl_t *tl, ofi_rma_t *x)
+{
+    tern_tl_comp_t *comp = x->comp;
+    int peer_failed = tl->peers[x->peer].failed;
+    rma_release(x);
+    if (!peer_failed)
+        comp->cb(comp, TERN_OK);
 }
 
 /* Issues what it can of every piece of the transfer at the head (a full
@@ -207,9 +223,12 @@ int tern_ofi_rma_push(tern_tl_t *tl)
 {
     int n = 0;
     while (tl->rma_head && rma_issue(tl, tl->rma_head)) {
-        tl->rma_head = tl->rma_head->next;
+        ofi_rma_t *x = tl->rma_head;
+        tl->rma_head = x->next;
         if (!tl->rma_head)
             tl->rma_tail = NULL;
+        if (x->outstanding == 0) /* its last chunks failed at issue */
+            rma_finish(tl, x);
         n++;
     }
     return n;
@@ -220,11 +239,8 @@ void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op)
     ofi_rma_t *x = op->rma;
     free(op);
     tl->rma_in_flight--;
-    if (--x->outstanding == 0 && x->issued == x->len) {
-        tern_tl_comp_t *comp = x->comp;
-        rma_release(x);
-        comp->cb(comp, TERN_OK);
-    }
+    if (--x->outstanding == 0 && x->issued == x->len)
+        rma_finish(tl, x);
 }
 
 void tern_ofi_rma_finalize(tern_tl_t *tl)

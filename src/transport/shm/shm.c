@@ -29,7 +29,15 @@
  * each cell after the handler returns. The consumer index moves before the
  * handler runs, so a handler may send (to anyone, the sender included) and
  * may even re-enter progress; a nested call then delivers the following
- * messages before the outer handler returns. */
+ * messages before the outer handler returns.
+ *
+ * A dead peer: while a rank waits, watch_peers checks every
+ * TERN_PEER_CHECK_MS that the process of each local peer it waits for
+ * still exists (kill(pid, 0): one system call per peer, never on the fast
+ * path; a
+ * process that died is found once its parent has reaped it, at once under
+ * mpiexec). Once the core gives up on a peer (disconnect) its incoming
+ * rings are parked: what it wrote before dying is never delivered. */
 #include "base/config.h"
 #include "base/log.h"
 #include "transport/shm/shm_cma.h"
@@ -37,7 +45,10 @@
 #include "transport/shm/shm_segment.h"
 #include "transport/transport.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,6 +87,7 @@ _Static_assert(sizeof(shm_slot_t) == 64, "one slot per cache line");
 typedef struct {
     tern_shm_ring_t ring;
     int src;  /* world rank of the sender */
+    int gone; /* the core gave up on src: rings parked */
     tern_shm_ring_t bulk;
 } shm_in_t;
 
@@ -96,6 +108,7 @@ struct tern_tl {
     size_t rma_min;
 
     int rank, size, local_size;
+    tern_peer_failed_fn peer_failed;
     int *local_of_storage;
     tern_shm_segment_t seg;
     uint64_t probe_word;
@@ -277,6 +290,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->my_local = params->local_rank;
         tl->am_handler = params->am_handler;
         tl->am_ctx = params->am_ctx;
+        tl->peer_failed = params->peer_failed;
         tl->probe_word = 0x5ca1ab1e00000000ull ^ (uint64_t)getpid();
         tl->local_of_storage = malloc((size_t)params->size * sizeof(int));
         tl->out = calloc((size_t)params->local_size, sizeof *tl->out);
@@ -426,8 +440,13 @@ static tern_status_t shm_connect(tern_tl_t *tl, int peer)
 
 static void shm_disconnect(tern_tl_t *tl, int peer)
 {
-    (void)tl;
-    (void)peer;
+    for (int i = 0; i < tl->nin; i++)
+        if (tl->in[i].src == peer && !tl->in[i].gone) {
+            tl->in[i].gone = 1;
+            tern_shm_ring_park(&tl->in[i].ring);
+            if (tl->bulk_max)
+                tern_shm_ring_park(&tl->in[i].bulk);
+        }
 }
 
 static size_t shm_am_max(tern_tl_t *tl)
@@ -474,6 +493,33 @@ static int shm_progress(tern_tl_t *tl)
             events += shm_drain(tl, &in[i].bulk, in[i].src, 1);
     }
     return events;
+}
+
+/* Delivers everything a dead peer wrote before it died (it may have sent
+ * its last messages and exited normally after MPI_Finalize just after our
+ * last poll). */
+static void shm_drain_dead(tern_tl_t *tl, int peer)
+{
+    for (int i = 0; i < tl->nin; i++)
+        if (tl->in[i].src == peer) {
+            while (shm_drain(tl, &tl->in[i].ring, peer, tl->batch) +
+                       (tl->bulk_max ? shm_drain(tl, &tl->in[i].bulk, peer, 1) : 0) >
+                   0)
+                ;
+        }
+}
+
+static void shm_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
+{
+    for (int i = 0; i < n_peers; i++) {
+        pid_t pid = (pid_t)shm_slot(tl->seg.base, tl->local_of[peers[i]])->pid;
+        if (kill(pid, 0) != 0 && errno == ESRCH) {
+            shm_drain_dead(tl, peers[i]);
+            char why[96];
+            snprintf(why, sizeof why, "shm: its process %d (on this node) is gone", (int)pid);
+            tl->peer_failed(peers[i], TERN_ERR_PEER, why); /* parks its rings */
+        }
+    }
 }
 
 static void *shm_am_reserve(tern_tl_t *tl, int peer)
@@ -581,4 +627,5 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .bulk_max = shm_bulk_max,
     .bulk_reserve = shm_bulk_reserve,
     .bulk_commit = shm_bulk_commit,
+    .watch_peers = shm_watch_peers,
 };

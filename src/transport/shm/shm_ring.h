@@ -146,6 +146,14 @@ static inline tern_shm_cell_t *tern_shm_ring_pop(tern_shm_ring_t *ring, size_t *
     return cell;
 }
 
+/* Consumer: never takes another message (the producer failed): no
+ * message number reaches the index it is moved to, so the ring looks empty
+ * to pop and ready at no cost on the fast path. */
+static inline void tern_shm_ring_park(tern_shm_ring_t *ring)
+{
+    ring->index = UINT64_MAX - 1;
+}
+
 /* Consumer: gives a popped cell back to the producer. */
 void tern_shm_ring_free_slow(tern_shm_ring_t *ring, tern_shm_cell_t *cell);
 

@@ -1,0 +1,157 @@
+#include "core/pt2pt/peer_failure.h"
+#include "core/pt2pt/match.h"
+#include "core/pt2pt/p2p.h"
+#include "core/runtime/runtime.h"
+#include "base/config.h"
+#include "base/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The world rank of a posted receive's source, from the communicator
+ * layer above (tern_peer_failure_set_source_map); -1 for MPI_ANY_SOURCE. */
+static int (*source_map)(const tern_req_t *req);
+
+void tern_peer_failure_set_source_map(int (*world_of)(const tern_req_t *req))
+{
+    source_map = world_of;
+}
+
+static int source_world(const tern_req_t *req)
+{
+    int w = req->peer >= 0 && source_map ? source_map(req) : -1;
+    return w >= 0 && w < tern_rt.size ? w : -1;
+}
+
+/* 1 if a posted receive names a source that has failed (MPI_ANY_SOURCE
+ * receives stay posted: another peer may still match them). */
+static int source_failed(const tern_req_t *req)
+{
+    int w = source_world(req);
+    return w >= 0 && tern_rt.peers[w].failed != TERN_OK;
+}
+
+static void fail_posted_receives(void)
+{
+    tern_req_t *req;
+    while ((req = tern_match_take_posted_if(source_failed)) != NULL) {
+        int w = source_world(req);
+        req->error = tern_rt.peers[w].failed;
+        req->peer_world = w;
+        req->status_source = req->peer;
+        req->status_tag = req->tag;
+        req->status_bytes = 0;
+        tern_req_complete(req);
+    }
+}
+
+void tern_peer_failed(int peer_world, tern_status_t st, const char *why)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    if (peer->failed == TERN_OK) {
+        peer->failed = st == TERN_OK || st == TERN_ERR_AGAIN ? TERN_ERR_PEER : st;
+        peer->failure = strdup(why ? why : tern_status_string(peer->failed));
+        tern_rt.n_failed_peers++;
+        tern_rt.last_failed_peer = peer_world;
+        tern_warn("rank %d failed: %s (%s); operations with it complete with this error",
+                  peer_world, why ? why : "", tern_status_string(peer->failed));
+        for (int i = 0; i < tern_rt.n_tls; i++)
+            tern_rt.tls[i].ops->disconnect(tern_rt.tls[i].tl, peer_world);
+    }
+    tern_p2p_fail_peer_requests(peer_world);
+    fail_posted_receives();
+}
+
+const char *tern_peer_failure(int peer_world)
+{
+    if (peer_world < 0 || peer_world >= tern_rt.size || tern_rt.peers[peer_world].failed == TERN_OK)
+        return NULL;
+    return tern_rt.peers[peer_world].failure ? tern_rt.peers[peer_world].failure
+                                             : tern_status_string(tern_rt.peers[peer_world].failed);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The peers this rank waits for: a request in flight with them, packets
+ * queued for them, or a posted receive naming them. */
+typedef struct {
+    unsigned char *marked; /* by world rank */
+    int *list;
+    int n;
+} waited_t;
+
+static void mark_waited(waited_t *w, int peer_world)
+{
+    if (peer_world < 0 || w->marked[peer_world] || tern_rt.peers[peer_world].failed != TERN_OK)
+        return;
+    w->marked[peer_world] = 1;
+    w->list[w->n++] = peer_world;
+}
+
+static void mark_posted_source(const tern_req_t *req, void *arg)
+{
+    mark_waited(arg, source_world(req));
+}
+
+static void watch_waited_peers(void)
+{
+    static waited_t w;
+    if (!w.marked) {
+        w.marked = calloc((size_t)tern_rt.size, 1);
+        w.list = malloc((size_t)tern_rt.size * sizeof *w.list);
+        if (!w.marked || !w.list) { /* no watch: failures are still reported by errors */
+            free(w.marked);
+            free(w.list);
+            w.marked = NULL;
+            w.list = NULL;
+            return;
+        }
+    }
+    w.n = 0;
+    for (int p = 0; p < tern_rt.size; p++) {
+        const tern_peer_t *peer = &tern_rt.peers[p];
+        if (peer->inflight_head || peer->pending_head || peer->stream_head)
+            mark_waited(&w, p);
+    }
+    tern_match_each_posted(mark_posted_source, &w);
+    /* Grouped by transport; a transport's list stays in w.list past n. */
+    for (int i = 0; i < tern_rt.n_poll && w.n; i++) {
+        if (!tern_rt.poll[i].ops->watch_peers)
+            continue;
+        int n = 0;
+        for (int k = 0; k < w.n; k++)
+            if (tern_rt.peers[w.list[k]].tl == tern_rt.poll[i].tl) {
+                int t = w.list[n];
+                w.list[n++] = w.list[k];
+                w.list[k] = t;
+            }
+        if (n)
+            tern_rt.poll[i].ops->watch_peers(tern_rt.poll[i].tl, w.list, n);
+    }
+    for (int k = 0; k < w.n; k++)
+        w.marked[w.list[k]] = 0;
+}
+
+void tern_peer_watch(void)
+{
+    static long interval_ms = -1;
+    static double next_check_ms;
+    if (tern_rt.n_failed_peers)
+        fail_posted_receives();
+    if (interval_ms < 0) {
+        interval_ms = (long)tern_knob_count(TERN_KNOB_PEER_CHECK_MS);
+    }
+    if (interval_ms == 0)
+        return;
+    double now = now_ms();
+    if (now < next_check_ms)
+        return;
+    next_check_ms = now + (double)interval_ms;
+    watch_waited_peers();
+}
