@@ -22,6 +22,9 @@
     X(TERN_ERR_KEYVAL, "invalid attribute key")                    \
     X(TERN_ERR_CALLBACK, "a user callback failed")                 \
     X(TERN_ERR_INFO_NOKEY, "no such info key")                     \
+    X(TERN_ERR_BUFFER, "invalid buffer")                           \
+    X(TERN_ERR_COUNT, "invalid count")                             \
+    X(TERN_ERR_REQUEST, "invalid request")                         \
     X(TERN_ERR_TRANSPORT, "transport failure (local endpoint)")    \
     X(TERN_ERR_INTERNAL, "internal error")
 

@@ -96,6 +96,10 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_GROUP: return MPI_ERR_GROUP;
     case TERN_ERR_KEYVAL: return MPI_ERR_KEYVAL;
     case TERN_ERR_INFO_NOKEY: return MPI_ERR_INFO_NOKEY;
+    case TERN_ERR_BUFFER: return MPI_ERR_BUFFER;
+    case TERN_ERR_NO_ROOM: return MPI_ERR_BUFFER;
+    case TERN_ERR_COUNT: return MPI_ERR_COUNT;
+    case TERN_ERR_REQUEST: return MPI_ERR_REQUEST;
     /* A failed peer or transport: MPI-4 has no class for it outside
      * ULFM (MPIX_ERR_PROC_FAILED); the text names the peer and cause. */
     case TERN_ERR_PEER: return MPI_ERR_OTHER;

@@ -17,8 +17,12 @@ applies to each of its procedures):
   check = {X = R}   named rule R for X (NAMED below)
   unchecked = [X]   X goes to the core as it is
   check_call = C    an expression returning an MPI code that checks every
-                    parameter but communicators, info and requests (the
-                    semantic checks of collectives: roots, MPI_IN_PLACE...)
+                    parameter but communicators, info, requests and those in
+                    also_check (the semantic checks of collectives: roots,
+                    MPI_IN_PLACE...; point-to-point's one-pass check)
+  also_check = [X]  X keeps its kind's rule beside check_call
+  locals = [D]      declarations (without ;) for check_call and core to share
+                    (point-to-point: the communicator and datatype decoded once)
 The output request X of a core call that uses X_req (tern_req_t *) is
 handed to the caller as a handle once the call succeeds."""
 
@@ -91,7 +95,8 @@ def _rule(proc, prm, spec):
         return None, None
     length = prm["length"]
     is_array = length is not None
-    if spec.get("check_call") and kind not in ("COMMUNICATOR", "INFO", "REQUEST"):
+    if spec.get("check_call") and kind not in ("COMMUNICATOR", "INFO", "REQUEST") and \
+            x not in spec.get("also_check", []):
         return None, None  # the spec's check_call covers it
     if direction == "out" and x == spec.get("request"):
         return f'tern_check_ptr(func, err_comm, {x}, "{x}")', f"tern_req_t *{x}_req = NULL;"
@@ -171,6 +176,7 @@ def entry_point(expr, spec):
     if unused:
         out.append("    " + ", ".join(f"(void){x}" for x in unused) + "; /* not the core's */")
     out += ["    " + d for d in decls]
+    out += ["    " + d + ";" for d in spec.get("locals", [])]
     if checks:
         out.append("    int err;")
         joined = " ||\n        ".join(f"(err = {c})" for c in checks)
