@@ -1,5 +1,6 @@
 /* Argument checks by parameter kind (mpi_checks.h). */
 #include "mpi/mpi_checks.h"
+#include "core/op.h"
 
 #include <string.h>
 
@@ -72,4 +73,13 @@ int tern_check_info_key(const char *func, MPI_Comm err_comm, const char *key)
 int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value)
 {
     return check_string(func, err_comm, value, MPI_MAX_INFO_VAL, MPI_ERR_INFO_VALUE, "value");
+}
+
+int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op)
+{
+    if (__builtin_expect(tern_op_is_valid(op), 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_OP, func,
+                          op == MPI_OP_NULL ? "op is MPI_OP_NULL" : "invalid op handle 0x%x",
+                          (unsigned)op);
 }

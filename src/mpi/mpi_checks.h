@@ -28,6 +28,9 @@ int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int fl
  * 1..MPI_MAX_INFO_KEY / MPI_MAX_INFO_VAL characters long. */
 int tern_check_info_key(const char *func, MPI_Comm err_comm, const char *key);
 int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value);
+/* MPI_ERR_OP unless op is a live reduction operation (predefined or
+ * user-defined). */
+int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op);
 
 /* MPI_SUCCESS for TERN_OK; otherwise raises the status's class on err_comm
  * with the core's detail text (tern_status_detail) or the status's own. */
