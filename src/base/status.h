@@ -18,6 +18,7 @@
     X(TERN_ERR_RANK, "rank out of range")                          \
     X(TERN_ERR_COMM, "wrong kind of communicator")                 \
     X(TERN_ERR_INFO_NOKEY, "no such info key")                     \
+    X(TERN_ERR_OP, "invalid reduction operation")                  \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

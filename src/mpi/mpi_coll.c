@@ -40,9 +40,9 @@ static int check_root(const char *func, tern_comm_t *c, int root)
 
 static int check_op(const char *func, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
 {
-    int err = tern_check_op(func, comm, op);
-    if (err)
-        return err;
+    /* The valid case without a call: reductions are on the fast path. */
+    if (__builtin_expect(!tern_op_is_valid(op), 0))
+        return tern_check_op(func, comm, op);
     if (!tern_op_allowed(op, dt)) {
         const char *tn = tern_datatype_name(dt);
         return tern_mpi_error(comm, MPI_ERR_OP, func, "%s is not defined for datatype %s",
@@ -395,4 +395,19 @@ int tern_check_scan(const char *func, tern_comm_t *c, const void *sbuf, const vo
         return tern_mpi_error(c->handle, MPI_ERR_COMM, func,
                               "MPI defines this collective on intracommunicators only");
     return check_reduction(func, c->handle, sbuf, rbuf, count, dt, op, 1);
+}
+
+/* ---- MPI_Reduce_local ------------------------------------------------- */
+
+int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf, int count,
+                            MPI_Datatype dt, MPI_Op op)
+{
+    size_t size;
+    int err;
+    if ((err = tern_check_count(func, MPI_COMM_NULL, count)) ||
+        (err = tern_check_datatype(func, MPI_COMM_NULL, dt, &size)) ||
+        (err = tern_check_buffer(func, MPI_COMM_NULL, inbuf, count, size)) ||
+        (err = tern_check_buffer(func, MPI_COMM_NULL, inoutbuf, count, size)))
+        return err;
+    return check_op(func, MPI_COMM_NULL, op, dt);
 }

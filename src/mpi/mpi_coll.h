@@ -48,5 +48,8 @@ int tern_check_reduce_scatter_block(const char *func, tern_comm_t *c, const void
 /* Scan and exscan: intracommunicators only. */
 int tern_check_scan(const char *func, tern_comm_t *c, const void *sbuf, const void *rbuf,
                     int count, MPI_Datatype dt, MPI_Op op);
+/* MPI_Reduce_local: no communicator (errors go to MPI_COMM_WORLD's handler). */
+int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf, int count,
+                            MPI_Datatype dt, MPI_Op op);
 
 #endif

@@ -93,6 +93,7 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_RANK: return MPI_ERR_RANK;
     case TERN_ERR_COMM: return MPI_ERR_COMM;
     case TERN_ERR_INFO_NOKEY: return MPI_ERR_INFO_NOKEY;
+    case TERN_ERR_OP: return MPI_ERR_OP;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }

@@ -31,6 +31,7 @@ HANDLE_IN = {
     "INFO": ("tern_info_t",
              "tern_check_info(func, err_comm, {x}, {info_flags}, &{x}_obj)"),
     "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
+    "OPERATION": (None, "tern_check_op(func, err_comm, {x})"),
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the

@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/coll.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/coll.h"
+#include "core/op.h"
 #include "mpi/mpi_coll.h"
 
 TERN_PMPI_ALIAS(Allgather)
@@ -711,6 +712,45 @@ int PMPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs
     return err;
 }
 
+TERN_PMPI_ALIAS(Op_commutative)
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    static const char func[] = "MPI_Op_commutative";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_op(func, err_comm, op)) ||
+        (err = tern_check_ptr(func, err_comm, commute, "commute")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_commutative(op, commute));
+}
+
+TERN_PMPI_ALIAS(Op_create)
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    static const char func[] = "MPI_Op_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, user_fn, "user_fn")) ||
+        (err = tern_check_ptr(func, err_comm, op, "op")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_create(user_fn, commute, op));
+}
+
+TERN_PMPI_ALIAS(Op_free)
+int PMPI_Op_free(MPI_Op *op)
+{
+    static const char func[] = "MPI_Op_free";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, op, "op")) ||
+        (err = tern_check_op(func, err_comm, *op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_free(op));
+}
+
 TERN_PMPI_ALIAS(Reduce)
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
@@ -744,6 +784,18 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     if (err == MPI_SUCCESS)
         *request = tern_req_handle(request_req);
     return err;
+}
+
+TERN_PMPI_ALIAS(Reduce_local)
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    static const char func[] = "MPI_Reduce_local";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_reduce_local(func, inbuf, inoutbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_reduce_local(inbuf, inoutbuf, (size_t)count, datatype, op));
 }
 
 TERN_PMPI_ALIAS(Reduce_scatter)
