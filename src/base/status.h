@@ -26,6 +26,7 @@
     X(TERN_ERR_COUNT, "invalid count")                             \
     X(TERN_ERR_REQUEST, "invalid request")                         \
     X(TERN_ERR_TRANSPORT, "transport failure (local endpoint)")    \
+    X(TERN_ERR_OP, "invalid reduction operation")                  \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -1,5 +1,6 @@
 /* Argument checks by parameter kind (mpi_checks.h). */
 #include "mpi/mpi_checks.h"
+#include "core/datatype/op.h"
 
 #include <string.h>
 
@@ -87,4 +88,13 @@ int tern_check_keyval(const char *func, MPI_Comm err_comm, int keyval, int writa
     if (keyval == MPI_KEYVAL_INVALID)
         return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func, "keyval is MPI_KEYVAL_INVALID");
     return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func, "invalid keyval 0x%x", (unsigned)keyval);
+}
+
+int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op)
+{
+    if (__builtin_expect(tern_op_is_valid(op), 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_OP, func,
+                          op == MPI_OP_NULL ? "op is MPI_OP_NULL" : "invalid op handle 0x%x",
+                          (unsigned)op);
 }

@@ -30,6 +30,9 @@ int tern_check_info(const char *func, MPI_Comm err_comm, MPI_Info handle, int fl
  * 1..MPI_MAX_INFO_KEY / MPI_MAX_INFO_VAL characters long. */
 int tern_check_info_key(const char *func, MPI_Comm err_comm, const char *key);
 int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value);
+/* MPI_ERR_OP unless op is a live reduction operation (predefined or
+ * user-defined). */
+int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op);
 
 /* MPI_ERR_KEYVAL unless keyval is a keyval the user holds or (unless
  * writable) a predefined one. */

@@ -104,6 +104,7 @@ int tern_mpi_class_of(tern_status_t st)
      * ULFM (MPIX_ERR_PROC_FAILED); the text names the peer and cause. */
     case TERN_ERR_PEER: return MPI_ERR_OTHER;
     case TERN_ERR_TRANSPORT: return MPI_ERR_OTHER;
+    case TERN_ERR_OP: return MPI_ERR_OP;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }

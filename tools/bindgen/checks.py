@@ -36,6 +36,7 @@ HANDLE_IN = {
              "tern_check_info(func, err_comm, {x}, {info_flags}, &{x}_obj)"),
     "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
     "KEYVAL": (None, "tern_check_keyval(func, err_comm, {x}, {writable})"),
+    "OPERATION": (None, "tern_check_op(func, err_comm, {x})"),
 }
 
 # Scalars checked against a fixed range: kind -> check call format.

@@ -355,12 +355,50 @@ tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p)
     return TERN_OK;
 }
 
-tern_status_t tern_op_free(MPI_Op op)
+tern_status_t tern_op_free(MPI_Op *op_p)
 {
+    MPI_Op op = *op_p;
+    if (tern_op_is_predefined(op))
+        return tern_status_detail(TERN_ERR_OP, "%s is predefined and cannot be freed",
+                                  tern_op_name(op));
     user_op_t *u = user_op(op);
     if (!u || u->handle_freed)
-        return TERN_ERR_ARG;
+        return tern_status_detail(TERN_ERR_OP, "invalid op handle 0x%x", (unsigned)op);
     u->handle_freed = 1;
     u->refs--;
+    *op_p = MPI_OP_NULL;
     return TERN_OK;
+}
+
+tern_status_t tern_op_commutative(MPI_Op op, int *commute)
+{
+    *commute = tern_op_is_commutative(op);
+    return TERN_OK;
+}
+
+/* The kernels work on packed data: non-contiguous types are packed,
+ * reduced and unpacked. */
+tern_status_t tern_op_reduce_local(const void *inbuf, void *inoutbuf, size_t count,
+                                   MPI_Datatype dt, MPI_Op op)
+{
+    if (count == 0)
+        return TERN_OK;
+    if (tern_datatype_is_contig(dt)) {
+        MPI_Aint lb = tern_datatype_true_lb(dt);
+        return tern_op_apply(op, dt, (const char *)inbuf + lb, (char *)inoutbuf + lb, count);
+    }
+    size_t n = tern_datatype_packed_size(dt, count);
+    char *in = malloc(n), *inout = malloc(n);
+    tern_status_t st = in && inout ? TERN_OK : TERN_ERR_NOMEM;
+    if (st == TERN_OK)
+        st = tern_datatype_pack(inbuf, count, dt, in);
+    if (st == TERN_OK)
+        st = tern_datatype_pack(inoutbuf, count, dt, inout);
+    if (st == TERN_OK)
+        st = tern_op_apply(op, dt, in, inout, count);
+    if (st == TERN_OK)
+        st = tern_datatype_unpack(inout, n, inoutbuf, count, dt);
+    free(in);
+    free(inout);
+    return st;
 }

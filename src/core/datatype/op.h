@@ -27,11 +27,20 @@ int tern_op_allowed(MPI_Op op, MPI_Datatype dt);
 /* inout = in op inout over count elements of dt, both packed. */
 tern_status_t tern_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, size_t count);
 
-tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p);
-/* Frees the handle; the operation lives on while pending collectives hold
- * it (retain/release; no-ops for predefined ops). */
-tern_status_t tern_op_free(MPI_Op op);
 void tern_op_retain(MPI_Op op);
 void tern_op_release(MPI_Op op);
+
+/* The reduction-operation procedures, on arguments the MPI layer checked
+ * (pointers non-NULL, op handles live). */
+tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p);
+/* Frees the handle and sets *op_p to MPI_OP_NULL; TERN_ERR_OP for a
+ * predefined op. The operation lives on while pending collectives hold it
+ * (retain/release; no-ops for predefined ops). */
+tern_status_t tern_op_free(MPI_Op *op_p);
+tern_status_t tern_op_commutative(MPI_Op op, int *commute);
+/* inoutbuf = inbuf op inoutbuf over count elements of dt in the user's
+ * layout (MPI_Reduce_local; op allowed on dt). */
+tern_status_t tern_op_reduce_local(const void *inbuf, void *inoutbuf, size_t count,
+                                   MPI_Datatype dt, MPI_Op op);
 
 #endif
