@@ -33,6 +33,27 @@ static inline int tern_mpi_request_handle(const char *func, MPI_Comm comm, tern_
     return tern_mpi_request_no_handle(func, comm, req);
 }
 
+/* The completion procedures (mpi_request.c), after their entry points
+ * generic checks; they return MPI codes (statuses carry MPI codes). The
+ * any/some forms serve Wait and Test (blocking). */
+int tern_mpi_wait(const char *func, MPI_Request *request, MPI_Status *status);
+int tern_mpi_test(const char *func, MPI_Request *request, int *flag, MPI_Status *status);
+int tern_mpi_waitall(const char *func, int count, MPI_Request reqs[], MPI_Status statuses[]);
+int tern_mpi_testall(const char *func, int count, MPI_Request reqs[], int *flag,
+                     MPI_Status statuses[]);
+int tern_mpi_any(const char *func, int count, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status, int blocking);
+int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcount,
+                  int indices[], MPI_Status statuses[], int blocking);
+int tern_mpi_request_free(const char *func, MPI_Request *request);
+int tern_mpi_request_get_status(const char *func, MPI_Request request, int *flag,
+                                MPI_Status *status);
+int tern_mpi_cancel(const char *func, MPI_Request *request);
+int tern_mpi_test_cancelled(const char *func, const MPI_Status *status, int *flag);
+int tern_mpi_start_request(const char *func, MPI_Request *request);
+int tern_mpi_startall(const char *func, int count, MPI_Request reqs[]);
+int tern_mpi_status_set_cancelled(MPI_Status *status, int flag);
+
 /* Raises the error of the first bad argument of a send or receive, in the
  * order of the checks. */
 __attribute__((noinline, cold)) int tern_p2p_arg_error(const char *func, const void *buf,

@@ -1,5 +1,9 @@
 /* Completion: wait, test and their any/all/some forms, cancel, free,
- * persistent start, status queries. */
+ * persistent start, status queries, called by their generated entry points
+ * (src/mpi/api/pt2pt.toml) once the generic checks passed. They stay in the
+ * MPI layer and return MPI codes themselves because completion is where
+ * error codes are made: a status carries an MPI code, and multi-request
+ * calls answer MPI_ERR_IN_STATUS. */
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_p2p.h"
 #include "core/datatype/datatype.h"
@@ -71,13 +75,8 @@ static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status 
     return err;
 }
 
-TERN_PMPI_ALIAS(Wait)
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+int tern_mpi_wait(const char *func, MPI_Request *request, MPI_Status *status)
 {
-    static const char *const func = "MPI_Wait";
-    TERN_CHECK_INIT(func);
-    if (!request)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
     tern_req_t *req;
     switch (classify(*request, &req)) {
     case REQ_BAD:
@@ -92,14 +91,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     return finish(func, request, req, status, 1);
 }
 
-TERN_PMPI_ALIAS(Test)
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+int tern_mpi_test(const char *func, MPI_Request *request, int *flag, MPI_Status *status)
 {
-    static const char *const func = "MPI_Test";
-    TERN_CHECK_INIT(func);
-    if (!request || !flag)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
-                              !flag ? "flag" : "request");
     tern_req_t *req;
     switch (classify(*request, &req)) {
     case REQ_BAD:
@@ -120,13 +113,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return finish(func, request, req, status, 1);
 }
 
-/* Validates a request array; returns an error code or MPI_SUCCESS. */
+/* Validates the requests of an array (count and the array itself are
+ * checked by the entry point); *n_active_p: how many are live. */
 static int check_array(const char *func, int count, MPI_Request reqs[], int *n_active_p)
 {
-    if (count < 0)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, func, "count=%d is negative", count);
-    if (count > 0 && !reqs)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_requests is NULL");
     int n = 0;
     for (int i = 0; i < count; i++) {
         tern_req_t *r;
@@ -174,11 +164,8 @@ static int finish_many(const char *func, int count, MPI_Request reqs[], MPI_Stat
     return any_error ? in_status_error(func) : MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Waitall)
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+int tern_mpi_waitall(const char *func, int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-    static const char *const func = "MPI_Waitall";
-    TERN_CHECK_INIT(func);
     int n, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
@@ -199,13 +186,9 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     return any_error ? in_status_error(func) : MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Testall)
-int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+int tern_mpi_testall(const char *func, int count, MPI_Request reqs[], int *flag,
+                     MPI_Status statuses[])
 {
-    static const char *const func = "MPI_Testall";
-    TERN_CHECK_INIT(func);
-    if (!flag)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "flag is NULL");
     int n, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
@@ -233,13 +216,9 @@ static int first_complete(int count, MPI_Request reqs[])
     return -1;
 }
 
-static int any_impl(const char *func, int count, MPI_Request reqs[], int *index, int *flag,
-                    MPI_Status *status, int blocking)
+int tern_mpi_any(const char *func, int count, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status, int blocking)
 {
-    TERN_CHECK_INIT(func);
-    if (!index || (!blocking && !flag))
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
-                              !index ? "index" : "flag");
     int n, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
@@ -273,25 +252,11 @@ static int any_impl(const char *func, int count, MPI_Request reqs[], int *index,
     return finish(func, &reqs[i], r, status, 1);
 }
 
-TERN_PMPI_ALIAS(Waitany)
-int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcount,
+                  int indices[], MPI_Status statuses[], int blocking)
 {
-    return any_impl("MPI_Waitany", count, reqs, index, NULL, status, 1);
-}
-
-TERN_PMPI_ALIAS(Testany)
-int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
-{
-    return any_impl("MPI_Testany", count, reqs, index, flag, status, 0);
-}
-
-static int some_impl(const char *func, int incount, MPI_Request reqs[], int *outcount,
-                     int indices[], MPI_Status statuses[], int blocking)
-{
-    TERN_CHECK_INIT(func);
-    if (!outcount || (incount > 0 && !indices))
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL",
-                              !outcount ? "outcount" : "array_of_indices");
+    if (incount > 0 && !indices)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_indices is NULL");
     int n, err = check_array(func, incount, reqs, &n);
     if (err)
         return err;
@@ -328,20 +293,6 @@ static int some_impl(const char *func, int incount, MPI_Request reqs[], int *out
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Waitsome)
-int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
-                  MPI_Status statuses[])
-{
-    return some_impl("MPI_Waitsome", incount, reqs, outcount, indices, statuses, 1);
-}
-
-TERN_PMPI_ALIAS(Testsome)
-int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
-                  MPI_Status statuses[])
-{
-    return some_impl("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
-}
-
 /* The request behind *request for calls that need a real one (free,
  * cancel): MPI_REQUEST_NULL is an error there. *kind_p is its class. */
 static int live_request(const char *func, MPI_Request *request, tern_req_t **req_p, int *kind_p)
@@ -355,11 +306,8 @@ static int live_request(const char *func, MPI_Request *request, tern_req_t **req
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Request_free)
-int PMPI_Request_free(MPI_Request *request)
+int tern_mpi_request_free(const char *func, MPI_Request *request)
 {
-    static const char *const func = "MPI_Request_free";
-    TERN_CHECK_INIT(func);
     tern_req_t *req = NULL;
     int k = REQ_NULL, err = live_request(func, request, &req, &k);
     if (err)
@@ -372,13 +320,9 @@ int PMPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Request_get_status)
-int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+int tern_mpi_request_get_status(const char *func, MPI_Request request, int *flag,
+                                MPI_Status *status)
 {
-    static const char *const func = "MPI_Request_get_status";
-    TERN_CHECK_INIT(func);
-    if (!flag)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "flag is NULL");
     tern_req_t *req;
     switch (classify(request, &req)) {
     case REQ_BAD:
@@ -400,11 +344,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Cancel)
-int PMPI_Cancel(MPI_Request *request)
+int tern_mpi_cancel(const char *func, MPI_Request *request)
 {
-    static const char *const func = "MPI_Cancel";
-    TERN_CHECK_INIT(func);
     tern_req_t *req = NULL;
     int k = REQ_NULL, err = live_request(func, request, &req, &k);
     if (err)
@@ -416,25 +357,16 @@ int PMPI_Cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Test_cancelled)
-int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+int tern_mpi_test_cancelled(const char *func, const MPI_Status *status, int *flag)
 {
-    static const char *const func = "MPI_Test_cancelled";
-    TERN_CHECK_INIT(func);
-    if (!status || status == MPI_STATUS_IGNORE || !flag)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL or MPI_STATUS_IGNORE",
-                              !flag ? "flag" : "status");
+    if (status == MPI_STATUS_IGNORE)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "status is MPI_STATUS_IGNORE");
     *flag = status->count_hi_and_cancelled & 1;
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Start)
-int PMPI_Start(MPI_Request *request)
+int tern_mpi_start_request(const char *func, MPI_Request *request)
 {
-    static const char *const func = "MPI_Start";
-    TERN_CHECK_INIT(func);
-    if (!request)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "request is NULL");
     tern_req_t *req = tern_req_lookup(*request);
     if (!req || !req->persistent)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, func,
@@ -445,28 +377,18 @@ int PMPI_Start(MPI_Request *request)
     return tern_mpi_start(func, req);
 }
 
-TERN_PMPI_ALIAS(Startall)
-int PMPI_Startall(int count, MPI_Request reqs[])
+int tern_mpi_startall(const char *func, int count, MPI_Request reqs[])
 {
-    static const char *const func = "MPI_Startall";
-    TERN_CHECK_INIT(func);
-    if (count < 0)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, func, "count=%d is negative", count);
-    if (count > 0 && !reqs)
-        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_requests is NULL");
     for (int i = 0; i < count; i++) {
-        int err = PMPI_Start(&reqs[i]);
+        int err = tern_mpi_start_request(func, &reqs[i]);
         if (err)
             return err;
     }
     return MPI_SUCCESS;
 }
 
-TERN_PMPI_ALIAS(Status_set_cancelled)
-int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+int tern_mpi_status_set_cancelled(MPI_Status *status, int flag)
 {
-    if (!status)
-        return MPI_ERR_ARG;
     status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
     return MPI_SUCCESS;
 }

@@ -23,6 +23,9 @@ applies to each of its procedures):
   also_check = [X]  X keeps its kind's rule beside check_call
   locals = [D]      declarations (without ;) for check_call and core to share
                     (point-to-point: the communicator and datatype decoded once)
+  returns = "mpi"   the core call returns an MPI error code itself (the
+                    completion procedures: their statuses carry MPI codes,
+                    MPI_ERR_IN_STATUS; src/mpi/mpi_request.c)
 The output request X of a core call that uses X_req (tern_req_t *) is
 handed to the caller as a handle once the call succeeds."""
 
@@ -64,6 +67,8 @@ NAMED = {
     "info_value": "tern_check_info_value(func, err_comm, {x})",
     "ptr": "tern_check_ptr(func, err_comm, {x}, \"{x}\")",
     "recv_tag": "tern_check_recv_tag(func, err_comm, {x})",
+    "count": ("({x} < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, \"{x}=%d is negative\", {x})"
+              " : MPI_SUCCESS)"),
 }
 
 
@@ -169,9 +174,11 @@ def entry_point(expr, spec):
            f'    static const char func[] = "{name}";']
     if spec.get("init", True):
         out.append("    TERN_CHECK_INIT(func);")
-    out.append(f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};")
     if spec.get("check_call"):
         checks.append(spec["check_call"])
+    # The error handler's communicator, when a check or the result uses it.
+    if spec.get("returns") != "mpi" or any("err_comm" in c for c in checks):
+        out.append(f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};")
     used = " ".join(checks) + " " + spec["core"]
     unused = [p["name"] for p in params if not re.search(r"\b%s\b" % p["name"], used)]
     if unused:
@@ -190,6 +197,8 @@ def entry_point(expr, spec):
         out.append("    if (err == MPI_SUCCESS)")
         out.append(f"        err = tern_mpi_request_handle(func, err_comm, {req}_req, {req});")
         out.append("    return err;")
+    elif spec.get("returns") == "mpi":
+        out.append(f"    return {spec['core']};")
     else:
         out.append(f"    return tern_mpi_result(err_comm, func, {spec['core']});")
     out.append("}")

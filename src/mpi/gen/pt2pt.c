@@ -63,6 +63,14 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, size));
 }
 
+TERN_PMPI_ALIAS(Cancel)
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char func[] = "MPI_Cancel";
+    TERN_CHECK_INIT(func);
+    return tern_mpi_cancel(func, request);
+}
+
 TERN_PMPI_ALIAS(Ibsend)
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -282,6 +290,31 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
     return err;
 }
 
+TERN_PMPI_ALIAS(Request_free)
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char func[] = "MPI_Request_free";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    return tern_mpi_request_free(func, request);
+}
+
+TERN_PMPI_ALIAS(Request_get_status)
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char func[] = "MPI_Request_get_status";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_request_get_status(func, request, flag, status);
+}
+
 TERN_PMPI_ALIAS(Rsend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -408,4 +441,155 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
+}
+
+TERN_PMPI_ALIAS(Start)
+int PMPI_Start(MPI_Request *request)
+{
+    static const char func[] = "MPI_Start";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    return tern_mpi_start_request(func, request);
+}
+
+TERN_PMPI_ALIAS(Startall)
+int PMPI_Startall(int count, MPI_Request *array_of_requests)
+{
+    static const char func[] = "MPI_Startall";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
+        return err;
+    return tern_mpi_startall(func, count, array_of_requests);
+}
+
+TERN_PMPI_ALIAS(Test)
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char func[] = "MPI_Test";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_test(func, request, flag, status);
+}
+
+TERN_PMPI_ALIAS(Test_cancelled)
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    static const char func[] = "MPI_Test_cancelled";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, status, "status")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_test_cancelled(func, status, flag);
+}
+
+TERN_PMPI_ALIAS(Testall)
+int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Testall";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_testall(func, count, array_of_requests, flag, array_of_statuses);
+}
+
+TERN_PMPI_ALIAS(Testany)
+int PMPI_Testany(int count, MPI_Request *array_of_requests, int *index, int *flag, MPI_Status *status)
+{
+    static const char func[] = "MPI_Testany";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, index, "index")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_any(func, count, array_of_requests, index, flag, status, 0);
+}
+
+TERN_PMPI_ALIAS(Testsome)
+int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Testsome";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (incount < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "incount=%d is negative", incount) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+        return err;
+    return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
+}
+
+TERN_PMPI_ALIAS(Wait)
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char func[] = "MPI_Wait";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_wait(func, request, status);
+}
+
+TERN_PMPI_ALIAS(Waitall)
+int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Waitall";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
+        return err;
+    return tern_mpi_waitall(func, count, array_of_requests, array_of_statuses);
+}
+
+TERN_PMPI_ALIAS(Waitany)
+int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status)
+{
+    static const char func[] = "MPI_Waitany";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, index, "index")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_any(func, count, array_of_requests, index, NULL, status, 1);
+}
+
+TERN_PMPI_ALIAS(Waitsome)
+int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Waitsome";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = (incount < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "incount=%d is negative", incount) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+        return err;
+    return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1);
 }
