@@ -4,19 +4,6 @@
 #include "core/comm/sendrecv.h"
 #include "core/datatype/datatype.h"
 
-tern_req_t *tern_mpi_null_proc_request(tern_req_kind_t kind, MPI_Comm comm)
-{
-    tern_req_t *req = tern_req_alloc(kind);
-    if (!req)
-        return NULL;
-    req->comm = comm;
-    req->peer = MPI_PROC_NULL;
-    req->status_source = MPI_PROC_NULL;
-    req->status_tag = MPI_ANY_TAG;
-    req->complete = 1;
-    return req;
-}
-
 int tern_mpi_request_error(const char *func, tern_req_t *req)
 {
     return tern_mpi_raise(req->comm, func, tern_req_result(req));
@@ -30,11 +17,6 @@ int tern_mpi_request_no_handle(const char *func, MPI_Comm comm, tern_req_t *req)
         req->freed = 1;
     return tern_mpi_error(comm, MPI_ERR_NO_MEM, func,
                           "out of memory growing the request table: the operation has no handle");
-}
-
-int tern_mpi_wait_one(const char *func, tern_req_t *req, MPI_Status *status)
-{
-    return tern_mpi_result(req->comm, func, tern_req_wait_result(req, status));
 }
 
 /* Bytes per element for the NULL-buffer check: derived types may address

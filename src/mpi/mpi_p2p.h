@@ -10,12 +10,6 @@
 #include "mpi/mpi_errors.h"
 #include <mpi.h>
 
-/* A request that is already complete with an empty status (operations on
- * MPI_PROC_NULL). */
-tern_req_t *tern_mpi_null_proc_request(tern_req_kind_t kind, MPI_Comm comm);
-/* Waits for a request and reports its error (through the handler of its
- * communicator); fills status. Does not release it. */
-int tern_mpi_wait_one(const char *func, tern_req_t *req, MPI_Status *status);
 /* Starts an inactive persistent request. */
 int tern_mpi_start(const char *func, tern_req_t *req);
 /* Error code for a completed request's failure (raised through the handler). */
