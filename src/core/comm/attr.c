@@ -1,53 +1,31 @@
 #include "core/comm/attr.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>
 
 #define KEYVAL_KIND 0x24000000u
-#define KEYVAL_DYNAMIC (TERN_HANDLE_DYNAMIC | KEYVAL_KIND)
-
-static tern_keyval_t **table;
-static int table_len, table_cap;
+static tern_handle_table_t keyvals = TERN_HANDLE_TABLE(KEYVAL_KIND, 16);
 
 tern_status_t tern_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
                                  MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
                                  int *keyval_p)
 {
-    int slot = -1;
-    for (int i = 0; i < table_len; i++)
-        if (!table[i]) {
-            slot = i;
-            break;
-        }
-    if (slot < 0) {
-        if (table_len == table_cap) {
-            int cap = table_cap ? table_cap * 2 : 16;
-            tern_keyval_t **t = realloc(table, (size_t)cap * sizeof *t);
-            if (!t)
-                return TERN_ERR_NOMEM;
-            table = t;
-            table_cap = cap;
-        }
-        slot = table_len++;
-    }
     tern_keyval_t *k = malloc(sizeof *k);
     if (!k)
         return TERN_ERR_NOMEM;
     *k = (tern_keyval_t){.copy_fn = copy_fn, .delete_fn = delete_fn, .extra_state = extra_state,
                          .refs = 1};
-    table[slot] = k;
-    *keyval_p = (int)(KEYVAL_DYNAMIC | (uint32_t)slot);
-    return TERN_OK;
+    tern_status_t st = tern_handle_new(&keyvals, k, keyval_p);
+    if (st != TERN_OK)
+        free(k);
+    return st;
 }
 
 /* Any live keyval, freed by the user or not. */
 static tern_keyval_t *keyval_any(int keyval)
 {
-    if (((uint32_t)keyval & 0xfc000000u) != KEYVAL_DYNAMIC)
-        return NULL;
-    int slot = (int)TERN_HANDLE_INDEX(keyval);
-    return slot < table_len ? table[slot] : NULL;
+    return tern_handle_get(&keyvals, keyval);
 }
 
 tern_keyval_t *tern_keyval_lookup(int keyval)
@@ -60,7 +38,7 @@ static void keyval_unref(int keyval)
 {
     tern_keyval_t *k = keyval_any(keyval);
     if (k && --k->refs == 0) {
-        table[TERN_HANDLE_INDEX(keyval)] = NULL;
+        tern_handle_release(&keyvals, keyval);
         free(k);
     }
 }

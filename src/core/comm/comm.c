@@ -1,22 +1,17 @@
 #include "core/comm/comm.h"
 #include "core/comm/attr.h"
 #include "core/comm/group.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 #include "core/comm/info.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define COMM_DYNAMIC (TERN_HANDLE_DYNAMIC | TERN_KIND_COMM)
 
 static tern_comm_t comm_world, comm_self;
 static int self_world_rank;
 
-/* Dynamic communicators: a table of pointers, free slots reused. */
-static tern_comm_t **table;
-static int table_len, table_cap;
-static int *free_slots;
-static int n_free_slots;
+static tern_handle_table_t comms = TERN_HANDLE_TABLE(TERN_KIND_COMM, 64);
 
 tern_comm_t *tern_comm_lookup(MPI_Comm comm)
 {
@@ -24,10 +19,7 @@ tern_comm_t *tern_comm_lookup(MPI_Comm comm)
         return comm_world.handle == MPI_COMM_WORLD ? &comm_world : NULL;
     if (comm == MPI_COMM_SELF)
         return comm_self.handle == MPI_COMM_SELF ? &comm_self : NULL;
-    if (((uint32_t)comm & 0xfc000000u) != COMM_DYNAMIC)
-        return NULL;
-    int slot = (int)TERN_HANDLE_INDEX(comm);
-    return slot < table_len ? table[slot] : NULL;
+    return tern_handle_get(&comms, comm);
 }
 
 tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, int n,
@@ -44,28 +36,12 @@ tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, i
         }
         memcpy(c->world_ranks, world_ranks, (size_t)n * sizeof(int));
     }
-    int slot;
-    if (n_free_slots) {
-        slot = free_slots[--n_free_slots];
-    } else {
-        if (table_len == table_cap) {
-            int cap = table_cap ? table_cap * 2 : 64;
-            tern_comm_t **t = realloc(table, (size_t)cap * sizeof *t);
-            int *fs = t ? realloc(free_slots, (size_t)cap * sizeof *fs) : NULL;
-            if (t)
-                table = t;
-            if (!fs) {
-                free(c->world_ranks);
-                free(c);
-                return TERN_ERR_NOMEM;
-            }
-            free_slots = fs;
-            table_cap = cap;
-        }
-        slot = table_len++;
+    tern_status_t st = tern_handle_new(&comms, c, &c->handle);
+    if (st != TERN_OK) {
+        free(c->world_ranks);
+        free(c);
+        return st;
     }
-    table[slot] = c;
-    c->handle = (MPI_Comm)(COMM_DYNAMIC | (uint32_t)slot);
     c->context_id = ctx;
     c->rank = rank;
     c->size = n;
@@ -102,11 +78,8 @@ void tern_comm_release(tern_comm_t *c)
 void tern_comm_destroy(tern_comm_t *c)
 {
     /* Never called for WORLD and SELF (MPI_Comm_free refuses them). */
-    int slot = (int)TERN_HANDLE_INDEX(c->handle);
-    if (slot < table_len && table[slot] == c) {
-        table[slot] = NULL;
-        free_slots[n_free_slots++] = slot;
-    }
+    if (tern_handle_get(&comms, c->handle) == c)
+        tern_handle_release(&comms, c->handle);
     tern_comm_release(c);
 }
 
@@ -125,6 +98,19 @@ void tern_comm_init_predefined(int world_rank, int world_size)
     strcpy(comm_self.name, "MPI_COMM_SELF");
 }
 
+static void free_unfreed(void *obj)
+{
+    tern_comm_t *c = obj;
+    while (c->attrs) {
+        tern_attr_t *a = c->attrs;
+        c->attrs = a->next;
+        free(a);
+    }
+    free(c->world_ranks);
+    free(c->remote_world_ranks);
+    free(c);
+}
+
 void tern_comm_finalize(void)
 {
     /* Attributes of SELF go first (MPI 3.1, 8.7.1: libraries hook their
@@ -134,23 +120,7 @@ void tern_comm_finalize(void)
     (void)tern_attr_delete_all(&comm_world);
     /* Communicators the application never freed (local_comms of
      * intercommunicators are in the table too): release memory only. */
-    for (int i = 0; i < table_len; i++)
-        if (table[i]) {
-            tern_comm_t *c = table[i];
-            while (c->attrs) {
-                tern_attr_t *a = c->attrs;
-                c->attrs = a->next;
-                free(a);
-            }
-            free(c->world_ranks);
-            free(c->remote_world_ranks);
-            free(c);
-        }
-    free(table);
-    free(free_slots);
-    table = NULL;
-    free_slots = NULL;
-    table_len = table_cap = n_free_slots = 0;
+    tern_handle_table_clear(&comms, free_unfreed);
     comm_world.handle = MPI_COMM_NULL;
     comm_self.handle = MPI_COMM_NULL;
     tern_group_finalize();

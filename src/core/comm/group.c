@@ -1,28 +1,18 @@
 #include "core/comm/group.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define GROUP_DYNAMIC (TERN_HANDLE_DYNAMIC | TERN_KIND_GROUP)
-
 static tern_group_t group_empty = {.handle = MPI_GROUP_EMPTY, .size = 0, .rank = MPI_UNDEFINED};
-static tern_group_t **table;
-static int table_len, table_cap;
-static int *free_slots;
-static int n_free_slots;
+static tern_handle_table_t groups = TERN_HANDLE_TABLE(TERN_KIND_GROUP, 64);
 
 tern_group_t *tern_group_lookup(MPI_Group handle)
 {
     if (handle == MPI_GROUP_EMPTY)
         return &group_empty;
-    if (((uint32_t)handle & 0xfc000000u) != GROUP_DYNAMIC)
-        return NULL;
-    int slot = (int)TERN_HANDLE_INDEX(handle);
-    if (slot >= table_len || !table[slot])
-        return NULL;
-    return table[slot];
+    return tern_handle_get(&groups, handle);
 }
 
 int tern_group_rank_of_world(const tern_group_t *g, int world_rank)
@@ -47,36 +37,23 @@ tern_status_t tern_group_new(const int *world_ranks, int n, MPI_Group *handle_p)
         return TERN_ERR_NOMEM;
     }
     memcpy(wr, world_ranks, (size_t)n * sizeof *wr);
-    int slot;
-    if (n_free_slots) {
-        slot = free_slots[--n_free_slots];
-    } else {
-        if (table_len == table_cap) {
-            int cap = table_cap ? table_cap * 2 : 64;
-            tern_group_t **t = realloc(table, (size_t)cap * sizeof *t);
-            if (!t) {
-                free(g);
-                free(wr);
-                return TERN_ERR_NOMEM;
-            }
-            table = t;
-            int *fs = realloc(free_slots, (size_t)cap * sizeof *fs);
-            if (!fs) {
-                free(g);
-                free(wr);
-                return TERN_ERR_NOMEM;
-            }
-            free_slots = fs;
-            table_cap = cap;
-        }
-        slot = table_len++;
-    }
-    *g = (tern_group_t){.handle = (MPI_Group)(GROUP_DYNAMIC | (uint32_t)slot), .size = n,
-                        .world_ranks = wr};
+    *g = (tern_group_t){.size = n, .world_ranks = wr};
     g->rank = tern_group_rank_of_world(g, tern_rt.rank);
-    table[slot] = g;
+    tern_status_t st = tern_handle_new(&groups, g, &g->handle);
+    if (st != TERN_OK) {
+        free(g);
+        free(wr);
+        return st;
+    }
     *handle_p = g->handle;
     return TERN_OK;
+}
+
+static void free_group(void *obj)
+{
+    tern_group_t *g = obj;
+    free(g->world_ranks);
+    free(g);
 }
 
 void tern_group_free(MPI_Group handle)
@@ -84,11 +61,8 @@ void tern_group_free(MPI_Group handle)
     tern_group_t *g = tern_group_lookup(handle);
     if (!g || g == &group_empty)
         return;
-    int slot = (int)TERN_HANDLE_INDEX(handle);
-    table[slot] = NULL;
-    free_slots[n_free_slots++] = slot;
-    free(g->world_ranks);
-    free(g);
+    tern_handle_release(&groups, handle);
+    free_group(g);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -120,14 +94,5 @@ int tern_group_compare_ranks(const int *a, int na, const int *b, int nb)
 
 void tern_group_finalize(void)
 {
-    for (int i = 0; i < table_len; i++)
-        if (table[i]) {
-            free(table[i]->world_ranks);
-            free(table[i]);
-        }
-    free(table);
-    free(free_slots);
-    table = NULL;
-    free_slots = NULL;
-    table_len = table_cap = n_free_slots = 0;
+    tern_handle_table_clear(&groups, free_group);
 }

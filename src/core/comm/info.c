@@ -1,5 +1,5 @@
 #include "core/comm/info.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
 
 #include <stdio.h>
@@ -8,10 +8,8 @@
 #include <unistd.h>
 
 #define INFO_KIND 0x1c000000u
-#define INFO_DYNAMIC (TERN_HANDLE_DYNAMIC | INFO_KIND)
 
-static tern_info_t **table;
-static int table_len, table_cap;
+static tern_handle_table_t infos = TERN_HANDLE_TABLE(INFO_KIND, 16);
 static tern_info_t info_env;
 static int info_env_ready;
 
@@ -122,37 +120,18 @@ tern_info_t *tern_info_lookup(MPI_Info handle)
             env_fill();
         return &info_env;
     }
-    if (((uint32_t)handle & 0xfc000000u) != INFO_DYNAMIC)
-        return NULL;
-    int slot = (int)TERN_HANDLE_INDEX(handle);
-    return slot < table_len ? table[slot] : NULL;
+    return tern_handle_get(&infos, handle);
 }
 
 tern_status_t tern_info_create(MPI_Info *handle_p)
 {
-    int slot = -1;
-    for (int i = 0; i < table_len; i++)
-        if (!table[i]) {
-            slot = i;
-            break;
-        }
-    if (slot < 0) {
-        if (table_len == table_cap) {
-            int cap = table_cap ? table_cap * 2 : 16;
-            tern_info_t **t = realloc(table, (size_t)cap * sizeof *t);
-            if (!t)
-                return TERN_ERR_NOMEM;
-            table = t;
-            table_cap = cap;
-        }
-        slot = table_len++;
-    }
     tern_info_t *info = calloc(1, sizeof *info);
     if (!info)
         return TERN_ERR_NOMEM;
-    table[slot] = info;
-    *handle_p = (MPI_Info)(INFO_DYNAMIC | (uint32_t)slot);
-    return TERN_OK;
+    tern_status_t st = tern_handle_new(&infos, info, handle_p);
+    if (st != TERN_OK)
+        free(info);
+    return st;
 }
 
 tern_status_t tern_info_dup(MPI_Info src, MPI_Info *handle_p)
@@ -175,26 +154,24 @@ tern_status_t tern_info_dup(MPI_Info src, MPI_Info *handle_p)
     return TERN_OK;
 }
 
+static void free_info(void *obj)
+{
+    info_clear(obj);
+    free(obj);
+}
+
 void tern_info_free(MPI_Info handle)
 {
     tern_info_t *info = tern_info_lookup(handle);
     if (!info || info == &info_env)
         return;
-    info_clear(info);
-    free(info);
-    table[TERN_HANDLE_INDEX(handle)] = NULL;
+    tern_handle_release(&infos, handle);
+    free_info(info);
 }
 
 void tern_info_finalize(void)
 {
-    for (int i = 0; i < table_len; i++)
-        if (table[i]) {
-            info_clear(table[i]);
-            free(table[i]);
-        }
-    free(table);
-    table = NULL;
-    table_len = table_cap = 0;
+    tern_handle_table_clear(&infos, free_info);
     info_clear(&info_env);
     info_env_ready = 0;
 }

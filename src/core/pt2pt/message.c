@@ -1,39 +1,21 @@
 #include "core/pt2pt/message.h"
+#include "core/runtime/handle_table.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* Handle = MPI_MESSAGE_NULL + 2 + slot (MPI_MESSAGE_NO_PROC is + 1); freed
- * slots are reused, the table grows by 16. */
-#define MESSAGE_BASE ((unsigned)MPI_MESSAGE_NULL)
-static tern_unexp_t **messages;
-static size_t n_messages;
+/* Matched messages (MPI_Mprobe) waiting for their MPI_Mrecv. Their
+ * handles have a kind of their own (requests use 0x2c). */
+static tern_handle_table_t messages = TERN_HANDLE_TABLE(TERN_KIND_MESSAGE, 16);
 
 tern_status_t tern_message_new(tern_unexp_t *u, MPI_Message *handle_p)
 {
-    size_t i;
-    for (i = 0; i < n_messages; i++)
-        if (!messages[i])
-            break;
-    if (i == n_messages) {
-        tern_unexp_t **m = realloc(messages, (n_messages + 16) * sizeof *m);
-        if (!m)
-            return TERN_ERR_NOMEM;
-        memset(m + n_messages, 0, 16 * sizeof *m);
-        messages = m;
-        n_messages += 16;
-    }
-    messages[i] = u;
-    *handle_p = (MPI_Message)(MESSAGE_BASE + 2 + (unsigned)i);
-    return TERN_OK;
+    return tern_handle_new(&messages, u, handle_p);
 }
 
 tern_status_t tern_message_take(MPI_Message h, tern_unexp_t **u_p)
 {
-    size_t i = (unsigned)h - MESSAGE_BASE - 2;
-    if ((unsigned)h < MESSAGE_BASE + 2 || i >= n_messages || !messages[i])
+    tern_unexp_t *u = tern_handle_get(&messages, h);
+    if (!u)
         return TERN_ERR_NOT_FOUND;
-    *u_p = messages[i];
-    messages[i] = NULL;
+    tern_handle_release(&messages, h);
+    *u_p = u;
     return TERN_OK;
 }

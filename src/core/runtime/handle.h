@@ -17,7 +17,9 @@
 #define TERN_KIND_ERRHANDLER 0x14000000u
 #define TERN_KIND_OP 0x18000000u
 #define TERN_KIND_REQUEST 0x2c000000u
-#define TERN_KIND_MESSAGE 0x2c000000u /* top bits differ: 0x6c */
+/* Matched messages: MPI_MESSAGE_NULL and MPI_MESSAGE_NO_PROC are predefined
+ * 0x6c00000x (the request kind); dynamic ones have this kind of their own. */
+#define TERN_KIND_MESSAGE 0x30000000u
 
 #define TERN_HANDLE_PREDEFINED 0x40000000u
 #define TERN_HANDLE_DYNAMIC 0x80000000u
