@@ -22,6 +22,12 @@
     X(TERN_ERR_KEYVAL, "invalid attribute key")                    \
     X(TERN_ERR_CALLBACK, "a user callback failed")                 \
     X(TERN_ERR_INFO_NOKEY, "no such info key")                     \
+    X(TERN_ERR_TYPE, "invalid datatype")                           \
+    X(TERN_ERR_COUNT, "invalid count")                             \
+    X(TERN_ERR_DIMS, "invalid number of dimensions")               \
+    X(TERN_ERR_BUFFER, "invalid buffer")                           \
+    X(TERN_ERR_CONVERSION, "value cannot be converted")            \
+    X(TERN_ERR_DATAREP, "unsupported data representation")         \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

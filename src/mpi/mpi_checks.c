@@ -1,5 +1,6 @@
 /* Argument checks by parameter kind (mpi_checks.h). */
 #include "mpi/mpi_checks.h"
+#include "core/datatype/dtype_query.h"
 
 #include <string.h>
 
@@ -87,4 +88,43 @@ int tern_check_keyval(const char *func, MPI_Comm err_comm, int keyval, int writa
     if (keyval == MPI_KEYVAL_INVALID)
         return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func, "keyval is MPI_KEYVAL_INVALID");
     return tern_mpi_error(err_comm, MPI_ERR_KEYVAL, func, "invalid keyval 0x%x", (unsigned)keyval);
+}
+
+int tern_check_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt, const char *name)
+{
+    if (__builtin_expect(tern_dtype_exists(dt), 1))
+        return MPI_SUCCESS;
+    return tern_mpi_result(err_comm, func, tern_dtype_check_exists(dt, name));
+}
+
+int tern_check_committed_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt,
+                              const char *name)
+{
+    if (__builtin_expect(tern_datatype_is_valid(dt), 1))
+        return MPI_SUCCESS;
+    return tern_mpi_result(err_comm, func, tern_dtype_check_committed(dt, name));
+}
+
+int tern_check_nonneg(const char *func, MPI_Comm err_comm, MPI_Count n, const char *name,
+                      int errclass)
+{
+    if (__builtin_expect(n >= 0, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, errclass, func, "%s=%lld is negative", name, (long long)n);
+}
+
+int tern_check_order(const char *func, MPI_Comm err_comm, int order)
+{
+    if (order == MPI_ORDER_C || order == MPI_ORDER_FORTRAN)
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func,
+                          "order=%d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+}
+
+int tern_check_status(const char *func, MPI_Comm err_comm, const MPI_Status *status)
+{
+    if (__builtin_expect(status && status != MPI_STATUS_IGNORE, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "status is %s",
+                          status ? "MPI_STATUS_IGNORE" : "NULL");
 }

@@ -95,6 +95,12 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_GROUP: return MPI_ERR_GROUP;
     case TERN_ERR_KEYVAL: return MPI_ERR_KEYVAL;
     case TERN_ERR_INFO_NOKEY: return MPI_ERR_INFO_NOKEY;
+    case TERN_ERR_TYPE: return MPI_ERR_TYPE;
+    case TERN_ERR_COUNT: return MPI_ERR_COUNT;
+    case TERN_ERR_DIMS: return MPI_ERR_DIMS;
+    case TERN_ERR_BUFFER: return MPI_ERR_BUFFER;
+    case TERN_ERR_CONVERSION: return MPI_ERR_CONVERSION;
+    case TERN_ERR_DATAREP: return MPI_ERR_UNSUPPORTED_DATAREP;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }
