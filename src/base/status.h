@@ -27,6 +27,10 @@
     X(TERN_ERR_REQUEST, "invalid request")                         \
     X(TERN_ERR_TRANSPORT, "transport failure (local endpoint)")    \
     X(TERN_ERR_OP, "invalid reduction operation")                  \
+    X(TERN_ERR_TYPE, "invalid datatype")                           \
+    X(TERN_ERR_DIMS, "invalid number of dimensions")               \
+    X(TERN_ERR_CONVERSION, "value cannot be converted")            \
+    X(TERN_ERR_DATAREP, "unsupported data representation")         \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -1,6 +1,7 @@
 /* Argument checks by parameter kind (mpi_checks.h). */
 #include "mpi/mpi_checks.h"
 #include "core/datatype/op.h"
+#include "core/datatype/dtype_query.h"
 
 #include <string.h>
 
@@ -97,4 +98,41 @@ int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op)
     return tern_mpi_error(err_comm, MPI_ERR_OP, func,
                           op == MPI_OP_NULL ? "op is MPI_OP_NULL" : "invalid op handle 0x%x",
                           (unsigned)op);
+}
+
+int tern_check_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt, const char *name)
+{
+    if (__builtin_expect(tern_dtype_exists(dt), 1))
+        return MPI_SUCCESS;
+    return tern_mpi_result(err_comm, func, tern_dtype_check_exists(dt, name));
+}
+
+int tern_check_committed_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt,
+                              const char *name)
+{
+    if (__builtin_expect(tern_datatype_is_valid(dt), 1))
+        return MPI_SUCCESS;
+    return tern_mpi_result(err_comm, func, tern_dtype_check_committed(dt, name));
+}
+
+int tern_check_negative(const char *func, MPI_Comm err_comm, MPI_Count n, const char *name,
+                        int errclass)
+{
+    return tern_mpi_error(err_comm, errclass, func, "%s=%lld is negative", name, (long long)n);
+}
+
+int tern_check_order(const char *func, MPI_Comm err_comm, int order)
+{
+    if (order == MPI_ORDER_C || order == MPI_ORDER_FORTRAN)
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func,
+                          "order=%d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+}
+
+int tern_check_status(const char *func, MPI_Comm err_comm, const MPI_Status *status)
+{
+    if (__builtin_expect(status && status != MPI_STATUS_IGNORE, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "status is %s",
+                          status ? "MPI_STATUS_IGNORE" : "NULL");
 }

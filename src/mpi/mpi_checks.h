@@ -38,6 +38,29 @@ int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op);
  * writable) a predefined one. */
 int tern_check_keyval(const char *func, MPI_Comm err_comm, int keyval, int writable);
 
+/* Datatypes. MPI_ERR_TYPE unless dt names a type, committed or not
+ * (constructors and queries take uncommitted types); name: the argument. */
+int tern_check_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt, const char *name);
+/* MPI_ERR_TYPE unless data can move with dt: predefined or committed (pack,
+ * unpack, the counts of a status). */
+int tern_check_committed_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt,
+                              const char *name);
+/* errclass unless n >= 0 (inline: counts are checked on fast paths). */
+__attribute__((cold)) int tern_check_negative(const char *func, MPI_Comm err_comm, MPI_Count n,
+                                              const char *name, int errclass);
+static inline int tern_check_nonneg(const char *func, MPI_Comm err_comm, MPI_Count n,
+                                    const char *name, int errclass)
+{
+    if (__builtin_expect(n >= 0, 1))
+        return MPI_SUCCESS;
+    return tern_check_negative(func, err_comm, n, name, errclass);
+}
+/* MPI_ERR_ARG unless order is MPI_ORDER_C or MPI_ORDER_FORTRAN. */
+int tern_check_order(const char *func, MPI_Comm err_comm, int order);
+/* MPI_ERR_ARG unless status is a status to read or write: not NULL, not
+ * MPI_STATUS_IGNORE. */
+int tern_check_status(const char *func, MPI_Comm err_comm, const MPI_Status *status);
+
 /* MPI_SUCCESS for TERN_OK; otherwise raises the status's class on err_comm
  * with the core's detail text (tern_status_detail) or the status's own. */
 static inline int tern_mpi_result(MPI_Comm err_comm, const char *func, tern_status_t st)

@@ -105,6 +105,10 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_PEER: return MPI_ERR_OTHER;
     case TERN_ERR_TRANSPORT: return MPI_ERR_OTHER;
     case TERN_ERR_OP: return MPI_ERR_OP;
+    case TERN_ERR_TYPE: return MPI_ERR_TYPE;
+    case TERN_ERR_DIMS: return MPI_ERR_DIMS;
+    case TERN_ERR_CONVERSION: return MPI_ERR_CONVERSION;
+    case TERN_ERR_DATAREP: return MPI_ERR_UNSUPPORTED_DATAREP;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }

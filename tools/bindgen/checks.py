@@ -40,18 +40,29 @@ HANDLE_IN = {
     "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
     "KEYVAL": (None, "tern_check_keyval(func, err_comm, {x}, {writable})"),
     "OPERATION": (None, "tern_check_op(func, err_comm, {x})"),
+    # Any type, committed or not (constructors, queries); data moves only
+    # with committed ones: rule committed_type.
+    "DATATYPE": (None, 'tern_check_type(func, err_comm, {x}, "{x}")'),
 }
 
 # Scalars checked against a fixed range: kind -> check call format.
 SCALAR_IN = {
     "TAG": "tern_check_send_tag(func, err_comm, {x})",
+    "POLYDTYPE_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
+    "POLYNUM_BYTES_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
+    "ORDER": "tern_check_order(func, err_comm, {x})",
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the
 # core decides against an object the check cannot see).
 UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERROR_CODE",
                 "THREAD_LEVEL", "EXTRA_STATE", "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10",
-                "SPLIT_TYPE"}
+                "SPLIT_TYPE",
+                # Buffers may be NULL (count 0, MPI_BOTTOM); strides, bounds and
+                # displacements may be negative; sizes and array capacities are
+                # compared with what the core needs.
+                "BUFFER", "POLYDTYPE_STRIDE_BYTES", "POLYDISPLACEMENT_AINT_COUNT",
+                "POLYDTYPE_PACK_SIZE", "POLYNUM_PARAM_VALUES"}
 
 # Lengths: kind -> (C condition that is bad, message format).
 LENGTH_IN = {
@@ -67,8 +78,15 @@ NAMED = {
     "info_value": "tern_check_info_value(func, err_comm, {x})",
     "ptr": "tern_check_ptr(func, err_comm, {x}, \"{x}\")",
     "recv_tag": "tern_check_recv_tag(func, err_comm, {x})",
-    "count": ("({x} < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, \"{x}=%d is negative\", {x})"
-              " : MPI_SUCCESS)"),
+    # Datatypes: a type data moves with; counts of kinds that allow negative
+    # values elsewhere (POLYDTYPE_NUM_ELEM is also a vector's stride); block
+    # lengths (MPI_ERR_ARG, as MPICH); dimensions; a status to read or write.
+    "committed_type": 'tern_check_committed_type(func, err_comm, {x}, "{x}")',
+    "count": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
+    "blocklength": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    "ndims": ('({x} <= 0 ? tern_mpi_error(err_comm, MPI_ERR_DIMS, func, "{x}=%d is not positive", '
+              '{x}) : MPI_SUCCESS)'),
+    "status": "tern_check_status(func, err_comm, {x})",
 }
 
 

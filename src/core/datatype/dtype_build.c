@@ -364,7 +364,7 @@ tern_status_t tern_dtype_commit(MPI_Datatype dt)
 {
     tern_dtype_t *t = tern_dtype_get(dt);
     if (!t)
-        return TERN_ERR_ARG;
+        return tern_datatype_is_predefined(dt) ? TERN_OK : TERN_ERR_ARG;
     if (t->committed)
         return TERN_OK;
     MPI_Aint extent = t->root->extent;
@@ -410,15 +410,5 @@ int tern_dtype_envelope(MPI_Datatype dt, tern_dtype_args_t *args)
     args->aints = t->env.aints;
     args->counts = t->env.counts;
     args->types = t->env.types;
-    return 1;
-}
-
-int tern_dtype_set_name(MPI_Datatype dt, const char *name)
-{
-    tern_dtype_t *t = tern_dtype_get(dt);
-    if (!t)
-        return 0;
-    strncpy(t->name, name, sizeof t->name - 1);
-    t->name[sizeof t->name - 1] = '\0';
     return 1;
 }

@@ -1,5 +1,6 @@
-/* Constructors of derived datatypes, their queries and external32; the MPI
- * layer (src/mpi/mpi_type.c) checks arguments and calls these. Displacements
+/* The engine's constructors of derived datatypes, their queries and
+ * external32; the procedures of MPI (dtype_construct.h, dtype_query.h,
+ * dtype_pack.h) check what depends on values and call these. Displacements
  * are in bytes. Every constructor records the envelope (combiner and the
  * arguments as given, for MPI_Type_get_contents) and returns a new
  * uncommitted handle. */
@@ -52,6 +53,7 @@ tern_status_t tern_dtype_build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint e
 /* A copy of old; committed if old is. */
 tern_status_t tern_dtype_dup(MPI_Datatype old, MPI_Datatype *out);
 
+/* A predefined or committed type is committed already. */
 tern_status_t tern_dtype_commit(MPI_Datatype dt);
 /* 1 for a derived handle that exists (committed or not). */
 int tern_dtype_is_derived(MPI_Datatype dt);
@@ -66,8 +68,6 @@ int tern_dtype_info(MPI_Datatype dt, tern_dtype_info_t *info);
 /* Envelope: returns 0 if dt is no type; for predefined types the combiner
  * is MPI_COMBINER_NAMED and the counts are 0. */
 int tern_dtype_envelope(MPI_Datatype dt, tern_dtype_args_t *args);
-/* Name get/set (MPI_Type_set_name). */
-int tern_dtype_set_name(MPI_Datatype dt, const char *name);
 
 /* external32: packed size, pack (whole buffers) and unpack. */
 tern_status_t tern_dtype_ext32_size(MPI_Datatype dt, size_t count, size_t *bytes);

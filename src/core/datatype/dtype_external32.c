@@ -90,7 +90,7 @@ tern_status_t tern_ext32_convert(MPI_Datatype basic, const void *in, void *out, 
             long v;
             memcpy(&v, src, sizeof v);
             if (l.is_signed ? (v < INT32_MIN || v > INT32_MAX) : ((unsigned long)v > UINT32_MAX))
-                st = TERN_ERR_TRUNCATE;
+                st = TERN_ERR_CONVERSION;
             uint32_t w = (uint32_t)v;
             copy_big_endian((const unsigned char *)&w, dst, 4);
         } else {

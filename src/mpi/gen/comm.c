@@ -7,6 +7,7 @@
 #include "core/comm/comm_new.h"
 #include "core/comm/comm_query.h"
 #include "core/comm/group.h"
+#include "core/datatype/dtype_query.h"
 
 TERN_PMPI_ALIAS(Attr_delete)
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
@@ -645,4 +646,31 @@ int PMPI_Keyval_free(int *keyval)
         (err = tern_check_keyval(func, err_comm, *keyval, 1)))
         return err;
     return tern_mpi_result(err_comm, func, tern_keyval_release(keyval));
+}
+
+TERN_PMPI_ALIAS(Type_get_name)
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    static const char func[] = "MPI_Type_get_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_array(func, err_comm, type_name, MPI_MAX_OBJECT_NAME, "type_name")) ||
+        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_get_name(datatype, type_name, resultlen));
+}
+
+TERN_PMPI_ALIAS(Type_set_name)
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char func[] = "MPI_Type_set_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_comm, type_name, "type_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_set_name(datatype, type_name));
 }

@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/ext.toml). */
 #include "mpi/mpi_checks.h"
 #include "mpi/mpi_p2p.h"
+#include "mpi/mpi_type.h"
 
 TERN_PMPI_ALIAS(Status_set_cancelled)
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
@@ -14,4 +15,18 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     if ((err = tern_check_ptr(func, err_comm, status, "status")))
         return err;
     return tern_mpi_status_set_cancelled(status, flag);
+}
+
+TERN_PMPI_ALIAS(Status_set_elements)
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    static const char func[] = "MPI_Status_set_elements";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
 }

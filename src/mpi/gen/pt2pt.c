@@ -462,7 +462,7 @@ int PMPI_Startall(int count, MPI_Request *array_of_requests)
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
         return err;
     return tern_mpi_startall(func, count, array_of_requests);
@@ -502,7 +502,7 @@ int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag, MPI_Statu
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
         (err = tern_check_ptr(func, err_comm, flag, "flag")))
         return err;
@@ -516,7 +516,7 @@ int PMPI_Testany(int count, MPI_Request *array_of_requests, int *index, int *fla
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
         (err = tern_check_ptr(func, err_comm, index, "index")) ||
         (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
@@ -532,7 +532,7 @@ int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, in
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (incount < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "incount=%d is negative", incount) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
         (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
         return err;
@@ -559,7 +559,7 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
         return err;
     return tern_mpi_waitall(func, count, array_of_requests, array_of_statuses);
@@ -572,7 +572,7 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Stat
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (count < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "count=%d is negative", count) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
         (err = tern_check_ptr(func, err_comm, index, "index")) ||
         (err = tern_check_ptr(func, err_comm, status, "status")))
@@ -587,7 +587,7 @@ int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, in
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = (incount < 0 ? tern_mpi_error(err_comm, MPI_ERR_COUNT, func, "incount=%d is negative", incount) : MPI_SUCCESS)) ||
+    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
         (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
         (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
         return err;

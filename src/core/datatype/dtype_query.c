@@ -1,0 +1,187 @@
+/* The datatype procedures of MPI that ask about a type or let it go
+ * (dtype_query.h). */
+#include "core/datatype/dtype_query.h"
+#include "core/datatype/dtype_build.h"
+#include "core/datatype/dtype_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int tern_dtype_exists(MPI_Datatype dt)
+{
+    return tern_datatype_is_predefined(dt) || tern_dtype_is_derived(dt);
+}
+
+tern_status_t tern_dtype_check_exists(MPI_Datatype dt, const char *name)
+{
+    if (__builtin_expect(tern_dtype_exists(dt), 1))
+        return TERN_OK;
+    if (dt == MPI_DATATYPE_NULL)
+        return tern_status_detail(TERN_ERR_TYPE, "%s is MPI_DATATYPE_NULL", name);
+    return tern_status_detail(TERN_ERR_TYPE, "%s 0x%x is not a datatype", name, (unsigned)dt);
+}
+
+tern_status_t tern_dtype_check_committed(MPI_Datatype dt, const char *name)
+{
+    if (__builtin_expect(tern_datatype_is_valid(dt), 1))
+        return TERN_OK;
+    if (tern_dtype_is_derived(dt))
+        return tern_status_detail(TERN_ERR_TYPE,
+                                  "%s 0x%x is not committed (call MPI_Type_commit first)", name,
+                                  (unsigned)dt);
+    return tern_dtype_check_exists(dt, name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Free and names. */
+
+tern_status_t tern_dtype_free(MPI_Datatype *dt)
+{
+    if (tern_datatype_is_predefined(*dt))
+        return tern_status_detail(TERN_ERR_TYPE, "%s is predefined and cannot be freed",
+                                  tern_datatype_name(*dt));
+    /* Pending operations and types built on it keep their own reference. */
+    tern_datatype_release(*dt);
+    *dt = MPI_DATATYPE_NULL;
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_set_name(MPI_Datatype dt, const char *name)
+{
+    tern_dtype_t *t = tern_dtype_get(dt);
+    if (!t)
+        return tern_status_detail(TERN_ERR_TYPE, "the name of predefined %s cannot change",
+                                  tern_datatype_name(dt));
+    snprintf(t->name, sizeof t->name, "%s", name);
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen)
+{
+    const char *n = tern_datatype_name(dt);
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n ? n : "");
+    *resultlen = (int)strlen(name);
+    return TERN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Envelope and contents. */
+
+tern_status_t tern_dtype_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses,
+                                      int *num_datatypes, int *combiner)
+{
+    tern_dtype_args_t a;
+    tern_dtype_envelope(dt, &a);
+    *num_integers = a.ni;
+    *num_addresses = a.na + a.nc;
+    *num_datatypes = a.nd;
+    *combiner = a.combiner;
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
+                                      int max_datatypes, int *integers, MPI_Aint *addresses,
+                                      MPI_Datatype *datatypes)
+{
+    tern_dtype_args_t a;
+    tern_dtype_envelope(dt, &a);
+    if (a.combiner == MPI_COMBINER_NAMED)
+        return tern_status_detail(TERN_ERR_TYPE, "%s is predefined: it has no contents",
+                                  tern_datatype_name(dt));
+    if (max_integers < a.ni || max_addresses < a.na + a.nc || max_datatypes < a.nd)
+        return tern_status_detail(TERN_ERR_ARG,
+                                  "arrays too small: need %d integers, %d addresses, %d datatypes",
+                                  a.ni, a.na + a.nc, a.nd);
+    if (a.ni)
+        memcpy(integers, a.ints, (size_t)a.ni * sizeof *integers);
+    for (int i = 0; i < a.na; i++)
+        addresses[i] = a.aints[i];
+    for (int i = 0; i < a.nc; i++)
+        addresses[a.na + i] = (MPI_Aint)a.counts[i];
+    for (int i = 0; i < a.nd; i++) {
+        datatypes[i] = a.types[i];
+        /* The caller owns the derived handles it gets (MPI_Type_free). */
+        tern_datatype_retain(datatypes[i]);
+    }
+    return TERN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Size, extents, addresses. */
+
+tern_status_t tern_dtype_get_size(MPI_Datatype dt, tern_num_ref_t size)
+{
+    /* Predefined and committed types know their size; others are bound. */
+    long s = tern_datatype_size(dt);
+    tern_dtype_info_t info;
+    if (s < 0 && tern_dtype_info(dt, &info))
+        s = (long)info.size;
+    tern_num_ref_set(size, s);
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_get_extent(MPI_Datatype dt, tern_num_ref_t lb, tern_num_ref_t extent)
+{
+    tern_dtype_info_t info;
+    tern_dtype_info(dt, &info);
+    tern_num_ref_set(lb, info.lb);
+    tern_num_ref_set(extent, info.extent);
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_get_true_extent(MPI_Datatype dt, tern_num_ref_t true_lb,
+                                         tern_num_ref_t true_extent)
+{
+    tern_dtype_info_t info;
+    tern_dtype_info(dt, &info);
+    tern_num_ref_set(true_lb, info.true_lb);
+    tern_num_ref_set(true_extent, info.true_extent);
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_get_address(const void *location, MPI_Aint *address)
+{
+    *address = (MPI_Aint)(uintptr_t)location;
+    return TERN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Counts of a received message: the status holds bytes of the packed
+ * stream. */
+
+tern_status_t tern_dtype_get_count(MPI_Datatype dt, size_t bytes, tern_num_ref_t count)
+{
+    size_t size = (size_t)tern_datatype_size(dt);
+    if (size == 0)
+        tern_num_ref_set(count, 0);
+    else
+        tern_num_ref_set(count, bytes % size ? MPI_UNDEFINED : (MPI_Count)(bytes / size));
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_get_elements(MPI_Datatype dt, size_t bytes, tern_num_ref_t count)
+{
+    /* A predefined type ending inside an element has no count (as in
+     * MPICH); a derived one counts the whole basic elements it holds. */
+    size_t size = (size_t)tern_datatype_size(dt);
+    if (tern_datatype_is_predefined(dt) && size && bytes % size) {
+        tern_num_ref_set(count, MPI_UNDEFINED);
+        return TERN_OK;
+    }
+    long long e = tern_datatype_elements(dt, bytes);
+    tern_num_ref_set(count, e < 0 ? MPI_UNDEFINED : (MPI_Count)e);
+    return TERN_OK;
+}
+
+tern_status_t tern_dtype_elements_bytes(MPI_Datatype dt, MPI_Count count, size_t *bytes)
+{
+    /* Basic elements of dt itself when predefined, else of the one basic
+     * type dt is made of. */
+    MPI_Datatype basic = tern_datatype_is_predefined(dt) ? dt : tern_datatype_basic(dt);
+    if (basic == MPI_DATATYPE_NULL)
+        return tern_status_detail(TERN_ERR_TYPE,
+                                  "datatype 0x%x mixes basic types: elements have no single size",
+                                  (unsigned)dt);
+    *bytes = (size_t)tern_datatype_size(basic) * (size_t)count;
+    return TERN_OK;
+}

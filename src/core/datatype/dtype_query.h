@@ -1,0 +1,70 @@
+/* The datatype procedures of MPI besides constructors and pack/unpack
+ * (dtype_query.c): validity checks worded for the MPI layer, free, names,
+ * envelope and contents, size and extents, addresses, and the element
+ * counts of a received message (MPI_Type_commit is tern_dtype_commit,
+ * dtype_build.h). The MPI layer checks arguments by kind (handles exist,
+ * pointers are not NULL); errors carry a detail naming the argument. */
+#ifndef TERN_CORE_DTYPE_QUERY_H
+#define TERN_CORE_DTYPE_QUERY_H
+
+#include "core/datatype/datatype.h"
+#include "core/datatype/dtype_nums.h"
+
+#include <stdint.h>
+
+/* 1 if dt names a type: predefined, or derived (committed or not). */
+int tern_dtype_exists(MPI_Datatype dt);
+/* TERN_OK if dt names a type; else TERN_ERR_TYPE, the detail naming the
+ * argument `name`. */
+tern_status_t tern_dtype_check_exists(MPI_Datatype dt, const char *name);
+/* TERN_OK if data can move with dt (predefined, or committed); else
+ * TERN_ERR_TYPE (an uncommitted type is told to commit). */
+tern_status_t tern_dtype_check_committed(MPI_Datatype dt, const char *name);
+
+/* MPI_Type_free: drops the user's reference (operations and types built on
+ * it keep theirs) and sets *dt to MPI_DATATYPE_NULL; TERN_ERR_TYPE for a
+ * predefined type. */
+tern_status_t tern_dtype_free(MPI_Datatype *dt);
+/* TERN_ERR_TYPE for a predefined type: its name is fixed. */
+tern_status_t tern_dtype_set_name(MPI_Datatype dt, const char *name);
+/* name: MPI_MAX_OBJECT_NAME bytes. */
+tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen);
+
+/* Large-count values a _c constructor recorded are reported as addresses
+ * (both are 64-bit here). */
+tern_status_t tern_dtype_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses,
+                                      int *num_datatypes, int *combiner);
+/* TERN_ERR_TYPE for a predefined type (no contents), TERN_ERR_ARG when an
+ * array is too small. The caller owns the datatypes it gets. */
+tern_status_t tern_dtype_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
+                                      int max_datatypes, int *integers, MPI_Aint *addresses,
+                                      MPI_Datatype *datatypes);
+
+/* Of any type, committed or not. */
+tern_status_t tern_dtype_get_size(MPI_Datatype dt, tern_num_ref_t size);
+tern_status_t tern_dtype_get_extent(MPI_Datatype dt, tern_num_ref_t lb, tern_num_ref_t extent);
+tern_status_t tern_dtype_get_true_extent(MPI_Datatype dt, tern_num_ref_t true_lb,
+                                         tern_num_ref_t true_extent);
+
+tern_status_t tern_dtype_get_address(const void *location, MPI_Aint *address);
+/* Address arithmetic on MPI_Aint (MPI_Aint_add / MPI_Aint_diff): wraps as
+ * the unsigned addresses do. */
+static inline MPI_Aint tern_dtype_aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+static inline MPI_Aint tern_dtype_aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
+/* The first `bytes` of a packed stream of committed dt, as whole elements
+ * of dt (MPI_Get_count) or as basic elements (MPI_Get_elements);
+ * MPI_UNDEFINED when they end inside an element. */
+tern_status_t tern_dtype_get_count(MPI_Datatype dt, size_t bytes, tern_num_ref_t count);
+tern_status_t tern_dtype_get_elements(MPI_Datatype dt, size_t bytes, tern_num_ref_t count);
+/* The bytes of count basic elements of committed dt (MPI_Status_set_elements):
+ * TERN_ERR_TYPE when dt mixes basic types. */
+tern_status_t tern_dtype_elements_bytes(MPI_Datatype dt, MPI_Count count, size_t *bytes);
+
+#endif
