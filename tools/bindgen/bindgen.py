@@ -9,7 +9,7 @@ and writes:
 
   include/mpi.h               the prototypes (MPI_ and PMPI_), between the
                               "@@ generated" markers; nothing else of mpi.h
-  src/mpi/gen/<chapter>.c     generated entry points: init check, argument
+  src/mpi/gen/<chapter>.c     the entry points: init check, argument
                               checks derived from the parameter kinds, the
                               core call, its status mapped to an error class
                               through the error handler
@@ -98,10 +98,9 @@ def load_specs(root, procs, predefined):
                 sys.exit(f"bindgen: {path}: {name} is not a C procedure of MPI-5.0")
             if chapter_of(name) != slug:
                 sys.exit(f"bindgen: {path}: {name} belongs to chapter '{chapter_of(name)}'")
-            if ("core" in spec) == ("hand" in spec):
-                sys.exit(f"bindgen: {path}: {name} needs exactly one of core= or hand=")
-            if "core" in spec:
-                spec = {**defaults, **spec}
+            if "core" not in spec:
+                sys.exit(f"bindgen: {path}: {name} needs core= (every entry point is generated)")
+            spec = {**defaults, **spec}
             chapter["procs"][name] = spec
         specs[slug] = chapter
     return specs
@@ -148,7 +147,7 @@ def gen_exports(specs):
 
 def gen_entry_points(slug, chapter, procs):
     """The generated entry points of one chapter, or None when it has none."""
-    generated = {n: s for n, s in chapter["procs"].items() if "core" in s}
+    generated = chapter["procs"]
     if not generated:
         return None
     num, title = next((n, t) for s, n, t in CHAPTERS if s == slug)

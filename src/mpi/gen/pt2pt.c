@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/comm/sendrecv.h"
+#include "core/datatype/dtype_query.h"
 
 TERN_PMPI_ALIAS(Bsend)
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -69,6 +70,34 @@ int PMPI_Cancel(MPI_Request *request)
     static const char func[] = "MPI_Cancel";
     TERN_CHECK_INIT(func);
     return tern_mpi_cancel(func, request);
+}
+
+TERN_PMPI_ALIAS(Get_count)
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char func[] = "MPI_Get_count";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_comm, count, "count")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_get_count(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
+}
+
+TERN_PMPI_ALIAS(Get_count_c)
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char func[] = "MPI_Get_count_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_comm, count, "count")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_get_count(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
 }
 
 TERN_PMPI_ALIAS(Ibsend)
