@@ -166,7 +166,7 @@ static int finish_many(const char *func, int count, MPI_Request reqs[], MPI_Stat
 
 int tern_mpi_waitall(const char *func, int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-    int n, err = check_array(func, count, reqs, &n);
+    int n = 0, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
     /* Each request is finished as soon as it completes: one handle lookup
@@ -189,7 +189,7 @@ int tern_mpi_waitall(const char *func, int count, MPI_Request reqs[], MPI_Status
 int tern_mpi_testall(const char *func, int count, MPI_Request reqs[], int *flag,
                      MPI_Status statuses[])
 {
-    int n, err = check_array(func, count, reqs, &n);
+    int n = 0, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
     tern_progress();
@@ -219,7 +219,7 @@ static int first_complete(int count, MPI_Request reqs[])
 int tern_mpi_any(const char *func, int count, MPI_Request reqs[], int *index, int *flag,
                  MPI_Status *status, int blocking)
 {
-    int n, err = check_array(func, count, reqs, &n);
+    int n = 0, err = check_array(func, count, reqs, &n);
     if (err)
         return err;
     if (n == 0) {
@@ -257,7 +257,7 @@ int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcou
 {
     if (incount > 0 && !indices)
         return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_indices is NULL");
-    int n, err = check_array(func, incount, reqs, &n);
+    int n = 0, err = check_array(func, incount, reqs, &n);
     if (err)
         return err;
     if (n == 0) {

@@ -3,7 +3,7 @@
  * constructors dtype_build.c. */
 #include "core/datatype/datatype.h"
 #include "core/datatype/dtype_internal.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,48 +48,25 @@ static int predefined_index(MPI_Datatype dt)
 
 
 /* ------------------------------------------------------------------------ */
-/* Derived types: handles 0x8c000000 | index into a table that grows by
- * doubling; a slot is reused once nothing refers to its type. */
+/* Derived types: handles in the datatype handle table; a slot is reused
+ * once nothing refers to its type. */
 
-#define DERIVED_BASE (TERN_HANDLE_DYNAMIC | TERN_KIND_DATATYPE)
-
-static tern_dtype_t **table;
-static size_t table_len;
+static tern_handle_table_t derived = TERN_HANDLE_TABLE(TERN_KIND_DATATYPE, 64);
 
 tern_dtype_t *tern_dtype_get(MPI_Datatype dt)
 {
-    uint32_t h = (uint32_t)dt;
-    if ((h & ~TERN_HANDLE_INDEX_MASK) != DERIVED_BASE)
-        return NULL;
-    size_t i = TERN_HANDLE_INDEX(h);
-    return i < table_len ? table[i] : NULL;
+    return tern_handle_get(&derived, dt);
 }
 
 tern_status_t tern_dtype_register(tern_dtype_t *t, MPI_Datatype *out)
 {
-    size_t i;
-    for (i = 0; i < table_len && table[i]; i++)
-        ;
-    if (i == table_len) {
-        size_t len = table_len ? 2 * table_len : 64;
-        if (len > TERN_HANDLE_INDEX_MASK)
-            return TERN_ERR_NOMEM;
-        tern_dtype_t **nt = realloc(table, len * sizeof *nt);
-        if (!nt)
-            return TERN_ERR_NOMEM;
-        memset(nt + table_len, 0, (len - table_len) * sizeof *nt);
-        table = nt;
-        table_len = len;
-    }
     t->refs = 1;
-    table[i] = t;
-    *out = (MPI_Datatype)(DERIVED_BASE | (uint32_t)i);
-    return TERN_OK;
+    return tern_handle_new(&derived, t, out);
 }
 
 static void dtype_destroy(MPI_Datatype dt, tern_dtype_t *t)
 {
-    table[TERN_HANDLE_INDEX((uint32_t)dt)] = NULL;
+    tern_handle_release(&derived, dt);
     for (int i = 0; i < t->env.nd; i++)
         tern_datatype_release(t->env.types[i]);
     free(t->env.ints);

@@ -1,7 +1,7 @@
 /* Predefined reduction kernels and user-defined operations. */
 #include "core/datatype/op.h"
 #include "core/datatype/datatype.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -24,9 +24,7 @@ typedef struct {
     int refs;          /* the handle's, plus pending collectives' */
     int handle_freed;  /* MPI_Op_free called: the handle is invalid */
 } user_op_t;
-static user_op_t *user_ops;
-static size_t n_user_ops, cap_user_ops;
-#define USER_OP_BASE (TERN_HANDLE_DYNAMIC | TERN_KIND_OP)
+static tern_handle_table_t user_ops = TERN_HANDLE_TABLE(TERN_KIND_OP, 16);
 
 static int predefined_index(MPI_Op op)
 {
@@ -41,13 +39,16 @@ static int predefined_index(MPI_Op op)
  * while a nonblocking collective still reduces with it). */
 static user_op_t *user_op(MPI_Op op)
 {
-    uint32_t h = (uint32_t)op;
-    if ((h & ~TERN_HANDLE_INDEX_MASK) != USER_OP_BASE)
-        return NULL;
-    size_t i = h & TERN_HANDLE_INDEX_MASK;
-    if (i == 0 || i > n_user_ops || user_ops[i - 1].refs <= 0)
-        return NULL;
-    return &user_ops[i - 1];
+    return tern_handle_get(&user_ops, op);
+}
+
+/* Drops one reference; the last one frees the op and its handle. */
+static void user_op_unref(MPI_Op op, user_op_t *u)
+{
+    if (--u->refs == 0) {
+        tern_handle_release(&user_ops, op);
+        free(u);
+    }
 }
 
 int tern_op_is_predefined(MPI_Op op) { return predefined_index(op) > 0; }
@@ -68,7 +69,7 @@ void tern_op_release(MPI_Op op)
 {
     user_op_t *u = user_op(op);
     if (u)
-        u->refs--;
+        user_op_unref(op, u);
 }
 
 int tern_op_is_commutative(MPI_Op op)
@@ -336,23 +337,14 @@ tern_status_t tern_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *in
 
 tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p)
 {
-    size_t i = 0;
-    while (i < n_user_ops && user_ops[i].refs > 0)
-        i++;
-    if (i == n_user_ops) {
-        if (n_user_ops == cap_user_ops) {
-            size_t cap = cap_user_ops ? 2 * cap_user_ops : 16;
-            user_op_t *t = realloc(user_ops, cap * sizeof *t);
-            if (!t)
-                return TERN_ERR_NOMEM;
-            user_ops = t;
-            cap_user_ops = cap;
-        }
-        n_user_ops++;
-    }
-    user_ops[i] = (user_op_t){fn, commute ? 1 : 0, 1, 0};
-    *op_p = (MPI_Op)(USER_OP_BASE | (uint32_t)(i + 1));
-    return TERN_OK;
+    user_op_t *u = malloc(sizeof *u);
+    if (!u)
+        return TERN_ERR_NOMEM;
+    *u = (user_op_t){fn, commute ? 1 : 0, 1, 0};
+    tern_status_t st = tern_handle_new(&user_ops, u, op_p);
+    if (st != TERN_OK)
+        free(u);
+    return st;
 }
 
 tern_status_t tern_op_free(MPI_Op *op_p)
@@ -365,7 +357,7 @@ tern_status_t tern_op_free(MPI_Op *op_p)
     if (!u || u->handle_freed)
         return tern_status_detail(TERN_ERR_OP, "invalid op handle 0x%x", (unsigned)op);
     u->handle_freed = 1;
-    u->refs--;
+    user_op_unref(op, u);
     *op_p = MPI_OP_NULL;
     return TERN_OK;
 }

@@ -1,18 +1,15 @@
 #include "core/pt2pt/request.h"
 #include "core/datatype/datatype.h"
-#include "core/runtime/handle.h"
+#include "core/runtime/handle_table.h"
 #include "base/log.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Requests come from a free list; handles index a table of pointers that
- * grows by doubling. Handle = MPI_REQUEST_NULL | (slot + 1). */
+/* Requests come from a free list; a request gets a handle (from the
+ * request handle table) only when the user needs one. */
 static tern_req_t *free_list;
-static tern_req_t **table;
-static size_t table_len, table_cap;
-static uint32_t *free_slots;
-static size_t n_free_slots;
+static tern_handle_table_t requests = TERN_HANDLE_TABLE(TERN_KIND_REQUEST, 256);
 
 void tern_req_init(tern_req_t *req, tern_req_kind_t kind)
 {
@@ -46,51 +43,22 @@ MPI_Request tern_req_handle(tern_req_t *req)
 {
     if (req->handle != MPI_REQUEST_NULL)
         return req->handle;
-    uint32_t slot;
-    if (n_free_slots) {
-        slot = free_slots[--n_free_slots];
-    } else {
-        if (table_len == table_cap) {
-            size_t cap = table_cap ? table_cap * 2 : 256;
-            tern_req_t **t = realloc(table, cap * sizeof *t);
-            uint32_t *fs = realloc(free_slots, cap * sizeof *fs);
-            if (t)
-                table = t; /* what realloc kept is still ours */
-            if (fs)
-                free_slots = fs;
-            if (!t || !fs)
-                return MPI_REQUEST_NULL;
-            table_cap = cap;
-        }
-        slot = (uint32_t)table_len++;
-    }
-    table[slot] = req;
-    req->handle = (int)((uint32_t)MPI_REQUEST_NULL | (slot + 1));
+    if (tern_handle_new(&requests, req, &req->handle) != TERN_OK)
+        req->handle = MPI_REQUEST_NULL;
     return req->handle;
 }
 
 tern_req_t *tern_req_lookup(MPI_Request handle)
 {
-    uint32_t h = (uint32_t)handle;
-    if ((h & 0xfc000000u) != (uint32_t)MPI_REQUEST_NULL)
-        return NULL;
-    uint32_t slot = (h & TERN_HANDLE_INDEX_MASK);
-    if (slot == 0 || slot > table_len)
-        return NULL;
-    tern_req_t *r = table[slot - 1];
-    if (!r || r->handle != handle)
-        return NULL;
-    return r;
+    tern_req_t *r = tern_handle_get(&requests, handle);
+    return r && r->handle == handle ? r : NULL;
 }
 
 void tern_req_release(tern_req_t *req)
 {
     tern_req_fini(req);
-    if (req->handle != MPI_REQUEST_NULL) {
-        uint32_t slot = TERN_HANDLE_INDEX(req->handle) - 1;
-        table[slot] = NULL;
-        free_slots[n_free_slots++] = slot;
-    }
+    if (req->handle != MPI_REQUEST_NULL)
+        tern_handle_release(&requests, req->handle);
     req->handle = 0; /* poison: lookups of a stale handle fail */
     req->next = free_list;
     free_list = req;
