@@ -127,6 +127,56 @@ static void sleep_forever(void)
         pause();
 }
 
+/* Writes all of buf to the launcher's PMI socket, bypassing the PMI client;
+ * gives up quietly when the launcher closed it. */
+static int pmi_write_raw(const char *buf, size_t len)
+{
+    const char *fd_text = getenv("PMI_FD");
+    int fd = fd_text ? atoi(fd_text) : -1;
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* What a broken or hostile rank does to the launcher: `count` PMI puts
+ * without reading a reply (0: until the launcher gives up), or one line of
+ * `line_len` bytes with no newline. Then it waits to be killed (PMI_FD is
+ * still the launcher's socket after MPI_Init: the PMI client keeps it). */
+static void pmi_flood(int count, long line_len)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (rank == 0 && line_len > 0) {
+        /* In pieces: the test measures the peak memory of mpiexec and its
+         * children together, so this rank stays small. */
+        static const char head[] = "cmd=put key=flood value=";
+        static char piece[65536];
+        memset(piece, 'a', sizeof piece);
+        int ok = pmi_write_raw(head, sizeof head - 1) == 0;
+        for (long sent = sizeof head - 1; ok && sent < line_len; sent += (long)sizeof piece)
+            ok = pmi_write_raw(piece, sizeof piece) == 0;
+        printf("long line written\n");
+    } else if (rank == 0) {
+        static const char put[] = "cmd=put key=flood value=0123456789abcdef\n";
+        enum { BATCH = 1000 };
+        char *batch = malloc(BATCH * (sizeof put - 1));
+        for (int i = 0; i < BATCH; i++)
+            memcpy(batch + (size_t)i * (sizeof put - 1), put, sizeof put - 1);
+        for (int sent = 0; count == 0 || sent < count; sent += BATCH)
+            if (pmi_write_raw(batch, BATCH * (sizeof put - 1)) != 0)
+                break;
+        free(batch);
+        printf("flooded\n");
+    } else {
+        printf("ready %d\n", rank);
+    }
+    sleep_forever();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
@@ -169,6 +219,10 @@ int main(int argc, char **argv)
         make_shm_file();
         printf("ready %d\n", rank);
         sleep_forever();
+    } else if (!strcmp(mode, "pmi_flood")) {
+        pmi_flood(target, 0);
+    } else if (!strcmp(mode, "pmi_long_line")) {
+        pmi_flood(0, atol(argv[2]));
     } else if (!strcmp(mode, "stdin")) {
         /* Counts lines and bytes of stdin. */
         char buf[65536];

@@ -129,6 +129,54 @@ sigint)
     expect_within 3000
     expect_no_orphans
     ;;
+pmi_flood)
+    # Rank 0 writes 10,000 PMI puts without reading a reply (about 200 KB of
+    # replies, under the launcher's queue bound), then sleeps; SIGTERM from
+    # `timeout` 6 s in must end the job within 2 s. A launcher blocked in a
+    # reply write would ignore it until the SIGKILL at 9 s.
+    t0=$(now_ms)
+    timeout --preserve-status -k 3 -s TERM 6 "$MPIEXEC" -n 2 "$PROG" pmi_flood 10000 \
+        >"$OUT" 2>"$ERR" </dev/null
+    RC=$?
+    ELAPSED=$(( $(now_ms) - t0 ))
+    expect_rc 143
+    expect_out "flooded"
+    expect_err "received signal 15"
+    expect_within 8000
+    expect_no_orphans
+    ;;
+pmi_flood_unread)
+    # Puts without end: the unread replies pass the queue bound and the
+    # launcher ends the job, naming the rank.
+    t0=$(now_ms)
+    timeout -s KILL 20 "$MPIEXEC" -n 2 "$PROG" pmi_flood 0 >"$OUT" 2>"$ERR" </dev/null
+    RC=$?
+    ELAPSED=$(( $(now_ms) - t0 ))
+    [ "$RC" -ne 0 ] && [ "$RC" -ne 137 ] || fail "exit code $RC, expected a failure code"
+    expect_err "rank 0 sent PMI requests without reading the replies"
+    expect_within 10000
+    expect_no_orphans
+    ;;
+pmi_long_line)
+    # A 10 MB PMI line with no newline: ended at the line length limit, not
+    # buffered whole (mpiexec's peak memory stays far below the line).
+    [ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time"; exit 77; }
+    t0=$(now_ms)
+    timeout -s KILL 20 /usr/bin/time -f "maxrss_kb %M" "$MPIEXEC" -n 2 "$PROG" pmi_long_line 10000000 \
+        >"$OUT" 2>"$ERR" </dev/null
+    RC=$?
+    ELAPSED=$(( $(now_ms) - t0 ))
+    [ "$RC" -ne 0 ] && [ "$RC" -ne 137 ] || fail "exit code $RC, expected a failure code"
+    expect_err "rank 0 sent a PMI line longer than [0-9]* bytes (the PMI line length limit)"
+    expect_within 10000
+    rss=$(sed -n 's/^maxrss_kb //p' "$ERR")
+    # Against a run that sends no long line (sanitizer builds start larger).
+    /usr/bin/time -f "maxrss_kb %M" "$MPIEXEC" -n 2 "$PROG" hello >/dev/null 2>"$WORK/base" </dev/null
+    base=$(sed -n 's/^maxrss_kb //p' "$WORK/base")
+    [ -n "$rss" ] && [ -n "$base" ] && [ "$rss" -lt $((base + 4000)) ] ||
+        fail "mpiexec peak memory ${rss:-?} KB, ${base:-?} KB without the long line"
+    expect_no_orphans
+    ;;
 kill9)
     start_bg 3 "$PROG" sleep
     kill -KILL "$BG"

@@ -1,5 +1,7 @@
 /* The job: one poll() loop over a signalfd, every rank's PMI socket and
  * output pipes, and stdin. It decides when the job failed and ends it.
+ * Nothing in the loop waits on a rank: PMI sockets are non-blocking with
+ * bounded reply queues (pmi_server.c), so signals are always read.
  *
  * Failure: a rank killed by a signal, exiting non-zero before finalize,
  * exiting (even 0) after PMI init but without finalize while others still
@@ -341,7 +343,8 @@ int mpiexec_job_run(mpiexec_job_t *job)
         for (int i = 0; i < job->n; i++) {
             mpiexec_rank_t *r = &job->ranks[i];
             if (r->pmi_fd >= 0) {
-                pfd[n] = (struct pollfd){.fd = r->pmi_fd, .events = POLLIN};
+                short events = POLLIN | (mpiexec_pmi_pending(r) ? POLLOUT : 0);
+                pfd[n] = (struct pollfd){.fd = r->pmi_fd, .events = events};
                 slot[n++] = (slot_t){1, i};
             }
             if (r->out.fd >= 0) {
@@ -380,7 +383,12 @@ int mpiexec_job_run(mpiexec_job_t *job)
             mpiexec_rank_t *r = slot[j].rank >= 0 ? &job->ranks[slot[j].rank] : NULL;
             switch (slot[j].kind) {
             case 0: read_signals(job); break;
-            case 1: mpiexec_pmi_read(job, r); break;
+            case 1:
+                if (pfd[j].revents & POLLOUT)
+                    mpiexec_pmi_flush(r);
+                if (pfd[j].revents & ~POLLOUT)
+                    mpiexec_pmi_read(job, r);
+                break;
             case 2: mpiexec_stream_read(job, r->rank, &r->out); break;
             case 3: mpiexec_stream_read(job, r->rank, &r->err); break;
             case 4: mpiexec_stdin_read(job); break;

@@ -151,6 +151,9 @@ static tern_status_t launch_one(mpiexec_job_t *job, mpiexec_rank_t *r)
 
     r->pmi_fd = f.pmi[0];
     f.pmi[0] = -1;
+    /* A rank that stops reading must not block the event loop (replies are
+     * queued, see pmi_server.c). */
+    fcntl(r->pmi_fd, F_SETFL, fcntl(r->pmi_fd, F_GETFL) | O_NONBLOCK);
     mpiexec_stream_init(&r->out, f.out[0], 1);
     mpiexec_stream_init(&r->err, f.err[0], 2);
     f.out[0] = f.err[0] = -1;

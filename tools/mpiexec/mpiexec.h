@@ -43,6 +43,26 @@ typedef struct {
     const char *proxy_map;   /* PMI_process_mapping of the job */
 } mpiexec_opts_t;
 
+/* Bounds that keep one rank from stalling or exhausting mpiexec; a rank
+ * that passes one is reported and its job ended. */
+enum {
+    /* Longest PMI line a rank may send. The largest real one is a put of a
+     * value of vallen_max (65536) bytes, each byte escaped to at most two,
+     * plus a key and kvsname of 256: about 129 KB. */
+    MPIEXEC_PMI_LINE_MAX = 256 * 1024,
+    /* Replies a rank may leave unread. A real client reads each reply
+     * before its next request, so a few KB at most are ever pending. */
+    MPIEXEC_PMI_REPLY_QUEUE_MAX = 1024 * 1024,
+};
+
+/* Bytes waiting for a non-blocking socket to become writable. */
+typedef struct {
+    char *buf;
+    size_t len;  /* bytes held */
+    size_t off;  /* first byte not yet written */
+    size_t cap;
+} mpiexec_outq_t;
+
 /* One output stream of a rank, split into whole lines. */
 typedef struct {
     int fd;           /* read end of the rank's pipe; -1 after EOF */
@@ -57,8 +77,9 @@ typedef struct {
     pid_t pid;
     int running;         /* forked and not yet reaped */
     int status;          /* wait status, once reaped */
-    int pmi_fd;          /* server end of the PMI socketpair; -1 when closed */
+    int pmi_fd;          /* server end of the PMI socketpair (non-blocking); -1 when closed */
     tern_pmi_reader_t pmi_in;
+    mpiexec_outq_t pmi_out; /* replies not yet written */
     int pmi_inited;      /* sent init: it is a PMI client */
     int pmi_finalized;   /* sent finalize: exiting is expected */
     int in_barrier;
@@ -151,6 +172,10 @@ void mpiexec_pmi_barrier_release(mpiexec_job_t *job);
 /* Reads what the rank sent and answers it. Returns 0 when the connection
  * closed, 1 otherwise. */
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r);
+/* Writes queued replies as far as the socket takes them. */
+void mpiexec_pmi_flush(mpiexec_rank_t *r);
+/* Replies are waiting: poll for POLLOUT. */
+int mpiexec_pmi_pending(const mpiexec_rank_t *r);
 void mpiexec_pmi_close(mpiexec_rank_t *r);
 void mpiexec_pmi_free(mpiexec_job_t *job);
 

@@ -1,7 +1,13 @@
 /* PMI-1 server: one key-value space per job, a barrier over all ranks, and
  * the job's constants. Every put is visible at once (a fence is only a
  * barrier here); clients must still fence before reading others' keys, as
- * other process managers (Hydra) publish puts only at the barrier. */
+ * other process managers (Hydra) publish puts only at the barrier.
+ *
+ * The sockets are non-blocking: replies go to a per-rank queue written as
+ * the socket takes them, so a rank that sends without reading can never
+ * block mpiexec. A rank whose unread replies pass
+ * MPIEXEC_PMI_REPLY_QUEUE_MAX, or whose line passes MPIEXEC_PMI_LINE_MAX,
+ * is reported and the job ended. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -111,23 +117,83 @@ void mpiexec_pmi_close(mpiexec_rank_t *r)
         close(r->pmi_fd);
     r->pmi_fd = -1;
     tern_pmi_reader_free(&r->pmi_in);
+    free(r->pmi_out.buf);
+    r->pmi_out = (mpiexec_outq_t){0};
 }
 
-/* Finishes and sends a reply; a rank that went away is noticed by waitpid. */
-static void reply(mpiexec_rank_t *r, tern_pmi_line_t *line)
+int mpiexec_pmi_pending(const mpiexec_rank_t *r)
 {
-    if (tern_pmi_line_end(line) == TERN_OK && r->pmi_fd >= 0)
-        (void)tern_pmi_wire_write_all(r->pmi_fd, line->buf, line->len);
+    return r->pmi_fd >= 0 && r->pmi_out.off < r->pmi_out.len;
+}
+
+void mpiexec_pmi_flush(mpiexec_rank_t *r)
+{
+    mpiexec_outq_t *q = &r->pmi_out;
+    while (r->pmi_fd >= 0 && q->off < q->len) {
+        ssize_t n = write(r->pmi_fd, q->buf + q->off, q->len - q->off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            /* The rank went away; waitpid tells why. */
+            q->off = q->len;
+            break;
+        }
+        q->off += (size_t)n;
+    }
+    q->off = q->len = 0;
+}
+
+/* Appends to the rank's reply queue; -1 when that would pass the bound. */
+static int outq_push(mpiexec_outq_t *q, const char *data, size_t n)
+{
+    if (q->len - q->off + n > MPIEXEC_PMI_REPLY_QUEUE_MAX)
+        return -1;
+    if (q->off > 0) {
+        memmove(q->buf, q->buf + q->off, q->len - q->off);
+        q->len -= q->off;
+        q->off = 0;
+    }
+    if (q->len + n > q->cap) {
+        size_t cap = q->cap ? q->cap : 4096;
+        while (cap < q->len + n)
+            cap *= 2;
+        char *buf = realloc(q->buf, cap);
+        if (!buf)
+            return -1;
+        q->buf = buf;
+        q->cap = cap;
+    }
+    memcpy(q->buf + q->len, data, n);
+    q->len += n;
+    return 0;
+}
+
+/* Finishes a reply, queues it and writes what the socket takes now. */
+static void reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line)
+{
+    if (tern_pmi_line_end(line) == TERN_OK && r->pmi_fd >= 0) {
+        if (outq_push(&r->pmi_out, line->buf, line->len) != 0) {
+            mpiexec_job_fail(job, 1,
+                             "rank %d sent PMI requests without reading the replies (more "
+                             "than %d bytes of replies unread, the PMI reply queue limit)",
+                             r->rank, MPIEXEC_PMI_REPLY_QUEUE_MAX);
+            mpiexec_pmi_close(r);
+        } else {
+            mpiexec_pmi_flush(r);
+        }
+    }
     tern_pmi_line_free(line);
 }
 
-static void reply_error(mpiexec_rank_t *r, const char *cmd, const char *why)
+static void reply_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *cmd, const char *why)
 {
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, cmd);
     tern_pmi_line_add_int(&line, "rc", -1);
     tern_pmi_line_add(&line, "msg", why);
-    reply(r, &line);
+    reply(job, r, &line);
 }
 
 void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
@@ -136,7 +202,7 @@ void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
         tern_pmi_line_t line;
         tern_pmi_line_begin(&line, "barrier_out");
         tern_pmi_line_add_int(&line, "rc", 0);
-        reply(&job->ranks[i], &line);
+        reply(job, &job->ranks[i], &line);
         job->ranks[i].in_barrier = 0;
     }
     job->barrier_count = 0;
@@ -167,13 +233,13 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
     const char *key = tern_pmi_msg_get(msg, "key");
     const char *value = tern_pmi_msg_get(msg, "value");
     if (!kvsname_ok(job, msg))
-        { reply_error(r, "put_result", "unknown kvsname"); return; }
+        { reply_error(job, r, "put_result", "unknown kvsname"); return; }
     if (!key || !value)
-        { reply_error(r, "put_result", "put needs key and value"); return; }
+        { reply_error(job, r, "put_result", "put needs key and value"); return; }
     if (strlen(key) >= KEY_MAX || strlen(value) >= VALUE_MAX)
-        { reply_error(r, "put_result", "key or value too long"); return; }
+        { reply_error(job, r, "put_result", "key or value too long"); return; }
     if (kvs_put(job->kvs, key, value) != TERN_OK)
-        { reply_error(r, "put_result", "out of memory"); return; }
+        { reply_error(job, r, "put_result", "out of memory"); return; }
     if (job->upstream_fd >= 0) {
         /* The root hands it to every other host at the next fence. */
         tern_pmi_line_t up;
@@ -187,16 +253,16 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "put_result");
     tern_pmi_line_add_int(&line, "rc", 0);
-    reply(r, &line);
+    reply(job, r, &line);
 }
 
 static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
 {
     const char *key = tern_pmi_msg_get(msg, "key");
     if (!kvsname_ok(job, msg))
-        { reply_error(r, "get_result", "unknown kvsname"); return; }
+        { reply_error(job, r, "get_result", "unknown kvsname"); return; }
     if (!key)
-        { reply_error(r, "get_result", "get needs a key"); return; }
+        { reply_error(job, r, "get_result", "get needs a key"); return; }
     kvs_entry_t *e = kvs_find(job->kvs, key);
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "get_result");
@@ -209,7 +275,7 @@ static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
         tern_pmi_line_add(&line, "msg", "key not found");
         tern_pmi_line_add(&line, "found", "FALSE");
     }
-    reply(r, &line);
+    reply(job, r, &line);
 }
 
 static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
@@ -278,10 +344,10 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         char reply_cmd[128];
         snprintf(reply_cmd, sizeof reply_cmd, "%.100s_result", cmd);
         fprintf(stderr, "mpiexec: rank %d sent unsupported PMI command '%s'\n", r->rank, cmd);
-        reply_error(r, reply_cmd, "unsupported command");
+        reply_error(job, r, reply_cmd, "unsupported command");
         return;
     }
-    reply(r, &line);
+    reply(job, r, &line);
 }
 
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r)
@@ -294,7 +360,13 @@ int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r)
         return 1;
     int open = st == TERN_OK && n > 0;
     char *text;
-    while ((text = tern_pmi_reader_next(&r->pmi_in)) != NULL) {
+    int too_long = 0;
+    /* A reply over the queue bound closes the connection mid-loop. */
+    while (r->pmi_fd >= 0 && (text = tern_pmi_reader_next(&r->pmi_in)) != NULL) {
+        if (strlen(text) > MPIEXEC_PMI_LINE_MAX) {
+            too_long = 1;
+            break;
+        }
         tern_pmi_msg_t msg;
         if (tern_pmi_wire_parse(text, &msg) != TERN_OK) {
             fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line\n", r->rank);
@@ -302,7 +374,17 @@ int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r)
         }
         handle(job, r, &msg);
     }
-    if (!open)
+    /* What is left is an unfinished line: it must not grow without end. */
+    if (r->pmi_fd >= 0 && (too_long || r->pmi_in.len - r->pmi_in.start > MPIEXEC_PMI_LINE_MAX)) {
+        mpiexec_job_fail(job, 1,
+                         "rank %d sent a PMI line longer than %d bytes (the PMI line length "
+                         "limit)",
+                         r->rank, MPIEXEC_PMI_LINE_MAX);
         mpiexec_pmi_close(r);
-    return open;
+    }
+    if (!open || r->pmi_fd < 0) {
+        mpiexec_pmi_close(r);
+        return 0;
+    }
+    return 1;
 }
