@@ -17,6 +17,7 @@ packages=(
     binutils          # nm, for the exported-symbol test
     python3 python3-venv   # tools/bindgen (and its test) run in .venv with pympistandard
     procps psmisc iproute2   # ps/pgrep, killall/fuser, ss: launcher and cleanup tests
+    time              # /usr/bin/time: mpiexec's peak memory in the pmi_long_line test
     coreutils findutils grep sed
     git ca-certificates
 )
