@@ -31,6 +31,7 @@
     X(TERN_ERR_DIMS, "invalid number of dimensions")               \
     X(TERN_ERR_CONVERSION, "value cannot be converted")            \
     X(TERN_ERR_DATAREP, "unsupported data representation")         \
+    X(TERN_ERR_LIMIT, "a fixed limit of the library is reached")   \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -70,6 +70,29 @@ static int in_place_misuse(const char *func, MPI_Comm comm, const char *arg)
                           arg);
 }
 
+/* MPI-4.1 2.7 forbids aliased arguments: sendbuf and recvbuf the same
+ * buffer, both carrying data on this rank (MPI_IN_PLACE is the way to do
+ * it). MPI_BOTTOM is exempt: types with absolute addresses make it two
+ * different buffers. Called only when the pointers are equal. */
+static int aliased(const char *func, MPI_Comm comm, const void *buf)
+{
+    return tern_mpi_error(comm, MPI_ERR_BUFFER, func,
+                          "sendbuf and recvbuf are the same buffer %p; use MPI_IN_PLACE as "
+                          "sendbuf to work in place",
+                          buf);
+}
+
+#define SAME_BUF(sbuf, rbuf) \
+    (__builtin_expect((sbuf) == (rbuf), 0) && (sbuf) != MPI_BOTTOM && (sbuf) != MPI_IN_PLACE)
+
+static int any_count(const int *counts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0)
+            return 1;
+    return 0;
+}
+
 /* ---- bcast ------------------------------------------------------------ */
 
 int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, int count,
@@ -112,6 +135,8 @@ int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, int sc
         return err;
     if (is_root && rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
+    if (is_root && SAME_BUF(sbuf, rbuf) && scount > 0 && rcount > 0)
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 
@@ -144,6 +169,8 @@ int tern_check_gatherv(const char *func, tern_comm_t *c, const void *sbuf, int s
             return err;
         if (rbuf == MPI_IN_PLACE)
             return in_place_misuse(func, comm, "recvbuf");
+        if (SAME_BUF(sbuf, rbuf) && scount > 0 && any_count(rcounts, c->size))
+            return aliased(func, comm, sbuf);
     }
     return MPI_SUCCESS;
 }
@@ -173,6 +200,8 @@ int tern_check_scatter(const char *func, tern_comm_t *c, const void *sbuf, int s
         return err;
     if (rbuf == MPI_IN_PLACE && !is_root)
         return in_place_misuse(func, comm, "recvbuf on a non-root rank");
+    if (is_root && SAME_BUF(sbuf, rbuf) && scount > 0 && rcount > 0)
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 
@@ -206,6 +235,8 @@ int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, cons
         return err;
     if (rbuf == MPI_IN_PLACE && !is_root)
         return in_place_misuse(func, comm, "recvbuf on a non-root rank");
+    if (is_root && SAME_BUF(sbuf, rbuf) && rcount > 0 && any_count(scounts, c->size))
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 
@@ -224,6 +255,8 @@ static int check_blocks(const char *func, tern_comm_t *c, const void *sbuf, int 
         return err;
     if (rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
+    if (SAME_BUF(sbuf, rbuf) && scount > 0 && rcount > 0)
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 
@@ -254,6 +287,9 @@ int tern_check_allgatherv(const char *func, tern_comm_t *c, const void *sbuf, in
         return err;
     if (rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
+    if (SAME_BUF(sbuf, rbuf) && scount > 0 &&
+        any_count(rcounts, c->is_inter ? c->remote_size : c->size))
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 
@@ -295,6 +331,8 @@ static int check_alltoallvw(const char *func, tern_comm_t *c, const void *sbuf,
         return err;
     if (rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
+    if (SAME_BUF(sbuf, rbuf) && any_count(scounts, p) && any_count(rcounts, p))
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 
@@ -326,6 +364,8 @@ static int check_reduction(const char *func, MPI_Comm comm, const void *sbuf, co
         return err;
     if (need_rbuf && rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
+    if (need_rbuf && SAME_BUF(sbuf, rbuf) && count > 0)
+        return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
 

@@ -110,6 +110,9 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_CONVERSION: return MPI_ERR_CONVERSION;
     case TERN_ERR_DATAREP: return MPI_ERR_UNSUPPORTED_DATAREP;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;
+    /* No class names a fixed limit (MPICH: "Too many communicators" as
+     * MPI_ERR_OTHER); it is not memory the program could free. */
+    case TERN_ERR_LIMIT: return MPI_ERR_OTHER;
     default: return MPI_ERR_OTHER;
     }
 }

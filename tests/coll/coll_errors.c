@@ -2,7 +2,7 @@
  * predefined op x type pair (the allowed ones compute the right value, the
  * others fail with MPI_ERR_OP), op handles, and bad roots (MPI_ERR_ROOT)
  * and ops (MPI_ERR_OP) on collectives, with the function named in the
- * message. */
+ * message, and aliased send and receive buffers (MPI_ERR_BUFFER). */
 #include "../mpi/mtest.h"
 
 #include <complex.h>
@@ -229,6 +229,46 @@ static void test_collective_errors(void)
     CHECK_INT(ir, size * (size - 1) / 2, "allreduce after errors");
 }
 
+/* The same buffer as sendbuf and recvbuf (no MPI_IN_PLACE) is aliasing,
+ * which MPI forbids: MPI_ERR_BUFFER on every rank that uses both (MPICH
+ * does the same), and nothing is sent, so the ranks stay in step. */
+static void test_aliased_buffers(void)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int buf[64] = {0};
+    int rc = MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK_CLASS(rc, MPI_ERR_BUFFER, "Allreduce(buf, buf)");
+    if (rc != MPI_SUCCESS) {
+        const char *msg = mtest_errstr(rc);
+        CHECK(strstr(msg, "MPI_Allreduce") && strstr(msg, "MPI_IN_PLACE"),
+              "message names the function and MPI_IN_PLACE: %s", msg);
+    }
+    MPI_Request req;
+    CHECK_CLASS(MPI_Iallreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req),
+                MPI_ERR_BUFFER, "Iallreduce(buf, buf)");
+    /* Only the root uses recvbuf; on WORLD the other ranks would send to a
+     * root that has returned, so SELF, where every rank is the root. */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Reduce(buf, buf, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_SELF), MPI_ERR_BUFFER,
+                "Reduce(buf, buf) at the root");
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    CHECK_CLASS(MPI_Allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+                "Allgather(buf, buf)");
+    CHECK_CLASS(MPI_Alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+                "Alltoall(buf, buf)");
+    CHECK_CLASS(MPI_Scan(buf, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+                "Scan(buf, buf)");
+    CHECK_CLASS(MPI_Reduce_scatter_block(buf, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+                MPI_ERR_BUFFER, "Reduce_scatter_block(buf, buf)");
+    /* No data on one side is no aliasing; neither is MPI_IN_PLACE. */
+    CHECK_RC(MPI_Allreduce(buf, buf, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    buf[0] = 1;
+    CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_INT(buf[0], size, "in-place allreduce after the aliasing errors");
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -241,6 +281,9 @@ int main(int argc, char **argv)
     mtest_end();
     mtest_begin("collective_errors");
     test_collective_errors();
+    mtest_end();
+    mtest_begin("aliased_buffers");
+    test_aliased_buffers();
     mtest_end();
     return mtest_finalize();
 }

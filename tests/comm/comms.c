@@ -2,7 +2,7 @@
  * communicators: dup/idup/dup_with_info, split (keys, MPI_UNDEFINED),
  * split_type(SHARED), create, create_group, compare, names, info, free
  * with pending operations, unique context ids under many concurrent
- * constructors, and error classes. Expected groups are computed here. */
+ * constructors, error classes, and running out of context ids. Expected groups are computed here. */
 #include "../mpi/mtest.h"
 
 static int rank, size;
@@ -436,6 +436,39 @@ static void test_errors(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Context ids are a fixed table: running out is MPI_ERR_OTHER ("too many
+ * communicators", as MPICH), not out of memory, and the text says how
+ * many are live. Dups of SELF need no other rank, so this is quick. */
+static void test_context_exhaustion(void)
+{
+    mtest_begin("comm_context_exhaustion");
+    enum { MAX = 5000 };
+    static MPI_Comm dups[MAX];
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int made = 0, rc = MPI_SUCCESS;
+    while (made < MAX && (rc = MPI_Comm_dup(MPI_COMM_SELF, &dups[made])) == MPI_SUCCESS)
+        made++;
+    CHECK_CLASS(rc, MPI_ERR_OTHER, "dup past the last context id");
+    CHECK(made > 4000 && made < MAX, "%d communicators before running out", made);
+    if (rc != MPI_SUCCESS) {
+        char live[64];
+        snprintf(live, sizeof live, "%d are live", made + 2); /* with WORLD and SELF */
+        const char *msg = mtest_errstr(rc);
+        CHECK(strstr(msg, "MPI_Comm_dup") && strstr(msg, "too many communicators") &&
+                  strstr(msg, live),
+              "message names the function and the count (%s): %s", live, msg);
+    }
+    for (int i = 0; i < made; i++)
+        CHECK_RC(MPI_Comm_free(&dups[i]));
+    /* Everything works again once they are freed. */
+    MPI_Comm d;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    ring_check(d, "dup after exhaustion");
+    CHECK_RC(MPI_Comm_free(&d));
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -451,5 +484,6 @@ int main(int argc, char **argv)
     test_unique_contexts();
     test_free_pending();
     test_errors();
+    test_context_exhaustion();
     return mtest_finalize();
 }

@@ -2,8 +2,9 @@
  * rank: each builds the same layout as its int form (same bounds, same
  * packed bytes), keeps counts beyond INT_MAX whole (extents), records its
  * envelope with the counts as large counts (reported as addresses by the
- * int envelope), and rejects bad arguments with the right class and a
- * message naming the _c function. */
+ * int envelope), rejects bad arguments with the right class and a
+ * message naming the _c function, and answers MPI_UNDEFINED for a size or
+ * extent past what MPI_Count holds. */
 #include "dtype_common.h"
 
 #include <limits.h>
@@ -289,6 +290,40 @@ static void test_errors(void)
     printf("test errors ok\n");
 }
 
+/* A type of more than 2^63 bytes (contiguous of contiguous; it is never
+ * sent): MPI_Count cannot hold its size, so the size and extent queries
+ * give MPI_UNDEFINED, never a wrapped negative value. */
+static void test_huge_type(void)
+{
+    MPI_Datatype a, b, c;
+    OK(MPI_Type_contiguous(1 << 30, MPI_CHAR, &a));
+    OK(MPI_Type_contiguous(1 << 30, a, &b));
+    OK(MPI_Type_contiguous(9, b, &c)); /* 9 * 2^60 bytes > 2^63 */
+    OK(MPI_Type_commit(&c));
+    MPI_Count sx = 0, sc = 0, lb = 0, ext = 0;
+    int si = 0;
+    OK(MPI_Type_size_x(c, &sx));
+    CHECK(sx == MPI_UNDEFINED, "MPI_Type_size_x of 9 * 2^60 bytes gave %lld", (long long)sx);
+    OK(MPI_Type_size_c(c, &sc));
+    CHECK(sc == MPI_UNDEFINED, "MPI_Type_size_c of 9 * 2^60 bytes gave %lld", (long long)sc);
+    OK(MPI_Type_size(c, &si));
+    CHECK(si == MPI_UNDEFINED, "MPI_Type_size of 9 * 2^60 bytes gave %d", si);
+    OK(MPI_Type_get_extent_x(c, &lb, &ext));
+    CHECK(ext == MPI_UNDEFINED, "MPI_Type_get_extent_x of 9 * 2^60 bytes gave %lld",
+          (long long)ext);
+    /* 2^62 bytes still fits. */
+    MPI_Datatype d;
+    OK(MPI_Type_contiguous(4, b, &d));
+    OK(MPI_Type_commit(&d));
+    OK(MPI_Type_size_x(d, &sx));
+    CHECK(sx == (MPI_Count)1 << 62, "MPI_Type_size_x of 2^62 bytes gave %lld", (long long)sx);
+    OK(MPI_Type_free(&d));
+    OK(MPI_Type_free(&c));
+    OK(MPI_Type_free(&b));
+    OK(MPI_Type_free(&a));
+    printf("test huge type ok\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -301,6 +336,7 @@ int main(int argc, char **argv)
     test_subarray_darray();
     test_external32();
     test_errors();
+    test_huge_type();
     MPI_Finalize();
     return 0;
 }

@@ -52,8 +52,18 @@ tern_status_t tern_ctx_pick(const tern_ctx_mask_t *m, int n, uint32_t *ctx_ids)
         if (m->free[s / 32] & (1u << (s % 32)))
             ctx_ids[got++] = 2 * s;
     }
-    if (got < n)
-        return TERN_ERR_NOMEM; /* every slot in use somewhere */
+    if (got < n) {
+        /* Every slot in use somewhere: a fixed limit, not memory. */
+        int live = 0;
+        for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
+            live += __builtin_popcount(used[i]);
+        return tern_status_detail(TERN_ERR_LIMIT,
+                                  "too many communicators: %d are live in this process "
+                                  "(MPI_COMM_WORLD and MPI_COMM_SELF included) and no context "
+                                  "id is free on every member (the limit is %d); free some "
+                                  "with MPI_Comm_free",
+                                  live, TERN_CTX_SLOTS);
+    }
     for (int i = 0; i < n; i++) {
         uint32_t s = ctx_ids[i] / 2;
         used[s / 32] |= 1u << (s % 32);

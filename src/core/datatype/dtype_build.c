@@ -83,7 +83,7 @@ static tern_status_t finish(tern_dtnode_t *root, const tern_dtbounds_t *b,
     t->true_ub = b->true_ub;
     t->size = b->size;
     t->align = b->align;
-    root->extent = b->ub - b->lb;
+    root->extent = tern_aint_sub(b->ub, b->lb);
     t->env.combiner = args->combiner;
     t->env.ni = args->ni;
     t->env.na = args->na;
@@ -127,11 +127,13 @@ static void add_block(tern_dtbounds_t *acc, int *any, const tern_dtbounds_t *m, 
 {
     if (blen == 0)
         return;
-    MPI_Aint ext = m->ub - m->lb;
-    MPI_Aint span = (MPI_Aint)(blen - 1) * ext;
+    MPI_Aint ext = tern_aint_sub(m->ub, m->lb);
+    MPI_Aint span = tern_aint_mul((MPI_Aint)(blen - 1), ext);
     MPI_Aint lo = span < 0 ? span : 0, hi = span > 0 ? span : 0;
-    MPI_Aint lb = displ + lo + m->lb, ub = displ + hi + m->ub;
-    MPI_Aint tlb = displ + lo + m->true_lb, tub = displ + hi + m->true_ub;
+    MPI_Aint lb = tern_aint_add(tern_aint_add(displ, lo), m->lb);
+    MPI_Aint ub = tern_aint_add(tern_aint_add(displ, hi), m->ub);
+    MPI_Aint tlb = tern_aint_add(tern_aint_add(displ, lo), m->true_lb);
+    MPI_Aint tub = tern_aint_add(tern_aint_add(displ, hi), m->true_ub);
     if (!*any) {
         acc->lb = lb;
         acc->ub = ub;
@@ -143,7 +145,7 @@ static void add_block(tern_dtbounds_t *acc, int *any, const tern_dtbounds_t *m, 
         acc->true_lb = tlb < acc->true_lb ? tlb : acc->true_lb;
         acc->true_ub = tub > acc->true_ub ? tub : acc->true_ub;
     }
-    acc->size += blen * m->size;
+    acc->size = tern_size_add(acc->size, tern_size_mul(blen, m->size));
     if (m->align > acc->align)
         acc->align = m->align;
     *any = 1;
@@ -164,14 +166,14 @@ tern_status_t tern_dtype_build_vector(size_t count, size_t blen, MPI_Aint stride
             tern_dtbounds_t tmp = b;
             int any2 = 0;
             tern_dtbounds_t last = {0};
-            add_block(&last, &any2, &m, blen, (MPI_Aint)(count - 1) * stride);
+            add_block(&last, &any2, &m, blen, tern_aint_mul((MPI_Aint)(count - 1), stride));
             if (any2) {
                 tmp.lb = last.lb < b.lb ? last.lb : b.lb;
                 tmp.ub = last.ub > b.ub ? last.ub : b.ub;
                 tmp.true_lb = last.true_lb < b.true_lb ? last.true_lb : b.true_lb;
                 tmp.true_ub = last.true_ub > b.true_ub ? last.true_ub : b.true_ub;
             }
-            tmp.size = count * blen * m.size;
+            tmp.size = tern_size_mul(count, tern_size_mul(blen, m.size));
             b = tmp;
         }
     }
@@ -179,8 +181,9 @@ tern_status_t tern_dtype_build_vector(size_t count, size_t blen, MPI_Aint stride
     tern_dtnode_t *child = tern_dtn_of(old);
     if (!child)
         return TERN_ERR_NOMEM;
-    child->extent = m.ub - m.lb;
-    tern_dtnode_t *inner = tern_dtn_repeat(blen, m.ub - m.lb, child, (MPI_Aint)blen * (m.ub - m.lb));
+    MPI_Aint ext = tern_aint_sub(m.ub, m.lb);
+    child->extent = ext;
+    tern_dtnode_t *inner = tern_dtn_repeat(blen, ext, child, tern_aint_mul((MPI_Aint)blen, ext));
     tern_dtnode_t *root = tern_dtn_repeat(count, stride, inner, 0);
     return finish(root, &b, args, out);
 }
@@ -373,7 +376,7 @@ tern_status_t tern_dtype_commit(MPI_Datatype dt)
     MPI_Aint first;
     t->contig = t->size == 0 ||
                 (tern_dtn_is_dense(t->root, &first) && first == t->true_lb &&
-                 (MPI_Aint)t->size == t->ub - t->lb);
+                 (MPI_Aint)t->size == tern_aint_sub(t->ub, t->lb));
     t->committed = 1;
     return TERN_OK;
 }
@@ -384,9 +387,9 @@ int tern_dtype_info(MPI_Datatype dt, tern_dtype_info_t *info)
     if (!tern_dtype_bounds(dt, &b))
         return 0;
     info->lb = b.lb;
-    info->extent = b.ub - b.lb;
+    info->extent = tern_aint_sub(b.ub, b.lb);
     info->true_lb = b.true_lb;
-    info->true_extent = b.true_ub - b.true_lb;
+    info->true_extent = tern_aint_sub(b.true_ub, b.true_lb);
     info->size = b.size;
     return 1;
 }

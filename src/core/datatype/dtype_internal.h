@@ -119,4 +119,36 @@ size_t tern_ext32_size(MPI_Datatype basic);
 tern_status_t tern_ext32_convert(MPI_Datatype basic, const void *in, void *out, size_t n,
                                  int to_external);
 
+/* Bounds and sizes of a type past what MPI_Aint or size_t holds (a huge
+ * type is legal to build, only not to use) stick at the limit instead of
+ * wrapping (undefined for MPI_Aint); the queries then answer MPI_UNDEFINED. */
+#define TERN_AINT_MAX INT64_MAX
+#define TERN_AINT_MIN INT64_MIN
+static inline MPI_Aint tern_aint_add(MPI_Aint a, MPI_Aint b)
+{
+    MPI_Aint r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? TERN_AINT_MAX : TERN_AINT_MIN) : r;
+}
+static inline MPI_Aint tern_aint_sub(MPI_Aint a, MPI_Aint b)
+{
+    MPI_Aint r;
+    return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? TERN_AINT_MAX : TERN_AINT_MIN) : r;
+}
+static inline MPI_Aint tern_aint_mul(MPI_Aint a, MPI_Aint b)
+{
+    MPI_Aint r;
+    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? TERN_AINT_MIN : TERN_AINT_MAX)
+                                            : r;
+}
+static inline size_t tern_size_mul(size_t a, size_t b)
+{
+    size_t r;
+    return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+static inline size_t tern_size_add(size_t a, size_t b)
+{
+    size_t r;
+    return __builtin_add_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
 #endif

@@ -109,14 +109,30 @@ tern_status_t tern_dtype_get_contents(MPI_Datatype dt, int max_integers, int max
 /* ------------------------------------------------------------------------ */
 /* Size, extents, addresses. */
 
+/* A size past MPI_Count (a type over 2^63 bytes) is MPI_UNDEFINED, as an
+ * int output's is past INT_MAX; never a wrapped negative value. */
+static MPI_Count size_or_undefined(size_t s)
+{
+    return s > (size_t)INT64_MAX ? MPI_UNDEFINED : (MPI_Count)s;
+}
+
+/* A bound stuck at the limit of MPI_Aint (dtype_internal.h) is past it. */
+static MPI_Count aint_or_undefined(MPI_Aint v)
+{
+    return v == TERN_AINT_MAX || v == TERN_AINT_MIN ? MPI_UNDEFINED : v;
+}
+
 tern_status_t tern_dtype_get_size(MPI_Datatype dt, tern_num_ref_t size)
 {
     /* Predefined and committed types know their size; others are bound. */
     long s = tern_datatype_size(dt);
     tern_dtype_info_t info;
-    if (s < 0 && tern_dtype_info(dt, &info))
-        s = (long)info.size;
-    tern_num_ref_set(size, s);
+    if (s >= 0)
+        tern_num_ref_set(size, s);
+    else if (tern_dtype_info(dt, &info))
+        tern_num_ref_set(size, size_or_undefined(info.size));
+    else
+        tern_num_ref_set(size, s);
     return TERN_OK;
 }
 
@@ -124,8 +140,8 @@ tern_status_t tern_dtype_get_extent(MPI_Datatype dt, tern_num_ref_t lb, tern_num
 {
     tern_dtype_info_t info;
     tern_dtype_info(dt, &info);
-    tern_num_ref_set(lb, info.lb);
-    tern_num_ref_set(extent, info.extent);
+    tern_num_ref_set(lb, aint_or_undefined(info.lb));
+    tern_num_ref_set(extent, aint_or_undefined(info.extent));
     return TERN_OK;
 }
 
@@ -134,8 +150,8 @@ tern_status_t tern_dtype_get_true_extent(MPI_Datatype dt, tern_num_ref_t true_lb
 {
     tern_dtype_info_t info;
     tern_dtype_info(dt, &info);
-    tern_num_ref_set(true_lb, info.true_lb);
-    tern_num_ref_set(true_extent, info.true_extent);
+    tern_num_ref_set(true_lb, aint_or_undefined(info.true_lb));
+    tern_num_ref_set(true_extent, aint_or_undefined(info.true_extent));
     return TERN_OK;
 }
 
