@@ -280,6 +280,66 @@ hydra)
     expect_rc 0
     for r in 0 1 2 3; do expect_out "rank $r of 4 ok"; done
     ;;
+hostfile_ok)
+    # Comments, blank lines, spaces and slots; localhost starts without ssh.
+    printf '# two slots each\n\n  localhost:2   # first\n\t\nlocalhost:2\n' >"$WORK/hosts.txt"
+    run --hostfile "$WORK/hosts.txt" -n 4 "$PROG" ok
+    expect_rc 0
+    for r in 0 1 2 3; do expect_out "rank $r of 4 ok"; done
+    run --hosts "localhost:3, localhost" -n 4 "$PROG" ok
+    expect_rc 0
+    for r in 0 1 2 3; do expect_out "rank $r of 4 ok"; done
+    ;;
+hostfile_bad)
+    # Each bad host list ends mpiexec with 1 and a message naming the place,
+    # before any launcher runs (the stand-in leaves a mark if it does).
+    printf '#!/bin/sh\ntouch "%s"\n' "$WORK/launched" >"$WORK/launch"
+    chmod +x "$WORK/launch"
+    bad() {  # bad <expected stderr (fixed string)> <mpiexec args...>
+        want=$1; shift
+        run --launcher "$WORK/launch" "$@" -n 1 "$PROG" ok
+        expect_rc 1
+        grep -qF -- "$want" "$ERR" || fail "stderr lacks '$want'"
+        [ -e "$WORK/launched" ] && fail "a launcher ran"
+        [ -s "$OUT" ] && fail "a rank ran"
+        # Bad bytes are escaped, never echoed raw.
+        LC_ALL=C grep -q "$(printf '[\001-\010\016-\037\177-\377]')" "$ERR" && fail "raw control byte in stderr"
+        return 0
+    }
+    H=$WORK/hosts.txt
+    printf 'nodeA\n# c\n:4\n' >"$H"
+    bad "mpiexec: $H:3: empty host name before ':4'" --hostfile "$H"
+    printf 'nodeA\nno\001de\n' >"$H"
+    bad "hosts.txt:2: invalid byte '\\x01' in host name" --hostfile "$H"
+    printf 'nodeA\n\377\376junk\n' >"$H"
+    bad "hosts.txt:2: invalid byte '\\xff' in host name" --hostfile "$H"
+    printf 'nodeA\nno\000de\n' >"$H"
+    bad "hosts.txt:2: invalid byte '\\x00' in host name" --hostfile "$H"
+    printf 'node A\n' >"$H"
+    bad "hosts.txt:1: invalid byte ' ' in host name" --hostfile "$H"
+    printf -- '-oProxyCommand=x\n' >"$H"
+    bad "hosts.txt:1: host name starts with '-'" --hostfile "$H"
+    { echo nodeA; head -c 100000 /dev/zero | tr '\0' a; echo; } >"$H"
+    bad "hosts.txt:2: line longer than 1024 bytes" --hostfile "$H"
+    { echo nodeA; head -c 254 /dev/zero | tr '\0' a; echo; } >"$H"
+    bad "hosts.txt:2: host name longer than 253 characters" --hostfile "$H"
+    printf 'nodeA\nnodeB\n\nnodeC:0\n' >"$H"
+    bad "hosts.txt:4: bad slot count '0' for host 'nodeC' (1..1048576)" --hostfile "$H"
+    printf 'nodeA:2x\n' >"$H"
+    bad "hosts.txt:1: bad slot count '2x' for host 'nodeA'" --hostfile "$H"
+    printf 'nodeA:2097152\n' >"$H"
+    bad "hosts.txt:1: bad slot count '2097152'" --hostfile "$H"
+    printf '# nothing\n\n' >"$H"
+    bad "hostfile $H names no host" --hostfile "$H"
+    mkdir "$WORK/hostdir"
+    bad "cannot read hostfile $WORK/hostdir: Is a directory" --hostfile "$WORK/hostdir"
+    bad "cannot read hostfile $WORK/none: No such file or directory" --hostfile "$WORK/none"
+    bad "mpiexec: --hosts entry 1: empty host name before ':4'" --hosts ":4"
+    bad "mpiexec: --hosts entry 2: empty host name" --hosts "nodeA,,nodeB"
+    bad "mpiexec: --hosts entry 3: empty host name" --hosts "nodeA,nodeB,"
+    bad "mpiexec: --hosts entry 2: bad slot count '0'" --hosts "nodeA,nodeB:0"
+    bad "mpiexec: --hosts entry 1: invalid byte '\\x1b' in host name" --hosts "$(printf 'a\033b')"
+    ;;
 *)
     echo "unknown case $CASE"
     exit 1

@@ -152,10 +152,12 @@ void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code);
 int mpiexec_root_run(const mpiexec_opts_t *opts);
 
 /* hosts.c */
-/* Reads a hostfile (lines "host[:slots]", # comments) into opts. */
+/* Reads a hostfile (lines "host[:slots]", # comments) into opts; -1 after
+ * a message naming the file and line. */
 int mpiexec_hosts_read_file(mpiexec_opts_t *opts, const char *path);
-/* Splits "a,b,c" (each may be host:slots) into opts. */
-int mpiexec_hosts_parse_list(mpiexec_opts_t *opts, const char *list);
+/* Splits "a,b,c" (each may be host:slots) into opts; messages name "what"
+ * (e.g. "--hosts") and the entry. */
+int mpiexec_hosts_parse_list(mpiexec_opts_t *opts, const char *list, const char *what);
 /* slurm_alloc.c: inside a Slurm allocation with no host list, the
  * allocation's nodes and slots, proxies started with srun. -1 on error. */
 int mpiexec_slurm_hosts(mpiexec_opts_t *opts);

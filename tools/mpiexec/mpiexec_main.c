@@ -153,13 +153,18 @@ static int parse_args(int argc, char **argv, mpiexec_opts_t *o)
                 return -1;
             }
         } else if (!strcmp(name, "hosts") || !strcmp(name, "host")) {
-            if (!next || mpiexec_hosts_parse_list(o, next) != 0)
+            if (!next)
                 return -1;
+            /* A bad host list is a bad input, exit 1 like other job errors. */
+            if (mpiexec_hosts_parse_list(o, next, "--hosts") != 0)
+                return -2;
             i++;
         } else if (!strcmp(name, "hostfile") || !strcmp(name, "f") ||
                    !strcmp(name, "machinefile")) {
-            if (!next || mpiexec_hosts_read_file(o, next) != 0)
+            if (!next)
                 return -1;
+            if (mpiexec_hosts_read_file(o, next) != 0)
+                return -2;
             i++;
         } else if (!strcmp(name, "ppn") || !strcmp(name, "npernode")) {
             if (parse_np(next, &o->ppn) != 0)
@@ -218,7 +223,7 @@ int main(int argc, char **argv)
     mpiexec_opts_t opts = {0};
     int rc = parse_args(argc, argv, &opts);
     if (rc != 0)
-        return rc > 0 ? 0 : 2;
+        return rc > 0 ? 0 : rc == -2 ? 1 : 2;
     ensure_std_fds();
     if (!opts.proxy && mpiexec_slurm_hosts(&opts) != 0)
         return 2;

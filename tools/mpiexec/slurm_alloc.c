@@ -53,7 +53,7 @@ int mpiexec_slurm_hosts(mpiexec_opts_t *o)
     while (f && rc == 0 && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         if (*line)
-            rc = mpiexec_hosts_parse_list(o, line);
+            rc = mpiexec_hosts_parse_list(o, line, "scontrol");
     }
     if (!f || pclose(f) != 0 || rc != 0 || o->n_hosts == 0) {
         fprintf(stderr, "mpiexec: cannot list the nodes of Slurm allocation %s (%s) with "
