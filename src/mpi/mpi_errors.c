@@ -164,22 +164,18 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
     return invoke_handler(comm, code);
 }
 
-int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what)
+int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
 {
+    const char *detail = tern_status_take_detail(st);
+    if (detail)
+        return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s", detail);
     /* A status alone (a collective's schedule, a communicator exchange)
      * does not say which peer failed: name the latest failure. */
     const char *failure = tern_rt.n_failed_peers ? tern_peer_failure(tern_rt.last_failed_peer) : NULL;
     if (failure && tern_rt.peers[tern_rt.last_failed_peer].failed == st)
-        return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: %s: world rank %d: %s", what,
+        return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: world rank %d: %s",
                               tern_status_string(st), tern_rt.last_failed_peer, failure);
-    return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: %s", what, tern_status_string(st));
-}
-
-int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
-{
-    const char *detail = tern_status_take_detail(st);
-    return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s",
-                          detail ? detail : tern_status_string(st));
+    return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s", tern_status_string(st));
 }
 
 int tern_mpi_not_initialized(const char *func)

@@ -21,10 +21,9 @@ int tern_mpi_class_of(tern_status_t st);
  * the code when the handler returns. */
 int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Same for an internal status. */
-int tern_mpi_status_error(MPI_Comm comm, tern_status_t st, const char *func, const char *what);
-/* Same, with the detail the core recorded for st (tern_status_detail), or
- * the status's description. */
+/* Same for an internal status: the detail the core recorded for st
+ * (tern_status_detail), else the status's description (naming the latest
+ * failed peer when st is its failure: collectives' schedules say no more). */
 int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st);
 
 /* A function was called outside MPI_Init..MPI_Finalize: fatal. */
