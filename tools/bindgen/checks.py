@@ -51,6 +51,10 @@ SCALAR_IN = {
     "POLYDTYPE_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
     "POLYNUM_BYTES_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
     "ORDER": "tern_check_order(func, err_comm, {x})",
+    # Array and value lengths: MPI_ERR_ARG.
+    "ARRAY_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    "ARRAY_LENGTH_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    "INFO_VALUE_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the
@@ -64,11 +68,8 @@ UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERR
                 "BUFFER", "POLYDTYPE_STRIDE_BYTES", "POLYDISPLACEMENT_AINT_COUNT",
                 "POLYDTYPE_PACK_SIZE", "POLYNUM_PARAM_VALUES"}
 
-# Lengths: kind -> (C condition that is bad, message format).
+# Lengths that must be positive: kind -> (C condition that is bad, message format).
 LENGTH_IN = {
-    "ARRAY_LENGTH": ("{x} < 0", '"{x}=%d is negative", {x}'),
-    "ARRAY_LENGTH_NNI": ("{x} < 0", '"{x}=%d is negative", {x}'),
-    "INFO_VALUE_LENGTH": ("{x} < 0", '"{x}=%d is negative", {x}'),
     "ARRAY_LENGTH_PI": ("{x} <= 0", '"{x}=%d is not positive", {x}'),
 }
 

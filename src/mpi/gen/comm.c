@@ -447,7 +447,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgrou
     tern_group_t *group_obj = NULL;
     int err;
     if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = (n < 0 ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "n=%d is negative", n) : MPI_SUCCESS)) ||
+        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
         (err = tern_check_array(func, err_comm, ranks, n, "ranks")) ||
         (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
         return err;
@@ -477,7 +477,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgrou
     tern_group_t *group_obj = NULL;
     int err;
     if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = (n < 0 ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "n=%d is negative", n) : MPI_SUCCESS)) ||
+        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
         (err = tern_check_array(func, err_comm, ranks, n, "ranks")) ||
         (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
         return err;
@@ -509,7 +509,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     tern_group_t *group_obj = NULL;
     int err;
     if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = (n < 0 ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "n=%d is negative", n) : MPI_SUCCESS)) ||
+        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
         (err = tern_check_array(func, err_comm, ranges, n, "ranges")) ||
         (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
         return err;
@@ -525,7 +525,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     tern_group_t *group_obj = NULL;
     int err;
     if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = (n < 0 ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "n=%d is negative", n) : MPI_SUCCESS)) ||
+        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
         (err = tern_check_array(func, err_comm, ranges, n, "ranges")) ||
         (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
         return err;
@@ -570,7 +570,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1, MPI_G
     tern_group_t *group2_obj = NULL;
     int err;
     if ((err = tern_check_group(func, err_comm, group1, &group1_obj)) ||
-        (err = (n < 0 ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "n=%d is negative", n) : MPI_SUCCESS)) ||
+        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
         (err = tern_check_array(func, err_comm, ranks1, n, "ranks1")) ||
         (err = tern_check_group(func, err_comm, group2, &group2_obj)) ||
         (err = tern_check_array(func, err_comm, ranks2, n, "ranks2")))

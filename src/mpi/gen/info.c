@@ -69,7 +69,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     int err;
     if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
         (err = tern_check_info_key(func, err_comm, key)) ||
-        (err = (valuelen < 0 ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "valuelen=%d is negative", valuelen) : MPI_SUCCESS)) ||
+        (err = tern_check_nonneg(func, err_comm, valuelen, "valuelen", MPI_ERR_ARG)) ||
         (err = tern_check_ptr(func, err_comm, value, "value")) ||
         (err = tern_check_ptr(func, err_comm, flag, "flag")))
         return err;
