@@ -9,7 +9,7 @@ and writes:
 
   include/mpi.h               the prototypes (MPI_ and PMPI_), between the
                               "@@ generated" markers; nothing else of mpi.h
-  src/mpi/gen/<chapter>.c     the entry points: init check, argument
+  src/mpi/gen/<chapter>[_N].c the entry points (split at 900 lines): init check, argument
                               checks derived from the parameter kinds, the
                               core call, its status mapped to an error class
                               through the error handler
@@ -145,22 +145,35 @@ def gen_exports(specs):
     return "".join(n + "\n" for n in names)
 
 
+# Lines per generated file: the project keeps .c files under ~900 lines, so
+# a chapter with more entry points is written as <slug>.c, <slug>_2.c, ...
+MAX_FILE_LINES = 900
+
+
 def gen_entry_points(slug, chapter, procs):
-    """The generated entry points of one chapter, or None when it has none."""
+    """{file name: text} of the entry points of one chapter (empty when it has none)."""
     generated = chapter["procs"]
     if not generated:
-        return None
+        return {}
     num, title = next((n, t) for s, n, t in CHAPTERS if s == slug)
-    out = [f"/* MPI-5.0 chapter {num}, {title}: the entry points,",
-           f" * {GENERATED_NOTE}.",
-           " * Each checks its arguments from their kinds and calls one core function",
-           " * (the specs: src/mpi/api/" + slug + ".toml). */",
-           '#include "mpi/mpi_checks.h"']
-    out += [f'#include "{h}"' for h in chapter["include"]]
+    head = [f"/* MPI-5.0 chapter {num}, {title}: the entry points,",
+            f" * {GENERATED_NOTE}.",
+            " * Each checks its arguments from their kinds and calls one core function",
+            " * (the specs: src/mpi/api/" + slug + ".toml). */",
+            '#include "mpi/mpi_checks.h"']
+    head += [f'#include "{h}"' for h in chapter["include"]]
+    files, body = [], []
     for name in sorted(generated):
-        out.append("")
-        out.append(checks.entry_point(procs[name][0], generated[name]))
-    return "\n".join(out) + "\n"
+        text = checks.entry_point(procs[name][0], generated[name])
+        lines = len(head) + sum(t.count("\n") + 2 for t in body) + text.count("\n") + 2
+        if body and lines > MAX_FILE_LINES:
+            files.append(body)
+            body = []
+        body.append(text)
+    files.append(body)
+    return {(slug if i == 0 else f"{slug}_{i + 1}") + ".c":
+            "\n".join(head + [line for t in b for line in ("", t)]) + "\n"
+            for i, b in enumerate(files)}
 
 
 def gen_coverage_c(procs, specs):
@@ -230,9 +243,8 @@ def main():
     gen_dir = os.path.join(root, "src", "mpi", "gen")
     outputs[os.path.join(gen_dir, "exports.txt")] = gen_exports(specs)
     for slug, chapter in specs.items():
-        text = gen_entry_points(slug, chapter, procs)
-        if text is not None:
-            outputs[os.path.join(gen_dir, slug + ".c")] = text
+        for fname, text in gen_entry_points(slug, chapter, procs).items():
+            outputs[os.path.join(gen_dir, fname)] = text
     outputs[os.path.join(root, "tools", "tern-info", "coverage_table.h")] = gen_coverage_c(procs, specs)
     outputs[os.path.join(root, "docs", "coverage.md")] = gen_coverage_md(procs, specs)
     # Generated entry-point files no longer produced are stale.
