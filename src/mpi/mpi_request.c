@@ -285,12 +285,7 @@ int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcou
     if (k == 0 && !blocking)
         tern_progress_test_missed();
     *outcount = k;
-    if (any_error) {
-        tern_mpi_error(MPI_COMM_NULL, MPI_ERR_IN_STATUS, func,
-                       "one or more requests failed; see the MPI_ERROR field of each status");
-        return MPI_ERR_IN_STATUS;
-    }
-    return MPI_SUCCESS;
+    return any_error ? in_status_error(func) : MPI_SUCCESS;
 }
 
 /* The request behind *request for calls that need a real one (free,
