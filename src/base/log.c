@@ -49,6 +49,14 @@ void tern_log(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+void tern_warn_always(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_vprint("warning", fmt, ap);
+    va_end(ap);
+}
+
 void tern_fatal(const char *fmt, ...)
 {
     va_list ap;

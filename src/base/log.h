@@ -11,6 +11,10 @@ enum { TERN_LOG_ERROR = 0, TERN_LOG_WARN = 1, TERN_LOG_INFO = 2, TERN_LOG_DEBUG 
 void tern_log_set_rank(int rank);
 int tern_log_enabled(int level);
 void tern_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning printed whatever TERN_LOG_LEVEL says: for a job that runs, but
+ * degraded by its environment (shm rings shrunk to fit /dev/shm), which the
+ * user must hear about once. */
+void tern_warn_always(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message and aborts the process (internal invariant broken). */
 _Noreturn void tern_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

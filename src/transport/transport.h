@@ -90,6 +90,11 @@ typedef struct {
     const int *local_ranks;   /* local_size world ranks on this node, ascending */
     const char *job_id;       /* unique per job (PMI kvsname), for naming resources */
     int oversubscribed;       /* more ranks on this node than CPUs for them */
+    int node_served;          /* a transport started before this one (shm)
+                               * reaches this node's other ranks: 0 when shm
+                               * is not allowed or chose no segment
+                               * (TERN_SHM_FALLBACK=ofi); the same on every
+                               * rank of a node */
     tern_am_handler_fn am_handler;
     void *am_ctx;
     tern_peer_failed_fn peer_failed;

@@ -113,6 +113,19 @@ static int cpus_available(void)
     return online > 0 ? (int)online : 1;
 }
 
+/* Whether a transport started so far reaches the other ranks of this node
+ * (shm decides for the whole node, so its ranks agree). */
+static int node_served(void)
+{
+    if (tern_rt.local_size < 2)
+        return 1;
+    int other = tern_rt.local_ranks[tern_rt.local_rank == 0 ? 1 : 0];
+    for (int i = 0; i < tern_rt.n_tls; i++)
+        if (tern_rt.tls[i].ops->reachable(tern_rt.tls[i].tl, other))
+            return 1;
+    return 0;
+}
+
 static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler,
                                      tern_peer_failed_fn peer_failed)
 {
@@ -137,9 +150,11 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         if (strcmp(ops->name, "self") != 0 && !tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name))
             continue;
         tern_tl_t *tl;
+        params.node_served = node_served();
         tern_status_t st = ops->init(&params, &tl);
         if (st != TERN_OK) {
-            tern_error("transport %s failed to start: %s", ops->name, tern_status_string(st));
+            const char *detail = tern_status_take_detail(st);
+            tern_error("transport %s failed to start: %s", ops->name, detail ? detail : tern_status_string(st));
             return st;
         }
         tern_rt.tls[tern_rt.n_tls].ops = ops;

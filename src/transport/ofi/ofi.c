@@ -50,8 +50,9 @@ static int tcp_provider(const struct fi_info *info)
     return socket_provider(info) || strcmp(info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0;
 }
 
-/* Peers this transport will serve: everyone but us, except that when shm is
- * allowed it takes the ranks on our node (the runtime prefers it). */
+/* Peers this transport will serve: everyone but us, except the ranks on our
+ * node when shm serves them (params->node_served: shm allowed and its
+ * segment set up; the runtime prefers it). */
 static int is_network_peer(const tern_tl_params_t *p, int shm, int r)
 {
     return r != p->rank && !(shm && p->node_of_rank[r] == p->node);
@@ -59,7 +60,7 @@ static int is_network_peer(const tern_tl_params_t *p, int shm, int r)
 
 static int network_peers(const tern_tl_params_t *p)
 {
-    int shm = tern_knob_lists(TERN_KNOB_TRANSPORTS, "shm");
+    int shm = p->node_served;
     int n = 0;
     for (int r = 0; r < p->size; r++)
         n += is_network_peer(p, shm, r);
@@ -375,8 +376,9 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
     tl->am_ctx = p->am_ctx;
     tl->peer_failed = p->peer_failed;
     *tl_p = tl;
-    /* Decided from job-wide facts only, so every rank agrees (init may
-     * fence): a job on one host with shm allowed opens nothing. */
+    /* Decided from facts every rank agrees on (init may fence): the knobs,
+     * and shm's outcome, the same on every rank of a node; a job on one
+     * host served by shm opens nothing. */
     int n_peers = network_peers(p);
     if (n_peers == 0) {
         tl->idle = 1;
@@ -398,8 +400,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         goto fail;
     if ((st = choose_receive_mode(tl)) != TERN_OK)
         goto fail;
-    int shm = tern_knob_lists(TERN_KNOB_TRANSPORTS, "shm");
-    if ((st = open_rails(tl, p, shm, n_peers)) != TERN_OK)
+    if ((st = open_rails(tl, p, p->node_served, n_peers)) != TERN_OK)
         goto fail;
     for (int r = 0; r < p->size; r++)
         tl->peers[r].credits = tl->credit_window;

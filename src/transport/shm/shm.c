@@ -73,6 +73,15 @@ typedef struct {
     uint32_t bulk_cells;
 } shm_header_t;
 
+/* What local rank 0 asks of the segment: cells per ring and their size,
+ * bulk chunks per pair and their size (bulk_cells 0: no bulk channel). */
+typedef struct {
+    size_t cell_size;
+    unsigned cells;
+    size_t bulk_cell_size;
+    unsigned bulk_cells;
+} shm_geometry_t;
+
 typedef struct {
     int64_t pid;
     uint64_t probe_addr;
@@ -112,11 +121,7 @@ struct tern_tl {
     int *local_of_storage;
     tern_shm_segment_t seg;
     uint64_t probe_word;
-    /* Geometry wanted by local rank 0 (format callback). */
-    size_t want_cell_size;
-    unsigned want_cells;
-    size_t want_bulk_cell_size;
-    unsigned want_bulk_cells;
+    shm_geometry_t want;      /* local rank 0: the geometry it formats */
     tern_status_t attach_status;
 };
 
@@ -142,6 +147,11 @@ static size_t shm_segment_bytes(int local_size, size_t cell_size, unsigned cells
                                 unsigned bulk_cells)
 {
     return shm_bulk_offset(local_size, cell_size, cells) + shm_bulk_bytes(local_size, bulk_cell_size, bulk_cells);
+}
+
+static size_t shm_geometry_bytes(int local_size, const shm_geometry_t *g)
+{
+    return shm_segment_bytes(local_size, g->cell_size, g->cells, g->bulk_cell_size, g->bulk_cells);
 }
 
 static shm_slot_t *shm_slot(void *base, int local)
@@ -175,12 +185,12 @@ static void shm_format(void *base, size_t size, void *arg)
     shm_header_t *h = base;
     h->size = size;
     h->rings_offset = shm_rings_offset(tl->local_size);
-    h->cell_size = tl->want_cell_size;
-    h->ring_cells = tl->want_cells;
+    h->cell_size = tl->want.cell_size;
+    h->ring_cells = tl->want.cells;
     h->local_size = (uint32_t)tl->local_size;
-    h->bulk_offset = shm_bulk_offset(tl->local_size, tl->want_cell_size, tl->want_cells);
-    h->bulk_cell_size = tl->want_bulk_cells ? (uint32_t)tl->want_bulk_cell_size : 0;
-    h->bulk_cells = tl->want_bulk_cells;
+    h->bulk_offset = shm_bulk_offset(tl->local_size, tl->want.cell_size, tl->want.cells);
+    h->bulk_cell_size = tl->want.bulk_cells ? (uint32_t)tl->want.bulk_cell_size : 0;
+    h->bulk_cells = tl->want.bulk_cells;
     atomic_thread_fence(memory_order_release);
     h->magic = SHM_MAGIC;
 }
@@ -219,54 +229,159 @@ static void shm_attached(void *base, size_t size, void *arg)
     atomic_store_explicit(&slot->attached, 1, memory_order_release);
 }
 
-/* Local rank 0: the geometry from the knobs, shrunk when /dev/shm could not
- * hold every cell. */
-static tern_status_t shm_choose_geometry(tern_tl_t *tl)
+/* Local rank 0: the geometry from the knobs. */
+static void shm_choose_geometry(tern_tl_t *tl)
 {
     /* The knob table holds the ranges (knobs.def): a power-of-two cell
      * count, a cell that carries the largest protocol header. Round the cell
      * up to whole cache lines. */
     size_t cs = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
-    tl->want_cell_size = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-    unsigned nc = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
-    tl->want_cells = nc;
+    tl->want.cell_size = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+    tl->want.cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
 
     /* Bulk channel: chunk data plus a cache line for the cell and protocol
      * headers, so the data of a chunk starts on a cache line. */
     size_t bc = tern_knob_size(TERN_KNOB_SHM_BULK_CHUNK);
     if (bc > 0) {
-        tl->want_bulk_cell_size =
+        tl->want.bulk_cell_size =
             (bc + TERN_SHM_CACHE_LINE + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-        tl->want_bulk_cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_BULK_CHUNKS);
+        tl->want.bulk_cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_BULK_CHUNKS);
         /* Memory grows with the square of the local ranks: fewer chunks per
          * pair beyond SHM_BULK_BUDGET (only pairs that move large messages
          * ever touch their pages). */
-        while (tl->want_bulk_cells > 2 &&
-               shm_bulk_bytes(tl->local_size, tl->want_bulk_cell_size, tl->want_bulk_cells) > SHM_BULK_BUDGET)
-            tl->want_bulk_cells /= 2;
+        while (tl->want.bulk_cells > 2 &&
+               shm_bulk_bytes(tl->local_size, tl->want.bulk_cell_size, tl->want.bulk_cells) > SHM_BULK_BUDGET)
+            tl->want.bulk_cells /= 2;
     }
+}
 
+/* The directory behind shm_open (glibc maps names there). */
+#define SHM_DIR "/dev/shm"
+/* The smallest cell (TERN_SHM_CELL_SIZE's minimum, knobs.def says why). */
+#define SHM_MIN_CELL 128
+
+/* Free and total bytes of SHM_DIR (unknown: SIZE_MAX free, so that every
+ * step is tried). */
+static void shm_dir_space(size_t *avail_p, size_t *total_p)
+{
     struct statvfs sv;
-    if (statvfs("/dev/shm", &sv) == 0) {
-        size_t avail = (size_t)sv.f_bavail * sv.f_frsize;
-        while (tl->want_bulk_cells > 0 &&
-               shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells, tl->want_bulk_cell_size,
-                                 tl->want_bulk_cells) > avail / 2)
-            tl->want_bulk_cells = tl->want_bulk_cells > 2 ? tl->want_bulk_cells / 2 : 0;
-        while (tl->want_cells > 2 &&
-               shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells, 0, 0) > avail / 2)
-            tl->want_cells /= 2;
-        if (tl->want_cells != nc)
-            tern_warn("/dev/shm has %zu bytes free: %u cells per shared-memory ring instead of %u", avail,
-                      tl->want_cells, nc);
-        size_t need = shm_segment_bytes(tl->local_size, tl->want_cell_size, tl->want_cells,
-                                        tl->want_bulk_cell_size, tl->want_bulk_cells);
-        if (need > avail)
-            tern_warn("/dev/shm has %zu bytes free, less than the %zu of the shared-memory segment; a rank "
-                      "may die of SIGBUS when it fills (lower TERN_SHM_CELL_SIZE)",
-                      avail, need);
+    *avail_p = SIZE_MAX;
+    *total_p = 0;
+    if (statvfs(SHM_DIR, &sv) == 0) {
+        *avail_p = (size_t)sv.f_bavail * sv.f_frsize;
+        *total_p = (size_t)sv.f_blocks * sv.f_frsize;
     }
-    return TERN_OK;
+}
+
+/* One step down (TERN_SHM_FALLBACK=shrink): halve the bulk chunks down to
+ * 2, then drop the bulk channel, then halve the ring cells down to 2, then
+ * halve the cell size down to SHM_MIN_CELL. 0 at the minimum. */
+static int shm_shrink_step(shm_geometry_t *g)
+{
+    if (g->bulk_cells > 2) {
+        g->bulk_cells /= 2;
+    } else if (g->bulk_cells > 0) {
+        g->bulk_cells = 0;
+    } else if (g->cells > 2) {
+        g->cells /= 2;
+    } else if (g->cell_size > SHM_MIN_CELL) {
+        size_t half = (g->cell_size / 2 + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
+        g->cell_size = half > SHM_MIN_CELL ? half : SHM_MIN_CELL;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static void shm_geometry_text(const shm_geometry_t *g, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%u cells of %zu bytes per ring, ", g->cells, g->cell_size);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (g->bulk_cells)
+        snprintf(buf + n, len - (size_t)n, "bulk channel %u chunks of %zu bytes", g->bulk_cells,
+                 g->bulk_cell_size);
+    else
+        snprintf(buf + n, len - (size_t)n, "no bulk channel");
+}
+
+static int shm_ofi_allowed(void)
+{
+#ifdef TERN_HAVE_OFI
+    return tern_knob_lists(TERN_KNOB_TRANSPORTS, "ofi");
+#else
+    return 0;
+#endif
+}
+
+/* Local rank 0, when SHM_DIR cannot hold the segment of the knobs' geometry
+ * (need bytes; err from posix_fallocate): what TERN_SHM_FALLBACK says.
+ * Speaks once for the node; the other ranks learn the outcome through PMI. */
+static tern_status_t shm_fallback(tern_tl_t *tl, tern_shm_segment_t *seg, const char *name, size_t need, int err)
+{
+    size_t avail, total;
+    shm_dir_space(&avail, &total);
+    char full[128];
+    shm_geometry_text(&tl->want, full, sizeof full);
+    const char *fallback = tern_knob_str(TERN_KNOB_SHM_FALLBACK);
+    char why[160] = "";
+
+    if (tern_knob_is(TERN_KNOB_SHM_FALLBACK, "shrink")) {
+        shm_geometry_t g = tl->want;
+        size_t bytes = need;
+        while (shm_shrink_step(&g)) {
+            bytes = shm_geometry_bytes(tl->local_size, &g);
+            if (bytes > avail)
+                continue; /* cannot fit: no need to try */
+            tern_status_t st = tern_shm_segment_create(seg, name, bytes, &err);
+            if (st == TERN_OK) {
+                char small[128];
+                shm_geometry_text(&g, small, sizeof small);
+                tern_warn_always("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the "
+                                 "segment of %d ranks needs (%s): shrunk to %s, %zu bytes "
+                                 "(TERN_SHM_FALLBACK=shrink; fail would stop, ofi would use the network)",
+                                 SHM_DIR, avail, total, need, tl->local_size, full, small, bytes);
+                tl->want = g;
+                shm_format(seg->base, seg->size, tl);
+                return TERN_OK;
+            }
+            if (st != TERN_ERR_NO_ROOM)
+                return st;
+            shm_dir_space(&avail, &total);
+        }
+        snprintf(why, sizeof why, "; even the smallest rings (2 cells of %d bytes, no bulk channel) need %zu",
+                 SHM_MIN_CELL, bytes);
+    } else if (tern_knob_is(TERN_KNOB_SHM_FALLBACK, "ofi")) {
+        if (shm_ofi_allowed()) {
+            tern_warn_always("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the "
+                             "segment of %d ranks needs (%s): the ranks of this node talk through the "
+                             "network transport (ofi) instead (TERN_SHM_FALLBACK=ofi)",
+                             SHM_DIR, avail, total, need, tl->local_size, full);
+            return TERN_OK; /* seg->base NULL: no segment */
+        }
+        snprintf(why, sizeof why, "; TERN_SHM_FALLBACK=ofi, but the ofi transport is %s",
+                 tern_knob_lists(TERN_KNOB_TRANSPORTS, "ofi") ? "not built in" : "not in TERN_TRANSPORTS");
+    }
+    tern_error("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the segment of %d ranks "
+               "needs (%s; posix_fallocate: %s)%s. Make %s larger (docker run --shm-size=...), lower "
+               "TERN_SHM_BULK_CHUNKS, TERN_SHM_BULK_CHUNK (0: no bulk channel), TERN_SHM_RING_CELLS or "
+               "TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now %s) to shrink or ofi",
+               SHM_DIR, avail, total, need, tl->local_size, full, strerror(err), why, SHM_DIR, fallback);
+    return tern_status_detail(TERN_ERR_NOMEM, "%s cannot hold the shared-memory segment (see above)", SHM_DIR);
+}
+
+/* Local rank 0 (segment set-up): reserve the segment, or fall back. */
+static tern_status_t shm_create(tern_shm_segment_t *seg, const char *name, void *arg)
+{
+    tern_tl_t *tl = arg;
+    size_t need = shm_geometry_bytes(tl->local_size, &tl->want);
+    int err;
+    tern_status_t st = tern_shm_segment_create(seg, name, need, &err);
+    if (st == TERN_OK)
+        shm_format(seg->base, seg->size, tl);
+    else if (st == TERN_ERR_NO_ROOM)
+        st = shm_fallback(tl, seg, name, need, err);
+    return st;
 }
 
 static void shm_free(tern_tl_t *tl)
@@ -308,7 +423,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             tl->local_of_storage[params->local_ranks[i]] = i;
         tl->local_of = tl->local_of_storage;
         if (params->local_size > 1 && params->local_rank == 0)
-            st = shm_choose_geometry(tl);
+            shm_choose_geometry(tl);
     }
     if (st != TERN_OK)
         tern_error("shm transport: %s before set-up", tern_status_string(st));
@@ -317,12 +432,8 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     bool cma_allowed = tern_knob_bool_or(TERN_KNOB_SHM_CMA, true);
     if (cma_allowed && params->local_size > 1)
         tern_shm_cma_allow_peers(); /* before the peers' probe below */
-    size_t size = tl != NULL ? shm_segment_bytes(params->local_size, tl->want_cell_size, tl->want_cells,
-                                                 tl->want_bulk_cell_size, tl->want_bulk_cells)
-                             : 0;
     tern_shm_segment_t seg;
-    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? size : 0,
-                                               st == TERN_OK ? shm_format : NULL,
+    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? shm_create : NULL,
                                                st == TERN_OK ? shm_attached : NULL, tl, &seg);
     if (st != TERN_OK) {
         tern_shm_segment_detach(&seg);
@@ -335,7 +446,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     if (st != TERN_OK)
         goto err;
 
-    if (params->local_size > 1) {
+    if (tl->seg.base != NULL) {
         const shm_header_t *h = tl->seg.base;
         /* Every local rank must have attached, or none may use the segment. */
         for (int i = 0; i < params->local_size; i++) {
@@ -402,7 +513,9 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             }
         }
     } else {
-        tl->am_max = tl->want_cell_size > TERN_SHM_CELL_HDR ? tl->want_cell_size - TERN_SHM_CELL_HDR : 0;
+        /* Alone on the node, or no segment (TERN_SHM_FALLBACK=ofi): reaches
+         * no one (nin 0). */
+        tl->am_max = tl->want.cell_size > TERN_SHM_CELL_HDR ? tl->want.cell_size - TERN_SHM_CELL_HDR : 0;
         tl->batch = 1;
     }
     /* The bulk channel is a pipeline of two running processes; when ranks

@@ -20,8 +20,10 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +40,39 @@ tern_status_t tern_pmi_fence(void)
         return TERN_OK;
     int rc = pthread_barrier_wait(fence_barrier);
     return rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? TERN_OK : TERN_ERR_PMI;
+}
+
+/* PMI key-value stand-in: a table shared by the forked "ranks" (puts happen
+ * before a fence, gets after it, as with PMI). */
+#define KVS_MAX 16
+typedef struct {
+    _Atomic int n;
+    struct {
+        char key[64], value[64];
+        _Atomic int ready;
+    } e[KVS_MAX];
+} kvs_t;
+static kvs_t *kvs;
+
+tern_status_t tern_pmi_put(const char *key, const char *value)
+{
+    int i = atomic_fetch_add(&kvs->n, 1);
+    if (i >= KVS_MAX)
+        return TERN_ERR_PMI;
+    snprintf(kvs->e[i].key, sizeof kvs->e[i].key, "%s", key);
+    snprintf(kvs->e[i].value, sizeof kvs->e[i].value, "%s", value);
+    atomic_store(&kvs->e[i].ready, 1);
+    return TERN_OK;
+}
+
+tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
+{
+    for (int i = 0; i < KVS_MAX && i < atomic_load(&kvs->n); i++)
+        if (atomic_load(&kvs->e[i].ready) && strcmp(kvs->e[i].key, key) == 0) {
+            snprintf(value, value_len, "%s", kvs->e[i].value);
+            return TERN_OK;
+        }
+    return TERN_ERR_NOT_FOUND;
 }
 
 static void *shared_alloc(size_t size)
@@ -493,6 +528,7 @@ static int transport_test(void)
 {
     pthread_barrierattr_t attr;
     fence_barrier = shared_alloc(sizeof *fence_barrier);
+    kvs = shared_alloc(sizeof *kvs); /* zero-filled */
     pthread_barrierattr_init(&attr);
     pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
     pthread_barrier_init(fence_barrier, &attr, NRANKS);

@@ -10,11 +10,26 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* shm_segment.c calls the PMI fence in its collective set-up, which this
- * test does not use. */
+/* shm_segment.c calls PMI in its collective set-up, which this test does
+ * not use. */
 tern_status_t tern_pmi_fence(void)
 {
     return TERN_OK;
+}
+
+tern_status_t tern_pmi_put(const char *key, const char *value)
+{
+    (void)key;
+    (void)value;
+    return TERN_OK;
+}
+
+tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
+{
+    (void)key;
+    (void)value;
+    (void)value_len;
+    return TERN_ERR_NOT_FOUND;
 }
 
 static int failures;
@@ -218,7 +233,8 @@ static void test_segment(void)
     snprintf(jid, sizeof jid, "ringtest%d", (int)getpid());
     CHECK(tern_shm_segment_name(name, sizeof name, jid, 0) == TERN_OK);
     tern_shm_segment_t a, b;
-    CHECK(tern_shm_segment_create(&a, name, 1 << 20) == TERN_OK);
+    int err;
+    CHECK(tern_shm_segment_create(&a, name, 1 << 20, &err) == TERN_OK);
     CHECK(a.base != NULL && a.size == 1 << 20);
     CHECK(((char *)a.base)[12345] == 0);
     ((char *)a.base)[4096] = 42;
@@ -237,6 +253,12 @@ static void test_segment(void)
     CHECK(a.base == NULL);
     tern_shm_segment_t c;
     CHECK(tern_shm_segment_attach(&c, name) == TERN_ERR_IO);
+
+    /* More than /dev/shm holds: refused at creation (every page reserved),
+     * quietly, and nothing left behind. */
+    CHECK(tern_shm_segment_create(&c, name, (size_t)1 << 50, &err) == TERN_ERR_NO_ROOM);
+    CHECK(err == ENOSPC || err == EFBIG || err == ENOMEM);
+    CHECK(c.base == NULL && access(path, F_OK) != 0);
 }
 
 int main(void)

@@ -2,9 +2,15 @@
  *
  * tern_shm_segment_setup is collective over the whole job (it calls
  * tern_pmi_fence exactly twice on every rank, whatever happens):
- *   local rank 0: shm_open(O_CREAT|O_EXCL), ftruncate, mmap, format callback
+ *   local rank 0: the create callback (tern_shm_segment_create: shm_open
+ *   (O_CREAT|O_EXCL), posix_fallocate, mmap; then the format), which may
+ *   also decide that the node uses no segment; rank 0 publishes the outcome
+ *   under the PMI key tern-shm-<node> ("mapped", "none" or "failed-<status>")
  *   fence
- *   other local ranks: shm_open, mmap
+ *   other local ranks: read the outcome; "mapped": shm_open, mmap; "none":
+ *   map nothing; "failed-": return that status without a word (rank 0 has
+ *   said why: one message per node, not one misleading shm_open error per
+ *   rank)
  *   every local rank: attached callback (e.g. publish its pid)
  *   fence
  *   local rank 0: shm_unlink, so that nothing is left in /dev/shm even if a
@@ -28,8 +34,11 @@ typedef struct {
 /* Writes "/tern-<job_id>-shm-<node>" (characters of job_id other than
  * [A-Za-z0-9._-] become '_'). TERN_ERR_ARG if it does not fit. */
 tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, int node);
-/* Creates and maps a zero-filled segment; fails if the name exists. */
-tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size);
+/* Creates and maps a zero-filled segment whose pages are all reserved now
+ * (posix_fallocate: tmpfs allocates them, so no later touch can die of
+ * SIGBUS). TERN_ERR_NO_ROOM, with nothing logged and nothing left behind,
+ * when the file system cannot hold size bytes (*err_p: the errno). */
+tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p);
 /* Opens and maps an existing segment (its size from fstat). */
 tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name);
 /* Removes the name (owner only; the mappings stay valid). */
@@ -38,13 +47,16 @@ void tern_shm_segment_unlink(tern_shm_segment_t *seg);
 void tern_shm_segment_detach(tern_shm_segment_t *seg);
 
 typedef void (*tern_shm_segment_fn)(void *base, size_t size, void *arg);
+/* Local rank 0's part: TERN_OK with seg mapped and formatted, TERN_OK with
+ * seg->base NULL (the node uses no segment), or an error it has reported. */
+typedef tern_status_t (*tern_shm_segment_create_fn)(tern_shm_segment_t *seg, const char *name, void *arg);
 
-/* The collective sequence above. size is used by local rank 0 only; format
- * runs in local rank 0 before the first fence, attached in every mapping
- * rank before the second. Leaves *seg unmapped (base NULL) for a rank alone
- * on its node. On error every rank still fences twice; *seg is unmapped. */
-tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, size_t size,
-                                     tern_shm_segment_fn format, tern_shm_segment_fn attached, void *arg,
-                                     tern_shm_segment_t *seg);
+/* The collective sequence above. create runs in local rank 0 before the
+ * first fence, attached in every mapping rank before the second. Leaves
+ * *seg unmapped (base NULL) for a rank alone on its node and when rank 0
+ * chose no segment. On error every rank still fences twice; *seg is
+ * unmapped. */
+tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, tern_shm_segment_create_fn create,
+                                     tern_shm_segment_fn attached, void *arg, tern_shm_segment_t *seg);
 
 #endif
