@@ -18,11 +18,13 @@
  *                   of CMA's process_vm_readv for messages that fit in the
  *                   last-level cache (docs/performance.md). Larger messages
  *                   still use CMA (TERN_SHM_CMA_MIN).
- * Pages of tmpfs are allocated on first touch; every rank prefaults its own
- * incoming and outgoing rings (up to 8 MB), never other pairs' rings nor the
- * bulk channel (a pair's chunks are touched only when it moves large
- * messages): before, every rank populated the whole segment, 264 MB each at
- * 32 ranks.
+ * Local rank 0 reserves every page of the segment when it creates it
+ * (posix_fallocate), so a /dev/shm too small fails MPI_Init (or shrinks the
+ * rings, TERN_SHM_FALLBACK) instead of a SIGBUS at some later first touch.
+ * Mapping the pages is still lazy: every rank prefaults its own incoming
+ * and outgoing rings (up to 8 MB), never other pairs' rings nor the bulk
+ * channel (a pair's chunks are touched only when it moves large messages):
+ * before, every rank populated the whole segment, 264 MB each at 32 ranks.
  *
  * Progress polls the flag of the next cell of every incoming ring (one cache
  * line each), drains up to one ring's worth of messages from each, and frees
