@@ -38,7 +38,7 @@ fail() {
     echo "FAIL [$CASE]: $*"
     echo "--- /dev/shm:"; ls -la /dev/shm
     echo "--- stdout:"; head -40 "$OUT" 2>/dev/null
-    echo "--- stderr:"; head -40 "$ERR" 2>/dev/null
+    echo "--- stderr (no debug lines):"; grep -v ' debug: ' "$ERR" 2>/dev/null | head -40
     exit 1
 }
 
@@ -121,7 +121,8 @@ case $CASE in
     ;;
 normal)
     ran_ok
-    grep -qE '^tern\[rank [0-9]+\] (warning|error):' "$ERR" && fail "a warning or error with room to spare"
+    bad=$(grep -E '^tern\[rank [0-9]+\] (warning|error):' "$ERR")
+    [ -z "$bad" ] || fail "a warning or error with room to spare: $bad"
     # Full-size rings: the debug line of each rank says so.
     n=$(grep -c 'shm transport: 4 local ranks, segment .* of [0-9]* bytes, 32 cells per ring, am_max 8304, bulk_max 65584' "$ERR")
     [ "$n" = 4 ] || fail "$n ranks report full-size rings, wanted 4"
