@@ -121,7 +121,9 @@ case $CASE in
     ;;
 normal)
     ran_ok
-    bad=$(grep -E '^tern\[rank [0-9]+\] (warning|error):' "$ERR")
+    # (Only shared memory's: at debug level a peer that exits after its
+    # MPI_Finalize may be reported gone by one still finalizing.)
+    bad=$(grep -E '^tern\[rank [0-9]+\] (warning|error): (shared memory|shm transport)' "$ERR")
     [ -z "$bad" ] || fail "a warning or error with room to spare: $bad"
     # Full-size rings: the debug line of each rank says so.
     n=$(grep -c 'shm transport: 4 local ranks, segment .* of [0-9]* bytes, 32 cells per ring, am_max 8304, bulk_max 65584' "$ERR")
