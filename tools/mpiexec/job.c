@@ -313,7 +313,9 @@ static void finish(mpiexec_job_t *job)
         if (poll(&p, 1, 100) > 0)
             mpiexec_proxy_flush(job);
     }
-    int sig = mpiexec_output_finish(job->signal_fd);
+    /* A job that was ended does not wait on a reader that stopped. */
+    double linger = job->terminating ? mpiexec_now() + MPIEXEC_OUTPUT_LINGER_S : 0;
+    int sig = mpiexec_output_finish(job->signal_fd, linger);
     if (sig && !job->failed) {
         job->failed = 1;
         job->exit_code = 128 + sig;

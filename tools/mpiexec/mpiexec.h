@@ -252,9 +252,12 @@ void mpiexec_output_flush(int out_fd);
 /* Drops what could not be written (the job is over). */
 void mpiexec_output_drop(void);
 int mpiexec_output_pending(void);
-/* Waits until everything queued is written; a signal other than SIGCHLD on
- * signal_fd drops the rest and is returned (0 otherwise). */
-int mpiexec_output_finish(int signal_fd);
+/* Waits until everything queued is written, or until `until` (mpiexec_now()
+ * time; 0: no limit) when the rest is dropped; a signal other than SIGCHLD
+ * on signal_fd drops the rest and is returned (0 otherwise). */
+int mpiexec_output_finish(int signal_fd, double until);
+/* How long an ended (failed or signalled) job still waits for a reader. */
+#define MPIEXEC_OUTPUT_LINGER_S 0.3
 void mpiexec_stream_init(mpiexec_stream_t *s, int fd, int out_fd);
 /* Reads once; forwards complete lines. Returns 0 at EOF (remainder flushed,
  * fd closed), 1 otherwise. */

@@ -638,6 +638,21 @@ static void on_signals(root_t *rt)
     }
 }
 
+/* What the exited launchers left in their pipes, as far as it is there now. */
+static void drain_hosts(root_t *rt)
+{
+    for (int h = 0; h < rt->n; h++) {
+        mpiexec_stream_t *st[2] = {&rt->hosts[h].out, &rt->hosts[h].err};
+        for (int i = 0; i < 2; i++)
+            for (;;) {
+                struct pollfd p = {.fd = st[i]->fd, .events = POLLIN};
+                if (st[i]->fd < 0 || poll(&p, 1, 0) <= 0 ||
+                    !mpiexec_stream_read(&rt->fwd, 0, st[i]))
+                    break;
+            }
+    }
+}
+
 /* Which object a pollfd belongs to. */
 enum { W_SIGNAL, W_LISTEN, W_PENDING, W_CTL, W_OUT, W_ERR, W_SINK, W_STDIN_SRC, W_STDIN_DST };
 typedef struct {
@@ -662,7 +677,11 @@ static void root_loop(root_t *rt)
             running |= rt->hosts[h].running;
             open |= rt->hosts[h].out.fd >= 0 || rt->hosts[h].err.fd >= 0;
         }
-        if (!running && !open)
+        /* An ended job does not wait for output its launchers left
+         * behind (a stdout that is not read would hold it forever). */
+        if (!running && open && rt->terminating)
+            drain_hosts(rt);
+        if (!running && (!open || rt->terminating))
             break;
         size_t n = 0;
 #define WATCH(f, ev, k, i) (pfd[n] = (struct pollfd){.fd = (f), .events = (ev)}, \
@@ -793,7 +812,9 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
      * here (the remote ones are their hosts' own business). */
     if (rt.killed)
         mpiexec_job_cleanup_shm(&rt.fwd);
-    int sig = mpiexec_output_finish(rt.signal_fd);
+    /* A job that was ended does not wait on a reader that stopped. */
+    double linger = rt.terminating ? mpiexec_now() + MPIEXEC_OUTPUT_LINGER_S : 0;
+    int sig = mpiexec_output_finish(rt.signal_fd, linger);
     if (sig && !rt.failed)
         rt.exit_code = 128 + sig;
     for (int h = 0; h < rt.n; h++) {

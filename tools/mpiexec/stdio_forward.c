@@ -117,13 +117,18 @@ void mpiexec_output_close(void)
     }
 }
 
-int mpiexec_output_finish(int signal_fd)
+int mpiexec_output_finish(int signal_fd, double until)
 {
     while (mpiexec_output_pending()) {
+        double left = until - mpiexec_now();
+        if (until > 0 && left <= 0) {
+            mpiexec_output_drop();
+            break;
+        }
         struct pollfd p[3] = {{.fd = signal_fd, .events = POLLIN},
                               {.fd = mpiexec_output_poll_fd(1), .events = POLLOUT},
                               {.fd = mpiexec_output_poll_fd(2), .events = POLLOUT}};
-        if (poll(p, 3, -1) < 0 && errno != EINTR)
+        if (poll(p, 3, until > 0 ? (int)(left * 1000) + 1 : -1) < 0 && errno != EINTR)
             break;
         struct signalfd_siginfo si;
         while (signal_fd >= 0 && read(signal_fd, &si, sizeof si) == (ssize_t)sizeof si)
