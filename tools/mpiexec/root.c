@@ -795,7 +795,10 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     if (!rt.pending)
         return 1;
     rt.fwd.opts = &rt.fwd_opts;
+    /* Random, so that another user cannot guess the job's /dev/shm names
+     * and take them first. */
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
+    (void)mpiexec_random(&seed, sizeof seed);
     snprintf(rt.fwd.kvsname, sizeof rt.fwd.kvsname, "tern-%ld-%08x", (long)getpid(), seed);
     char map[4096];
     build_map(&rt, map, sizeof map);
