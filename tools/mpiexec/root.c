@@ -233,7 +233,8 @@ static tern_status_t start_host(root_t *rt, int h, const char *map)
         dup2(out[1], 1);
         dup2(err[1], 2);
         execvp(av[0], av);
-        fprintf(stderr, "mpiexec: cannot start host %s with '%s': %s\n", ho->name, av[0],
+        /* fd 2, not stdio's stderr: that is the parent's queue (stdio_forward.c). */
+        dprintf(2, "mpiexec: cannot start host %s with '%s': %s\n", ho->name, av[0],
                 strerror(errno));
         _exit(127);
     }

@@ -64,6 +64,18 @@ static void sink_open(sink_t *k)
     }
 }
 
+static void emit(int out_fd, const char *prefix, const char *data, size_t len);
+static FILE *plain_stderr;
+
+/* mpiexec's own messages (stdio's stderr) join the same queue, in order
+ * with the ranks' lines, so they cannot block either. */
+static ssize_t stderr_write(void *cookie, const char *buf, size_t n)
+{
+    (void)cookie;
+    emit(2, "", buf, n);
+    return (ssize_t)n;
+}
+
 void mpiexec_output_open(void)
 {
     struct stat a, b;
@@ -73,6 +85,13 @@ void mpiexec_output_open(void)
     sink_open(&sinks[0]);
     if (sink_of[2] != &sinks[0])
         sink_open(&sinks[1]);
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = stderr_write});
+    if (f && setvbuf(f, NULL, _IOLBF, 4096) == 0) {
+        plain_stderr = stderr;
+        stderr = f;
+    } else if (f) {
+        fclose(f);
+    }
 }
 
 static sink_t *sink(int out_fd) { return sink_of[out_fd == 2 ? 2 : 1]; }
@@ -107,6 +126,12 @@ void mpiexec_output_drop(void)
 
 void mpiexec_output_close(void)
 {
+    if (plain_stderr) {
+        FILE *f = stderr;
+        stderr = plain_stderr;
+        plain_stderr = NULL;
+        fclose(f);
+    }
     for (int i = 0; i < 2; i++) {
         (void)mpiexec_outq_flush(&sinks[i].q, sinks[i].fd);
         mpiexec_outq_free(&sinks[i].q);
