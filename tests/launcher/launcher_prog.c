@@ -219,6 +219,21 @@ int main(int argc, char **argv)
         make_shm_file();
         printf("ready %d\n", rank);
         sleep_forever();
+    } else if (!strcmp(mode, "fence_sleep")) {
+        /* As sleep, after a fence (which needs every host's proxy). */
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        job_barrier();
+        printf("ready %d\n", rank);
+        sleep_forever();
+    } else if (!strcmp(mode, "spew")) {
+        /* Output without end: for a reader of mpiexec's stdout that stops.
+         * The job id goes to stderr, which the test reads. */
+        make_shm_file();
+        fprintf(stderr, "job %s\n", getenv("TERN_JOBID") ? getenv("TERN_JOBID") : "-");
+        printf("ready %d\n", rank);
+        for (long i = 0;; i++)
+            printf("rank %d line %ld of output nobody reads .......................\n", rank, i);
     } else if (!strcmp(mode, "pmi_flood")) {
         pmi_flood(target, 0);
     } else if (!strcmp(mode, "pmi_long_line")) {

@@ -116,6 +116,7 @@ void mpiexec_job_free(mpiexec_job_t *job)
         close(job->upstream_fd);
     job->upstream_fd = -1;
     tern_pmi_reader_free(&job->upstream_in);
+    mpiexec_outq_free(&job->upstream_out);
     free(job->ranks);
     free(job->bind_sets);
     if (job->signal_fd >= 0)
@@ -301,15 +302,36 @@ static void close_outputs(mpiexec_job_t *job)
     }
 }
 
+/* The ranks are gone: what is still queued for the root and for our
+ * stdout goes out, unless a signal says to stop waiting for readers. */
+static void finish(mpiexec_job_t *job)
+{
+    double until = mpiexec_now() + GRACE_S;
+    while (job->upstream_fd >= 0 && mpiexec_outq_pending(&job->upstream_out) &&
+           mpiexec_now() < until) {
+        struct pollfd p = {.fd = job->upstream_fd, .events = POLLOUT};
+        if (poll(&p, 1, 100) > 0)
+            mpiexec_proxy_flush(job);
+    }
+    /* A job that was ended does not wait on a reader that stopped. */
+    double linger = job->terminating ? mpiexec_now() + MPIEXEC_OUTPUT_LINGER_S : 0;
+    int sig = mpiexec_output_finish(job->signal_fd, linger);
+    if (sig && !job->failed) {
+        job->failed = 1;
+        job->exit_code = 128 + sig;
+    }
+}
+
 /* Which object a pollfd belongs to. */
 typedef struct {
-    int kind; /* 0 signal, 1 pmi, 2 out, 3 err, 4 stdin src, 5 stdin dst, 6 root */
+    int kind; /* 0 signal, 1 pmi, 2 out, 3 err, 4 stdin src, 5 stdin dst, 6 root,
+                 7 mpiexec's stdout (rank 1) or stderr (rank 2) */
     int rank;
 } slot_t;
 
 int mpiexec_job_run(mpiexec_job_t *job)
 {
-    size_t max = 4 + 3 * (size_t)job->n;
+    size_t max = 6 + 3 * (size_t)job->n;
     struct pollfd *pfd = calloc(max, sizeof *pfd);
     slot_t *slot = calloc(max, sizeof *slot);
     double drain_until = 0;
@@ -337,9 +359,15 @@ int mpiexec_job_run(mpiexec_job_t *job)
         pfd[n] = (struct pollfd){.fd = job->signal_fd, .events = POLLIN};
         slot[n++] = (slot_t){0, -1};
         if (job->upstream_fd >= 0) {
-            pfd[n] = (struct pollfd){.fd = job->upstream_fd, .events = POLLIN};
+            short ev = POLLIN | (mpiexec_outq_pending(&job->upstream_out) ? POLLOUT : 0);
+            pfd[n] = (struct pollfd){.fd = job->upstream_fd, .events = ev};
             slot[n++] = (slot_t){6, -1};
         }
+        for (int o = 1; o <= 2; o++)
+            if (mpiexec_output_poll_fd(o) >= 0) {
+                pfd[n] = (struct pollfd){.fd = mpiexec_output_poll_fd(o), .events = POLLOUT};
+                slot[n++] = (slot_t){7, o};
+            }
         for (int i = 0; i < job->n; i++) {
             mpiexec_rank_t *r = &job->ranks[i];
             if (r->pmi_fd >= 0) {
@@ -347,11 +375,12 @@ int mpiexec_job_run(mpiexec_job_t *job)
                 pfd[n] = (struct pollfd){.fd = r->pmi_fd, .events = events};
                 slot[n++] = (slot_t){1, i};
             }
-            if (r->out.fd >= 0) {
+            /* Output waits in the rank's pipe while mpiexec's own is full. */
+            if (r->out.fd >= 0 && !mpiexec_output_full(r->out.out_fd)) {
                 pfd[n] = (struct pollfd){.fd = r->out.fd, .events = POLLIN};
                 slot[n++] = (slot_t){2, i};
             }
-            if (r->err.fd >= 0) {
+            if (r->err.fd >= 0 && !mpiexec_output_full(r->err.out_fd)) {
                 pfd[n] = (struct pollfd){.fd = r->err.fd, .events = POLLIN};
                 slot[n++] = (slot_t){3, i};
             }
@@ -380,6 +409,10 @@ int mpiexec_job_run(mpiexec_job_t *job)
         for (size_t j = 0; k > 0 && j < n; j++) {
             if (!pfd[j].revents)
                 continue;
+            if (slot[j].kind == 7) {
+                mpiexec_output_flush(slot[j].rank);
+                continue;
+            }
             mpiexec_rank_t *r = slot[j].rank >= 0 ? &job->ranks[slot[j].rank] : NULL;
             switch (slot[j].kind) {
             case 0: read_signals(job); break;
@@ -392,7 +425,12 @@ int mpiexec_job_run(mpiexec_job_t *job)
             case 2: mpiexec_stream_read(job, r->rank, &r->out); break;
             case 3: mpiexec_stream_read(job, r->rank, &r->err); break;
             case 4: mpiexec_stdin_read(job); break;
-            case 6: mpiexec_proxy_read(job); break;
+            case 6:
+                if (pfd[j].revents & POLLOUT)
+                    mpiexec_proxy_flush(job);
+                if (pfd[j].revents & ~POLLOUT && job->upstream_fd >= 0)
+                    mpiexec_proxy_read(job);
+                break;
             case 5:
                 if (pfd[j].revents & (POLLERR | POLLHUP))
                     mpiexec_stdin_close(job);
@@ -415,6 +453,7 @@ int mpiexec_job_run(mpiexec_job_t *job)
             if (job->ranks[i].pid > 0)
                 kill(-job->ranks[i].pid, SIGKILL);
     mpiexec_job_cleanup_shm(job);
+    finish(job);
     return job->exit_code;
 }
 

@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "pmi/pmi_wire.h"
 
+#include <netinet/in.h>
 #include <sched.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -53,7 +54,20 @@ enum {
     /* Replies a rank may leave unread. A real client reads each reply
      * before its next request, so a few KB at most are ever pending. */
     MPIEXEC_PMI_REPLY_QUEUE_MAX = 1024 * 1024,
+    /* Longest control line between root and proxy: a relayed put, as
+     * long as the longest PMI line. */
+    MPIEXEC_CTL_LINE_MAX = MPIEXEC_PMI_LINE_MAX,
+    /* Control bytes a peer may leave unread: every put of a fence goes to
+     * every host (1000 ranks' 64 KB values are 64 MB). */
+    MPIEXEC_CTL_QUEUE_MAX = 256 * 1024 * 1024,
+    /* Forwarded output held for a stdout/stderr that is not being read;
+     * past it, rank output is left in the ranks' pipes (they wait). */
+    MPIEXEC_OUTPUT_HELD_MAX = 1024 * 1024,
 };
+
+/* The per-job secret that proves a control connection comes from a proxy
+ * this root started (auth.c). */
+enum { MPIEXEC_SECRET_LEN = 32 };
 
 /* Bytes waiting for a non-blocking socket to become writable. */
 typedef struct {
@@ -61,7 +75,28 @@ typedef struct {
     size_t len;  /* bytes held */
     size_t off;  /* first byte not yet written */
     size_t cap;
+    int use_send;  /* a socket not ours: send(MSG_DONTWAIT), flags untouched */
 } mpiexec_outq_t;
+
+/* line_io.c. Appends; -1 when the queue would hold more than max bytes
+ * (or memory ran out). */
+int mpiexec_outq_push(mpiexec_outq_t *q, const char *data, size_t n, size_t max);
+/* Writes what fd takes now; -1 when the peer is gone (queue dropped). */
+int mpiexec_outq_flush(mpiexec_outq_t *q, int fd);
+size_t mpiexec_outq_pending(const mpiexec_outq_t *q);
+void mpiexec_outq_free(mpiexec_outq_t *q);
+
+typedef enum {
+    MPIEXEC_LINES_AGAIN,    /* nothing to read now */
+    MPIEXEC_LINES_OPEN,     /* read something; more may come */
+    MPIEXEC_LINES_CLOSED,   /* EOF or a read error */
+    MPIEXEC_LINES_TOO_LONG, /* a line passed the bound */
+    MPIEXEC_LINES_STOPPED,  /* the callback asked to stop */
+} mpiexec_lines_t;
+/* Reads once from fd, then hands each complete line to fn (which returns
+ * non-zero to stop). */
+mpiexec_lines_t mpiexec_lines_read(tern_pmi_reader_t *rd, int fd, size_t max,
+                                   int (*fn)(void *ctx, char *line), void *ctx);
 
 /* One output stream of a rank, split into whole lines. */
 typedef struct {
@@ -107,8 +142,10 @@ typedef struct {
     int barrier_count;
     int rank_base;        /* world rank of ranks[0] (proxy mode) */
     int world_size;       /* PMI size: n, or the whole job's in proxy mode */
-    int upstream_fd;      /* proxy: link to the root; -1 otherwise */
+    int upstream_fd;      /* proxy: link to the root (non-blocking); -1 otherwise */
     tern_pmi_reader_t upstream_in;
+    mpiexec_outq_t upstream_out;
+    unsigned char secret[MPIEXEC_SECRET_LEN]; /* proxy: the job's, from stdin */
 
     /* Failure policy. */
     int exit_code;        /* first failure's code; 0 while none */
@@ -145,8 +182,28 @@ tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job);
 void mpiexec_proxy_fence(mpiexec_job_t *job);
 /* Reads from the root; applies puts, releases barriers, obeys terminate. */
 void mpiexec_proxy_read(mpiexec_job_t *job);
+/* Ends and queues a line to the root (freed). */
+void mpiexec_proxy_send(mpiexec_job_t *job, tern_pmi_line_t *line);
+/* Writes what the link to the root takes now. */
+void mpiexec_proxy_flush(mpiexec_job_t *job);
 /* Our part of the job failed: tell the root so it stops the other hosts. */
 void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code);
+
+/* control_listen.c: the root's listening sockets, one per local address
+ * its proxies connect to. */
+enum { MPIEXEC_LISTEN_MAX = 16 };
+typedef struct {
+    int fd[MPIEXEC_LISTEN_MAX];
+    struct in_addr addr[MPIEXEC_LISTEN_MAX];
+    int port[MPIEXEC_LISTEN_MAX];
+    int n;
+} mpiexec_listen_t;
+/* Opens (or reuses) the listener for `host`'s proxy (local: started here
+ * directly; ssh: the launcher is ssh) and writes the address its proxy is
+ * given into out. -1 after a message. */
+int mpiexec_listen_for(mpiexec_listen_t *l, const char *host, int local, int ssh, char *out,
+                       size_t cap);
+void mpiexec_listen_close(mpiexec_listen_t *l);
 
 /* root.c: runs a job over several hosts; returns mpiexec's exit code. */
 int mpiexec_root_run(const mpiexec_opts_t *opts);
@@ -181,7 +238,26 @@ int mpiexec_pmi_pending(const mpiexec_rank_t *r);
 void mpiexec_pmi_close(mpiexec_rank_t *r);
 void mpiexec_pmi_free(mpiexec_job_t *job);
 
-/* stdio_forward.c */
+/* stdio_forward.c. mpiexec's own stdout and stderr are written without
+ * blocking (a reader that stops reading stalls the ranks' output, never
+ * mpiexec); call mpiexec_output_open first, mpiexec_output_close last. */
+void mpiexec_output_open(void);
+void mpiexec_output_close(void);
+/* More than MPIEXEC_OUTPUT_HELD_MAX waits for out_fd (1 or 2): stop reading
+ * streams that go there. */
+int mpiexec_output_full(int out_fd);
+/* The fd to poll for POLLOUT for out_fd (1 or 2), or -1 if nothing waits. */
+int mpiexec_output_poll_fd(int out_fd);
+void mpiexec_output_flush(int out_fd);
+/* Drops what could not be written (the job is over). */
+void mpiexec_output_drop(void);
+int mpiexec_output_pending(void);
+/* Waits until everything queued is written, or until `until` (mpiexec_now()
+ * time; 0: no limit) when the rest is dropped; a signal other than SIGCHLD
+ * on signal_fd drops the rest and is returned (0 otherwise). */
+int mpiexec_output_finish(int signal_fd, double until);
+/* How long an ended (failed or signalled) job still waits for a reader. */
+#define MPIEXEC_OUTPUT_LINGER_S 0.3
 void mpiexec_stream_init(mpiexec_stream_t *s, int fd, int out_fd);
 /* Reads once; forwards complete lines. Returns 0 at EOF (remainder flushed,
  * fd closed), 1 otherwise. */

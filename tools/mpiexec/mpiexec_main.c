@@ -218,6 +218,8 @@ static void ensure_std_fds(void)
     }
 }
 
+static int run(mpiexec_opts_t *opts_p);
+
 int main(int argc, char **argv)
 {
     mpiexec_opts_t opts = {0};
@@ -225,6 +227,16 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : rc == -2 ? 1 : 2;
     ensure_std_fds();
+    mpiexec_output_open();
+    rc = run(&opts);
+    mpiexec_output_close();
+    return rc;
+}
+
+static int run(mpiexec_opts_t *opts_p)
+{
+    mpiexec_opts_t opts = *opts_p;
+    int rc;
     if (!opts.proxy && mpiexec_slurm_hosts(&opts) != 0)
         return 2;
     if (opts.n_hosts > 0 && !opts.proxy) {

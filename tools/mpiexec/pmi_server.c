@@ -117,64 +117,26 @@ void mpiexec_pmi_close(mpiexec_rank_t *r)
         close(r->pmi_fd);
     r->pmi_fd = -1;
     tern_pmi_reader_free(&r->pmi_in);
-    free(r->pmi_out.buf);
-    r->pmi_out = (mpiexec_outq_t){0};
+    mpiexec_outq_free(&r->pmi_out);
 }
 
 int mpiexec_pmi_pending(const mpiexec_rank_t *r)
 {
-    return r->pmi_fd >= 0 && r->pmi_out.off < r->pmi_out.len;
+    return r->pmi_fd >= 0 && mpiexec_outq_pending(&r->pmi_out) > 0;
 }
 
 void mpiexec_pmi_flush(mpiexec_rank_t *r)
 {
-    mpiexec_outq_t *q = &r->pmi_out;
-    while (r->pmi_fd >= 0 && q->off < q->len) {
-        ssize_t n = write(r->pmi_fd, q->buf + q->off, q->len - q->off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (n <= 0) {
-            /* The rank went away; waitpid tells why. */
-            q->off = q->len;
-            break;
-        }
-        q->off += (size_t)n;
-    }
-    q->off = q->len = 0;
-}
-
-/* Appends to the rank's reply queue; -1 when that would pass the bound. */
-static int outq_push(mpiexec_outq_t *q, const char *data, size_t n)
-{
-    if (q->len - q->off + n > MPIEXEC_PMI_REPLY_QUEUE_MAX)
-        return -1;
-    if (q->off > 0) {
-        memmove(q->buf, q->buf + q->off, q->len - q->off);
-        q->len -= q->off;
-        q->off = 0;
-    }
-    if (q->len + n > q->cap) {
-        size_t cap = q->cap ? q->cap : 4096;
-        while (cap < q->len + n)
-            cap *= 2;
-        char *buf = realloc(q->buf, cap);
-        if (!buf)
-            return -1;
-        q->buf = buf;
-        q->cap = cap;
-    }
-    memcpy(q->buf + q->len, data, n);
-    q->len += n;
-    return 0;
+    /* A rank that went away is not news here: waitpid tells why. */
+    (void)mpiexec_outq_flush(&r->pmi_out, r->pmi_fd);
 }
 
 /* Finishes a reply, queues it and writes what the socket takes now. */
 static void reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line)
 {
     if (tern_pmi_line_end(line) == TERN_OK && r->pmi_fd >= 0) {
-        if (outq_push(&r->pmi_out, line->buf, line->len) != 0) {
+        if (mpiexec_outq_push(&r->pmi_out, line->buf, line->len,
+                              MPIEXEC_PMI_REPLY_QUEUE_MAX) != 0) {
             mpiexec_job_fail(job, 1,
                              "rank %d sent PMI requests without reading the replies (more "
                              "than %d bytes of replies unread, the PMI reply queue limit)",
@@ -246,9 +208,7 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
         tern_pmi_line_begin(&up, "put");
         tern_pmi_line_add(&up, "key", key);
         tern_pmi_line_add(&up, "value", value);
-        if (tern_pmi_line_end(&up) == TERN_OK)
-            (void)tern_pmi_wire_write_all(job->upstream_fd, up.buf, up.len);
-        tern_pmi_line_free(&up);
+        mpiexec_proxy_send(job, &up);
     }
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "put_result");
@@ -350,39 +310,36 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
     reply(job, r, &line);
 }
 
+typedef struct {
+    mpiexec_job_t *job;
+    mpiexec_rank_t *r;
+} pmi_ctx_t;
+
+static int pmi_line(void *ctx, char *text)
+{
+    pmi_ctx_t *c = ctx;
+    tern_pmi_msg_t msg;
+    if (tern_pmi_wire_parse(text, &msg) != TERN_OK)
+        fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line\n", c->r->rank);
+    else
+        handle(c->job, c->r, &msg);
+    /* A reply over the queue bound closed the connection. */
+    return c->r->pmi_fd < 0;
+}
+
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
     if (r->pmi_fd < 0)
         return 0;
-    ssize_t n = 0;
-    tern_status_t st = tern_pmi_reader_fill(&r->pmi_in, r->pmi_fd, &n);
-    if (st == TERN_ERR_AGAIN)
-        return 1;
-    int open = st == TERN_OK && n > 0;
-    char *text;
-    int too_long = 0;
-    /* A reply over the queue bound closes the connection mid-loop. */
-    while (r->pmi_fd >= 0 && (text = tern_pmi_reader_next(&r->pmi_in)) != NULL) {
-        if (strlen(text) > MPIEXEC_PMI_LINE_MAX) {
-            too_long = 1;
-            break;
-        }
-        tern_pmi_msg_t msg;
-        if (tern_pmi_wire_parse(text, &msg) != TERN_OK) {
-            fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line\n", r->rank);
-            continue;
-        }
-        handle(job, r, &msg);
-    }
-    /* What is left is an unfinished line: it must not grow without end. */
-    if (r->pmi_fd >= 0 && (too_long || r->pmi_in.len - r->pmi_in.start > MPIEXEC_PMI_LINE_MAX)) {
+    pmi_ctx_t c = {job, r};
+    mpiexec_lines_t got =
+        mpiexec_lines_read(&r->pmi_in, r->pmi_fd, MPIEXEC_PMI_LINE_MAX, pmi_line, &c);
+    if (got == MPIEXEC_LINES_TOO_LONG && r->pmi_fd >= 0)
         mpiexec_job_fail(job, 1,
                          "rank %d sent a PMI line longer than %d bytes (the PMI line length "
                          "limit)",
                          r->rank, MPIEXEC_PMI_LINE_MAX);
-        mpiexec_pmi_close(r);
-    }
-    if (!open || r->pmi_fd < 0) {
+    if ((got != MPIEXEC_LINES_OPEN && got != MPIEXEC_LINES_AGAIN) || r->pmi_fd < 0) {
         mpiexec_pmi_close(r);
         return 0;
     }

@@ -10,8 +10,12 @@
  * (ssh: connection lost or the host died) ends the job: the other proxies
  * are told to terminate, launchers still running after GRACE_S get SIGTERM,
  * then SIGKILL. The exit code is the first failure's. */
+#include "auth.h"
 #include "mpiexec.h"
 #include "base/config.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,15 +32,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#define GRACE_S 3.0
+/* Longer than a proxy's own grace for its ranks (job.c), short enough
+ * that a signalled job is gone within 2 s. */
+#define GRACE_S 1.5
+/* How long a connection may take to prove itself. */
+#define PENDING_S 10.0
+/* A hello line: host index and proof. */
+#define HELLO_LINE_MAX 512
 
 typedef struct {
     const char *name;
     int first, count;
     pid_t pid;
     int running, status;
-    int ctl_fd;                 /* proxy connection, once it said hello */
+    int ctl_fd;                 /* proxy connection, once it proved itself */
     tern_pmi_reader_t ctl_in;
+    mpiexec_outq_t ctl_out;
+    int stdin_fd;               /* the launcher's stdin, while the secret waits */
+    char addr[INET_ADDRSTRLEN + 16]; /* where its proxy connects: "a.b.c.d:port" */
     int fenced;
     int reported_failure;
     int said_hello;
@@ -47,13 +60,23 @@ typedef struct {
     char *key, *value;
 } kv_t;
 
+/* An accepted connection that has not proved itself yet. */
+typedef struct {
+    int fd;
+    tern_pmi_reader_t in;
+    char nonce[2 * MPIEXEC_NONCE_LEN + 1];
+    char peer[INET6_ADDRSTRLEN + 8];
+    double deadline;
+} pending_t;
+
 typedef struct {
     const mpiexec_opts_t *opts;
     host_t *hosts;
     int n;
-    int listen_fd, signal_fd;
-    int *pending_fd;             /* accepted, no hello yet (at most one per host) */
-    tern_pmi_reader_t *pending_in;
+    mpiexec_listen_t listen;
+    int signal_fd;
+    unsigned char secret[MPIEXEC_SECRET_LEN];
+    pending_t *pending;
     int n_pending, max_pending;
     kv_t *fresh;                 /* puts since the last release */
     int n_fresh, cap_fresh;
@@ -148,23 +171,13 @@ static char **proxy_argv(root_t *rt, int h, const char *root_addr, const char *m
     return av;
 }
 
-static tern_status_t start_host(root_t *rt, int h, const char *map, int port)
+static tern_status_t start_host(root_t *rt, int h, const char *map)
 {
     host_t *ho = &rt->hosts[h];
     int local = is_local(ho->name) && !rt->opts->launcher;
     const char *launcher = rt->opts->launcher ? rt->opts->launcher
                                               : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
-    char addr[300];
-    if (local)
-        snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-    else if (strncmp(launcher, "ssh", 3) == 0 && (launcher[3] == ' ' || !launcher[3]))
-        snprintf(addr, sizeof addr, "ssh:%d", port);
-    else {
-        char me[256] = "localhost";
-        gethostname(me, sizeof me - 1);
-        snprintf(addr, sizeof addr, "%s:%d", me, port);
-    }
-    char **pav = proxy_argv(rt, h, addr, map);
+    char **pav = proxy_argv(rt, h, ho->addr, map);
     if (!pav)
         return TERN_ERR_NOMEM;
     char **av = pav;
@@ -199,8 +212,10 @@ static tern_status_t start_host(root_t *rt, int h, const char *map, int port)
         av[k++] = cmd;
         av[k] = NULL;
     }
-    int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    /* stdin carries the secret first (never a command line: `ps` shows
+     * those), then, for rank 0's host, mpiexec's own stdin. */
+    int out[2], err[2], in[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(in, O_CLOEXEC) != 0)
         return TERN_ERR_IO;
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -214,21 +229,32 @@ static tern_status_t start_host(root_t *rt, int h, const char *map, int port)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
-        /* Only the host with rank 0 reads our stdin. */
-        if (ho->first != 0) {
-            int nul = open("/dev/null", O_RDONLY);
-            if (nul >= 0)
-                dup2(nul, 0);
-        }
+        dup2(in[0], 0);
         dup2(out[1], 1);
         dup2(err[1], 2);
         execvp(av[0], av);
-        fprintf(stderr, "mpiexec: cannot start host %s with '%s': %s\n", ho->name, av[0],
+        /* fd 2, not stdio's stderr: that is the parent's queue (stdio_forward.c). */
+        dprintf(2, "mpiexec: cannot start host %s with '%s': %s\n", ho->name, av[0],
                 strerror(errno));
         _exit(127);
     }
     close(out[1]);
     close(err[1]);
+    close(in[0]);
+    char line[2 * MPIEXEC_SECRET_LEN + 2];
+    mpiexec_hex(rt->secret, MPIEXEC_SECRET_LEN, line);
+    strcat(line, "\n");
+    /* An empty pipe takes these bytes at once. */
+    if (write(in[1], line, strlen(line)) != (ssize_t)strlen(line))
+        fprintf(stderr, "mpiexec: cannot hand host %s its secret: %s\n", ho->name,
+                strerror(errno));
+    memset(line, 0, sizeof line);
+    if (ho->first == 0 && rt->fwd.stdin_src >= 0) {
+        fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+        rt->fwd.stdin_dst = in[1];
+    } else {
+        close(in[1]);
+    }
     ho->pid = pid;
     ho->running = 1;
     mpiexec_stream_init(&ho->out, out[0], 1);
@@ -243,28 +269,20 @@ static tern_status_t start_host(root_t *rt, int h, const char *map, int port)
     return TERN_OK;
 }
 
-/* Control sockets are non-blocking (so reads never hang the loop); writes
- * wait for room. */
-static void write_all(int fd, const char *buf, size_t len)
+static void drop_host_link(host_t *ho)
 {
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EAGAIN) {
-            struct pollfd p = {.fd = fd, .events = POLLOUT};
-            poll(&p, 1, 1000);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return; /* the proxy is gone: its launcher's exit tells */
-        buf += n;
-        len -= (size_t)n;
-    }
+    if (ho->ctl_fd >= 0)
+        close(ho->ctl_fd);
+    ho->ctl_fd = -1;
+    mpiexec_outq_free(&ho->ctl_out);
 }
 
-static void send_to(host_t *ho, const char *cmd, const char *k1, const char *v1, const char *k2,
-                    const char *v2)
+static void root_fail(root_t *rt, int code);
+
+/* Control lines are queued and written as the proxy takes them: a proxy
+ * that stops reading can stall neither the root nor the other hosts. */
+static void send_to(root_t *rt, host_t *ho, const char *cmd, const char *k1, const char *v1,
+                    const char *k2, const char *v2)
 {
     if (ho->ctl_fd < 0)
         return;
@@ -274,9 +292,19 @@ static void send_to(host_t *ho, const char *cmd, const char *k1, const char *v1,
         tern_pmi_line_add(&line, k1, v1);
     if (k2)
         tern_pmi_line_add(&line, k2, v2);
+    int over = 0;
     if (tern_pmi_line_end(&line) == TERN_OK)
-        write_all(ho->ctl_fd, line.buf, line.len);
+        over = mpiexec_outq_push(&ho->ctl_out, line.buf, line.len, MPIEXEC_CTL_QUEUE_MAX) != 0;
     tern_pmi_line_free(&line);
+    if (over) {
+        fprintf(stderr, "mpiexec: host %s left more than %d bytes of control messages unread "
+                        "(the control queue limit); terminating the job\n",
+                ho->name, MPIEXEC_CTL_QUEUE_MAX);
+        drop_host_link(ho);
+        root_fail(rt, 1);
+    } else if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) {
+        drop_host_link(ho); /* the proxy is gone: its launcher's exit tells */
+    }
 }
 
 static void root_fail(root_t *rt, int code)
@@ -292,15 +320,15 @@ static void root_fail(root_t *rt, int code)
     char c[16];
     snprintf(c, sizeof c, "%d", rt->exit_code);
     for (int h = 0; h < rt->n; h++)
-        send_to(&rt->hosts[h], "terminate", "code", c, NULL, NULL);
+        send_to(rt, &rt->hosts[h], "terminate", "code", c, NULL, NULL);
 }
 
 static void release_all(root_t *rt)
 {
     for (int h = 0; h < rt->n; h++) {
         for (int i = 0; i < rt->n_fresh; i++)
-            send_to(&rt->hosts[h], "put", "key", rt->fresh[i].key, "value", rt->fresh[i].value);
-        send_to(&rt->hosts[h], "release", NULL, NULL, NULL, NULL);
+            send_to(rt, &rt->hosts[h], "put", "key", rt->fresh[i].key, "value", rt->fresh[i].value);
+        send_to(rt, &rt->hosts[h], "release", NULL, NULL, NULL, NULL);
         rt->hosts[h].fenced = 0;
     }
     for (int i = 0; i < rt->n_fresh; i++) {
@@ -345,77 +373,160 @@ static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
     }
 }
 
-/* Returns 1 when something was read (more may follow). */
-static int host_read(root_t *rt, host_t *ho)
+typedef struct {
+    root_t *rt;
+    host_t *ho;
+} host_ctx_t;
+
+static int host_line(void *ctx, char *text)
 {
-    ssize_t n = 0;
-    tern_status_t st = tern_pmi_reader_fill(&ho->ctl_in, ho->ctl_fd, &n);
-    if (st == TERN_ERR_AGAIN)
-        return 0;
-    char *text;
-    while ((text = tern_pmi_reader_next(&ho->ctl_in)) != NULL) {
-        tern_pmi_msg_t msg;
-        if (tern_pmi_wire_parse(text, &msg) == TERN_OK)
-            host_message(rt, ho, &msg);
-    }
-    if (st != TERN_OK || n == 0) {
-        close(ho->ctl_fd);
-        ho->ctl_fd = -1;
-        return 0;
-    }
-    return 1;
+    host_ctx_t *c = ctx;
+    tern_pmi_msg_t msg;
+    if (tern_pmi_wire_parse(text, &msg) == TERN_OK)
+        host_message(c->rt, c->ho, &msg);
+    return c->ho->ctl_fd < 0;
 }
 
-/* A new connection says which host it is, then becomes that host's link. */
+/* Returns 1 when the link is still open (more may follow). */
+static int host_read(root_t *rt, host_t *ho)
+{
+    host_ctx_t c = {rt, ho};
+    mpiexec_lines_t got = mpiexec_lines_read(&ho->ctl_in, ho->ctl_fd, MPIEXEC_CTL_LINE_MAX,
+                                             host_line, &c);
+    if (got == MPIEXEC_LINES_AGAIN)
+        return 0;
+    if (got == MPIEXEC_LINES_OPEN && ho->ctl_fd >= 0)
+        return 1;
+    if (got == MPIEXEC_LINES_TOO_LONG) {
+        fprintf(stderr, "mpiexec: host %s sent a control line longer than %d bytes (the "
+                        "control line limit); terminating the job\n",
+                ho->name, MPIEXEC_CTL_LINE_MAX);
+        root_fail(rt, 1);
+    }
+    drop_host_link(ho);
+    return 0;
+}
+
+static void pending_drop(root_t *rt, int i)
+{
+    close(rt->pending[i].fd);
+    tern_pmi_reader_free(&rt->pending[i].in);
+    rt->pending[i] = rt->pending[--rt->n_pending];
+}
+
+/* A connection that is not one of our proxies is closed and logged, and
+ * changes nothing else. */
+static void refuse(root_t *rt, int i, const char *why)
+{
+    fprintf(stderr, "mpiexec: refused a control connection from %s: %s\n", rt->pending[i].peer,
+            why);
+    pending_drop(rt, i);
+}
+
+/* A new connection must answer the challenge for the host it claims before
+ * anything else it says is read; then it becomes that host's link. */
 static void pending_read(root_t *rt, int i)
 {
+    pending_t *pe = &rt->pending[i];
     ssize_t n = 0;
-    tern_status_t st = tern_pmi_reader_fill(&rt->pending_in[i], rt->pending_fd[i], &n);
+    tern_status_t st = tern_pmi_reader_fill(&pe->in, pe->fd, &n);
     if (st == TERN_ERR_AGAIN)
         return;
-    char *text = tern_pmi_reader_next(&rt->pending_in[i]);
+    char *text = tern_pmi_reader_next(&pe->in);
+    if (!text) {
+        if (st != TERN_OK || n == 0)
+            refuse(rt, i, "closed before proving itself");
+        else if (pe->in.len - pe->in.start > HELLO_LINE_MAX)
+            refuse(rt, i, "overlong first line");
+        return;
+    }
     tern_pmi_msg_t msg;
     int h = -1;
-    if (text && tern_pmi_wire_parse(text, &msg) == TERN_OK && strcmp(msg.cmd, "hello") == 0)
+    const char *proof = NULL;
+    if (strlen(text) <= HELLO_LINE_MAX && tern_pmi_wire_parse(text, &msg) == TERN_OK &&
+        strcmp(msg.cmd, "hello") == 0) {
         tern_pmi_msg_get_int(&msg, "host", &h);
-    if (!text && st == TERN_OK && n > 0)
-        return; /* partial line */
-    int fd = rt->pending_fd[i];
-    tern_pmi_reader_t rd = rt->pending_in[i];
-    rt->pending_fd[i] = rt->pending_fd[rt->n_pending - 1];
-    rt->pending_in[i] = rt->pending_in[rt->n_pending - 1];
-    rt->n_pending--;
-    if (h < 0 || h >= rt->n || rt->hosts[h].said_hello) {
-        close(fd);
-        tern_pmi_reader_free(&rd);
+        proof = tern_pmi_msg_get(&msg, "proof");
+    }
+    if (!proof || h < 0 || h >= rt->n) {
+        refuse(rt, i, "no valid hello");
+        return;
+    }
+    if (!mpiexec_auth_check(rt->secret, pe->nonce, h, proof)) {
+        refuse(rt, i, "wrong proof of the job's secret");
         return;
     }
     host_t *ho = &rt->hosts[h];
-    ho->ctl_fd = fd;
-    ho->ctl_in = rd;
+    if (ho->said_hello) {
+        char why[320];
+        snprintf(why, sizeof why, "host %s is already connected", ho->name);
+        refuse(rt, i, why);
+        return;
+    }
+    ho->ctl_fd = pe->fd;
+    ho->ctl_in = pe->in;
     ho->said_hello = 1;
+    rt->pending[i] = rt->pending[--rt->n_pending];
     /* Lines that came with the hello. */
-    while ((text = tern_pmi_reader_next(&ho->ctl_in)) != NULL)
-        if (tern_pmi_wire_parse(text, &msg) == TERN_OK)
-            host_message(rt, ho, &msg);
+    host_ctx_t c = {rt, ho};
+    while (ho->ctl_fd >= 0 && (text = tern_pmi_reader_next(&ho->ctl_in)) != NULL)
+        if (host_line(&c, text))
+            break;
     if (rt->terminating) {
-        char c[16];
-        snprintf(c, sizeof c, "%d", rt->exit_code);
-        send_to(ho, "terminate", "code", c, NULL, NULL);
+        char code[16];
+        snprintf(code, sizeof code, "%d", rt->exit_code);
+        send_to(rt, ho, "terminate", "code", code, NULL, NULL);
     }
 }
 
 static void accept_pending(root_t *rt)
 {
-    int fd;
-    while ((fd = accept4(rt->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-        if (rt->n_pending == rt->max_pending) {
-            close(fd);
-            continue;
+    for (int l = 0; l < rt->listen.n; l++) {
+        struct sockaddr_storage sa;
+        socklen_t sl = sizeof sa;
+        int fd;
+        while ((fd = accept4(rt->listen.fd[l], (struct sockaddr *)&sa, &sl,
+                             SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+            /* Strangers holding every slot must not lock a proxy out: the
+             * oldest unproven connection makes room. */
+            if (rt->n_pending == rt->max_pending) {
+                int oldest = 0;
+                for (int i = 1; i < rt->n_pending; i++)
+                    if (rt->pending[i].deadline < rt->pending[oldest].deadline)
+                        oldest = i;
+                refuse(rt, oldest, "too many connections waiting to prove themselves");
+            }
+            pending_t *pe = &rt->pending[rt->n_pending];
+            *pe = (pending_t){.fd = fd, .deadline = mpiexec_now() + PENDING_S};
+            char host[INET6_ADDRSTRLEN] = "?", port[16] = "?";
+            getnameinfo((struct sockaddr *)&sa, sl, host, sizeof host, port, sizeof port,
+                        NI_NUMERICHOST | NI_NUMERICSERV);
+            snprintf(pe->peer, sizeof pe->peer, "%s:%s", host, port);
+            sl = sizeof sa;
+            tern_pmi_reader_init(&pe->in);
+            unsigned char nonce[MPIEXEC_NONCE_LEN];
+            char line[128];
+            if (mpiexec_random(nonce, sizeof nonce) != 0) {
+                close(fd);
+                continue;
+            }
+            mpiexec_hex(nonce, sizeof nonce, pe->nonce);
+            int len = snprintf(line, sizeof line, "cmd=challenge nonce=%s\n", pe->nonce);
+            rt->n_pending++;
+            /* A fresh socket's empty buffer takes these few bytes at once. */
+            if (send(fd, line, (size_t)len, MSG_NOSIGNAL) != len)
+                refuse(rt, rt->n_pending - 1, "could not be sent its challenge");
         }
-        tern_pmi_reader_init(&rt->pending_in[rt->n_pending]);
-        rt->pending_fd[rt->n_pending++] = fd;
     }
+}
+
+/* Unproven connections past their time are closed. */
+static void expire_pending(root_t *rt)
+{
+    double now = mpiexec_now();
+    for (int i = rt->n_pending - 1; i >= 0; i--)
+        if (now >= rt->pending[i].deadline)
+            refuse(rt, i, "did not prove itself in time");
 }
 
 static void host_exited(root_t *rt, host_t *ho)
@@ -462,18 +573,23 @@ static void reap(root_t *rt)
             }
 }
 
-static int setup(root_t *rt, int *port_p)
+/* The secret, one listener per address the proxies reach us by, the
+ * signals, and stdin for rank 0's host. */
+static int setup(root_t *rt)
 {
-    rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
-    socklen_t sl = sizeof sa;
-    if (rt->listen_fd < 0 || bind(rt->listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        listen(rt->listen_fd, 128) != 0 ||
-        getsockname(rt->listen_fd, (struct sockaddr *)&sa, &sl) != 0) {
-        fprintf(stderr, "mpiexec: cannot listen for host proxies: %s\n", strerror(errno));
+    if (mpiexec_random(rt->secret, sizeof rt->secret) != 0) {
+        fprintf(stderr, "mpiexec: cannot draw the job's secret: %s\n", strerror(errno));
         return -1;
     }
-    *port_p = ntohs(sa.sin_port);
+    const char *launcher = rt->opts->launcher ? rt->opts->launcher
+                                              : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
+    int ssh = strncmp(launcher, "ssh", 3) == 0 && (launcher[3] == ' ' || !launcher[3]);
+    for (int h = 0; h < rt->n; h++) {
+        host_t *ho = &rt->hosts[h];
+        int local = is_local(ho->name) && !rt->opts->launcher;
+        if (mpiexec_listen_for(&rt->listen, ho->name, local, ssh, ho->addr, sizeof ho->addr) != 0)
+            return -1;
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
@@ -484,6 +600,12 @@ static int setup(root_t *rt, int *port_p)
     sigprocmask(SIG_BLOCK, &set, NULL);
     rt->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     signal(SIGPIPE, SIG_IGN);
+    /* As a single-host job does (job.c): a background job reading its
+     * terminal would be stopped. */
+    rt->fwd.stdin_src = -1;
+    rt->fwd.stdin_dst = -1;
+    if (fcntl(0, F_GETFD) >= 0 && !(isatty(0) && tcgetpgrp(0) != getpgrp()))
+        rt->fwd.stdin_src = 0;
     return rt->signal_fd < 0 ? -1 : 0;
 }
 
@@ -501,9 +623,151 @@ static void build_map(root_t *rt, char *map, size_t cap)
     snprintf(map + len, cap - len, ")");
 }
 
+static void on_signals(root_t *rt)
+{
+    struct signalfd_siginfo si;
+    while (read(rt->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGCHLD)
+            continue;
+        if (rt->terminating) {
+            rt->kill_at = mpiexec_now(); /* a second signal: no more grace */
+            continue;
+        }
+        fprintf(stderr, "mpiexec: received signal %d (%s); ending the job on every host\n",
+                (int)si.ssi_signo, strsignal((int)si.ssi_signo));
+        root_fail(rt, 128 + (int)si.ssi_signo);
+    }
+}
+
+/* What the exited launchers left in their pipes, as far as it is there now. */
+static void drain_hosts(root_t *rt)
+{
+    for (int h = 0; h < rt->n; h++) {
+        mpiexec_stream_t *st[2] = {&rt->hosts[h].out, &rt->hosts[h].err};
+        for (int i = 0; i < 2; i++)
+            for (;;) {
+                struct pollfd p = {.fd = st[i]->fd, .events = POLLIN};
+                if (st[i]->fd < 0 || poll(&p, 1, 0) <= 0 ||
+                    !mpiexec_stream_read(&rt->fwd, 0, st[i]))
+                    break;
+            }
+    }
+}
+
+/* Which object a pollfd belongs to. */
+enum { W_SIGNAL, W_LISTEN, W_PENDING, W_CTL, W_OUT, W_ERR, W_SINK, W_STDIN_SRC, W_STDIN_DST };
+typedef struct {
+    int kind, index;
+} who_t;
+
+static void root_loop(root_t *rt)
+{
+    size_t max = 6 + (size_t)rt->listen.n + (size_t)rt->max_pending + 3 * (size_t)rt->n;
+    struct pollfd *pfd = calloc(max, sizeof *pfd);
+    who_t *who = calloc(max, sizeof *who);
+    if (!pfd || !who) {
+        free(pfd);
+        free(who);
+        return;
+    }
+    for (;;) {
+        reap(rt);
+        expire_pending(rt);
+        int running = 0, open = 0;
+        for (int h = 0; h < rt->n; h++) {
+            running |= rt->hosts[h].running;
+            open |= rt->hosts[h].out.fd >= 0 || rt->hosts[h].err.fd >= 0;
+        }
+        /* An ended job does not wait for output its launchers left
+         * behind (a stdout that is not read would hold it forever). */
+        if (!running && open && rt->terminating)
+            drain_hosts(rt);
+        if (!running && (!open || rt->terminating))
+            break;
+        size_t n = 0;
+#define WATCH(f, ev, k, i) (pfd[n] = (struct pollfd){.fd = (f), .events = (ev)}, \
+                            who[n++] = (who_t){(k), (i)})
+        WATCH(rt->signal_fd, POLLIN, W_SIGNAL, 0);
+        for (int l = 0; l < rt->listen.n; l++)
+            WATCH(rt->listen.fd[l], POLLIN, W_LISTEN, l);
+        for (int i = 0; i < rt->n_pending; i++)
+            WATCH(rt->pending[i].fd, POLLIN, W_PENDING, i);
+        for (int h = 0; h < rt->n; h++) {
+            host_t *ho = &rt->hosts[h];
+            if (ho->ctl_fd >= 0)
+                WATCH(ho->ctl_fd, POLLIN | (mpiexec_outq_pending(&ho->ctl_out) ? POLLOUT : 0),
+                      W_CTL, h);
+            /* Output waits in the launcher's pipe while our stdout is full. */
+            if (ho->out.fd >= 0 && !mpiexec_output_full(1))
+                WATCH(ho->out.fd, POLLIN, W_OUT, h);
+            if (ho->err.fd >= 0 && !mpiexec_output_full(2))
+                WATCH(ho->err.fd, POLLIN, W_ERR, h);
+        }
+        for (int o = 1; o <= 2; o++)
+            if (mpiexec_output_poll_fd(o) >= 0)
+                WATCH(mpiexec_output_poll_fd(o), POLLOUT, W_SINK, o);
+        mpiexec_job_t *fwd = &rt->fwd;
+        if (fwd->stdin_dst >= 0 && fwd->stdin_len == 0 && fwd->stdin_src >= 0)
+            WATCH(fwd->stdin_src, POLLIN, W_STDIN_SRC, 0);
+        if (fwd->stdin_dst >= 0 && fwd->stdin_len > 0)
+            WATCH(fwd->stdin_dst, POLLOUT, W_STDIN_DST, 0);
+#undef WATCH
+        double now = mpiexec_now();
+        double wake = rt->n_pending ? rt->pending[0].deadline : 0;
+        for (int i = 1; i < rt->n_pending; i++)
+            wake = rt->pending[i].deadline < wake ? rt->pending[i].deadline : wake;
+        if (rt->terminating && !rt->killed && (!wake || rt->kill_at < wake))
+            wake = rt->kill_at;
+        int timeout = wake ? (wake > now ? (int)((wake - now) * 1000) + 1 : 0) : -1;
+        int k = poll(pfd, n, timeout);
+        if (k < 0 && errno != EINTR)
+            break;
+        for (size_t j = 0; k > 0 && j < n; j++) {
+            if (!pfd[j].revents)
+                continue;
+            int i = who[j].index;
+            host_t *ho = &rt->hosts[i];
+            int changed = 0; /* the fd lists changed under the indices */
+            switch (who[j].kind) {
+            case W_SIGNAL: on_signals(rt); break;
+            case W_LISTEN: accept_pending(rt); changed = 1; break;
+            case W_PENDING: pending_read(rt, i); changed = 1; break;
+            case W_CTL:
+                if ((pfd[j].revents & POLLOUT) &&
+                    mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0)
+                    drop_host_link(ho);
+                if ((pfd[j].revents & ~POLLOUT) && ho->ctl_fd >= 0)
+                    host_read(rt, ho);
+                changed = 1; /* a release or failure may have changed fds */
+                break;
+            case W_OUT: mpiexec_stream_read(fwd, 0, &ho->out); break;
+            case W_ERR: mpiexec_stream_read(fwd, 0, &ho->err); break;
+            case W_SINK: mpiexec_output_flush(i); break;
+            case W_STDIN_SRC: mpiexec_stdin_read(fwd); break;
+            case W_STDIN_DST:
+                if (pfd[j].revents & (POLLERR | POLLHUP))
+                    mpiexec_stdin_close(fwd);
+                else
+                    mpiexec_stdin_write(fwd);
+                break;
+            }
+            if (changed)
+                break;
+        }
+        if (rt->terminating && !rt->killed && mpiexec_now() >= rt->kill_at) {
+            for (int h = 0; h < rt->n; h++)
+                if (rt->hosts[h].running)
+                    kill(rt->hosts[h].pid, SIGKILL);
+            rt->killed = 1;
+        }
+    }
+    free(pfd);
+    free(who);
+}
+
 int mpiexec_root_run(const mpiexec_opts_t *opts)
 {
-    root_t rt = {.opts = opts, .listen_fd = -1, .signal_fd = -1};
+    root_t rt = {.opts = opts, .signal_fd = -1};
     int *count = mpiexec_hosts_place(opts);
     if (!count)
         return 2;
@@ -526,132 +790,55 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
         first += count[h];
     }
     free(count);
-    /* Every host connects once; strangers beyond that are turned away. */
+    /* Every host connects once; room for a few strangers besides. */
     rt.max_pending = rt.n + 8;
-    rt.pending_fd = calloc((size_t)rt.max_pending, sizeof *rt.pending_fd);
-    rt.pending_in = calloc((size_t)rt.max_pending, sizeof *rt.pending_in);
-    if (!rt.pending_fd || !rt.pending_in)
+    rt.pending = calloc((size_t)rt.max_pending, sizeof *rt.pending);
+    if (!rt.pending)
         return 1;
     rt.fwd.opts = &rt.fwd_opts;
+    /* Random, so that another user cannot guess the job's /dev/shm names
+     * and take them first. */
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
+    (void)mpiexec_random(&seed, sizeof seed);
     snprintf(rt.fwd.kvsname, sizeof rt.fwd.kvsname, "tern-%ld-%08x", (long)getpid(), seed);
     char map[4096];
     build_map(&rt, map, sizeof map);
-    int port;
-    if (setup(&rt, &port) != 0)
+    if (setup(&rt) != 0)
         return 1;
     for (int h = 0; h < rt.n; h++)
-        if (start_host(&rt, h, map, port) != TERN_OK) {
+        if (start_host(&rt, h, map) != TERN_OK) {
             fprintf(stderr, "mpiexec: cannot start the proxy for host %s\n", rt.hosts[h].name);
             root_fail(&rt, 1);
             break;
         }
-
-    size_t max = 2 + (size_t)rt.max_pending + 3 * (size_t)rt.n;
-    struct pollfd *pfd = calloc(max, sizeof *pfd);
-    int *who = calloc(max, sizeof *who);
-    for (;;) {
-        reap(&rt);
-        int running = 0, open = 0;
-        for (int h = 0; h < rt.n; h++) {
-            running |= rt.hosts[h].running;
-            open |= rt.hosts[h].out.fd >= 0 || rt.hosts[h].err.fd >= 0;
-        }
-        if (!running && !open)
-            break;
-        size_t n = 0;
-        pfd[n] = (struct pollfd){.fd = rt.signal_fd, .events = POLLIN};
-        who[n++] = -1;
-        pfd[n] = (struct pollfd){.fd = rt.listen_fd, .events = POLLIN};
-        who[n++] = -2;
-        for (int i = 0; i < rt.n_pending; i++) {
-            pfd[n] = (struct pollfd){.fd = rt.pending_fd[i], .events = POLLIN};
-            who[n++] = -100 - i;
-        }
-        for (int h = 0; h < rt.n; h++) {
-            host_t *ho = &rt.hosts[h];
-            if (ho->ctl_fd >= 0) {
-                pfd[n] = (struct pollfd){.fd = ho->ctl_fd, .events = POLLIN};
-                who[n++] = 3 * h;
-            }
-            if (ho->out.fd >= 0) {
-                pfd[n] = (struct pollfd){.fd = ho->out.fd, .events = POLLIN};
-                who[n++] = 3 * h + 1;
-            }
-            if (ho->err.fd >= 0) {
-                pfd[n] = (struct pollfd){.fd = ho->err.fd, .events = POLLIN};
-                who[n++] = 3 * h + 2;
-            }
-        }
-        int timeout = -1;
-        if (rt.terminating && !rt.killed) {
-            double left = rt.kill_at - mpiexec_now();
-            timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
-        }
-        int k = poll(pfd, n, timeout);
-        if (k < 0 && errno != EINTR)
-            break;
-        for (size_t j = 0; k > 0 && j < n; j++) {
-            if (!pfd[j].revents)
-                continue;
-            int w = who[j];
-            if (w == -1) {
-                struct signalfd_siginfo si;
-                while (read(rt.signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
-                    if (si.ssi_signo == SIGCHLD)
-                        continue;
-                    if (rt.terminating) {
-                        rt.kill_at = mpiexec_now();
-                        continue;
-                    }
-                    fprintf(stderr, "mpiexec: received signal %d (%s); ending the job on every "
-                                    "host\n", (int)si.ssi_signo, strsignal((int)si.ssi_signo));
-                    root_fail(&rt, 128 + (int)si.ssi_signo);
-                }
-            } else if (w == -2) {
-                accept_pending(&rt);
-            } else if (w <= -100) {
-                pending_read(&rt, -100 - w);
-                break; /* the pending list changed under the indices */
-            } else {
-                host_t *ho = &rt.hosts[w / 3];
-                if (w % 3 == 0)
-                    host_read(&rt, ho);
-                else
-                    mpiexec_stream_read(&rt.fwd, 0, w % 3 == 1 ? &ho->out : &ho->err);
-                if (w % 3 == 0)
-                    break; /* a release or failure may have changed fds */
-            }
-        }
-        if (rt.terminating && !rt.killed && mpiexec_now() >= rt.kill_at) {
-            for (int h = 0; h < rt.n; h++)
-                if (rt.hosts[h].running)
-                    kill(rt.hosts[h].pid, SIGKILL);
-            rt.killed = 1;
-        }
-    }
+    root_loop(&rt);
+    /* Proxies killed after the grace could not remove their ranks' files
+     * here (the remote ones are their hosts' own business). */
+    if (rt.killed)
+        mpiexec_job_cleanup_shm(&rt.fwd);
+    /* A job that was ended does not wait on a reader that stopped. */
+    double linger = rt.terminating ? mpiexec_now() + MPIEXEC_OUTPUT_LINGER_S : 0;
+    int sig = mpiexec_output_finish(rt.signal_fd, linger);
+    if (sig && !rt.failed)
+        rt.exit_code = 128 + sig;
     for (int h = 0; h < rt.n; h++) {
-        if (rt.hosts[h].ctl_fd >= 0)
-            close(rt.hosts[h].ctl_fd);
+        drop_host_link(&rt.hosts[h]);
         tern_pmi_reader_free(&rt.hosts[h].ctl_in);
         mpiexec_stream_free(&rt.hosts[h].out);
         mpiexec_stream_free(&rt.hosts[h].err);
     }
-    for (int i = 0; i < rt.n_pending; i++) {
-        close(rt.pending_fd[i]);
-        tern_pmi_reader_free(&rt.pending_in[i]);
-    }
+    while (rt.n_pending > 0)
+        pending_drop(&rt, 0);
     for (int i = 0; i < rt.n_fresh; i++) {
         free(rt.fresh[i].key);
         free(rt.fresh[i].value);
     }
+    mpiexec_stdin_close(&rt.fwd);
+    memset(rt.secret, 0, sizeof rt.secret);
     free(rt.fresh);
-    free(rt.pending_fd);
-    free(rt.pending_in);
-    free(pfd);
-    free(who);
+    free(rt.pending);
     free(rt.hosts);
-    close(rt.listen_fd);
+    mpiexec_listen_close(&rt.listen);
     close(rt.signal_fd);
     return rt.exit_code;
 }
