@@ -144,13 +144,18 @@ int mpiexec_hosts_read_file(mpiexec_opts_t *o, const char *path)
             fclose(f);
         return -1;
     }
+    int rc = mpiexec_hosts_read_stream(o, path, f);
+    fclose(f);
+    return rc;
+}
+
+int mpiexec_hosts_read_stream(mpiexec_opts_t *o, const char *path, FILE *f)
+{
     /* Messages name the file as given and the line, as compilers do. */
     size_t where_size = strlen(path) + 24;
     char *where = malloc(where_size);
-    if (!where) {
-        fclose(f);
+    if (!where)
         return -1;
-    }
     char line[HOSTS_LINE_MAX];
     int rc = 0;
     for (long lineno = 1; rc == 0; lineno++) {
@@ -189,7 +194,6 @@ int mpiexec_hosts_read_file(mpiexec_opts_t *o, const char *path)
             break;
     }
     free(where);
-    fclose(f);
     if (rc == 0 && o->n_hosts == 0) {
         fprintf(stderr, "mpiexec: hostfile %s names no host\n", path);
         rc = -1;

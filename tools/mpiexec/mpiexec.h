@@ -18,6 +18,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 typedef struct {
@@ -155,6 +156,9 @@ int mpiexec_root_run(const mpiexec_opts_t *opts);
 /* Reads a hostfile (lines "host[:slots]", # comments) into opts; -1 after
  * a message naming the file and line. */
 int mpiexec_hosts_read_file(mpiexec_opts_t *opts, const char *path);
+/* The same for an open stream (the fuzzer gives it fmemopen's); path only
+ * names it in messages. */
+int mpiexec_hosts_read_stream(mpiexec_opts_t *opts, const char *path, FILE *f);
 /* Splits "a,b,c" (each may be host:slots) into opts; messages name "what"
  * (e.g. "--hosts") and the entry. */
 int mpiexec_hosts_parse_list(mpiexec_opts_t *opts, const char *list, const char *what);
