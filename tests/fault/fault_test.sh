@@ -124,7 +124,7 @@ kill_rank() {
     before_init) wait_lines '^pid ' "$np" ;;
     init)
         wait_lines "^pid $victim " 1
-        ms=$(rand 300)
+        ms=$(rand 100) # MPI_Init takes tens of ms here
         echo "fault_test $CASE: kill rank $victim ${ms} ms after it started"
         sleep "$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }')"
         ;;
@@ -206,6 +206,45 @@ proxy_kill)
     finish
     expect_failed
     expect_err "lost host hB (ranks 2-3)"
+    expect_within
+    expect_no_orphans
+    expect_no_shm "$job"
+    ;;
+root_kill_multihost)
+    # SIGKILL of mpiexec (the root) of a two-host job whose proxies are not
+    # its children (as over ssh): each proxy must see its link to the root
+    # close and end its ranks.
+    make_launcher ssh
+    start --launcher "$WORK/launch" --hosts hA,hB -n 4 "$PROG" collective
+    job=$BG
+    wait_lines '^ready ' 4
+    sleep "0.$(rand 3)"
+    T0=$(now_ms)
+    kill -KILL "$BG"
+    finish
+    expect_rc 137
+    expect_no_orphans
+    ELAPSED=$(( $(now_ms) - T0 ))
+    expect_within
+    # (The proxies' words go to the dead root's pipes: no message to check.)
+    expect_no_shm "$job"
+    ;;
+rank_multihost)
+    # SIGKILL of a random rank of a two-host job: its proxy reports it and
+    # the root ends the other host too.
+    make_launcher ssh
+    victim=$(rand 4)
+    start --launcher "$WORK/launch" --hosts hA,hB -n 4 "$PROG" collective
+    job=$BG
+    wait_lines '^ready ' 4
+    sleep "0.$(rand 3)"
+    pid=$(pid_of "$victim")
+    echo "fault_test $CASE: SIGKILL to rank $victim (pid $pid)"
+    T0=$(now_ms)
+    kill -KILL "$pid"
+    finish
+    expect_rc 137
+    expect_err "rank $victim (pid $pid) killed by signal 9"
     expect_within
     expect_no_orphans
     expect_no_shm "$job"
