@@ -1,19 +1,19 @@
 #!/bin/bash
 # Builds the libFuzzer targets (tests/fuzz, -DTERN_FUZZ=ON, clang) in
-# build-fuzz/ and runs each for TERN_FUZZ_SECONDS (default 40) from its seed
+# build-fuzz/ and runs each for TERN_FUZZ_SECONDS (default 30) from its seed
 # corpus tests/fuzz/corpus/<target>/ (copied: the checked-in seeds are not
 # changed; new inputs stay in build-fuzz/corpus/<target>/).
 # Exits 1 on the first target that crashes, leaks or breaks an invariant,
 # printing the reproducer's path and the command that replays it; 2 when
 # clang cannot build fuzzers (run scripts/setup-deps.sh).
 #
-# Environment: TERN_FUZZ_SECONDS, TERN_FUZZ_TARGETS (default: all three),
+# Environment: TERN_FUZZ_SECONDS, TERN_FUZZ_TARGETS (default: all four),
 # TERN_BUILD_JOBS (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-secs=${TERN_FUZZ_SECONDS:-40}
-targets=${TERN_FUZZ_TARGETS:-"fuzz_pmi_wire fuzz_hosts fuzz_knobs"}
+secs=${TERN_FUZZ_SECONDS:-30}
+targets=${TERN_FUZZ_TARGETS:-"fuzz_pmi_wire fuzz_hosts fuzz_knobs fuzz_args"}
 build_jobs=${TERN_BUILD_JOBS:-$(nproc)}
 dir=build-fuzz
 

@@ -3,7 +3,7 @@
 # in build/, a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer in build-asan/, then the libFuzzer targets for
-# 40 s each (scripts/run-fuzz.sh, build-fuzz/).
+# 30 s each (scripts/run-fuzz.sh, build-fuzz/).
 # The exit status is non-zero when any run had a failure.
 #
 # Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build

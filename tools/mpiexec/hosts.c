@@ -164,10 +164,12 @@ int mpiexec_hosts_read_stream(mpiexec_opts_t *o, const char *path, FILE *f)
         size_t len = 0;
         int c, too_long = 0;
         while ((c = getc(f)) != EOF && c != '\n') {
-            if (len < sizeof line)
+            if (len < sizeof line) {
                 line[len++] = (char)c;
-            else
-                too_long = 1;
+            } else {
+                too_long = 1; /* said now: /dev/zero has no end of line */
+                break;
+            }
         }
         if (c == EOF && ferror(f)) {
             fprintf(stderr, "mpiexec: cannot read hostfile %s: %s\n", path, strerror(errno));

@@ -5,8 +5,9 @@
  * proxies meet the root only at PMI fences (their puts go up, everyone's
  * come back down), so launcher traffic grows with hosts, not ranks.
  *
- * Files: mpiexec_main.c (options), launch.c (fork/exec), job.c (event loop,
- * failure policy, signals, cleanup), pmi_server.c (key-value space and
+ * Files: mpiexec_main.c (main), options.c (the command line), launch.c
+ * (fork/exec), job.c (event loop, failure policy, signals, cleanup),
+ * pmi_server.c (key-value space and
  * barrier), stdio_forward.c (line-wise output, stdin to rank 0), bind.c
  * (hwloc core binding), hosts.c (host lists), root.c (the multi-host root),
  * proxy.c (a proxy's link to the root). */
@@ -148,6 +149,13 @@ void mpiexec_proxy_fence(mpiexec_job_t *job);
 void mpiexec_proxy_read(mpiexec_job_t *job);
 /* Our part of the job failed: tell the root so it stops the other hosts. */
 void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code);
+
+/* options.c: fills opts from the command line. 0: run; 1: exit 0 (--help,
+ * --version); -1: a usage error (exit 2); -2: a bad host list (exit 1);
+ * the message is out. */
+int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *opts);
+/* Frees what parsing allocated (host list, environment). */
+void mpiexec_opts_free(mpiexec_opts_t *opts);
 
 /* root.c: runs a job over several hosts; returns mpiexec's exit code. */
 int mpiexec_root_run(const mpiexec_opts_t *opts);
