@@ -63,11 +63,12 @@ static int add_env(mpiexec_opts_t *o, const char *var, const char *val)
     size_t len = strlen(var) + (val ? strlen(val) : 0) + 2;
     char *e = malloc(len);
     char **env = realloc(o->env, (size_t)(o->n_env + 1) * sizeof *env);
+    if (env)
+        o->env = env; /* moved even when e failed: the old one is gone */
     if (!e || !env) {
         free(e);
         return -1;
     }
-    o->env = env;
     if (val)
         snprintf(e, len, "%s=%s", var, val);
     else
