@@ -44,10 +44,10 @@ for t in $targets; do
     echo "=== $t: ${secs} s from $(ls "$seeds" | wc -l) seeds"
     log=$dir/$t.log
     rc=0
-    # stderr of the target (mpiexec's messages on bad host lists) is closed:
+    # stdout and stderr of the target (mpiexec's messages, --help) are closed:
     # libFuzzer and the sanitizers still report on their own copy of it.
     "$dir/tests/fuzz/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-        -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+        -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/" \
         "$work" "$seeds" >"$log" 2>&1 || rc=$?
     grep -a -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done )' "$log" || true
     repro=$(ls "$artifacts" 2>/dev/null | head -1)

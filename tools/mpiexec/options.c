@@ -177,9 +177,7 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
             /* Internal, from a root: --proxy ADDR HOST,FIRST,COUNT,SIZE KVS MAP */
             if (i + 4 >= argc ||
                 sscanf(argv[i + 2], "%d,%d,%d,%d", &o->proxy_index, &o->proxy_first, &o->np,
-                       &o->world_size) != 4 ||
-                o->proxy_index < 0 || o->proxy_first < 0 || o->np < 1 || o->np > 1 << 20 ||
-                o->world_size < o->np || o->proxy_first > o->world_size - o->np) {
+                       &o->world_size) != 4) {
                 fprintf(stderr, "mpiexec: bad --proxy arguments\n");
                 return -1;
             }
@@ -195,6 +193,14 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
             fprintf(stderr, "mpiexec: unknown option '%s' (see mpiexec --help)\n", a);
             return -1;
         }
+    }
+    /* A proxy's block must lie in its world; checked after every option, as
+     * a later -n changes it (fuzz_args). */
+    if (o->proxy && (o->proxy_index < 0 || o->proxy_first < 0 || o->np < 1 ||
+                     o->np > 1 << 20 || o->world_size < o->np ||
+                     o->proxy_first > o->world_size - o->np)) {
+        fprintf(stderr, "mpiexec: bad --proxy arguments\n");
+        return -1;
     }
     if (i >= argc) {
         fprintf(stderr, "mpiexec: no program given (see mpiexec --help)\n");
