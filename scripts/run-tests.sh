@@ -2,13 +2,15 @@
 # Builds Tern and runs its tests three times: a normal build (RelWithDebInfo)
 # in build/, a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
-# UndefinedBehaviorSanitizer in build-asan/.
-# The exit status is ctest's (non-zero when any run had a failure).
+# UndefinedBehaviorSanitizer in build-asan/, then the libFuzzer targets for
+# 30 s each (scripts/run-fuzz.sh, build-fuzz/).
+# The exit status is non-zero when any run had a failure.
 #
 # Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build
 # parallelism, default: the number of cores), CTEST_ARGS (extra ctest
 # arguments, e.g. "-R tools_"), TERN_SKIP_RELEASE=1 (no Release build),
-# TERN_SKIP_ASAN=1 (no sanitizer build).
+# TERN_SKIP_ASAN=1 (no sanitizer build), TERN_SKIP_FUZZ=1 (no fuzzing;
+# TERN_FUZZ_SECONDS: seconds per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,5 +44,12 @@ if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
     run build-asan RelWithDebInfo -DTERN_SANITIZE=ON
+fi
+if [ "${TERN_SKIP_FUZZ:-0}" != 1 ]; then
+    # Its own sanitizer settings (leaks are failures there).
+    rc=0
+    env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS scripts/run-fuzz.sh || rc=$?
+    echo "=== fuzzing: exit status $rc"
+    [ $rc -eq 0 ] || status=$rc
 fi
 exit $status

@@ -73,8 +73,8 @@ tern_status_t tern_pmi_wire_parse(char *line, tern_pmi_msg_t *msg_p)
                     p++;
                 p++;
             }
-            if (p == v)
-                return TERN_ERR_ARG;
+            /* "key=" is an empty value, as a bare key is: the formatter
+             * writes an empty value so, and must be read back. */
             char *end = p;
             if (*p)
                 p++;
@@ -153,19 +153,10 @@ static void line_append(tern_pmi_line_t *line, const char *s, size_t n)
     line->buf[line->len] = '\0';
 }
 
-void tern_pmi_line_begin(tern_pmi_line_t *line, const char *cmd)
-{
-    *line = (tern_pmi_line_t){0};
-    line_append(line, "cmd=", 4);
-    line_append(line, cmd, strlen(cmd));
-}
-
-void tern_pmi_line_add(tern_pmi_line_t *line, const char *key, const char *value)
+/* Appends a value, escaped so that the parser reads it back. */
+static void line_append_value(tern_pmi_line_t *line, const char *value)
 {
     size_t vlen = strlen(value);
-    line_append(line, " ", 1);
-    line_append(line, key, strlen(key));
-    line_append(line, "=", 1);
     line_reserve(line, 2 * vlen);
     if (line->failed)
         return;
@@ -180,6 +171,23 @@ void tern_pmi_line_add(tern_pmi_line_t *line, const char *key, const char *value
     }
     line->len = (size_t)(out - line->buf);
     line->buf[line->len] = '\0';
+}
+
+/* The command is a value too: escaped like one (fuzz_pmi_wire found a
+ * command with a space written raw, read back as two fields). */
+void tern_pmi_line_begin(tern_pmi_line_t *line, const char *cmd)
+{
+    *line = (tern_pmi_line_t){0};
+    line_append(line, "cmd=", 4);
+    line_append_value(line, cmd);
+}
+
+void tern_pmi_line_add(tern_pmi_line_t *line, const char *key, const char *value)
+{
+    line_append(line, " ", 1);
+    line_append(line, key, strlen(key));
+    line_append(line, "=", 1);
+    line_append_value(line, value);
 }
 
 void tern_pmi_line_add_int(tern_pmi_line_t *line, const char *key, long value)
@@ -299,6 +307,11 @@ tern_status_t tern_pmi2_wire_parse(char *body, size_t len, tern_pmi_msg_t *msg_p
             p++;
         if (p == key || p == end || *p != '=')
             return TERN_ERR_ARG;
+        /* Every byte up to the '=', a NUL included: checked after the NUL
+         * was written, "\0x=" passed as an empty key (fuzz_pmi_wire). */
+        for (const char *k = key; k < p; k++)
+            if (!is_key_char(*k))
+                return TERN_ERR_ARG;
         *p++ = '\0';
         /* The value runs to the first single ';' (";;" is an escaped ';'),
          * or to the end of the body. Unescape as we go. */
@@ -317,9 +330,6 @@ tern_status_t tern_pmi2_wire_parse(char *body, size_t len, tern_pmi_msg_t *msg_p
         if (p < end)
             p++; /* the ';' */
         *out = '\0'; /* at most body[len], which is already NUL */
-        for (const char *k = key; *k; k++)
-            if (!is_key_char(*k))
-                return TERN_ERR_ARG;
         if (msg_add(&msg, key, v) != TERN_OK)
             return TERN_ERR_ARG;
     }
@@ -329,24 +339,29 @@ tern_status_t tern_pmi2_wire_parse(char *body, size_t len, tern_pmi_msg_t *msg_p
     return TERN_OK;
 }
 
-void tern_pmi2_line_begin(tern_pmi_line_t *line, const char *cmd)
+/* A value with each ';' doubled, then the ';' that ends it. */
+static void line_append_pmi2_value(tern_pmi_line_t *line, const char *value)
 {
-    *line = (tern_pmi_line_t){0};
-    line_append(line, "      cmd=", TERN_PMI2_HEADER_LEN + 4);
-    line_append(line, cmd, strlen(cmd));
-    line_append(line, ";", 1);
-}
-
-void tern_pmi2_line_add(tern_pmi_line_t *line, const char *key, const char *value)
-{
-    line_append(line, key, strlen(key));
-    line_append(line, "=", 1);
     for (const char *s = value; *s; s++) {
         if (*s == ';')
             line_append(line, ";", 1);
         line_append(line, s, 1);
     }
     line_append(line, ";", 1);
+}
+
+void tern_pmi2_line_begin(tern_pmi_line_t *line, const char *cmd)
+{
+    *line = (tern_pmi_line_t){0};
+    line_append(line, "      cmd=", TERN_PMI2_HEADER_LEN + 4);
+    line_append_pmi2_value(line, cmd);
+}
+
+void tern_pmi2_line_add(tern_pmi_line_t *line, const char *key, const char *value)
+{
+    line_append(line, key, strlen(key));
+    line_append(line, "=", 1);
+    line_append_pmi2_value(line, value);
 }
 
 void tern_pmi2_line_add_int(tern_pmi_line_t *line, const char *key, long value)

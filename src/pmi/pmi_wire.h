@@ -44,8 +44,8 @@ typedef struct {
 
 /* Parses one line in place (a trailing '\n' is allowed; escapes are undone,
  * so the line is modified). TERN_ERR_ARG if the line is malformed: not
- * starting with "cmd=", a bad key character, an empty value or too many
- * fields. */
+ * starting with "cmd=", a bad key character, an empty command or too many
+ * fields. A bare key and "key=" both have the empty value "". */
 tern_status_t tern_pmi_wire_parse(char *line, tern_pmi_msg_t *msg_p);
 /* The value of field `key`, or NULL if absent. */
 const char *tern_pmi_msg_get(const tern_pmi_msg_t *msg, const char *key);

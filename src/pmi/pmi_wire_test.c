@@ -96,6 +96,28 @@ static void test_parse_server_lines(void)
     CHECK(msg.n_fields == 2);
     CHECK(tern_pmi_msg_get(&msg, "flag") && *tern_pmi_msg_get(&msg, "flag") == '\0');
 
+    /* An empty value reads back (found by fuzz_pmi_wire: the formatter
+     * wrote "key=" for one, which the parser refused). */
+    tern_pmi_line_t empty;
+    tern_pmi_line_begin(&empty, "put");
+    tern_pmi_line_add(&empty, "key", "");
+    tern_pmi_line_add(&empty, "value", "v");
+    CHECK(tern_pmi_line_end(&empty) == TERN_OK);
+    CHECK(strcmp(empty.buf, "cmd=put key= value=v\n") == 0);
+    CHECK(tern_pmi_wire_parse(empty.buf, &msg) == TERN_OK);
+    CHECK(msg.n_fields == 2 && strcmp(tern_pmi_msg_get(&msg, "key"), "") == 0);
+    CHECK(strcmp(tern_pmi_msg_get(&msg, "value"), "v") == 0);
+    tern_pmi_line_free(&empty);
+
+    /* A command is escaped like a value (found by fuzz_pmi_wire: "a b"
+     * was written raw and read back as command "a" and a bare key "b"). */
+    tern_pmi_line_t spaced;
+    tern_pmi_line_begin(&spaced, "a b");
+    CHECK(tern_pmi_line_end(&spaced) == TERN_OK);
+    CHECK(tern_pmi_wire_parse(spaced.buf, &msg) == TERN_OK);
+    CHECK(strcmp(msg.cmd, "a b") == 0 && msg.n_fields == 0);
+    tern_pmi_line_free(&spaced);
+
     char l4[] = "cmd=x n=12z";
     CHECK(tern_pmi_wire_parse(l4, &msg) == TERN_OK);
     CHECK(tern_pmi_msg_get_int(&msg, "n", &v) == TERN_ERR_ARG);
@@ -108,7 +130,6 @@ static void test_malformed(void)
         "",                      /* empty */
         "put key=a",             /* no cmd= first */
         "cmd=",                  /* empty command */
-        "cmd=put key=",          /* empty value */
         "cmd=put ke!y=a",        /* bad key character */
         "cmd=put =a",            /* empty key */
         "cmd=put key=a\ncmd=x",  /* two lines */
@@ -185,6 +206,23 @@ static void test_pmi2(void)
     CHECK(tern_pmi2_line_end(&line) == TERN_OK);
     const char *want = "26    cmd=kvs-put;key=a;;b;n=-7;";
     CHECK(line.len == strlen(want) && memcmp(line.buf, want, line.len) == 0);
+
+    /* A ';' in the command is doubled like one in a value (before, "a;b"
+     * was written raw and read back as command "a" and a malformed key). */
+    tern_pmi_line_t semi;
+    tern_pmi2_line_begin(&semi, "a;b");
+    CHECK(tern_pmi2_line_end(&semi) == TERN_OK);
+    tern_pmi_msg_t semi_msg;
+    CHECK(tern_pmi2_wire_parse(semi.buf + TERN_PMI2_HEADER_LEN, semi.len - TERN_PMI2_HEADER_LEN,
+                               &semi_msg) == TERN_OK);
+    CHECK(strcmp(semi_msg.cmd, "a;b") == 0 && semi_msg.n_fields == 0);
+    tern_pmi_line_free(&semi);
+
+    /* A NUL in a key is malformed (it was read as an empty key). */
+    char nul_key[] = "cmd=put;\0x=1;";
+    CHECK(tern_pmi2_wire_parse(nul_key, sizeof nul_key - 1, &semi_msg) == TERN_ERR_ARG);
+    char nul_key2[] = "cmd=put;a\0b=1;";
+    CHECK(tern_pmi2_wire_parse(nul_key2, sizeof nul_key2 - 1, &semi_msg) == TERN_ERR_ARG);
 
     /* Two messages, the second split in three pieces. */
     tern_pmi_reader_t r;

@@ -321,6 +321,8 @@ hostfile_bad)
     bad "hosts.txt:1: host name starts with '-'" --hostfile "$H"
     { echo nodeA; head -c 100000 /dev/zero | tr '\0' a; echo; } >"$H"
     bad "hosts.txt:2: line longer than 1024 bytes" --hostfile "$H"
+    # A file with no end of line (it read /dev/zero for ever).
+    bad "mpiexec: /dev/zero:1: line longer than 1024 bytes" --hostfile /dev/zero
     { echo nodeA; head -c 254 /dev/zero | tr '\0' a; echo; } >"$H"
     bad "hosts.txt:2: host name longer than 253 characters" --hostfile "$H"
     printf 'nodeA\nnodeB\n\nnodeC:0\n' >"$H"

@@ -144,13 +144,18 @@ int mpiexec_hosts_read_file(mpiexec_opts_t *o, const char *path)
             fclose(f);
         return -1;
     }
+    int rc = mpiexec_hosts_read_stream(o, path, f);
+    fclose(f);
+    return rc;
+}
+
+int mpiexec_hosts_read_stream(mpiexec_opts_t *o, const char *path, FILE *f)
+{
     /* Messages name the file as given and the line, as compilers do. */
     size_t where_size = strlen(path) + 24;
     char *where = malloc(where_size);
-    if (!where) {
-        fclose(f);
+    if (!where)
         return -1;
-    }
     char line[HOSTS_LINE_MAX];
     int rc = 0;
     for (long lineno = 1; rc == 0; lineno++) {
@@ -159,10 +164,12 @@ int mpiexec_hosts_read_file(mpiexec_opts_t *o, const char *path)
         size_t len = 0;
         int c, too_long = 0;
         while ((c = getc(f)) != EOF && c != '\n') {
-            if (len < sizeof line)
+            if (len < sizeof line) {
                 line[len++] = (char)c;
-            else
-                too_long = 1;
+            } else {
+                too_long = 1; /* said now: /dev/zero has no end of line */
+                break;
+            }
         }
         if (c == EOF && ferror(f)) {
             fprintf(stderr, "mpiexec: cannot read hostfile %s: %s\n", path, strerror(errno));
@@ -189,7 +196,6 @@ int mpiexec_hosts_read_file(mpiexec_opts_t *o, const char *path)
             break;
     }
     free(where);
-    fclose(f);
     if (rc == 0 && o->n_hosts == 0) {
         fprintf(stderr, "mpiexec: hostfile %s names no host\n", path);
         rc = -1;

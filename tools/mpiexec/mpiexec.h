@@ -5,8 +5,9 @@
  * proxies meet the root only at PMI fences (their puts go up, everyone's
  * come back down), so launcher traffic grows with hosts, not ranks.
  *
- * Files: mpiexec_main.c (options), launch.c (fork/exec), job.c (event loop,
- * failure policy, signals, cleanup), pmi_server.c (key-value space and
+ * Files: mpiexec_main.c (main), options.c (the command line), launch.c
+ * (fork/exec), job.c (event loop, failure policy, signals, cleanup),
+ * pmi_server.c (key-value space and
  * barrier), stdio_forward.c (line-wise output, stdin to rank 0), bind.c
  * (hwloc core binding), hosts.c (host lists), root.c (the multi-host root),
  * proxy.c (a proxy's link to the root). */
@@ -19,6 +20,7 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 typedef struct {
@@ -204,6 +206,12 @@ typedef struct {
 int mpiexec_listen_for(mpiexec_listen_t *l, const char *host, int local, int ssh, char *out,
                        size_t cap);
 void mpiexec_listen_close(mpiexec_listen_t *l);
+/* options.c: fills opts from the command line. 0: run; 1: exit 0 (--help,
+ * --version); -1: a usage error (exit 2); -2: a bad host list (exit 1);
+ * the message is out. */
+int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *opts);
+/* Frees what parsing allocated (host list, environment). */
+void mpiexec_opts_free(mpiexec_opts_t *opts);
 
 /* root.c: runs a job over several hosts; returns mpiexec's exit code. */
 int mpiexec_root_run(const mpiexec_opts_t *opts);
@@ -212,6 +220,9 @@ int mpiexec_root_run(const mpiexec_opts_t *opts);
 /* Reads a hostfile (lines "host[:slots]", # comments) into opts; -1 after
  * a message naming the file and line. */
 int mpiexec_hosts_read_file(mpiexec_opts_t *opts, const char *path);
+/* The same for an open stream (the fuzzer gives it fmemopen's); path only
+ * names it in messages. */
+int mpiexec_hosts_read_stream(mpiexec_opts_t *opts, const char *path, FILE *f);
 /* Splits "a,b,c" (each may be host:slots) into opts; messages name "what"
  * (e.g. "--hosts") and the entry. */
 int mpiexec_hosts_parse_list(mpiexec_opts_t *opts, const char *list, const char *what);

@@ -40,7 +40,7 @@ typedef struct {
     uint64_t sreq;
     uint64_t addr;
     tern_rkey_t rkey;
-    uint64_t flags; /* RTS_STREAM: no get (non-contiguous sender) */
+    uint64_t flags; /* RTS_STREAM: no get (non-contiguous sender, or no key) */
 } pkt_rts_t;
 
 #define RTS_STREAM 1u
@@ -540,6 +540,11 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
         tern_status_t st = peer->ops->mem_reg(peer->tl, req->buf, req->bytes, &r.rkey);
         if (st != TERN_OK)
             return st;
+    } else {
+        /* No key to read with: the receiver may still have the ability
+         * (CMA allowed on its side only, tests/fault cma_mixed), and a
+         * read with an empty key failed as a dead peer. */
+        r.flags = RTS_STREAM;
     }
     inflight_add(peer, req); /* until its FIN, or its stream is out */
     send_packet(req->peer_world, &r, sizeof r, NULL, 0, NULL);
