@@ -363,6 +363,18 @@ int MPI_Start(MPI_Request *request);
 int PMPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request *array_of_requests);
 int PMPI_Startall(int count, MPI_Request *array_of_requests);
+int MPI_Status_get_error(const MPI_Status *status, int *err);
+int PMPI_Status_get_error(const MPI_Status *status, int *err);
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int PMPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_error(MPI_Status *status, int err);
+int PMPI_Status_set_error(MPI_Status *status, int err);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
@@ -764,6 +776,10 @@ int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 /* @@ end generated prototypes @@ */
 
 /* The MPI-1 name of the error-handler callback type (deprecated). */

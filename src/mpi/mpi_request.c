@@ -387,3 +387,16 @@ int tern_mpi_status_set_cancelled(MPI_Status *status, int flag)
     status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
     return MPI_SUCCESS;
 }
+
+int tern_mpi_status_get_field(const MPI_Status *status, const int *field, int *value)
+{
+    (void)status;
+    *value = *field;
+    return MPI_SUCCESS;
+}
+
+int tern_mpi_status_set_field(int *field, int value)
+{
+    *field = value;
+    return MPI_SUCCESS;
+}

@@ -205,10 +205,12 @@ def entry_point(expr, spec):
     out += ["    " + d for d in decls]
     out += ["    " + d + ";" for d in spec.get("locals", [])]
     if checks:
-        out.append("    int err;")
-        joined = " ||\n        ".join(f"(err = {c})" for c in checks)
+        # The result's local; MPI_Status_get_error has a parameter named err.
+        ev = "err_" if any(p["name"] == "err" for p in params) else "err"
+        out.append(f"    int {ev};")
+        joined = " ||\n        ".join(f"({ev} = {c})" for c in checks)
         out.append(f"    if ({joined})")
-        out.append("        return err;")
+        out.append(f"        return {ev};")
     req = spec.get("request")
     if req:
         # The core hands back a request object; the caller gets its handle.

@@ -30,3 +30,31 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
         return err;
     return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
 }
+
+TERN_PMPI_ALIAS(Status_set_elements_c)
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char func[] = "MPI_Status_set_elements_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+}
+
+TERN_PMPI_ALIAS(Status_set_elements_x)
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char func[] = "MPI_Status_set_elements_x";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+}
