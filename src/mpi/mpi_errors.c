@@ -113,6 +113,7 @@ int tern_mpi_class_of(tern_status_t st)
     /* No class names a fixed limit (MPICH: "Too many communicators" as
      * MPI_ERR_OTHER); it is not memory the program could free. */
     case TERN_ERR_LIMIT: return MPI_ERR_OTHER;
+    case TERN_ERR_BASE: return MPI_ERR_BASE;
     default: return MPI_ERR_OTHER;
     }
 }

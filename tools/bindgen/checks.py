@@ -55,6 +55,8 @@ SCALAR_IN = {
     "ARRAY_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
     "ARRAY_LENGTH_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
     "INFO_VALUE_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    # MPI_Alloc_mem's size: MPI_ERR_ARG, as MPICH.
+    "ALLOC_MEM_NUM_BYTES": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the

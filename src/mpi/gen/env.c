@@ -5,6 +5,21 @@
 #include "mpi/mpi_checks.h"
 #include "core/init/env.h"
 
+TERN_PMPI_ALIAS(Alloc_mem)
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    static const char func[] = "MPI_Alloc_mem";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_ARG)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_env_alloc_mem(size, info_obj, baseptr));
+}
+
 TERN_PMPI_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -93,6 +108,15 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
         return err;
     return tern_mpi_result(err_comm, func, tern_error_string(errorcode, string, resultlen));
+}
+
+TERN_PMPI_ALIAS(Free_mem)
+int PMPI_Free_mem(void *base)
+{
+    static const char func[] = "MPI_Free_mem";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_env_free_mem(base));
 }
 
 TERN_PMPI_ALIAS(Get_library_version)
