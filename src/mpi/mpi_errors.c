@@ -1,6 +1,7 @@
 #include "mpi/mpi_errors.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/peer_failure.h"
+#include "core/runtime/user_errors.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 
@@ -125,11 +126,13 @@ static int code_class(int code)
         return code;
     if (code >= CODE_STRIDE && code < CODE_STRIDE * (N_SLOTS + 1) && code % CODE_STRIDE < N_CLASSES)
         return code % CODE_STRIDE;
-    return -1;
+    return tern_user_error_class(code);
 }
 
 static const char *code_text(int code)
 {
+    if (code >= TERN_USER_ERROR_BASE)
+        return tern_user_error_string(code);
     int cls = code_class(code);
     if (cls < 0)
         return NULL;

@@ -62,6 +62,7 @@ SCALAR_IN = {
 # Kinds whose value needs no check here (any int is meaningful, or the
 # core decides against an object the check cannot see).
 UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERROR_CODE",
+                "ERROR_CLASS",
                 "THREAD_LEVEL", "EXTRA_STATE", "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10",
                 "SPLIT_TYPE",
                 # Buffers may be NULL (count 0, MPI_BOTTOM); strides, bounds and

@@ -1,6 +1,7 @@
 #include "core/comm/attr.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
+#include "core/runtime/user_errors.h"
 
 #include <stdlib.h>
 
@@ -187,7 +188,7 @@ tern_status_t tern_comm_get_attr(const tern_comm_t *c, int keyval, void *attribu
 {
     /* Values of the predefined attributes live here; callers get pointers. */
     static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-    static int universe, appnum, lastusedcode = MPI_ERR_LASTCODE;
+    static int universe, appnum, lastusedcode;
     int *v = NULL;
     switch (keyval) {
     case MPI_TAG_UB: v = &tag_ub; break;
@@ -196,7 +197,7 @@ tern_status_t tern_comm_get_attr(const tern_comm_t *c, int keyval, void *attribu
     case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
     case MPI_UNIVERSE_SIZE: universe = tern_rt.universe_size; v = &universe; break;
     case MPI_APPNUM: appnum = tern_rt.appnum; v = &appnum; break;
-    case MPI_LASTUSEDCODE: v = &lastusedcode; break;
+    case MPI_LASTUSEDCODE: lastusedcode = tern_user_error_last(); v = &lastusedcode; break;
     default: {
         void *value;
         tern_attr_get(c, keyval, &value, flag);

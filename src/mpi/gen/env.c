@@ -4,6 +4,43 @@
  * (the specs: src/mpi/api/env.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/init/env.h"
+#include "core/runtime/user_errors.h"
+
+TERN_PMPI_ALIAS(Add_error_class)
+int PMPI_Add_error_class(int *errorclass)
+{
+    static const char func[] = "MPI_Add_error_class";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, errorclass, "errorclass")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_user_error_add_class(errorclass));
+}
+
+TERN_PMPI_ALIAS(Add_error_code)
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char func[] = "MPI_Add_error_code";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, errorcode, "errorcode")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_user_error_add_code(errorclass, errorcode));
+}
+
+TERN_PMPI_ALIAS(Add_error_string)
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char func[] = "MPI_Add_error_string";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, string, "string")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_user_error_add_string(errorcode, string));
+}
 
 TERN_PMPI_ALIAS(Alloc_mem)
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
@@ -153,6 +190,33 @@ int PMPI_Get_version(int *version, int *subversion)
         (err = tern_check_ptr(func, err_comm, subversion, "subversion")))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_get_version(version, subversion));
+}
+
+TERN_PMPI_ALIAS(Remove_error_class)
+int PMPI_Remove_error_class(int errorclass)
+{
+    static const char func[] = "MPI_Remove_error_class";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_user_error_remove_class(errorclass));
+}
+
+TERN_PMPI_ALIAS(Remove_error_code)
+int PMPI_Remove_error_code(int errorcode)
+{
+    static const char func[] = "MPI_Remove_error_code";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_user_error_remove_code(errorcode));
+}
+
+TERN_PMPI_ALIAS(Remove_error_string)
+int PMPI_Remove_error_string(int errorcode)
+{
+    static const char func[] = "MPI_Remove_error_string";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_user_error_remove_string(errorcode));
 }
 
 TERN_PMPI_ALIAS(Wtick)
