@@ -773,6 +773,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 /* 11. Process Initialization, Creation, and Management */
 int MPI_Abort(MPI_Comm comm, int errorcode);
 int PMPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Comm_disconnect(MPI_Comm *comm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
 int MPI_Finalize(void);
 int PMPI_Finalize(void);
 int MPI_Finalized(int *flag);

@@ -89,6 +89,9 @@ MPI_Request tern_req_handle(tern_req_t *req);
 /* Handle to request; NULL if the handle is not a live request. */
 tern_req_t *tern_req_lookup(MPI_Request handle);
 void tern_req_release(tern_req_t *req);
+/* Operations on communicator comm not complete yet (MPI_Comm_disconnect):
+ * those with a handle, active persistent ones included. */
+int tern_req_pending_on(MPI_Comm comm);
 /* Marks complete; frees it if the user already called MPI_Request_free. */
 void tern_req_complete(tern_req_t *req);
 /* Fills an MPI_Status from a completed request (status may be IGNORE). */
