@@ -300,6 +300,9 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val, void *extra_state);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
 /* 3. Point-to-Point Communication */
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -805,6 +808,10 @@ int PMPI_Is_thread_main(int *flag);
 int MPI_Query_thread(int *provided);
 int PMPI_Query_thread(int *provided);
 /* 13. External Interfaces */
+int MPI_Grequest_complete(MPI_Request request);
+int PMPI_Grequest_complete(MPI_Request request);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);

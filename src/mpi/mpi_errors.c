@@ -147,7 +147,10 @@ static const char *code_text(int code)
 static _Noreturn void abort_job(int code, const char *text)
 {
     char msg[MPI_MAX_ERROR_STRING + 64];
-    snprintf(msg, sizeof msg, "fatal error: %s", text);
+    if (text)
+        snprintf(msg, sizeof msg, "fatal error: %s", text);
+    else
+        snprintf(msg, sizeof msg, "fatal error: error code %d (not an MPI code)", code);
     tern_error("%s", msg);
     int cls = code_class(code);
     tern_pmi_abort(cls > 0 ? cls : 1, msg);
@@ -223,6 +226,11 @@ static int invoke_handler(MPI_Comm comm, int code)
     int e = code;
     user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
     return code;
+}
+
+int tern_mpi_handle_code(MPI_Comm comm, int code)
+{
+    return invoke_handler(comm, code);
 }
 
 /* The error-handler procedures and error codes, called by the generated

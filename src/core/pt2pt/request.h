@@ -14,6 +14,8 @@ typedef enum {
     TERN_REQ_RECV,
     TERN_REQ_PROBE_DUMMY, /* completed receive from MPI_PROC_NULL etc. */
     TERN_REQ_GENERIC,     /* driven by its own callbacks (collectives, RMA) */
+    TERN_REQ_GREQUEST,    /* a generalized request: the user completes it
+                             (src/mpi/mpi_grequest.c; its callbacks in ext) */
 } tern_req_kind_t;
 
 typedef enum {
