@@ -32,6 +32,7 @@
     X(TERN_ERR_CONVERSION, "value cannot be converted")            \
     X(TERN_ERR_DATAREP, "unsupported data representation")         \
     X(TERN_ERR_LIMIT, "a fixed limit of the library is reached")   \
+    X(TERN_ERR_BASE, "invalid base address")                       \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -1,4 +1,4 @@
-/* The predefined attribute callbacks (MPI_COMM_DUP_FN and the others):
+/* The predefined attribute callbacks (MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN...):
  * functions of the API, as in Open MPI; their prototypes are generated. The
  * attribute procedures themselves are generated over core/attr.c. */
 #include <mpi.h>
@@ -46,4 +46,31 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_
 int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
 {
     return MPI_COMM_NULL_DELETE_FN(comm, keyval, attribute_val, extra_state);
+}
+
+/* Datatypes. */
+
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                          void *attribute_val_in, void *attribute_val_out, int *flag)
+{
+    (void)oldtype, (void)type_keyval, (void)extra_state, (void)attribute_val_in;
+    (void)attribute_val_out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag)
+{
+    (void)oldtype, (void)type_keyval, (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                            void *extra_state)
+{
+    (void)datatype, (void)type_keyval, (void)attribute_val, (void)extra_state;
+    return MPI_SUCCESS;
 }

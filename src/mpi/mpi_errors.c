@@ -1,6 +1,7 @@
 #include "mpi/mpi_errors.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/peer_failure.h"
+#include "core/runtime/user_errors.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 
@@ -113,6 +114,7 @@ int tern_mpi_class_of(tern_status_t st)
     /* No class names a fixed limit (MPICH: "Too many communicators" as
      * MPI_ERR_OTHER); it is not memory the program could free. */
     case TERN_ERR_LIMIT: return MPI_ERR_OTHER;
+    case TERN_ERR_BASE: return MPI_ERR_BASE;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -124,11 +126,13 @@ static int code_class(int code)
         return code;
     if (code >= CODE_STRIDE && code < CODE_STRIDE * (N_SLOTS + 1) && code % CODE_STRIDE < N_CLASSES)
         return code % CODE_STRIDE;
-    return -1;
+    return tern_user_error_class(code);
 }
 
 static const char *code_text(int code)
 {
+    if (code >= TERN_USER_ERROR_BASE)
+        return tern_user_error_string(code);
     int cls = code_class(code);
     if (cls < 0)
         return NULL;
@@ -143,7 +147,10 @@ static const char *code_text(int code)
 static _Noreturn void abort_job(int code, const char *text)
 {
     char msg[MPI_MAX_ERROR_STRING + 64];
-    snprintf(msg, sizeof msg, "fatal error: %s", text);
+    if (text)
+        snprintf(msg, sizeof msg, "fatal error: %s", text);
+    else
+        snprintf(msg, sizeof msg, "fatal error: error code %d (not an MPI code)", code);
     tern_error("%s", msg);
     int cls = code_class(code);
     tern_pmi_abort(cls > 0 ? cls : 1, msg);
@@ -219,6 +226,11 @@ static int invoke_handler(MPI_Comm comm, int code)
     int e = code;
     user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
     return code;
+}
+
+int tern_mpi_handle_code(MPI_Comm comm, int code)
+{
+    return invoke_handler(comm, code);
 }
 
 /* The error-handler procedures and error codes, called by the generated

@@ -25,6 +25,9 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
  * (tern_status_detail), else the status's description (naming the latest
  * failed peer when st is its failure: collectives' schedules say no more). */
 int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st);
+/* A code made elsewhere (a user callback's) through comm's error handler
+ * (MPI_COMM_WORLD's for MPI_COMM_NULL); returns it. */
+int tern_mpi_handle_code(MPI_Comm comm, int code);
 
 /* A function was called outside MPI_Init..MPI_Finalize: fatal. */
 int tern_mpi_not_initialized(const char *func);

@@ -47,6 +47,10 @@ int tern_mpi_test_cancelled(const char *func, const MPI_Status *status, int *fla
 int tern_mpi_start_request(const char *func, MPI_Request *request);
 int tern_mpi_startall(const char *func, int count, MPI_Request reqs[]);
 int tern_mpi_status_set_cancelled(MPI_Status *status, int flag);
+/* MPI_Status_get_error/source/tag (field: a member of status) and the
+ * set forms: the public fields, read and written as they are. */
+int tern_mpi_status_get_field(const MPI_Status *status, const int *field, int *value);
+int tern_mpi_status_set_field(int *field, int value);
 
 /* Raises the error of the first bad argument of a send or receive, in the
  * order of the checks. */

@@ -5,6 +5,7 @@
  * error codes are made: a status carries an MPI code, and multi-request
  * calls answer MPI_ERR_IN_STATUS. */
 #include "mpi/mpi_errors.h"
+#include "mpi/mpi_grequest.h"
 #include "mpi/mpi_p2p.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/p2p.h"
@@ -45,6 +46,10 @@ static int bad_request(const char *func, MPI_Request h)
  * `raise` is set (multi-request calls report through statuses). */
 static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status *status, int raise)
 {
+    if (req->kind == TERN_REQ_GREQUEST) {
+        *h = MPI_REQUEST_NULL;
+        return tern_mpi_grequest_finish(req, status, raise);
+    }
     if (status != MPI_STATUS_IGNORE)
         status->MPI_ERROR = MPI_SUCCESS;
     tern_req_status(req, status);
@@ -307,6 +312,10 @@ int tern_mpi_request_free(const char *func, MPI_Request *request)
     int k = REQ_NULL, err = live_request(func, request, &req, &k);
     if (err)
         return err;
+    if (req->kind == TERN_REQ_GREQUEST) {
+        *request = MPI_REQUEST_NULL;
+        return tern_mpi_grequest_free(req);
+    }
     if (req->complete || k == REQ_INACTIVE)
         tern_req_release(req);
     else
@@ -331,6 +340,8 @@ int tern_mpi_request_get_status(const char *func, MPI_Request request, int *flag
     if (!req->complete)
         tern_progress();
     *flag = req->complete;
+    if (*flag && req->kind == TERN_REQ_GREQUEST)
+        return tern_mpi_grequest_get_status(req, status);
     if (*flag) {
         if (status != MPI_STATUS_IGNORE)
             status->MPI_ERROR = MPI_SUCCESS;
@@ -349,6 +360,8 @@ int tern_mpi_cancel(const char *func, MPI_Request *request)
      * (cancelling sends is deprecated in MPI-4 and unsupported here). */
     if (k == REQ_LIVE && req->kind == TERN_REQ_RECV && !req->complete)
         tern_p2p_cancel_recv(req);
+    if (req->kind == TERN_REQ_GREQUEST)
+        return tern_mpi_grequest_cancel(req);
     return MPI_SUCCESS;
 }
 
@@ -385,5 +398,18 @@ int tern_mpi_startall(const char *func, int count, MPI_Request reqs[])
 int tern_mpi_status_set_cancelled(MPI_Status *status, int flag)
 {
     status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+    return MPI_SUCCESS;
+}
+
+int tern_mpi_status_get_field(const MPI_Status *status, const int *field, int *value)
+{
+    (void)status;
+    *value = *field;
+    return MPI_SUCCESS;
+}
+
+int tern_mpi_status_set_field(int *field, int value)
+{
+    *field = value;
     return MPI_SUCCESS;
 }

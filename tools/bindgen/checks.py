@@ -55,11 +55,14 @@ SCALAR_IN = {
     "ARRAY_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
     "ARRAY_LENGTH_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
     "INFO_VALUE_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    # MPI_Alloc_mem's size: MPI_ERR_ARG, as MPICH.
+    "ALLOC_MEM_NUM_BYTES": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the
 # core decides against an object the check cannot see).
 UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERROR_CODE",
+                "ERROR_CLASS",
                 "THREAD_LEVEL", "EXTRA_STATE", "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10",
                 "SPLIT_TYPE",
                 # Buffers may be NULL (count 0, MPI_BOTTOM); strides, bounds and
@@ -205,10 +208,12 @@ def entry_point(expr, spec):
     out += ["    " + d for d in decls]
     out += ["    " + d + ";" for d in spec.get("locals", [])]
     if checks:
-        out.append("    int err;")
-        joined = " ||\n        ".join(f"(err = {c})" for c in checks)
+        # The result's local; MPI_Status_get_error has a parameter named err.
+        ev = "err_" if any(p["name"] == "err" for p in params) else "err"
+        out.append(f"    int {ev};")
+        joined = " ||\n        ".join(f"({ev} = {c})" for c in checks)
         out.append(f"    if ({joined})")
-        out.append("        return err;")
+        out.append(f"        return {ev};")
     req = spec.get("request")
     if req:
         # The core hands back a request object; the caller gets its handle.

@@ -1,153 +1,39 @@
 #include "core/comm/attr.h"
-#include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
+#include "core/runtime/user_errors.h"
 
 #include <stdlib.h>
-
-#define KEYVAL_KIND 0x24000000u
-static tern_handle_table_t keyvals = TERN_HANDLE_TABLE(KEYVAL_KIND, 16);
 
 tern_status_t tern_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
                                  MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
                                  int *keyval_p)
 {
-    tern_keyval_t *k = malloc(sizeof *k);
-    if (!k)
-        return TERN_ERR_NOMEM;
-    *k = (tern_keyval_t){.copy_fn = copy_fn, .delete_fn = delete_fn, .extra_state = extra_state,
-                         .refs = 1};
-    tern_status_t st = tern_handle_new(&keyvals, k, keyval_p);
-    if (st != TERN_OK)
-        free(k);
-    return st;
-}
-
-/* Any live keyval, freed by the user or not. */
-static tern_keyval_t *keyval_any(int keyval)
-{
-    return tern_handle_get(&keyvals, keyval);
-}
-
-tern_keyval_t *tern_keyval_lookup(int keyval)
-{
-    tern_keyval_t *k = keyval_any(keyval);
-    return k && !k->user_freed ? k : NULL;
-}
-
-static void keyval_unref(int keyval)
-{
-    tern_keyval_t *k = keyval_any(keyval);
-    if (k && --k->refs == 0) {
-        tern_handle_release(&keyvals, keyval);
-        free(k);
-    }
-}
-
-void tern_keyval_free(int keyval)
-{
-    tern_keyval_t *k = tern_keyval_lookup(keyval);
-    if (!k)
-        return;
-    k->user_freed = 1;
-    keyval_unref(keyval);
-}
-
-static tern_attr_t **find(tern_comm_t *c, int keyval)
-{
-    for (tern_attr_t **p = &c->attrs; *p; p = &(*p)->next)
-        if ((*p)->keyval == keyval)
-            return p;
-    return NULL;
-}
-
-static int call_delete(tern_comm_t *c, tern_attr_t *a)
-{
-    tern_keyval_t *k = keyval_any(a->keyval);
-    if (k && k->delete_fn)
-        return k->delete_fn(c->handle, a->keyval, a->value, k->extra_state);
-    return MPI_SUCCESS;
+    return tern_keyval_new(TERN_ATTR_COMM, copy_fn, delete_fn, extra_state, keyval_p);
 }
 
 int tern_attr_set(tern_comm_t *c, int keyval, void *value)
 {
-    tern_attr_t **p = find(c, keyval);
-    if (p) {
-        int err = call_delete(c, *p);
-        if (err != MPI_SUCCESS)
-            return err;
-        (*p)->value = value;
-        return MPI_SUCCESS;
-    }
-    tern_attr_t *a = malloc(sizeof *a);
-    if (!a)
-        return MPI_ERR_NO_MEM;
-    *a = (tern_attr_t){.next = c->attrs, .keyval = keyval, .value = value};
-    c->attrs = a;
-    keyval_any(keyval)->refs++;
-    return MPI_SUCCESS;
+    return tern_attrs_set(&c->attrs, c->handle, keyval, value);
 }
 
 int tern_attr_get(const tern_comm_t *c, int keyval, void **value_p, int *flag)
 {
-    for (const tern_attr_t *a = c->attrs; a; a = a->next)
-        if (a->keyval == keyval) {
-            *value_p = a->value;
-            *flag = 1;
-            return MPI_SUCCESS;
-        }
-    *flag = 0;
-    return MPI_SUCCESS;
+    return tern_attrs_get(&c->attrs, keyval, value_p, flag);
 }
 
 int tern_attr_delete(tern_comm_t *c, int keyval, int *found)
 {
-    tern_attr_t **p = find(c, keyval);
-    *found = p != NULL;
-    if (!p)
-        return MPI_SUCCESS;
-    tern_attr_t *a = *p;
-    int err = call_delete(c, a);
-    if (err != MPI_SUCCESS)
-        return err;
-    *p = a->next;
-    free(a);
-    keyval_unref(keyval);
-    return MPI_SUCCESS;
+    return tern_attrs_delete(&c->attrs, c->handle, keyval, found);
 }
 
 int tern_attr_copy_all(tern_comm_t *from, tern_comm_t *to)
 {
-    /* Oldest first, so the copy keeps the same order. */
-    int n = 0;
-    for (tern_attr_t *a = from->attrs; a; a = a->next)
-        n++;
-    for (int i = n - 1; i >= 0; i--) {
-        tern_attr_t *a = from->attrs;
-        for (int j = 0; j < i; j++)
-            a = a->next;
-        tern_keyval_t *k = keyval_any(a->keyval);
-        if (!k || !k->copy_fn)
-            continue;
-        void *out = NULL;
-        int flag = 0;
-        int err = k->copy_fn(from->handle, a->keyval, k->extra_state, a->value, &out, &flag);
-        if (err != MPI_SUCCESS)
-            return err;
-        if (flag && (err = tern_attr_set(to, a->keyval, out)) != MPI_SUCCESS)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return tern_attrs_copy_all(&from->attrs, from->handle, &to->attrs, to->handle);
 }
 
 int tern_attr_delete_all(tern_comm_t *c)
 {
-    while (c->attrs) {
-        int found;
-        int err = tern_attr_delete(c, c->attrs->keyval, &found);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return tern_attrs_delete_all(&c->attrs, c->handle);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -155,13 +41,23 @@ int tern_attr_delete_all(tern_comm_t *c)
 
 tern_status_t tern_keyval_release(int *keyval)
 {
-    tern_keyval_free(*keyval);
-    *keyval = MPI_KEYVAL_INVALID;
-    return TERN_OK;
+    return tern_keyval_free_of_kind(TERN_ATTR_COMM, keyval);
+}
+
+/* A user keyval of another kind (a datatype's) is not a communicator's. */
+static tern_status_t check_kind(int keyval)
+{
+    if (tern_keyval_of_kind(keyval, TERN_ATTR_COMM) || tern_keyval_is_predefined(keyval))
+        return TERN_OK;
+    return tern_status_detail(TERN_ERR_KEYVAL, "keyval 0x%x is not a communicator keyval",
+                              (unsigned)keyval);
 }
 
 tern_status_t tern_comm_set_attr(tern_comm_t *c, int keyval, void *value)
 {
+    tern_status_t st = check_kind(keyval);
+    if (st != TERN_OK)
+        return st;
     int err = tern_attr_set(c, keyval, value);
     if (err != MPI_SUCCESS)
         return tern_status_detail(TERN_ERR_CALLBACK,
@@ -171,6 +67,9 @@ tern_status_t tern_comm_set_attr(tern_comm_t *c, int keyval, void *value)
 
 tern_status_t tern_comm_delete_attr(tern_comm_t *c, int keyval)
 {
+    tern_status_t st = check_kind(keyval);
+    if (st != TERN_OK)
+        return st;
     int found;
     int err = tern_attr_delete(c, keyval, &found);
     if (err != MPI_SUCCESS)
@@ -187,7 +86,7 @@ tern_status_t tern_comm_get_attr(const tern_comm_t *c, int keyval, void *attribu
 {
     /* Values of the predefined attributes live here; callers get pointers. */
     static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-    static int universe, appnum, lastusedcode = MPI_ERR_LASTCODE;
+    static int universe, appnum, lastusedcode;
     int *v = NULL;
     switch (keyval) {
     case MPI_TAG_UB: v = &tag_ub; break;
@@ -196,8 +95,11 @@ tern_status_t tern_comm_get_attr(const tern_comm_t *c, int keyval, void *attribu
     case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
     case MPI_UNIVERSE_SIZE: universe = tern_rt.universe_size; v = &universe; break;
     case MPI_APPNUM: appnum = tern_rt.appnum; v = &appnum; break;
-    case MPI_LASTUSEDCODE: v = &lastusedcode; break;
+    case MPI_LASTUSEDCODE: lastusedcode = tern_user_error_last(); v = &lastusedcode; break;
     default: {
+        tern_status_t st = check_kind(keyval);
+        if (st != TERN_OK)
+            return st;
         void *value;
         tern_attr_get(c, keyval, &value, flag);
         if (*flag)

@@ -13,18 +13,13 @@
 #define TERN_CORE_COMM_H
 
 #include "base/status.h"
+#include "core/runtime/attr.h"
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Largest tag (the MPI_TAG_UB attribute). */
 #define TERN_TAG_UB ((1 << 30) - 1)
-
-typedef struct tern_attr {
-    struct tern_attr *next;
-    int keyval;
-    void *value;
-} tern_attr_t;
 
 typedef struct tern_comm {
     MPI_Comm handle;

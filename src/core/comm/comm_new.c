@@ -1,8 +1,11 @@
-/* The MPI communicator constructors and MPI_Comm_free (comm_new.h). */
+/* The MPI communicator constructors, MPI_Comm_free and MPI_Comm_disconnect
+ * (comm_new.h). */
 #include "core/comm/comm_new.h"
 #include "core/comm/attr.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/info.h"
+#include "core/pt2pt/progress.h"
+#include "core/pt2pt/request.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>
@@ -183,4 +186,18 @@ tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm)
     tern_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return TERN_OK;
+}
+
+tern_status_t tern_comm_disconnect(tern_comm_t *c, MPI_Comm *comm)
+{
+    if (c->handle == MPI_COMM_WORLD || c->handle == MPI_COMM_SELF)
+        return tern_status_detail(TERN_ERR_COMM, "cannot disconnect %s", c->name);
+    /* Our own operations on comm end first; the peers do the same in their
+     * MPI_Comm_disconnect, which completes what they exchange with us. A
+     * failed peer completes its operations with an error, so this ends. */
+    unsigned idle = 0;
+    while (tern_req_pending_on(c->handle))
+        if (!tern_progress())
+            tern_progress_idle(&idle);
+    return tern_comm_free_handle(c, comm);
 }

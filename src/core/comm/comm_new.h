@@ -28,5 +28,9 @@ tern_status_t tern_comm_new_intercomm(tern_comm_t *local, int local_leader, MPI_
 tern_status_t tern_comm_new_merge(tern_comm_t *inter, int high, MPI_Comm *newintracomm);
 /* MPI_Comm_free: delete callbacks, then the object; *comm = MPI_COMM_NULL. */
 tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm);
+/* MPI_Comm_disconnect: waits until every operation this process started on
+ * c (sends, receives, nonblocking and active persistent collectives) is
+ * complete, then frees it as MPI_Comm_free does. */
+tern_status_t tern_comm_disconnect(tern_comm_t *c, MPI_Comm *comm);
 
 #endif

@@ -46,7 +46,6 @@ static int predefined_index(MPI_Datatype dt)
     return (int)idx - 1;
 }
 
-
 /* ------------------------------------------------------------------------ */
 /* Derived types: handles in the datatype handle table; a slot is reused
  * once nothing refers to its type. */
@@ -56,6 +55,18 @@ static tern_handle_table_t derived = TERN_HANDLE_TABLE(TERN_KIND_DATATYPE, 64);
 tern_dtype_t *tern_dtype_get(MPI_Datatype dt)
 {
     return tern_handle_get(&derived, dt);
+}
+
+/* Attributes of the predefined types (MPI allows caching on them too). */
+static tern_attr_t *predefined_attrs[DT_COUNT];
+
+tern_attr_t **tern_dtype_attr_list(MPI_Datatype dt)
+{
+    int idx = predefined_index(dt);
+    if (idx >= 0)
+        return &predefined_attrs[idx];
+    tern_dtype_t *t = tern_dtype_get(dt);
+    return t ? &t->attrs : NULL;
 }
 
 tern_status_t tern_dtype_register(tern_dtype_t *t, MPI_Datatype *out)

@@ -1,6 +1,7 @@
 /* Constructors of derived datatypes: each builds the loop tree from copies
  * of its members' trees, computes the bounds and records the envelope. */
 #include "core/datatype/dtype_build.h"
+#include "core/datatype/dtype_attr.h"
 #include "core/datatype/dtype_internal.h"
 
 #include <stdlib.h>
@@ -360,6 +361,13 @@ tern_status_t tern_dtype_dup(MPI_Datatype old, MPI_Datatype *out)
     tern_status_t st = finish(tern_dtn_of(old), &b, &args, out);
     if (st == TERN_OK && (tern_datatype_is_predefined(old) || tern_dtype_is_committed(old)))
         st = tern_dtype_commit(*out);
+    if (st == TERN_OK && (st = tern_type_copy_attrs(old, *out)) != TERN_OK) {
+        /* A copy callback failed: the new type goes, with what was copied
+         * (their delete callbacks run; the recorded detail stays). */
+        (void)tern_attrs_delete_all(tern_dtype_attr_list(*out), *out);
+        tern_datatype_release(*out);
+        *out = MPI_DATATYPE_NULL;
+    }
     return st;
 }
 

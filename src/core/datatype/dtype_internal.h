@@ -16,6 +16,7 @@
 #define TERN_CORE_DTYPE_INTERNAL_H
 
 #include "core/datatype/datatype.h"
+#include "core/runtime/attr.h"
 #include <stdint.h>
 
 typedef enum { DTN_LEAF = 1, DTN_REPEAT, DTN_BLOCKS } tern_dtn_kind_t;
@@ -63,10 +64,13 @@ typedef struct {
     tern_dtnode_t *root;
     tern_dtenv_t env;
     char name[MPI_MAX_OBJECT_NAME];
+    tern_attr_t *attrs;   /* cached attributes (dtype_attr.c), newest first */
 } tern_dtype_t;
 
 /* The derived type behind a handle (any state but freed), or NULL. */
 tern_dtype_t *tern_dtype_get(MPI_Datatype dt);
+/* The attribute list of a predefined or derived type; NULL for no type. */
+tern_attr_t **tern_dtype_attr_list(MPI_Datatype dt);
 /* Registers a new type (refs = 1, uncommitted); takes ownership. */
 tern_status_t tern_dtype_register(tern_dtype_t *t, MPI_Datatype *out);
 

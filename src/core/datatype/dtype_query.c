@@ -1,6 +1,7 @@
 /* The datatype procedures of MPI that ask about a type or let it go
  * (dtype_query.h). */
 #include "core/datatype/dtype_query.h"
+#include "core/datatype/dtype_attr.h"
 #include "core/datatype/dtype_build.h"
 #include "core/datatype/dtype_internal.h"
 
@@ -40,6 +41,11 @@ tern_status_t tern_dtype_free(MPI_Datatype *dt)
     if (tern_datatype_is_predefined(*dt))
         return tern_status_detail(TERN_ERR_TYPE, "%s is predefined and cannot be freed",
                                   tern_datatype_name(*dt));
+    /* The delete callbacks run now, at the user's free; a failing one
+     * leaves the type as it was. */
+    tern_status_t st = tern_type_delete_attrs(*dt);
+    if (st != TERN_OK)
+        return st;
     /* Pending operations and types built on it keep their own reference. */
     tern_datatype_release(*dt);
     *dt = MPI_DATATYPE_NULL;

@@ -2,14 +2,18 @@
  * processor name, clock (env.h). */
 #include "core/init/env.h"
 #include "core/comm/attr.h"
+#include "core/comm/info.h"
 #include "core/coll/coll.h"
 #include "core/init/init.h"
+#include "core/runtime/mem.h"
 #include "core/runtime/runtime.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 #include "transport/transport.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -131,4 +135,29 @@ double tern_env_wtick(void)
     if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
         return 1e-9;
     return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
+}
+
+tern_status_t tern_env_alloc_mem(MPI_Aint size, const tern_info_t *info, void *baseptr)
+{
+    /* MPI-4.1's hint: the least alignment the caller needs (a power of two);
+     * other keys are ignored. */
+    size_t align = TERN_MEM_MIN_ALIGN;
+    const char *a = info ? tern_info_get(info, "mpi_minimum_memory_alignment") : NULL;
+    if (a) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(a, &end, 10);
+        if (errno || end == a || *end || v == 0 || (v & (v - 1)) || v > (1ull << 30))
+            return tern_status_detail(TERN_ERR_ARG,
+                                      "info value mpi_minimum_memory_alignment=\"%s\" is not a "
+                                      "power of two up to 2^30", a);
+        if (v > align)
+            align = (size_t)v;
+    }
+    return tern_mem_alloc((size_t)size, align, (void **)baseptr);
+}
+
+tern_status_t tern_env_free_mem(void *base)
+{
+    return tern_mem_free(base);
 }

@@ -64,6 +64,19 @@ void tern_req_release(tern_req_t *req)
     free_list = req;
 }
 
+int tern_req_pending_on(MPI_Comm comm)
+{
+    /* Every nonblocking operation the user started has a handle (Request_free
+     * keeps it until completion); blocking calls end before they return. */
+    int n = 0;
+    for (uint32_t i = 0; i < requests.len; i++) {
+        const tern_req_t *r = requests.slots[i];
+        if (r && r->comm == comm && !r->complete && (!r->persistent || r->active))
+            n++;
+    }
+    return n;
+}
+
 void tern_req_complete(tern_req_t *req)
 {
     req->complete = 1;

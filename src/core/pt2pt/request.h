@@ -14,6 +14,8 @@ typedef enum {
     TERN_REQ_RECV,
     TERN_REQ_PROBE_DUMMY, /* completed receive from MPI_PROC_NULL etc. */
     TERN_REQ_GENERIC,     /* driven by its own callbacks (collectives, RMA) */
+    TERN_REQ_GREQUEST,    /* a generalized request: the user completes it
+                             (src/mpi/mpi_grequest.c; its callbacks in ext) */
 } tern_req_kind_t;
 
 typedef enum {
@@ -89,6 +91,9 @@ MPI_Request tern_req_handle(tern_req_t *req);
 /* Handle to request; NULL if the handle is not a live request. */
 tern_req_t *tern_req_lookup(MPI_Request handle);
 void tern_req_release(tern_req_t *req);
+/* Operations on communicator comm not complete yet (MPI_Comm_disconnect):
+ * those with a handle, active persistent ones included. */
+int tern_req_pending_on(MPI_Comm comm);
 /* Marks complete; frees it if the user already called MPI_Request_free. */
 void tern_req_complete(tern_req_t *req);
 /* Fills an MPI_Status from a completed request (status may be IGNORE). */

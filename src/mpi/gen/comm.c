@@ -7,6 +7,7 @@
 #include "core/comm/comm_new.h"
 #include "core/comm/comm_query.h"
 #include "core/comm/group.h"
+#include "core/datatype/dtype_attr.h"
 #include "core/datatype/dtype_query.h"
 
 TERN_PMPI_ALIAS(Attr_delete)
@@ -648,6 +649,59 @@ int PMPI_Keyval_free(int *keyval)
     return tern_mpi_result(err_comm, func, tern_keyval_release(keyval));
 }
 
+TERN_PMPI_ALIAS(Type_create_keyval)
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
+{
+    static const char func[] = "MPI_Type_create_keyval";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, type_keyval, "type_keyval")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
+}
+
+TERN_PMPI_ALIAS(Type_delete_attr)
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    static const char func[] = "MPI_Type_delete_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_keyval(func, err_comm, type_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_type_delete_attr(datatype, type_keyval));
+}
+
+TERN_PMPI_ALIAS(Type_free_keyval)
+int PMPI_Type_free_keyval(int *type_keyval)
+{
+    static const char func[] = "MPI_Type_free_keyval";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, type_keyval, "type_keyval")) ||
+        (err = tern_check_keyval(func, err_comm, *type_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_type_free_keyval(type_keyval));
+}
+
+TERN_PMPI_ALIAS(Type_get_attr)
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    static const char func[] = "MPI_Type_get_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_keyval(func, err_comm, type_keyval, 0)) ||
+        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_type_get_attr(datatype, type_keyval, attribute_val, flag));
+}
+
 TERN_PMPI_ALIAS(Type_get_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
@@ -660,6 +714,19 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
         (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
         return err;
     return tern_mpi_result(err_comm, func, tern_dtype_get_name(datatype, type_name, resultlen));
+}
+
+TERN_PMPI_ALIAS(Type_set_attr)
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    static const char func[] = "MPI_Type_set_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_keyval(func, err_comm, type_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_type_set_attr(datatype, type_keyval, attribute_val));
 }
 
 TERN_PMPI_ALIAS(Type_set_name)

@@ -4,6 +4,58 @@
  * (the specs: src/mpi/api/env.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/init/env.h"
+#include "core/runtime/user_errors.h"
+
+TERN_PMPI_ALIAS(Add_error_class)
+int PMPI_Add_error_class(int *errorclass)
+{
+    static const char func[] = "MPI_Add_error_class";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, errorclass, "errorclass")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_user_error_add_class(errorclass));
+}
+
+TERN_PMPI_ALIAS(Add_error_code)
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char func[] = "MPI_Add_error_code";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, errorcode, "errorcode")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_user_error_add_code(errorclass, errorcode));
+}
+
+TERN_PMPI_ALIAS(Add_error_string)
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char func[] = "MPI_Add_error_string";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, string, "string")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_user_error_add_string(errorcode, string));
+}
+
+TERN_PMPI_ALIAS(Alloc_mem)
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    static const char func[] = "MPI_Alloc_mem";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_ARG)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_env_alloc_mem(size, info_obj, baseptr));
+}
 
 TERN_PMPI_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
@@ -95,6 +147,15 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return tern_mpi_result(err_comm, func, tern_error_string(errorcode, string, resultlen));
 }
 
+TERN_PMPI_ALIAS(Free_mem)
+int PMPI_Free_mem(void *base)
+{
+    static const char func[] = "MPI_Free_mem";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_env_free_mem(base));
+}
+
 TERN_PMPI_ALIAS(Get_library_version)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
@@ -129,6 +190,33 @@ int PMPI_Get_version(int *version, int *subversion)
         (err = tern_check_ptr(func, err_comm, subversion, "subversion")))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_get_version(version, subversion));
+}
+
+TERN_PMPI_ALIAS(Remove_error_class)
+int PMPI_Remove_error_class(int errorclass)
+{
+    static const char func[] = "MPI_Remove_error_class";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_user_error_remove_class(errorclass));
+}
+
+TERN_PMPI_ALIAS(Remove_error_code)
+int PMPI_Remove_error_code(int errorcode)
+{
+    static const char func[] = "MPI_Remove_error_code";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_user_error_remove_code(errorcode));
+}
+
+TERN_PMPI_ALIAS(Remove_error_string)
+int PMPI_Remove_error_string(int errorcode)
+{
+    static const char func[] = "MPI_Remove_error_string";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_user_error_remove_string(errorcode));
 }
 
 TERN_PMPI_ALIAS(Wtick)

@@ -3,8 +3,36 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/ext.toml). */
 #include "mpi/mpi_checks.h"
+#include "mpi/mpi_grequest.h"
 #include "mpi/mpi_p2p.h"
 #include "mpi/mpi_type.h"
+
+TERN_PMPI_ALIAS(Grequest_complete)
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    static const char func[] = "MPI_Grequest_complete";
+    TERN_CHECK_INIT(func);
+    return tern_mpi_grequest_complete(func, request);
+}
+
+TERN_PMPI_ALIAS(Grequest_start)
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+    static const char func[] = "MPI_Grequest_start";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, query_fn, "query_fn")) ||
+        (err = tern_check_ptr(func, err_comm, free_fn, "free_fn")) ||
+        (err = tern_check_ptr(func, err_comm, cancel_fn, "cancel_fn")) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_mpi_grequest_start(query_fn, free_fn, cancel_fn, extra_state, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
 
 TERN_PMPI_ALIAS(Status_set_cancelled)
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
@@ -21,6 +49,34 @@ TERN_PMPI_ALIAS(Status_set_elements)
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     static const char func[] = "MPI_Status_set_elements";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+}
+
+TERN_PMPI_ALIAS(Status_set_elements_c)
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char func[] = "MPI_Status_set_elements_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+}
+
+TERN_PMPI_ALIAS(Status_set_elements_x)
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char func[] = "MPI_Status_set_elements_x";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;

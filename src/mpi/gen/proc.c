@@ -3,6 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/proc.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/comm_new.h"
 #include "core/init/env.h"
 
 TERN_PMPI_ALIAS(Abort)
@@ -16,6 +17,20 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_abort(comm_obj, errorcode));
+}
+
+TERN_PMPI_ALIAS(Comm_disconnect)
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    static const char func[] = "MPI_Comm_disconnect";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, comm, "comm")) ||
+        (err = tern_check_comm(func, *comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_disconnect(comm_obj, comm));
 }
 
 TERN_PMPI_ALIAS(Finalize)

@@ -497,6 +497,75 @@ int PMPI_Startall(int count, MPI_Request *array_of_requests)
     return tern_mpi_startall(func, count, array_of_requests);
 }
 
+TERN_PMPI_ALIAS(Status_get_error)
+int PMPI_Status_get_error(const MPI_Status *status, int *err)
+{
+    static const char func[] = "MPI_Status_get_error";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err_;
+    if ((err_ = tern_check_status(func, err_comm, status)) ||
+        (err_ = tern_check_ptr(func, err_comm, err, "err")))
+        return err_;
+    return tern_mpi_status_get_field(status, &status->MPI_ERROR, err);
+}
+
+TERN_PMPI_ALIAS(Status_get_source)
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    static const char func[] = "MPI_Status_get_source";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_ptr(func, err_comm, source, "source")))
+        return err;
+    return tern_mpi_status_get_field(status, &status->MPI_SOURCE, source);
+}
+
+TERN_PMPI_ALIAS(Status_get_tag)
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    static const char func[] = "MPI_Status_get_tag";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_ptr(func, err_comm, tag, "tag")))
+        return err;
+    return tern_mpi_status_get_field(status, &status->MPI_TAG, tag);
+}
+
+TERN_PMPI_ALIAS(Status_set_error)
+int PMPI_Status_set_error(MPI_Status *status, int err)
+{
+    static const char func[] = "MPI_Status_set_error";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err_;
+    if ((err_ = tern_check_status(func, err_comm, status)))
+        return err_;
+    return tern_mpi_status_set_field(&status->MPI_ERROR, err);
+}
+
+TERN_PMPI_ALIAS(Status_set_source)
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    static const char func[] = "MPI_Status_set_source";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)))
+        return err;
+    return tern_mpi_status_set_field(&status->MPI_SOURCE, source);
+}
+
+TERN_PMPI_ALIAS(Status_set_tag)
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    static const char func[] = "MPI_Status_set_tag";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)))
+        return err;
+    return tern_mpi_status_set_field(&status->MPI_TAG, tag);
+}
+
 TERN_PMPI_ALIAS(Test)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
