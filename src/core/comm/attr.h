@@ -20,8 +20,11 @@ typedef struct {
 tern_status_t tern_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
                                  MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
                                  int *keyval_p);
-/* A keyval the user still holds; NULL otherwise. */
+/* A live keyval: one the user holds, or one the user freed that
+ * attributes still use (MPI reference-counts keyvals, so such a keyval can
+ * still delete its attributes); NULL otherwise. */
 tern_keyval_t *tern_keyval_lookup(int keyval);
+/* Marks the keyval freed by the user (once; a second free is a no-op). */
 void tern_keyval_free(int keyval);
 
 /* Sets (replacing: the old value's delete callback runs first), finds,
