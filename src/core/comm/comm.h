@@ -73,6 +73,10 @@ void tern_comm_destroy(tern_comm_t *c);
 void tern_comm_retain(tern_comm_t *c);
 void tern_comm_release(tern_comm_t *c);
 
+/* Whether a live communicator (one with a handle) has errhandler eh, so
+ * that a handler the user freed is kept while one still uses it. */
+int tern_comm_errhandler_in_use(MPI_Errhandler eh);
+
 /* World rank of a rank of c: for an intercommunicator, a rank of the remote
  * group (the peers of its point-to-point). */
 static inline int tern_comm_world_rank(const tern_comm_t *c, int rank)
