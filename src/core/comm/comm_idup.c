@@ -61,8 +61,11 @@ static int hook_registered, in_hook;
 static tern_status_t post_recv(idup_t *d, void *buf, int peer, int leaders)
 {
     tern_comm_t *p = leaders ? d->parent : d->tree;
-    return tern_comm_irecv(p, p->context_id + 1, buf, sizeof(tern_ctx_mask_t), peer,
-                           leaders ? d->tag : d->tree_tag, &d->reqs[d->n_reqs++]);
+    tern_status_t st = tern_comm_irecv(p, p->context_id + 1, buf, sizeof(tern_ctx_mask_t), peer,
+                                       leaders ? d->tag : d->tree_tag, &d->reqs[d->n_reqs]);
+    if (st == TERN_OK)
+        d->n_reqs++;
+    return st;
 }
 
 static tern_status_t post_send(idup_t *d, const void *buf, int peer, int leaders)
@@ -107,6 +110,15 @@ static tern_status_t start_round(idup_t *d)
     tern_status_t st = TERN_OK;
     for (int i = 0; i < d->n_children && st == TERN_OK; i++)
         st = post_recv(d, &d->from_child[i], d->children[i], 0);
+    if (st != TERN_OK) {
+        /* Out of requests: take back the receives already posted. */
+        for (int i = 0; i < d->n_reqs; i++)
+            if (!tern_p2p_cancel_recv(d->reqs[i]))
+                tern_progress_wait(&d->reqs[i]->complete);
+        tern_status_t ignored;
+        (void)phase_done(d, &ignored);
+        tern_ctx_withdraw(&d->mine);
+    }
     return st;
 }
 
