@@ -662,6 +662,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int PMPI_Comm_rank(MPI_Comm comm, int *rank);
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);

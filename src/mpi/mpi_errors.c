@@ -195,8 +195,11 @@ int tern_mpi_not_initialized(const char *func)
 /* ------------------------------------------------------------------------ */
 /* Error handlers: predefined ones, and user functions in a small table. */
 
+/* A handler the user freed lives while a communicator uses it (MPI: free
+ * marks for deallocation); its slot is reclaimed when the table is full. */
 #define MAX_USER_EH 64
 static MPI_Comm_errhandler_function *user_eh[MAX_USER_EH];
+static unsigned char user_eh_freed[MAX_USER_EH];
 #define EH_USER_BASE 0x94000000
 
 int tern_errhandler_valid(MPI_Errhandler eh)
@@ -245,21 +248,45 @@ int tern_check_errhandler(const char *func, MPI_Comm err_comm, MPI_Errhandler eh
     return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "invalid error handler 0x%x", (unsigned)eh);
 }
 
-tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+static int free_user_slot(void)
 {
     for (unsigned i = 0; i < MAX_USER_EH; i++)
-        if (!user_eh[i]) {
-            user_eh[i] = fn;
-            *errhandler = (MPI_Errhandler)(EH_USER_BASE + i);
-            return TERN_OK;
+        if (!user_eh[i])
+            return (int)i;
+    /* Full: reclaim the handlers freed by the user that no communicator
+     * uses any more. */
+    int got = -1;
+    for (unsigned i = 0; i < MAX_USER_EH; i++)
+        if (user_eh_freed[i] &&
+            !tern_comm_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
+            user_eh[i] = NULL;
+            user_eh_freed[i] = 0;
+            if (got < 0)
+                got = (int)i;
         }
-    return tern_status_detail(TERN_ERR_NOMEM, "more than %d error handlers", MAX_USER_EH);
+    return got;
+}
+
+tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int i = free_user_slot();
+    if (i < 0)
+        return tern_status_detail(TERN_ERR_NOMEM,
+                                  "more than %d error handlers are live (not freed, or freed "
+                                  "but still set on a communicator)",
+                                  MAX_USER_EH);
+    user_eh[i] = fn;
+    *errhandler = (MPI_Errhandler)(EH_USER_BASE + (unsigned)i);
+    return TERN_OK;
 }
 
 tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler)
 {
     /* Predefined handlers are never freed; user ones stay valid while a
-     * communicator still uses them, so we keep the table entry. */
+     * communicator still uses them: marked, reclaimed later. */
+    unsigned idx = (unsigned)*errhandler - EH_USER_BASE;
+    if (((unsigned)*errhandler & 0xfc000000u) == EH_USER_BASE && idx < MAX_USER_EH)
+        user_eh_freed[idx] = 1;
     *errhandler = MPI_ERRHANDLER_NULL;
     return TERN_OK;
 }

@@ -176,6 +176,55 @@ static void test_mpi1_names(void)
     mtest_end();
 }
 
+/* A delete callback that frees its own keyval (a copy of the handle), as
+ * MPICH's attr/keyval_double_free does. */
+static int delete_frees_keyval(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)value, (void)extra;
+    deletes++;
+    return MPI_Comm_free_keyval(&keyval);
+}
+
+/* MPI reference-counts keyvals: a keyval freed while attributes use it
+ * still deletes them (through its handle, which the user may have kept)
+ * with its callback; frees after the first are no-ops while it lives; a
+ * keyval with no user and no attribute is gone. */
+static void test_keyval_refs(void)
+{
+    mtest_begin("attr_keyval_refs");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int kv, saved;
+    CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &kv, NULL));
+    saved = kv;
+    CHECK_RC(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, (void *)(intptr_t)7));
+    CHECK_RC(MPI_Comm_free_keyval(&kv));
+    deletes = 0;
+    CHECK_RC(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved));
+    CHECK_INT(deletes, 1, "delete_attr through a freed keyval still in use");
+    CHECK_INT(last_deleted, 7, "the value its callback saw");
+    int stale = saved;
+    CHECK_CLASS(MPI_Comm_free_keyval(&stale), MPI_ERR_KEYVAL, "free of a keyval now gone");
+
+    /* Several frees of a keyval whose attributes keep it alive. */
+    CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_frees_keyval, &kv, NULL));
+    int copy = kv, keep = kv;
+    MPI_Comm d;
+    MPI_Comm_dup(MPI_COMM_SELF, &d);
+    CHECK_RC(MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL));
+    CHECK_RC(MPI_Comm_set_attr(d, kv, NULL));
+    deletes = 0;
+    CHECK_RC(MPI_Comm_free(&d)); /* the callback frees the keyval */
+    CHECK_INT(deletes, 1, "delete callback on Comm_free");
+    CHECK_RC(MPI_Comm_free_keyval(&kv));
+    CHECK_RC(MPI_Comm_free_keyval(&copy));
+    /* SELF's attribute still holds it: its callback frees it once more. */
+    CHECK_RC(MPI_Comm_delete_attr(MPI_COMM_SELF, keep));
+    CHECK_INT(deletes, 2, "delete callback after three frees");
+    CHECK_CLASS(MPI_Comm_free_keyval(&keep), MPI_ERR_KEYVAL, "the keyval is gone");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    mtest_end();
+}
+
 static int eh_calls, eh_class;
 static void count_eh(MPI_Comm *comm, int *code, ...)
 {
@@ -243,6 +292,7 @@ int main(int argc, char **argv)
     test_callbacks();
     test_predefined_callbacks();
     test_mpi1_names();
+    test_keyval_refs();
     test_errors();
     return mtest_finalize();
 }

@@ -403,6 +403,43 @@ static void test_user_handler(void)
     mtest_end();
 }
 
+/* Handlers created and freed by the thousand (MPICH errhan/commcall):
+ * freed ones are reclaimed once no communicator uses them, and one still
+ * set on a communicator keeps working. */
+static void test_many_handlers(void)
+{
+    mtest_begin("many_errhandlers");
+    MPI_Errhandler kept;
+    CHECK_RC(MPI_Comm_create_errhandler(my_handler, &kept));
+    MPI_Comm keep;
+    MPI_Comm_dup(MPI_COMM_SELF, &keep);
+    CHECK_RC(MPI_Comm_set_errhandler(keep, kept));
+    CHECK_RC(MPI_Errhandler_free(&kept));
+    for (int i = 0; i < 1000 && mtest_sub_errors == 0; i++) {
+        MPI_Comm c, c2;
+        MPI_Errhandler eh;
+        MPI_Comm_dup(MPI_COMM_SELF, &c);
+        CHECK_RC(MPI_Comm_create_errhandler(my_handler, &eh));
+        CHECK_RC(MPI_Comm_set_errhandler(c, eh));
+        MPI_Comm_dup(c, &c2);
+        handler_calls = 0;
+        CHECK_RC(MPI_Comm_call_errhandler(c2, MPI_ERR_OTHER));
+        CHECK_INT(handler_calls, 1, "handler inherited by a dup");
+        CHECK_INT(handler_code, MPI_ERR_OTHER, "code given to the handler");
+        CHECK(handler_comm == c2, "handler got comm 0x%x, expected 0x%x", (unsigned)handler_comm,
+              (unsigned)c2);
+        CHECK_RC(MPI_Errhandler_free(&eh));
+        MPI_Comm_free(&c);
+        MPI_Comm_free(&c2);
+    }
+    handler_calls = 0;
+    CHECK_RC(MPI_Comm_call_errhandler(keep, MPI_ERR_TAG));
+    CHECK(handler_calls == 1 && handler_code == MPI_ERR_TAG && handler_comm == keep,
+          "a freed handler still set on a communicator");
+    MPI_Comm_free(&keep);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -419,5 +456,6 @@ int main(int argc, char **argv)
     test_truncate();
     test_bsend_overflow();
     test_user_handler();
+    test_many_handlers();
     return mtest_finalize();
 }

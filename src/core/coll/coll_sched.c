@@ -24,6 +24,11 @@ typedef struct {
     MPI_Op op;
 } step_t;
 
+static int step_has_type(const step_t *st)
+{
+    return st->kind == ST_REDUCE || st->kind == ST_PACK || st->kind == ST_UNPACK;
+}
+
 struct tern_sched {
     tern_comm_t *comm;
     int tag;
@@ -137,6 +142,9 @@ void tern_sched_free(tern_sched_t *s)
         wait_inflight(s);
     if (s->held_op != MPI_OP_NULL)
         tern_op_release(s->held_op);
+    for (size_t i = 0; i < s->n_steps; i++)
+        if (step_has_type(&s->steps[i]))
+            tern_datatype_release(s->steps[i].dt);
     if (s->alt_comm)
         tern_comm_release(s->alt_comm);
     tern_comm_release(s->comm);
@@ -203,6 +211,10 @@ static void push(tern_sched_t *s, const step_t *st)
         s->cap_steps = cap;
     }
     s->steps[s->n_steps++] = *st;
+    /* A stored step outlives the call: the user may free its datatype
+     * before the collective completes (MPI_Type_free marks it only). */
+    if (step_has_type(st))
+        tern_datatype_retain(st->dt);
 }
 
 void tern_sched_send(tern_sched_t *s, const void *buf, size_t bytes, int peer)

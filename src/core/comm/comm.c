@@ -83,6 +83,19 @@ void tern_comm_destroy(tern_comm_t *c)
     tern_comm_release(c);
 }
 
+static int has_errhandler(const void *obj, const void *eh)
+{
+    return ((const tern_comm_t *)obj)->errhandler == *(const MPI_Errhandler *)eh;
+}
+
+int tern_comm_errhandler_in_use(MPI_Errhandler eh)
+{
+    if ((comm_world.handle == MPI_COMM_WORLD && comm_world.errhandler == eh) ||
+        (comm_self.handle == MPI_COMM_SELF && comm_self.errhandler == eh))
+        return 1;
+    return tern_handle_find(&comms, has_errhandler, &eh) != NULL;
+}
+
 void tern_comm_init_predefined(int world_rank, int world_size)
 {
     tern_ctx_init();

@@ -68,6 +68,10 @@ void tern_comm_destroy(tern_comm_t *c);
 void tern_comm_retain(tern_comm_t *c);
 void tern_comm_release(tern_comm_t *c);
 
+/* Whether a live communicator (one with a handle) has errhandler eh, so
+ * that a handler the user freed is kept while one still uses it. */
+int tern_comm_errhandler_in_use(MPI_Errhandler eh);
+
 /* World rank of a rank of c: for an intercommunicator, a rank of the remote
  * group (the peers of its point-to-point). */
 static inline int tern_comm_world_rank(const tern_comm_t *c, int rank)
@@ -101,7 +105,18 @@ typedef struct {
 } tern_ctx_mask_t;
 
 void tern_ctx_init(void);
+/* The slots free here: not in use, not reserved by an agreement in flight. */
 void tern_ctx_mask_local(tern_ctx_mask_t *m);
+/* This process's contribution to an agreement: the free slots among
+ * [first, first + n) (multiples of 32; n = TERN_CTX_SLOTS: all), which
+ * stay reserved for it until tern_ctx_withdraw(m), called before the pick. */
+void tern_ctx_contribute(tern_ctx_mask_t *m, uint32_t first, uint32_t n);
+void tern_ctx_withdraw(const tern_ctx_mask_t *mine);
+/* Slots a nonblocking agreement's round contributes: a window of
+ * TERN_CTX_WINDOW slots chosen from the parent's context id, the
+ * agreement's tag and the round, the same on every member. */
+#define TERN_CTX_WINDOW 64
+uint32_t tern_ctx_window(uint32_t parent_ctx, int tag, unsigned round);
 /* Combines two masks (tern_xchg_combine_fn): AND of free bits, max cursor. */
 void tern_ctx_mask_combine(void *inout, const void *in, size_t bytes);
 /* Picks n free slots of a combined mask and marks them used here. */

@@ -58,7 +58,9 @@ static tern_status_t inter_agree(tern_comm_t *inter, int n, uint32_t *ids, int e
         tern_ctx_mask_t m;
         int32_t extra;
     } mine, theirs;
-    tern_ctx_mask_local(&mine.m);
+    tern_ctx_mask_t contributed;
+    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
+    mine.m = contributed;
     mine.extra = extra;
     tern_xchg_t x = tern_xchg_over(lc, TERN_XTAG_CTX_AGREE);
     tern_status_t st = tern_xchg_reduce(&x, 0, &mine.m, sizeof mine.m, tern_ctx_mask_combine);
@@ -68,42 +70,44 @@ static tern_status_t inter_agree(tern_comm_t *inter, int n, uint32_t *ids, int e
         tern_ctx_mask_combine(&mine.m, &theirs.m, sizeof mine.m);
         mine.extra = theirs.extra;
     }
-    if (st != TERN_OK)
-        return st;
     x.tag = TERN_XTAG_INTER_BCAST;
-    st = tern_xchg_bcast(&x, 0, &mine, sizeof mine);
+    if (st == TERN_OK)
+        st = tern_xchg_bcast(&x, 0, &mine, sizeof mine);
+    tern_ctx_withdraw(&contributed);
     if (st != TERN_OK)
         return st;
     *remote_extra = mine.extra;
     return tern_ctx_pick(&mine.m, n, ids);
 }
 
+tern_status_t tern_comm_dup_on(tern_comm_t *p, const uint32_t *ids, tern_comm_t **new_p)
+{
+    tern_status_t st;
+    if (p->is_inter)
+        st = make_inter(p, ids[0], ids[1], p->rank, p->size, p->world_ranks, p->remote_size,
+                        p->remote_world_ranks, new_p);
+    else
+        st = tern_comm_new(p, ids[0], p->rank, p->size, p->world_ranks, new_p);
+    if (st != TERN_OK)
+        for (int i = 0; i < (p->is_inter ? 2 : 1); i++)
+            tern_ctx_release(ids[i]);
+    return st;
+}
+
 tern_status_t tern_comm_dup(tern_comm_t *p, tern_comm_t **new_p)
 {
     tern_status_t st;
+    uint32_t ids[2];
     if (p->is_inter) {
-        uint32_t ids[2];
         int unused;
         st = inter_agree(p, 2, ids, 0, &unused);
-        if (st != TERN_OK)
-            return st;
-        st = make_inter(p, ids[0], ids[1], p->rank, p->size, p->world_ranks, p->remote_size,
-                        p->remote_world_ranks, new_p);
-        if (st != TERN_OK) {
-            tern_ctx_release(ids[0]);
-            tern_ctx_release(ids[1]);
-        }
-        return st;
+    } else {
+        tern_xchg_t x = tern_xchg_over(p, TERN_XTAG_CTX_AGREE);
+        st = tern_ctx_agree(&x, 0, 1, ids);
     }
-    uint32_t ctx;
-    tern_xchg_t x = tern_xchg_over(p, TERN_XTAG_CTX_AGREE);
-    st = tern_ctx_agree(&x, 0, 1, &ctx);
     if (st != TERN_OK)
         return st;
-    st = tern_comm_new(p, ctx, p->rank, p->size, p->world_ranks, new_p);
-    if (st != TERN_OK)
-        tern_ctx_release(ctx);
-    return st;
+    return tern_comm_dup_on(p, ids, new_p);
 }
 
 typedef struct {
@@ -224,7 +228,9 @@ tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_c
     int *lranks = local_world_ranks(local), *rranks = NULL;
     if (!lranks)
         return TERN_ERR_NOMEM;
-    tern_ctx_mask_local(&mine.m);
+    tern_ctx_mask_t contributed;
+    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
+    mine.m = contributed;
     mine.size = local->size;
     tern_xchg_t x = tern_xchg_over(local, TERN_XTAG_CTX_AGREE);
     tern_status_t st = tern_xchg_reduce(&x, local_leader, &mine.m, sizeof mine.m,
@@ -255,6 +261,7 @@ tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_c
     x.tag = TERN_XTAG_INTER_BCAST - 1;
     if (st == TERN_OK)
         st = tern_xchg_bcast(&x, local_leader, rranks, (size_t)mine.size * sizeof *rranks);
+    tern_ctx_withdraw(&contributed);
     uint32_t ids[2];
     if (st == TERN_OK)
         st = tern_ctx_pick(&mine.m, 2, ids);

@@ -11,6 +11,9 @@
 
 /* Same group(s), new context: intra- or intercommunicator. */
 tern_status_t tern_comm_dup(tern_comm_t *parent, tern_comm_t **new_p);
+/* The dup on context ids already agreed (one; two for an
+ * intercommunicator: its own and its local_comm's), released on failure. */
+tern_status_t tern_comm_dup_on(tern_comm_t *parent, const uint32_t *ids, tern_comm_t **new_p);
 /* *new_p is NULL for color MPI_UNDEFINED. On an intercommunicator each
  * color gives an intercommunicator between the two groups' members of that
  * color (NULL when the other group has none). */

@@ -72,22 +72,6 @@ tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI
     return TERN_OK;
 }
 
-tern_status_t tern_comm_new_idup(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
-{
-    tern_status_t st = tern_comm_new_dup(c, MPI_INFO_NULL, 0, newcomm);
-    if (st != TERN_OK)
-        return st;
-    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
-    if (!req)
-        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the request");
-    req->comm = c->handle;
-    req->status_source = MPI_ANY_SOURCE;
-    req->status_tag = MPI_ANY_TAG;
-    tern_req_complete(req);
-    *req_p = req;
-    return TERN_OK;
-}
-
 tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *newcomm)
 {
     if (color < 0 && color != MPI_UNDEFINED)

@@ -13,9 +13,12 @@
 /* MPI_Comm_dup (info MPI_INFO_NULL and !use_info: the parent's hints) and
  * MPI_Comm_dup_with_info (use_info: info's hints, or none). */
 tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm);
-/* MPI_Comm_idup: the agreement completes inside the call (a few small
- * messages); *req_p is an already completed request. */
-tern_status_t tern_comm_new_idup(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p);
+/* MPI_Comm_idup and MPI_Comm_idup_with_info (comm_idup.c): nonblocking
+ * on an intracommunicator, the agreement advanced by progress; *newcomm is
+ * written when *req_p completes. On an intercommunicator the agreement
+ * runs inside the call and *req_p is already complete. */
+tern_status_t tern_comm_new_idup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm,
+                                 tern_req_t **req_p);
 tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *newcomm);
 tern_status_t tern_comm_new_split_type(tern_comm_t *c, int split_type, int key,
                                        MPI_Comm *newcomm);

@@ -9,18 +9,29 @@
  * participant cannot be in use by any communicator that shares a process
  * with the new one. The moving cursor makes a freed id the last to be
  * reused, so a late message for a freed communicator is unlikely to meet
- * its successor. */
+ * its successor.
+ *
+ * Several agreements may be in flight at once on a process: nonblocking
+ * ones (MPI_Comm_idup) advance by progress, and a blocking one waits in
+ * progress too. Each reserves the slots it contributed until its round
+ * ends, and the others contribute only slots not reserved, so no two can
+ * pick the same slot. A nonblocking round contributes only a window of
+ * slots (tern_ctx_window), the same on every member, so overlapping
+ * agreements on shared processes each find free slots in their own
+ * window; a round that finds none retries with another window. */
 #include "core/comm/comm.h"
 #include "core/comm/comm_exchange.h"
 
 #include <string.h>
 
 static uint32_t used[TERN_CTX_MASK_WORDS]; /* bit set: slot in use here */
+static uint32_t reserved[TERN_CTX_MASK_WORDS]; /* contributed to an agreement in flight */
 static uint32_t cursor;                    /* grows; slot = cursor % SLOTS */
 
 void tern_ctx_init(void)
 {
     memset(used, 0, sizeof used);
+    memset(reserved, 0, sizeof reserved);
     used[0] = 3u; /* WORLD and SELF */
     cursor = 2;
 }
@@ -28,8 +39,38 @@ void tern_ctx_init(void)
 void tern_ctx_mask_local(tern_ctx_mask_t *m)
 {
     for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
-        m->free[i] = ~used[i];
+        m->free[i] = ~used[i] & ~reserved[i];
     m->cursor = cursor;
+}
+
+void tern_ctx_contribute(tern_ctx_mask_t *m, uint32_t first, uint32_t n)
+{
+    tern_ctx_mask_local(m);
+    if (n < TERN_CTX_SLOTS) {
+        /* Slots [first, first + n): whole words (n and first are multiples of 32). */
+        for (uint32_t i = 0; i < TERN_CTX_MASK_WORDS; i++)
+            if (i < first / 32 || i >= (first + n) / 32)
+                m->free[i] = 0;
+    }
+    for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
+        reserved[i] |= m->free[i];
+}
+
+void tern_ctx_withdraw(const tern_ctx_mask_t *mine)
+{
+    for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
+        reserved[i] &= ~mine->free[i];
+}
+
+uint32_t tern_ctx_window(uint32_t parent_ctx, int tag, unsigned round)
+{
+    /* splitmix64 of the agreement's identity and round: every member
+     * computes the same window, overlapping agreements rarely share one. */
+    uint64_t z = ((uint64_t)parent_ctx << 32 | (uint32_t)tag) + 0x9e3779b97f4a7c15ull * (round + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (uint32_t)(z % (TERN_CTX_SLOTS / TERN_CTX_WINDOW)) * TERN_CTX_WINDOW;
 }
 
 void tern_ctx_mask_combine(void *inout, const void *in, size_t bytes)
@@ -82,11 +123,13 @@ void tern_ctx_release(uint32_t ctx)
 
 tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids)
 {
-    tern_ctx_mask_t m;
-    tern_ctx_mask_local(&m);
+    tern_ctx_mask_t mine, m;
+    tern_ctx_contribute(&mine, 0, TERN_CTX_SLOTS);
+    m = mine;
     tern_status_t st = tern_xchg_reduce(x, root, &m, sizeof m, tern_ctx_mask_combine);
     if (st == TERN_OK)
         st = tern_xchg_bcast(x, root, &m, sizeof m);
+    tern_ctx_withdraw(&mine);
     if (st != TERN_OK)
         return st;
     return tern_ctx_pick(&m, n, ctx_ids);

@@ -28,8 +28,9 @@ static tern_keyval_t *keyval_any(int keyval)
 
 tern_keyval_t *tern_keyval_lookup(int keyval)
 {
-    tern_keyval_t *k = keyval_any(keyval);
-    return k && !k->user_freed ? k : NULL;
+    /* A keyval the user freed still serves the attributes that use it:
+     * MPI reference-counts keyvals. */
+    return keyval_any(keyval);
 }
 
 tern_keyval_t *tern_keyval_of_kind(int keyval, tern_attr_kind_t kind)
@@ -49,8 +50,11 @@ static void keyval_unref(int keyval)
 
 void tern_keyval_free(int keyval)
 {
-    tern_keyval_t *k = tern_keyval_lookup(keyval);
-    if (!k)
+    tern_keyval_t *k = keyval_any(keyval);
+    /* Only the first free drops the user's reference: later ones, while
+     * attributes keep the keyval alive (a delete callback that frees its
+     * own keyval, say), change nothing, as in MPICH. */
+    if (!k || k->user_freed)
         return;
     k->user_freed = 1;
     keyval_unref(keyval);

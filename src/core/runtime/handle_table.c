@@ -40,6 +40,15 @@ void tern_handle_release(tern_handle_table_t *t, int h)
     t->free[t->n_free++] = slot;
 }
 
+void *tern_handle_find(const tern_handle_table_t *t, int (*pred)(const void *obj, const void *arg),
+                       const void *arg)
+{
+    for (uint32_t i = 0; i < t->len; i++)
+        if (t->slots[i] && pred(t->slots[i], arg))
+            return t->slots[i];
+    return NULL;
+}
+
 void tern_handle_table_clear(tern_handle_table_t *t, void (*fn)(void *obj))
 {
     for (uint32_t i = 0; i < t->len; i++)

@@ -41,6 +41,10 @@ static inline void *tern_handle_get(const tern_handle_table_t *t, int h)
 /* Forgets h (its slot is reused); the object is the caller's to free. */
 void tern_handle_release(tern_handle_table_t *t, int h);
 
+/* The first live object for which pred(obj, arg) is non-zero, or NULL. */
+void *tern_handle_find(const tern_handle_table_t *t, int (*pred)(const void *obj, const void *arg),
+                       const void *arg);
+
 /* Calls fn on every object still in t, then empties it (MPI_Finalize). */
 void tern_handle_table_clear(tern_handle_table_t *t, void (*fn)(void *obj));
 

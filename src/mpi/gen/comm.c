@@ -258,7 +258,28 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")) ||
         (err = tern_check_ptr(func, err_comm, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, newcomm, &request_req));
+    err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, MPI_INFO_NULL, 0, newcomm, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Comm_idup_with_info)
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Comm_idup_with_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, info, 1, newcomm, &request_req));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
