@@ -702,6 +702,9 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+/* 8. Process Topologies */
+int MPI_Topo_test(MPI_Comm comm, int *status);
+int PMPI_Topo_test(MPI_Comm comm, int *status);
 /* 9. MPI Environmental Management */
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
