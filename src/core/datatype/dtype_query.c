@@ -46,19 +46,23 @@ tern_status_t tern_dtype_free(MPI_Datatype *dt)
     return TERN_OK;
 }
 
+/* MPI does not forbid renaming a predefined type (MPICH and Open MPI
+ * allow it; mpi4py sets every type's name to itself). */
 tern_status_t tern_dtype_set_name(MPI_Datatype dt, const char *name)
 {
+    if (tern_datatype_set_predefined_name(dt, name))
+        return TERN_OK;
     tern_dtype_t *t = tern_dtype_get(dt);
     if (!t)
-        return tern_status_detail(TERN_ERR_TYPE, "the name of predefined %s cannot change",
-                                  tern_datatype_name(dt));
+        return tern_status_detail(TERN_ERR_TYPE, "datatype 0x%x is not a datatype",
+                                  (unsigned)dt);
     snprintf(t->name, sizeof t->name, "%s", name);
     return TERN_OK;
 }
 
 tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen)
 {
-    const char *n = tern_datatype_name(dt);
+    const char *n = tern_datatype_user_name(dt);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n ? n : "");
     *resultlen = (int)strlen(name);
     return TERN_OK;
