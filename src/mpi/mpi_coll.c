@@ -6,6 +6,8 @@
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
 
+#include <stdio.h>
+
 /* count x dt at buf (buf may be MPI_IN_PLACE where the caller allows). */
 static int check_data(const char *func, MPI_Comm comm, const void *buf, int count,
                       MPI_Datatype dt)
@@ -20,7 +22,11 @@ static int check_data(const char *func, MPI_Comm comm, const void *buf, int coun
     return tern_check_buffer(func, comm, buf, count, size);
 }
 
-/* Intercommunicators: root is MPI_ROOT, MPI_PROC_NULL or a remote rank. */
+/* Intercommunicators: root is MPI_ROOT, MPI_PROC_NULL or a remote rank.
+ * MPI-4.1 6.2.2: on an MPI_PROC_NULL rank only root and comm are
+ * significant, on the MPI_ROOT rank only the root's arguments (receive side
+ * of a gather or reduce, send side of a scatter), on the other group's
+ * ranks only their own side: the checks below look at nothing else. */
 static int check_root(const char *func, tern_comm_t *c, int root)
 {
     if (c->is_inter) {
@@ -100,7 +106,11 @@ int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, int coun
 {
     MPI_Comm comm = c->handle;
     int err;
-    if ((err = check_data(func, comm, buf, count, dt)) || (err = check_root(func, c, root)))
+    if ((err = check_root(func, c, root)))
+        return err;
+    if (c->is_inter && root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if ((err = check_data(func, comm, buf, count, dt)))
         return err;
     if (buf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "the buffer");
@@ -108,7 +118,19 @@ int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, int coun
 }
 
 /* ---- gather / scatter ------------------------------------------------- */
-/* On intercommunicators MPI_IN_PLACE is not allowed. */
+
+/* The side of a rooted intercommunicator collective this rank takes part
+ * in (check_root): MPI_IN_PLACE has no meaning there. */
+static int inter_side(const char *func, MPI_Comm comm, const void *buf, int count,
+                      MPI_Datatype dt, const char *arg)
+{
+    if (buf == MPI_IN_PLACE) {
+        char what[64];
+        snprintf(what, sizeof what, "%s on an intercommunicator", arg);
+        return in_place_misuse(func, comm, what);
+    }
+    return check_data(func, comm, buf, count, dt);
+}
 
 int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, int scount,
                       MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype,
@@ -118,14 +140,10 @@ int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, int sc
     int err;
     if ((err = check_root(func, c, root)))
         return err;
-    if (c->is_inter) {
-        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
-            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
-        if ((root == MPI_ROOT && (err = check_data(func, comm, rbuf, rcount, rtype))) ||
-            (root >= 0 && (err = check_data(func, comm, sbuf, scount, stype))))
-            return err;
-        return MPI_SUCCESS;
-    }
+    if (c->is_inter)
+        return root == MPI_ROOT ? inter_side(func, comm, rbuf, rcount, rtype, "recvbuf")
+               : root >= 0      ? inter_side(func, comm, sbuf, scount, stype, "sendbuf")
+                                : MPI_SUCCESS;
     int is_root = c->rank == root;
     if (sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype)))
         return err;
@@ -149,14 +167,11 @@ int tern_check_gatherv(const char *func, tern_comm_t *c, const void *sbuf, int s
     if ((err = check_root(func, c, root)))
         return err;
     if (c->is_inter) {
-        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
-            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
-        if ((root == MPI_ROOT &&
-             ((err = check_counts(func, comm, "displs", rcounts, displs, c->remote_size)) ||
-              (err = check_data(func, comm, rbuf, 0, rtype)))) ||
-            (root >= 0 && (err = check_data(func, comm, sbuf, scount, stype))))
-            return err;
-        return MPI_SUCCESS;
+        if (root == MPI_ROOT)
+            return (err = check_counts(func, comm, "displs", rcounts, displs, c->remote_size))
+                       ? err
+                       : inter_side(func, comm, rbuf, 0, rtype, "recvbuf");
+        return root >= 0 ? inter_side(func, comm, sbuf, scount, stype, "sendbuf") : MPI_SUCCESS;
     }
     int is_root = c->rank == root;
     if (sbuf != MPI_IN_PLACE && (err = check_data(func, comm, sbuf, scount, stype)))
@@ -183,14 +198,10 @@ int tern_check_scatter(const char *func, tern_comm_t *c, const void *sbuf, int s
     int err;
     if ((err = check_root(func, c, root)))
         return err;
-    if (c->is_inter) {
-        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
-            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
-        if ((root == MPI_ROOT && (err = check_data(func, comm, sbuf, scount, stype))) ||
-            (root >= 0 && (err = check_data(func, comm, rbuf, rcount, rtype))))
-            return err;
-        return MPI_SUCCESS;
-    }
+    if (c->is_inter)
+        return root == MPI_ROOT ? inter_side(func, comm, sbuf, scount, stype, "sendbuf")
+               : root >= 0      ? inter_side(func, comm, rbuf, rcount, rtype, "recvbuf")
+                                : MPI_SUCCESS;
     int is_root = c->rank == root;
     if (is_root && (err = check_data(func, comm, sbuf, scount, stype)))
         return err;
@@ -214,14 +225,11 @@ int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, cons
     if ((err = check_root(func, c, root)))
         return err;
     if (c->is_inter) {
-        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
-            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
-        if ((root == MPI_ROOT &&
-             ((err = check_counts(func, comm, "displs", scounts, displs, c->remote_size)) ||
-              (err = check_data(func, comm, sbuf, 0, stype)))) ||
-            (root >= 0 && (err = check_data(func, comm, rbuf, rcount, rtype))))
-            return err;
-        return MPI_SUCCESS;
+        if (root == MPI_ROOT)
+            return (err = check_counts(func, comm, "displs", scounts, displs, c->remote_size))
+                       ? err
+                       : inter_side(func, comm, sbuf, 0, stype, "sendbuf");
+        return root >= 0 ? inter_side(func, comm, rbuf, rcount, rtype, "recvbuf") : MPI_SUCCESS;
     }
     int is_root = c->rank == root;
     if (is_root) {
@@ -375,14 +383,13 @@ int tern_check_reduce(const char *func, tern_comm_t *c, const void *sbuf, const 
     MPI_Comm comm = c->handle;
     int err;
     if (c->is_inter) {
-        if ((err = check_root(func, c, root)))
+        if ((err = check_root(func, c, root)) || root == MPI_PROC_NULL)
             return err;
-        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
-            return in_place_misuse(func, comm, "a buffer on an intercommunicator");
-        if ((err = check_data(func, comm, root >= 0 ? sbuf : rbuf, count, dt)) ||
-            (err = check_op(func, comm, op, dt)))
+        /* The root receives the result; the other group sends. */
+        if ((err = root == MPI_ROOT ? inter_side(func, comm, rbuf, count, dt, "recvbuf")
+                                    : inter_side(func, comm, sbuf, count, dt, "sendbuf")))
             return err;
-        return MPI_SUCCESS;
+        return check_op(func, comm, op, dt);
     }
     if ((err = check_root(func, c, root)) ||
         (err = check_reduction(func, comm, sbuf, rbuf, count, dt, op, c->rank == root)))

@@ -31,7 +31,9 @@ static const type_t types[] = {
     {MPI_C_DOUBLE_COMPLEX, "CDOUBLE", C_COMPLEX}, {MPI_C_BOOL, "BOOL", C_LOGICAL},
     {MPI_BYTE, "BYTE", C_BYTE}, {MPI_2INT, "2INT", C_PAIR}, {MPI_DOUBLE_INT, "DOUBLE_INT", C_PAIR},
     {MPI_FLOAT_INT, "FLOAT_INT", C_PAIR}, {MPI_LONG_INT, "LONG_INT", C_PAIR},
-    {MPI_SHORT_INT, "SHORT_INT", C_PAIR}, {MPI_CHAR, "CHAR", C_NONE},
+    {MPI_SHORT_INT, "SHORT_INT", C_PAIR},
+    /* MPI_CHAR reduces as C's char, as in MPICH and Open MPI (coll_char). */
+    {MPI_CHAR, "CHAR", C_INT}, {MPI_WCHAR, "WCHAR", C_NONE}, {MPI_PACKED, "PACKED", C_NONE},
 };
 
 typedef struct {

@@ -436,6 +436,44 @@ static void test_errors(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* MPI_Topo_test: no communicator Tern makes has a topology yet, so every
+ * one answers MPI_UNDEFINED (mpi4py asks whenever it wraps a
+ * communicator); a null or freed handle is MPI_ERR_COMM, named. */
+static void test_topo_test(void)
+{
+    mtest_begin("topo_test");
+    int status = 0;
+    MPI_Comm s, d, f;
+    CHECK_RC(MPI_Topo_test(MPI_COMM_WORLD, &status));
+    CHECK_INT(status, MPI_UNDEFINED, "topology of MPI_COMM_WORLD");
+    status = 0;
+    CHECK_RC(MPI_Topo_test(MPI_COMM_SELF, &status));
+    CHECK_INT(status, MPI_UNDEFINED, "topology of MPI_COMM_SELF");
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &s));
+    CHECK_RC(MPI_Comm_dup(s, &d));
+    status = 0;
+    CHECK_RC(MPI_Topo_test(s, &status));
+    CHECK_INT(status, MPI_UNDEFINED, "topology of a split");
+    status = 0;
+    CHECK_RC(MPI_Topo_test(d, &status));
+    CHECK_INT(status, MPI_UNDEFINED, "topology of a dup");
+    CHECK_RC(MPI_Comm_dup(d, &f));
+    MPI_Comm stale = f;
+    CHECK_RC(MPI_Comm_free(&f));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Topo_test(stale, &status), MPI_ERR_COMM, "Topo_test of a freed handle");
+    int rc = MPI_Topo_test(MPI_COMM_NULL, &status);
+    CHECK_CLASS(rc, MPI_ERR_COMM, "Topo_test of MPI_COMM_NULL");
+    CHECK(strstr(mtest_errstr(rc), "MPI_Topo_test") != NULL, "message names the function: %s",
+          mtest_errstr(rc));
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Topo_test(d, NULL), MPI_ERR_ARG, "Topo_test into NULL");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CHECK_RC(MPI_Comm_free(&d));
+    CHECK_RC(MPI_Comm_free(&s));
+    mtest_end();
+}
+
 /* Context ids are a fixed table: running out is MPI_ERR_OTHER ("too many
  * communicators", as MPICH), not out of memory, and the text says how
  * many are live. Dups of SELF need no other rank, so this is quick. */
@@ -484,6 +522,7 @@ int main(int argc, char **argv)
     test_unique_contexts();
     test_free_pending();
     test_errors();
+    test_topo_test();
     test_context_exhaustion();
     return mtest_finalize();
 }

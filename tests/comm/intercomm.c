@@ -1,9 +1,11 @@
 /* Intercommunicators: Intercomm_create from two layouts (even/odd ranks,
  * and rank 0 against the rest), queries, point-to-point in both
- * directions with MPI_ANY_SOURCE, dup, compare, Comm_split and
- * Comm_create of intercommunicators, Intercomm_merge with both high/low
- * orders, and errors. Needs at least 2 ranks. */
+ * directions with MPI_ANY_SOURCE, dup, compare, Comm_split,
+ * Comm_split_type and Comm_create of intercommunicators, Intercomm_merge
+ * with both high/low orders, and errors. Needs at least 2 ranks. */
 #include "../mpi/mtest.h"
+
+#include <string.h>
 
 static int rank, size;
 
@@ -152,6 +154,45 @@ static void split_and_create(MPI_Comm inter, int mygroup, const int *local, int 
     }
 }
 
+/* Comm_split_type(MPI_COMM_TYPE_SHARED) of an intercommunicator is its
+ * split by node (a node is a host name, as MPI_Get_processor_name says),
+ * key = -index: an intercommunicator between the local and the remote
+ * ranks on this node, in reversed order, or MPI_COMM_NULL where the other
+ * side has none there; MPI_UNDEFINED gives MPI_COMM_NULL. */
+static void split_type_inter(MPI_Comm inter, int mygroup, const int *local, int nl,
+                             const int *remote, int nr)
+{
+    static char names[64][MPI_MAX_PROCESSOR_NAME];
+    char mine[MPI_MAX_PROCESSOR_NAME];
+    int len, myidx = 0;
+    memset(mine, 0, sizeof mine);
+    MPI_Get_processor_name(mine, &len);
+    CHECK_RC(MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                           MPI_CHAR, MPI_COMM_WORLD));
+    for (int i = 0; i < nl; i++)
+        if (local[i] == rank)
+            myidx = i;
+    int sl[64], sr[64], nsl = 0, nsr = 0;
+    for (int i = nl - 1; i >= 0; i--)
+        if (!strcmp(names[local[i]], mine))
+            sl[nsl++] = local[i];
+    for (int i = nr - 1; i >= 0; i--)
+        if (!strcmp(names[remote[i]], mine))
+            sr[nsr++] = remote[i];
+    MPI_Comm s;
+    CHECK_RC(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, -myidx, MPI_INFO_NULL, &s));
+    if (nsr == 0) {
+        CHECK(s == MPI_COMM_NULL, "split_type: no remote rank on this node gives MPI_COMM_NULL");
+    } else if (s != MPI_COMM_NULL) {
+        check_inter(s, mygroup, sl, nsl, sr, nsr, "split_type of an intercommunicator");
+        MPI_Comm_free(&s);
+    } else {
+        CHECK(0, "split_type gave MPI_COMM_NULL");
+    }
+    CHECK_RC(MPI_Comm_split_type(inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &s));
+    CHECK(s == MPI_COMM_NULL, "split_type MPI_UNDEFINED of an intercommunicator");
+}
+
 static void check_merge(MPI_Comm inter, int high, const int *local,
                         int nl, const int *remote, int nr, const char *what)
 {
@@ -199,6 +240,8 @@ static void layout(const char *name, int (*color)(int), int last_leader)
     int flag = 0, n = -1, r = -1;
     MPI_Comm_test_inter(inter, &flag);
     CHECK_INT(flag, 1, "test_inter");
+    CHECK_RC(MPI_Topo_test(inter, &flag));
+    CHECK_INT(flag, MPI_UNDEFINED, "an intercommunicator has no topology");
     MPI_Comm_size(inter, &n);
     CHECK_INT(n, nl, "local size");
     MPI_Comm_rank(inter, &r);
@@ -271,6 +314,7 @@ static void layout(const char *name, int (*color)(int), int last_leader)
     MPI_Comm_free(&m);
 
     split_and_create(inter, mygroup, local, nl, remote, nr);
+    split_type_inter(inter, mygroup, local, nl, remote, nr);
 
     /* Errors: remote ranks are the bound. */
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);

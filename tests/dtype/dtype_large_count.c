@@ -1,10 +1,10 @@
 /* The MPI-4 large-count (_c) constructors and external32 calls on one
  * rank: each builds the same layout as its int form (same bounds, same
  * packed bytes), keeps counts beyond INT_MAX whole (extents), records its
- * envelope with the counts as large counts (reported as addresses by the
- * int envelope), rejects bad arguments with the right class and a
- * message naming the _c function, and answers MPI_UNDEFINED for a size or
- * extent past what MPI_Count holds. */
+ * envelope with the counts as large counts (MPI_Type_get_envelope_c),
+ * rejects bad arguments with the right class and a message naming the _c
+ * function, and answers MPI_UNDEFINED for a size or extent past what
+ * MPI_Count holds. */
 #include "dtype_common.h"
 
 #include <limits.h>
@@ -34,30 +34,33 @@ static void expect_same(MPI_Datatype a, MPI_Datatype b, int line)
 }
 #define SAME(a, b) expect_same(a, b, __LINE__)
 
-/* The int envelope of a _c type: no integers but nint, the large counts as
- * addresses, and their values. */
-static void expect_envelope(MPI_Datatype t, int combiner, int nint, const MPI_Aint *counts,
+/* The envelope of a _c type (MPI_Type_get_envelope_c): nint integers, no
+ * addresses, its counts and displacements as large counts, and their
+ * values. */
+static void expect_envelope(MPI_Datatype t, int combiner, int nint, const MPI_Count *counts,
                             int ncounts, int ntypes, int line)
 {
-    int ni, na, nd, comb;
-    OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
-    CHECK(comb == combiner && ni == nint && na == ncounts && nd == ntypes,
-          "line %d: envelope combiner %d ni %d na %d nd %d, want %d %d %d %d", line, comb, ni, na,
-          nd, combiner, nint, ncounts, ntypes);
+    MPI_Count ni, na, nc, nd;
+    int comb;
+    OK(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == combiner && ni == nint && na == 0 && nc == ncounts && nd == ntypes,
+          "line %d: envelope combiner %d ni %lld na %lld nc %lld nd %lld, want %d %d 0 %d %d",
+          line, comb, ni, na, nc, nd, combiner, nint, ncounts, ntypes);
     int ci[16];
     MPI_Aint ca[16];
+    MPI_Count cc[16];
     MPI_Datatype ct[4];
-    OK(MPI_Type_get_contents(t, 16, 16, 4, ci, ca, ct));
+    OK(MPI_Type_get_contents_c(t, 16, 16, 16, 4, ci, ca, cc, ct));
     for (int i = 0; i < ncounts; i++)
-        CHECK(ca[i] == counts[i], "line %d: large count %d = %ld, want %ld", line, i, (long)ca[i],
-              (long)counts[i]);
+        CHECK(cc[i] == counts[i], "line %d: large count %d = %lld, want %lld", line, i, cc[i],
+              counts[i]);
     for (int i = 0; i < nd && i < 4; i++)
         if (ct[i] != MPI_INT && ct[i] != MPI_DOUBLE && ct[i] != MPI_CHAR)
             MPI_Type_free(&ct[i]);
 }
 #define ENVELOPE(t, comb, nint, ntypes, ...)                                               \
     do {                                                                                   \
-        MPI_Aint want_[] = {__VA_ARGS__};                                                  \
+        MPI_Count want_[] = {__VA_ARGS__};                                                  \
         expect_envelope(t, comb, nint, want_, (int)(sizeof want_ / sizeof *want_), ntypes, \
                         __LINE__);                                                         \
     } while (0)

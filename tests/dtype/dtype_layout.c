@@ -1,6 +1,6 @@
 /* Derived datatypes on one rank: bounds, sizes and packed bytes of every
  * constructor against hand-computed layouts; envelopes and contents;
- * Pack/Unpack positions; external32 bytes. */
+ * Pack/Unpack positions; external32 bytes; names. */
 #include "dtype_common.h"
 
 #include <stddef.h>
@@ -358,6 +358,38 @@ static void test_get_elements(void)
     printf("test get_elements ok\n");
 }
 
+/* Names: a predefined type's is its handle's name and may be changed (MPI
+ * does not forbid it; mpi4py sets every type's name), while messages keep
+ * the standard name; a derived type's is what it was given. */
+static void test_names(void)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    OK(MPI_Type_get_name(MPI_BYTE, name, &len));
+    CHECK(!strcmp(name, "MPI_BYTE") && len == 8, "name of MPI_BYTE: \"%s\" (%d)", name, len);
+    OK(MPI_Type_set_name(MPI_BYTE, "octet"));
+    OK(MPI_Type_get_name(MPI_BYTE, name, &len));
+    CHECK(!strcmp(name, "octet") && len == 5, "renamed MPI_BYTE: \"%s\" (%d)", name, len);
+    OK(MPI_Type_get_name(MPI_INT, name, &len));
+    CHECK(!strcmp(name, "MPI_INT"), "MPI_INT keeps its name: \"%s\"", name);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    unsigned char a = 1, b = 2;
+    int rc = MPI_Reduce_local(&a, &b, 1, MPI_BYTE, MPI_SUM);
+    char msg[MPI_MAX_ERROR_STRING];
+    MPI_Error_string(rc, msg, &len);
+    CHECK(rc != MPI_SUCCESS && strstr(msg, "MPI_BYTE"), "message keeps the standard name: %s",
+          msg);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    OK(MPI_Type_set_name(MPI_BYTE, "MPI_BYTE"));
+    MPI_Datatype t;
+    OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    OK(MPI_Type_set_name(t, "pair"));
+    OK(MPI_Type_get_name(t, name, &len));
+    CHECK(!strcmp(name, "pair"), "derived name \"%s\"", name);
+    OK(MPI_Type_free(&t));
+    printf("test names ok\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -371,6 +403,7 @@ int main(int argc, char **argv)
     test_pack_positions();
     test_external32();
     test_get_elements();
+    test_names();
     MPI_Finalize();
     return 0;
 }

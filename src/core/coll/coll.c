@@ -215,6 +215,9 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
     PREP(pr, c, 1, req_p);
     args_init(&a, c);
     a.root = root;
+    /* An MPI_PROC_NULL rank's other arguments are not significant. */
+    if (c->is_inter && root == MPI_PROC_NULL)
+        count = 0;
     a.bytes = tern_datatype_packed_size(dt, count);
     int sender = c->is_inter ? root == MPI_ROOT : c->rank == root;
     if (c->is_inter && root == MPI_PROC_NULL)
@@ -478,6 +481,12 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
 {
     prep_t pr;
     tern_coll_args_t a;
+    /* An MPI_PROC_NULL rank's other arguments are not significant. */
+    if (c->is_inter && root == MPI_PROC_NULL) {
+        count = 0;
+        dt = MPI_DATATYPE_NULL;
+        op = MPI_OP_NULL;
+    }
     PREP(pr, c, 1, req_p);
     reduction_args(&a, c, count, dt, op);
     tern_sched_hold_op(pr.s, op);

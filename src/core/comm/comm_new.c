@@ -81,11 +81,12 @@ tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *
     return hand_out(tern_comm_split(c, color, key, &nc), &nc, newcomm);
 }
 
+/* MPI does not restrict comm to intracommunicators: on an intercommunicator
+ * this is MPI_Comm_split by type, as in MPICH and Open MPI 5, and gives an
+ * intercommunicator between the local and remote ranks of this rank's type
+ * (MPI_COMM_NULL where either side has none). */
 tern_status_t tern_comm_new_split_type(tern_comm_t *c, int split_type, int key, MPI_Comm *newcomm)
 {
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return tern_status_detail(TERN_ERR_ARG,
                                   "split_type=%d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",

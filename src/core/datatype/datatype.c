@@ -5,6 +5,7 @@
 #include "core/datatype/dtype_internal.h"
 #include "core/runtime/handle_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,27 @@ long tern_datatype_size(MPI_Datatype dt)
         return predefined_size(dt);
     const tern_dtype_t *t = committed(dt);
     return t ? (long)t->size : -1;
+}
+
+/* Names users gave predefined types (MPI_Type_set_name); "" for none, when
+ * the standard name stands. Messages keep the standard name. */
+static char predefined_user_name[DT_COUNT][MPI_MAX_OBJECT_NAME];
+
+int tern_datatype_set_predefined_name(MPI_Datatype dt, const char *name)
+{
+    int i = predefined_index(dt);
+    if (i < 0)
+        return 0;
+    snprintf(predefined_user_name[i], sizeof predefined_user_name[i], "%s", name);
+    return 1;
+}
+
+const char *tern_datatype_user_name(MPI_Datatype dt)
+{
+    int i = predefined_index(dt);
+    if (i >= 0 && predefined_user_name[i][0])
+        return predefined_user_name[i];
+    return tern_datatype_name(dt);
 }
 
 const char *tern_datatype_name(MPI_Datatype dt)

@@ -28,6 +28,10 @@ long tern_datatype_size(MPI_Datatype dt);
 long tern_datatype_extent(MPI_Datatype dt);
 /* Name for messages ("MPI_INT"), or NULL if unknown. */
 const char *tern_datatype_name(MPI_Datatype dt);
+/* MPI_Type_get_name / set_name: a predefined type may be renamed (its
+ * standard name stays in messages); set returns 0 if dt is not predefined. */
+const char *tern_datatype_user_name(MPI_Datatype dt);
+int tern_datatype_set_predefined_name(MPI_Datatype dt, const char *name);
 
 /* 1 if count elements of dt form one block of count * size bytes at
  * buf + true_lb (true for every predefined type without padding). */

@@ -52,19 +52,23 @@ tern_status_t tern_dtype_free(MPI_Datatype *dt)
     return TERN_OK;
 }
 
+/* MPI does not forbid renaming a predefined type (MPICH and Open MPI
+ * allow it; mpi4py sets every type's name to itself). */
 tern_status_t tern_dtype_set_name(MPI_Datatype dt, const char *name)
 {
+    if (tern_datatype_set_predefined_name(dt, name))
+        return TERN_OK;
     tern_dtype_t *t = tern_dtype_get(dt);
     if (!t)
-        return tern_status_detail(TERN_ERR_TYPE, "the name of predefined %s cannot change",
-                                  tern_datatype_name(dt));
+        return tern_status_detail(TERN_ERR_TYPE, "datatype 0x%x is not a datatype",
+                                  (unsigned)dt);
     snprintf(t->name, sizeof t->name, "%s", name);
     return TERN_OK;
 }
 
 tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen)
 {
-    const char *n = tern_datatype_name(dt);
+    const char *n = tern_datatype_user_name(dt);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n ? n : "");
     *resultlen = (int)strlen(name);
     return TERN_OK;
@@ -73,20 +77,39 @@ tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen)
 /* ------------------------------------------------------------------------ */
 /* Envelope and contents. */
 
-tern_status_t tern_dtype_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses,
-                                      int *num_datatypes, int *combiner)
+/* The int forms (no large-count list) cannot describe a type a _c
+ * constructor made: its counts are large counts, and an int form reporting
+ * them as anything else would be decoded wrongly (MPI_ERR_TYPE). */
+static tern_status_t need_large_form(MPI_Datatype dt, const tern_dtype_args_t *a, const char *form)
+{
+    return tern_status_detail(TERN_ERR_TYPE,
+                              "datatype %s was made by a large-count constructor: its %d large "
+                              "counts need %s_c",
+                              tern_datatype_name(dt) ? tern_datatype_name(dt) : "(derived)",
+                              a->nc, form);
+}
+
+tern_status_t tern_dtype_get_envelope(MPI_Datatype dt, tern_num_ref_t num_integers,
+                                      tern_num_ref_t num_addresses, MPI_Count *num_large_counts,
+                                      tern_num_ref_t num_datatypes, int *combiner)
 {
     tern_dtype_args_t a;
     tern_dtype_envelope(dt, &a);
-    *num_integers = a.ni;
-    *num_addresses = a.na + a.nc;
-    *num_datatypes = a.nd;
+    if (!num_large_counts && a.nc)
+        return need_large_form(dt, &a, "MPI_Type_get_envelope");
+    tern_num_ref_set(num_integers, a.ni);
+    tern_num_ref_set(num_addresses, a.na);
+    if (num_large_counts)
+        *num_large_counts = a.nc;
+    tern_num_ref_set(num_datatypes, a.nd);
     *combiner = a.combiner;
     return TERN_OK;
 }
 
-tern_status_t tern_dtype_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
-                                      int max_datatypes, int *integers, MPI_Aint *addresses,
+tern_status_t tern_dtype_get_contents(MPI_Datatype dt, MPI_Count max_integers,
+                                      MPI_Count max_addresses, MPI_Count max_large_counts,
+                                      MPI_Count max_datatypes, int *integers,
+                                      MPI_Aint *addresses, MPI_Count *large_counts,
                                       MPI_Datatype *datatypes)
 {
     tern_dtype_args_t a;
@@ -94,16 +117,22 @@ tern_status_t tern_dtype_get_contents(MPI_Datatype dt, int max_integers, int max
     if (a.combiner == MPI_COMBINER_NAMED)
         return tern_status_detail(TERN_ERR_TYPE, "%s is predefined: it has no contents",
                                   tern_datatype_name(dt));
-    if (max_integers < a.ni || max_addresses < a.na + a.nc || max_datatypes < a.nd)
+    if (!large_counts && a.nc)
+        return need_large_form(dt, &a, "MPI_Type_get_contents");
+    if (max_integers < a.ni || max_addresses < a.na || max_large_counts < a.nc ||
+        max_datatypes < a.nd)
         return tern_status_detail(TERN_ERR_ARG,
-                                  "arrays too small: need %d integers, %d addresses, %d datatypes",
-                                  a.ni, a.na + a.nc, a.nd);
+                                  "arrays too small: need %d integers, %d addresses, %d large "
+                                  "counts, %d datatypes; got room for %lld, %lld, %lld, %lld",
+                                  a.ni, a.na, a.nc, a.nd, (long long)max_integers,
+                                  (long long)max_addresses, (long long)max_large_counts,
+                                  (long long)max_datatypes);
     if (a.ni)
         memcpy(integers, a.ints, (size_t)a.ni * sizeof *integers);
-    for (int i = 0; i < a.na; i++)
-        addresses[i] = a.aints[i];
-    for (int i = 0; i < a.nc; i++)
-        addresses[a.na + i] = (MPI_Aint)a.counts[i];
+    if (a.na)
+        memcpy(addresses, a.aints, (size_t)a.na * sizeof *addresses);
+    if (a.nc)
+        memcpy(large_counts, a.counts, (size_t)a.nc * sizeof *large_counts);
     for (int i = 0; i < a.nd; i++) {
         datatypes[i] = a.types[i];
         /* The caller owns the derived handles it gets (MPI_Type_free). */

@@ -30,14 +30,21 @@ tern_status_t tern_dtype_set_name(MPI_Datatype dt, const char *name);
 /* name: MPI_MAX_OBJECT_NAME bytes. */
 tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen);
 
-/* Large-count values a _c constructor recorded are reported as addresses
- * (both are 64-bit here). */
-tern_status_t tern_dtype_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses,
-                                      int *num_datatypes, int *combiner);
-/* TERN_ERR_TYPE for a predefined type (no contents), TERN_ERR_ARG when an
- * array is too small. The caller owns the datatypes it gets. */
-tern_status_t tern_dtype_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
-                                      int max_datatypes, int *integers, MPI_Aint *addresses,
+/* MPI_Type_get_envelope(_c): the counts of each list the constructor
+ * filled (a _c constructor's counts and displacements are large counts).
+ * num_large_counts is NULL for the int form, which refuses (TERN_ERR_TYPE)
+ * a type that has large counts. */
+tern_status_t tern_dtype_get_envelope(MPI_Datatype dt, tern_num_ref_t num_integers,
+                                      tern_num_ref_t num_addresses, MPI_Count *num_large_counts,
+                                      tern_num_ref_t num_datatypes, int *combiner);
+/* MPI_Type_get_contents(_c): TERN_ERR_TYPE for a predefined type (no
+ * contents) and, in the int form (large_counts NULL), for a type with
+ * large counts; TERN_ERR_ARG when an array is too small. The caller owns
+ * the datatypes it gets. */
+tern_status_t tern_dtype_get_contents(MPI_Datatype dt, MPI_Count max_integers,
+                                      MPI_Count max_addresses, MPI_Count max_large_counts,
+                                      MPI_Count max_datatypes, int *integers,
+                                      MPI_Aint *addresses, MPI_Count *large_counts,
                                       MPI_Datatype *datatypes);
 
 /* Of any type, committed or not. */

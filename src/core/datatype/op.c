@@ -126,6 +126,10 @@ typedef void (*kernel_fn)(const void *in, void *inout, size_t n);
 #define COMPLEX_KERNELS(T, s) K_SUM(T, s) K_PROD(T, s)
 #define LOGICAL_KERNELS(T, s) K_LAND(T, s) K_LOR(T, s) K_LXOR(T, s)
 
+/* MPI_CHAR is text to MPI, but MPICH and Open MPI reduce it as the C
+ * integer type char (signed or not as the compiler has it), and programs
+ * (the OSU benchmarks) rely on it. */
+INT_KERNELS(char, char)
 INT_KERNELS(signed char, schar)
 INT_KERNELS(unsigned char, uchar)
 INT_KERNELS(short, short)
@@ -192,7 +196,7 @@ typedef struct {
 #define LOC_ROW(s)                                                             \
     {{NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, minloc_##s, maxloc_##s}}
 
-static const kernels_t k_schar = INT_ROW(schar), k_uchar = INT_ROW(uchar),
+static const kernels_t k_char = INT_ROW(char), k_schar = INT_ROW(schar), k_uchar = INT_ROW(uchar),
                        k_short = INT_ROW(short), k_ushort = INT_ROW(ushort), k_int = INT_ROW(int),
                        k_uint = INT_ROW(uint), k_long = INT_ROW(long), k_ulong = INT_ROW(ulong),
                        k_llong = INT_ROW(llong), k_ullong = INT_ROW(ullong),
@@ -213,6 +217,7 @@ _Static_assert(sizeof(bool) == 1, "MPI_C_BOOL and MPI_CXX_BOOL are one byte");
 static const kernels_t *kernels_of(MPI_Datatype dt)
 {
     switch (dt) {
+    case MPI_CHAR: return &k_char;
     case MPI_SIGNED_CHAR: case MPI_INT8_T: return &k_schar;
     case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: return &k_uchar;
     case MPI_SHORT: case MPI_INT16_T: return &k_short;

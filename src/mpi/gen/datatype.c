@@ -537,7 +537,23 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
         (err = tern_check_array(func, err_comm, array_of_addresses, max_addresses, "array_of_addresses")) ||
         (err = tern_check_array(func, err_comm, array_of_datatypes, max_datatypes, "array_of_datatypes")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes));
+    return tern_mpi_result(err_comm, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers, array_of_addresses, NULL, array_of_datatypes));
+}
+
+TERN_PMPI_ALIAS(Type_get_contents_c)
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Datatype *array_of_datatypes)
+{
+    static const char func[] = "MPI_Type_get_contents_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_array(func, err_comm, array_of_integers, max_integers, "array_of_integers")) ||
+        (err = tern_check_array(func, err_comm, array_of_addresses, max_addresses, "array_of_addresses")) ||
+        (err = tern_check_array(func, err_comm, array_of_large_counts, max_large_counts, "array_of_large_counts")) ||
+        (err = tern_check_array(func, err_comm, array_of_datatypes, max_datatypes, "array_of_datatypes")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes));
 }
 
 TERN_PMPI_ALIAS(Type_get_envelope)
@@ -553,7 +569,24 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
         (err = tern_check_ptr(func, err_comm, num_datatypes, "num_datatypes")) ||
         (err = tern_check_ptr(func, err_comm, combiner, "combiner")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner));
+    return tern_mpi_result(err_comm, func, tern_dtype_get_envelope(datatype, TERN_NUM_REF(num_integers), TERN_NUM_REF(num_addresses), NULL, TERN_NUM_REF(num_datatypes), combiner));
+}
+
+TERN_PMPI_ALIAS(Type_get_envelope_c)
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+{
+    static const char func[] = "MPI_Type_get_envelope_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_comm, num_integers, "num_integers")) ||
+        (err = tern_check_ptr(func, err_comm, num_addresses, "num_addresses")) ||
+        (err = tern_check_ptr(func, err_comm, num_large_counts, "num_large_counts")) ||
+        (err = tern_check_ptr(func, err_comm, num_datatypes, "num_datatypes")) ||
+        (err = tern_check_ptr(func, err_comm, combiner, "combiner")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_get_envelope(datatype, TERN_NUM_REF(num_integers), TERN_NUM_REF(num_addresses), num_large_counts, TERN_NUM_REF(num_datatypes), combiner));
 }
 
 TERN_PMPI_ALIAS(Type_get_extent)
