@@ -1,7 +1,8 @@
 /* MPI_Dims_create: the balanced grid of MPI-4.1 8.5.2. The dimensions the
  * caller left 0 get the factorisation of nnodes / (product of the given
  * ones) into that many factors, in non-increasing order, whose largest
- * minus smallest is least (ties: the smallest largest factor). A search
+ * minus smallest is least; ties go to the largest smallest factor, then
+ * to the least sum (the choices of MPICH's test table, topo/baddims.h). A search
  * over non-increasing sequences of divisors finds it; greedy assignment of
  * prime factors does not (72 in 2-D would be 12 x 6, not 9 x 8). */
 #include "core/comm/topo.h"
@@ -14,6 +15,7 @@ typedef struct {
     int k;           /* factors wanted */
     int *cur, *best;
     int best_spread; /* largest - smallest of best; -1: none yet */
+    long long best_sum;
 } search_t;
 
 /* Whether k factors of at most d can reach m (d^k >= m). */
@@ -33,13 +35,16 @@ static void search(search_t *s, int pos, long long rest, int max)
     if (pos == s->k - 1) {
         if (rest > max)
             return;
+        s->cur[pos] = (int)rest;
+        long long sum = 0;
+        for (int i = 0; i < s->k; i++)
+            sum += s->cur[i];
         int spread = s->cur[0] - (int)rest;
-        if (pos == 0)
-            spread = 0;
         if (s->best_spread < 0 || spread < s->best_spread ||
-            (spread == s->best_spread && (pos == 0 ? (int)rest : s->cur[0]) < s->best[0])) {
-            s->cur[pos] = (int)rest;
+            (spread == s->best_spread &&
+             (rest > s->best[s->k - 1] || (rest == s->best[s->k - 1] && sum < s->best_sum)))) {
             s->best_spread = spread;
+            s->best_sum = sum;
             for (int i = 0; i < s->k; i++)
                 s->best[i] = s->cur[i];
         }
@@ -106,7 +111,7 @@ static tern_status_t balance(int m, int k, int *out)
         }
         divs[n_divs++] = partner;
     }
-    search_t s = {divs, n_divs, k, buf, buf + k, -1};
+    search_t s = {divs, n_divs, k, buf, buf + k, -1, 0};
     search(&s, 0, m, m);
     for (int i = 0; i < k; i++)
         out[i] = s.best[i];
