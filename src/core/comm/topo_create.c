@@ -27,12 +27,20 @@ static tern_status_t no_memory(tern_topo_t *t)
 static int *ints(int n) { return malloc((size_t)(n > 0 ? n : 1) * sizeof(int)); }
 
 /* The communicator of the first n ranks of c (NULL on the others), with
- * topology t attached (t is consumed). */
-static tern_status_t attach(tern_comm_t *c, int n, int dup, tern_topo_t *t, MPI_Comm *newcomm)
+ * topology t attached (t is consumed). local: this rank's failure while
+ * building t; it still takes part in the creation (the others wait for
+ * it), then frees the result and returns local. */
+static tern_status_t attach(tern_comm_t *c, int n, int dup, tern_topo_t *t, tern_status_t local,
+                            MPI_Comm *newcomm)
 {
     tern_comm_t *nc = NULL;
     tern_status_t st = dup ? tern_comm_dup(c, &nc)
                            : tern_comm_split(c, c->rank < n ? 0 : MPI_UNDEFINED, c->rank, &nc);
+    if (st == TERN_OK && local != TERN_OK) {
+        if (nc)
+            tern_comm_destroy(nc);
+        st = local;
+    }
     if (st != TERN_OK || !nc) {
         tern_topo_free(t);
         *newcomm = MPI_COMM_NULL;
@@ -106,9 +114,9 @@ tern_status_t tern_cart_create(tern_comm_t *c, int ndims, const int *dims, const
                                   "the grid has more points than the communicator's %d ranks",
                                   c->size);
     tern_topo_t *t = NULL;
-    if (c->rank < n && (st = cart_topo(ndims, dims, periods, c->rank, &t)) != TERN_OK)
-        return st; /* out of memory: the other ranks wait in the split */
-    return attach(c, (int)n, 0, t, newcomm);
+    if (c->rank < n)
+        st = cart_topo(ndims, dims, periods, c->rank, &t);
+    return attach(c, (int)n, 0, t, st, newcomm);
 }
 
 tern_status_t tern_cart_sub(tern_comm_t *c, const int *remain_dims, MPI_Comm *newcomm)
@@ -189,10 +197,9 @@ tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, co
                                       "edges[%d]=%d is not a node of the graph (0..%d)", i,
                                       edges[i], nnodes - 1);
     tern_topo_t *t = NULL;
-    if (c->rank < nnodes) {
-        t = calloc(1, sizeof *t);
-        if (!t)
-            return no_memory(NULL);
+    if (c->rank < nnodes && !(t = calloc(1, sizeof *t)))
+        st = no_memory(NULL);
+    if (t) {
         t->kind = MPI_GRAPH;
         t->nnodes = nnodes;
         int lo = c->rank ? index[c->rank - 1] : 0, deg = index[c->rank] - lo;
@@ -200,8 +207,13 @@ tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, co
         t->edges = ints(nedges);
         t->sources = ints(deg);
         t->destinations = ints(deg);
-        if (!t->index || !t->edges || !t->sources || !t->destinations)
-            return no_memory(t);
+        if (!t->index || !t->edges || !t->sources || !t->destinations) {
+            st = no_memory(t);
+            t = NULL;
+        }
+    }
+    if (t) {
+        int lo = c->rank ? index[c->rank - 1] : 0, deg = index[c->rank] - lo;
         memcpy(t->index, index, (size_t)nnodes * sizeof(int));
         if (nedges)
             memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
@@ -211,7 +223,7 @@ tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, co
             memcpy(t->destinations, edges + lo, (size_t)deg * sizeof(int));
         }
     }
-    return attach(c, nnodes, 0, t, newcomm);
+    return attach(c, nnodes, 0, t, st, newcomm);
 }
 
 /* ---- Distributed graph --------------------------------------------------- */
@@ -295,17 +307,15 @@ tern_status_t tern_dist_graph_create_adjacent(tern_comm_t *c, int indegree, cons
                                   "neither");
     int weighted = sourceweights != MPI_UNWEIGHTED;
     tern_topo_t *t = dist_topo(indegree, outdegree, weighted);
-    if (!t)
-        return no_memory(NULL);
-    for (int i = 0; i < indegree; i++) {
+    for (int i = 0; t && i < indegree; i++) {
         t->sources[i] = sources[i];
         t->sourceweights[i] = weighted ? sourceweights[i] : 1;
     }
-    for (int i = 0; i < outdegree; i++) {
+    for (int i = 0; t && i < outdegree; i++) {
         t->destinations[i] = destinations[i];
         t->destweights[i] = weighted ? destweights[i] : 1;
     }
-    return attach(c, c->size, 1, t, newcomm);
+    return attach(c, c->size, 1, t, t ? TERN_OK : no_memory(NULL), newcomm);
 }
 
 /* One edge as exchanged by MPI_Dist_graph_create. */
@@ -393,7 +403,5 @@ tern_status_t tern_dist_graph_create(tern_comm_t *c, int n, const int *sources,
     free(sizes);
     free(my_edges);
     free(all);
-    if (st != TERN_OK)
-        return st;
-    return attach(c, c->size, 1, t, newcomm);
+    return attach(c, c->size, 1, t, st, newcomm);
 }
