@@ -170,8 +170,12 @@ static void map_and_errors(void)
                 "ndims -1");
     CHECK_CLASS(MPI_Cart_map(MPI_COMM_WORLD, 1, big, periods, &newrank), MPI_ERR_ARG,
                 "Cart_map grid too large");
-    CHECK_CLASS(MPI_Cartdim_get(MPI_COMM_WORLD, &ndims), MPI_ERR_TOPOLOGY,
-                "Cartdim_get without a topology");
+    char text[MPI_MAX_ERROR_STRING];
+    snprintf(text, sizeof text,
+             "MPI_Cartdim_get: communicator 0x%x has no topology, not a Cartesian one",
+             (unsigned)MPI_COMM_WORLD);
+    CHECK_ERROR_TEXT(MPI_Cartdim_get(MPI_COMM_WORLD, &ndims), MPI_ERR_TOPOLOGY, text,
+                     "Cartdim_get without a topology");
     CHECK_CLASS(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &ndims, &newrank), MPI_ERR_TOPOLOGY,
                 "Cart_shift without a topology");
     int remain[1] = {1};

@@ -82,7 +82,7 @@ static tern_status_t need(const tern_comm_t *c, int kind, const tern_topo_t **t_
         return tern_status_detail(TERN_ERR_TOPOLOGY,
                                   "communicator 0x%x has %s topology, not %s one",
                                   (unsigned)c->handle, kind_name(t ? t->kind : 0),
-                                  kind_name(kind) + 2);
+                                  kind_name(kind));
     *t_p = t;
     return TERN_OK;
 }
