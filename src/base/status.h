@@ -29,6 +29,7 @@
     X(TERN_ERR_OP, "invalid reduction operation")                  \
     X(TERN_ERR_TYPE, "invalid datatype")                           \
     X(TERN_ERR_DIMS, "invalid number of dimensions")               \
+    X(TERN_ERR_TOPOLOGY, "invalid topology")                       \
     X(TERN_ERR_CONVERSION, "value cannot be converted")            \
     X(TERN_ERR_DATAREP, "unsupported data representation")         \
     X(TERN_ERR_LIMIT, "a fixed limit of the library is reached")   \

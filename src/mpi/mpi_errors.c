@@ -108,6 +108,7 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_OP: return MPI_ERR_OP;
     case TERN_ERR_TYPE: return MPI_ERR_TYPE;
     case TERN_ERR_DIMS: return MPI_ERR_DIMS;
+    case TERN_ERR_TOPOLOGY: return MPI_ERR_TOPOLOGY;
     case TERN_ERR_CONVERSION: return MPI_ERR_CONVERSION;
     case TERN_ERR_DATAREP: return MPI_ERR_UNSUPPORTED_DATAREP;
     case TERN_ERR_INTERNAL: return MPI_ERR_INTERN;

@@ -3,6 +3,7 @@
 #include "core/comm/group.h"
 #include "core/runtime/handle_table.h"
 #include "core/comm/info.h"
+#include "core/comm/topo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ static void free_object(tern_comm_t *c)
     tern_ctx_release(c->context_id);
     if (c->info != MPI_INFO_NULL)
         tern_info_free(c->info);
+    tern_topo_free(c->topo);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     free(c);
@@ -119,6 +121,7 @@ static void free_unfreed(void *obj)
         c->attrs = a->next;
         free(a);
     }
+    tern_topo_free(c->topo);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     free(c);

@@ -46,10 +46,9 @@ typedef struct tern_comm {
      * node map never change: 0 not known yet, 1 the communicator spans
      * several nodes with several ranks on some node, -1 it does not. */
     int coll_spans_nodes;
-    /* The process topology attached (MPI_Topo_test): MPI_CART, MPI_GRAPH or
-     * MPI_DIST_GRAPH; 0 (what a new communicator starts with) for none. The
-     * topology constructors set it. */
-    int topology;
+    /* The virtual topology (topo.h), NULL for none; owned, copied by
+     * MPI_Comm_dup. */
+    struct tern_topo *topo;
 } tern_comm_t;
 
 /* Handle to object; NULL if the handle is not a live communicator. */

@@ -6,6 +6,7 @@
 #include "core/comm/info.h"
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/request.h"
+#include "core/comm/topo.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>
@@ -60,6 +61,11 @@ tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI
     if (src != MPI_INFO_NULL && (st = tern_info_dup(src, &nc->info)) != TERN_OK) {
         tern_comm_destroy(nc);
         return tern_status_detail(st, "cannot copy the info hints: %s", tern_status_string(st));
+    }
+    /* The topology goes with the copy (MPI-4.1 8.4). */
+    if ((st = tern_topo_copy(c->topo, &nc->topo)) != TERN_OK) {
+        tern_comm_destroy(nc);
+        return st;
     }
     int err = tern_attr_copy_all(c, nc);
     if (err != MPI_SUCCESS) {

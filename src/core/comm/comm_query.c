@@ -43,12 +43,6 @@ tern_status_t tern_comm_test_inter(const tern_comm_t *c, int *flag)
     return TERN_OK;
 }
 
-tern_status_t tern_comm_topo_test(const tern_comm_t *c, int *status)
-{
-    *status = c->topology ? c->topology : MPI_UNDEFINED;
-    return TERN_OK;
-}
-
 /* The local (remote == 0) or remote group of c as a new group. */
 static tern_status_t group_of(const tern_comm_t *c, int remote, MPI_Group *group)
 {

@@ -10,8 +10,6 @@ tern_status_t tern_comm_get_size(const tern_comm_t *c, int *size);
 /* TERN_ERR_COMM unless c is an intercommunicator. */
 tern_status_t tern_comm_get_remote_size(const tern_comm_t *c, int *size);
 tern_status_t tern_comm_test_inter(const tern_comm_t *c, int *flag);
-/* MPI_Topo_test: the topology kind of c, MPI_UNDEFINED without one. */
-tern_status_t tern_comm_topo_test(const tern_comm_t *c, int *status);
 /* A new group: the local group of c, or (intercommunicators) the remote one. */
 tern_status_t tern_comm_get_group(const tern_comm_t *c, MPI_Group *group);
 tern_status_t tern_comm_get_remote_group(const tern_comm_t *c, MPI_Group *group);

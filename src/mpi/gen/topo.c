@@ -3,7 +3,844 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/topo.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/comm/comm_query.h"
+#include "core/comm/topo.h"
+#include "core/coll/neighbor.h"
+#include "mpi/mpi_neighbor.h"
+
+TERN_PMPI_ALIAS(Cart_coords)
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
+{
+    static const char func[] = "MPI_Cart_coords";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, maxdims, "maxdims", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, coords, maxdims, "coords")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_coords(comm_obj, rank, maxdims, coords));
+}
+
+TERN_PMPI_ALIAS(Cart_create)
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *comm_cart)
+{
+    static const char func[] = "MPI_Cart_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm_old;
+    tern_comm_t *comm_old_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
+        (err = tern_check_array(func, err_comm, dims, ndims, "dims")) ||
+        (err = tern_check_array(func, err_comm, periods, ndims, "periods")) ||
+        (err = tern_check_ptr(func, err_comm, comm_cart, "comm_cart")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart));
+}
+
+TERN_PMPI_ALIAS(Cart_get)
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords)
+{
+    static const char func[] = "MPI_Cart_get";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, maxdims, "maxdims", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, dims, maxdims, "dims")) ||
+        (err = tern_check_array(func, err_comm, periods, maxdims, "periods")) ||
+        (err = tern_check_array(func, err_comm, coords, maxdims, "coords")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_get(comm_obj, maxdims, dims, periods, coords));
+}
+
+TERN_PMPI_ALIAS(Cart_map)
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank)
+{
+    static const char func[] = "MPI_Cart_map";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_array(func, err_comm, dims, ndims, "dims")) ||
+        (err = tern_check_array(func, err_comm, periods, ndims, "periods")) ||
+        (err = tern_check_ptr(func, err_comm, newrank, "newrank")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_map(comm_obj, ndims, dims, periods, newrank));
+}
+
+TERN_PMPI_ALIAS(Cart_rank)
+int PMPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
+{
+    static const char func[] = "MPI_Cart_rank";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, rank, "rank")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_rank(comm_obj, coords, rank));
+}
+
+TERN_PMPI_ALIAS(Cart_shift)
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    static const char func[] = "MPI_Cart_shift";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, rank_source, "rank_source")) ||
+        (err = tern_check_ptr(func, err_comm, rank_dest, "rank_dest")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_shift(comm_obj, direction, disp, rank_source, rank_dest));
+}
+
+TERN_PMPI_ALIAS(Cart_sub)
+int PMPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Cart_sub";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cart_sub(comm_obj, remain_dims, newcomm));
+}
+
+TERN_PMPI_ALIAS(Cartdim_get)
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+    static const char func[] = "MPI_Cartdim_get";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, ndims, "ndims")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_cartdim_get(comm_obj, ndims));
+}
+
+TERN_PMPI_ALIAS(Dims_create)
+int PMPI_Dims_create(int nnodes, int ndims, int *dims)
+{
+    static const char func[] = "MPI_Dims_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_array(func, err_comm, dims, ndims, "dims")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dims_create(nnodes, ndims, dims));
+}
+
+TERN_PMPI_ALIAS(Dist_graph_create)
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const int *degrees, const int *destinations, const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    static const char func[] = "MPI_Dist_graph_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm_old;
+    tern_comm_t *comm_old_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, sources, n, "sources")) ||
+        (err = tern_check_array(func, err_comm, degrees, n, "degrees")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, comm_dist_graph, "comm_dist_graph")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, reorder, comm_dist_graph));
+}
+
+TERN_PMPI_ALIAS(Dist_graph_create_adjacent)
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *sources, const int *sourceweights, int outdegree, const int *destinations, const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    static const char func[] = "MPI_Dist_graph_create_adjacent";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm_old;
+    tern_comm_t *comm_old_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
+        (err = tern_check_array(func, err_comm, sources, indegree, "sources")) ||
+        (err = tern_check_array(func, err_comm, destinations, outdegree, "destinations")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, comm_dist_graph, "comm_dist_graph")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, reorder, comm_dist_graph));
+}
+
+TERN_PMPI_ALIAS(Dist_graph_neighbors)
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sources, int *sourceweights, int maxoutdegree, int *destinations, int *destweights)
+{
+    static const char func[] = "MPI_Dist_graph_neighbors";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, maxindegree, "maxindegree", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, sources, maxindegree, "sources")) ||
+        (err = tern_check_nonneg(func, err_comm, maxoutdegree, "maxoutdegree", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, destinations, maxoutdegree, "destinations")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights));
+}
+
+TERN_PMPI_ALIAS(Dist_graph_neighbors_count)
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+{
+    static const char func[] = "MPI_Dist_graph_neighbors_count";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, indegree, "indegree")) ||
+        (err = tern_check_ptr(func, err_comm, outdegree, "outdegree")) ||
+        (err = tern_check_ptr(func, err_comm, weighted, "weighted")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted));
+}
+
+TERN_PMPI_ALIAS(Graph_create)
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int *edges, int reorder, MPI_Comm *comm_graph)
+{
+    static const char func[] = "MPI_Graph_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm_old;
+    tern_comm_t *comm_old_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
+        (err = tern_check_array(func, err_comm, index, nnodes, "index")) ||
+        (err = tern_check_ptr(func, err_comm, comm_graph, "comm_graph")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph));
+}
+
+TERN_PMPI_ALIAS(Graph_get)
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges)
+{
+    static const char func[] = "MPI_Graph_get";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, maxindex, "maxindex", MPI_ERR_ARG)) ||
+        (err = tern_check_nonneg(func, err_comm, maxedges, "maxedges", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, index, maxindex, "index")) ||
+        (err = tern_check_array(func, err_comm, edges, maxedges, "edges")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_graph_get(comm_obj, maxindex, maxedges, index, edges));
+}
+
+TERN_PMPI_ALIAS(Graph_map)
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank)
+{
+    static const char func[] = "MPI_Graph_map";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, nnodes, "nnodes", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, index, nnodes, "index")) ||
+        (err = tern_check_ptr(func, err_comm, newrank, "newrank")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_graph_map(comm_obj, nnodes, index, edges, newrank));
+}
+
+TERN_PMPI_ALIAS(Graph_neighbors)
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors)
+{
+    static const char func[] = "MPI_Graph_neighbors";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, maxneighbors, "maxneighbors", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_comm, neighbors, maxneighbors, "neighbors")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_graph_neighbors(comm_obj, rank, maxneighbors, neighbors));
+}
+
+TERN_PMPI_ALIAS(Graph_neighbors_count)
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+    static const char func[] = "MPI_Graph_neighbors_count";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, nneighbors, "nneighbors")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_graph_neighbors_count(comm_obj, rank, nneighbors));
+}
+
+TERN_PMPI_ALIAS(Graphdims_get)
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+    static const char func[] = "MPI_Graphdims_get";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, nnodes, "nnodes")) ||
+        (err = tern_check_ptr(func, err_comm, nedges, "nedges")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_graphdims_get(comm_obj, nnodes, nedges));
+}
+
+TERN_PMPI_ALIAS(Ineighbor_allgather)
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_allgather";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_allgather_c)
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_allgather_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_allgatherv)
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_allgatherv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_allgatherv_c)
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_allgatherv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_alltoall)
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_alltoall";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_alltoall_c)
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_alltoall_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_alltoallv)
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_alltoallv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_alltoallv_c)
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_alltoallv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_alltoallw)
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_alltoallw";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ineighbor_alltoallw_c)
+int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ineighbor_alltoallw_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgather)
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_allgather";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgather_c)
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_allgather_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgather_init)
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_allgather_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgather_init_c)
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_allgather_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgatherv)
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_allgatherv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgatherv_c)
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_allgatherv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgatherv_init)
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_allgatherv_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_allgatherv_init_c)
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_allgatherv_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoall)
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_alltoall";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoall_c)
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_alltoall_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoall_init)
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_alltoall_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoall_init_c)
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_alltoall_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallv)
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_alltoallv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallv_c)
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_alltoallv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallv_init)
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_alltoallv_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallv_init_c)
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_alltoallv_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallw)
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_alltoallw";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallw_c)
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Neighbor_alltoallw_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallw_init)
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_alltoallw_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Neighbor_alltoallw_init_c)
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Neighbor_alltoallw_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
 
 TERN_PMPI_ALIAS(Topo_test)
 int PMPI_Topo_test(MPI_Comm comm, int *status)
@@ -16,5 +853,5 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_ptr(func, err_comm, status, "status")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_topo_test(comm_obj, status));
+    return tern_mpi_result(err_comm, func, tern_topo_test(comm_obj, status));
 }
