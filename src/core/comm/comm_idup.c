@@ -17,6 +17,7 @@
  * of its attributes, and its handle is written to *newcomm. */
 #include "core/comm/comm_new.h"
 #include "core/comm/attr.h"
+#include "core/comm/topo.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_p2p.h"
 #include "core/comm/info.h"
@@ -143,6 +144,11 @@ static tern_status_t make_comm(idup_t *d, const uint32_t *ids)
         (st = tern_info_dup(p->info, &nc->info)) != TERN_OK) {
         tern_comm_destroy(nc);
         return tern_status_detail(st, "cannot copy the info hints: %s", tern_status_string(st));
+    }
+    /* The topology goes with the copy (MPI-4.1 8.4), as in MPI_Comm_dup. */
+    if ((st = tern_topo_copy(p->topo, &nc->topo)) != TERN_OK) {
+        tern_comm_destroy(nc);
+        return st;
     }
     int err = tern_attr_copy_all(p, nc);
     if (err != MPI_SUCCESS) {
