@@ -2,13 +2,16 @@
 # Builds Tern and runs its tests three times: a normal build (RelWithDebInfo)
 # in build/, a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
-# UndefinedBehaviorSanitizer in build-asan/.
-# The exit status is ctest's (non-zero when any run had a failure).
+# UndefinedBehaviorSanitizer in build-asan/. Then the conformance CI subset
+# (scripts/run-conformance.sh --ci against the normal build, installed into
+# build-conformance/tern-ci; docs/conformance.md).
+# The exit status is non-zero when any ctest run or the conformance gate failed.
 #
 # Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build
 # parallelism, default: the number of cores), CTEST_ARGS (extra ctest
 # arguments, e.g. "-R tools_"), TERN_SKIP_RELEASE=1 (no Release build),
-# TERN_SKIP_ASAN=1 (no sanitizer build).
+# TERN_SKIP_ASAN=1 (no sanitizer build), TERN_SKIP_CONFORMANCE=1 (no
+# conformance subset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,5 +45,13 @@ if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
     run build-asan RelWithDebInfo -DTERN_SANITIZE=ON
+fi
+if [ "${TERN_SKIP_CONFORMANCE:-0}" != 1 ]; then
+    echo "=== conformance CI subset (scripts/run-conformance.sh --ci)"
+    cmake --install build --prefix "$PWD/build-conformance/tern-ci" >/dev/null
+    rc=0
+    scripts/run-conformance.sh --ci --jobs "$jobs" --prefix build-conformance/tern-ci || rc=$?
+    echo "=== conformance: exit status $rc"
+    [ $rc -eq 0 ] || status=$rc
 fi
 exit $status

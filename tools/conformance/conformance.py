@@ -11,6 +11,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import classify  # noqa: E402
 import expected  # noqa: E402
 import mpi4py_suite  # noqa: E402
 import mpich_suite  # noqa: E402
@@ -178,7 +179,9 @@ def main(argv):
     outs = expected.outcomes(tern["mpich"], tern["mpi4py"])
     new, fixed = expected.compare(entries, outs, tern["mpich"], tern["mpi4py"])
     if args.update_expected:
-        entries = expected.update(entries, outs, tern["mpich"], tern["mpi4py"])
+        missing = classify.missing_procedures(os.path.join(prefix, "bin", "tern-info"))
+        entries = expected.update(entries, outs, tern["mpich"], tern["mpi4py"],
+                                  lambda why: classify.reason(why, missing))
         expected.save(args.expected, entries)
         log(f"wrote {args.expected} ({len(entries)} entries)")
     output = args.output or (os.path.join(args.cache, "ci-report.md") if args.ci
