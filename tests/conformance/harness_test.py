@@ -126,6 +126,8 @@ def test_classify():
           "a missing procedure of a started chapter is a Tern defect")
     check(r("does not build: undefined reference to MPI_Comm_spawn", missing)
           .startswith("spawn/"), "spawn")
+    check(r("NotImplementedError (MPI_Win_create)", missing).startswith("rma #13"),
+          "mpi4py's NotImplementedError names the missing procedure")
     check(r("Unexpected error code", missing) is None, "runtime failures stay unclassified")
 
 

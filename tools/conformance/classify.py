@@ -51,7 +51,8 @@ def reason(why, missing):
     """A reason for a program that does not build, or None."""
     m = re.search(r"undefined reference to (MPI_\w+)", why) or \
         re.search(r"[‘'`](MPI_\w+)[’']\s+undeclared", why) or \
-        re.search(r"implicit declaration of function [‘'`](MPI_\w+)", why)
+        re.search(r"implicit declaration of function [‘'`](MPI_\w+)", why) or \
+        re.search(r"^NotImplementedError.*\((MPI_\w+)\)$", why)
     if not m:
         return None
     sym = m.group(1)

@@ -6,6 +6,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -41,6 +42,11 @@ def parse_args(argv):
                         "listed test that passes")
     p.add_argument("--peers", action="store_true",
                    help="also run MPICH 4.0.2 and Open MPI 4.1.4 (Debian) on the same tests")
+    p.add_argument("--impls", help="implementations to run, comma-separated, of tern, mpich, "
+                                   "openmpi (default: tern; with --peers all three)")
+    p.add_argument("--report-with", default="",
+                   help="implementations whose last saved results (of the same --ci or not) "
+                        "join the report without running again")
     p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
     p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
     p.add_argument("--max-ranks", type=int, default=0,
@@ -115,6 +121,7 @@ def run_impl(args, impl, prefix, dirs, mods):
     """Both suites against one implementation; results are also saved as
     JSON under the cache (results/<impl>.json)."""
     logdir = os.path.join(args.cache, "logs", impl)
+    shutil.rmtree(os.path.join(logdir, "out"), ignore_errors=True)
     os.makedirs(os.path.join(logdir, "out"), exist_ok=True)
     mpiexec = os.path.join(prefix, "bin", "mpiexec")
     started = time.time()
@@ -167,12 +174,28 @@ def main(argv):
     else:
         mods = mpi4py_suite.CI_MODULES if args.ci else []
     mods = None if args.no_mpi4py else mods
-    prefix = os.path.abspath(args.prefix) if args.prefix else build_tern(args.cache, args.jobs)
+    impls = args.impls.split(",") if args.impls else \
+        (["tern"] + list(PEERS) if args.peers else ["tern"])
+    saved = [i for i in args.report_with.split(",") if i]
+    for i in impls + saved:
+        if i != "tern" and i not in PEERS:
+            raise SystemExit(f"conformance: unknown implementation {i!r}")
+    prefix = None
+    if "tern" in impls:
+        prefix = os.path.abspath(args.prefix) if args.prefix else build_tern(args.cache, args.jobs)
 
-    results = {"tern": run_impl(args, "tern", prefix, dirs, mods)}
-    if args.peers:
-        for name in PEERS:
-            results[name] = run_impl(args, name, peer_prefix(args.cache, name), dirs, mods)
+    results = {}
+    for name in ["tern"] + list(PEERS):
+        if name in impls:
+            where = prefix if name == "tern" else peer_prefix(args.cache, name)
+            results[name] = run_impl(args, name, where, dirs, mods)
+        elif name in saved:
+            with open(os.path.join(args.cache, "results",
+                                   f"{name}{'-ci' if args.ci else ''}.json")) as f:
+                results[name] = json.load(f)
+    if "tern" not in results:
+        log("Tern not run: no report and no gate")
+        return 0
 
     tern = results["tern"]
     entries = expected.load(args.expected)
