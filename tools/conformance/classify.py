@@ -17,7 +17,14 @@ CHAPTERS = {
 SPAWN = re.compile(r"^MPI_(Comm_spawn|Comm_get_parent|Open_port|Close_port|Comm_accept|"
                    r"Comm_connect|Comm_join|Comm_disconnect|Publish_name|Unpublish_name|"
                    r"Lookup_name)")
-SESSION = re.compile(r"^MPI_(Session_|Group_from_session|Comm_create_from_group)")
+SESSION = re.compile(r"^MPI_(Session\b|Session_|Group_from_session|Comm_create_from_group|"
+                     r"Intercomm_create_from_groups)")
+# Procedures new in MPI-4.0/4.1 (issue 14) in chapters Tern has started.
+MPI4 = re.compile(r"^MPI_(Isendrecv|Isendrecv_replace|Comm_idup_with_info|Info_get_string|"
+                  r"Info_create_env|Request_get_status_(all|any|some)|Type_get_value_index|"
+                  r"(Comm|Session)_(attach|detach|flush|iflush)_buffer|Buffer_i?flush|"
+                  r"Get_hw_resource_info|Status_(get|set)_(source|tag|error)|"
+                  r"\w+_init|COMM_TYPE_HW_\w+|T_\w+)$")
 # Constants (undeclared identifiers) of chapters not implemented yet.
 CONSTANTS = [
     (re.compile(r"^MPI_(CART|GRAPH|DIST_GRAPH|UNWEIGHTED|WEIGHTS_EMPTY)"), CHAPTERS[8]),
@@ -25,6 +32,11 @@ CONSTANTS = [
                 r"DISTRIBUTE_)"), CHAPTERS[14]),
     (re.compile(r"^MPI_(LOCK_|MODE_|WIN_)"), CHAPTERS[12]),
     (re.compile(r"^MPI_T_"), CHAPTERS[15]),
+    (re.compile(r"^MPI_(TYPECLASS_|(REAL|INTEGER|COMPLEX|LOGICAL)\d+$|2REAL|2INTEGER|"
+                r"2DOUBLE_PRECISION|DOUBLE_PRECISION|CHARACTER|LOGICAL$)"), CHAPTERS[19]),
+    (re.compile(r"^MPI_COMM_TYPE_HW_"), "topo/MPI-4 #14: MPI-4 constant not defined"),
+    (re.compile(r"^MPI_(TYPE_NULL_|TYPE_DUP_FN)"),
+     "Tern defect: datatype attributes (MPI_Type_create_keyval...) not implemented"),
 ]
 
 
@@ -52,7 +64,8 @@ def reason(why, missing):
     m = re.search(r"undefined reference to (MPI_\w+)", why) or \
         re.search(r"[‘'`](MPI_\w+)[’']\s+undeclared", why) or \
         re.search(r"implicit declaration of function [‘'`](MPI_\w+)", why) or \
-        re.search(r"^NotImplementedError.*\((MPI_\w+)\)$", why)
+        re.search(r"^NotImplementedError.*\((MPI_\w+)\)$", why) or \
+        re.search(r"unknown type name [‘'`](MPI_\w+)", why)
     if not m:
         return None
     sym = m.group(1)
@@ -62,6 +75,8 @@ def reason(why, missing):
         return f"topo/MPI-4 #14: sessions ({sym}) not implemented"
     if sym.startswith("MPI_T_"):
         return CHAPTERS[15]
+    if MPI4.match(sym):
+        return f"topo/MPI-4 #14: {sym} (MPI-4) not implemented"
     if sym in missing:
         ch = missing[sym]
         if ch in CHAPTERS:

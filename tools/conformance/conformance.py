@@ -45,8 +45,9 @@ def parse_args(argv):
     p.add_argument("--impls", help="implementations to run, comma-separated, of tern, mpich, "
                                    "openmpi (default: tern; with --peers all three)")
     p.add_argument("--report-with", default="",
-                   help="implementations whose last saved results (of the same --ci or not) "
-                        "join the report without running again")
+                   help="implementations whose last saved results join the report without "
+                        "running again; NAME:ci takes those of its last --ci run "
+                        "(with --impls none: only write the report)")
     p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
     p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
     p.add_argument("--max-ranks", type=int, default=0,
@@ -151,7 +152,7 @@ def run_impl(args, impl, prefix, dirs, mods):
         else:
             notes.append(f"mpi4py does not build with {impl}")
     data = {"impl": impl, "dirs": dirs, "modules": mods, "mpich": mpich, "mpi4py": m4py,
-            "notes": notes, "seconds": round(time.time() - started),
+            "notes": notes, "seconds": round(time.time() - started), "commit": tern_commit(),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
     with open(os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json"),
@@ -176,13 +177,19 @@ def main(argv):
     mods = None if args.no_mpi4py else mods
     impls = args.impls.split(",") if args.impls else \
         (["tern"] + list(PEERS) if args.peers else ["tern"])
-    saved = [i for i in args.report_with.split(",") if i]
-    for i in impls + saved:
+    impls = [] if impls == ["none"] else impls
+    saved = {}
+    for item in (i for i in args.report_with.split(",") if i):
+        name, _, kind = item.partition(":")
+        saved[name] = "-ci" if kind == "ci" or (not kind and args.ci) else ""
+    for i in impls + list(saved):
         if i != "tern" and i not in PEERS:
             raise SystemExit(f"conformance: unknown implementation {i!r}")
     prefix = None
     if "tern" in impls:
         prefix = os.path.abspath(args.prefix) if args.prefix else build_tern(args.cache, args.jobs)
+    elif args.prefix:
+        prefix = os.path.abspath(args.prefix)
 
     results = {}
     for name in ["tern"] + list(PEERS):
@@ -190,8 +197,7 @@ def main(argv):
             where = prefix if name == "tern" else peer_prefix(args.cache, name)
             results[name] = run_impl(args, name, where, dirs, mods)
         elif name in saved:
-            with open(os.path.join(args.cache, "results",
-                                   f"{name}{'-ci' if args.ci else ''}.json")) as f:
+            with open(os.path.join(args.cache, "results", f"{name}{saved[name]}.json")) as f:
                 results[name] = json.load(f)
     if "tern" not in results:
         log("Tern not run: no report and no gate")
@@ -202,7 +208,8 @@ def main(argv):
     outs = expected.outcomes(tern["mpich"], tern["mpi4py"])
     new, fixed = expected.compare(entries, outs, tern["mpich"], tern["mpi4py"])
     if args.update_expected:
-        missing = classify.missing_procedures(os.path.join(prefix, "bin", "tern-info"))
+        missing = classify.missing_procedures(os.path.join(prefix, "bin", "tern-info")) \
+            if prefix else {}
         entries = expected.update(entries, outs, tern["mpich"], tern["mpi4py"],
                                   lambda why: classify.reason(why, missing))
         expected.save(args.expected, entries)
