@@ -24,7 +24,7 @@ MPI4 = re.compile(r"^MPI_(Isendrecv|Isendrecv_replace|Comm_idup_with_info|Info_g
                   r"Info_create_env|Request_get_status_(all|any|some)|Type_get_value_index|"
                   r"(Comm|Session)_(attach|detach|flush|iflush)_buffer|Buffer_i?flush|"
                   r"Get_hw_resource_info|Status_(get|set)_(source|tag|error)|"
-                  r"\w+_init|COMM_TYPE_HW_\w+|T_\w+)$")
+                  r"COMM_TYPE_HW_\w+)$")
 # Constants (undeclared identifiers) of chapters not implemented yet.
 CONSTANTS = [
     (re.compile(r"^MPI_(CART|GRAPH|DIST_GRAPH|UNWEIGHTED|WEIGHTS_EMPTY)"), CHAPTERS[8]),
