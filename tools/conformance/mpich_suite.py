@@ -300,7 +300,9 @@ def run_tests(tree, tests, build_failed, mpiexec, jobs, timeout, max_timeout,
         if lock:
             lock.acquire()
         try:
-            r = runner.run(cmd, os.path.join(tree, t.dir), limit, env=e, shm_base=base)
+            # MPIEXEC_TIMEOUT asks mpiexec to end the job at the limit (Hydra and
+            # Open MPI's mpirun do; init/timeout tests it); the runner kills later
+            r = runner.run(cmd, os.path.join(tree, t.dir), limit + 5, env=e, shm_base=base)
         finally:
             if lock:
                 lock.release()
