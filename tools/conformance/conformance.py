@@ -53,8 +53,8 @@ def parse_args(argv):
     p.add_argument("--max-ranks", type=int, default=0,
                    help="only the MPICH tests at most this many ranks (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="tests run at once and make -j (default 2)")
-    p.add_argument("--timeout", type=int, default=60,
-                   help="seconds per MPICH test without a timeLimit (default 60)")
+    p.add_argument("--timeout", type=int,
+                   help="seconds per MPICH test without a timeLimit (default 60; 30 with --ci)")
     p.add_argument("--max-timeout", type=int, default=180,
                    help="cap on a test's timeLimit, seconds (default 180)")
     p.add_argument("--module-timeout", type=int, default=300,
@@ -163,6 +163,8 @@ def run_impl(args, impl, prefix, dirs, mods):
 
 def main(argv):
     args = parse_args(argv)
+    if args.timeout is None:
+        args.timeout = 30 if args.ci else 60
     t0 = time.time()
     os.makedirs(args.cache, exist_ok=True)
     if args.dirs:

@@ -31,8 +31,11 @@ Options: `--ci` (the CI subset below; the report goes to
 `--peers`, `--dirs a,b,c` (MPICH test directories), `--modules a,b`
 (mpi4py test modules), `--max-ranks N`, `--jobs N` (tests at once and
 `make -j`, default 2), `--timeout S` (per MPICH test without a `timeLimit`,
-default 60; `--max-timeout` caps a `timeLimit`, default 180),
-`--module-timeout S` (per mpi4py module run, default 300), `--prefix DIR`
+default 60, 30 with `--ci`; `--max-timeout` caps a `timeLimit`, default 180),
+`--module-timeout S` (per mpi4py module run, default 300), `--impls a,b`
+(which of tern, mpich, openmpi to run), `--report-with a,b:ci` (add the
+saved results of earlier runs to the report; `--impls none` only writes
+it), `--prefix DIR`
 (test an installed Tern instead of building this tree into
 `build-conformance/tern`), `--no-mpich`, `--no-mpi4py`, `--update-expected`
 (rewrite `tests/conformance/expected-failures.txt` from this run: listed
