@@ -48,6 +48,11 @@ def parse_args(argv):
                    help="implementations whose last saved results join the report without "
                         "running again; NAME:ci takes those of its last --ci run "
                         "(with --impls none: only write the report)")
+    p.add_argument("--only-failing-in", metavar="RESULTS",
+                   help="run only the MPICH tests that built but failed, and the mpi4py "
+                        "modules with failures, in these saved results (e.g. "
+                        "build-conformance/results/tern.json): a quick peer check of Tern's "
+                        "failures")
     p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
     p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
     p.add_argument("--max-ranks", type=int, default=0,
@@ -118,6 +123,17 @@ def tern_commit():
     return r.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
+def _failing(path):
+    """({(test key, ranks)} of MPICH tests that built and failed, {mpi4py
+    modules with a failure}) in saved results."""
+    with open(path) as f:
+        data = json.load(f)
+    tests = {(r["test"], r["np"]) for r in data["mpich"].values()
+             if r["status"] == "failed" and r.get("built", True)}
+    mods = {r["test"] for r in data["mpi4py"].values() if r.get("fails")}
+    return tests, mods
+
+
 def run_impl(args, impl, prefix, dirs, mods):
     """Both suites against one implementation; results are also saved as
     JSON under the cache (results/<impl>.json)."""
@@ -134,6 +150,9 @@ def run_impl(args, impl, prefix, dirs, mods):
             tests, prebuild = mpich_suite.read_tests(tree, dirs)
             if args.max_ranks:
                 tests = [t for t in tests if t.np <= args.max_ranks]
+            if args.only_failing_in:
+                keep = _failing(args.only_failing_in)[0]
+                tests = [t for t in tests if (t.key, t.np) in keep]
             failed = mpich_suite.build(tree, tests, prebuild, args.jobs, logdir)
             log(f"{impl}: {len(tests)} MPICH tests, {len(failed)} programs do not build")
             mpich = mpich_suite.run_tests(tree, tests, failed, mpiexec, args.jobs, args.timeout,
@@ -146,13 +165,17 @@ def run_impl(args, impl, prefix, dirs, mods):
         sdist, src = mpi4py_suite.fetch(args.cache, py)
         py = mpi4py_suite.build(py, sdist, impl, prefix, logdir)
         if py:
-            m4py = mpi4py_suite.run_all(py, src, mpi4py_suite.modules(src, mods), [1, 2],
+            names = mpi4py_suite.modules(src, mods)
+            if args.only_failing_in:
+                names = [m for m in names if m in _failing(args.only_failing_in)[1]]
+            m4py = mpi4py_suite.run_all(py, src, names, [1, 2],
                                         mpiexec, args.module_timeout, logdir,
                                         progress=lambda m: log(f"{impl}: {m}"))
         else:
             notes.append(f"mpi4py does not build with {impl}")
     data = {"impl": impl, "dirs": dirs, "modules": mods, "mpich": mpich, "mpi4py": m4py,
             "notes": notes, "seconds": round(time.time() - started), "commit": tern_commit(),
+            "only_failing_in": os.path.basename(args.only_failing_in or ""),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
     with open(os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json"),

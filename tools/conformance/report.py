@@ -134,6 +134,9 @@ def write(path, command, commit, results, entries, peers, seconds):
         scope = (f"MPICH directories {', '.join(d['dirs'])}" if d["dirs"] else "no MPICH tests")
         scope += "; mpi4py: " + ("all modules" if d["modules"] == [] else
                                  "none" if d["modules"] is None else ", ".join(d["modules"]))
+        if d.get("only_failing_in"):
+            scope += (" — only the tests that built but failed with Tern there (and the "
+                      f"mpi4py modules with a Tern failure), from {d['only_failing_in']}")
         lines.append(f"- {labels[impl]}: {scope} ({d['date']}, {d['seconds'] / 60:.0f} min)."
                      + "".join(f" {n}." for n in d["notes"]))
     lines.append("")
