@@ -54,6 +54,10 @@ def test_judge():
     ok, why = mpich_suite._judge(t, r(0, "warning: x\n No Errors\n", 1, False))
     check(not ok and why == "warning: x", f"any other output fails, naming its line: {why}")
     check(not mpich_suite._judge(t, r(1, " No Errors\n", 1, False))[0], "a non-zero exit fails")
+    ok, why = mpich_suite._judge(t, r(1, "mpiexec: rank 0 called MPI_Abort with code 1\n"
+                                         "MPI_THREAD_MULTIPLE not supported\n", 1, False))
+    check(why == "MPI_THREAD_MULTIPLE not supported",
+          f"the reason is the test's own line, not the launcher's: {why}")
     check(not mpich_suite._judge(t, r(0, "", 1, False))[0], "no output fails")
     ok, why = mpich_suite._judge(t, r(-9, " No Errors\n", 60, True))
     check(not ok and why.startswith("timeout"), "a killed test is a timeout")

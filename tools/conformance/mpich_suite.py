@@ -87,10 +87,10 @@ def _apt_source(dl):
         subprocess.run(cmd, cwd=dl, check=True)
 
 
-def configure(src, tree, prefix, logdir):
+def configure(src, tree, prefix, logdir, extra=()):
     """Copies the pristine tree to `tree` and configures it against the MPI
     installed in prefix (prefix/bin/mpicc...), once per (prefix, arguments)."""
-    args = [f"--with-mpi={prefix}"] + CONFIGURE_ARGS
+    args = [f"--with-mpi={prefix}"] + CONFIGURE_ARGS + list(extra)
     stamp_text = "\n".join(args + [_tool_id(prefix)]) + "\n"
     stamp = os.path.join(tree, ".conformance-configured")
     if os.path.isfile(stamp) and open(stamp).read() == stamp_text:
@@ -236,6 +236,10 @@ def build(tree, tests, prebuild, jobs, logdir):
     return failed
 
 
+LAUNCHER_LINE = re.compile(r"^\s*(mpiexec[:@ ]|\[mpiexec@|tern\[rank \d+\] error: fatal error: "
+                          r"MPI_Abort|=+\s*$|-+\s*$|\[\w+:\d+\] )")
+
+
 def _judge(test, r):
     """(passed, reason) the way runtests decides."""
     lines = r.output.splitlines()
@@ -248,7 +252,10 @@ def _judge(test, r):
         return True, ""
     noerr = any(re.match(r"^\s*No [Ee]rrors\s*$", l) for l in lines)
     bad = [l for l in lines if not re.match(r"^\s*(No [Ee]rrors|Test Passed)\s*$", l)]
-    first = next((l.strip() for l in bad if l.strip()), "")
+    # the test's own words, before the launcher's ("mpiexec: rank 0 called
+    # MPI_Abort...") which often arrive first
+    own = [l.strip() for l in bad if l.strip() and not LAUNCHER_LINE.match(l)]
+    first = own[0] if own else next((l.strip() for l in bad if l.strip()), "")
     if rt == "TestStatusNoErrors":
         if r.rc == 0:
             return False, "exited 0 but the test requires a non-zero status"
