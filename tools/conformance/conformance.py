@@ -62,10 +62,10 @@ def parse_args(argv):
     p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
     p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
     p.add_argument("--max-ranks", type=int, default=0,
-                   help="only the MPICH tests at most this many ranks (default: all)")
+                   help="only the MPICH tests at most this many ranks (default: all; 8 with --ci)")
     p.add_argument("--jobs", type=int, default=2, help="tests run at once and make -j (default 2)")
     p.add_argument("--timeout", type=int,
-                   help="seconds per MPICH test without a timeLimit (default 60; 30 with --ci)")
+                   help="seconds per MPICH test without a timeLimit (default 60; 45 with --ci)")
     p.add_argument("--max-timeout", type=int, default=180,
                    help="cap on a test's timeLimit, seconds (default 180)")
     p.add_argument("--module-timeout", type=int, default=300,
@@ -193,7 +193,9 @@ def run_impl(args, impl, prefix, dirs, mods):
 def main(argv):
     args = parse_args(argv)
     if args.timeout is None:
-        args.timeout = 30 if args.ci else 60
+        args.timeout = 45 if args.ci else 60
+    if args.ci and not args.max_ranks:
+        args.max_ranks = 8  # the project's tests run 1-8 ranks on 2 cores
     t0 = time.time()
     os.makedirs(args.cache, exist_ok=True)
     if args.dirs:

@@ -13,7 +13,8 @@ HEADER = """\
 #     topo/MPI-4 #14, Fortran #15, io, spawn/dynamic processes, MPI_T tools,
 #     threads, part...), a named test defect, or for now "Tern defect: <what>".
 #     "unclassified: ..." entries were written by --update-expected and wait
-#     for a human.
+#     for a human. "flaky: ..." entries pass in some runs (too slow for the
+#     time limit on a loaded machine): the gate accepts them either way.
 # scripts/run-conformance.sh --ci fails on any failure not listed here and on
 # any listed test that passes; --update-expected rewrites this file from a run.
 """
@@ -76,7 +77,8 @@ def compare(entries, outs, mpich, mpi4py):
     """(new failures, listed tests that now pass), both sorted lists of
     (key, detail)."""
     new = [(k, v[2]) for k, v in outs.items() if not v[1] and k not in entries]
-    fixed = [(k, entries[k]) for k, v in outs.items() if v[1] and k in entries]
+    fixed = [(k, entries[k]) for k, v in outs.items()
+             if v[1] and k in entries and not entries[k].startswith("flaky")]
     return sorted(new), sorted(fixed)
 
 
@@ -86,7 +88,8 @@ def update(entries, outs, mpich, mpi4py, classify=None):
     as unclassified (or with the reason `classify(first error line)` gives,
     for programs that miss a procedure of a chapter not implemented yet);
     entries outside the run stay."""
-    result = {k: v for k, v in entries.items() if not in_scope(k, mpich, mpi4py)}
+    result = {k: v for k, v in entries.items()
+              if not in_scope(k, mpich, mpi4py) or v.startswith("flaky")}
     for k, (ran, passed, why) in outs.items():
         if passed:
             continue
