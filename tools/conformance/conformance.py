@@ -182,6 +182,7 @@ def run_impl(args, impl, prefix, dirs, mods):
     data = {"impl": impl, "dirs": dirs, "modules": mods, "mpich": mpich, "mpi4py": m4py,
             "notes": notes, "seconds": round(time.time() - started), "commit": tern_commit(),
             "only_failing_in": os.path.basename(args.only_failing_in or ""),
+            "command": "scripts/run-conformance.sh " + " ".join(sys.argv[1:]),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
     with open(os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json"),
