@@ -124,7 +124,10 @@ def peer_prefix(cache, name):
 def tern_commit():
     r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"],
                        stdout=subprocess.PIPE, text=True)
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+    # changes to the harness and the docs do not change what is tested
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no",
+                            "--", ".", ":!tools/conformance", ":!tests/conformance", ":!docs",
+                            ":!scripts", ":!README.md"],
                            stdout=subprocess.PIPE, text=True).stdout.strip()
     return r.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
