@@ -23,6 +23,9 @@ scripts/run-conformance.sh                  # everything, Tern only; writes this
 scripts/run-conformance.sh --peers          # also MPICH 4.0.2 and Open MPI 4.1.4
 scripts/run-conformance.sh --ci             # the CI subset and its gate
 scripts/run-conformance.sh --dirs coll,pt2pt --modules test_comm
+# the peers on Tern's run-time failures only, then one page with all three:
+scripts/run-conformance.sh --impls mpich,openmpi --only-failing-in build-conformance/results/tern.json
+scripts/run-conformance.sh --impls none --report-with tern,mpich,openmpi
 scripts/run-conformance.sh --help           # every option
 ```
 
@@ -35,7 +38,9 @@ default 60, 45 with `--ci`; `--max-timeout` caps a `timeLimit`, default 180),
 `--module-timeout S` (per mpi4py module run, default 300), `--impls a,b`
 (which of tern, mpich, openmpi to run), `--report-with a,b:ci` (add the
 saved results of earlier runs to the report; `--impls none` only writes
-it), `--prefix DIR`
+it), `--only-failing-in RESULTS` (run only the tests that failed with Tern
+in saved results: the quick way to ask the peers about Tern's failures),
+`--prefix DIR`
 (test an installed Tern instead of building this tree into
 `build-conformance/tern`), `--no-mpich`, `--no-mpi4py`, `--update-expected`
 (rewrite `tests/conformance/expected-failures.txt` from this run: listed
