@@ -100,7 +100,7 @@ with `flaky:` (too slow for the limit on a loaded machine in some runs)
 are accepted either way.
 
 Its time, measured on 2026-11-24 from an empty cache (`--cache` in a fresh
-directory: the apt and pip downloads, configuring, building 390 test
+directory: the apt and pip downloads, configuring, building the test
 programs and mpi4py, running 392 MPICH tests and 22 mpi4py modules at 1 and
 2 ranks; Tern itself is the ctest build, installed): 13 min 7 s wall on
 this project's shared 2-core machine under a load average near 18 (3 min
