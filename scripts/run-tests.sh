@@ -3,14 +3,18 @@
 # in build/, a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer in build-asan/, then the libFuzzer targets for
-# 30 s each (scripts/run-fuzz.sh, build-fuzz/).
-# The exit status is non-zero when any run had a failure.
+# 30 s each (scripts/run-fuzz.sh, build-fuzz/), then the conformance CI subset
+# (scripts/run-conformance.sh --ci against the normal build, installed into
+# build-conformance/tern-ci; docs/conformance.md).
+# The exit status is non-zero when any ctest run, the fuzzing or the
+# conformance gate failed.
 #
 # Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build
 # parallelism, default: the number of cores), CTEST_ARGS (extra ctest
 # arguments, e.g. "-R tools_"), TERN_SKIP_RELEASE=1 (no Release build),
 # TERN_SKIP_ASAN=1 (no sanitizer build), TERN_SKIP_FUZZ=1 (no fuzzing;
-# TERN_FUZZ_SECONDS: seconds per fuzz target).
+# TERN_FUZZ_SECONDS: seconds per fuzz target), TERN_SKIP_CONFORMANCE=1 (no
+# conformance subset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +54,14 @@ if [ "${TERN_SKIP_FUZZ:-0}" != 1 ]; then
     rc=0
     env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS scripts/run-fuzz.sh || rc=$?
     echo "=== fuzzing: exit status $rc"
+    [ $rc -eq 0 ] || status=$rc
+fi
+if [ "${TERN_SKIP_CONFORMANCE:-0}" != 1 ]; then
+    echo "=== conformance CI subset (scripts/run-conformance.sh --ci)"
+    cmake --install build --prefix "$PWD/build-conformance/tern-ci" >/dev/null
+    rc=0
+    scripts/run-conformance.sh --ci --jobs "$jobs" --prefix build-conformance/tern-ci || rc=$?
+    echo "=== conformance: exit status $rc"
     [ $rc -eq 0 ] || status=$rc
 fi
 exit $status

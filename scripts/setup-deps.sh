@@ -16,7 +16,11 @@ packages=(
     slurmd slurmctld slurm-client munge   # tests/slurm starts a private Slurm
     openmpi-bin       # Open MPI's mpirun (PMIx), for the launcher tests
     binutils          # nm, for the exported-symbol test
-    python3 python3-venv   # tools/bindgen (and its test) run in .venv with pympistandard
+    python3 python3-venv   # tools/bindgen (and its test) run in .venv with pympistandard;
+                           # tools/conformance builds mpi4py in a venv (Cython from pip)
+    python3-dev       # Python.h, for building mpi4py (scripts/run-conformance.sh)
+    make xz-utils     # MPICH's test suite: configure/make, the .orig.tar.xz
+    libopenmpi-dev libmpich-dev   # mpicc.openmpi, mpicc.mpich: run-conformance.sh --peers
     procps psmisc iproute2   # ps/pgrep, killall/fuser, ss: launcher and cleanup tests
     time              # /usr/bin/time: mpiexec's peak memory in the pmi_long_line test
     coreutils findutils grep sed

@@ -1,0 +1,277 @@
+"""Runs test suites nobody here wrote against Tern (and, with --peers,
+against Debian's MPICH 4.0.2 and Open MPI 4.1.4 on the same tests) and
+writes docs/conformance.md. Called by scripts/run-conformance.sh; see
+docs/conformance.md for the options."""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import classify  # noqa: E402
+import expected  # noqa: E402
+import mpi4py_suite  # noqa: E402
+import mpich_suite  # noqa: E402
+import report  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ALL_DIRS = ["attr", "basic", "coll", "comm", "datatype", "errhan", "group", "info", "init",
+            "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls"]
+CI_DIRS = ["pt2pt", "coll", "comm", "group", "datatype", "init", "errhan", "attr", "info",
+           "basic", "util"]
+PEERS = {
+    # name: (label, mpicc, mpicxx, mpiexec command)
+    "mpich": ("MPICH 4.0.2", "mpicc.mpich", "mpicxx.mpich", ["mpiexec.mpich"]),
+    "openmpi": ("Open MPI 4.1.4", "mpicc.openmpi", "mpicxx.openmpi",
+                ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]),
+}
+
+
+# The harness library (dtpools) calls MPI_Type_hvector/hindexed, removed in
+# MPI-3.0; Open MPI still exports them but hides their declarations unless
+# asked, and without them no test would build.
+CONFIGURE_EXTRA = {"openmpi": ["CPPFLAGS=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0"]}
+
+
+def log(msg):
+    print(f"conformance: {msg}", flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="scripts/run-conformance.sh", description=__doc__)
+    p.add_argument("--ci", action="store_true",
+                   help="the CI subset; fail on a failure not in the expected list and on a "
+                        "listed test that passes")
+    p.add_argument("--peers", action="store_true",
+                   help="also run MPICH 4.0.2 and Open MPI 4.1.4 (Debian) on the same tests")
+    p.add_argument("--impls", help="implementations to run, comma-separated, of tern, mpich, "
+                                   "openmpi (default: tern; with --peers all three)")
+    p.add_argument("--report-with", default="",
+                   help="implementations whose last saved results join the report without "
+                        "running again; NAME:ci takes those of its last --ci run "
+                        "(with --impls none: only write the report)")
+    p.add_argument("--only-failing-in", metavar="RESULTS",
+                   help="run only the MPICH tests that built but failed, and the mpi4py "
+                        "modules with failures, in these saved results (e.g. "
+                        "build-conformance/results/tern.json): a quick peer check of Tern's "
+                        "failures")
+    p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
+    p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
+    p.add_argument("--max-ranks", type=int, default=0,
+                   help="only the MPICH tests at most this many ranks (default: all; 8 with --ci)")
+    p.add_argument("--jobs", type=int, default=2, help="tests run at once and make -j (default 2)")
+    p.add_argument("--timeout", type=int,
+                   help="seconds per MPICH test without a timeLimit (default 60; 45 with --ci)")
+    p.add_argument("--max-timeout", type=int, default=180,
+                   help="cap on a test's timeLimit, seconds (default 180)")
+    p.add_argument("--module-timeout", type=int, default=300,
+                   help="seconds per mpi4py module run (default 300)")
+    p.add_argument("--prefix", help="an installed Tern to test (default: build and install "
+                                    "this tree into build-conformance/tern)")
+    p.add_argument("--no-mpich", action="store_true", help="skip MPICH's test suite")
+    p.add_argument("--no-mpi4py", action="store_true", help="skip mpi4py's tests")
+    p.add_argument("--update-expected", action="store_true",
+                   help="rewrite the expected-failure list from this run")
+    p.add_argument("--expected", default=os.path.join(ROOT, "tests", "conformance",
+                                                      "expected-failures.txt"))
+    p.add_argument("--output", help="the report (default: docs/conformance.md; "
+                                    "build-conformance/ci-report.md with --ci)")
+    p.add_argument("--cache", default=os.path.join(ROOT, "build-conformance"),
+                   help="downloads, builds and results (default build-conformance/)")
+    return p.parse_args(argv)
+
+
+def build_tern(cache, jobs):
+    bdir = os.path.join(cache, "tern-build")
+    prefix = os.path.join(cache, "tern")
+    gen = ["-G", "Ninja"] if subprocess.run(["sh", "-c", "command -v ninja"],
+                                            stdout=subprocess.DEVNULL).returncode == 0 else []
+    log(f"building Tern in {bdir}, installing into {prefix}")
+    subprocess.run(["cmake", "-S", ROOT, "-B", bdir] + gen +
+                   ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", bdir, "-j", str(jobs)], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--install", bdir], check=True, stdout=subprocess.DEVNULL)
+    return prefix
+
+
+def peer_prefix(cache, name):
+    """A prefix whose bin/ holds mpicc, mpicxx and mpiexec of a Debian peer
+    (what MPICH's configure --with-mpi wants)."""
+    label, cc, cxx, mpiexec = PEERS[name]
+    prefix = os.path.join(cache, "peers", name)
+    os.makedirs(os.path.join(prefix, "bin"), exist_ok=True)
+    for link, tool in (("mpicc", cc), ("mpicxx", cxx)):
+        path = os.path.join(prefix, "bin", link)
+        if not os.path.lexists(path):
+            os.symlink(f"/usr/bin/{tool}", path)
+    script = os.path.join(prefix, "bin", "mpiexec")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n")
+        if name == "openmpi":
+            # no CMA (ptrace) in containers
+            f.write("export OMPI_MCA_btl_vader_single_copy_mechanism=none\n")
+        f.write(f"exec {' '.join(mpiexec)} \"$@\"\n")
+    os.chmod(script, 0o755)
+    return prefix
+
+
+def tern_commit():
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"],
+                       stdout=subprocess.PIPE, text=True)
+    # changes to the harness and the docs do not change what is tested
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no",
+                            "--", ".", ":!tools/conformance", ":!tests/conformance", ":!docs",
+                            ":!scripts", ":!README.md"],
+                           stdout=subprocess.PIPE, text=True).stdout.strip()
+    return r.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def _failing(path):
+    """({(test key, ranks)} of MPICH tests that built and failed, {mpi4py
+    modules with a failure}) in saved results."""
+    with open(path) as f:
+        data = json.load(f)
+    tests = {(r["test"], r["np"]) for r in data["mpich"].values()
+             if r["status"] == "failed" and r.get("built", True)}
+    mods = {r["test"] for r in data["mpi4py"].values() if r.get("fails")}
+    return tests, mods
+
+
+def run_impl(args, impl, prefix, dirs, mods):
+    """Both suites against one implementation; results are also saved as
+    JSON under the cache (results/<impl>.json)."""
+    logdir = os.path.join(args.cache, "logs", impl)
+    shutil.rmtree(os.path.join(logdir, "out"), ignore_errors=True)
+    os.makedirs(os.path.join(logdir, "out"), exist_ok=True)
+    mpiexec = os.path.join(prefix, "bin", "mpiexec")
+    started = time.time()
+    mpich, m4py, notes = {}, {}, []
+    if dirs:
+        src = mpich_suite.fetch(args.cache)
+        tree = os.path.join(args.cache, "mpich-tests", impl)
+        if mpich_suite.configure(src, tree, prefix, logdir, CONFIGURE_EXTRA.get(impl, ())):
+            tests, prebuild = mpich_suite.read_tests(tree, dirs)
+            if args.max_ranks:
+                tests = [t for t in tests if t.np <= args.max_ranks]
+            if args.only_failing_in:
+                keep = _failing(args.only_failing_in)[0]
+                tests = [t for t in tests if (t.key, t.np) in keep]
+            failed = mpich_suite.build(tree, tests, prebuild, args.jobs, logdir)
+            log(f"{impl}: {len(tests)} MPICH tests, {len(failed)} programs do not build")
+            mpich = mpich_suite.run_tests(tree, tests, failed, mpiexec, args.jobs, args.timeout,
+                                          args.max_timeout, logdir,
+                                          progress=lambda m: log(f"{impl}: {m}"))
+        else:
+            notes.append(f"MPICH's test suite does not configure with {impl}")
+    if mods is not None:
+        py = mpi4py_suite.venv(args.cache, impl)
+        sdist, src = mpi4py_suite.fetch(args.cache, py)
+        py = mpi4py_suite.build(py, sdist, impl, prefix, logdir)
+        if py:
+            names = mpi4py_suite.modules(src, mods)
+            if args.only_failing_in:
+                names = [m for m in names if m in _failing(args.only_failing_in)[1]]
+            m4py = mpi4py_suite.run_all(py, src, names, [1, 2],
+                                        mpiexec, args.module_timeout, logdir,
+                                        progress=lambda m: log(f"{impl}: {m}"))
+        else:
+            notes.append(f"mpi4py does not build with {impl}")
+    data = {"impl": impl, "dirs": dirs, "modules": mods, "mpich": mpich, "mpi4py": m4py,
+            "notes": notes, "seconds": round(time.time() - started), "commit": tern_commit(),
+            "only_failing_in": os.path.basename(args.only_failing_in or ""),
+            "command": "scripts/run-conformance.sh " + " ".join(sys.argv[1:]),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
+    with open(os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json"),
+              "w") as f:
+        json.dump(data, f, indent=1)
+    return data
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.timeout is None:
+        args.timeout = 45 if args.ci else 60
+    if args.ci and not args.max_ranks:
+        args.max_ranks = 8  # the project's tests run 1-8 ranks on 2 cores
+    t0 = time.time()
+    os.makedirs(args.cache, exist_ok=True)
+    if args.dirs:
+        dirs = [d for d in args.dirs.split(",") if d]
+    else:
+        dirs = CI_DIRS if args.ci else ALL_DIRS
+    dirs = [] if args.no_mpich else dirs
+    if args.modules:
+        mods = [m for m in args.modules.split(",") if m]
+    else:
+        mods = mpi4py_suite.CI_MODULES if args.ci else []
+    mods = None if args.no_mpi4py else mods
+    impls = args.impls.split(",") if args.impls else \
+        (["tern"] + list(PEERS) if args.peers else ["tern"])
+    impls = [] if impls == ["none"] else impls
+    saved = {}
+    for item in (i for i in args.report_with.split(",") if i):
+        name, _, kind = item.partition(":")
+        saved[name] = "-ci" if kind == "ci" or (not kind and args.ci) else ""
+    for i in impls + list(saved):
+        if i != "tern" and i not in PEERS:
+            raise SystemExit(f"conformance: unknown implementation {i!r}")
+    prefix = None
+    if "tern" in impls:
+        prefix = os.path.abspath(args.prefix) if args.prefix else build_tern(args.cache, args.jobs)
+    elif args.prefix:
+        prefix = os.path.abspath(args.prefix)
+
+    results = {}
+    for name in ["tern"] + list(PEERS):
+        if name in impls:
+            where = prefix if name == "tern" else peer_prefix(args.cache, name)
+            results[name] = run_impl(args, name, where, dirs, mods)
+        elif name in saved:
+            with open(os.path.join(args.cache, "results", f"{name}{saved[name]}.json")) as f:
+                results[name] = json.load(f)
+    if "tern" not in results:
+        log("Tern not run: no report and no gate")
+        return 0
+
+    tern = results["tern"]
+    entries = expected.load(args.expected)
+    outs = expected.outcomes(tern["mpich"], tern["mpi4py"])
+    new, fixed = expected.compare(entries, outs, tern["mpich"], tern["mpi4py"])
+    if args.update_expected:
+        missing = classify.missing_procedures(os.path.join(prefix, "bin", "tern-info")) \
+            if prefix else {}
+        entries = expected.update(entries, outs, tern["mpich"], tern["mpi4py"],
+                                  lambda why: classify.reason(why, missing))
+        expected.save(args.expected, entries)
+        log(f"wrote {args.expected} ({len(entries)} entries)")
+    output = args.output or (os.path.join(args.cache, "ci-report.md") if args.ci
+                             else os.path.join(ROOT, "docs", "conformance.md"))
+    command = "scripts/run-conformance.sh " + " ".join(argv)
+    report.write(output, command.strip(), tern_commit(), results, entries,
+                 PEERS, time.time() - t0)
+    log(f"wrote {output} after {time.time() - t0:.0f} s")
+
+    if not args.ci:
+        return 0
+    for k, why in new:
+        print(f"conformance: NEW FAILURE {k[0]} | {k[1]} | {k[2]} | {why}")
+    for k, why in fixed:
+        print(f"conformance: NOW PASSES (remove it from the expected list) {k[0]} | {k[1]} | "
+              f"{k[2]} | {why}")
+    if new or fixed:
+        log(f"CI subset: {len(new)} failures not in {args.expected}, "
+            f"{len(fixed)} listed tests that pass")
+        return 1
+    log("CI subset: every failure is expected and every listed test still fails")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,254 @@
+"""Writes the conformance report (docs/conformance.md) from the results of
+one run: per MPICH directory and per mpi4py module and rank count, the
+counts for Tern and (when they ran) the peers, then every failing Tern test
+with its reason."""
+import os
+
+DOC_INTRO = """\
+Tern against test suites nobody here wrote: the C tests of MPICH 4.0.2
+(`test/mpi` of Debian bookworm's source package `mpich` 4.0.2-3) and the
+tests of mpi4py 4.1.2 (its sdist from PyPI). With `--peers` the same tests
+run against Debian's MPICH 4.0.2 and Open MPI 4.1.4, so that a test failing
+everywhere is told apart from a Tern defect.
+
+How to run it, its options, what is counted and the CI gate:
+[the end of this page](#how-this-page-is-made).
+"""
+
+DOC_HOWTO = """\
+## How this page is made
+
+```
+scripts/run-conformance.sh                  # everything, Tern only; writes this page
+scripts/run-conformance.sh --peers          # also MPICH 4.0.2 and Open MPI 4.1.4
+scripts/run-conformance.sh --ci             # the CI subset and its gate
+scripts/run-conformance.sh --dirs coll,pt2pt --modules test_comm
+# the peers on Tern's run-time failures only, then one page with all three:
+scripts/run-conformance.sh --impls mpich,openmpi --only-failing-in build-conformance/results/tern.json
+scripts/run-conformance.sh --impls none --report-with tern,mpich,openmpi
+scripts/run-conformance.sh --help           # every option
+```
+
+Options: `--ci` (the CI subset below; the report goes to
+`build-conformance/ci-report.md` and the exit status is the gate's),
+`--peers`, `--dirs a,b,c` (MPICH test directories), `--modules a,b`
+(mpi4py test modules), `--max-ranks N`, `--jobs N` (tests at once and
+`make -j`, default 2), `--timeout S` (per MPICH test without a `timeLimit`,
+default 60, 45 with `--ci`; `--max-timeout` caps a `timeLimit`, default 180),
+`--module-timeout S` (per mpi4py module run, default 300), `--impls a,b`
+(which of tern, mpich, openmpi to run), `--report-with a,b:ci` (add the
+saved results of earlier runs to the report; `--impls none` only writes
+it), `--only-failing-in RESULTS` (run only the tests that failed with Tern
+in saved results: the quick way to ask the peers about Tern's failures),
+`--prefix DIR`
+(test an installed Tern instead of building this tree into
+`build-conformance/tern`), `--no-mpich`, `--no-mpi4py`, `--update-expected`
+(rewrite `tests/conformance/expected-failures.txt` from this run: listed
+tests keep their reason while they fail and leave when they pass, new
+failures come in as `unclassified: <first error line>` for a human to
+classify), `--output FILE`.
+
+Everything is cached under `build-conformance/` (gitignored) and reused:
+Debian's source package (through `apt-get source --download-only`; the
+script adds a `deb-src` entry when there is none), the mpi4py sdist
+(through pip), the configured and built test trees (one per
+implementation), the venvs with mpi4py built by each implementation's
+`mpicc` (Cython and unittest-xml-reporting from pip), the logs
+(`logs/<impl>/`: configure, build, and the output of every failing test in
+`out/`) and the results (`results/<impl>.json`).
+
+**MPICH's suite.** `test/mpi` is configured with `--with-mpi=<prefix>`
+(Tern's `mpicc`, `mpicxx`, `mpiexec`) and `--disable-fortran` (Tern has
+no Fortran bindings yet, issue 15), `--disable-cxx` (the C++ bindings left
+the standard in MPI-3.0), `--disable-perftest`, `--enable-strictmpi`
+(MPICH's own extensions are not tested: tests marked `strict=false` or
+`mpix=true` count as skipped), `--enable-romio` and
+`--enable-threads=multiple` (so `io` and `threads` are listed). Each
+directory's programs are built with one `make -k`; a program that does not
+build counts as failed with "does not build: <first undefined reference or
+error>". The runner (`tools/conformance/`) reads the `testlist` files
+(following directory entries; not `testlist.dtp`, long datatype-pool
+sweeps, nor `testlist.cvar`, MPICH algorithm variants selected through
+`MPIR_CVAR_*`) and runs each entry with its rank count, arguments and
+environment and a time limit, deciding like MPICH's `runtests`: a test
+passes when it exits 0 and prints ` No Errors` and nothing else
+(`resultTest=TestStatus`/`TestErrFatal`: when it exits non-zero). A test
+past its limit is killed and counts as failed ("timeout"); after each test
+every process still carrying the test's marker variable is killed and the
+files it left in `/dev/shm` are removed.
+
+**mpi4py.** For each module `test_*.py`, `mpiexec -n 1` and then `-n 2`
+run `python test/main.py --xml DIR <module>`; each rank writes JUnit XML
+and a test counts as failed or in error when it did so on any rank. A
+module that crashes or passes its time limit is one error, "(the whole
+module)", with the first error line of its output. mpi4py's own
+known-failure marks (`skipMPI`) apply to the peers only; they count as
+skipped.
+
+**The CI gate.** `scripts/run-tests.sh` (what `.ci/run` calls) runs
+`scripts/run-conformance.sh --ci --prefix <its build, installed>` after its
+ctest runs (`TERN_SKIP_CONFORMANCE=1` skips it); its status joins the
+overall one. The CI subset: the MPICH directories pt2pt, coll, comm,
+group, datatype, init, errhan, attr and info (basic and util have no
+`testlist` in 4.0.2), only their tests at 8 ranks or fewer (`--max-ranks
+8`: the project's tests run 1-8 ranks on 2 cores), 45 s per test, and the
+mpi4py modules for the same features, at 1 and 2 ranks. It fails on any failure that is not in
+`tests/conformance/expected-failures.txt` and on any listed test that now
+passes, printing each (`NEW FAILURE ...`, `NOW PASSES ...`), so the list
+only shrinks and never hides a regression; entries whose reason starts
+with `flaky:` (too slow for the limit on a loaded machine in some runs)
+are accepted either way.
+
+Its time, measured on 2026-11-24 from an empty cache (`--cache` in a fresh
+directory: the apt and pip downloads, configuring, building the test
+programs and mpi4py, running 392 MPICH tests and 22 mpi4py modules at 1 and
+2 ranks; Tern itself is the ctest build, installed): 13 min 7 s wall on
+this project's shared 2-core machine under a load average near 18 (3 min
+14 s user and 1 min 16 s system CPU time), with the gate passing. Eight of
+the listed tests hang with Tern and cost their 45 s each (two at a time).
+"""
+
+
+def _mpich_counts(results, top):
+    c = {"tests": 0, "built": 0, "passed": 0, "failed": 0, "skipped": 0}
+    for r in results.values():
+        if r["dir"] != top:
+            continue
+        c["tests"] += 1
+        if r["status"] == "skipped":
+            c["skipped"] += 1
+            continue
+        c["built"] += 1 if r.get("built", True) else 0
+        c[r["status"]] += 1
+    return c
+
+
+def _cell(c, keys):
+    return " | ".join(str(c[k]) for k in keys) if c else " | ".join("–" for _ in keys)
+
+
+def _sum(rows):
+    out = {}
+    for c in rows:
+        for k, v in c.items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def write(path, command, commit, results, entries, peers, seconds):
+    impls = list(results)
+    labels = {"tern": "Tern"}
+    labels.update({k: v[0] for k, v in peers.items()})
+    tern = results["tern"]
+    lines = ["# Conformance: external test suites", "",
+             f"Generated by `{tern.get('command', command)}` on {tern['date']}, Tern commit "
+             f"`{tern.get('commit', commit)}` ({tern['seconds'] / 60:.0f} minutes on a shared "
+             "2-core machine)" + (f"; this page written by `{command}`"
+                                  if tern.get("command", command) != command else "") + ".", ""]
+    lines += DOC_INTRO.splitlines() + [""]
+    for impl in impls:
+        d = results[impl]
+        scope = (f"MPICH directories {', '.join(d['dirs'])}" if d["dirs"] else "no MPICH tests")
+        scope += "; mpi4py: " + ("all modules" if d["modules"] == [] else
+                                 "none" if d["modules"] is None else ", ".join(d["modules"]))
+        if d.get("only_failing_in"):
+            scope += (" — only the tests that built but failed with Tern there (and the "
+                      f"mpi4py modules with a Tern failure), from {d['only_failing_in']}")
+        how = f"`{d['command']}`, " if d.get("command") and impl != "tern" else ""
+        lines.append(f"- {labels[impl]}: {scope} ({how}{d['date']}, {d['seconds'] / 60:.0f} min)."
+                     + "".join(f" {n}." for n in d["notes"]))
+    lines.append("")
+
+    # MPICH table
+    tops = []
+    for impl in impls:
+        for r in results[impl]["mpich"].values():
+            if r["dir"] not in tops:
+                tops.append(r["dir"])
+    if tops:
+        keys = ["built", "passed", "failed", "skipped"]
+        lines += ["## MPICH 4.0.2 test suite", "",
+                  "Per directory: tests listed, then for each implementation the tests "
+                  "whose program built, passed, failed (not building, wrong output, "
+                  "error, timeout) and were skipped.", ""]
+        head = "| directory | tests | " + " | ".join(
+            f"{labels[i]} {k}" for i in impls for k in keys) + " |"
+        lines += [head, "|" + "---|" * (2 + len(keys) * len(impls))]
+        totals = {i: [] for i in impls}
+        for top in tops:
+            cells = []
+            ntests = 0
+            for i in impls:
+                c = _mpich_counts(results[i]["mpich"], top) if results[i]["mpich"] else None
+                if c and c["tests"] == 0:
+                    c = None
+                if c:
+                    ntests = max(ntests, c["tests"])
+                    totals[i].append(c)
+                cells.append(_cell(c, keys))
+            lines.append(f"| {top} | {ntests} | " + " | ".join(cells) + " |")
+        cells = [_cell(_sum(totals[i]) if totals[i] else None, keys) for i in impls]
+        ntot = max((_sum(totals[i]).get("tests", 0) for i in impls if totals[i]), default=0)
+        lines += [f"| **all** | {ntot} | " + " | ".join(cells) + " |", ""]
+
+    # mpi4py table
+    mods = []
+    for impl in impls:
+        for r in results[impl]["mpi4py"].values():
+            if (r["test"], r["np"]) not in mods:
+                mods.append((r["test"], r["np"]))
+    if mods:
+        keys = ["tests", "passed", "failed", "errors", "skipped"]
+        lines += ["## mpi4py 4.1.2", "",
+                  "Per module and rank count: unittest's tests, passed, failed, in error "
+                  "(an unexpected exception, or the whole module crashed or timed out) and "
+                  "skipped.", ""]
+        head = "| module | ranks | " + " | ".join(
+            f"{labels[i]} {k}" for i in impls for k in keys) + " |"
+        lines += [head, "|" + "---|" * (2 + len(keys) * len(impls))]
+        totals = {i: [] for i in impls}
+        for mod, np in sorted(mods, key=lambda x: (x[1], x[0])):
+            cells = []
+            for i in impls:
+                r = results[i]["mpi4py"].get(f"{mod}|{np}")
+                c = {k: r[k] for k in keys} if r else None
+                if c:
+                    totals[i].append(c)
+                cells.append(_cell(c, keys))
+            lines.append(f"| {mod} | {np} | " + " | ".join(cells) + " |")
+        cells = [_cell(_sum(totals[i]) if totals[i] else None, keys) for i in impls]
+        lines += ["| **all** | | " + " | ".join(cells) + " |", ""]
+
+    # failing Tern tests
+    fails = []
+    peer_fail = {}
+    for i in impls[1:]:
+        for r in results[i]["mpich"].values():
+            peer_fail[("mpich", r["test"], r["np"], i)] = r["status"]
+        for r in results[i]["mpi4py"].values():
+            for tid, st in r.get("cases", {}).items():
+                peer_fail[("mpi4py", tid, r["np"], i)] = st[0]
+            for tid, _ in r.get("fails", []):
+                peer_fail[("mpi4py", tid, r["np"], i)] = "failed"
+    for r in tern["mpich"].values():
+        if r["status"] == "failed":
+            fails.append(("mpich", r["test"], r["np"], r.get("reason", "")))
+    for r in tern["mpi4py"].values():
+        for tid, msg in r["fails"]:
+            fails.append(("mpi4py", tid, r["np"], msg))
+    lines += ["## Failing Tern tests", "",
+              f"{len(fails)} in all. The reason is the expected-failure list's "
+              "(`tests/conformance/expected-failures.txt`), else the first error line "
+              "of the test's output. *(also fails in X)*: the test fails with that peer "
+              "too.", ""]
+    for suite, test, np, why in sorted(fails):
+        reason = entries.get((suite, test, np)) or " ".join((why or "no output").split())[:200]
+        also = [labels[i] for i in impls[1:]
+                if peer_fail.get((suite, test, np, i)) in ("failed", "error")]
+        extra = f" *(also fails in {', '.join(also)})*" if also else ""
+        lines.append(f"- {suite} `{test}` ({np} rank{'s' if np != 1 else ''}): "
+                     f"{reason.replace('|', '/')}{extra}")
+    lines += [""] + DOC_HOWTO.splitlines() + [""]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
