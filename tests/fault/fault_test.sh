@@ -163,7 +163,10 @@ echo \$\$ >"$WORK/launch-\$host.pid"
 if [ "$1" = exec ]; then
     FAKE_HOST=\$host exec sh -c "\$*"
 fi
-FAKE_HOST=\$host sh -c "\$*" &
+# A background job of sh reads /dev/null: hand it our stdin (the job
+# secret comes first on it) through fd 3, as ssh passes stdin on.
+exec 3<&0
+FAKE_HOST=\$host sh -c "\$*" <&3 3<&- &
 wait \$!
 SH
     chmod +x "$WORK/launch"
