@@ -323,7 +323,7 @@ static tern_status_t graph_node(const tern_comm_t *c, int rank, const tern_topo_
 tern_status_t tern_graph_neighbors_count(const tern_comm_t *c, int rank, int *n)
 {
     const tern_topo_t *t = NULL;
-    int lo, hi;
+    int lo = 0, hi = 0;
     tern_status_t st = graph_node(c, rank, &t, &lo, &hi);
     if (st == TERN_OK)
         *n = hi - lo;
@@ -334,7 +334,7 @@ tern_status_t tern_graph_neighbors(const tern_comm_t *c, int rank, int maxneighb
                                    int *neighbors)
 {
     const tern_topo_t *t = NULL;
-    int lo, hi;
+    int lo = 0, hi = 0;
     tern_status_t st = graph_node(c, rank, &t, &lo, &hi);
     if (st != TERN_OK)
         return st;
