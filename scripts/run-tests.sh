@@ -43,8 +43,9 @@ if [ "${TERN_SKIP_RELEASE:-0}" != 1 ]; then
     run build-release Release
 fi
 if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
-    # Leak checking stays on; halt on the first sanitizer report.
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1}
+    # Leak checking stays on; halt on the first sanitizer report; an allocation
+    # too big returns NULL (tests check MPI_ERR_NO_MEM) instead of aborting.
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1:allocator_may_return_null=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
     run build-asan RelWithDebInfo -DTERN_SANITIZE=ON

@@ -14,6 +14,8 @@
 
 int mpiexec_outq_push(mpiexec_outq_t *q, const char *data, size_t n, size_t max)
 {
+    if (n == 0) /* nothing to queue; an empty queue has no buffer to copy into */
+        return 0;
     if (q->len - q->off + n > max)
         return -1;
     if (q->off > 0) {
