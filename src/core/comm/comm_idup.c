@@ -16,8 +16,6 @@
  * new communicator gets the parent's hints (or the given ones) and copies
  * of its attributes, and its handle is written to *newcomm. */
 #include "core/comm/comm_new.h"
-#include "core/comm/attr.h"
-#include "core/comm/topo.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_p2p.h"
 #include "core/comm/info.h"
@@ -138,25 +136,9 @@ static tern_status_t make_comm(idup_t *d, const uint32_t *ids)
     tern_status_t st = tern_comm_dup_on(p, ids, &nc);
     if (st != TERN_OK)
         return st;
-    nc->info = d->use_info ? d->info : MPI_INFO_NULL;
-    d->info = MPI_INFO_NULL;
-    if (!d->use_info && p->info != MPI_INFO_NULL &&
-        (st = tern_info_dup(p->info, &nc->info)) != TERN_OK) {
-        tern_comm_destroy(nc);
-        return tern_status_detail(st, "cannot copy the info hints: %s", tern_status_string(st));
-    }
-    /* The topology goes with the copy (MPI-4.1 8.4), as in MPI_Comm_dup. */
-    if ((st = tern_topo_copy(p->topo, &nc->topo)) != TERN_OK) {
-        tern_comm_destroy(nc);
+    /* d->info (idup_with_info's hints, copied at the call) is freed by finish(). */
+    if ((st = tern_comm_dup_contents(p, nc, d->use_info ? d->info : p->info)) != TERN_OK)
         return st;
-    }
-    int err = tern_attr_copy_all(p, nc);
-    if (err != MPI_SUCCESS) {
-        (void)tern_attr_delete_all(nc);
-        tern_comm_destroy(nc);
-        return tern_status_detail(TERN_ERR_CALLBACK,
-                                  "an attribute copy callback failed with code %d", err);
-    }
     *d->newcomm = nc->handle;
     return TERN_OK;
 }

@@ -50,15 +50,10 @@ static tern_status_t need_subgroup(const tern_comm_t *c, const tern_group_t *g)
     return TERN_OK;
 }
 
-tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm)
+tern_status_t tern_comm_dup_contents(tern_comm_t *c, tern_comm_t *nc, MPI_Info hints)
 {
-    tern_comm_t *nc = NULL;
-    *newcomm = MPI_COMM_NULL;
-    tern_status_t st = tern_comm_dup(c, &nc);
-    if (st != TERN_OK)
-        return st;
-    MPI_Info src = use_info ? info : c->info;
-    if (src != MPI_INFO_NULL && (st = tern_info_dup(src, &nc->info)) != TERN_OK) {
+    tern_status_t st;
+    if (hints != MPI_INFO_NULL && (st = tern_info_dup(hints, &nc->info)) != TERN_OK) {
         tern_comm_destroy(nc);
         return tern_status_detail(st, "cannot copy the info hints: %s", tern_status_string(st));
     }
@@ -74,8 +69,17 @@ tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI
         return tern_status_detail(TERN_ERR_CALLBACK,
                                   "an attribute copy callback failed with code %d", err);
     }
-    *newcomm = nc->handle;
     return TERN_OK;
+}
+
+tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm)
+{
+    tern_comm_t *nc = NULL;
+    *newcomm = MPI_COMM_NULL;
+    tern_status_t st = tern_comm_dup(c, &nc);
+    if (st == TERN_OK && (st = tern_comm_dup_contents(c, nc, use_info ? info : c->info)) == TERN_OK)
+        *newcomm = nc->handle;
+    return st;
 }
 
 tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *newcomm)

@@ -10,6 +10,10 @@
 #include "core/comm/group.h"
 #include "core/pt2pt/request.h"
 
+/* What a duplicate nc of c takes from c, for MPI_Comm_dup and idup alike:
+ * a copy of hints (MPI_INFO_NULL: none), the topology, the attributes
+ * through their copy callbacks. On failure nc is destroyed. */
+tern_status_t tern_comm_dup_contents(tern_comm_t *c, tern_comm_t *nc, MPI_Info hints);
 /* MPI_Comm_dup (info MPI_INFO_NULL and !use_info: the parent's hints) and
  * MPI_Comm_dup_with_info (use_info: info's hints, or none). */
 tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm);
