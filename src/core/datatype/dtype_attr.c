@@ -27,10 +27,8 @@ tern_status_t tern_type_set_attr(MPI_Datatype dt, int keyval, void *value)
     tern_status_t st = check_kind(keyval);
     if (st != TERN_OK)
         return st;
-    /* A freed keyval still serves the attributes it has, but takes no new one. */
-    const tern_keyval_t *k = tern_keyval_lookup(keyval);
-    if (k && k->user_freed)
-        return tern_status_detail(TERN_ERR_KEYVAL, "keyval 0x%x was freed", (unsigned)keyval);
+    if ((st = tern_keyval_check_settable(keyval)) != TERN_OK)
+        return st;
     int err = tern_attrs_set(tern_dtype_attr_list(dt), dt, keyval, value);
     if (err != MPI_SUCCESS)
         return tern_status_detail(TERN_ERR_CALLBACK,

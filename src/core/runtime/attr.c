@@ -33,6 +33,14 @@ tern_keyval_t *tern_keyval_lookup(int keyval)
     return keyval_any(keyval);
 }
 
+tern_status_t tern_keyval_check_settable(int keyval)
+{
+    const tern_keyval_t *k = tern_keyval_lookup(keyval);
+    if (k && k->user_freed)
+        return tern_status_detail(TERN_ERR_KEYVAL, "keyval 0x%x was freed", (unsigned)keyval);
+    return TERN_OK;
+}
+
 tern_keyval_t *tern_keyval_of_kind(int keyval, tern_attr_kind_t kind)
 {
     tern_keyval_t *k = tern_keyval_lookup(keyval);

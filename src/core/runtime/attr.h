@@ -40,10 +40,14 @@ typedef struct {
 
 tern_status_t tern_keyval_new(tern_attr_kind_t kind, tern_attr_copy_fn *copy_fn,
                               tern_attr_delete_fn *delete_fn, void *extra_state, int *keyval_p);
-/* A keyval the user still holds; NULL otherwise. */
+/* A live keyval: one the user holds, or one the user freed that attributes
+ * still use; NULL otherwise. */
 tern_keyval_t *tern_keyval_lookup(int keyval);
-/* A keyval the user still holds, of this kind; NULL otherwise. */
+/* A live keyval of this kind; NULL otherwise. */
 tern_keyval_t *tern_keyval_of_kind(int keyval, tern_attr_kind_t kind);
+/* TERN_ERR_KEYVAL when the user freed keyval: a freed keyval still serves
+ * the attributes it has (MPI reference-counts keyvals) but takes no new one. */
+tern_status_t tern_keyval_check_settable(int keyval);
 void tern_keyval_free(int keyval);
 /* MPI_*_free_keyval on a checked keyval: one of this kind (else
  * TERN_ERR_KEYVAL); frees it and sets *keyval to MPI_KEYVAL_INVALID. */
