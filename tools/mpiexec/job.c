@@ -39,6 +39,11 @@ double mpiexec_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int mpiexec_ms_until(double deadline, double now)
+{
+    return deadline > now ? (int)((deadline - now) * 1000) + 1 : 0;
+}
+
 tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
 {
     memset(job, 0, sizeof *job);
@@ -397,9 +402,9 @@ int mpiexec_job_run(mpiexec_job_t *job)
         int timeout = -1;
         double now = mpiexec_now();
         if (job->terminating && !job->killed)
-            timeout = job->kill_at > now ? (int)((job->kill_at - now) * 1000) + 1 : 0;
+            timeout = mpiexec_ms_until(job->kill_at, now);
         if (!running) {
-            int t = drain_until > now ? (int)((drain_until - now) * 1000) + 1 : 0;
+            int t = mpiexec_ms_until(drain_until, now);
             timeout = timeout < 0 || t < timeout ? t : timeout;
         }
         int k = poll(pfd, n, timeout);

@@ -177,6 +177,9 @@ void mpiexec_job_kill_all(mpiexec_job_t *job);
 void mpiexec_job_cleanup_shm(const mpiexec_job_t *job);
 void mpiexec_job_free(mpiexec_job_t *job);
 double mpiexec_now(void);
+/* poll()'s timeout for a deadline on mpiexec_now()'s clock: milliseconds,
+ * rounded up so the deadline has passed on waking; 0 once it has. */
+int mpiexec_ms_until(double deadline, double now);
 
 /* proxy.c: a proxy's link to the root (see root.c for the protocol). */
 tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job);

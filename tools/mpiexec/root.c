@@ -718,7 +718,7 @@ static void root_loop(root_t *rt)
             wake = rt->pending[i].deadline < wake ? rt->pending[i].deadline : wake;
         if (rt->terminating && !rt->killed && (!wake || rt->kill_at < wake))
             wake = rt->kill_at;
-        int timeout = wake ? (wake > now ? (int)((wake - now) * 1000) + 1 : 0) : -1;
+        int timeout = wake ? mpiexec_ms_until(wake, now) : -1;
         int k = poll(pfd, n, timeout);
         if (k < 0 && errno != EINTR)
             break;
