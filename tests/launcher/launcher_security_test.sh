@@ -37,28 +37,7 @@ fail() {
     exit 1
 }
 
-now_ms() { date +%s%3N; }
-expect_rc() { [ "$RC" -eq "$1" ] || fail "exit code $RC, expected $1"; }
-expect_out() { grep -q -- "$1" "$OUT" || fail "stdout lacks '$1'"; }
-expect_err() { grep -q -- "$1" "$ERR" || fail "stderr lacks '$1'"; }
-expect_within() { [ "$ELAPSED" -le "$1" ] || fail "took ${ELAPSED} ms, limit $1 ms"; }
-
-expect_no_orphans() {
-    i=0
-    # fake_proxy.py's arguments name $PROG too.
-    while pgrep -f "$PROG" >/dev/null; do
-        i=$((i + 1))
-        [ $i -gt 20 ] && fail "orphan processes: $(pgrep -af "$PROG" | tr '\n' ';')"
-        sleep 0.1
-    done
-}
-
-expect_no_shm() {
-    for job in $(grep -ho 'tern-[0-9]*-[0-9a-f]*' "$OUT" "$ERR" 2>/dev/null | sort -u); do
-        ls /dev/shm/tern-"$job"-* >/dev/null 2>&1 && fail "leftover /dev/shm/tern-$job-*"
-    done
-    return 0
-}
+. "$(dirname "$0")/expect_lib.sh"
 
 # The stand-in remote start: <launch> HOST COMMAND. It keeps the secret
 # (first line of its stdin) and the command line, and passes the secret on.
