@@ -240,6 +240,10 @@ tern_status_t tern_topo_grid_size(int ndims, const int *dims, int limit, long lo
         if (p <= limit)
             p *= dims[i];
     }
+    if (p > limit)
+        return tern_status_detail(TERN_ERR_ARG,
+                                  "the grid has more points than the communicator's %d ranks",
+                                  limit);
     *n = p;
     return TERN_OK;
 }
@@ -252,10 +256,6 @@ tern_status_t tern_cart_map(const tern_comm_t *c, int ndims, const int *dims, co
     tern_status_t st = tern_topo_grid_size(ndims, dims, c->size, &n);
     if (st != TERN_OK)
         return st;
-    if (n > c->size)
-        return tern_status_detail(TERN_ERR_ARG,
-                                  "the grid has more points than the communicator's %d ranks",
-                                  c->size);
     *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
     return TERN_OK;
 }

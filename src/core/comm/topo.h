@@ -33,8 +33,9 @@ void tern_topo_free(tern_topo_t *t);
 /* A deep copy for MPI_Comm_dup (NULL for NULL). */
 tern_status_t tern_topo_copy(const tern_topo_t *t, tern_topo_t **copy_p);
 
-/* TERN_ERR_DIMS unless ndims >= 0 and dims[0..ndims) are positive; their
- * product (once past limit, no longer multiplied) in *n. */
+/* TERN_ERR_DIMS unless ndims >= 0 and dims[0..ndims) are positive;
+ * TERN_ERR_ARG when their product exceeds limit (the communicator's size:
+ * MPI_Cart_create and MPI_Cart_map); else the product in *n. */
 tern_status_t tern_topo_grid_size(int ndims, const int *dims, int limit, long long *n);
 /* Row-major coordinates of rank r in a Cartesian topology t. */
 void tern_topo_cart_coords(const tern_topo_t *t, int r, int *coords);

@@ -109,10 +109,6 @@ tern_status_t tern_cart_create(tern_comm_t *c, int ndims, const int *dims, const
         st = tern_topo_grid_size(ndims, dims, c->size, &n);
     if (st != TERN_OK)
         return st;
-    if (n > c->size)
-        return tern_status_detail(TERN_ERR_ARG,
-                                  "the grid has more points than the communicator's %d ranks",
-                                  c->size);
     tern_topo_t *t = NULL;
     if (c->rank < n)
         st = cart_topo(ndims, dims, periods, c->rank, &t);
