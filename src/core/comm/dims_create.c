@@ -70,47 +70,26 @@ static void search(search_t *s, int pos, long long rest, int max)
 /* The balanced split of m into k >= 1 factors, non-increasing, in out. */
 static tern_status_t balance(int m, int k, int *out)
 {
-    int n_divs = 0, cap = 64;
-    int *divs = malloc((size_t)cap * sizeof *divs);
+    /* Divisors in ascending order: the small ones (d * d <= m), then their
+     * partners, so at most twice as many as the small ones. Counting them
+     * first costs one more pass of at most sqrt(INT_MAX) steps. */
+    int n_small = 0;
+    for (long long d = 1; d * d <= m; d++)
+        n_small += m % d == 0;
+    int *divs = malloc(2 * (size_t)n_small * sizeof *divs);
     int *buf = malloc(2 * (size_t)k * sizeof *buf);
     if (!divs || !buf) {
         free(divs);
         free(buf);
         return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the search");
     }
-    /* Divisors in ascending order: the small ones, then their partners. */
-    int n_small = 0;
+    int n_divs = 0;
     for (long long d = 1; d * d <= m; d++)
-        if (m % d == 0) {
-            if (n_divs == cap) {
-                int *g = realloc(divs, 2 * (size_t)cap * sizeof *divs);
-                if (!g) {
-                    free(divs);
-                    free(buf);
-                    return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the search");
-                }
-                divs = g;
-                cap *= 2;
-            }
+        if (m % d == 0)
             divs[n_divs++] = (int)d;
-        }
-    n_small = n_divs;
-    for (int i = n_small - 1; i >= 0; i--) {
-        int partner = m / divs[i];
-        if (partner == divs[i])
-            continue;
-        if (n_divs == cap) {
-            int *g = realloc(divs, 2 * (size_t)cap * sizeof *divs);
-            if (!g) {
-                free(divs);
-                free(buf);
-                return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the search");
-            }
-            divs = g;
-            cap *= 2;
-        }
-        divs[n_divs++] = partner;
-    }
+    for (int i = n_small - 1; i >= 0; i--)
+        if (m / divs[i] != divs[i])
+            divs[n_divs++] = m / divs[i];
     search_t s = {divs, n_divs, k, buf, buf + k, -1, 0};
     search(&s, 0, m, m);
     for (int i = 0; i < k; i++)
