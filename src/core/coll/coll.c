@@ -153,6 +153,7 @@ static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t ki
                             size_t msg_bytes, tern_req_t **req_p, int persistent)
 {
     tern_status_t st = tern_sched_error(pr->s);
+    a->blocking = !req_p;
     if (st == TERN_OK) {
         const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
         st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;

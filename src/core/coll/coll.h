@@ -61,6 +61,9 @@ typedef struct {
     MPI_Op op;
     int commutative;
     int root;
+    /* A blocking call (run to completion now): the shm algorithms serve
+     * only these. */
+    int blocking;
 } tern_coll_args_t;
 
 typedef tern_status_t (*tern_coll_build_fn)(tern_sched_t *s, const tern_coll_args_t *a);
@@ -74,6 +77,9 @@ typedef tern_status_t (*tern_coll_build_fn)(tern_sched_t *s, const tern_coll_arg
 #define TERN_COLL_NODE_AWARE 8u
 /* Serves intercommunicators (and only them). */
 #define TERN_COLL_INTER 4u
+/* Node-level shared memory (shm_region.h): blocking calls on communicators
+ * whose ranks all share one node. */
+#define TERN_COLL_SHM 16u
 
 typedef struct {
     tern_coll_kind_t kind;
@@ -186,6 +192,10 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(BCAST, bcast, node_aware, TERN_COLL_NODE_AWARE)                                          \
     X(REDUCE, reduce, node_aware, TERN_COLL_NEEDS_COMMUTATIVE | TERN_COLL_NODE_AWARE)              \
     X(ALLREDUCE, allreduce, node_aware, TERN_COLL_NEEDS_COMMUTATIVE | TERN_COLL_NODE_AWARE)        \
+    X(BARRIER, barrier, shm, TERN_COLL_SHM)                                    \
+    X(BCAST, bcast, shm, TERN_COLL_SHM)                                        \
+    X(REDUCE, reduce, shm, TERN_COLL_SHM)                                      \
+    X(ALLREDUCE, allreduce, shm, TERN_COLL_SHM)                                \
     X(BARRIER, barrier, inter, TERN_COLL_INTER)                                \
     X(BCAST, bcast, inter, TERN_COLL_INTER)                                    \
     X(GATHER, gather, inter, TERN_COLL_INTER)                                  \

@@ -450,6 +450,7 @@ static void run_now(tern_sched_t *s, const step_t *st)
 }
 
 void tern_sched_set_immediate(tern_sched_t *s) { s->immediate = 1; }
+int tern_sched_is_immediate(const tern_sched_t *s) { return s->immediate; }
 
 tern_status_t tern_sched_run(tern_sched_t *s)
 {

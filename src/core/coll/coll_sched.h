@@ -40,6 +40,9 @@ void tern_sched_free(tern_sched_t *s);
  * interpreted; tern_sched_run then waits for the last transfers. Such a
  * schedule cannot become a request. Set before the first step. */
 void tern_sched_set_immediate(tern_sched_t *s);
+/* Whether s runs its steps as they are added (a blocking call): the shm
+ * algorithms, which wait on flags rather than steps, need one. */
+int tern_sched_is_immediate(const tern_sched_t *s);
 
 /* Building (errors are remembered and returned by start/run). Peers are
  * ranks of comm (for intercommunicators: ranks of the remote group). */

@@ -13,6 +13,7 @@
 #include "core/coll/coll.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "core/coll/shm_region.h"
 #include "core/runtime/runtime.h"
 
 #include <ctype.h>
@@ -31,8 +32,10 @@ typedef struct {
 #define ANY_BYTES SIZE_MAX
 static const row_t default_rows[] = {
     {TERN_COLL_BARRIER, 0, ANY_BYTES, "node_aware"},
+    {TERN_COLL_BARRIER, 16, ANY_BYTES, "shm"},
     {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination"},
     {TERN_COLL_BCAST, 0, 12288, "node_aware"},
+    {TERN_COLL_BCAST, 16, 16384, "shm"},
     {TERN_COLL_BCAST, 0, 12288, "binomial"},
     {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial"},
     {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather"},
@@ -52,8 +55,10 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLTOALLV, 0, ANY_BYTES, "pairwise"},
     {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise"},
     {TERN_COLL_REDUCE, 0, 65536, "node_aware"},
+    {TERN_COLL_REDUCE, 16, 16384, "shm"},
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial"},
     {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware"},
+    {TERN_COLL_ALLREDUCE, 16, 16384, "shm"},
     {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling"},
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner"},
     {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring"},
@@ -274,6 +279,8 @@ static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
         return 0;
     if ((al->flags & TERN_COLL_NODE_AWARE) && !spans_nodes(a->comm))
         return 0;
+    if ((al->flags & TERN_COLL_SHM) && !tern_shm_coll_usable(a))
+        return 0;
     return 1;
 }
 
@@ -283,7 +290,7 @@ static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
 typedef struct {
     const tern_coll_algo_t *algo; /* NULL: nothing remembered yet */
     size_t msg_bytes;
-    int size, commutative, spans;
+    int size, commutative, spans, shm;
 } memo_t;
 static memo_t memo[TERN_COLL_N];
 
@@ -301,8 +308,9 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
     }
     memo_t *m = &memo[kind];
     int spans = spans_nodes(a->comm);
+    int shm = tern_shm_coll_usable(a);
     if (m->algo && m->msg_bytes == msg_bytes && m->size == a->comm->size &&
-        m->commutative == a->commutative && m->spans == spans)
+        m->commutative == a->commutative && m->spans == spans && m->shm == shm)
         return m->algo;
     const tern_coll_algo_t *al = NULL;
     if (forced[kind] && usable(forced[kind], a))
@@ -318,7 +326,7 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
         al = tern_coll_find(kind, NULL); /* the general fallback */
     tern_debug("%s on %d ranks, %zu bytes: %s", tern_coll_kind_name(kind), a->comm->size,
                msg_bytes, al->name);
-    *m = (memo_t){al, msg_bytes, a->comm->size, a->commutative, spans};
+    *m = (memo_t){al, msg_bytes, a->comm->size, a->commutative, spans, shm};
     return al;
 }
 
@@ -342,6 +350,7 @@ void tern_coll_print_table(FILE *f)
         fprintf(f, "  %-22s %10s %12s  %s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
                 e->algo->name,
                 e->algo->flags & TERN_COLL_NODE_AWARE          ? " (communicators spanning nodes)"
+                : e->algo->flags & TERN_COLL_SHM ? " (blocking, ranks on one node)"
                 : e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
                 : e->algo->flags & TERN_COLL_NEEDS_POW2     ? " (power-of-two sizes)"
                                                             : "");

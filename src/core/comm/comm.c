@@ -53,8 +53,17 @@ tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, i
     return TERN_OK;
 }
 
+static void free_coll_shm(tern_comm_t *c)
+{
+    if (c->coll_shm_free)
+        c->coll_shm_free(c->coll_shm);
+    c->coll_shm = NULL;
+    c->coll_shm_free = NULL;
+}
+
 static void free_object(tern_comm_t *c)
 {
+    free_coll_shm(c);
     if (c->local_comm)
         tern_comm_destroy(c->local_comm);
     tern_ctx_release(c->context_id);
@@ -116,6 +125,7 @@ void tern_comm_init_predefined(int world_rank, int world_size)
 static void free_unfreed(void *obj)
 {
     tern_comm_t *c = obj;
+    free_coll_shm(c);
     while (c->attrs) {
         tern_attr_t *a = c->attrs;
         c->attrs = a->next;
@@ -137,6 +147,8 @@ void tern_comm_finalize(void)
     /* Communicators the application never freed (local_comms of
      * intercommunicators are in the table too): release memory only. */
     tern_handle_table_clear(&comms, free_unfreed);
+    free_coll_shm(&comm_world);
+    free_coll_shm(&comm_self);
     comm_world.handle = MPI_COMM_NULL;
     comm_self.handle = MPI_COMM_NULL;
     tern_group_finalize();

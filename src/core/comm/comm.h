@@ -49,6 +49,11 @@ typedef struct tern_comm {
     /* The virtual topology (topo.h), NULL for none; owned, copied by
      * MPI_Comm_dup. */
     struct tern_topo *topo;
+    /* The node-level shared-memory region of the collectives (a room
+     * above: coll/shm_region.c), NULL until a collective creates it; freed
+     * through coll_shm_free when the object goes. */
+    void *coll_shm;
+    void (*coll_shm_free)(void *region);
 } tern_comm_t;
 
 /* Handle to object; NULL if the handle is not a live communicator. */

@@ -222,6 +222,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     tern_rt.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     tern_log_set_rank(pmi.rank);
     end_job_on_bad_knobs(pmi.rank);
+    snprintf(tern_rt.job_id, sizeof tern_rt.job_id, "%s", pmi.kvsname);
     if (gethostname(tern_rt.processor_name, sizeof tern_rt.processor_name - 1) != 0)
         strcpy(tern_rt.processor_name, "localhost");
 

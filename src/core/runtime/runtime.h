@@ -72,6 +72,7 @@ typedef struct {
     int n_failed_peers;
     int last_failed_peer;       /* world rank of the latest failure, for messages */
     char processor_name[256];
+    char job_id[256];           /* PMI kvsname: names shared files (coll/shm_region.c) */
 } tern_runtime_t;
 
 extern tern_runtime_t tern_rt;

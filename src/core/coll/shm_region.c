@@ -1,0 +1,264 @@
+/* The node-level shared-memory region of the shm collectives: which
+ * communicators may have one, its creation (collective, over
+ * point-to-point), its layout and the flag waits. See shm_region.h for the protocol. */
+#include "core/coll/shm_region.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "core/pt2pt/peer_failure.h"
+#include "core/pt2pt/progress.h"
+#include "core/runtime/runtime.h"
+#include "transport/shm/shm_segment.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { LINE = 64, N_SLOTS = 2 };
+
+struct tern_shm_region {
+    tern_shm_segment_t seg;
+    tern_comm_t *comm; /* the owner (not retained: it frees the region) */
+    int p, me;
+    size_t slot;       /* bytes per data slot, a multiple of LINE */
+    uint64_t step;     /* the last step this rank started */
+    char *flags;       /* rank q, flag f: flags + (q * TERN_SHM_N_FLAGS + f) * LINE */
+    char *data;        /* rank q, slot k: data + (q * N_SLOTS + k) * slot */
+    char *result;      /* slot k: result + k * slot */
+    double next_check_ms;
+};
+
+/* The pid of a rank sits in its ENTER line, after the flag. */
+#define PID_OFFSET 8
+
+/* c->coll_shm before a region exists: not known yet (NULL), the
+ * communicator cannot have one (shm_none), or it can (shm_local). */
+static char shm_none, shm_local;
+
+static _Atomic uint64_t *flag_at(const tern_shm_region_t *reg, int q, int f)
+{
+    return (_Atomic uint64_t *)(void *)(reg->flags + ((size_t)q * TERN_SHM_N_FLAGS + (size_t)f) * LINE);
+}
+
+static int node_local(const tern_comm_t *c)
+{
+    long per = (long)tern_knob_count(TERN_KNOB_COLL_RANKS_PER_NODE);
+    int me_w = tern_comm_local_world_rank(c, c->rank);
+    if (c->is_inter || c->size < 2)
+        return 0;
+    for (int q = 0; q < c->size; q++) {
+        int w = tern_comm_local_world_rank(c, q);
+        if (tern_rt.node_of_rank[w] != tern_rt.node_of_rank[me_w])
+            return 0;
+        /* The emulated nodes of TERN_COLL_RANKS_PER_NODE count as nodes. */
+        if (per > 0 && w / per != me_w / per)
+            return 0;
+        /* Every peer through the shm transport: not under
+         * TERN_TRANSPORTS=ofi, nor when the node chose no segment. */
+        if (q != c->rank &&
+            (!tern_rt.peers[w].ops || strcmp(tern_rt.peers[w].ops->name, "shm") != 0))
+            return 0;
+    }
+    return 1;
+}
+
+int tern_shm_coll_usable(const tern_coll_args_t *a)
+{
+    tern_comm_t *c = a->comm;
+    if (!a->blocking || c->is_inter)
+        return 0;
+    if (!c->coll_shm)
+        c->coll_shm = node_local(c) ? (void *)&shm_local : (void *)&shm_none;
+    if (c->coll_shm == &shm_none)
+        return 0;
+    return a->esz <= tern_knob_size(TERN_KNOB_COLL_SHM_SLOT);
+}
+
+static void region_free(void *p)
+{
+    tern_shm_region_t *reg = p;
+    if (p == &shm_none || p == &shm_local || !p)
+        return;
+    tern_shm_segment_detach(&reg->seg);
+    free(reg);
+}
+
+/* "/tern-<job>-coll-<leader world rank>-<context id>": the leader's live
+ * communicators have distinct context ids; the launcher's sweep of
+ * /dev/shm/tern-<job>-* covers it. */
+static void region_name(char *buf, size_t len, const tern_comm_t *c)
+{
+    char job[128];
+    size_t i = 0;
+    for (const char *s = tern_rt.job_id; *s && i + 1 < sizeof job; s++, i++) {
+        char ch = *s;
+        int ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+                 ch == '.' || ch == '_' || ch == '-';
+        job[i] = ok ? ch : '_';
+    }
+    job[i] = '\0';
+    snprintf(buf, len, "/tern-%s-coll-%d-%u", job, tern_comm_local_world_rank(c, 0),
+             (unsigned)c->context_id);
+}
+
+/* One small exchange of the creation, run to completion on c. */
+static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
+{
+    tern_sched_t *s = tern_sched_create(c);
+    if (!s)
+        return TERN_ERR_NOMEM;
+    tern_sched_set_immediate(s);
+    tern_coll_args_t a = {.comm = c, .sbuf = val, .rbuf = val, .bytes = sizeof *val, .count = 1,
+                          .esz = sizeof *val, .dt = MPI_INT, .op = MPI_MIN, .commutative = 1,
+                          .root = 0, .blocking = 1};
+    tern_status_t st = reduce ? tern_coll_allreduce_recursive_doubling(s, &a)
+                              : tern_coll_bcast_binomial(s, &a);
+    if (st == TERN_OK)
+        st = tern_sched_run(s);
+    tern_sched_free(s);
+    return st;
+}
+
+tern_status_t tern_shm_region_get(tern_comm_t *c, tern_shm_region_t **reg_p)
+{
+    *reg_p = NULL;
+    if (c->coll_shm == &shm_none)
+        return TERN_OK;
+    if (c->coll_shm && c->coll_shm != &shm_local) {
+        *reg_p = c->coll_shm;
+        return TERN_OK;
+    }
+    size_t slot = (tern_knob_size(TERN_KNOB_COLL_SHM_SLOT) + LINE - 1) & ~(size_t)(LINE - 1);
+    int p = c->size;
+    size_t flag_bytes = (size_t)p * TERN_SHM_N_FLAGS * LINE;
+    size_t bytes = flag_bytes + ((size_t)p + 1) * N_SLOTS * slot;
+    tern_shm_region_t *reg = calloc(1, sizeof *reg);
+    char name[256];
+    region_name(name, sizeof name, c);
+    int ok = reg != NULL;
+    int err = 0;
+    tern_status_t st = TERN_OK;
+    if (c->rank == 0 && ok)
+        ok = tern_shm_segment_create(&reg->seg, name, bytes, &err) == TERN_OK;
+    st = run_exchange(c, &ok, 0); /* the leader's outcome */
+    if (st == TERN_OK && c->rank != 0 && ok && reg)
+        ok = tern_shm_segment_attach(&reg->seg, name) == TERN_OK && reg->seg.size >= bytes;
+    int mapped = reg && reg->seg.base;
+    if (mapped) { /* before the agreement, which orders it before any use */
+        reg->flags = reg->seg.base;
+        *(int32_t *)(void *)(reg->flags + (size_t)c->rank * TERN_SHM_N_FLAGS * LINE + PID_OFFSET) =
+            (int32_t)getpid();
+    }
+    int all_ok = ok && st == TERN_OK;
+    if (st == TERN_OK)
+        st = run_exchange(c, &all_ok, 1);
+    if (c->rank == 0 && mapped)
+        tern_shm_segment_unlink(&reg->seg); /* everyone has it open: nothing left after a kill */
+    if (st != TERN_OK || !all_ok) {
+        if (st == TERN_OK && c->rank == 0)
+            tern_warn("shm collectives are off for a communicator of %d ranks: its shared region "
+                      "(%zu bytes, %s) could not be created%s%s; point-to-point algorithms serve it",
+                      p, bytes, name, err ? ": " : "", err ? strerror(err) : "");
+        if (reg)
+            region_free(reg);
+        if (st == TERN_OK) {
+            c->coll_shm = &shm_none;
+            c->coll_shm_free = NULL;
+        }
+        return st;
+    }
+    reg->comm = c;
+    reg->p = p;
+    reg->me = c->rank;
+    reg->slot = slot;
+    reg->data = reg->flags + flag_bytes;
+    reg->result = reg->data + (size_t)p * N_SLOTS * slot;
+    c->coll_shm = reg;
+    c->coll_shm_free = region_free;
+    *reg_p = reg;
+    return TERN_OK;
+}
+
+uint64_t tern_shm_next_step(tern_shm_region_t *reg) { return ++reg->step; }
+size_t tern_shm_slot_bytes(const tern_shm_region_t *reg) { return reg->slot; }
+
+char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return reg->data + ((size_t)q * N_SLOTS + (size_t)(n % N_SLOTS)) * reg->slot;
+}
+
+char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
+{
+    return reg->result + (size_t)(n % N_SLOTS) * reg->slot;
+}
+
+void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n)
+{
+    atomic_store_explicit(flag_at(reg, reg->me, flag), n, memory_order_release);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Called when a wait yields: the rank waited for has failed (reported by a
+ * transport, or its process is gone: checked every TERN_PEER_CHECK_MS). */
+static tern_status_t check_peer(tern_shm_region_t *reg, int q)
+{
+    int w = tern_comm_local_world_rank(reg->comm, q);
+    const char *why = tern_peer_failure(w);
+    long interval = (long)tern_knob_count(TERN_KNOB_PEER_CHECK_MS);
+    if (!why && interval > 0) {
+        double t = now_ms();
+        if (t < reg->next_check_ms)
+            return TERN_OK;
+        reg->next_check_ms = t + (double)interval;
+        pid_t pid = (pid_t)*(int32_t *)(void *)(reg->flags +
+                                                (size_t)q * TERN_SHM_N_FLAGS * LINE + PID_OFFSET);
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            return TERN_OK;
+        char buf[96];
+        snprintf(buf, sizeof buf, "shm collective: its process %d (on this node) is gone", (int)pid);
+        tern_peer_failed(w, TERN_ERR_PEER, buf);
+        why = tern_peer_failure(w);
+    }
+    if (!why)
+        return TERN_OK;
+    return tern_status_detail(TERN_ERR_PEER,
+                              "rank %d (world rank %d) failed during a shared-memory collective: %s",
+                              q, w, why);
+}
+
+tern_status_t tern_shm_wait(tern_shm_region_t *reg, int flag, int q, uint64_t n)
+{
+    int lo = q < 0 ? 0 : q, hi = q < 0 ? reg->p : q + 1;
+    for (int i = lo; i < hi; i++) {
+        if (i == reg->me) /* our own flags are set before we wait on others' */
+            continue;
+        _Atomic uint64_t *f = flag_at(reg, i, flag);
+        unsigned idle = 0;
+        while (atomic_load_explicit(f, memory_order_acquire) < n) {
+            if (tern_progress() != 0)
+                continue;
+            tern_progress_idle(&idle);
+            if (idle == 0) { /* it yielded: the rank has nothing to do */
+                tern_status_t st = check_peer(reg, i);
+                if (st != TERN_OK)
+                    return st;
+            }
+        }
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_shm_wait_slot_free(tern_shm_region_t *reg, uint64_t n)
+{
+    return n > N_SLOTS ? tern_shm_wait(reg, TERN_SHM_LEAVE, -1, n - N_SLOTS) : TERN_OK;
+}
