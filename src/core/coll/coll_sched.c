@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_SEND, ST_RECV, ST_REDUCE, ST_COPY, ST_PACK, ST_UNPACK, ST_FENCE };
+enum { ST_SEND, ST_RECV, ST_REDUCE, ST_COPY, ST_PACK, ST_UNPACK, ST_FENCE, ST_POLL };
 
 typedef struct {
     uint8_t kind;
@@ -22,11 +22,13 @@ typedef struct {
     size_t n;            /* bytes (send, recv, copy) or elements */
     MPI_Datatype dt;
     MPI_Op op;
+    tern_sched_poll_fn poll; /* ST_POLL, with ctx in dst */
 } step_t;
 
 static int step_has_type(const step_t *st)
 {
-    return st->kind == ST_REDUCE || st->kind == ST_PACK || st->kind == ST_UNPACK;
+    return st->kind == ST_REDUCE || st->kind == ST_PACK || st->kind == ST_UNPACK ||
+           (st->kind == ST_POLL && st->dt != MPI_DATATYPE_NULL);
 }
 
 struct tern_sched {
@@ -262,6 +264,11 @@ void tern_sched_unpack(tern_sched_t *s, const void *in, void *buf, size_t count,
     push(s, &(step_t){.kind = ST_UNPACK, .src = in, .dst = buf, .n = count, .dt = dt});
 }
 
+void tern_sched_poll(tern_sched_t *s, tern_sched_poll_fn fn, void *ctx, MPI_Datatype dt)
+{
+    push(s, &(step_t){.kind = ST_POLL, .poll = fn, .dst = ctx, .dt = dt});
+}
+
 void tern_sched_fence(tern_sched_t *s)
 {
     /* Two fences in a row, or a fence after a local step, are no-ops. A
@@ -413,7 +420,18 @@ static int advance(tern_sched_t *s)
             events++;
             break;
         }
-        tern_status_t e = local_step(&s->steps[s->cur]);
+        const step_t *st = &s->steps[s->cur];
+        if (st->kind == ST_POLL) {
+            tern_status_t e = TERN_OK;
+            if (!st->poll(st->dst, &e))
+                break; /* again at the next progress */
+            s->cur++;
+            events++;
+            if (e != TERN_OK)
+                fail(s, e);
+            continue;
+        }
+        tern_status_t e = local_step(st);
         s->cur++;
         events++;
         if (e != TERN_OK)
@@ -444,13 +462,20 @@ static void run_now(tern_sched_t *s, const step_t *st)
         return;
     }
     wait_inflight(s);
-    tern_status_t e = local_step(st);
+    tern_status_t e = TERN_OK;
+    if (st->kind == ST_POLL) {
+        unsigned idle = 0;
+        while (!st->poll(st->dst, &e))
+            if (tern_progress() == 0)
+                tern_progress_idle(&idle);
+    } else {
+        e = local_step(st);
+    }
     if (e != TERN_OK)
         fail(s, e);
 }
 
 void tern_sched_set_immediate(tern_sched_t *s) { s->immediate = 1; }
-int tern_sched_is_immediate(const tern_sched_t *s) { return s->immediate; }
 
 tern_status_t tern_sched_run(tern_sched_t *s)
 {

@@ -40,9 +40,6 @@ void tern_sched_free(tern_sched_t *s);
  * interpreted; tern_sched_run then waits for the last transfers. Such a
  * schedule cannot become a request. Set before the first step. */
 void tern_sched_set_immediate(tern_sched_t *s);
-/* Whether s runs its steps as they are added (a blocking call): the shm
- * algorithms, which wait on flags rather than steps, need one. */
-int tern_sched_is_immediate(const tern_sched_t *s);
 
 /* Building (errors are remembered and returned by start/run). Peers are
  * ranks of comm (for intercommunicators: ranks of the remote group). */
@@ -62,6 +59,15 @@ void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm);
 /* Keeps a user op alive while the schedule exists (MPI_Op_free may come
  * before a nonblocking or persistent collective completes). */
 void tern_sched_hold_op(tern_sched_t *s, MPI_Op op);
+/* A step done when fn(ctx, &st) returns nonzero (st: its error, TERN_OK
+ * before the call); like a local step it first waits for every posted
+ * transfer, and until it is done the schedule goes no further: a blocking
+ * call keeps calling it (progressing, yielding when oversubscribed), a
+ * nonblocking one calls it again from progress. It must return at once
+ * when it cannot go on. dt (or MPI_DATATYPE_NULL) is kept alive with the
+ * step. The shm collectives wait on their flags with it. */
+typedef int (*tern_sched_poll_fn)(void *ctx, tern_status_t *st);
+void tern_sched_poll(tern_sched_t *s, tern_sched_poll_fn fn, void *ctx, MPI_Datatype dt);
 /* Wait for every transfer posted so far. */
 void tern_sched_fence(tern_sched_t *s);
 /* Scratch memory owned by the schedule (freed with it); NULL on failure

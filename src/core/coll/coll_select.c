@@ -350,7 +350,7 @@ void tern_coll_print_table(FILE *f)
         fprintf(f, "  %-22s %10s %12s  %s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
                 e->algo->name,
                 e->algo->flags & TERN_COLL_NODE_AWARE          ? " (communicators spanning nodes)"
-                : e->algo->flags & TERN_COLL_SHM ? " (blocking, ranks on one node)"
+                : e->algo->flags & TERN_COLL_SHM ? " (ranks on one node)"
                 : e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
                 : e->algo->flags & TERN_COLL_NEEDS_POW2     ? " (power-of-two sizes)"
                                                             : "");

@@ -5,18 +5,13 @@
  * slots into the shared result slot, and the root copies the result out
  * (each rank applies the op to n/p bytes). Folds run from the right, in
  * rank order, so non-commutative ops are served. Larger vectors go in
- * slot-sized chunks, one step each. Blocking calls on node-local
- * communicators (shm_region.h). */
-#include "core/coll/shm_region.h"
-#include "core/coll/shm_reduce.h"
+ * slot-sized chunks, one step each. Node-local
+ * communicators (shm_region.h); run by shm_coll.c. */
+#include "core/coll/shm_coll.h"
 
 tern_status_t tern_coll_reduce_shm(tern_sched_t *s, const tern_coll_args_t *a)
 {
-    tern_shm_region_t *reg = NULL;
-    tern_status_t st = tern_sched_is_immediate(s) ? tern_shm_region_get(a->comm, &reg) : TERN_OK;
-    if (st != TERN_OK)
-        return st;
-    if (!reg)
-        return tern_coll_reduce_binomial(s, a);
-    return tern_shm_reduce_chunks(reg, a, a->root);
+    int served;
+    tern_status_t st = tern_shm_coll_build(s, a, TERN_COLL_REDUCE, &served);
+    return st != TERN_OK || served ? st : tern_coll_reduce_binomial(s, a);
 }

@@ -7,7 +7,6 @@
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
-#include "transport/shm/shm_segment.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -18,19 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { LINE = 64, N_SLOTS = 2 };
-
-struct tern_shm_region {
-    tern_shm_segment_t seg;
-    tern_comm_t *comm; /* the owner (not retained: it frees the region) */
-    int p, me;
-    size_t slot;       /* bytes per data slot, a multiple of LINE */
-    uint64_t step;     /* the last step this rank started */
-    char *flags;       /* rank q, flag f: flags + (q * TERN_SHM_N_FLAGS + f) * LINE */
-    char *data;        /* rank q, slot k: data + (q * N_SLOTS + k) * slot */
-    char *result;      /* slot k: result + k * slot */
-    double next_check_ms;
-};
+enum { LINE = TERN_SHM_LINE, N_SLOTS = TERN_SHM_SLOTS };
 
 /* The pid of a rank sits in its ENTER line, after the flag. */
 #define PID_OFFSET 8
@@ -69,11 +56,11 @@ static int node_local(const tern_comm_t *c)
 int tern_shm_coll_usable(const tern_coll_args_t *a)
 {
     tern_comm_t *c = a->comm;
-    if (!a->blocking || c->is_inter)
+    if (c->is_inter)
         return 0;
     if (!c->coll_shm)
         c->coll_shm = node_local(c) ? (void *)&shm_local : (void *)&shm_none;
-    if (c->coll_shm == &shm_none)
+    if (c->coll_shm == &shm_none || (!a->blocking && c->coll_shm == &shm_local))
         return 0;
     return a->esz <= tern_knob_size(TERN_KNOB_COLL_SHM_SLOT);
 }
@@ -123,10 +110,10 @@ static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
     return st;
 }
 
-tern_status_t tern_shm_region_get(tern_comm_t *c, tern_shm_region_t **reg_p)
+tern_status_t tern_shm_region_get(tern_comm_t *c, int create, tern_shm_region_t **reg_p)
 {
     *reg_p = NULL;
-    if (c->coll_shm == &shm_none)
+    if (c->coll_shm == &shm_none || (!create && (!c->coll_shm || c->coll_shm == &shm_local)))
         return TERN_OK;
     if (c->coll_shm && c->coll_shm != &shm_local) {
         *reg_p = c->coll_shm;
@@ -183,19 +170,6 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, tern_shm_region_t **reg_p)
     return TERN_OK;
 }
 
-uint64_t tern_shm_next_step(tern_shm_region_t *reg) { return ++reg->step; }
-size_t tern_shm_slot_bytes(const tern_shm_region_t *reg) { return reg->slot; }
-
-char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
-{
-    return reg->data + ((size_t)q * N_SLOTS + (size_t)(n % N_SLOTS)) * reg->slot;
-}
-
-char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
-{
-    return reg->result + (size_t)(n % N_SLOTS) * reg->slot;
-}
-
 void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n)
 {
     atomic_store_explicit(flag_at(reg, reg->me, flag), n, memory_order_release);
@@ -236,29 +210,25 @@ static tern_status_t check_peer(tern_shm_region_t *reg, int q)
                               q, w, why);
 }
 
-tern_status_t tern_shm_wait(tern_shm_region_t *reg, int flag, int q, uint64_t n)
+int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *cursor,
+                     tern_status_t *st)
 {
-    int lo = q < 0 ? 0 : q, hi = q < 0 ? reg->p : q + 1;
+    int lo = q < 0 ? *cursor : q, hi = q < 0 ? reg->p : q + 1;
     for (int i = lo; i < hi; i++) {
-        if (i == reg->me) /* our own flags are set before we wait on others' */
+        if (i == reg->me) /* our own flags are set before we look at others' */
             continue;
-        _Atomic uint64_t *f = flag_at(reg, i, flag);
-        unsigned idle = 0;
-        while (atomic_load_explicit(f, memory_order_acquire) < n) {
-            if (tern_progress() != 0)
-                continue;
-            tern_progress_idle(&idle);
-            if (idle == 0) { /* it yielded: the rank has nothing to do */
-                tern_status_t st = check_peer(reg, i);
-                if (st != TERN_OK)
-                    return st;
-            }
+        if (atomic_load_explicit(flag_at(reg, i, flag), memory_order_acquire) >= n)
+            continue;
+        if (q < 0)
+            *cursor = i;
+        /* A clock read every 1024 misses: the liveness check is rate-limited by time. */
+        if ((++reg->misses & 1023u) == 0) {
+            *st = check_peer(reg, i);
+            return *st != TERN_OK;
         }
+        return 0;
     }
-    return TERN_OK;
-}
-
-tern_status_t tern_shm_wait_slot_free(tern_shm_region_t *reg, uint64_t n)
-{
-    return n > N_SLOTS ? tern_shm_wait(reg, TERN_SHM_LEAVE, -1, n - N_SLOTS) : TERN_OK;
+    if (q < 0)
+        *cursor = 0;
+    return 1;
 }

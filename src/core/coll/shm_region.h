@@ -2,8 +2,8 @@
  * share one node (the shm collectives: barrier_shm.c, bcast_shm.c,
  * reduce_shm.c, allreduce_shm.c).
  *
- * Created by the first collective that selects a shm algorithm on the
- * communicator (collective over it, through point-to-point), freed with
+ * Created by the first blocking collective that selects a shm algorithm
+ * on the communicator (collective over it, through point-to-point), freed with
  * the communicator. Layout, every part on its own cache lines:
  *   per rank: three flag lines (enter, reduced, leave), each written by that
  *   rank only, plus its pid;
@@ -24,41 +24,62 @@
 
 #include "base/status.h"
 #include "core/coll/coll.h"
+#include "transport/shm/shm_segment.h"
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct tern_shm_region tern_shm_region_t;
-
 enum { TERN_SHM_ENTER, TERN_SHM_REDUCED, TERN_SHM_LEAVE, TERN_SHM_N_FLAGS };
+enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
 
-/* Whether a shm algorithm can serve the call: a blocking call on an
- * intracommunicator of 2 or more ranks that share one node and reach each
- * other through the shm transport (never across nodes, never when
- * TERN_TRANSPORTS leaves shm out), whose region has not failed to be
- * created, and (reductions) whose elements fit a slot. The same answer on
- * every rank of the communicator. */
+typedef struct tern_shm_region {
+    tern_shm_segment_t seg;
+    tern_comm_t *comm;   /* the owner (not retained: it frees the region) */
+    int p, me;
+    size_t slot;         /* bytes per data slot, a multiple of TERN_SHM_LINE */
+    /* Steps are numbered from 1 in the order collectives claim them (their
+     * call, or MPI_Start); a rank runs them strictly in that order, so its
+     * flags only grow: step n starts once done == n - 1. */
+    uint64_t claimed, done;
+    char *flags;         /* rank q, flag f: flags + (q * TERN_SHM_N_FLAGS + f) * LINE */
+    char *data;          /* rank q, slot k: data + (q * TERN_SHM_SLOTS + k) * slot */
+    char *result;        /* slot k: result + k * slot */
+    unsigned misses;     /* flag checks that found the flag behind */
+    double next_check_ms;
+} tern_shm_region_t;
+
+/* Whether a shm algorithm can serve the call: an intracommunicator of 2 or
+ * more ranks that share one node and reach each other through the shm
+ * transport (never across nodes, never when TERN_TRANSPORTS leaves shm
+ * out), whose region has not failed to be created, and (reductions) whose
+ * elements fit a slot. A nonblocking or persistent call also needs the
+ * region to exist already (a blocking collective creates it: creation
+ * waits for every rank, which a nonblocking call must not). The same
+ * answer on every rank of the communicator. */
 int tern_shm_coll_usable(const tern_coll_args_t *a);
 
-/* The communicator's region, created now if it does not exist (collective:
- * every rank of comm calls it at the same point). On failure every rank
- * gets the error and the communicator never selects shm again. */
-tern_status_t tern_shm_region_get(tern_comm_t *comm, tern_shm_region_t **reg_p);
+/* The communicator's region, created now if it does not exist and create
+ * is set (collective: every rank of comm calls it at the same point).
+ * *reg_p NULL and TERN_OK: the communicator has none (creation failed on
+ * some rank, agreed by all: it never selects shm again). */
+tern_status_t tern_shm_region_get(tern_comm_t *comm, int create, tern_shm_region_t **reg_p);
 
-/* Step bookkeeping: the number of this rank's next step. */
-uint64_t tern_shm_next_step(tern_shm_region_t *reg);
-size_t tern_shm_slot_bytes(const tern_shm_region_t *reg);
-/* Rank q's data slot for step n, and the result slot of step n. */
-char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n);
-char *tern_shm_result(tern_shm_region_t *reg, uint64_t n);
+static inline char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return reg->data + ((size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS)) * reg->slot;
+}
+static inline char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
+{
+    return reg->result + (size_t)(n % TERN_SHM_SLOTS) * reg->slot;
+}
 
 /* Stores this rank's flag (release: what it wrote before is visible to
  * whoever sees the value). */
 void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n);
-/* Waits (progressing, yielding when oversubscribed) until rank q's flag
- * reaches n; q < 0: every rank's. TERN_ERR_PEER, naming the rank, if one
- * it waits for has died. */
-tern_status_t tern_shm_wait(tern_shm_region_t *reg, int flag, int q, uint64_t n);
-/* Before writing into a slot of step n: every rank left step n - 2. */
-tern_status_t tern_shm_wait_slot_free(tern_shm_region_t *reg, uint64_t n);
+/* 1 once rank q's flag (q < 0: every other rank's) reached n; else 0, and
+ * the next call resumes at *cursor. Never waits. 1 with *st TERN_ERR_PEER,
+ * naming the rank, when a rank it waits for has died (checked every
+ * TERN_PEER_CHECK_MS while it waits). */
+int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *cursor,
+                     tern_status_t *st);
 
 #endif

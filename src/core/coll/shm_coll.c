@@ -1,0 +1,197 @@
+/* The shm collectives as one resumable schedule step (tern_sched_poll): a
+ * state machine over the steps of shm_region.h, returning whenever a flag
+ * it needs is not there yet, so the same code serves the blocking call
+ * (polled in a loop) and the nonblocking and persistent ones (polled from
+ * progress).
+ *
+ * A collective claims its step numbers when it first runs (the call, or
+ * each MPI_Start): one for a barrier, one per slot-sized chunk otherwise.
+ * Per step n (slot n % 2):
+ *   barrier:  enter = n; wait for every enter >= n.
+ *   bcast:    root: wait until slot n is free, copy the chunk in, enter = n;
+ *             others: wait for the root's enter >= n, copy the chunk out.
+ *   (all)reduce: wait until slot n is free, copy the chunk in, enter = n;
+ *             small chunks: the taker (root, or every rank) waits for every
+ *             enter and folds all the slots into its output; from
+ *             TERN_SHM_PARALLEL_MIN bytes: every rank folds its 1/p slice
+ *             into the result slot, reduced = n, and the taker(s) wait for
+ *             every reduced and copy the result out.
+ *   then leave = n.
+ * Folds run from the right, x_0 op (x_1 op (... op x_(p-1))): a
+ * non-commutative op keeps rank order, and the bits are the same for a
+ * given count and communicator size, blocking or not. */
+#include "core/coll/shm_coll.h"
+#include "core/coll/shm_region.h"
+#include "core/datatype/op.h"
+
+#include <string.h>
+
+enum { PH_CLAIM, PH_ORDER, PH_SLOT_FREE, PH_ENTERED, PH_REDUCED, PH_OUT };
+
+typedef struct {
+    tern_shm_region_t *reg;
+    tern_coll_kind_t kind;
+    tern_coll_args_t a;       /* the views */
+    int root;                 /* -1: every rank takes the result */
+    size_t per;               /* bytes (bcast) or elements per step */
+    size_t total;             /* bytes (bcast) or elements in all */
+    uint64_t steps, first, n; /* this run's steps: first .. first + steps - 1 */
+    size_t off, len;          /* the current step's elements (bytes for bcast) */
+    int phase, cursor;
+} run_t;
+
+/* dst = x_0 op ... op x_(p-1) over count elements at off_bytes of each
+ * rank's slot of step n. */
+static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, char *dst)
+{
+    if (count == 0)
+        return TERN_OK;
+    int p = r->reg->p;
+    memcpy(dst, tern_shm_slot(r->reg, p - 1, r->n) + off_bytes, count * r->a.esz);
+    for (int q = p - 2; q >= 0; q--) {
+        tern_status_t st = tern_op_apply(r->a.op, r->a.dt, tern_shm_slot(r->reg, q, r->n) + off_bytes,
+                                         dst, count);
+        if (st != TERN_OK)
+            return st;
+    }
+    return TERN_OK;
+}
+
+static int parallel(const run_t *r)
+{
+    return r->len * r->a.esz >= TERN_SHM_PARALLEL_MIN && r->len >= (size_t)r->reg->p;
+}
+
+/* Ends step n; 1 when it was the last. */
+static int end_step(run_t *r)
+{
+    tern_shm_set(r->reg, TERN_SHM_LEAVE, r->n);
+    r->reg->done = r->n;
+    if (r->n + 1 == r->first + r->steps) {
+        r->phase = PH_CLAIM;
+        return 1;
+    }
+    r->n++;
+    r->off += r->len;
+    r->len = r->total - r->off < r->per ? r->total - r->off : r->per;
+    r->phase = PH_ORDER;
+    return 0;
+}
+
+#define WAIT(flag, q, n)                                                       \
+    do {                                                                       \
+        if (!tern_shm_reached(reg, (flag), (q), (n), &r->cursor, st))          \
+            return 0;                                                          \
+        if (*st != TERN_OK)                                                    \
+            return 1;                                                          \
+    } while (0)
+
+static int poll_run(void *ctx, tern_status_t *st)
+{
+    run_t *r = ctx;
+    tern_shm_region_t *reg = r->reg;
+    int me = reg->me, takes = r->root < 0 || r->root == me;
+    size_t esz = r->a.esz;
+    for (;;) {
+        switch (r->phase) {
+        case PH_CLAIM: /* a new run: its step numbers, in call (or start) order */
+            r->first = reg->claimed + 1;
+            r->steps = r->kind == TERN_COLL_BARRIER ? 1 : (r->total + r->per - 1) / r->per;
+            reg->claimed += r->steps;
+            if (r->steps == 0)
+                return 1;
+            r->n = r->first;
+            r->off = 0;
+            r->len = r->total < r->per ? r->total : r->per;
+            r->cursor = 0;
+            r->phase = PH_ORDER;
+            /* fall through */
+        case PH_ORDER: /* this rank's steps run one at a time, in order */
+            if (reg->done != r->n - 1)
+                return 0;
+            r->phase = PH_SLOT_FREE;
+            /* fall through */
+        case PH_SLOT_FREE:
+            if (r->kind == TERN_COLL_BARRIER) {
+                tern_shm_set(reg, TERN_SHM_ENTER, r->n);
+            } else if (r->kind != TERN_COLL_BCAST || me == r->root) {
+                /* Slot n % 2 was last used by step n - 2. */
+                if (r->n > TERN_SHM_SLOTS)
+                    WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
+                size_t unit = r->kind == TERN_COLL_BCAST ? 1 : esz;
+                memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
+                       r->len * unit);
+                tern_shm_set(reg, TERN_SHM_ENTER, r->n);
+            }
+            r->phase = PH_ENTERED;
+            /* fall through */
+        case PH_ENTERED:
+            if (r->kind == TERN_COLL_BARRIER) {
+                WAIT(TERN_SHM_ENTER, -1, r->n);
+            } else if (r->kind == TERN_COLL_BCAST) {
+                if (me != r->root) {
+                    WAIT(TERN_SHM_ENTER, r->root, r->n);
+                    memcpy((char *)r->a.rbuf + r->off, tern_shm_slot(reg, r->root, r->n), r->len);
+                }
+            } else if (!parallel(r)) {
+                if (takes) {
+                    WAIT(TERN_SHM_ENTER, -1, r->n);
+                    /* In place, sbuf is rbuf: this chunk was copied in already. */
+                    *st = fold(r, 0, r->len, (char *)r->a.rbuf + r->off * esz);
+                }
+            } else {
+                WAIT(TERN_SHM_ENTER, -1, r->n);
+                size_t lo = r->len * (size_t)me / (size_t)reg->p;
+                size_t hi = r->len * (size_t)(me + 1) / (size_t)reg->p;
+                *st = fold(r, lo * esz, hi - lo, tern_shm_result(reg, r->n) + lo * esz);
+                tern_shm_set(reg, TERN_SHM_REDUCED, r->n);
+                r->phase = PH_REDUCED;
+                if (*st != TERN_OK)
+                    return 1;
+                continue;
+            }
+            if (*st != TERN_OK)
+                return 1;
+            if (end_step(r))
+                return 1;
+            continue;
+        case PH_REDUCED:
+            if (takes) {
+                WAIT(TERN_SHM_REDUCED, -1, r->n);
+                memcpy((char *)r->a.rbuf + r->off * esz, tern_shm_result(reg, r->n), r->len * esz);
+            }
+            if (end_step(r))
+                return 1;
+            continue;
+        default:
+            return 1;
+        }
+    }
+}
+
+tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
+                                  tern_coll_kind_t kind, int *served)
+{
+    tern_shm_region_t *reg = NULL;
+    *served = 0;
+    tern_status_t st = tern_shm_region_get(a->comm, a->blocking, &reg);
+    if (st != TERN_OK || !reg)
+        return st;
+    run_t *r = tern_sched_tmp(s, sizeof *r);
+    if (!r)
+        return tern_sched_error(s);
+    *r = (run_t){.reg = reg, .kind = kind, .a = *a, .phase = PH_CLAIM,
+                 .root = kind == TERN_COLL_ALLREDUCE ? -1 : a->root};
+    if (kind == TERN_COLL_BCAST) {
+        r->per = reg->slot;
+        r->total = a->bytes;
+        r->a.sbuf = a->rbuf; /* the root's message */
+    } else if (kind != TERN_COLL_BARRIER) {
+        r->per = reg->slot / a->esz; /* >= 1: selection checked esz */
+        r->total = a->count;
+    }
+    *served = 1;
+    tern_sched_poll(s, poll_run, r,
+                    kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE ? a->dt : MPI_DATATYPE_NULL);
+    return tern_sched_error(s);
+}

@@ -1,0 +1,19 @@
+/* Running a shm collective (barrier_shm.c, bcast_shm.c, reduce_shm.c,
+ * allreduce_shm.c) as one resumable schedule step over the communicator's
+ * region (shm_region.h). */
+#ifndef TERN_CORE_COLL_SHM_COLL_H
+#define TERN_CORE_COLL_SHM_COLL_H
+
+#include "core/coll/coll.h"
+
+/* From this many bytes in a chunk, the ranks fold slices in parallel
+ * instead of one rank (or every rank) folding it all; not yet measured. */
+#define TERN_SHM_PARALLEL_MIN 4096
+
+/* Adds the collective (BARRIER, BCAST, REDUCE or ALLREDUCE) on a's views
+ * to s as one poll step. *served 0 (and nothing added): the communicator
+ * has no region, the caller builds a point-to-point algorithm instead. */
+tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
+                                  tern_coll_kind_t kind, int *served);
+
+#endif
