@@ -107,6 +107,11 @@ static int poll_run(void *ctx, tern_status_t *st)
             r->phase = PH_ORDER;
             /* fall through */
         case PH_ORDER: /* this rank's steps run one at a time, in order */
+            if (reg->broken >= 0) { /* an earlier step will never end */
+                *st = tern_shm_broken_status(reg);
+                r->phase = PH_CLAIM;
+                return 1;
+            }
             if (reg->done != r->n - 1)
                 return 0;
             r->phase = PH_SLOT_FREE;

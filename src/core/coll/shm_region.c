@@ -159,6 +159,7 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int create, tern_shm_region_t 
         return st;
     }
     reg->comm = c;
+    reg->broken = -1;
     reg->p = p;
     reg->me = c->rank;
     reg->slot = slot;
@@ -224,11 +225,24 @@ int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *c
         /* A clock read every 1024 misses: the liveness check is rate-limited by time. */
         if ((++reg->misses & 1023u) == 0) {
             *st = check_peer(reg, i);
-            return *st != TERN_OK;
+            if (*st == TERN_OK)
+                return 0;
+            reg->broken = i;
+            return 1;
         }
         return 0;
     }
     if (q < 0)
         *cursor = 0;
     return 1;
+}
+
+tern_status_t tern_shm_broken_status(tern_shm_region_t *reg)
+{
+    int w = tern_comm_local_world_rank(reg->comm, reg->broken);
+    const char *why = tern_peer_failure(w);
+    return tern_status_detail(TERN_ERR_PEER,
+                              "rank %d (world rank %d) failed during an earlier shared-memory "
+                              "collective on this communicator: %s",
+                              reg->broken, w, why ? why : "its process is gone");
 }

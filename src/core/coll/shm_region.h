@@ -44,6 +44,9 @@ typedef struct tern_shm_region {
     char *data;          /* rank q, slot k: data + (q * TERN_SHM_SLOTS + k) * slot */
     char *result;        /* slot k: result + k * slot */
     unsigned misses;     /* flag checks that found the flag behind */
+    int broken;          /* the rank found dead in a wait, else -1: every later
+                          * collective on the region fails at once (the
+                          * failed one left this rank's steps unfinished) */
     double next_check_ms;
 } tern_shm_region_t;
 
@@ -81,5 +84,7 @@ void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n);
  * TERN_PEER_CHECK_MS while it waits). */
 int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *cursor,
                      tern_status_t *st);
+/* TERN_ERR_PEER, naming the dead rank, once a wait found one (reg->broken). */
+tern_status_t tern_shm_broken_status(tern_shm_region_t *reg);
 
 #endif
