@@ -1,5 +1,5 @@
-/* The shared-memory collectives (barrier, bcast, reduce, allreduce:
- * algorithm shm), forced unless the environment says otherwise, on
+/* The shared-memory collectives (barrier, bcast, reduce, allreduce,
+ * gather, scatter, allgather, alltoall: algorithm shm), forced unless the environment says otherwise, on
  * MPI_COMM_WORLD, a dup, a reordered split and a shared-memory split:
  * counts from 0 to several slot sizes (TERN_COLL_SHM_SLOT), every kind of
  * root, MPI_IN_PLACE, a strided derived type, a non-commutative user op
@@ -240,6 +240,112 @@ static void test_reductions(MPI_Comm c, MPI_Op affine_op, MPI_Datatype affine_ty
     }
 }
 
+/* Block value: from rank `from` to rank `to`, element i. */
+static int bv(int from, int to, int i) { return from * 1000003 + to * 1009 + i; }
+
+/* Gather, scatter, allgather, alltoall: blocks of n ints (alltoall: counts
+ * up to a slot, as its pieces are a slot / p), in place too, and gather of
+ * a strided type. */
+static void test_blocks(MPI_Comm c)
+{
+    int r, p;
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &p);
+    for (int k = 0; k < n_counts; k++) {
+        int n = counts[k];
+        size_t all = (size_t)p * (size_t)n + 1;
+        int *s = malloc(all * sizeof *s), *g = malloc(all * sizeof *g);
+        for (int root = 0; root < p; root += p > 2 ? p - 1 : 1) {
+            for (int inplace = 0; inplace < 2; inplace++) {
+                /* Gather to root. */
+                for (size_t i = 0; i < all; i++)
+                    g[i] = -1;
+                for (int i = 0; i < n; i++)
+                    s[i] = bv(r, root, i);
+                if (inplace && r == root) {
+                    memcpy(g + (size_t)r * n, s, (size_t)n * sizeof *s);
+                    MPI_Gather(MPI_IN_PLACE, n, MPI_INT, g, n, MPI_INT, root, c);
+                } else {
+                    MPI_Gather(s, n, MPI_INT, g, n, MPI_INT, root, c);
+                }
+                if (r == root)
+                    for (size_t i = 0; i < (size_t)p * n; i++)
+                        if (g[i] != bv((int)(i / (size_t)n), root, (int)(i % (size_t)n))) {
+                            CHECK(0, "gather count %d root %d in place %d: [%zu] = %d", n, root,
+                                  inplace, i, g[i]);
+                            break;
+                        }
+                /* Scatter from root. */
+                for (size_t i = 0; i < all; i++)
+                    s[i] = r == root ? bv(root, (int)(i / (size_t)(n ? n : 1)), (int)(i % (size_t)(n ? n : 1))) : -2;
+                for (int i = 0; i < n; i++)
+                    g[i] = -1;
+                if (inplace && r == root) {
+                    MPI_Scatter(s, n, MPI_INT, MPI_IN_PLACE, n, MPI_INT, root, c);
+                    memcpy(g, s + (size_t)r * n, (size_t)n * sizeof *s);
+                } else {
+                    MPI_Scatter(s, n, MPI_INT, g, n, MPI_INT, root, c);
+                }
+                for (int i = 0; i < n; i++)
+                    if (g[i] != bv(root, r, i)) {
+                        CHECK(0, "scatter count %d root %d in place %d: [%d] = %d", n, root, inplace,
+                              i, g[i]);
+                        break;
+                    }
+            }
+        }
+        for (int inplace = 0; inplace < 2; inplace++) {
+            for (size_t i = 0; i < all; i++)
+                g[i] = -1;
+            for (int i = 0; i < n; i++)
+                s[i] = bv(r, 0, i);
+            if (inplace) {
+                memcpy(g + (size_t)r * n, s, (size_t)n * sizeof *s);
+                MPI_Allgather(MPI_IN_PLACE, n, MPI_INT, g, n, MPI_INT, c);
+            } else {
+                MPI_Allgather(s, n, MPI_INT, g, n, MPI_INT, c);
+            }
+            for (size_t i = 0; i < (size_t)p * n; i++)
+                if (g[i] != bv((int)(i / (size_t)n), 0, (int)(i % (size_t)n))) {
+                    CHECK(0, "allgather count %d in place %d: [%zu] = %d", n, inplace, i, g[i]);
+                    break;
+                }
+            /* Alltoall: block d of rank r goes to rank d. */
+            for (size_t i = 0; i < (size_t)p * n; i++)
+                s[i] = bv(r, (int)(i / (size_t)n), (int)(i % (size_t)n));
+            if (inplace) {
+                memcpy(g, s, (size_t)p * n * sizeof *s);
+                MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, g, n, MPI_INT, c);
+            } else {
+                MPI_Alltoall(s, n, MPI_INT, g, n, MPI_INT, c);
+            }
+            for (size_t i = 0; i < (size_t)p * n; i++)
+                if (g[i] != bv((int)(i / (size_t)n), r, (int)(i % (size_t)n))) {
+                    CHECK(0, "alltoall count %d in place %d: [%zu] = %d", n, inplace, i, g[i]);
+                    break;
+                }
+        }
+        if (n > 0) { /* a strided send type, gathered to the last rank */
+            MPI_Datatype vec;
+            MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+            MPI_Type_commit(&vec);
+            int *v = malloc(2 * (size_t)n * sizeof *v);
+            for (int i = 0; i < 2 * n; i++)
+                v[i] = i % 2 ? -9 : bv(r, p - 1, i / 2);
+            MPI_Allgather(v, 1, vec, g, n, MPI_INT, c);
+            for (size_t i = 0; i < (size_t)p * n; i++)
+                if (g[i] != bv((int)(i / (size_t)n), p - 1, (int)(i % (size_t)n))) {
+                    CHECK(0, "allgather of a vector type, count %d: [%zu] = %d", n, i, g[i]);
+                    break;
+                }
+            free(v);
+            MPI_Type_free(&vec);
+        }
+        free(s);
+        free(g);
+    }
+}
+
 /* Nonblocking and persistent forms on a communicator that has used the
  * blocking ones (their algorithms interleave with the shm steps). */
 static void test_nonblocking(MPI_Comm c)
@@ -298,7 +404,7 @@ static void back_to_back(MPI_Comm *comms, int n_comms)
             MPI_Comm_rank(c, &r);
             MPI_Comm_size(c, &p);
             int v[2] = {r + iter, 2 * r}, s[2] = {0, 0};
-            switch ((iter + k) % 4) {
+            switch ((iter + k) % 5) {
             case 0:
                 MPI_Allreduce(v, s, 2, MPI_INT, MPI_SUM, c);
                 CHECK(s[0] == p * (p - 1) / 2 + p * iter && s[1] == p * (p - 1),
@@ -317,6 +423,14 @@ static void back_to_back(MPI_Comm *comms, int n_comms)
                 if (r == root)
                     CHECK(s[0] == p * (p - 1) / 2 + p * iter && s[1] == p * (p - 1),
                           "back to back %d on comm %d: reduce %d %d", iter, k, s[0], s[1]);
+                break;
+            }
+            case 3: {
+                int all[64];
+                MPI_Allgather(&v[0], 1, MPI_INT, all, 1, MPI_INT, c);
+                for (int q = 0; q < p && q < 64; q++)
+                    CHECK(all[q] == q + iter, "back to back %d on comm %d: allgather [%d] = %d",
+                          iter, k, q, all[q]);
                 break;
             }
             default:
@@ -348,6 +462,10 @@ int main(int argc, char **argv)
     setenv("TERN_BCAST_ALGORITHM", "shm", 0);
     setenv("TERN_REDUCE_ALGORITHM", "shm", 0);
     setenv("TERN_ALLREDUCE_ALGORITHM", "shm", 0);
+    setenv("TERN_GATHER_ALGORITHM", "shm", 0);
+    setenv("TERN_SCATTER_ALGORITHM", "shm", 0);
+    setenv("TERN_ALLGATHER_ALGORITHM", "shm", 0);
+    setenv("TERN_ALLTOALL_ALGORITHM", "shm", 0);
     const char *slot = getenv("TERN_COLL_SHM_SLOT");
     if (slot && atoi(slot) > 0)
         slot_bytes = atoi(slot);
@@ -381,6 +499,7 @@ int main(int argc, char **argv)
             test_barrier(comms[k]);
         test_bcast(comms[k]);
         test_reductions(comms[k], affine_op, affine_type);
+        test_blocks(comms[k]);
         test_nonblocking(comms[k]);
     }
     back_to_back(comms, 4);

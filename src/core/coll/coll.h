@@ -196,6 +196,10 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(BCAST, bcast, shm, TERN_COLL_SHM)                                        \
     X(REDUCE, reduce, shm, TERN_COLL_SHM)                                      \
     X(ALLREDUCE, allreduce, shm, TERN_COLL_SHM)                                \
+    X(GATHER, gather, shm, TERN_COLL_SHM)                                      \
+    X(SCATTER, scatter, shm, TERN_COLL_SHM)                                    \
+    X(ALLGATHER, allgather, shm, TERN_COLL_SHM)                                \
+    X(ALLTOALL, alltoall, shm, TERN_COLL_SHM)                                  \
     X(BARRIER, barrier, inter, TERN_COLL_INTER)                                \
     X(BCAST, bcast, inter, TERN_COLL_INTER)                                    \
     X(GATHER, gather, inter, TERN_COLL_INTER)                                  \

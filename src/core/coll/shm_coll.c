@@ -16,6 +16,14 @@
  *             TERN_SHM_PARALLEL_MIN bytes: every rank folds its 1/p slice
  *             into the result slot, reduced = n, and the taker(s) wait for
  *             every reduced and copy the result out.
+ *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
+ *             most a slot, a slot / p for alltoall): the writers (every
+ *             rank; the root for scatter) wait until slot n is free, copy
+ *             their chunk in (scatter: the root fills every rank's slot;
+ *             alltoall: every rank puts one piece per destination in its
+ *             slot), enter = n; the readers (every rank; the root for
+ *             gather) wait for the writers' enter and copy out of every
+ *             slot (scatter: out of their own).
  *   then leave = n.
  * Folds run from the right, x_0 op (x_1 op (... op x_(p-1))): a
  * non-commutative op keeps rank order, and the bits are the same for a
@@ -55,6 +63,59 @@ static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, char *dst)
             return st;
     }
     return TERN_OK;
+}
+
+/* The block collectives: does this rank write (copy in) / read (copy out)
+ * in a step? */
+static int writes(const run_t *r, int me)
+{
+    return r->kind != TERN_COLL_SCATTER || me == r->root;
+}
+
+static int reads(const run_t *r, int me)
+{
+    return r->kind != TERN_COLL_GATHER || me == r->root;
+}
+
+static void copy_in(run_t *r)
+{
+    tern_shm_region_t *reg = r->reg;
+    const char *sbuf = r->a.sbuf;
+    size_t b = r->a.bytes;
+    switch (r->kind) {
+    case TERN_COLL_SCATTER:
+        for (int q = 0; q < reg->p; q++)
+            memcpy(tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
+        break;
+    case TERN_COLL_ALLTOALL:
+        for (int d = 0; d < reg->p; d++)
+            memcpy(tern_shm_slot(reg, reg->me, r->n) + (size_t)d * r->len,
+                   sbuf + (size_t)d * b + r->off, r->len);
+        break;
+    default: /* gather, allgather: this rank's block */
+        memcpy(tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
+    }
+}
+
+static void copy_out(run_t *r)
+{
+    tern_shm_region_t *reg = r->reg;
+    char *rbuf = r->a.rbuf;
+    size_t b = r->a.bytes;
+    if (r->kind == TERN_COLL_SCATTER) {
+        memcpy(rbuf + r->off, tern_shm_slot(reg, reg->me, r->n), r->len);
+        return;
+    }
+    /* Our own block too: in place it is the same bytes. */
+    size_t piece = r->kind == TERN_COLL_ALLTOALL ? (size_t)reg->me * r->len : 0;
+    for (int q = 0; q < reg->p; q++)
+        memmove(rbuf + (size_t)q * b + r->off, tern_shm_slot(reg, q, r->n) + piece, r->len);
+}
+
+static int blocks(const run_t *r)
+{
+    return r->kind == TERN_COLL_GATHER || r->kind == TERN_COLL_ALLGATHER ||
+           r->kind == TERN_COLL_SCATTER || r->kind == TERN_COLL_ALLTOALL;
 }
 
 static int parallel(const run_t *r)
@@ -117,7 +178,14 @@ static int poll_run(void *ctx, tern_status_t *st)
             r->phase = PH_SLOT_FREE;
             /* fall through */
         case PH_SLOT_FREE:
-            if (r->kind == TERN_COLL_BARRIER) {
+            if (blocks(r)) {
+                if (writes(r, me)) {
+                    if (r->n > TERN_SHM_SLOTS)
+                        WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
+                    copy_in(r);
+                    tern_shm_set(reg, TERN_SHM_ENTER, r->n);
+                }
+            } else if (r->kind == TERN_COLL_BARRIER) {
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
             } else if (r->kind != TERN_COLL_BCAST || me == r->root) {
                 /* Slot n % 2 was last used by step n - 2. */
@@ -131,7 +199,12 @@ static int poll_run(void *ctx, tern_status_t *st)
             r->phase = PH_ENTERED;
             /* fall through */
         case PH_ENTERED:
-            if (r->kind == TERN_COLL_BARRIER) {
+            if (blocks(r)) {
+                if (reads(r, me)) {
+                    WAIT(TERN_SHM_ENTER, r->kind == TERN_COLL_SCATTER ? r->root : -1, r->n);
+                    copy_out(r);
+                }
+            } else if (r->kind == TERN_COLL_BARRIER) {
                 WAIT(TERN_SHM_ENTER, -1, r->n);
             } else if (r->kind == TERN_COLL_BCAST) {
                 if (me != r->root) {
@@ -191,6 +264,13 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
         r->per = reg->slot;
         r->total = a->bytes;
         r->a.sbuf = a->rbuf; /* the root's message */
+    } else if (kind == TERN_COLL_GATHER || kind == TERN_COLL_ALLGATHER ||
+               kind == TERN_COLL_SCATTER || kind == TERN_COLL_ALLTOALL) {
+        /* Alltoall: a piece per destination in each slot. */
+        r->per = kind == TERN_COLL_ALLTOALL ? reg->slot / (size_t)reg->p : reg->slot;
+        r->total = a->bytes;
+        if (r->per == 0)
+            return TERN_OK; /* more ranks than bytes in a slot: not served */
     } else if (kind != TERN_COLL_BARRIER) {
         r->per = reg->slot / a->esz; /* >= 1: selection checked esz */
         r->total = a->count;

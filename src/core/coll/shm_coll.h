@@ -1,6 +1,5 @@
-/* Running a shm collective (barrier_shm.c, bcast_shm.c, reduce_shm.c,
- * allreduce_shm.c) as one resumable schedule step over the communicator's
- * region (shm_region.h). */
+/* Running a shm collective (<collective>_shm.c) as one resumable schedule
+ * step over the communicator's region (shm_region.h). */
 #ifndef TERN_CORE_COLL_SHM_COLL_H
 #define TERN_CORE_COLL_SHM_COLL_H
 
@@ -10,9 +9,11 @@
  * instead of one rank (or every rank) folding it all; not yet measured. */
 #define TERN_SHM_PARALLEL_MIN 4096
 
-/* Adds the collective (BARRIER, BCAST, REDUCE or ALLREDUCE) on a's views
+/* Adds the collective (BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER,
+ * ALLGATHER or ALLTOALL) on a's views
  * to s as one poll step. *served 0 (and nothing added): the communicator
- * has no region, the caller builds a point-to-point algorithm instead. */
+ * has no region (or alltoall: more ranks than bytes in a slot), the caller
+ * builds a point-to-point algorithm instead. */
 tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
                                   tern_coll_kind_t kind, int *served);
 

@@ -1,0 +1,13 @@
+/* Alltoall, shared memory: every rank copies its p blocks into its slot (a
+ * piece of at most slot / p bytes each), stores its enter flag, waits for
+ * everyone's and copies its piece out of every slot. Larger blocks go in
+ * chunks of slot / p bytes, one step each.
+ * Node-local communicators (shm_region.h); run by shm_coll.c. */
+#include "core/coll/shm_coll.h"
+
+tern_status_t tern_coll_alltoall_shm(tern_sched_t *s, const tern_coll_args_t *a)
+{
+    int served;
+    tern_status_t st = tern_shm_coll_build(s, a, TERN_COLL_ALLTOALL, &served);
+    return st != TERN_OK || served ? st : tern_coll_alltoall_pairwise(s, a);
+}
