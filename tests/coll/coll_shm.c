@@ -8,11 +8,13 @@
  * back across the communicators (a reused slot or flag would show as a
  * wrong value). Every result is checked against one computed locally.
  *
- * Also checks where the region lives: on one host with the shm transport
- * the process maps at least one /dev/shm/tern-*-coll-* file (already
- * unlinked); under TERN_TRANSPORTS=ofi (tests/ofi reruns this program so)
- * it maps none: shm is never chosen where the peers are not reached
- * through shared memory. */
+ * Also checks where the regions live: a process maps one
+ * /dev/shm/tern-*-coll-* file (already unlinked) per communicator of 2 or
+ * more ranks on its host, none for communicators spanning hosts
+ * (tests/netns runs it on 2 hosts x 2 ranks), none at all under
+ * TERN_TRANSPORTS=ofi (tests/ofi reruns it so): shm is never chosen where
+ * the peers are not reached through shared memory; and the regions go
+ * with their communicators. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,6 +442,20 @@ static void back_to_back(MPI_Comm *comms, int n_comms)
     }
 }
 
+/* 1 if c has 2 or more ranks, all on this host. */
+static int node_local(MPI_Comm c, const char *name)
+{
+    int p;
+    MPI_Comm_size(c, &p);
+    char *all = malloc((size_t)p * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, c);
+    int same = 1;
+    for (int q = 0; q < p; q++)
+        same &= strcmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME, name) == 0;
+    free(all);
+    return p > 1 && same;
+}
+
 /* Mappings of a collective region (/dev/shm/tern-<job>-coll-*). */
 static int coll_regions_mapped(void)
 {
@@ -504,22 +520,27 @@ int main(int argc, char **argv)
     }
     back_to_back(comms, 4);
 
-    /* One host with shared memory: a region exists; TERN_TRANSPORTS
-     * without shm: none. (Several hosts: not checked.) */
+    /* A region for every communicator of 2 or more ranks on one host (the
+     * shm algorithms were forced on each), none for those spanning hosts
+     * (tests/netns), none at all without the shm transport. */
     const char *tl = getenv("TERN_TRANSPORTS");
     int no_shm = tl && !strstr(tl, "shm");
+    int expected = 0;
+    for (int k = 0; k < 4; k++)
+        expected += node_local(comms[k], name);
     int mapped = coll_regions_mapped();
     if (no_shm)
         CHECK(mapped == 0, "TERN_TRANSPORTS=%s: %d collective regions mapped, want none", tl, mapped);
-    else if (one_host && p > 1 && strcmp(getenv("TERN_BARRIER_ALGORITHM"), "shm") == 0)
-        CHECK(mapped >= 1, "one host, shm forced: no collective region mapped");
+    else if (strcmp(getenv("TERN_BARRIER_ALGORITHM"), "shm") == 0)
+        CHECK(mapped == expected, "%d collective regions mapped, want %d (one per communicator "
+              "of 2 or more ranks on one host)", mapped, expected);
 
     for (int k = 1; k < 4; k++)
         MPI_Comm_free(&comms[k]);
-    if (mapped > 0 && !no_shm)
-        /* Freed with their communicators: only MPI_COMM_WORLD's is left. */
-        CHECK(coll_regions_mapped() <= 1, "%d collective regions mapped after the frees",
-              coll_regions_mapped());
+    /* Freed with their communicators: only MPI_COMM_WORLD's is left. */
+    int left = coll_regions_mapped(), want_left = no_shm ? 0 : node_local(MPI_COMM_WORLD, name);
+    CHECK(left == want_left, "%d collective regions mapped after the frees, want %d", left,
+          want_left);
     MPI_Op_free(&affine_op);
     MPI_Type_free(&affine_type);
     int total = 0;
