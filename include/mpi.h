@@ -899,6 +899,8 @@ double PMPI_Wtime(void);
 /* 10. The Info Object */
 int MPI_Info_create(MPI_Info *info);
 int PMPI_Info_create(MPI_Info *info);
+int MPI_Info_create_env(int argc, char **argv, MPI_Info *info);
+int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
@@ -911,6 +913,8 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);

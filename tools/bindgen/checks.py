@@ -105,6 +105,10 @@ def c_param(p):
     GCC checks accesses through array parameters and warns when a program
     passes a sentinel such as MPI_STATUSES_IGNORE."""
     text = re.sub(r"(\w)(\*+) ", r"\1 \2", str(p))
+    # The data renders an argument list (MPI_Info_create_env's argv) as
+    # `char argv[]`; the standard's binding is `char *argv[]` (`char **argv`).
+    if p._parseset["kind"] == "ARGUMENT_LIST" and text.startswith("char ") and text.endswith("[]"):
+        return "char **" + text[len("char "):-2]
     return re.sub(r"^(.*?)\s*(\w+)\[\]$", r"\1 *\2", text)
 
 

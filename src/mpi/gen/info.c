@@ -17,6 +17,17 @@ int PMPI_Info_create(MPI_Info *info)
     return tern_mpi_result(err_comm, func, tern_info_create(info));
 }
 
+TERN_PMPI_ALIAS(Info_create_env)
+int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info)
+{
+    static const char func[] = "MPI_Info_create_env";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_info_create_env(argc, argv, info));
+}
+
 TERN_PMPI_ALIAS(Info_delete)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
@@ -102,6 +113,22 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
         (err = tern_check_ptr(func, err_comm, key, "key")))
         return err;
     return tern_mpi_result(err_comm, func, tern_info_get_nthkey(info_obj, n, key));
+}
+
+TERN_PMPI_ALIAS(Info_get_string)
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char func[] = "MPI_Info_get_string";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
+        (err = tern_check_info_key(func, err_comm, key)) ||
+        (err = tern_check_ptr(func, err_comm, buflen, "buflen")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_info_get_string(info_obj, key, buflen, value, flag));
 }
 
 TERN_PMPI_ALIAS(Info_get_valuelen)
