@@ -138,9 +138,12 @@ tern_info_t *tern_info_lookup(MPI_Info handle)
 {
     if (handle == MPI_INFO_ENV) {
         if (!info_env_ready) {
+            /* Kept once MPI runs; read before, it is made afresh (no
+             * maxprocs yet). */
+            info_clear(&info_env);
             env_fill(&info_env, 0, NULL);
             info_env.read_only = 1;
-            info_env_ready = 1;
+            info_env_ready = tern_rt.active;
         }
         return &info_env;
     }

@@ -116,7 +116,6 @@ TERN_PMPI_ALIAS(Errhandler_free)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Errhandler_free";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, errhandler, "errhandler")) ||

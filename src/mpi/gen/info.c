@@ -9,7 +9,6 @@ TERN_PMPI_ALIAS(Info_create)
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_create";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")))
@@ -32,7 +31,6 @@ TERN_PMPI_ALIAS(Info_delete)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char func[] = "MPI_Info_delete";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -46,7 +44,6 @@ TERN_PMPI_ALIAS(Info_dup)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char func[] = "MPI_Info_dup";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -60,7 +57,6 @@ TERN_PMPI_ALIAS(Info_free)
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_free";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -74,7 +70,6 @@ TERN_PMPI_ALIAS(Info_get)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char func[] = "MPI_Info_get";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -91,7 +86,6 @@ TERN_PMPI_ALIAS(Info_get_nkeys)
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char func[] = "MPI_Info_get_nkeys";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -105,7 +99,6 @@ TERN_PMPI_ALIAS(Info_get_nthkey)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char func[] = "MPI_Info_get_nthkey";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -119,7 +112,6 @@ TERN_PMPI_ALIAS(Info_get_string)
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
     static const char func[] = "MPI_Info_get_string";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -135,7 +127,6 @@ TERN_PMPI_ALIAS(Info_get_valuelen)
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char func[] = "MPI_Info_get_valuelen";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -151,7 +142,6 @@ TERN_PMPI_ALIAS(Info_set)
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char func[] = "MPI_Info_set";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
