@@ -295,11 +295,12 @@ static int free_user_slot(void)
         if (!user_eh[i])
             return (int)i;
     /* Full: reclaim the handlers freed by the user that no communicator
-     * uses any more. */
+     * or session uses any more. */
     int got = -1;
     for (unsigned i = 0; i < MAX_USER_EH; i++)
         if (user_eh_freed[i] &&
-            !tern_comm_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
+            !tern_comm_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i)) &&
+            !tern_session_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
             user_eh[i] = NULL;
             user_eh_freed[i] = 0;
             if (got < 0)

@@ -88,6 +88,11 @@ static void check_world_comm(MPI_Comm wc, int rank, int size)
     int root_val = rank == size - 1 ? 4242 : 0;
     CHECK_RC(MPI_Bcast(&root_val, 1, MPI_INT, size - 1, wc));
     CHECK_INT(root_val, 4242, "Bcast from the last rank");
+    /* MPI-4.1 10.1.2: MPI_TAG_UB is attached to communicators made from
+     * groups. */
+    int *ub = NULL, flag = 0;
+    CHECK_RC(MPI_Comm_get_attr(wc, MPI_TAG_UB, &ub, &flag));
+    CHECK(flag && ub && *ub >= 32767, "MPI_TAG_UB: flag %d", flag);
     MPI_Errhandler eh;
     CHECK_RC(MPI_Comm_get_errhandler(wc, &eh));
     CHECK(eh == MPI_ERRORS_RETURN, "the communicator's handler is 0x%x", (unsigned)eh);
@@ -197,6 +202,43 @@ static void check_errhandlers(MPI_Session s, MPI_Errhandler seh, MPI_Comm wc)
                 MPI_ERR_SESSION, "invalid session handle");
 }
 
+static int other_calls;
+
+static void other_session_error(MPI_Session *s, int *code, ...)
+{
+    (void)s;
+    (void)code;
+    other_calls++;
+}
+
+/* Handlers the user freed are reclaimed when the table is full, but not
+ * one a session still uses. */
+static void check_errhandler_reclaim(MPI_Session s)
+{
+    stest_where = "handler reclaim";
+    MPI_Errhandler ehs[256];
+    int n = 0;
+    while (n < 256 && MPI_Session_create_errhandler(on_session_error, &ehs[n]) == MPI_SUCCESS)
+        n++;
+    CHECK(n > 0 && n < 256, "%d handlers made before the table was full", n);
+    CHECK_RC(MPI_Session_set_errhandler(s, ehs[0]));
+    for (int i = 0; i < n; i++)
+        MPI_Errhandler_free(&ehs[i]);
+    MPI_Errhandler again[256];
+    int m = 0;
+    while (m < 256 && MPI_Session_create_errhandler(other_session_error, &again[m]) == MPI_SUCCESS)
+        m++;
+    CHECK_INT(m, n - 1, "handlers made again (all but the session's)");
+    int before = handler_calls;
+    CHECK_RC(MPI_Session_call_errhandler(s, MPI_ERR_OTHER));
+    CHECK(handler_calls == before + 1 && other_calls == 0,
+          "the session's freed handler was reused: %d, %d calls", handler_calls - before,
+          other_calls);
+    CHECK_RC(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
+    for (int i = 0; i < m; i++)
+        MPI_Errhandler_free(&again[i]);
+}
+
 /* A second session asking for a thread level by name. */
 static void check_second_session(void)
 {
@@ -259,6 +301,7 @@ int main(void)
     check_world_comm(wc, rank, size);
     check_subgroups(wg, rank, size);
     check_errhandlers(s, seh, wc);
+    check_errhandler_reclaim(s);
     check_second_session();
     MPI_Errhandler_free(&seh);
 

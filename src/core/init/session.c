@@ -21,6 +21,16 @@ tern_session_t *tern_session_lookup(MPI_Session handle)
     return tern_handle_get(&sessions, handle);
 }
 
+static int has_errhandler(const void *obj, const void *arg)
+{
+    return ((const tern_session_t *)obj)->errhandler == *(const MPI_Errhandler *)arg;
+}
+
+int tern_session_errhandler_in_use(MPI_Errhandler eh)
+{
+    return tern_handle_find(&sessions, has_errhandler, &eh) != NULL;
+}
+
 /* The level the info's thread_level asks for: a level's name (any case),
  * else MPI_THREAD_SINGLE, the default. */
 static tern_status_t requested_level(const tern_info_t *info, int *level)

@@ -20,6 +20,10 @@ typedef struct tern_session {
 /* Handle to object; NULL if not a live session. */
 tern_session_t *tern_session_lookup(MPI_Session handle);
 
+/* Whether a live session has errhandler eh (a handler the user freed is
+ * kept while one uses it). */
+int tern_session_errhandler_in_use(MPI_Errhandler eh);
+
 /* The MPI_Session_* procedures on checked arguments (info: NULL for
  * MPI_INFO_NULL; the key thread_level asks for a thread level by name). */
 tern_status_t tern_session_init(const tern_info_t *info, MPI_Errhandler errhandler,
