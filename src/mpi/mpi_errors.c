@@ -192,8 +192,7 @@ int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
 int tern_mpi_not_initialized(const char *func)
 {
     tern_error("%s called %s; the job cannot continue", func,
-               tern_rt.finalized || tern_rt.initialized
-                   ? "after MPI ended (MPI_Finalize and the last MPI_Session_finalize)"
+               tern_rt.ended ? "after MPI ended (MPI_Finalize and the last MPI_Session_finalize)"
                    : "before MPI_Init or MPI_Session_init");
     tern_pmi_abort(1, "MPI called outside MPI_Init/MPI_Finalize");
 }

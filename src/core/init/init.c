@@ -11,9 +11,6 @@
 
 #include <mpi.h>
 
-/* The runtime comes up once per process: PMI cannot be joined again. */
-static int brought_down;
-
 int tern_runtime_thread_level(int required)
 {
     /* We progress from the calling thread only: FUNNELED covers SERIALIZED
@@ -28,7 +25,8 @@ tern_status_t tern_runtime_init(int required, int *provided)
         *provided = tern_runtime_thread_level(required);
         return TERN_OK;
     }
-    if (brought_down)
+    /* Once per process: PMI cannot be joined again. */
+    if (tern_rt.ended)
         return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
                                   "MPI ended in this process (the last session or the world "
                                   "model finalized) and cannot start again");
@@ -68,6 +66,6 @@ tern_status_t tern_runtime_finalize(void)
     tern_comm_finalize();
     tern_status_t st = tern_pmi_finalize();
     tern_rt.active = 0;
-    brought_down = 1;
+    tern_rt.ended = 1;
     return st;
 }

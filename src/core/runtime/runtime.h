@@ -48,6 +48,7 @@ typedef struct {
      * MPI_Session_init, down when the last of the two ends): the entry
      * points work. One load on every call's init check. */
     int active;
+    int ended;                  /* it was up and came down: never again */
     int n_sessions;             /* live sessions (core/init/session.c) */
     int thread_level;
     int rank, size;
