@@ -34,6 +34,7 @@ typedef int MPI_Group;
 typedef int MPI_Info;
 typedef int MPI_Message;
 typedef int MPI_Win;
+typedef int MPI_Session;
 typedef struct tern_file *MPI_File;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
@@ -73,6 +74,11 @@ typedef struct MPI_Status {
 #define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 #define MPI_WIN_NULL ((MPI_Win)0x20000000)
 #define MPI_FILE_NULL ((MPI_File)0)
+
+/* Sessions (MPI-4.0, 11.3): the handle kind and sizes are MPICH's. */
+#define MPI_SESSION_NULL ((MPI_Session)0x38000000)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 
 /* Datatypes: 0x4c00SSII, SS = size in bytes, II = index. */
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
@@ -193,6 +199,9 @@ typedef struct MPI_Status {
 
 /* Communicator split types */
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
 
 /* Topology */
 #define MPI_GRAPH 1
@@ -259,6 +268,8 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_SHARED 56
 #define MPI_ERR_RMA_FLAVOR 57
 #define MPI_T_ERR_INVALID 58
+/* Below 64: an error code is class + 64 * slot (src/mpi/mpi_errors.c). */
+#define MPI_ERR_SESSION 59
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* Derived datatypes */
@@ -300,6 +311,7 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val, void *extra_state);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *error_code, ...);
 typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 typedef int MPI_Grequest_free_function(void *extra_state);
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
@@ -872,6 +884,14 @@ int MPI_Remove_error_code(int errorcode);
 int PMPI_Remove_error_code(int errorcode);
 int MPI_Remove_error_string(int errorcode);
 int PMPI_Remove_error_string(int errorcode);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
 double MPI_Wtick(void);
 double PMPI_Wtick(void);
 double MPI_Wtime(void);
@@ -879,6 +899,8 @@ double PMPI_Wtime(void);
 /* 10. The Info Object */
 int MPI_Info_create(MPI_Info *info);
 int PMPI_Info_create(MPI_Info *info);
+int MPI_Info_create_env(int argc, char **argv, MPI_Info *info);
+int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
@@ -891,6 +913,8 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
@@ -898,22 +922,40 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 /* 11. Process Initialization, Creation, and Management */
 int MPI_Abort(MPI_Comm comm, int errorcode);
 int PMPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
 int MPI_Comm_disconnect(MPI_Comm *comm);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
 int MPI_Finalize(void);
 int PMPI_Finalize(void);
 int MPI_Finalized(int *flag);
 int PMPI_Finalized(int *flag);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
 int MPI_Init(int *argc, char ***argv);
 int PMPI_Init(int *argc, char ***argv);
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int MPI_Initialized(int *flag);
 int PMPI_Initialized(int *flag);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm);
 int MPI_Is_thread_main(int *flag);
 int PMPI_Is_thread_main(int *flag);
 int MPI_Query_thread(int *provided);
 int PMPI_Query_thread(int *provided);
+int MPI_Session_finalize(MPI_Session *session);
+int PMPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
 /* 13. External Interfaces */
 int MPI_Grequest_complete(MPI_Request request);
 int PMPI_Grequest_complete(MPI_Request request);

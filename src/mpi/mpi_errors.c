@@ -1,5 +1,7 @@
 #include "mpi/mpi_errors.h"
 #include "core/datatype/datatype.h"
+#include "core/init/session.h"
+#include "core/runtime/handle.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/runtime/user_errors.h"
 #include "base/log.h"
@@ -81,6 +83,7 @@ static const char *const class_text[] = {
     [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
     [MPI_T_ERR_INVALID] = "invalid tool-interface use",
+    [MPI_ERR_SESSION] = "invalid session",
 };
 #define N_CLASSES ((int)(sizeof class_text / sizeof class_text[0]))
 
@@ -189,7 +192,8 @@ int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
 int tern_mpi_not_initialized(const char *func)
 {
     tern_error("%s called %s; the job cannot continue", func,
-               tern_rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
+               tern_rt.ended ? "after MPI ended (MPI_Finalize and the last MPI_Session_finalize)"
+                   : "before MPI_Init or MPI_Session_init");
     tern_pmi_abort(1, "MPI called outside MPI_Init/MPI_Finalize");
 }
 
@@ -201,6 +205,9 @@ int tern_mpi_not_initialized(const char *func)
 #define MAX_USER_EH 64
 static MPI_Comm_errhandler_function *user_eh[MAX_USER_EH];
 static unsigned char user_eh_freed[MAX_USER_EH];
+/* The kind of object each was made for (TERN_EH_FOR_*): MPI lets a handler
+ * be set only on its kind. */
+static unsigned char user_eh_for[MAX_USER_EH];
 #define EH_USER_BASE 0x94000000
 
 int tern_errhandler_valid(MPI_Errhandler eh)
@@ -211,22 +218,54 @@ int tern_errhandler_valid(MPI_Errhandler eh)
     return ((unsigned)eh & 0xfc000000u) == EH_USER_BASE && idx < MAX_USER_EH && user_eh[idx];
 }
 
+int tern_errhandler_for(MPI_Errhandler eh)
+{
+    unsigned idx = (unsigned)eh - EH_USER_BASE;
+    if (((unsigned)eh & 0xfc000000u) == EH_USER_BASE && idx < MAX_USER_EH && user_eh[idx])
+        return user_eh_for[idx];
+    return -1;
+}
+
+/* The handler an error raised on handle h goes to, and the handle the
+ * user's function is given: a communicator's, a session's, or an error
+ * handler itself (the constructors that name the new object's handler,
+ * MPI_Comm_create_from_group: no object yet, MPI_COMM_NULL). With no
+ * object, MPI_COMM_WORLD's while the world model runs; otherwise there is
+ * no handler (MPI_ERRHANDLER_NULL: the code is returned). */
+static MPI_Errhandler handler_of(int h, int *obj)
+{
+    if (TERN_HANDLE_KIND(h) == TERN_KIND_SESSION) {
+        tern_session_t *s = tern_session_lookup(h);
+        if (s) {
+            *obj = h;
+            return s->errhandler;
+        }
+    } else if (TERN_HANDLE_KIND(h) == TERN_KIND_ERRHANDLER && tern_errhandler_valid(h)) {
+        *obj = MPI_COMM_NULL;
+        return h;
+    }
+    tern_comm_t *c = tern_comm_lookup(h);
+    if (!c && tern_rt.initialized && !tern_rt.finalized)
+        c = tern_comm_lookup(MPI_COMM_WORLD);
+    if (!c)
+        return MPI_ERRHANDLER_NULL;
+    *obj = c->handle;
+    return c->errhandler;
+}
+
 static int invoke_handler(MPI_Comm comm, int code)
 {
-    /* Before MPI_Init and after MPI_Finalize (procedures that may run
-     * then: MPI_Initialized, MPI_Get_version...) there is no handler to
-     * call and no job to abort: the code is returned. */
-    if (!tern_rt.initialized || tern_rt.finalized)
+    /* Before MPI starts and after it ends (procedures that may run then:
+     * MPI_Initialized, MPI_Get_version...) there is no handler to call and
+     * no job to abort: the code is returned. */
+    if (!tern_rt.active)
         return code;
-    tern_comm_t *c = tern_comm_lookup(comm);
-    if (!c)
-        c = tern_comm_lookup(MPI_COMM_WORLD);
-    MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
-    if (eh == MPI_ERRORS_RETURN)
+    int h = MPI_COMM_NULL;
+    MPI_Errhandler eh = handler_of(comm, &h);
+    if (eh == MPI_ERRORS_RETURN || eh == MPI_ERRHANDLER_NULL)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || !tern_errhandler_valid(eh))
         abort_job(code, code_text(code));
-    MPI_Comm h = c->handle;
     int e = code;
     user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
     return code;
@@ -255,11 +294,12 @@ static int free_user_slot(void)
         if (!user_eh[i])
             return (int)i;
     /* Full: reclaim the handlers freed by the user that no communicator
-     * uses any more. */
+     * or session uses any more. */
     int got = -1;
     for (unsigned i = 0; i < MAX_USER_EH; i++)
         if (user_eh_freed[i] &&
-            !tern_comm_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
+            !tern_comm_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i)) &&
+            !tern_session_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
             user_eh[i] = NULL;
             user_eh_freed[i] = 0;
             if (got < 0)
@@ -270,6 +310,12 @@ static int free_user_slot(void)
 
 tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    return tern_errhandler_create_for(TERN_EH_FOR_COMM, fn, errhandler);
+}
+
+tern_status_t tern_errhandler_create_for(int kind, MPI_Comm_errhandler_function *fn,
+                                         MPI_Errhandler *errhandler)
+{
     int i = free_user_slot();
     if (i < 0)
         return tern_status_detail(TERN_ERR_NOMEM,
@@ -277,6 +323,7 @@ tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errha
                                   "but still set on a communicator)",
                                   MAX_USER_EH);
     user_eh[i] = fn;
+    user_eh_for[i] = (unsigned char)kind;
     *errhandler = (MPI_Errhandler)(EH_USER_BASE + (unsigned)i);
     return TERN_OK;
 }
@@ -294,6 +341,11 @@ tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler)
 
 tern_status_t tern_comm_set_errhandler(tern_comm_t *c, MPI_Errhandler errhandler)
 {
+    if (tern_errhandler_for(errhandler) == TERN_EH_FOR_SESSION)
+        return tern_status_detail(TERN_ERR_ARG,
+                                  "errhandler 0x%x was made for sessions "
+                                  "(MPI_Session_create_errhandler), not for communicators",
+                                  (unsigned)errhandler);
     c->errhandler = errhandler;
     return TERN_OK;
 }

@@ -29,12 +29,13 @@ int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st);
  * (MPI_COMM_WORLD's for MPI_COMM_NULL); returns it. */
 int tern_mpi_handle_code(MPI_Comm comm, int code);
 
-/* A function was called outside MPI_Init..MPI_Finalize: fatal. */
+/* A function was called while MPI is not running (neither the world model
+ * nor a session): fatal. */
 int tern_mpi_not_initialized(const char *func);
 
 #define TERN_CHECK_INIT(func)                                                  \
     do {                                                                       \
-        if (__builtin_expect(!tern_rt.initialized || tern_rt.finalized, 0))    \
+        if (__builtin_expect(!tern_rt.active, 0))                              \
             return tern_mpi_not_initialized(func);                             \
     } while (0)
 
@@ -57,6 +58,12 @@ int tern_check_errhandler(const char *func, MPI_Comm err_comm, MPI_Errhandler eh
 
 /* The error-handler and error-code procedures on checked arguments. */
 tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+/* The kinds of object a user's handler is made for, and the kind of eh
+ * (-1 for a predefined handler, which serves every kind). */
+enum { TERN_EH_FOR_COMM, TERN_EH_FOR_SESSION };
+tern_status_t tern_errhandler_create_for(int kind, MPI_Comm_errhandler_function *fn,
+                                         MPI_Errhandler *errhandler);
+int tern_errhandler_for(MPI_Errhandler eh);
 tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler);
 tern_status_t tern_comm_set_errhandler(tern_comm_t *c, MPI_Errhandler errhandler);
 tern_status_t tern_comm_get_errhandler(const tern_comm_t *c, MPI_Errhandler *errhandler);

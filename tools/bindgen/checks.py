@@ -6,8 +6,9 @@ generator (a spec can say `unchecked = ["name"]` where the core checks it,
 or name another rule in `check = {name = "rule"}`). The checks run in
 parameter order and stop at the first bad argument, whose error (class and a
 message naming the function and the argument) goes through the error
-handler of the communicator the call is about (the first communicator
-argument, else MPI_COMM_WORLD's). The core call is the spec's `core`
+handler of the object the call is about (the first communicator argument,
+else the first session argument, else MPI_COMM_WORLD's while the world
+model runs; `err_handle` names another). The core call is the spec's `core`
 expression over the parameter names and, for every checked input handle X,
 its object X_obj. Spec keys besides core (a chapter's [defaults] table
 applies to each of its procedures):
@@ -23,6 +24,9 @@ applies to each of its procedures):
   also_check = [X]  X keeps its kind's rule beside check_call
   locals = [D]      declarations (without ;) for check_call and core to share
                     (point-to-point: the communicator and datatype decoded once)
+  err_handle = E    the handle (a C expression) whose error handler gets the
+                    call's errors: a session's, or an error handler itself
+                    for constructors that name the new object's handler
   returns = "mpi"   the core call returns an MPI error code itself (the
                     completion procedures: their statuses carry MPI codes,
                     MPI_ERR_IN_STATUS; src/mpi/mpi_request.c)
@@ -34,6 +38,7 @@ import re
 # Input handles: kind -> (object type or None, check call format).
 HANDLE_IN = {
     "COMMUNICATOR": ("tern_comm_t", "tern_check_comm(func, {x}, &{x}_obj)"),
+    "SESSION": ("tern_session_t", "tern_check_session(func, err_comm, {x}, &{x}_obj)"),
     "GROUP": ("tern_group_t", "tern_check_group(func, err_comm, {x}, &{x}_obj)"),
     "INFO": ("tern_info_t",
              "tern_check_info(func, err_comm, {x}, {info_flags}, &{x}_obj)"),
@@ -100,6 +105,10 @@ def c_param(p):
     GCC checks accesses through array parameters and warns when a program
     passes a sentinel such as MPI_STATUSES_IGNORE."""
     text = re.sub(r"(\w)(\*+) ", r"\1 \2", str(p))
+    # The data renders an argument list (MPI_Info_create_env's argv) as
+    # `char argv[]`; the standard's binding is `char *argv[]` (`char **argv`).
+    if p._parseset["kind"] == "ARGUMENT_LIST" and text.startswith("char ") and text.endswith("[]"):
+        return "char **" + text[len("char "):-2]
     return re.sub(r"^(.*?)\s*(\w+)\[\]$", r"\1 *\2", text)
 
 
@@ -180,9 +189,10 @@ def entry_point(expr, spec):
         return "\n".join([f"TERN_PMPI_ALIAS({name[4:]})",
                           f"{ret} PMPI_{name[4:]}({args})", "{",
                           f"    return {spec['core']};", "}"])
-    comm = next((p["name"] for p in params
-                 if p["kind"] == "COMMUNICATOR" and p["dir"] == "in" and p["length"] is None),
+    comm = next((p["name"] for kind in ("COMMUNICATOR", "SESSION") for p in params
+                 if p["kind"] == kind and p["dir"] == "in" and p["length"] is None),
                 None)
+    comm = spec.get("err_handle", comm)
     decls, checks = [], []
     for prm in params:
         check, decl = _rule(name, prm, spec)

@@ -18,8 +18,7 @@ static int *local_world_ranks(const tern_comm_t *c)
     return r;
 }
 
-/* An intercommunicator and its local intracommunicator. */
-static tern_status_t make_inter(const tern_comm_t *eh_parent, uint32_t ctx, uint32_t local_ctx,
+tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, uint32_t ctx, uint32_t local_ctx,
                                 int rank, int lsize, const int *lranks, int rsize,
                                 const int *rranks, tern_comm_t **new_p)
 {
@@ -84,7 +83,7 @@ tern_status_t tern_comm_dup_on(tern_comm_t *p, const uint32_t *ids, tern_comm_t 
 {
     tern_status_t st;
     if (p->is_inter)
-        st = make_inter(p, ids[0], ids[1], p->rank, p->size, p->world_ranks, p->remote_size,
+        st = tern_comm_new_inter(p, ids[0], ids[1], p->rank, p->size, p->world_ranks, p->remote_size,
                         p->remote_world_ranks, new_p);
     else
         st = tern_comm_new(p, ids[0], p->rank, p->size, p->world_ranks, new_p);
@@ -266,7 +265,7 @@ tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_c
     if (st == TERN_OK)
         st = tern_ctx_pick(&mine.m, 2, ids);
     if (st == TERN_OK) {
-        st = make_inter(local, ids[0], ids[1], local->rank, local->size, lranks, mine.size,
+        st = tern_comm_new_inter(local, ids[0], ids[1], local->rank, local->size, lranks, mine.size,
                         rranks, new_p);
         if (st != TERN_OK) {
             tern_ctx_release(ids[0]);
@@ -396,7 +395,7 @@ static tern_status_t split_inter(tern_comm_t *p, int color, int key, tern_comm_t
                                   &ignored);
         }
         if (ln > 0 && rn > 0)
-            st = make_inter(p, ids[0], ids[1], rank, ln, lranks, rn, rranks, new_p);
+            st = tern_comm_new_inter(p, ids[0], ids[1], rank, ln, lranks, rn, rranks, new_p);
         if (!*new_p) {
             tern_ctx_release(ids[0]);
             tern_ctx_release(ids[1]);
@@ -421,7 +420,7 @@ static tern_status_t create_inter(tern_comm_t *p, const tern_group_t *g, tern_co
     *new_p = NULL;
     if (st == TERN_OK) {
         if (g->rank != MPI_UNDEFINED && nr > 0)
-            st = make_inter(p, ids[0], ids[1], g->rank, g->size, g->world_ranks, nr, rranks,
+            st = tern_comm_new_inter(p, ids[0], ids[1], g->rank, g->size, g->world_ranks, nr, rranks,
                             new_p);
         if (!*new_p) {
             tern_ctx_release(ids[0]);

@@ -9,6 +9,12 @@
 #include "core/comm/comm.h"
 #include "core/comm/group.h"
 
+/* An intercommunicator on context ids ctx (its own) and local_ctx (its
+ * local_comm's) between our group lranks (we are rank) and rranks (both
+ * copied); the error handler is eh_parent's. */
+tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, uint32_t ctx, uint32_t local_ctx,
+                                  int rank, int lsize, const int *lranks, int rsize,
+                                  const int *rranks, tern_comm_t **new_p);
 /* Same group(s), new context: intra- or intercommunicator. */
 tern_status_t tern_comm_dup(tern_comm_t *parent, tern_comm_t **new_p);
 /* The dup on context ids already agreed (one; two for an

@@ -23,6 +23,10 @@
  * tags to itself (user tags equal mod 2^24 share them); Intercomm_create
  * (one exchange, one tag): -2^30 - tag. All below the fixed tags above. */
 #define TERN_XTAG_CREATE_GROUP(t) (-1024 - 4 * ((t) & 0xffffff))
+/* Comm_create_from_group and Intercomm_create_from_groups, on
+ * MPI_COMM_WORLD's collective context: eight tags per hash h of the string
+ * tag, from -2^27 down to -2^28 (between the two ranges around it). */
+#define TERN_XTAG_FROM_GROUP(h) (-(1 << 27) - 8 * (int)((h) & 0xffffff))
 #define TERN_XTAG_INTERCOMM_CREATE(t) (-(1 << 30) - ((t) & 0x3fffffff))
 
 typedef struct {

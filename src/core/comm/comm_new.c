@@ -3,6 +3,7 @@
 #include "core/comm/comm_new.h"
 #include "core/comm/attr.h"
 #include "core/comm/comm_create.h"
+#include "core/comm/split_type.h"
 #include "core/comm/info.h"
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/request.h"
@@ -95,14 +96,19 @@ tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *
  * this is MPI_Comm_split by type, as in MPICH and Open MPI 5, and gives an
  * intercommunicator between the local and remote ranks of this rank's type
  * (MPI_COMM_NULL where either side has none). */
-tern_status_t tern_comm_new_split_type(tern_comm_t *c, int split_type, int key, MPI_Comm *newcomm)
+tern_status_t tern_comm_new_split_type(tern_comm_t *c, int split_type, int key,
+                                      const tern_info_t *info, MPI_Comm *newcomm)
 {
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+        split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED &&
+        split_type != MPI_UNDEFINED)
         return tern_status_detail(TERN_ERR_ARG,
-                                  "split_type=%d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
-                                  split_type);
-    /* Ranks of one node share memory: the node number is the color. */
-    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tern_rt.node;
+                                  "split_type=%d is not an MPI_COMM_TYPE_* value or "
+                                  "MPI_UNDEFINED", split_type);
+    int color = MPI_UNDEFINED;
+    tern_status_t st = tern_split_type_color(c, split_type, info, &color);
+    if (st != TERN_OK)
+        return st;
     tern_comm_t *nc = NULL;
     return hand_out(tern_comm_split(c, color, key, &nc), &nc, newcomm);
 }

@@ -8,6 +8,7 @@
 
 #include "core/comm/comm.h"
 #include "core/comm/group.h"
+#include "core/comm/info.h"
 #include "core/pt2pt/request.h"
 
 /* What a duplicate nc of c takes from c, for MPI_Comm_dup and idup alike:
@@ -24,8 +25,10 @@ tern_status_t tern_comm_new_dup(tern_comm_t *c, MPI_Info info, int use_info, MPI
 tern_status_t tern_comm_new_idup(tern_comm_t *c, MPI_Info info, int use_info, MPI_Comm *newcomm,
                                  tern_req_t **req_p);
 tern_status_t tern_comm_new_split(tern_comm_t *c, int color, int key, MPI_Comm *newcomm);
+/* split_type: MPI_COMM_TYPE_* (split_type.h) or MPI_UNDEFINED; info NULL
+ * for MPI_INFO_NULL. */
 tern_status_t tern_comm_new_split_type(tern_comm_t *c, int split_type, int key,
-                                       MPI_Comm *newcomm);
+                                      const tern_info_t *info, MPI_Comm *newcomm);
 tern_status_t tern_comm_new_create(tern_comm_t *c, const tern_group_t *g, MPI_Comm *newcomm);
 tern_status_t tern_comm_new_create_group(tern_comm_t *c, const tern_group_t *g, int tag,
                                          MPI_Comm *newcomm);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define INFO_KIND 0x1c000000u
@@ -82,42 +83,68 @@ int tern_info_delete(tern_info_t *info, const char *key)
     return 0;
 }
 
-/* MPI_INFO_ENV: how this process was started (MPI 3.1, 9.2). */
-static void env_fill(void)
+/* How this process was started (MPI-4.1 11.2.3): MPI_INFO_ENV's keys, and
+ * MPI_Info_create_env's, which takes the command and its arguments from
+ * argv when given (else from /proc/self/cmdline). Keys Tern cannot know
+ * (soft, file: mpiexec passes neither) are left out; maxprocs and
+ * thread_level only once MPI runs. */
+static void env_fill(tern_info_t *info, int argc, char *const *argv)
 {
     char buf[4096];
-    FILE *f = fopen("/proc/self/cmdline", "r");
-    if (f) {
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        tern_info_set(&info_env, "command", buf);
-        /* Arguments after argv[0], separated by spaces. */
-        size_t first = strlen(buf) + 1;
-        for (size_t i = first; i + 1 < n; i++)
-            if (buf[i] == 0)
-                buf[i] = ' ';
-        if (first < n)
-            tern_info_set(&info_env, "argv", buf + first);
+    if (argv && argc > 0 && argv[0]) {
+        tern_info_set(info, "command", argv[0]);
+        size_t n = 0;
+        buf[0] = 0;
+        for (int i = 1; i < argc && argv[i] && n < sizeof buf; i++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (argc > 1)
+            tern_info_set(info, "argv", buf);
+    } else {
+        FILE *f = fopen("/proc/self/cmdline", "r");
+        if (f) {
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[n] = 0;
+            tern_info_set(info, "command", buf);
+            /* Arguments after argv[0], separated by spaces. */
+            size_t first = strlen(buf) + 1;
+            for (size_t i = first; i + 1 < n; i++)
+                if (buf[i] == 0)
+                    buf[i] = ' ';
+            if (first < n)
+                tern_info_set(info, "argv", buf + first);
+        }
     }
-    snprintf(buf, sizeof buf, "%d", tern_rt.size);
-    tern_info_set(&info_env, "maxprocs", buf);
-    tern_info_set(&info_env, "host", tern_rt.processor_name);
+    if (tern_rt.active) {
+        snprintf(buf, sizeof buf, "%d", tern_rt.size);
+        tern_info_set(info, "maxprocs", buf);
+    }
+    if (tern_rt.processor_name[0])
+        tern_info_set(info, "host", tern_rt.processor_name);
+    else if (gethostname(buf, sizeof buf) == 0)
+        tern_info_set(info, "host", buf);
+    struct utsname u;
+    if (uname(&u) == 0)
+        tern_info_set(info, "arch", u.machine);
     if (getcwd(buf, sizeof buf))
-        tern_info_set(&info_env, "wdir", buf);
+        tern_info_set(info, "wdir", buf);
     static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                          "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
-    if (tern_rt.thread_level >= 0 && tern_rt.thread_level <= 3)
-        tern_info_set(&info_env, "thread_level", levels[tern_rt.thread_level]);
-    info_env.read_only = 1;
-    info_env_ready = 1;
+    if (tern_rt.active && tern_rt.thread_level >= 0 && tern_rt.thread_level <= 3)
+        tern_info_set(info, "thread_level", levels[tern_rt.thread_level]);
 }
 
 tern_info_t *tern_info_lookup(MPI_Info handle)
 {
     if (handle == MPI_INFO_ENV) {
-        if (!info_env_ready)
-            env_fill();
+        if (!info_env_ready) {
+            /* Kept once MPI runs; read before, it is made afresh (no
+             * maxprocs yet). */
+            info_clear(&info_env);
+            env_fill(&info_env, 0, NULL);
+            info_env.read_only = 1;
+            info_env_ready = tern_rt.active;
+        }
         return &info_env;
     }
     return tern_handle_get(&infos, handle);
@@ -231,5 +258,38 @@ tern_status_t tern_info_release(MPI_Info *handle)
 {
     tern_info_free(*handle);
     *handle = MPI_INFO_NULL;
+    return TERN_OK;
+}
+
+tern_status_t tern_info_create_env(int argc, char *const *argv, MPI_Info *info)
+{
+    MPI_Info h;
+    tern_status_t st = tern_info_create(&h);
+    if (st != TERN_OK)
+        return st;
+    env_fill(tern_info_lookup(h), argc, argv);
+    *info = h;
+    return TERN_OK;
+}
+
+tern_status_t tern_info_get_string(const tern_info_t *info, const char *key, int *buflen,
+                                   char *value, int *flag)
+{
+    if (*buflen < 0)
+        return tern_status_detail(TERN_ERR_ARG, "buflen=%d is negative", *buflen);
+    const char *v = tern_info_get(info, key);
+    *flag = v != NULL;
+    if (!v)
+        return TERN_OK;
+    /* MPI-4.0 10: at most *buflen - 1 characters and a NUL; *buflen 0
+     * writes nothing (value may be NULL); *buflen returns the value's
+     * length plus one either way. */
+    int len = (int)strlen(v);
+    if (*buflen > 0) {
+        if (!value)
+            return tern_status_detail(TERN_ERR_ARG, "value is NULL but buflen=%d", *buflen);
+        snprintf(value, (size_t)*buflen, "%s", v);
+    }
+    *buflen = len + 1;
     return TERN_OK;
 }

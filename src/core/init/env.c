@@ -21,7 +21,7 @@
 
 static pthread_t main_thread;
 
-static double now(void)
+double tern_env_clock(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -37,11 +37,13 @@ tern_status_t tern_env_init(const char *func, int required, int *provided)
     int prov = MPI_THREAD_SINGLE;
     tern_status_t st = tern_runtime_init(required, &prov);
     if (st != TERN_OK) {
-        tern_error("%s failed: %s", func, tern_status_string(st));
+        const char *detail = tern_status_take_detail(st);
+        tern_error("%s failed: %s", func, detail ? detail : tern_status_string(st));
         tern_pmi_abort(1, "MPI_Init failed");
     }
+    tern_rt.initialized = 1;
+    tern_rt.thread_level = prov;
     main_thread = pthread_self();
-    tern_rt.wtime_base = now();
     if (provided)
         *provided = prov;
     return TERN_OK;
@@ -53,10 +55,10 @@ tern_status_t tern_env_finalize(void)
      * MPI still works, so libraries can clean up (even communicate) in
      * their delete callbacks. */
     (void)tern_attr_delete_all(tern_comm_lookup(MPI_COMM_SELF));
-    /* Everyone arrives before anyone tears down its transports. */
-    tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
-    if (st == TERN_OK)
-        st = tern_runtime_finalize();
+    /* The world model ends; the runtime too unless sessions still use it
+     * (the last MPI_Session_finalize then brings it down). */
+    tern_rt.finalized = 1;
+    tern_status_t st = tern_runtime_release();
     if (st != TERN_OK)
         return tern_status_detail(st, "finalization failed: %s", tern_status_string(st));
     return TERN_OK;
@@ -127,7 +129,7 @@ tern_status_t tern_env_get_library_version(char *version, int *resultlen)
     return TERN_OK;
 }
 
-double tern_env_wtime(void) { return now() - tern_rt.wtime_base; }
+double tern_env_wtime(void) { return tern_env_clock() - tern_rt.wtime_base; }
 
 double tern_env_wtick(void)
 {

@@ -25,6 +25,9 @@ tern_status_t tern_env_get_library_version(char *version, int *resultlen);
  * core/runtime/mem.c. */
 tern_status_t tern_env_alloc_mem(MPI_Aint size, const tern_info_t *info, void *baseptr);
 tern_status_t tern_env_free_mem(void *base);
+/* Seconds on the monotonic clock (MPI_Wtime's base is taken when the
+ * runtime comes up). */
+double tern_env_clock(void);
 /* Seconds since MPI_Init on a monotonic clock, and its resolution. */
 double tern_env_wtime(void);
 double tern_env_wtick(void);

@@ -1,6 +1,8 @@
 #include "core/init/init.h"
+#include "core/coll/coll.h"
 #include "core/comm/comm.h"
 #include "core/comm/comm_p2p.h"
+#include "core/init/env.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
@@ -9,8 +11,25 @@
 
 #include <mpi.h>
 
+int tern_runtime_thread_level(int required)
+{
+    /* We progress from the calling thread only: FUNNELED covers SERIALIZED
+     * use too, but claim only what is true. */
+    int level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    return level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+}
+
 tern_status_t tern_runtime_init(int required, int *provided)
 {
+    if (tern_rt.active) {
+        *provided = tern_runtime_thread_level(required);
+        return TERN_OK;
+    }
+    /* Once per process: PMI cannot be joined again. */
+    if (tern_rt.ended)
+        return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
+                                  "MPI ended in this process (the last session or the world "
+                                  "model finalized) and cannot start again");
     /* A failed peer's posted receives are found through the communicator
      * their source rank belongs to: the comm room tells pt2pt how. */
     tern_peer_failure_set_source_map(tern_comm_request_source_world);
@@ -19,14 +38,22 @@ tern_status_t tern_runtime_init(int required, int *provided)
         return st;
 
     tern_comm_init_predefined(tern_rt.rank, tern_rt.size);
-    /* We progress from the calling thread only: FUNNELED covers SERIALIZED
-     * use too, but claim only what is true. */
-    tern_rt.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
-    if (tern_rt.thread_level < MPI_THREAD_SINGLE)
-        tern_rt.thread_level = MPI_THREAD_SINGLE;
-    *provided = tern_rt.thread_level;
-    tern_rt.initialized = 1;
+    *provided = tern_runtime_thread_level(required);
+    tern_rt.wtime_base = tern_env_clock();
+    tern_rt.active = 1;
     return TERN_OK;
+}
+
+tern_status_t tern_runtime_release(void)
+{
+    if (tern_rt.n_sessions > 0 || (tern_rt.initialized && !tern_rt.finalized))
+        return TERN_OK;
+    /* Everyone arrives before anyone tears down its transports (the
+     * world's internal object serves sessions too). */
+    tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
+    if (st == TERN_OK)
+        st = tern_runtime_finalize();
+    return st;
 }
 
 tern_status_t tern_runtime_finalize(void)
@@ -38,6 +65,7 @@ tern_status_t tern_runtime_finalize(void)
     tern_runtime_close_transports();
     tern_comm_finalize();
     tern_status_t st = tern_pmi_finalize();
-    tern_rt.finalized = 1;
+    tern_rt.active = 0;
+    tern_rt.ended = 1;
     return st;
 }

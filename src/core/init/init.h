@@ -7,9 +7,16 @@
 
 #include "base/status.h"
 
-/* MPI_Init / MPI_Init_thread: *provided is the thread level granted. */
+/* Brings the runtime up unless it is (MPI_Init and the first
+ * MPI_Session_init share it): *provided is the thread level granted. */
 tern_status_t tern_runtime_init(int required, int *provided);
-/* MPI_Finalize, after the callers' barrier. */
+/* The thread level granted for a requested one. */
+int tern_runtime_thread_level(int required);
+/* Called when the world model or a session ended: the last of them to end
+ * brings the runtime down (a barrier over every process, then
+ * tern_runtime_finalize); otherwise nothing. */
+tern_status_t tern_runtime_release(void);
+/* Tears the runtime down (after the callers' barrier). */
 tern_status_t tern_runtime_finalize(void);
 
 #endif

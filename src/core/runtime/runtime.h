@@ -41,8 +41,15 @@ typedef struct {
 } tern_peer_t;
 
 typedef struct {
+    /* The world model: MPI_Init was called; MPI_Finalize was. */
     int initialized;
     int finalized;
+    /* The runtime is up (brought up by MPI_Init or the first
+     * MPI_Session_init, down when the last of the two ends): the entry
+     * points work. One load on every call's init check. */
+    int active;
+    int ended;                  /* it was up and came down: never again */
+    int n_sessions;             /* live sessions (core/init/session.c) */
     int thread_level;
     int rank, size;
     int appnum, universe_size;

@@ -411,7 +411,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_split_type(comm_obj, split_type, key, newcomm));
+    return tern_mpi_result(err_comm, func, tern_comm_new_split_type(comm_obj, split_type, key, info_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_test_inter)

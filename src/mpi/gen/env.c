@@ -5,6 +5,7 @@
 #include "mpi/mpi_checks.h"
 #include "core/init/env.h"
 #include "core/runtime/user_errors.h"
+#include "mpi/mpi_session.h"
 
 TERN_PMPI_ALIAS(Add_error_class)
 int PMPI_Add_error_class(int *errorclass)
@@ -115,7 +116,6 @@ TERN_PMPI_ALIAS(Errhandler_free)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Errhandler_free";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, errhandler, "errhandler")) ||
@@ -217,6 +217,59 @@ int PMPI_Remove_error_string(int errorcode)
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     return tern_mpi_result(err_comm, func, tern_user_error_remove_string(errorcode));
+}
+
+TERN_PMPI_ALIAS(Session_call_errhandler)
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    static const char func[] = "MPI_Session_call_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_call_errhandler(session_obj, errorcode));
+}
+
+TERN_PMPI_ALIAS(Session_create_errhandler)
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    static const char func[] = "MPI_Session_create_errhandler";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, session_errhandler_fn, "session_errhandler_fn")) ||
+        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_create_errhandler(session_errhandler_fn, errhandler));
+}
+
+TERN_PMPI_ALIAS(Session_get_errhandler)
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+{
+    static const char func[] = "MPI_Session_get_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_get_errhandler(session_obj, errhandler));
+}
+
+TERN_PMPI_ALIAS(Session_set_errhandler)
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    static const char func[] = "MPI_Session_set_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_errhandler(func, err_comm, errhandler)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_set_errhandler(session_obj, errhandler));
 }
 
 TERN_PMPI_ALIAS(Wtick)

@@ -9,7 +9,6 @@ TERN_PMPI_ALIAS(Info_create)
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_create";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")))
@@ -17,11 +16,21 @@ int PMPI_Info_create(MPI_Info *info)
     return tern_mpi_result(err_comm, func, tern_info_create(info));
 }
 
+TERN_PMPI_ALIAS(Info_create_env)
+int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info)
+{
+    static const char func[] = "MPI_Info_create_env";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_info_create_env(argc, argv, info));
+}
+
 TERN_PMPI_ALIAS(Info_delete)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char func[] = "MPI_Info_delete";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -35,7 +44,6 @@ TERN_PMPI_ALIAS(Info_dup)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char func[] = "MPI_Info_dup";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -49,7 +57,6 @@ TERN_PMPI_ALIAS(Info_free)
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_free";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -63,7 +70,6 @@ TERN_PMPI_ALIAS(Info_get)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char func[] = "MPI_Info_get";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -80,7 +86,6 @@ TERN_PMPI_ALIAS(Info_get_nkeys)
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char func[] = "MPI_Info_get_nkeys";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -94,7 +99,6 @@ TERN_PMPI_ALIAS(Info_get_nthkey)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char func[] = "MPI_Info_get_nthkey";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -104,11 +108,25 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     return tern_mpi_result(err_comm, func, tern_info_get_nthkey(info_obj, n, key));
 }
 
+TERN_PMPI_ALIAS(Info_get_string)
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char func[] = "MPI_Info_get_string";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
+        (err = tern_check_info_key(func, err_comm, key)) ||
+        (err = tern_check_ptr(func, err_comm, buflen, "buflen")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_info_get_string(info_obj, key, buflen, value, flag));
+}
+
 TERN_PMPI_ALIAS(Info_get_valuelen)
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char func[] = "MPI_Info_get_valuelen";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -124,7 +142,6 @@ TERN_PMPI_ALIAS(Info_set)
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char func[] = "MPI_Info_set";
-    TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;

@@ -3,8 +3,10 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/proc.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/comm_from_group.h"
 #include "core/comm/comm_new.h"
 #include "core/init/env.h"
+#include "mpi/mpi_session.h"
 
 TERN_PMPI_ALIAS(Abort)
 int PMPI_Abort(MPI_Comm comm, int errorcode)
@@ -17,6 +19,24 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_abort(comm_obj, errorcode));
+}
+
+TERN_PMPI_ALIAS(Comm_create_from_group)
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_create_from_group";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = errhandler;
+    tern_group_t *group_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
+        (err = tern_check_ptr(func, err_comm, stringtag, "stringtag")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_errhandler(func, err_comm, errhandler)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_from_group(group_obj, stringtag, info_obj, errhandler, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_disconnect)
@@ -53,6 +73,21 @@ int PMPI_Finalized(int *flag)
     return tern_mpi_result(err_comm, func, tern_env_finalized(flag));
 }
 
+TERN_PMPI_ALIAS(Group_from_session_pset)
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+{
+    static const char func[] = "MPI_Group_from_session_pset";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, pset_name, "pset_name")) ||
+        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_group_from_pset(session_obj, pset_name, newgroup));
+}
+
 TERN_PMPI_ALIAS(Init)
 int PMPI_Init(int *argc, char ***argv)
 {
@@ -82,6 +117,26 @@ int PMPI_Initialized(int *flag)
     return tern_mpi_result(err_comm, func, tern_env_initialized(flag));
 }
 
+TERN_PMPI_ALIAS(Intercomm_create_from_groups)
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    static const char func[] = "MPI_Intercomm_create_from_groups";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = errhandler;
+    tern_group_t *local_group_obj = NULL;
+    tern_group_t *remote_group_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_group(func, err_comm, local_group, &local_group_obj)) ||
+        (err = tern_check_group(func, err_comm, remote_group, &remote_group_obj)) ||
+        (err = tern_check_ptr(func, err_comm, stringtag, "stringtag")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_errhandler(func, err_comm, errhandler)) ||
+        (err = tern_check_ptr(func, err_comm, newintercomm, "newintercomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_intercomm_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler, newintercomm));
+}
+
 TERN_PMPI_ALIAS(Is_thread_main)
 int PMPI_Is_thread_main(int *flag)
 {
@@ -104,4 +159,93 @@ int PMPI_Query_thread(int *provided)
     if ((err = tern_check_ptr(func, err_comm, provided, "provided")))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_query_thread(provided));
+}
+
+TERN_PMPI_ALIAS(Session_finalize)
+int PMPI_Session_finalize(MPI_Session *session)
+{
+    static const char func[] = "MPI_Session_finalize";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session ? *session : MPI_SESSION_NULL;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, session, "session")) ||
+        (err = tern_check_session(func, err_comm, *session, &session_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_finalize(session));
+}
+
+TERN_PMPI_ALIAS(Session_get_info)
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+{
+    static const char func[] = "MPI_Session_get_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, info_used, "info_used")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_get_info(session_obj, info_used));
+}
+
+TERN_PMPI_ALIAS(Session_get_nth_pset)
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
+{
+    static const char func[] = "MPI_Session_get_nth_pset";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, pset_len, "pset_len")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_get_nth_pset(session_obj, n, pset_len, pset_name));
+}
+
+TERN_PMPI_ALIAS(Session_get_num_psets)
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+{
+    static const char func[] = "MPI_Session_get_num_psets";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, npset_names, "npset_names")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_get_num_psets(session_obj, npset_names));
+}
+
+TERN_PMPI_ALIAS(Session_get_pset_info)
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+{
+    static const char func[] = "MPI_Session_get_pset_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, pset_name, "pset_name")) ||
+        (err = tern_check_ptr(func, err_comm, info, "info")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_get_pset_info(session_obj, pset_name, info));
+}
+
+TERN_PMPI_ALIAS(Session_init)
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    static const char func[] = "MPI_Session_init";
+    const MPI_Comm err_comm = errhandler;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_errhandler(func, err_comm, errhandler)) ||
+        (err = tern_check_ptr(func, err_comm, session, "session")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_init(info_obj, errhandler, session));
 }

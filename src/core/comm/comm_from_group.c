@@ -1,0 +1,127 @@
+/* MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups
+ * (comm_from_group.h). The members address each other by world rank over
+ * MPI_COMM_WORLD's collective context; the string tag picks the tags
+ * (TERN_XTAG_FROM_GROUP of its hash), so concurrent constructions with
+ * different tags keep their messages apart, and non-members never take
+ * part. */
+#include "core/comm/comm_from_group.h"
+#include "core/comm/comm_create.h"
+#include "core/comm/comm_exchange.h"
+#include "core/runtime/runtime.h"
+
+#include <string.h>
+
+/* FNV-1a of the string tag. */
+static uint32_t tag_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static tern_status_t check_tag(const char *stringtag)
+{
+    if (strlen(stringtag) >= MPI_MAX_STRINGTAG_LEN)
+        return tern_status_detail(TERN_ERR_ARG,
+                                  "stringtag is %zu characters long (at most %d)",
+                                  strlen(stringtag), MPI_MAX_STRINGTAG_LEN - 1);
+    return TERN_OK;
+}
+
+/* The exchange among g's members (their world ranks are world's ranks). */
+static tern_xchg_t over_group(const tern_group_t *g, int tag)
+{
+    tern_comm_t *world = tern_comm_lookup(MPI_COMM_WORLD);
+    return (tern_xchg_t){.comm = world, .ctx = world->context_id + 1, .n = g->size,
+                         .me = g->rank, .members = g->world_ranks, .tag = tag};
+}
+
+tern_status_t tern_comm_from_group(const tern_group_t *g, const char *stringtag,
+                                   const tern_info_t *info, MPI_Errhandler errhandler,
+                                   MPI_Comm *newcomm)
+{
+    (void)info; /* no hint changes what Tern does */
+    tern_status_t st = check_tag(stringtag);
+    if (st != TERN_OK)
+        return st;
+    if (g->rank == MPI_UNDEFINED)
+        return tern_status_detail(TERN_ERR_GROUP, "this process is not a member of group");
+    tern_xchg_t x = over_group(g, TERN_XTAG_FROM_GROUP(tag_hash(stringtag)));
+    uint32_t ctx;
+    if ((st = tern_ctx_agree(&x, 0, 1, &ctx)) != TERN_OK)
+        return st;
+    tern_comm_t *c;
+    if ((st = tern_comm_new(NULL, ctx, g->rank, g->size, g->world_ranks, &c)) != TERN_OK) {
+        tern_ctx_release(ctx);
+        return st;
+    }
+    c->errhandler = errhandler;
+    *newcomm = c->handle;
+    return TERN_OK;
+}
+
+static tern_status_t check_leader(const tern_group_t *g, int leader, const char *what)
+{
+    if (leader < 0 || leader >= g->size)
+        return tern_status_detail(TERN_ERR_RANK, "%s=%d is out of range (its group has %d ranks)",
+                                  what, leader, g->size);
+    return TERN_OK;
+}
+
+tern_status_t tern_intercomm_from_groups(const tern_group_t *lg, int local_leader,
+                                         const tern_group_t *rg, int remote_leader,
+                                         const char *stringtag, const tern_info_t *info,
+                                         MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    (void)info; /* no hint changes what Tern does */
+    tern_status_t st = check_tag(stringtag);
+    if (st == TERN_OK)
+        st = check_leader(lg, local_leader, "local_leader");
+    if (st == TERN_OK)
+        st = check_leader(rg, remote_leader, "remote_leader");
+    if (st != TERN_OK)
+        return st;
+    if (lg->rank == MPI_UNDEFINED)
+        return tern_status_detail(TERN_ERR_GROUP, "this process is not a member of local_group");
+    if (rg->rank != MPI_UNDEFINED)
+        return tern_status_detail(TERN_ERR_GROUP,
+                                  "this process is a member of remote_group too (the groups "
+                                  "must be disjoint)");
+    /* Each group reduces its free context ids to its leader, the leaders
+     * swap and combine theirs, and each bcasts the result to its group:
+     * both ids are then free on every member of either group. */
+    int base = TERN_XTAG_FROM_GROUP(tag_hash(stringtag));
+    tern_xchg_t x = over_group(lg, base);
+    tern_ctx_mask_t contributed, mine, theirs;
+    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
+    mine = contributed;
+    st = tern_xchg_reduce(&x, local_leader, &mine, sizeof mine, tern_ctx_mask_combine);
+    if (st == TERN_OK && lg->rank == local_leader) {
+        st = tern_xchg_sendrecv(x.comm, x.ctx, rg->world_ranks[remote_leader], base - 4, &mine,
+                                sizeof mine, &theirs, sizeof theirs);
+        if (st == TERN_OK)
+            tern_ctx_mask_combine(&mine, &theirs, sizeof mine);
+    }
+    x.tag = base - 4; /* its bcast uses base - 5 */
+    if (st == TERN_OK)
+        st = tern_xchg_bcast(&x, local_leader, &mine, sizeof mine);
+    tern_ctx_withdraw(&contributed);
+    uint32_t ids[2];
+    if (st == TERN_OK)
+        st = tern_ctx_pick(&mine, 2, ids);
+    if (st != TERN_OK)
+        return st;
+    tern_comm_t *c;
+    st = tern_comm_new_inter(NULL, ids[0], ids[1], lg->rank, lg->size, lg->world_ranks, rg->size,
+                             rg->world_ranks, &c);
+    if (st != TERN_OK) {
+        tern_ctx_release(ids[0]);
+        tern_ctx_release(ids[1]);
+        return st;
+    }
+    c->errhandler = errhandler;
+    c->local_comm->errhandler = errhandler;
+    *newintercomm = c->handle;
+    return TERN_OK;
+}
