@@ -88,8 +88,13 @@ static void expect_pattern(const unsigned char *b, size_t len, int masked, const
     CHECK(bad == len, "%s: byte %zu of %zu differs", what, bad, len);
 }
 
+/* The subtests to run: all, or those named in argv[1] (a comma list). */
+static const char *only;
+static int wanted(const char *name) { return !only || strstr(only, name) != NULL; }
+
 int main(int argc, char **argv)
 {
+    only = argc > 1 ? argv[1] : NULL;
     mtest_init(&argc, &argv);
     if (!getenv("MTEST_TIMEOUT"))
         mtest_watchdog(280);
@@ -100,8 +105,8 @@ int main(int argc, char **argv)
     MPI_Status st;
 
     /* 2^32 + 8195 bytes as MPI_BYTE: more than INT_MAX elements, more than 32 bits. */
-    mtest_begin("bigmsg_send_recv_c");
-    {
+    if (wanted("bigmsg_send_recv_c")) {
+        mtest_begin("bigmsg_send_recv_c");
         MPI_Count n = ((MPI_Count)1 << 32) + 8195;
         if (me == 0) {
             void *src = pattern_view((size_t)n, &mapped);
@@ -116,12 +121,12 @@ int main(int argc, char **argv)
             CHECK(dst[n] == 0x5a && dst[n + 4095] == 0x5a, "Recv_c wrote past the message");
             munmap(dst, (size_t)n + 4096);
         }
+        mtest_end();
     }
-    mtest_end();
 
     /* 2^29 + 1025 MPI_INTs: an int count, more than INT_MAX bytes. */
-    mtest_begin("bigmsg_isend_irecv_c");
-    {
+    if (wanted("bigmsg_isend_irecv_c")) {
+        mtest_begin("bigmsg_isend_irecv_c");
         MPI_Count n = ((MPI_Count)1 << 29) + 1025, bytes = n * 4;
         MPI_Request r;
         if (me == 0) {
@@ -137,25 +142,25 @@ int main(int argc, char **argv)
             expect_pattern(dst, (size_t)bytes, 0, "Irecv_c data");
             munmap(dst, (size_t)bytes);
         }
+        mtest_end();
     }
-    mtest_end();
 
     /* Bcast_c of 2^31 + 4099 bytes from rank 0. */
-    mtest_begin("bigmsg_bcast_c");
-    {
+    if (wanted("bigmsg_bcast_c")) {
+        mtest_begin("bigmsg_bcast_c");
         MPI_Count n = ((MPI_Count)1 << 31) + 4099;
         unsigned char *b = me == 0 ? pattern_view((size_t)n, &mapped) : real_buffer((size_t)n);
         CHECK_RC(MPI_Bcast_c(b, n, MPI_BYTE, 0, MPI_COMM_WORLD));
         if (me == 1)
             expect_pattern(b, (size_t)n, 0, "Bcast_c data");
         munmap(b, me == 0 ? mapped : (size_t)n);
+        mtest_end();
     }
-    mtest_end();
 
     /* Reduce_c (BXOR) of 2^31 + 4099 bytes in place at rank 0: its own
      * bytes are i >> 20, rank 1's the pattern. */
-    mtest_begin("bigmsg_reduce_c");
-    {
+    if (wanted("bigmsg_reduce_c")) {
+        mtest_begin("bigmsg_reduce_c");
         MPI_Count n = ((MPI_Count)1 << 31) + 4099;
         if (me == 0) {
             unsigned char *b = real_buffer((size_t)n);
@@ -169,15 +174,15 @@ int main(int argc, char **argv)
             CHECK_RC(MPI_Reduce_c(src, NULL, n, MPI_BYTE, MPI_BXOR, 0, MPI_COMM_WORLD));
             munmap(src, mapped);
         }
+        mtest_end();
     }
-    mtest_end();
 
     /* MPI_Sendrecv_replace (the int form: count 1 of a contiguous type of
      * 2^31 + 4096 bytes) receiving from rank 1 and sending nowhere: it used
      * to refuse more than INT_MAX bytes (its copy went as an int count of
      * MPI_BYTE). */
-    mtest_begin("bigmsg_sendrecv_replace");
-    {
+    if (wanted("bigmsg_sendrecv_replace")) {
+        mtest_begin("bigmsg_sendrecv_replace");
         MPI_Count n = ((MPI_Count)1 << 31) + 4096;
         MPI_Datatype big;
         CHECK_RC(MPI_Type_contiguous_c(n, MPI_BYTE, &big));
@@ -194,14 +199,14 @@ int main(int argc, char **argv)
             munmap(src, mapped);
         }
         MPI_Type_free(&big);
+        mtest_end();
     }
-    mtest_end();
 
     /* Non-contiguous: 2^19 + 3 blocks of 4 KB every 8 KB (2 GiB + 12 KB of
      * data over 4 GiB of extent), packed by the sender, received
      * contiguous: the pack offsets pass 2^31. */
-    mtest_begin("bigmsg_vector_c");
-    {
+    if (wanted("bigmsg_vector_c")) {
+        mtest_begin("bigmsg_vector_c");
         MPI_Count blocks = ((MPI_Count)1 << 19) + 3, blk = 4096, n = blocks * blk;
         MPI_Datatype vec;
         CHECK_RC(MPI_Type_vector_c(blocks, blk, 2 * blk, MPI_BYTE, &vec));
@@ -227,7 +232,7 @@ int main(int argc, char **argv)
             munmap(dst, (size_t)n);
         }
         MPI_Type_free(&vec);
+        mtest_end();
     }
-    mtest_end();
     return mtest_finalize();
 }
