@@ -446,8 +446,8 @@ int tern_check_scan(const char *func, tern_comm_t *c, const void *sbuf, const vo
 
 /* ---- MPI_Reduce_local ------------------------------------------------- */
 
-int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf, MPI_Count count,
-                            MPI_Datatype dt, MPI_Op op)
+int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf,
+                            MPI_Count count, MPI_Datatype dt, MPI_Op op)
 {
     size_t size;
     int err;

@@ -26,7 +26,8 @@ int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, tern
                         tern_nums_t displs, MPI_Datatype stype, const void *rbuf, MPI_Count rcount,
                         MPI_Datatype rtype, int root);
 int tern_check_allgather(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
-                         MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype);
+                         MPI_Datatype stype, const void *rbuf, MPI_Count rcount,
+                         MPI_Datatype rtype);
 int tern_check_allgatherv(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
                           MPI_Datatype stype, const void *rbuf, tern_nums_t rcounts,
                           tern_nums_t displs, MPI_Datatype rtype);
@@ -50,7 +51,7 @@ int tern_check_reduce_scatter_block(const char *func, tern_comm_t *c, const void
 int tern_check_scan(const char *func, tern_comm_t *c, const void *sbuf, const void *rbuf,
                     MPI_Count count, MPI_Datatype dt, MPI_Op op);
 /* MPI_Reduce_local: no communicator (errors go to MPI_COMM_WORLD's handler). */
-int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf, MPI_Count count,
-                            MPI_Datatype dt, MPI_Op op);
+int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf,
+                            MPI_Count count, MPI_Datatype dt, MPI_Op op);
 
 #endif

@@ -62,9 +62,9 @@ __attribute__((noinline, cold)) int tern_p2p_arg_error(const char *func, const v
  * argument valid) is one pass over a single decode of the communicator and
  * datatype handles; tern_p2p_arg_error names the bad argument otherwise. On
  * success *c_p is the communicator and *d describes dt. */
-static inline int tern_check_p2p(const char *func, const void *buf, MPI_Count count, MPI_Datatype dt,
-                                 int peer, int tag, MPI_Comm comm, int is_send, tern_comm_t **c_p,
-                                 tern_dt_desc_t *d)
+static inline int tern_check_p2p(const char *func, const void *buf, MPI_Count count,
+                                 MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int is_send,
+                                 tern_comm_t **c_p, tern_dt_desc_t *d)
 {
     tern_comm_t *c = *c_p = tern_comm_lookup(comm);
     if (__builtin_expect(c != NULL && tern_datatype_describe(dt, d) && count >= 0, 1)) {
@@ -93,8 +93,8 @@ static inline int tern_check_sendrecv(const char *func, const void *sendbuf, MPI
                                       c_p, sd);
 }
 /* MPI_Sendrecv_replace: the send's arguments, the source and the receive tag. */
-int tern_check_sendrecv_replace(const char *func, void *buf, MPI_Count count, MPI_Datatype dt, int dest,
-                                int sendtag, int source, int recvtag, MPI_Comm comm,
+int tern_check_sendrecv_replace(const char *func, void *buf, MPI_Count count, MPI_Datatype dt,
+                                int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                                 tern_comm_t **c_p, tern_dt_desc_t *d);
 /* Probes: source and tag on c. */
 int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag);

@@ -24,12 +24,13 @@ static void *pattern_view(size_t len, size_t *mapped)
     int fd = memfd_create("tern-bigmsg", 0);
     if (fd < 0 || ftruncate(fd, (off_t)PERIOD) != 0)
         FATAL("memfd: %s", strerror(errno));
-    unsigned char *base = mmap(NULL, copies * PERIOD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *base =
+        mmap(NULL, copies * PERIOD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED)
         FATAL("mmap: %s", strerror(errno));
     for (size_t c = 0; c < copies; c++)
-        if (mmap(base + c * PERIOD, PERIOD, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-            MAP_FAILED)
+        if (mmap(base + c * PERIOD, PERIOD, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                 0) == MAP_FAILED)
             FATAL("mmap copy %zu: %s", c, strerror(errno));
     close(fd);
     for (size_t j = 0; j < PERIOD; j++)

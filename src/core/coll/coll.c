@@ -382,7 +382,8 @@ tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scou
     blocks_t b = {rcounts, displs, NULL, rtype};
     a.bytes = tern_datatype_packed_size(stype, scount);
     a.sbuf = sbuf == MPI_IN_PLACE
-                 ? in_view(&pr, offset(rbuf, block_disp(&b, r)), (size_t)tern_nums_at(rcounts, r), rtype)
+                 ? in_view(&pr, offset(rbuf, block_disp(&b, r)),
+                           (size_t)tern_nums_at(rcounts, r), rtype)
                  : in_view(&pr, sbuf, scount, stype);
     size_t *rc, *rd;
     a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);

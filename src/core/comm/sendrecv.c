@@ -87,8 +87,8 @@ static tern_req_t *alloc_req(tern_req_kind_t kind)
 }
 
 /* Fills a send request from the user's arguments. */
-static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, MPI_Count count, MPI_Datatype dt,
-                      const tern_dt_desc_t *d, int dest, int tag, int mode)
+static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, MPI_Count count,
+                      MPI_Datatype dt, const tern_dt_desc_t *d, int dest, int tag, int mode)
 {
     req->comm = c->handle;
     req->context_id = c->context_id;
@@ -184,9 +184,9 @@ tern_status_t tern_recv_general(tern_comm_t *c, void *buf, MPI_Count count, MPI_
 
 tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                  MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                                 int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                 const tern_dt_desc_t *rd, int source, int recvtag,
-                                 MPI_Status *status)
+                                 int sendtag, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, const tern_dt_desc_t *rd, int source,
+                                 int recvtag, MPI_Status *status)
 {
     tern_req_t *rreq = NULL, *sreq = NULL;
     tern_status_t st =
@@ -209,9 +209,9 @@ tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count 
     return st != TERN_OK ? st : sst;
 }
 
-tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
-                                         const tern_dt_desc_t *d, int dest, int sendtag,
-                                         int source, int recvtag, MPI_Status *status)
+tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                         MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
+                                         int sendtag, int source, int recvtag, MPI_Status *status)
 {
     size_t bytes = (size_t)d->size * (size_t)count;
     /* Receive the packed form into a copy, then unpack it over buf. */
@@ -221,8 +221,8 @@ tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count co
     tern_dt_desc_t bd;
     tern_datatype_describe(MPI_BYTE, &bd);
     MPI_Status st;
-    tern_status_t rc = tern_sendrecv_call(c, buf, count, dt, d, dest, sendtag, tmp, (MPI_Count)bytes,
-                                          MPI_BYTE, &bd, source, recvtag, &st);
+    tern_status_t rc = tern_sendrecv_call(c, buf, count, dt, d, dest, sendtag, tmp,
+                                          (MPI_Count)bytes, MPI_BYTE, &bd, source, recvtag, &st);
     if (rc == TERN_OK)
         tern_datatype_unpack(tmp, tern_status_bytes(&st), buf, (size_t)count, dt);
     free(tmp);

@@ -55,9 +55,10 @@ static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, MPI_
 
 /* MPI_Recv of a message already here that fits: copied at once, no
  * request. */
-static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
-                                           const tern_dt_desc_t *d, int source, int tag,
-                                           MPI_Status *status, tern_req_t **req_p, int persistent)
+static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                           MPI_Datatype dt, const tern_dt_desc_t *d, int source,
+                                           int tag, MPI_Status *status, tern_req_t **req_p,
+                                           int persistent)
 {
     tern_recv_done_t done;
     if (!req_p && d->contig && source != MPI_PROC_NULL &&
@@ -70,12 +71,12 @@ static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, MPI_Count 
 }
 tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                  MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                                 int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                 const tern_dt_desc_t *rd, int source, int recvtag,
-                                 MPI_Status *status);
-tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
-                                         const tern_dt_desc_t *d, int dest, int sendtag,
-                                         int source, int recvtag, MPI_Status *status);
+                                 int sendtag, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, const tern_dt_desc_t *rd, int source,
+                                 int recvtag, MPI_Status *status);
+tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                         MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
+                                         int sendtag, int source, int recvtag, MPI_Status *status);
 /* Probes: blocking waits for a match; otherwise *flag says whether there
  * was one. message (matched probes) takes the message off the queue. */
 tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking, int *flag,
