@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* count x dt at buf (buf may be MPI_IN_PLACE where the caller allows). */
-static int check_data(const char *func, MPI_Comm comm, const void *buf, int count,
+static int check_data(const char *func, MPI_Comm comm, const void *buf, MPI_Count count,
                       MPI_Datatype dt)
 {
     size_t size;
@@ -57,16 +57,16 @@ static int check_op(const char *func, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
     return MPI_SUCCESS;
 }
 
-static int check_counts(const char *func, MPI_Comm comm, const char *what, const int *counts,
-                        const int *displs, int n)
+static int check_counts(const char *func, MPI_Comm comm, const char *what, tern_nums_t counts,
+                        tern_nums_t displs, int n)
 {
-    if (!counts || (what && !displs))
+    if (!counts.p || (what && !displs.p))
         return tern_mpi_error(comm, MPI_ERR_ARG, func, "%s is NULL",
-                              !counts ? "the counts array" : what);
+                              !counts.p ? "the counts array" : what);
     for (int i = 0; i < n; i++)
-        if (counts[i] < 0)
-            return tern_mpi_error(comm, MPI_ERR_COUNT, func, "count[%d] = %d is negative", i,
-                                  counts[i]);
+        if (tern_nums_at(counts, i) < 0)
+            return tern_mpi_error(comm, MPI_ERR_COUNT, func, "count[%d] = %lld is negative", i,
+                                  (long long)tern_nums_at(counts, i));
     return MPI_SUCCESS;
 }
 
@@ -91,17 +91,17 @@ static int aliased(const char *func, MPI_Comm comm, const void *buf)
 #define SAME_BUF(sbuf, rbuf) \
     (__builtin_expect((sbuf) == (rbuf), 0) && (sbuf) != MPI_BOTTOM && (sbuf) != MPI_IN_PLACE)
 
-static int any_count(const int *counts, int n)
+static int any_count(tern_nums_t counts, int n)
 {
     for (int i = 0; i < n; i++)
-        if (counts[i] > 0)
+        if (tern_nums_at(counts, i) > 0)
             return 1;
     return 0;
 }
 
 /* ---- bcast ------------------------------------------------------------ */
 
-int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, int count,
+int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, MPI_Count count,
                      MPI_Datatype dt, int root)
 {
     MPI_Comm comm = c->handle;
@@ -121,7 +121,7 @@ int tern_check_bcast(const char *func, tern_comm_t *c, const void *buf, int coun
 
 /* The side of a rooted intercommunicator collective this rank takes part
  * in (check_root): MPI_IN_PLACE has no meaning there. */
-static int inter_side(const char *func, MPI_Comm comm, const void *buf, int count,
+static int inter_side(const char *func, MPI_Comm comm, const void *buf, MPI_Count count,
                       MPI_Datatype dt, const char *arg)
 {
     if (buf == MPI_IN_PLACE) {
@@ -132,8 +132,8 @@ static int inter_side(const char *func, MPI_Comm comm, const void *buf, int coun
     return check_data(func, comm, buf, count, dt);
 }
 
-int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                      MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype,
+int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                      MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                       int root)
 {
     MPI_Comm comm = c->handle;
@@ -158,9 +158,9 @@ int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, int sc
     return MPI_SUCCESS;
 }
 
-int tern_check_gatherv(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                       MPI_Datatype stype, const void *rbuf, const int *rcounts,
-                       const int *displs, MPI_Datatype rtype, int root)
+int tern_check_gatherv(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                       MPI_Datatype stype, const void *rbuf, tern_nums_t rcounts,
+                       tern_nums_t displs, MPI_Datatype rtype, int root)
 {
     MPI_Comm comm = c->handle;
     int err;
@@ -190,8 +190,8 @@ int tern_check_gatherv(const char *func, tern_comm_t *c, const void *sbuf, int s
     return MPI_SUCCESS;
 }
 
-int tern_check_scatter(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                       MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype,
+int tern_check_scatter(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                       MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                        int root)
 {
     MPI_Comm comm = c->handle;
@@ -216,8 +216,8 @@ int tern_check_scatter(const char *func, tern_comm_t *c, const void *sbuf, int s
     return MPI_SUCCESS;
 }
 
-int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, const int *scounts,
-                        const int *displs, MPI_Datatype stype, const void *rbuf, int rcount,
+int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                        tern_nums_t displs, MPI_Datatype stype, const void *rbuf, MPI_Count rcount,
                         MPI_Datatype rtype, int root)
 {
     MPI_Comm comm = c->handle;
@@ -251,8 +251,8 @@ int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, cons
 /* ---- allgather / alltoall --------------------------------------------- */
 
 /* Allgather and alltoall: one block of each type per rank, either way. */
-static int check_blocks(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                        MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype)
+static int check_blocks(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                        MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype)
 {
     MPI_Comm comm = c->handle;
     int err;
@@ -268,21 +268,21 @@ static int check_blocks(const char *func, tern_comm_t *c, const void *sbuf, int 
     return MPI_SUCCESS;
 }
 
-int tern_check_allgather(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                         MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype)
+int tern_check_allgather(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                         MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype)
 {
     return check_blocks(func, c, sbuf, scount, stype, rbuf, rcount, rtype);
 }
 
-int tern_check_alltoall(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                        MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype)
+int tern_check_alltoall(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                        MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype)
 {
     return check_blocks(func, c, sbuf, scount, stype, rbuf, rcount, rtype);
 }
 
-int tern_check_allgatherv(const char *func, tern_comm_t *c, const void *sbuf, int scount,
-                          MPI_Datatype stype, const void *rbuf, const int *rcounts,
-                          const int *displs, MPI_Datatype rtype)
+int tern_check_allgatherv(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
+                          MPI_Datatype stype, const void *rbuf, tern_nums_t rcounts,
+                          tern_nums_t displs, MPI_Datatype rtype)
 {
     MPI_Comm comm = c->handle;
     int err;
@@ -317,9 +317,9 @@ static int check_types(const char *func, MPI_Comm comm, const MPI_Datatype *type
 /* Alltoallv (stypes and rtypes NULL: one type each side) and alltoallw (a
  * type per rank). */
 static int check_alltoallvw(const char *func, tern_comm_t *c, const void *sbuf,
-                            const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
-                            MPI_Datatype stype, const void *rbuf, const int *rcounts,
-                            const int *rdispls, const MPI_Datatype *rtypes, MPI_Datatype rtype,
+                            tern_nums_t scounts, tern_nums_t sdispls, const MPI_Datatype *stypes,
+                            MPI_Datatype stype, const void *rbuf, tern_nums_t rcounts,
+                            tern_nums_t rdispls, const MPI_Datatype *rtypes, MPI_Datatype rtype,
                             int is_w)
 {
     MPI_Comm comm = c->handle;
@@ -344,17 +344,17 @@ static int check_alltoallvw(const char *func, tern_comm_t *c, const void *sbuf,
     return MPI_SUCCESS;
 }
 
-int tern_check_alltoallv(const char *func, tern_comm_t *c, const void *sbuf, const int *scounts,
-                         const int *sdispls, MPI_Datatype stype, const void *rbuf,
-                         const int *rcounts, const int *rdispls, MPI_Datatype rtype)
+int tern_check_alltoallv(const char *func, tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                         tern_nums_t sdispls, MPI_Datatype stype, const void *rbuf,
+                         tern_nums_t rcounts, tern_nums_t rdispls, MPI_Datatype rtype)
 {
     return check_alltoallvw(func, c, sbuf, scounts, sdispls, NULL, stype, rbuf, rcounts, rdispls,
                             NULL, rtype, 0);
 }
 
-int tern_check_alltoallw(const char *func, tern_comm_t *c, const void *sbuf, const int *scounts,
-                         const int *sdispls, const MPI_Datatype *stypes, const void *rbuf,
-                         const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes)
+int tern_check_alltoallw(const char *func, tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                         tern_nums_t sdispls, const MPI_Datatype *stypes, const void *rbuf,
+                         tern_nums_t rcounts, tern_nums_t rdispls, const MPI_Datatype *rtypes)
 {
     return check_alltoallvw(func, c, sbuf, scounts, sdispls, stypes, MPI_DATATYPE_NULL, rbuf,
                             rcounts, rdispls, rtypes, MPI_DATATYPE_NULL, 1);
@@ -363,7 +363,7 @@ int tern_check_alltoallw(const char *func, tern_comm_t *c, const void *sbuf, con
 /* ---- reductions ------------------------------------------------------- */
 
 static int check_reduction(const char *func, MPI_Comm comm, const void *sbuf, const void *rbuf,
-                           int count, MPI_Datatype dt, MPI_Op op, int need_rbuf)
+                           MPI_Count count, MPI_Datatype dt, MPI_Op op, int need_rbuf)
 {
     int err;
     if ((err = check_data(func, comm, sbuf, count, dt)) ||
@@ -378,7 +378,7 @@ static int check_reduction(const char *func, MPI_Comm comm, const void *sbuf, co
 }
 
 int tern_check_reduce(const char *func, tern_comm_t *c, const void *sbuf, const void *rbuf,
-                      int count, MPI_Datatype dt, MPI_Op op, int root)
+                      MPI_Count count, MPI_Datatype dt, MPI_Op op, int root)
 {
     MPI_Comm comm = c->handle;
     int err;
@@ -400,7 +400,7 @@ int tern_check_reduce(const char *func, tern_comm_t *c, const void *sbuf, const 
 }
 
 int tern_check_allreduce(const char *func, tern_comm_t *c, const void *sbuf, const void *rbuf,
-                         int count, MPI_Datatype dt, MPI_Op op)
+                         MPI_Count count, MPI_Datatype dt, MPI_Op op)
 {
     if (c->is_inter && sbuf == MPI_IN_PLACE)
         return in_place_misuse(func, c->handle, "sendbuf on an intercommunicator");
@@ -409,34 +409,34 @@ int tern_check_allreduce(const char *func, tern_comm_t *c, const void *sbuf, con
 
 /* block: reduce_scatter_block (rcount each); else rcounts[]. */
 static int check_reduce_scatter(const char *func, tern_comm_t *c, const void *sbuf,
-                                const void *rbuf, const int *rcounts, int rcount, int block,
+                                const void *rbuf, tern_nums_t rcounts, MPI_Count rcount, int block,
                                 MPI_Datatype dt, MPI_Op op)
 {
     MPI_Comm comm = c->handle;
     int err;
     if (c->is_inter && sbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "sendbuf on an intercommunicator");
-    if (!block ? (err = check_counts(func, comm, NULL, rcounts, NULL, c->size))
+    if (!block ? (err = check_counts(func, comm, NULL, rcounts, TERN_NO_NUMS, c->size))
                : (err = tern_check_count(func, comm, rcount)))
         return err;
-    int mine = block ? rcount : rcounts[c->rank];
+    MPI_Count mine = block ? rcount : tern_nums_at(rcounts, c->rank);
     return check_reduction(func, comm, sbuf, rbuf, mine, dt, op, 1);
 }
 
 int tern_check_reduce_scatter(const char *func, tern_comm_t *c, const void *sbuf,
-                              const void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op)
+                              const void *rbuf, tern_nums_t rcounts, MPI_Datatype dt, MPI_Op op)
 {
     return check_reduce_scatter(func, c, sbuf, rbuf, rcounts, 0, 0, dt, op);
 }
 
 int tern_check_reduce_scatter_block(const char *func, tern_comm_t *c, const void *sbuf,
-                                    const void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op)
+                                    const void *rbuf, MPI_Count rcount, MPI_Datatype dt, MPI_Op op)
 {
-    return check_reduce_scatter(func, c, sbuf, rbuf, NULL, rcount, 1, dt, op);
+    return check_reduce_scatter(func, c, sbuf, rbuf, TERN_NO_NUMS, rcount, 1, dt, op);
 }
 
 int tern_check_scan(const char *func, tern_comm_t *c, const void *sbuf, const void *rbuf,
-                    int count, MPI_Datatype dt, MPI_Op op)
+                    MPI_Count count, MPI_Datatype dt, MPI_Op op)
 {
     if (c->is_inter)
         return tern_mpi_error(c->handle, MPI_ERR_COMM, func,
@@ -446,8 +446,8 @@ int tern_check_scan(const char *func, tern_comm_t *c, const void *sbuf, const vo
 
 /* ---- MPI_Reduce_local ------------------------------------------------- */
 
-int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf, int count,
-                            MPI_Datatype dt, MPI_Op op)
+int tern_check_reduce_local(const char *func, const void *inbuf, const void *inoutbuf,
+                            MPI_Count count, MPI_Datatype dt, MPI_Op op)
 {
     size_t size;
     int err;

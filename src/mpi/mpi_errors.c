@@ -400,10 +400,11 @@ int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p)
     return MPI_SUCCESS;
 }
 
-int tern_check_count(const char *func, MPI_Comm comm, int count)
+int tern_check_count(const char *func, MPI_Comm comm, MPI_Count count)
 {
     if (__builtin_expect(count < 0, 0))
-        return tern_mpi_error(comm, MPI_ERR_COUNT, func, "count=%d is negative", count);
+        return tern_mpi_error(comm, MPI_ERR_COUNT, func, "count=%lld is negative",
+                              (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -424,10 +425,12 @@ int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t
     return MPI_SUCCESS;
 }
 
-int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, int count, size_t size)
+int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, MPI_Count count,
+                      size_t size)
 {
     if (__builtin_expect(!buf && count > 0 && size > 0, 0))
-        return tern_mpi_error(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count=%d", count);
+        return tern_mpi_error(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count=%lld",
+                              (long long)count);
     return MPI_SUCCESS;
 }
 

@@ -41,10 +41,11 @@ int tern_mpi_not_initialized(const char *func);
 
 /* Argument checks: return MPI_SUCCESS or the (already raised) error code. */
 int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p);
-int tern_check_count(const char *func, MPI_Comm comm, int count);
+int tern_check_count(const char *func, MPI_Comm comm, MPI_Count count);
 /* *size_p: bytes per element in memory (the extent). */
 int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t *size_p);
-int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, int count, size_t size);
+int tern_check_buffer(const char *func, MPI_Comm comm, const void *buf, MPI_Count count,
+                      size_t size);
 int tern_check_dest(const char *func, tern_comm_t *comm, int dest);
 int tern_check_source(const char *func, tern_comm_t *comm, int source);
 int tern_check_send_tag(const char *func, MPI_Comm comm, int tag);

@@ -29,8 +29,8 @@ static size_t data_size(MPI_Datatype dt, size_t extent)
 /* Raises the error of the first bad argument of a send or receive, in the
  * order of the checks (tern_check_p2p calls it when its one-pass test found
  * something wrong). */
-int tern_p2p_arg_error(const char *func, const void *buf, int count, MPI_Datatype dt, int peer,
-                       int tag, MPI_Comm comm, int is_send)
+int tern_p2p_arg_error(const char *func, const void *buf, MPI_Count count, MPI_Datatype dt,
+                       int peer, int tag, MPI_Comm comm, int is_send)
 {
     tern_comm_t *c;
     size_t size;
@@ -49,8 +49,8 @@ int tern_mpi_start(const char *func, tern_req_t *req)
     return tern_mpi_result(req->comm, func, tern_start_call(req));
 }
 
-int tern_check_sendrecv_replace(const char *func, void *buf, int count, MPI_Datatype dt, int dest,
-                                int sendtag, int source, int recvtag, MPI_Comm comm,
+int tern_check_sendrecv_replace(const char *func, void *buf, MPI_Count count, MPI_Datatype dt,
+                                int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                                 tern_comm_t **c_p, tern_dt_desc_t *d)
 {
     int err = tern_check_p2p(func, buf, count, dt, dest, sendtag, comm, 1, c_p, d);
@@ -67,7 +67,7 @@ int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag)
     return err ? err : tern_check_recv_tag(func, c->handle, tag);
 }
 
-int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, int count,
+int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, MPI_Count count,
                     MPI_Datatype dt)
 {
     size_t size;

@@ -55,16 +55,16 @@ int tern_mpi_status_set_field(int *field, int value);
 /* Raises the error of the first bad argument of a send or receive, in the
  * order of the checks. */
 __attribute__((noinline, cold)) int tern_p2p_arg_error(const char *func, const void *buf,
-                                                       int count, MPI_Datatype dt, int peer,
+                                                       MPI_Count count, MPI_Datatype dt, int peer,
                                                        int tag, MPI_Comm comm, int is_send);
 
 /* The argument checks of a send or receive: the common case (every
  * argument valid) is one pass over a single decode of the communicator and
  * datatype handles; tern_p2p_arg_error names the bad argument otherwise. On
  * success *c_p is the communicator and *d describes dt. */
-static inline int tern_check_p2p(const char *func, const void *buf, int count, MPI_Datatype dt,
-                                 int peer, int tag, MPI_Comm comm, int is_send, tern_comm_t **c_p,
-                                 tern_dt_desc_t *d)
+static inline int tern_check_p2p(const char *func, const void *buf, MPI_Count count,
+                                 MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int is_send,
+                                 tern_comm_t **c_p, tern_dt_desc_t *d)
 {
     tern_comm_t *c = *c_p = tern_comm_lookup(comm);
     if (__builtin_expect(c != NULL && tern_datatype_describe(dt, d) && count >= 0, 1)) {
@@ -82,9 +82,9 @@ static inline int tern_check_p2p(const char *func, const void *buf, int count, M
 
 /* MPI_Sendrecv: the receive's arguments, then the send's (one decode of
  * the communicator serves both). */
-static inline int tern_check_sendrecv(const char *func, const void *sendbuf, int sendcount,
+static inline int tern_check_sendrecv(const char *func, const void *sendbuf, MPI_Count sendcount,
                                       MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                                      int recvcount, MPI_Datatype recvtype, int source,
+                                      MPI_Count recvcount, MPI_Datatype recvtype, int source,
                                       int recvtag, MPI_Comm comm, tern_comm_t **c_p,
                                       tern_dt_desc_t *sd, tern_dt_desc_t *rd)
 {
@@ -93,20 +93,21 @@ static inline int tern_check_sendrecv(const char *func, const void *sendbuf, int
                                       c_p, sd);
 }
 /* MPI_Sendrecv_replace: the send's arguments, the source and the receive tag. */
-int tern_check_sendrecv_replace(const char *func, void *buf, int count, MPI_Datatype dt, int dest,
-                                int sendtag, int source, int recvtag, MPI_Comm comm,
+int tern_check_sendrecv_replace(const char *func, void *buf, MPI_Count count, MPI_Datatype dt,
+                                int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                                 tern_comm_t **c_p, tern_dt_desc_t *d);
 /* Probes: source and tag on c. */
 int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag);
 /* count x dt at buf (matched receives: no communicator). */
-int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, int count,
+int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, MPI_Count count,
                     MPI_Datatype dt);
 /* MPI_Buffer_attach's size. */
-static inline int tern_check_buffer_size(const char *func, int size)
+static inline int tern_check_buffer_size(const char *func, MPI_Count size)
 {
     if (__builtin_expect(size >= 0, 1))
         return MPI_SUCCESS;
-    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size=%d is negative", size);
+    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size=%lld is negative",
+                          (long long)size);
 }
 
 #endif

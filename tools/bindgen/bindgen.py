@@ -101,6 +101,16 @@ def load_specs(root, procs, predefined):
             if "core" not in spec:
                 sys.exit(f"bindgen: {path}: {name} needs core= (every entry point is generated)")
             spec = {**defaults, **spec}
+            # large_count: the same spec also generates the _c form (its
+            # integers reach the core through implicit widening or TERN_NUM*).
+            if spec.pop("large_count", False):
+                big = name + "_c"
+                if big not in procs:
+                    sys.exit(f"bindgen: {path}: {name} has no large-count form {big} in MPI-5.0")
+                if big in data:
+                    sys.exit(f"bindgen: {path}: {big} has a table of its own and {name} "
+                             "says large_count")
+                chapter["procs"][big] = spec
             chapter["procs"][name] = spec
         specs[slug] = chapter
     return specs

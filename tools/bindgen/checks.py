@@ -30,6 +30,10 @@ applies to each of its procedures):
   returns = "mpi"   the core call returns an MPI error code itself (the
                     completion procedures: their statuses carry MPI codes,
                     MPI_ERR_IN_STATUS; src/mpi/mpi_request.c)
+  large_count = true  the same spec generates the procedure's _c form too
+                    (bindgen.py): its core expression must serve both, the
+                    scalars widening to MPI_Count, arrays and outputs
+                    through TERN_NUMS / TERN_NUM_REF (dtype_nums.h)
 The output request X of a core call that uses X_req (tern_req_t *) is
 handed to the caller as a handle once the call succeeds."""
 

@@ -95,8 +95,8 @@ static const void *copy_view(prep_t *pr, const void *view, size_t bytes)
  * into it; packs (input) or schedules unpacks (output) per block when a
  * type is not contiguous. */
 typedef struct {
-    const int *counts;
-    const int *displs;          /* in elements of the type (v) ... */
+    tern_nums_t counts;         /* int or MPI_Count (the _c forms) */
+    tern_nums_t displs;         /* int or MPI_Aint; in elements of the type (v) ... */
     const MPI_Datatype *types;  /* ... or bytes when types are per rank (w) */
     MPI_Datatype type;
 } blocks_t;
@@ -104,8 +104,8 @@ typedef struct {
 static MPI_Datatype block_type(const blocks_t *b, int i) { return b->types ? b->types[i] : b->type; }
 static MPI_Aint block_disp(const blocks_t *b, int i)
 {
-    return b->types ? (MPI_Aint)b->displs[i]
-                    : (MPI_Aint)b->displs[i] * (MPI_Aint)tern_datatype_extent(b->type);
+    MPI_Aint d = (MPI_Aint)tern_nums_at(b->displs, i);
+    return b->types ? d : d * (MPI_Aint)tern_datatype_extent(b->type);
 }
 
 static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, int output,
@@ -122,9 +122,10 @@ static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, 
     size_t total = 0;
     for (int i = 0; i < p; i++) {
         MPI_Datatype dt = block_type(b, i);
-        bytes[i] = tern_datatype_packed_size(dt, (size_t)b->counts[i]);
+        size_t count = (size_t)tern_nums_at(b->counts, i);
+        bytes[i] = tern_datatype_packed_size(dt, count);
         total += bytes[i];
-        if (b->counts[i] && !tern_datatype_is_contig(dt))
+        if (count && !tern_datatype_is_contig(dt))
             contig = 0;
     }
     if (contig) {
@@ -140,9 +141,10 @@ static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, 
         disp[i] = off;
         char *user = offset(buf, block_disp(b, i));
         if (output)
-            add_out(pr, t + off, user, (size_t)b->counts[i], block_type(b, i));
+            add_out(pr, t + off, user, (size_t)tern_nums_at(b->counts, i), block_type(b, i));
         else
-            tern_sched_pack(pr->s, user, (size_t)b->counts[i], block_type(b, i), t + off);
+            tern_sched_pack(pr->s, user, (size_t)tern_nums_at(b->counts, i), block_type(b, i),
+                            t + off);
         off += bytes[i];
     }
     return t;
@@ -261,8 +263,8 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
 }
 
 tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
-                                MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                const int *displs, MPI_Datatype rtype, int root,
+                                MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
+                                tern_nums_t displs, MPI_Datatype rtype, int root,
                                 tern_req_t **req_p, int persistent)
 {
     prep_t pr;
@@ -279,7 +281,7 @@ tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
         a.rdispls = rd;
         if (!c->is_inter)
             a.sbuf = sbuf == MPI_IN_PLACE ? in_view(&pr, offset(rbuf, block_disp(&b, root)),
-                                                    (size_t)rcounts[root], rtype)
+                                                    (size_t)tern_nums_at(rcounts, root), rtype)
                                           : in_view(&pr, sbuf, scount, stype);
     } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
         a.bytes = tern_datatype_packed_size(stype, scount);
@@ -318,8 +320,8 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
     return finish(&pr, &a, TERN_COLL_SCATTER, a.bytes, req_p, persistent);
 }
 
-tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, const int *scounts,
-                                 const int *displs, MPI_Datatype stype, void *rbuf, size_t rcount,
+tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                                 tern_nums_t displs, MPI_Datatype stype, void *rbuf, size_t rcount,
                                  MPI_Datatype rtype, int root, tern_req_t **req_p, int persistent)
 {
     prep_t pr;
@@ -369,8 +371,8 @@ tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scoun
 }
 
 tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scount,
-                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                   const int *displs, MPI_Datatype rtype, tern_req_t **req_p,
+                                   MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
+                                   tern_nums_t displs, MPI_Datatype rtype, tern_req_t **req_p,
                                    int persistent)
 {
     prep_t pr;
@@ -381,7 +383,8 @@ tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scou
     blocks_t b = {rcounts, displs, NULL, rtype};
     a.bytes = tern_datatype_packed_size(stype, scount);
     a.sbuf = sbuf == MPI_IN_PLACE
-                 ? in_view(&pr, offset(rbuf, block_disp(&b, r)), (size_t)rcounts[r], rtype)
+                 ? in_view(&pr, offset(rbuf, block_disp(&b, r)),
+                           (size_t)tern_nums_at(rcounts, r), rtype)
                  : in_view(&pr, sbuf, scount, stype);
     size_t *rc, *rd;
     a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);
@@ -421,10 +424,10 @@ tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount
     return finish(&pr, &a, TERN_COLL_ALLTOALL, a.bytes, req_p, persistent);
 }
 
-tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, const int *scounts,
-                                   const int *sdispls, const MPI_Datatype *stypes,
-                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                   const int *rdispls, const MPI_Datatype *rtypes,
+tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                                   tern_nums_t sdispls, const MPI_Datatype *stypes,
+                                   MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
+                                   tern_nums_t rdispls, const MPI_Datatype *rtypes,
                                    MPI_Datatype rtype, tern_req_t **req_p, int persistent)
 {
     prep_t pr;
@@ -530,7 +533,7 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
 }
 
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
-                                       const int *rcounts, size_t rcount, MPI_Datatype dt,
+                                       tern_nums_t rcounts, size_t rcount, MPI_Datatype dt,
                                        MPI_Op op, tern_req_t **req_p, int persistent)
 {
     prep_t pr;
@@ -543,7 +546,7 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
         return TERN_ERR_NOMEM;
     }
     for (int i = 0; i < p; i++) {
-        counts[i] = rcounts ? (size_t)rcounts[i] : rcount;
+        counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
         total += counts[i];
     }
     reduction_args(&a, c, total, dt, op);
@@ -552,7 +555,7 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     /* In place: the input is the whole vector in rbuf. */
     a.sbuf = in_view(&pr, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
     a.rbuf = out_view(&pr, rbuf, counts[r], dt);
-    return finish(&pr, &a, rcounts ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK,
+    return finish(&pr, &a, rcounts.p ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK,
                   total * a.esz, req_p, persistent);
 }
 

@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "core/coll/coll_sched.h"
 #include "core/comm/comm.h"
+#include "core/datatype/dtype_nums.h"
 #include "core/pt2pt/request.h"
 #include <stdio.h>
 
@@ -115,40 +116,40 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
                                void *rbuf, size_t rcount, MPI_Datatype rtype, int root,
                                tern_req_t **req_p, int persistent);
 tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
-                                MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                const int *displs, MPI_Datatype rtype, int root,
+                                MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
+                                tern_nums_t displs, MPI_Datatype rtype, int root,
                                 tern_req_t **req_p, int persistent);
 tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
                                 MPI_Datatype stype, void *rbuf, size_t rcount, MPI_Datatype rtype,
                                 int root, tern_req_t **req_p, int persistent);
-tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, const int *scounts,
-                                 const int *displs, MPI_Datatype stype, void *rbuf, size_t rcount,
+tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                                 tern_nums_t displs, MPI_Datatype stype, void *rbuf, size_t rcount,
                                  MPI_Datatype rtype, int root, tern_req_t **req_p, int persistent);
 tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scount,
                                   MPI_Datatype stype, void *rbuf, size_t rcount,
                                   MPI_Datatype rtype, tern_req_t **req_p, int persistent);
 tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scount,
-                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                   const int *displs, MPI_Datatype rtype, tern_req_t **req_p,
+                                   MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
+                                   tern_nums_t displs, MPI_Datatype rtype, tern_req_t **req_p,
                                    int persistent);
 tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount,
                                  MPI_Datatype stype, void *rbuf, size_t rcount, MPI_Datatype rtype,
                                  tern_req_t **req_p, int persistent);
 /* alltoallv: one type each side; alltoallw: a type per rank and byte
  * displacements (stypes == NULL means alltoallv). */
-tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, const int *scounts,
-                                   const int *sdispls, const MPI_Datatype *stypes,
-                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                   const int *rdispls, const MPI_Datatype *rtypes,
+tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
+                                   tern_nums_t sdispls, const MPI_Datatype *stypes,
+                                   MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
+                                   tern_nums_t rdispls, const MPI_Datatype *rtypes,
                                    MPI_Datatype rtype, tern_req_t **req_p, int persistent);
 tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
                                MPI_Datatype dt, MPI_Op op, int root, tern_req_t **req_p,
                                int persistent);
 tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
                                   MPI_Datatype dt, MPI_Op op, tern_req_t **req_p, int persistent);
-/* rcounts NULL: reduce_scatter_block with rcount each. */
+/* rcounts.p NULL: reduce_scatter_block with rcount each. */
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
-                                       const int *rcounts, size_t rcount, MPI_Datatype dt,
+                                       tern_nums_t rcounts, size_t rcount, MPI_Datatype dt,
                                        MPI_Op op, tern_req_t **req_p, int persistent);
 tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
                              MPI_Datatype dt, MPI_Op op, int exclusive, tern_req_t **req_p,

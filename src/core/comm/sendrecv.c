@@ -10,7 +10,6 @@
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/start.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 tern_status_t tern_req_wait_result(tern_req_t *req, MPI_Status *status)
@@ -88,8 +87,8 @@ static tern_req_t *alloc_req(tern_req_kind_t kind)
 }
 
 /* Fills a send request from the user's arguments. */
-static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, int count, MPI_Datatype dt,
-                      const tern_dt_desc_t *d, int dest, int tag, int mode)
+static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, MPI_Count count,
+                      MPI_Datatype dt, const tern_dt_desc_t *d, int dest, int tag, int mode)
 {
     req->comm = c->handle;
     req->context_id = c->context_id;
@@ -101,7 +100,7 @@ static void fill_send(tern_req_t *req, tern_comm_t *c, const void *buf, int coun
     req->mode = (uint8_t)mode;
 }
 
-static void fill_recv(tern_req_t *req, tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
+static void fill_recv(tern_req_t *req, tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
                       const tern_dt_desc_t *d, int source, int tag)
 {
     req->comm = c->handle;
@@ -111,7 +110,7 @@ static void fill_recv(tern_req_t *req, tern_comm_t *c, void *buf, int count, MPI
     tern_p2p_set_data_desc(req, buf, count, dt, d);
 }
 
-tern_status_t tern_send_general(tern_comm_t *c, const void *buf, int count, MPI_Datatype dt,
+tern_status_t tern_send_general(tern_comm_t *c, const void *buf, MPI_Count count, MPI_Datatype dt,
                                 const tern_dt_desc_t *d, int dest, int tag, int mode,
                                 tern_req_t **req_p, int persistent)
 {
@@ -141,7 +140,7 @@ tern_status_t tern_send_general(tern_comm_t *c, const void *buf, int count, MPI_
 
 /* MPI_Recv when no message that fits is here yet: the request lives on
  * this stack frame, since nothing can refer to it once the call returns. */
-static tern_status_t recv_blocking(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
+static tern_status_t recv_blocking(tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
                                    const tern_dt_desc_t *d, int source, int tag,
                                    MPI_Status *status)
 {
@@ -158,7 +157,7 @@ static tern_status_t recv_blocking(tern_comm_t *c, void *buf, int count, MPI_Dat
     return st;
 }
 
-tern_status_t tern_recv_general(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
+tern_status_t tern_recv_general(tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
                                 const tern_dt_desc_t *d, int source, int tag, MPI_Status *status,
                                 tern_req_t **req_p, int persistent)
 {
@@ -183,11 +182,11 @@ tern_status_t tern_recv_general(tern_comm_t *c, void *buf, int count, MPI_Dataty
     return TERN_OK;
 }
 
-tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, int sendcount,
+tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                  MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 const tern_dt_desc_t *rd, int source, int recvtag,
-                                 MPI_Status *status)
+                                 int sendtag, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, const tern_dt_desc_t *rd, int source,
+                                 int recvtag, MPI_Status *status)
 {
     tern_req_t *rreq = NULL, *sreq = NULL;
     tern_status_t st =
@@ -210,24 +209,20 @@ tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, int sendco
     return st != TERN_OK ? st : sst;
 }
 
-tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
-                                         const tern_dt_desc_t *d, int dest, int sendtag,
-                                         int source, int recvtag, MPI_Status *status)
+tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                         MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
+                                         int sendtag, int source, int recvtag, MPI_Status *status)
 {
     size_t bytes = (size_t)d->size * (size_t)count;
     /* Receive the packed form into a copy, then unpack it over buf. */
-    if (bytes > INT_MAX)
-        return tern_status_detail(TERN_ERR_COUNT,
-                                  "%zu bytes exceed the int count of MPI_BYTE used for the copy",
-                                  bytes);
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)
         return tern_status_detail(TERN_ERR_NOMEM, "cannot allocate %zu bytes", bytes);
     tern_dt_desc_t bd;
     tern_datatype_describe(MPI_BYTE, &bd);
     MPI_Status st;
-    tern_status_t rc = tern_sendrecv_call(c, buf, count, dt, d, dest, sendtag, tmp, (int)bytes,
-                                          MPI_BYTE, &bd, source, recvtag, &st);
+    tern_status_t rc = tern_sendrecv_call(c, buf, count, dt, d, dest, sendtag, tmp,
+                                          (MPI_Count)bytes, MPI_BYTE, &bd, source, recvtag, &st);
     if (rc == TERN_OK)
         tern_datatype_unpack(tmp, tern_status_bytes(&st), buf, (size_t)count, dt);
     free(tmp);
@@ -272,7 +267,7 @@ tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking,
     }
 }
 
-tern_status_t tern_mrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+tern_status_t tern_mrecv_call(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                               MPI_Status *status, tern_req_t **req_p)
 {
     tern_req_t *req;
@@ -311,7 +306,7 @@ tern_status_t tern_mrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message
     return st;
 }
 
-tern_status_t tern_buffer_attach(void *buffer, int size)
+tern_status_t tern_buffer_attach(void *buffer, MPI_Count size)
 {
     if (!buffer && size > 0)
         return tern_status_detail(TERN_ERR_BUFFER, "buffer is NULL");
@@ -320,16 +315,16 @@ tern_status_t tern_buffer_attach(void *buffer, int size)
     return TERN_OK;
 }
 
-tern_status_t tern_buffer_detach(void *buffer_addr, int *size)
+tern_status_t tern_buffer_detach(void *buffer_addr, tern_num_ref_t size)
 {
     void *buf;
     size_t sz;
     if (tern_bsend_detach(&buf, &sz) != TERN_OK) {
         *(void **)buffer_addr = NULL;
-        *size = 0;
+        tern_num_ref_set(size, 0);
         return TERN_OK;
     }
     *(void **)buffer_addr = buf;
-    *size = (int)sz;
+    tern_num_ref_set(size, (MPI_Count)sz);
     return TERN_OK;
 }

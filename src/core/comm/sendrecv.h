@@ -9,16 +9,17 @@
 
 #include "core/comm/comm.h"
 #include "core/datatype/datatype.h"
+#include "core/datatype/dtype_nums.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/request.h"
 
 /* The paths off the fast ones below (out of line). */
-tern_status_t tern_send_general(tern_comm_t *c, const void *buf, int count, MPI_Datatype dt,
+tern_status_t tern_send_general(tern_comm_t *c, const void *buf, MPI_Count count, MPI_Datatype dt,
                                 const tern_dt_desc_t *d, int dest, int tag, int mode,
                                 tern_req_t **req_p, int persistent);
 /* TERN_ERR_NOMEM with its words (no request could be allocated). */
 tern_status_t tern_req_alloc_failed(void);
-tern_status_t tern_recv_general(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
+tern_status_t tern_recv_general(tern_comm_t *c, void *buf, MPI_Count count, MPI_Datatype dt,
                                 const tern_dt_desc_t *d, int source, int tag, MPI_Status *status,
                                 tern_req_t **req_p, int persistent);
 
@@ -30,7 +31,7 @@ tern_status_t tern_recv_general(tern_comm_t *c, void *buf, int count, MPI_Dataty
  * is pushed into the transport at once. A nonblocking send then gets a
  * request that is already complete (nothing else of it is ever read: a
  * send's status holds only the error, and sends are not cancelled). */
-static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, int count,
+static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, MPI_Count count,
                                            MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
                                            int tag, int mode, tern_req_t **req_p, int persistent)
 {
@@ -54,9 +55,10 @@ static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, int 
 
 /* MPI_Recv of a message already here that fits: copied at once, no
  * request. */
-static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
-                                           const tern_dt_desc_t *d, int source, int tag,
-                                           MPI_Status *status, tern_req_t **req_p, int persistent)
+static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                           MPI_Datatype dt, const tern_dt_desc_t *d, int source,
+                                           int tag, MPI_Status *status, tern_req_t **req_p,
+                                           int persistent)
 {
     tern_recv_done_t done;
     if (!req_p && d->contig && source != MPI_PROC_NULL &&
@@ -67,22 +69,23 @@ static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, int count,
     }
     return tern_recv_general(c, buf, count, dt, d, source, tag, status, req_p, persistent);
 }
-tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, int sendcount,
+tern_status_t tern_sendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                  MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 const tern_dt_desc_t *rd, int source, int recvtag,
-                                 MPI_Status *status);
-tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
-                                         const tern_dt_desc_t *d, int dest, int sendtag,
-                                         int source, int recvtag, MPI_Status *status);
+                                 int sendtag, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, const tern_dt_desc_t *rd, int source,
+                                 int recvtag, MPI_Status *status);
+tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                         MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
+                                         int sendtag, int source, int recvtag, MPI_Status *status);
 /* Probes: blocking waits for a match; otherwise *flag says whether there
  * was one. message (matched probes) takes the message off the queue. */
 tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking, int *flag,
                               MPI_Message *message, MPI_Status *status);
-tern_status_t tern_mrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+tern_status_t tern_mrecv_call(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                               MPI_Status *status, tern_req_t **req_p);
-tern_status_t tern_buffer_attach(void *buffer, int size);
-tern_status_t tern_buffer_detach(void *buffer_addr, int *size);
+tern_status_t tern_buffer_attach(void *buffer, MPI_Count size);
+/* *size: the detached buffer's size (an int form gets MPI_UNDEFINED past INT_MAX). */
+tern_status_t tern_buffer_detach(void *buffer_addr, tern_num_ref_t size);
 /* Starts req (MPI_Start and the general send path); errors in the words
  * of the call (the attached buffer's room...). */
 tern_status_t tern_start_call(tern_req_t *req);

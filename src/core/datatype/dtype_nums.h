@@ -30,6 +30,8 @@ typedef struct {
     tern_ctype_t ctype;
 } tern_nums_t;
 #define TERN_NUMS(p) ((tern_nums_t){(p), TERN_CTYPE_OF(*(p))})
+/* No array (an optional one left out). */
+#define TERN_NO_NUMS ((tern_nums_t){NULL, TERN_CTYPE_INT})
 
 /* A value the callee writes back (an output, or a position it advances). */
 typedef struct {

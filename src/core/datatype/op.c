@@ -19,7 +19,8 @@ static const char *const op_names[] = {
 
 /* User ops: a table indexed by the handle's low bits. */
 typedef struct {
-    MPI_User_function *fn;
+    MPI_User_function *fn;      /* MPI_Op_create's, or */
+    MPI_User_function_c *fn_c;  /* MPI_Op_create_c's (MPI_Count lengths) */
     int commute;
     int refs;          /* the handle's, plus pending collectives' */
     int handle_freed;  /* MPI_Op_free called: the handle is invalid */
@@ -270,9 +271,28 @@ int tern_op_allowed(MPI_Op op, MPI_Datatype dt)
     return kernel(op, dt) != NULL;
 }
 
+/* Calls the user's function on len elements: an MPI_Count length for
+ * MPI_Op_create_c's, else an int one, so very long vectors go in slices of
+ * INT_MAX elements. */
+static void call_user(user_op_t *u, const void *in, void *inout, size_t count, size_t esz,
+                      MPI_Datatype *d)
+{
+    if (u->fn_c) {
+        MPI_Count len = (MPI_Count)count;
+        u->fn_c((void *)(uintptr_t)in, inout, &len, d);
+        return;
+    }
+    while (count) {
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+        u->fn((void *)(uintptr_t)in, inout, &len, d);
+        in = (const char *)in + (size_t)len * esz;
+        inout = (char *)inout + (size_t)len * esz;
+        count -= (size_t)len;
+    }
+}
+
 /* A user function sees the user's layout: reduce contiguous data in place,
- * otherwise unpack both operands, call it, pack the result. Lengths are
- * ints, so very long vectors go in slices. */
+ * otherwise unpack both operands, call it, pack the result. */
 static tern_status_t apply_user(user_op_t *u, MPI_Datatype dt, const void *in, void *inout,
                                 size_t count)
 {
@@ -280,13 +300,7 @@ static tern_status_t apply_user(user_op_t *u, MPI_Datatype dt, const void *in, v
     MPI_Datatype d = dt;
     if (tern_datatype_is_contig(dt)) {
         MPI_Aint lb = tern_datatype_true_lb(dt);
-        while (count) {
-            int len = count > INT_MAX ? INT_MAX : (int)count;
-            u->fn((char *)(uintptr_t)in - lb, (char *)inout - lb, &len, &d);
-            in = (const char *)in + (size_t)len * esz;
-            inout = (char *)inout + (size_t)len * esz;
-            count -= (size_t)len;
-        }
+        call_user(u, (const char *)in - lb, (char *)inout - lb, count, esz, &d);
         return TERN_OK;
     }
     size_t ext = (size_t)tern_datatype_extent(dt);
@@ -301,14 +315,13 @@ static tern_status_t apply_user(user_op_t *u, MPI_Datatype dt, const void *in, v
     tern_status_t st = TERN_OK;
     while (count && st == TERN_OK) {
         size_t n = count < chunk ? count : chunk;
-        int len = (int)n;
         memset(a, 0, n * ext);
         memset(b, 0, n * ext);
         st = tern_datatype_unpack(in, n * esz, a - lb, n, dt);
         if (st == TERN_OK)
             st = tern_datatype_unpack(inout, n * esz, b - lb, n, dt);
         if (st == TERN_OK) {
-            u->fn(a - lb, b - lb, &len, &d);
+            call_user(u, a - lb, b - lb, n, esz, &d);
             st = tern_datatype_pack(b - lb, n, dt, inout);
         }
         in = (const char *)in + n * esz;
@@ -340,12 +353,13 @@ tern_status_t tern_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *in
     return TERN_OK;
 }
 
-tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p)
+tern_status_t tern_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
+                             MPI_Op *op_p)
 {
     user_op_t *u = malloc(sizeof *u);
     if (!u)
         return TERN_ERR_NOMEM;
-    *u = (user_op_t){fn, commute ? 1 : 0, 1, 0};
+    *u = (user_op_t){fn, fn_c, commute ? 1 : 0, 1, 0};
     tern_status_t st = tern_handle_new(&user_ops, u, op_p);
     if (st != TERN_OK)
         free(u);

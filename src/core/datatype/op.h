@@ -32,7 +32,9 @@ void tern_op_release(MPI_Op op);
 
 /* The reduction-operation procedures, on arguments the MPI layer checked
  * (pointers non-NULL, op handles live). */
-tern_status_t tern_op_create(MPI_User_function *fn, int commute, MPI_Op *op_p);
+/* One of fn (MPI_Op_create) and fn_c (MPI_Op_create_c) is non-NULL. */
+tern_status_t tern_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
+                             MPI_Op *op_p);
 /* Frees the handle and sets *op_p to MPI_OP_NULL; TERN_ERR_OP for a
  * predefined op. The operation lives on while pending collectives hold it
  * (retain/release; no-ops for predefined ops). */

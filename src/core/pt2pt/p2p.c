@@ -836,7 +836,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
 
 /* ------------------------------------------------------------------------ */
 
-void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt)
+void tern_p2p_set_data(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt)
 {
     tern_dt_desc_t d;
     if (!tern_datatype_describe(dt, &d))
@@ -844,7 +844,7 @@ void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype
     tern_p2p_set_data_desc(req, buf, count, dt, &d);
 }
 
-void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Datatype dt,
+void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt,
                             const tern_dt_desc_t *d)
 {
     req->count = count;

@@ -22,9 +22,9 @@ tern_status_t tern_p2p_start_recv(tern_req_t *req);
  * (buf, count, dt): contiguous data gets buf at its first byte and bytes =
  * count * size; anything else is marked noncontig and moved packed (bytes =
  * packed size), with a reference on dt until the request is released. */
-void tern_p2p_set_data(tern_req_t *req, const void *buf, int count, MPI_Datatype dt);
+void tern_p2p_set_data(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt);
 /* The same from a type already described (the MPI layer decodes it once). */
-void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, int count, MPI_Datatype dt,
+void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt,
                             const tern_dt_desc_t *d);
 /* MPI_Send's common case (and collective schedules' sends, on context
  * ctx; comm_rank is the sender's rank in the communicator): contiguous

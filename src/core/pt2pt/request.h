@@ -47,7 +47,7 @@ struct tern_req {
     int tag;
     void *buf;                  /* user buffer */
     size_t bytes;               /* send: message size; recv: capacity */
-    int count;                  /* the user's count and type (persistent restart) */
+    MPI_Count count;            /* the user's count and type (persistent restart) */
     MPI_Datatype datatype;
     /* Non-contiguous data (derived or padded types, tern_p2p_set_data): buf,
      * count and datatype describe the user's layout, bytes is the packed

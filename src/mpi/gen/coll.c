@@ -18,7 +18,21 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Allgather_c)
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Allgather_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allgather_init)
@@ -36,7 +50,28 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Allgather_init_c)
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Allgather_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -51,9 +86,23 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)))
+        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Allgatherv_c)
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Allgatherv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allgatherv_init)
@@ -69,9 +118,30 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)))
+        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Allgatherv_init_c)
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Allgatherv_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -88,7 +158,21 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Allreduce_c)
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Allreduce_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allreduce_init)
@@ -106,7 +190,28 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Allreduce_init_c)
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Allreduce_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -123,7 +228,21 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Alltoall_c)
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Alltoall_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoall_init)
@@ -141,7 +260,28 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Alltoall_init_c)
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Alltoall_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -156,9 +296,23 @@ int PMPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispl
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_alltoallv(func, comm_obj, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)))
+        (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, sendcounts, sdispls, NULL, sendtype, recvbuf, recvcounts, rdispls, NULL, recvtype, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Alltoallv_c)
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Alltoallv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoallv_init)
@@ -174,9 +328,30 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *s
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_alltoallv(func, comm_obj, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)))
+        (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, sendcounts, sdispls, NULL, sendtype, recvbuf, recvcounts, rdispls, NULL, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Alltoallv_init_c)
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Alltoallv_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -191,9 +366,23 @@ int PMPI_Alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispl
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_alltoallw(func, comm_obj, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)))
+        (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, sendcounts, sdispls, sendtypes, MPI_DATATYPE_NULL, recvbuf, recvcounts, rdispls, recvtypes, MPI_DATATYPE_NULL, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Alltoallw_c)
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Alltoallw_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoallw_init)
@@ -209,9 +398,30 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *s
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_alltoallw(func, comm_obj, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)))
+        (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, sendcounts, sdispls, sendtypes, MPI_DATATYPE_NULL, recvbuf, recvcounts, rdispls, recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Alltoallw_init_c)
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Alltoallw_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -261,7 +471,21 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, (size_t)count, datatype, root, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Bcast_c)
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Bcast_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Bcast_init)
@@ -279,7 +503,28 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, (size_t)count, datatype, root, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Bcast_init_c)
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Bcast_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -296,7 +541,21 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, 1, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Exscan_c)
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Exscan_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Exscan_init)
@@ -314,7 +573,28 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, 1, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Exscan_init_c)
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Exscan_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -331,7 +611,21 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Gather_c)
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Gather_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Gather_init)
@@ -349,7 +643,28 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Gather_init_c)
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Gather_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -364,9 +679,23 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root)))
+        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Gatherv_c)
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Gatherv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Gatherv_init)
@@ -382,9 +711,30 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root)))
+        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Gatherv_init_c)
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Gatherv_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -403,7 +753,26 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iallgather_c)
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iallgather_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -420,9 +789,28 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)))
+        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iallgatherv_c)
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iallgatherv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -441,7 +829,26 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iallreduce_c)
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iallreduce_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -460,16 +867,16 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
 }
 
-TERN_PMPI_ALIAS(Ialltoallv)
-int PMPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+TERN_PMPI_ALIAS(Ialltoall_c)
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    static const char func[] = "MPI_Ialltoallv";
+    static const char func[] = "MPI_Ialltoall_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_comm_t *comm_obj = NULL;
@@ -477,407 +884,10 @@ int PMPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdisp
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_alltoallv(func, comm_obj, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)))
+        (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, sendcounts, sdispls, NULL, sendtype, recvbuf, recvcounts, rdispls, NULL, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
-}
-
-TERN_PMPI_ALIAS(Ialltoallw)
-int PMPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ialltoallw";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_alltoallw(func, comm_obj, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, sendcounts, sdispls, sendtypes, MPI_DATATYPE_NULL, recvbuf, recvcounts, rdispls, recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Ibarrier)
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ibarrier";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_ibarrier(comm_obj, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Ibcast)
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ibcast";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, (size_t)count, datatype, root, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Iexscan)
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Iexscan";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, 1, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Igather)
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Igather";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Igatherv)
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Igatherv";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Ireduce)
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ireduce";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, root, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Ireduce_scatter)
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ireduce_scatter";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, recvcounts, datatype, op)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, recvcounts, 0, datatype, op, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Ireduce_scatter_block)
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ireduce_scatter_block";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, NULL, (size_t)recvcount, datatype, op, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Iscan)
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Iscan";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, 0, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Iscatter)
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Iscatter";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Iscatterv)
-int PMPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Iscatterv";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_scatterv(func, comm_obj, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount, recvtype, root, &request_req, 0));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Op_commutative)
-int PMPI_Op_commutative(MPI_Op op, int *commute)
-{
-    static const char func[] = "MPI_Op_commutative";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_ptr(func, err_comm, commute, "commute")))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_op_commutative(op, commute));
-}
-
-TERN_PMPI_ALIAS(Op_create)
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
-{
-    static const char func[] = "MPI_Op_create";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, user_fn, "user_fn")) ||
-        (err = tern_check_ptr(func, err_comm, op, "op")))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_op_create(user_fn, commute, op));
-}
-
-TERN_PMPI_ALIAS(Op_free)
-int PMPI_Op_free(MPI_Op *op)
-{
-    static const char func[] = "MPI_Op_free";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, op, "op")) ||
-        (err = tern_check_op(func, err_comm, *op)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_op_free(op));
-}
-
-TERN_PMPI_ALIAS(Reduce)
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Reduce";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, root, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Reduce_init)
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    static const char func[] = "MPI_Reduce_init";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_info_t *info_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, root, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Reduce_local)
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
-{
-    static const char func[] = "MPI_Reduce_local";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_reduce_local(func, inbuf, inoutbuf, count, datatype, op)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_op_reduce_local(inbuf, inoutbuf, (size_t)count, datatype, op));
-}
-
-TERN_PMPI_ALIAS(Reduce_scatter)
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Reduce_scatter";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, recvcounts, datatype, op)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, recvcounts, 0, datatype, op, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Reduce_scatter_block)
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Reduce_scatter_block";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, NULL, (size_t)recvcount, datatype, op, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Reduce_scatter_block_init)
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    static const char func[] = "MPI_Reduce_scatter_block_init";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_info_t *info_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, NULL, (size_t)recvcount, datatype, op, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Reduce_scatter_init)
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    static const char func[] = "MPI_Reduce_scatter_init";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_info_t *info_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, recvcounts, datatype, op)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, recvcounts, 0, datatype, op, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Scan)
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Scan";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, 0, NULL, 0));
 }

@@ -7,6 +7,794 @@
 #include "core/datatype/op.h"
 #include "mpi/mpi_coll.h"
 
+TERN_PMPI_ALIAS(Ialltoallv)
+int PMPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ialltoallv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ialltoallv_c)
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ialltoallv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ialltoallw)
+int PMPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ialltoallw";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ialltoallw_c)
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ialltoallw_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ibarrier)
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ibarrier";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_ibarrier(comm_obj, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ibcast)
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ibcast";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ibcast_c)
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ibcast_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iexscan)
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iexscan";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iexscan_c)
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iexscan_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Igather)
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Igather";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Igather_c)
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Igather_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Igatherv)
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Igatherv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Igatherv_c)
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Igatherv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ireduce)
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ireduce";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ireduce_c)
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ireduce_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ireduce_scatter)
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ireduce_scatter";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ireduce_scatter_block)
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ireduce_scatter_block";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ireduce_scatter_block_c)
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ireduce_scatter_block_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ireduce_scatter_c)
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ireduce_scatter_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iscan)
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iscan";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iscan_c)
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iscan_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iscatter)
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iscatter";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iscatter_c)
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iscatter_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iscatterv)
+int PMPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iscatterv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Iscatterv_c)
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Iscatterv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Op_commutative)
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    static const char func[] = "MPI_Op_commutative";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_op(func, err_comm, op)) ||
+        (err = tern_check_ptr(func, err_comm, commute, "commute")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_commutative(op, commute));
+}
+
+TERN_PMPI_ALIAS(Op_create)
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    static const char func[] = "MPI_Op_create";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, user_fn, "user_fn")) ||
+        (err = tern_check_ptr(func, err_comm, op, "op")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_create(user_fn, NULL, commute, op));
+}
+
+TERN_PMPI_ALIAS(Op_create_c)
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    static const char func[] = "MPI_Op_create_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, user_fn, "user_fn")) ||
+        (err = tern_check_ptr(func, err_comm, op, "op")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_create(NULL, user_fn, commute, op));
+}
+
+TERN_PMPI_ALIAS(Op_free)
+int PMPI_Op_free(MPI_Op *op)
+{
+    static const char func[] = "MPI_Op_free";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, op, "op")) ||
+        (err = tern_check_op(func, err_comm, *op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_free(op));
+}
+
+TERN_PMPI_ALIAS(Reduce)
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Reduce";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Reduce_c)
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Reduce_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Reduce_init)
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Reduce_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Reduce_init_c)
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Reduce_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Reduce_local)
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    static const char func[] = "MPI_Reduce_local";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_reduce_local(func, inbuf, inoutbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_reduce_local(inbuf, inoutbuf, count, datatype, op));
+}
+
+TERN_PMPI_ALIAS(Reduce_local_c)
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+    static const char func[] = "MPI_Reduce_local_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_reduce_local(func, inbuf, inoutbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_op_reduce_local(inbuf, inoutbuf, count, datatype, op));
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter)
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Reduce_scatter";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_block)
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Reduce_scatter_block";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_block_c)
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Reduce_scatter_block_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_block_init)
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Reduce_scatter_block_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_block_init_c)
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Reduce_scatter_block_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_c)
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Reduce_scatter_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_init)
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Reduce_scatter_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Reduce_scatter_init_c)
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Reduce_scatter_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Scan)
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Scan";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Scan_c)
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Scan_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, NULL, 0));
+}
+
 TERN_PMPI_ALIAS(Scan_init)
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
@@ -22,7 +810,28 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, (size_t)count, datatype, op, 0, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Scan_init_c)
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char func[] = "MPI_Scan_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_info_t *info_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
@@ -39,7 +848,21 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Scatter_c)
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Scatter_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scatter_init)
@@ -57,42 +880,7 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         (err = tern_check_ptr(func, err_comm, request, "request")) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, root, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Scatterv)
-int PMPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Scatterv";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_scatterv(func, comm_obj, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount, recvtype, root, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Scatterv_init)
-int PMPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    static const char func[] = "MPI_Scatterv_init";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *comm_obj = NULL;
-    tern_info_t *info_obj = NULL;
-    tern_req_t *request_req = NULL;
-    int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_scatterv(func, comm_obj, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;

@@ -20,10 +20,43 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, NULL, 0));
 }
 
+TERN_PMPI_ALIAS(Bsend_c)
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Bsend_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, NULL, 0));
+}
+
 TERN_PMPI_ALIAS(Bsend_init)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Bsend_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Bsend_init_c)
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Bsend_init_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -51,6 +84,18 @@ int PMPI_Buffer_attach(void *buffer, int size)
     return tern_mpi_result(err_comm, func, tern_buffer_attach(buffer, size));
 }
 
+TERN_PMPI_ALIAS(Buffer_attach_c)
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    static const char func[] = "MPI_Buffer_attach_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_buffer_size(func, size)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_attach(buffer, size));
+}
+
 TERN_PMPI_ALIAS(Buffer_detach)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
@@ -61,7 +106,20 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
         (err = tern_check_ptr(func, err_comm, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, size));
+    return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Buffer_detach_c)
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    static const char func[] = "MPI_Buffer_detach_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Cancel)
@@ -119,6 +177,25 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     return err;
 }
 
+TERN_PMPI_ALIAS(Ibsend_c)
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ibsend_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Improbe)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
@@ -139,6 +216,24 @@ TERN_PMPI_ALIAS(Imrecv)
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     static const char func[] = "MPI_Imrecv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, message, "message")) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_data(func, err_comm, buf, count, datatype)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, MPI_STATUS_IGNORE, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Imrecv_c)
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    static const char func[] = "MPI_Imrecv_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_req_t *request_req = NULL;
@@ -187,10 +282,48 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     return err;
 }
 
+TERN_PMPI_ALIAS(Irecv_c)
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Irecv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Irsend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Irsend";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Irsend_c)
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Irsend_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -225,10 +358,48 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return err;
 }
 
+TERN_PMPI_ALIAS(Isend_c)
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isend_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Issend";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 0));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Issend_c)
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Issend_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -272,6 +443,19 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, status, NULL));
 }
 
+TERN_PMPI_ALIAS(Mrecv_c)
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    static const char func[] = "MPI_Mrecv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, message, "message")) ||
+        (err = tern_check_data(func, err_comm, buf, count, datatype)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, status, NULL));
+}
+
 TERN_PMPI_ALIAS(Probe)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -300,10 +484,43 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     return tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, status, NULL, 0));
 }
 
+TERN_PMPI_ALIAS(Recv_c)
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Recv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, status, NULL, 0));
+}
+
 TERN_PMPI_ALIAS(Recv_init)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Recv_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Recv_init_c)
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Recv_init_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -358,10 +575,43 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, NULL, 0));
 }
 
+TERN_PMPI_ALIAS(Rsend_c)
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Rsend_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, NULL, 0));
+}
+
 TERN_PMPI_ALIAS(Rsend_init)
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Rsend_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Rsend_init_c)
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Rsend_init_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -391,10 +641,43 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
 }
 
+TERN_PMPI_ALIAS(Send_c)
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Send_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
+}
+
 TERN_PMPI_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Send_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Send_init_c)
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Send_init_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -425,10 +708,39 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
 }
 
+TERN_PMPI_ALIAS(Sendrecv_c)
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Sendrecv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t sd;
+    tern_dt_desc_t rd;
+    int err;
+    if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
+}
+
 TERN_PMPI_ALIAS(Sendrecv_replace)
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     static const char func[] = "MPI_Sendrecv_replace";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
+}
+
+TERN_PMPI_ALIAS(Sendrecv_replace_c)
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Sendrecv_replace_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_comm_t *c;
@@ -453,10 +765,43 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
 }
 
+TERN_PMPI_ALIAS(Ssend_c)
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Ssend_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
+}
+
 TERN_PMPI_ALIAS(Ssend_init)
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Ssend_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ssend_init_c)
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ssend_init_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -542,152 +887,4 @@ int PMPI_Status_set_error(MPI_Status *status, int err)
     if ((err_ = tern_check_status(func, err_comm, status)))
         return err_;
     return tern_mpi_status_set_field(&status->MPI_ERROR, err);
-}
-
-TERN_PMPI_ALIAS(Status_set_source)
-int PMPI_Status_set_source(MPI_Status *status, int source)
-{
-    static const char func[] = "MPI_Status_set_source";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_status(func, err_comm, status)))
-        return err;
-    return tern_mpi_status_set_field(&status->MPI_SOURCE, source);
-}
-
-TERN_PMPI_ALIAS(Status_set_tag)
-int PMPI_Status_set_tag(MPI_Status *status, int tag)
-{
-    static const char func[] = "MPI_Status_set_tag";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_status(func, err_comm, status)))
-        return err;
-    return tern_mpi_status_set_field(&status->MPI_TAG, tag);
-}
-
-TERN_PMPI_ALIAS(Test)
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    static const char func[] = "MPI_Test";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
-        return err;
-    return tern_mpi_test(func, request, flag, status);
-}
-
-TERN_PMPI_ALIAS(Test_cancelled)
-int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
-{
-    static const char func[] = "MPI_Test_cancelled";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, status, "status")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
-        return err;
-    return tern_mpi_test_cancelled(func, status, flag);
-}
-
-TERN_PMPI_ALIAS(Testall)
-int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses)
-{
-    static const char func[] = "MPI_Testall";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
-        return err;
-    return tern_mpi_testall(func, count, array_of_requests, flag, array_of_statuses);
-}
-
-TERN_PMPI_ALIAS(Testany)
-int PMPI_Testany(int count, MPI_Request *array_of_requests, int *index, int *flag, MPI_Status *status)
-{
-    static const char func[] = "MPI_Testany";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, index, "index")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
-        return err;
-    return tern_mpi_any(func, count, array_of_requests, index, flag, status, 0);
-}
-
-TERN_PMPI_ALIAS(Testsome)
-int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
-{
-    static const char func[] = "MPI_Testsome";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
-        return err;
-    return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
-}
-
-TERN_PMPI_ALIAS(Wait)
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
-{
-    static const char func[] = "MPI_Wait";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
-        return err;
-    return tern_mpi_wait(func, request, status);
-}
-
-TERN_PMPI_ALIAS(Waitall)
-int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
-{
-    static const char func[] = "MPI_Waitall";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
-        return err;
-    return tern_mpi_waitall(func, count, array_of_requests, array_of_statuses);
-}
-
-TERN_PMPI_ALIAS(Waitany)
-int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status)
-{
-    static const char func[] = "MPI_Waitany";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, index, "index")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
-        return err;
-    return tern_mpi_any(func, count, array_of_requests, index, NULL, status, 1);
-}
-
-TERN_PMPI_ALIAS(Waitsome)
-int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
-{
-    static const char func[] = "MPI_Waitsome";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
-        return err;
-    return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1);
 }
