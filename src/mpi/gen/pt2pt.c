@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/comm/sendrecv.h"
+#include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"
 
 TERN_PMPI_ALIAS(Bsend)
@@ -225,6 +226,45 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return err;
 }
 
+TERN_PMPI_ALIAS(Isendrecv)
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isendrecv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t sd;
+    tern_dt_desc_t rd;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Isendrecv_replace)
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isendrecv_replace";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -342,6 +382,50 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         (err = tern_check_ptr(func, err_comm, status, "status")))
         return err;
     return tern_mpi_request_get_status(func, request, flag, status);
+}
+
+TERN_PMPI_ALIAS(Request_get_status_all)
+int PMPI_Request_get_status_all(int count, const MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Request_get_status_all";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_request_get_status_all(func, count, array_of_requests, flag, array_of_statuses);
+}
+
+TERN_PMPI_ALIAS(Request_get_status_any)
+int PMPI_Request_get_status_any(int count, const MPI_Request *array_of_requests, int *index, int *flag, MPI_Status *status)
+{
+    static const char func[] = "MPI_Request_get_status_any";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, index, "index")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_request_get_status_any(func, count, array_of_requests, index, flag, status);
+}
+
+TERN_PMPI_ALIAS(Request_get_status_some)
+int PMPI_Request_get_status_some(int incount, const MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Request_get_status_some";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+        return err;
+    return tern_mpi_request_get_status_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 TERN_PMPI_ALIAS(Rsend)
