@@ -55,7 +55,7 @@ static __attribute__((noinline, cold)) tern_status_t start_error(const tern_req_
         return tern_status_detail(st, "cannot start the operation: %s", tern_status_string(st));
     if (st == TERN_ERR_NO_ROOM)
         return tern_status_detail(st,
-                                  tern_bsend_attached()
+                                  tern_bsend_pool_attached(tern_bsend_pool_for(req->context_id))
                                       ? "the attached buffer has no room for %zu more bytes "
                                         "(MPI_Buffer_attach a larger one; add MPI_BSEND_OVERHEAD "
                                         "per message)"

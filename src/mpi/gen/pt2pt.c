@@ -3,6 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/comm_buffer.h"
 #include "core/comm/sendrecv.h"
 #include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"
@@ -65,12 +66,126 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, size));
 }
 
+TERN_PMPI_ALIAS(Buffer_flush)
+int PMPI_Buffer_flush(void)
+{
+    static const char func[] = "MPI_Buffer_flush";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_buffer_flush_of(NULL));
+}
+
+TERN_PMPI_ALIAS(Buffer_iflush)
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    static const char func[] = "MPI_Buffer_iflush";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_buffer_iflush_of(NULL, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Cancel)
 int PMPI_Cancel(MPI_Request *request)
 {
     static const char func[] = "MPI_Cancel";
     TERN_CHECK_INIT(func);
     return tern_mpi_cancel(func, request);
+}
+
+TERN_PMPI_ALIAS(Comm_attach_buffer)
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    static const char func[] = "MPI_Comm_attach_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_attach_buffer_c)
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    static const char func[] = "MPI_Comm_attach_buffer_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_detach_buffer)
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    static const char func[] = "MPI_Comm_detach_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_detach_buffer_c)
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    static const char func[] = "MPI_Comm_detach_buffer_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_flush_buffer)
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    static const char func[] = "MPI_Comm_flush_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_flush_of(comm_obj));
+}
+
+TERN_PMPI_ALIAS(Comm_iflush_buffer)
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Comm_iflush_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_buffer_iflush_of(comm_obj, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
 }
 
 TERN_PMPI_ALIAS(Get_count)
