@@ -165,6 +165,41 @@ static void noncontig(void)
     free(rbuf);
 }
 
+/* Pairs with the same communicator, peer and tag match in the order of
+ * their inits, whatever the order of their starts (MPICH's
+ * part/multipart found replies going out newest first). */
+static void init_order(void)
+{
+    enum { K = 3, P = 4, C = 16 };
+    static int sbuf[K][P * C], rbuf[K][P * C];
+    MPI_Request s[K], r[K];
+    for (int k = 0; k < K; k++)
+        CHECK_RC(MPI_Psend_init(sbuf[k], P, C, MPI_INT, partner, 20, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &s[k]));
+    for (int k = 0; k < K; k++)
+        CHECK_RC(MPI_Precv_init(rbuf[k], P, C, MPI_INT, partner, 20, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &r[k]));
+    for (int k = 0; k < K; k++) {
+        for (int i = 0; i < P * C; i++) {
+            sbuf[k][i] = 100 * k + mtest_rank;
+            rbuf[k][i] = -1;
+        }
+    }
+    CHECK_RC(MPI_Startall(K, r));
+    for (int k = K - 1; k >= 0; k--) {
+        CHECK_RC(MPI_Start(&s[k]));
+        CHECK_RC(MPI_Pready_range(0, P - 1, s[k]));
+    }
+    CHECK_RC(MPI_Waitall(K, s, MPI_STATUSES_IGNORE));
+    CHECK_RC(MPI_Waitall(K, r, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < K; k++) {
+        CHECK_INT(rbuf[k][0], 100 * k + partner, "pair matched in init order");
+        CHECK_INT(rbuf[k][P * C - 1], 100 * k + partner, "pair matched in init order (last)");
+        MPI_Request_free(&s[k]);
+        MPI_Request_free(&r[k]);
+    }
+}
+
 static void proc_null(void)
 {
     int buf[4] = {0};
@@ -277,6 +312,9 @@ int main(int argc, char **argv)
     mtest_end();
     mtest_begin("part_noncontig");
     noncontig();
+    mtest_end();
+    mtest_begin("part_init_order");
+    init_order();
     mtest_end();
     mtest_begin("part_proc_null");
     proc_null();

@@ -59,6 +59,12 @@ static tern_status_t isendrecv(tern_comm_t *c, const void *sendbuf, int sendcoun
                                const tern_dt_desc_t *rd, int source, int recvtag, void *tmp,
                                tern_req_t **req_p)
 {
+    /* First, so that nothing is left half made (the hook unregisters
+     * itself when it finds nothing pending). */
+    if (tern_progress_register(isr_progress) != TERN_OK) {
+        free(tmp);
+        return tern_status_detail(TERN_ERR_INTERNAL, "cannot register Isendrecv progress");
+    }
     tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
     isr_t *x = req ? malloc(sizeof *x) : NULL;
     if (!x) {
@@ -94,8 +100,6 @@ static tern_status_t isendrecv(tern_comm_t *c, const void *sendbuf, int sendcoun
     }
     *x = (isr_t){.next = pending, .req = req, .send = sreq, .recv = rreq, .tmp = tmp};
     pending = x;
-    if (tern_progress_register(isr_progress) != TERN_OK)
-        return tern_status_detail(TERN_ERR_INTERNAL, "cannot register Isendrecv progress");
     return TERN_OK;
 }
 

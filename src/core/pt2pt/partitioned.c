@@ -57,7 +57,7 @@ typedef struct part {
     char *staging;          /* receiver, non-contiguous type: packed copy */
 } part_t;
 
-static part_t *all_parts;
+static part_t *all_parts; /* in init order */
 static uint32_t next_channel;
 
 static int part_progress(void);
@@ -342,7 +342,7 @@ static tern_status_t part_start(tern_req_t *req)
     } else if (p->flag) {
         memset(p->flag, 0, (size_t)p->peer_parts);
     }
-    part_advance(p);
+    part_progress(); /* the whole list: answers go in init order */
     return TERN_OK;
 }
 
@@ -403,8 +403,12 @@ tern_status_t tern_part_init(int is_send, const tern_part_addr_t *a, const void 
     req->ext = p;
     req->start_fn = part_start;
     req->release_fn = part_release;
-    p->next = all_parts;
-    all_parts = p;
+    /* In init order: the hook answers setups in list order, and the
+     * sender takes replies in the order of its inits. */
+    part_t **tail = &all_parts;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = p;
     if (tern_progress_register(part_progress) != TERN_OK) {
         tern_req_release(req);
         return tern_status_detail(TERN_ERR_INTERNAL, "cannot register partitioned progress");
@@ -446,7 +450,7 @@ tern_status_t tern_part_init(int is_send, const tern_part_addr_t *a, const void 
         return tern_status_detail(st, "cannot set up the partitioned %s: %s",
                                   is_send ? "send" : "receive", tern_status_string(st));
     }
-    part_advance(p);
+    part_progress(); /* the whole list: answers go in init order */
     return TERN_OK;
 }
 
