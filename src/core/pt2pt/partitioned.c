@@ -54,6 +54,9 @@ typedef struct part {
     uint8_t *sent;          /* sender: partition's send started */
     tern_req_t **sub;       /* per partition (sender: mine; receiver: the sender's) */
     int n_flag;             /* readied (sender) / arrived (receiver) */
+    int n_sent;             /* sender: partitions whose send started */
+    int scan;               /* partitions below are done (sent and out / arrived): the
+                               hook looks from here, so a pass costs O(1) amortized */
     char *staging;          /* receiver, non-contiguous type: packed copy */
 } part_t;
 
@@ -218,6 +221,7 @@ static void send_partition(part_t *p, int i)
 {
     tern_status_t st;
     p->sent[i] = 1;
+    p->n_sent++;
     p->sub[i] = sub_send(p, TERN_PART_CTX_DATA | p->channel, i, p->buf + (size_t)i * p->stride,
                          p->count, p->dt, &st);
     if (!p->sub[i])
@@ -250,6 +254,27 @@ static void round_done(part_t *p)
     tern_req_complete(req);
 }
 
+/* Receiver: whether sender partition j is in; takes its receive when it
+ * just completed (unpacks a staged piece, notes an error). */
+static int collect(part_t *p, int j)
+{
+    if (p->flag[j])
+        return 1;
+    tern_req_t *r = p->sub[j];
+    if (!r || !r->complete)
+        return 0;
+    if (p->noncontig && r->error == TERN_OK)
+        tern_datatype_unpack_range(p->staging + (size_t)j * p->peer_part_bytes,
+                                   p->peer_part_bytes, p->buf, p->count * (size_t)p->parts,
+                                   p->dt, (size_t)j * p->peer_part_bytes);
+    fail_round(p, r->error);
+    tern_req_release(r);
+    p->sub[j] = NULL;
+    p->flag[j] = 1;
+    p->n_flag++;
+    return 1;
+}
+
 /* Moves one active request on; returns events. */
 static int part_advance(part_t *p)
 {
@@ -275,38 +300,31 @@ static int part_advance(part_t *p)
         return n + 1;
     }
     if (p->is_send) {
-        int busy = 0;
-        for (int i = 0; i < p->parts; i++) {
+        /* Partitions readied before the handshake ended go now. */
+        for (int i = 0; p->n_sent < p->n_flag && i < p->parts; i++)
             if (p->flag[i] && !p->sent[i]) {
                 send_partition(p, i);
                 n++;
             }
-            if (p->sub[i] && p->sub[i]->complete) {
-                fail_round(p, p->sub[i]->error);
-                tern_req_release(p->sub[i]);
-                p->sub[i] = NULL;
+        while (p->scan < p->parts && p->sent[p->scan]) {
+            tern_req_t *r = p->sub[p->scan];
+            if (r && !r->complete)
+                break;
+            if (r) {
+                fail_round(p, r->error);
+                tern_req_release(r);
+                p->sub[p->scan] = NULL;
             }
-            busy |= !p->sent[i] || p->sub[i] != NULL;
+            p->scan++;
         }
-        if (!busy)
+        if (p->scan == p->parts)
             round_done(p);
         return n;
     }
     if (!p->posted)
         post_receives(p);
-    for (int j = 0; j < p->peer_parts; j++) {
-        tern_req_t *r = p->sub[j];
-        if (!r || !r->complete)
-            continue;
-        if (p->noncontig && r->error == TERN_OK)
-            tern_datatype_unpack_range(p->staging + (size_t)j * p->peer_part_bytes,
-                                       p->peer_part_bytes, p->buf, p->count * (size_t)p->parts,
-                                       p->dt, (size_t)j * p->peer_part_bytes);
-        fail_round(p, r->error);
-        tern_req_release(r);
-        p->sub[j] = NULL;
-        p->flag[j] = 1;
-        p->n_flag++;
+    while (p->scan < p->peer_parts && collect(p, p->scan)) {
+        p->scan++;
         n++;
     }
     if (p->n_flag == p->peer_parts)
@@ -335,6 +353,8 @@ static tern_status_t part_start(tern_req_t *req)
         return TERN_OK;
     }
     p->n_flag = 0;
+    p->n_sent = 0;
+    p->scan = 0;
     p->posted = 0;
     if (p->is_send) {
         memset(p->flag, 0, (size_t)p->parts);
@@ -550,16 +570,21 @@ tern_status_t tern_part_parrived(MPI_Request request, int partition, int *flag)
         return TERN_OK;
     }
     tern_progress();
-    if (!p->posted || p->part_bytes == 0) {
-        *flag = p->posted && p->n_flag == p->peer_parts;
+    if (!p->posted) {
+        *flag = 0;
         return TERN_OK;
     }
-    /* Sender partitions overlapping bytes [lo, hi) of the receive. */
-    size_t lo = (size_t)partition * p->part_bytes, hi = lo + p->part_bytes;
-    size_t first = lo / p->peer_part_bytes, last = (hi - 1) / p->peer_part_bytes;
+    /* Sender partitions overlapping bytes [lo, hi) of the receive (all of
+     * them for empty partitions). */
+    size_t first = (size_t)p->scan, last = (size_t)p->peer_parts - 1;
+    if (p->part_bytes) {
+        size_t lo = (size_t)partition * p->part_bytes, hi = lo + p->part_bytes;
+        first = lo / p->peer_part_bytes;
+        last = (hi - 1) / p->peer_part_bytes;
+    }
     *flag = 1;
     for (size_t j = first; j <= last && j < (size_t)p->peer_parts; j++)
-        if (!p->flag[j]) {
+        if (!collect(p, (int)j)) {
             *flag = 0;
             break;
         }
