@@ -312,8 +312,12 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size);
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 int MPI_Buffer_flush(void);
 int PMPI_Buffer_flush(void);
 int MPI_Buffer_iflush(MPI_Request *request);

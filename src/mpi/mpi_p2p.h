@@ -107,12 +107,13 @@ int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag)
 /* count x dt at buf (matched receives: no communicator). */
 int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, int count,
                     MPI_Datatype dt);
-/* MPI_Buffer_attach's size. */
-static inline int tern_check_buffer_size(const char *func, int size)
+/* MPI_Buffer_attach's size (and MPI_Buffer_attach_c's). */
+static inline int tern_check_buffer_size(const char *func, MPI_Count size)
 {
     if (__builtin_expect(size >= 0, 1))
         return MPI_SUCCESS;
-    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size=%d is negative", size);
+    return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "size=%lld is negative",
+                          (long long)size);
 }
 
 #endif

@@ -126,6 +126,17 @@ static void process_buffer_flush(void)
 
     CHECK_RC(MPI_Buffer_detach(&back, &back_size));
     CHECK(back == buf, "process buffer back");
+    /* The _c forms of the process's attach and detach. */
+    MPI_Count csize = -1;
+    CHECK_RC(MPI_Buffer_attach_c(buf, (MPI_Count)size));
+    CHECK_RC(MPI_Bsend(data, 16, MPI_CHAR, partner, 9, MPI_COMM_WORLD));
+    CHECK_RC(MPI_Recv(in, 16, MPI_CHAR, partner, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Buffer_detach_c(&back, &csize));
+    CHECK(back == buf, "process buffer back (_c)");
+    CHECK_INT(csize, size, "detach_c size of the process buffer");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Buffer_attach_c(buf, (MPI_Count)-1), MPI_ERR_ARG, "Buffer_attach_c size -1");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     free(buf);
     free(data);
     free(in);

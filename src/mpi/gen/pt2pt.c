@@ -53,6 +53,18 @@ int PMPI_Buffer_attach(void *buffer, int size)
     return tern_mpi_result(err_comm, func, tern_buffer_attach(buffer, size));
 }
 
+TERN_PMPI_ALIAS(Buffer_attach_c)
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    static const char func[] = "MPI_Buffer_attach_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_buffer_size(func, size)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
+}
+
 TERN_PMPI_ALIAS(Buffer_detach)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
@@ -64,6 +76,19 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
         (err = tern_check_ptr(func, err_comm, size, "size")))
         return err;
     return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, size));
+}
+
+TERN_PMPI_ALIAS(Buffer_detach_c)
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    static const char func[] = "MPI_Buffer_detach_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_flush)
@@ -860,33 +885,4 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
         (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
         return err;
     return tern_mpi_waitall(func, count, array_of_requests, array_of_statuses);
-}
-
-TERN_PMPI_ALIAS(Waitany)
-int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status)
-{
-    static const char func[] = "MPI_Waitany";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, index, "index")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
-        return err;
-    return tern_mpi_any(func, count, array_of_requests, index, NULL, status, 1);
-}
-
-TERN_PMPI_ALIAS(Waitsome)
-int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
-{
-    static const char func[] = "MPI_Waitsome";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
-        return err;
-    return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1);
 }
