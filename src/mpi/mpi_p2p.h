@@ -42,6 +42,12 @@ int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcou
 int tern_mpi_request_free(const char *func, MPI_Request *request);
 int tern_mpi_request_get_status(const char *func, MPI_Request request, int *flag,
                                 MPI_Status *status);
+int tern_mpi_request_get_status_all(const char *func, int count, const MPI_Request reqs[],
+                                    int *flag, MPI_Status statuses[]);
+int tern_mpi_request_get_status_any(const char *func, int count, const MPI_Request reqs[],
+                                    int *index, int *flag, MPI_Status *status);
+int tern_mpi_request_get_status_some(const char *func, int incount, const MPI_Request reqs[],
+                                     int *outcount, int indices[], MPI_Status statuses[]);
 int tern_mpi_cancel(const char *func, MPI_Request *request);
 int tern_mpi_test_cancelled(const char *func, const MPI_Status *status, int *flag);
 int tern_mpi_start_request(const char *func, MPI_Request *request);
@@ -101,7 +107,7 @@ int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag)
 /* count x dt at buf (matched receives: no communicator). */
 int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, MPI_Count count,
                     MPI_Datatype dt);
-/* MPI_Buffer_attach's size. */
+/* MPI_Buffer_attach's size (and MPI_Buffer_attach_c's). */
 static inline int tern_check_buffer_size(const char *func, MPI_Count size)
 {
     if (__builtin_expect(size >= 0, 1))

@@ -413,3 +413,109 @@ int tern_mpi_status_set_field(int *field, int value)
     *field = value;
     return MPI_SUCCESS;
 }
+
+/* MPI-4.1's Request_get_status_all/any/some: the status of completed
+ * requests, as Request_get_status gives it, without freeing or
+ * deactivating any. The code of a failed one goes into its status
+ * (raised once as MPI_ERR_IN_STATUS by the all and some forms). */
+static int peek(const char *func, tern_req_t *req, MPI_Status *status, int raise)
+{
+    if (req->kind == TERN_REQ_GREQUEST)
+        return tern_mpi_grequest_get_status(req, status);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = MPI_SUCCESS;
+    tern_req_status(req, status);
+    if (req->error == TERN_OK)
+        return MPI_SUCCESS;
+    tern_comm_t *c = raise ? NULL : tern_comm_lookup(req->comm);
+    MPI_Errhandler saved = c ? c->errhandler : MPI_ERRORS_RETURN;
+    if (c && saved != MPI_ERRORS_ARE_FATAL && saved != MPI_ERRORS_ABORT)
+        c->errhandler = MPI_ERRORS_RETURN;
+    int err = tern_mpi_request_error(func, req);
+    if (c)
+        c->errhandler = saved;
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = err;
+    return err;
+}
+
+int tern_mpi_request_get_status_all(const char *func, int count, const MPI_Request reqs[],
+                                    int *flag, MPI_Status statuses[])
+{
+    int n = 0, err = check_array(func, count, (MPI_Request *)reqs, &n);
+    if (err)
+        return err;
+    tern_progress();
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete) {
+            *flag = 0;
+            tern_progress_test_missed();
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    int any_error = 0;
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) != REQ_LIVE)
+            empty_status(status_at(statuses, i));
+        else if (peek(func, r, status_at(statuses, i), 0) != MPI_SUCCESS)
+            any_error = 1;
+    }
+    return any_error ? in_status_error(func) : MPI_SUCCESS;
+}
+
+int tern_mpi_request_get_status_any(const char *func, int count, const MPI_Request reqs[],
+                                    int *index, int *flag, MPI_Status *status)
+{
+    int n = 0, err = check_array(func, count, (MPI_Request *)reqs, &n);
+    if (err)
+        return err;
+    *index = MPI_UNDEFINED;
+    *flag = 1;
+    if (n == 0) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tern_progress();
+    int i = first_complete(count, (MPI_Request *)reqs);
+    if (i < 0) {
+        *flag = 0;
+        tern_progress_test_missed();
+        return MPI_SUCCESS;
+    }
+    *index = i;
+    tern_req_t *r;
+    classify(reqs[i], &r);
+    return peek(func, r, status, 1);
+}
+
+int tern_mpi_request_get_status_some(const char *func, int incount, const MPI_Request reqs[],
+                                     int *outcount, int indices[], MPI_Status statuses[])
+{
+    if (incount > 0 && !indices)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, func, "array_of_indices is NULL");
+    int n = 0, err = check_array(func, incount, (MPI_Request *)reqs, &n);
+    if (err)
+        return err;
+    if (n == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    tern_progress();
+    int k = 0, any_error = 0;
+    for (int i = 0; i < incount; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) != REQ_LIVE || !r->complete)
+            continue;
+        indices[k] = i;
+        if (peek(func, r, status_at(statuses, k), 0) != MPI_SUCCESS)
+            any_error = 1;
+        k++;
+    }
+    if (k == 0)
+        tern_progress_test_missed();
+    *outcount = k;
+    return any_error ? in_status_error(func) : MPI_SUCCESS;
+}

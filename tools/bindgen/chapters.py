@@ -40,7 +40,7 @@ _RULES = [
     (r"_(create_keyval|free_keyval|set_attr|get_attr|delete_attr|set_name|get_name)$", "comm"),
     (r"^MPI_(Keyval_create|Keyval_free|Attr_put|Attr_get|Attr_delete)$", "comm"),
     # Buffered-send buffers of communicators and sessions are point-to-point.
-    (r"^MPI_(Comm|Session)_(attach_buffer|detach_buffer|flush_buffer|iflush_buffer)$", "pt2pt"),
+    (r"^MPI_(Comm|Session)_(attach_buffer|detach_buffer|flush_buffer|iflush_buffer)(_c)?$", "pt2pt"),
     (r"^MPI_(Buffer_|Bsend|Ibsend)", "pt2pt"),
     # Process creation and management.
     (r"^MPI_(Init|Init_thread|Finalize|Initialized|Finalized|Abort|Query_thread|"

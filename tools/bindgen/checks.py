@@ -78,7 +78,9 @@ UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERR
                 # displacements may be negative; sizes and array capacities are
                 # compared with what the core needs.
                 "BUFFER", "POLYDTYPE_STRIDE_BYTES", "POLYDISPLACEMENT_AINT_COUNT",
-                "POLYDTYPE_PACK_SIZE", "POLYNUM_PARAM_VALUES"}
+                "POLYDTYPE_PACK_SIZE", "POLYNUM_PARAM_VALUES",
+                # MPI_Pcontrol's "...": whatever a profiler wants.
+                "VARARGS"}
 
 # Lengths that must be positive: kind -> (C condition that is bad, message format).
 LENGTH_IN = {
@@ -108,7 +110,7 @@ def c_param(p):
     array as a pointer (`MPI_Status *array_of_statuses`, the same type):
     GCC checks accesses through array parameters and warns when a program
     passes a sentinel such as MPI_STATUSES_IGNORE."""
-    text = re.sub(r"(\w)(\*+) ", r"\1 \2", str(p))
+    text = re.sub(r"(\w)(\*+) ", r"\1 \2", str(p)).replace("\\ldots", "...")
     # The data renders an argument list (MPI_Info_create_env's argv) as
     # `char argv[]`; the standard's binding is `char *argv[]` (`char **argv`).
     if p._parseset["kind"] == "ARGUMENT_LIST" and text.startswith("char ") and text.endswith("[]"):
@@ -216,7 +218,8 @@ def entry_point(expr, spec):
     if spec.get("returns") != "mpi" or any("err_comm" in c for c in checks):
         out.append(f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};")
     used = " ".join(checks) + " " + spec["core"]
-    unused = [p["name"] for p in params if not re.search(r"\b%s\b" % p["name"], used)]
+    unused = [p["name"] for p in params
+              if p["kind"] != "VARARGS" and not re.search(r"\b%s\b" % p["name"], used)]
     if unused:
         out.append("    " + ", ".join(f"(void){x}" for x in unused) + "; /* not the core's */")
     out += ["    " + d for d in decls]

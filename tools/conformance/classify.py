@@ -7,7 +7,6 @@ import subprocess
 
 # Chapters (MPI-5.0 numbering, as tern-info prints them) not implemented yet.
 CHAPTERS = {
-    4: "part: partitioned communication not implemented",
     8: "topo/MPI-4 #14: process topologies not implemented",
     12: "rma #13: one-sided communication not implemented",
     14: "io: MPI I/O not implemented",

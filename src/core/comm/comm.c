@@ -4,6 +4,7 @@
 #include "core/runtime/handle_table.h"
 #include "core/comm/info.h"
 #include "core/comm/topo.h"
+#include "core/pt2pt/bsend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,7 @@ static void free_object(tern_comm_t *c)
     if (c->local_comm)
         tern_comm_destroy(c->local_comm);
     tern_ctx_release(c->context_id);
+    tern_bsend_ctx_forget(c->context_id); /* its attached buffer, if any */
     if (c->info != MPI_INFO_NULL)
         tern_info_free(c->info);
     tern_topo_free(c->topo);

@@ -54,7 +54,7 @@ static __attribute__((noinline, cold)) tern_status_t start_error(const tern_req_
         return tern_status_detail(st, "cannot start the operation: %s", tern_status_string(st));
     if (st == TERN_ERR_NO_ROOM)
         return tern_status_detail(st,
-                                  tern_bsend_attached()
+                                  tern_bsend_pool_attached(tern_bsend_pool_for(req->context_id))
                                       ? "the attached buffer has no room for %zu more bytes "
                                         "(MPI_Buffer_attach a larger one; add MPI_BSEND_OVERHEAD "
                                         "per message)"
@@ -306,25 +306,3 @@ tern_status_t tern_mrecv_call(void *buf, MPI_Count count, MPI_Datatype dt, MPI_M
     return st;
 }
 
-tern_status_t tern_buffer_attach(void *buffer, MPI_Count size)
-{
-    if (!buffer && size > 0)
-        return tern_status_detail(TERN_ERR_BUFFER, "buffer is NULL");
-    if (tern_bsend_attach(buffer, (size_t)size) != TERN_OK)
-        return tern_status_detail(TERN_ERR_BUFFER, "a buffer is already attached (detach it first)");
-    return TERN_OK;
-}
-
-tern_status_t tern_buffer_detach(void *buffer_addr, tern_num_ref_t size)
-{
-    void *buf;
-    size_t sz;
-    if (tern_bsend_detach(&buf, &sz) != TERN_OK) {
-        *(void **)buffer_addr = NULL;
-        tern_num_ref_set(size, 0);
-        return TERN_OK;
-    }
-    *(void **)buffer_addr = buf;
-    tern_num_ref_set(size, (MPI_Count)sz);
-    return TERN_OK;
-}

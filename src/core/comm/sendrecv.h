@@ -83,9 +83,6 @@ tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking,
                               MPI_Message *message, MPI_Status *status);
 tern_status_t tern_mrecv_call(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                               MPI_Status *status, tern_req_t **req_p);
-tern_status_t tern_buffer_attach(void *buffer, MPI_Count size);
-/* *size: the detached buffer's size (an int form gets MPI_UNDEFINED past INT_MAX). */
-tern_status_t tern_buffer_detach(void *buffer_addr, tern_num_ref_t size);
 /* Starts req (MPI_Start and the general send path); errors in the words
  * of the call (the attached buffer's room...). */
 tern_status_t tern_start_call(tern_req_t *req);

@@ -3,7 +3,9 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/comm_buffer.h"
 #include "core/comm/sendrecv.h"
+#include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"
 
 TERN_PMPI_ALIAS(Bsend)
@@ -81,7 +83,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
     int err;
     if ((err = tern_check_buffer_size(func, size)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_attach(buffer, size));
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_attach_c)
@@ -93,7 +95,7 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
     int err;
     if ((err = tern_check_buffer_size(func, size)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_attach(buffer, size));
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_detach)
@@ -106,7 +108,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
         (err = tern_check_ptr(func, err_comm, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_detach_c)
@@ -119,7 +121,32 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
     if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
         (err = tern_check_ptr(func, err_comm, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach(buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Buffer_flush)
+int PMPI_Buffer_flush(void)
+{
+    static const char func[] = "MPI_Buffer_flush";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    return tern_mpi_result(err_comm, func, tern_buffer_flush_of(NULL));
+}
+
+TERN_PMPI_ALIAS(Buffer_iflush)
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    static const char func[] = "MPI_Buffer_iflush";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_buffer_iflush_of(NULL, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
 }
 
 TERN_PMPI_ALIAS(Cancel)
@@ -128,6 +155,95 @@ int PMPI_Cancel(MPI_Request *request)
     static const char func[] = "MPI_Cancel";
     TERN_CHECK_INIT(func);
     return tern_mpi_cancel(func, request);
+}
+
+TERN_PMPI_ALIAS(Comm_attach_buffer)
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    static const char func[] = "MPI_Comm_attach_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_attach_buffer_c)
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    static const char func[] = "MPI_Comm_attach_buffer_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_detach_buffer)
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    static const char func[] = "MPI_Comm_detach_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_detach_buffer_c)
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    static const char func[] = "MPI_Comm_detach_buffer_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Comm_flush_buffer)
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    static const char func[] = "MPI_Comm_flush_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_buffer_flush_of(comm_obj));
+}
+
+TERN_PMPI_ALIAS(Comm_iflush_buffer)
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Comm_iflush_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_buffer_iflush_of(comm_obj, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
 }
 
 TERN_PMPI_ALIAS(Get_count)
@@ -377,6 +493,45 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     return err;
 }
 
+TERN_PMPI_ALIAS(Isendrecv)
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isendrecv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t sd;
+    tern_dt_desc_t rd;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Isendrecv_replace)
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isendrecv_replace";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -561,6 +716,50 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return tern_mpi_request_get_status(func, request, flag, status);
 }
 
+TERN_PMPI_ALIAS(Request_get_status_all)
+int PMPI_Request_get_status_all(int count, const MPI_Request *array_of_requests, int *flag, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Request_get_status_all";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_request_get_status_all(func, count, array_of_requests, flag, array_of_statuses);
+}
+
+TERN_PMPI_ALIAS(Request_get_status_any)
+int PMPI_Request_get_status_any(int count, const MPI_Request *array_of_requests, int *index, int *flag, MPI_Status *status)
+{
+    static const char func[] = "MPI_Request_get_status_any";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, index, "index")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_comm, status, "status")))
+        return err;
+    return tern_mpi_request_get_status_any(func, count, array_of_requests, index, flag, status);
+}
+
+TERN_PMPI_ALIAS(Request_get_status_some)
+int PMPI_Request_get_status_some(int incount, const MPI_Request *array_of_requests, int *outcount, int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    static const char func[] = "MPI_Request_get_status_some";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+        return err;
+    return tern_mpi_request_get_status_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
 TERN_PMPI_ALIAS(Rsend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -691,200 +890,4 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     if (err == MPI_SUCCESS)
         err = tern_mpi_request_handle(func, err_comm, request_req, request);
     return err;
-}
-
-TERN_PMPI_ALIAS(Sendrecv)
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    static const char func[] = "MPI_Sendrecv";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *c;
-    tern_dt_desc_t sd;
-    tern_dt_desc_t rd;
-    int err;
-    if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
-}
-
-TERN_PMPI_ALIAS(Sendrecv_c)
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    static const char func[] = "MPI_Sendrecv_c";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *c;
-    tern_dt_desc_t sd;
-    tern_dt_desc_t rd;
-    int err;
-    if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
-}
-
-TERN_PMPI_ALIAS(Sendrecv_replace)
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    static const char func[] = "MPI_Sendrecv_replace";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
-}
-
-TERN_PMPI_ALIAS(Sendrecv_replace_c)
-int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    static const char func[] = "MPI_Sendrecv_replace_c";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
-}
-
-TERN_PMPI_ALIAS(Ssend)
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Ssend";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Ssend_c)
-int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    static const char func[] = "MPI_Ssend_c";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
-        return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Ssend_init)
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ssend_init";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_req_t *request_req = NULL;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Ssend_init_c)
-int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Ssend_init_c";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_req_t *request_req = NULL;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Start)
-int PMPI_Start(MPI_Request *request)
-{
-    static const char func[] = "MPI_Start";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")))
-        return err;
-    return tern_mpi_start_request(func, request);
-}
-
-TERN_PMPI_ALIAS(Startall)
-int PMPI_Startall(int count, MPI_Request *array_of_requests)
-{
-    static const char func[] = "MPI_Startall";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
-        return err;
-    return tern_mpi_startall(func, count, array_of_requests);
-}
-
-TERN_PMPI_ALIAS(Status_get_error)
-int PMPI_Status_get_error(const MPI_Status *status, int *err)
-{
-    static const char func[] = "MPI_Status_get_error";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err_;
-    if ((err_ = tern_check_status(func, err_comm, status)) ||
-        (err_ = tern_check_ptr(func, err_comm, err, "err")))
-        return err_;
-    return tern_mpi_status_get_field(status, &status->MPI_ERROR, err);
-}
-
-TERN_PMPI_ALIAS(Status_get_source)
-int PMPI_Status_get_source(const MPI_Status *status, int *source)
-{
-    static const char func[] = "MPI_Status_get_source";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_ptr(func, err_comm, source, "source")))
-        return err;
-    return tern_mpi_status_get_field(status, &status->MPI_SOURCE, source);
-}
-
-TERN_PMPI_ALIAS(Status_get_tag)
-int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
-{
-    static const char func[] = "MPI_Status_get_tag";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_ptr(func, err_comm, tag, "tag")))
-        return err;
-    return tern_mpi_status_get_field(status, &status->MPI_TAG, tag);
-}
-
-TERN_PMPI_ALIAS(Status_set_error)
-int PMPI_Status_set_error(MPI_Status *status, int err)
-{
-    static const char func[] = "MPI_Status_set_error";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    int err_;
-    if ((err_ = tern_check_status(func, err_comm, status)))
-        return err_;
-    return tern_mpi_status_set_field(&status->MPI_ERROR, err);
 }

@@ -3,8 +3,206 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/comm_buffer.h"
 #include "core/comm/sendrecv.h"
+#include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"
+
+TERN_PMPI_ALIAS(Sendrecv)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Sendrecv";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t sd;
+    tern_dt_desc_t rd;
+    int err;
+    if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
+}
+
+TERN_PMPI_ALIAS(Sendrecv_c)
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Sendrecv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t sd;
+    tern_dt_desc_t rd;
+    int err;
+    if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
+}
+
+TERN_PMPI_ALIAS(Sendrecv_replace)
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Sendrecv_replace";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
+}
+
+TERN_PMPI_ALIAS(Sendrecv_replace_c)
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char func[] = "MPI_Sendrecv_replace_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
+}
+
+TERN_PMPI_ALIAS(Ssend)
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Ssend";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Ssend_c)
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    static const char func[] = "MPI_Ssend_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
+}
+
+TERN_PMPI_ALIAS(Ssend_init)
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ssend_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Ssend_init_c)
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Ssend_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Start)
+int PMPI_Start(MPI_Request *request)
+{
+    static const char func[] = "MPI_Start";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    return tern_mpi_start_request(func, request);
+}
+
+TERN_PMPI_ALIAS(Startall)
+int PMPI_Startall(int count, MPI_Request *array_of_requests)
+{
+    static const char func[] = "MPI_Startall";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
+        return err;
+    return tern_mpi_startall(func, count, array_of_requests);
+}
+
+TERN_PMPI_ALIAS(Status_get_error)
+int PMPI_Status_get_error(const MPI_Status *status, int *err)
+{
+    static const char func[] = "MPI_Status_get_error";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err_;
+    if ((err_ = tern_check_status(func, err_comm, status)) ||
+        (err_ = tern_check_ptr(func, err_comm, err, "err")))
+        return err_;
+    return tern_mpi_status_get_field(status, &status->MPI_ERROR, err);
+}
+
+TERN_PMPI_ALIAS(Status_get_source)
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    static const char func[] = "MPI_Status_get_source";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_ptr(func, err_comm, source, "source")))
+        return err;
+    return tern_mpi_status_get_field(status, &status->MPI_SOURCE, source);
+}
+
+TERN_PMPI_ALIAS(Status_get_tag)
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    static const char func[] = "MPI_Status_get_tag";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_status(func, err_comm, status)) ||
+        (err = tern_check_ptr(func, err_comm, tag, "tag")))
+        return err;
+    return tern_mpi_status_get_field(status, &status->MPI_TAG, tag);
+}
+
+TERN_PMPI_ALIAS(Status_set_error)
+int PMPI_Status_set_error(MPI_Status *status, int err)
+{
+    static const char func[] = "MPI_Status_set_error";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err_;
+    if ((err_ = tern_check_status(func, err_comm, status)))
+        return err_;
+    return tern_mpi_status_set_field(&status->MPI_ERROR, err);
+}
 
 TERN_PMPI_ALIAS(Status_set_source)
 int PMPI_Status_set_source(MPI_Status *status, int source)
