@@ -1,6 +1,7 @@
 #include "mpi/mpi_errors.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/peer_failure.h"
+#include "core/rma/window.h"
 #include "core/runtime/user_errors.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
@@ -116,6 +117,17 @@ int tern_mpi_class_of(tern_status_t st)
      * MPI_ERR_OTHER); it is not memory the program could free. */
     case TERN_ERR_LIMIT: return MPI_ERR_OTHER;
     case TERN_ERR_BASE: return MPI_ERR_BASE;
+    case TERN_ERR_WIN: return MPI_ERR_WIN;
+    case TERN_ERR_RMA_SYNC: return MPI_ERR_RMA_SYNC;
+    case TERN_ERR_RMA_RANGE: return MPI_ERR_RMA_RANGE;
+    case TERN_ERR_RMA_CONFLICT: return MPI_ERR_RMA_CONFLICT;
+    case TERN_ERR_RMA_ATTACH: return MPI_ERR_RMA_ATTACH;
+    case TERN_ERR_RMA_SHARED: return MPI_ERR_RMA_SHARED;
+    case TERN_ERR_RMA_FLAVOR: return MPI_ERR_RMA_FLAVOR;
+    case TERN_ERR_DISP: return MPI_ERR_DISP;
+    case TERN_ERR_SIZE: return MPI_ERR_SIZE;
+    case TERN_ERR_LOCKTYPE: return MPI_ERR_LOCKTYPE;
+    case TERN_ERR_ASSERT: return MPI_ERR_ASSERT;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -226,7 +238,9 @@ static int invoke_handler(MPI_Comm comm, int code)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || !tern_errhandler_valid(eh))
         abort_job(code, code_text(code));
-    MPI_Comm h = c->handle;
+    /* A window's handler is its communicator's: the program gets the window. */
+    MPI_Win win = tern_win_of_comm(c->handle);
+    MPI_Comm h = win != MPI_WIN_NULL ? (MPI_Comm)win : c->handle;
     int e = code;
     user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
     return code;
