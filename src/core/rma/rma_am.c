@@ -336,6 +336,34 @@ static void accumulate(MPI_Op op, MPI_Datatype basic, const char *in, char *t, s
         tern_op_apply(op, basic, in, t, len / (size_t)es);
 }
 
+void tern_rma_apply(char *base, const rma_hdr_t *h, const tern_dt_seg_t *segs, const char *data,
+                    char *o)
+{
+    if (h->type == RMA_CAS) {
+        /* One element: data is the new value, then the compare value. */
+        char *t = base + segs[0].offset;
+        memcpy(o, t, h->bytes);
+        if (!memcmp(t, data + h->bytes, h->bytes))
+            memcpy(t, data, h->bytes);
+        return;
+    }
+    int fetch = h->type == RMA_GET || h->type == RMA_GACC;
+    for (uint64_t i = 0; i < h->nsegs; i++) {
+        char *t = base + segs[i].offset;
+        size_t len = segs[i].len;
+        if (fetch) {
+            memcpy(o, t, len);
+            o += len;
+        }
+        if (h->type == RMA_PUT)
+            memcpy(t, data, len);
+        else if (h->type == RMA_ACC || h->type == RMA_GACC)
+            accumulate((MPI_Op)h->op, (MPI_Datatype)h->basic, data, t, len);
+        if (h->type != RMA_GET)
+            data += len;
+    }
+}
+
 static void serve_data(tern_win_t *w, rma_incoming_t *in)
 {
     const rma_hdr_t *h = &in->hdr;
@@ -348,34 +376,12 @@ static void serve_data(tern_win_t *w, rma_incoming_t *in)
                    tern_status_detail(TERN_ERR_RMA_RANGE, "target memory not attached"), NULL, 0);
         return;
     }
-    char *out = NULL, *o = NULL;
+    char *out = NULL;
     if (fetch && !(out = malloc(8 + h->bytes))) {
         send_reply(w, h->origin, h->reply_tag, TERN_ERR_NOMEM, NULL, 0);
         return;
     }
-    o = out ? out + 8 : NULL;
-    if (h->type == RMA_CAS) {
-        /* One element: data is the new value, then the compare value. */
-        char *t = base + segs[0].offset;
-        memcpy(o, t, h->bytes);
-        if (!memcmp(t, data + h->bytes, h->bytes))
-            memcpy(t, data, h->bytes);
-    } else {
-        for (uint64_t i = 0; i < h->nsegs; i++) {
-            char *t = base + segs[i].offset;
-            size_t len = segs[i].len;
-            if (fetch) {
-                memcpy(o, t, len);
-                o += len;
-            }
-            if (h->type == RMA_PUT)
-                memcpy(t, data, len);
-            else if (h->type == RMA_ACC || h->type == RMA_GACC)
-                accumulate((MPI_Op)h->op, (MPI_Datatype)h->basic, data, t, len);
-            if (h->type != RMA_GET)
-                data += len;
-        }
-    }
+    tern_rma_apply(base, h, segs, data, out ? out + 8 : NULL);
     send_reply(w, h->origin, h->reply_tag, TERN_OK, out, fetch ? h->bytes : 0);
 }
 

@@ -81,6 +81,12 @@ tern_status_t tern_rma_am_control(tern_win_t *w, int target, uint32_t type, int 
 /* Progress until every operation to target (-1: all) is answered; the
  * first refusal a target sent (w->deferred) is returned and cleared. */
 tern_status_t tern_rma_am_wait_target(tern_win_t *w, int target);
+/* Applies a request to target memory at base (pieces segs, origin data
+ * data); fetched bytes go to out (GET, GACC, CAS). The caller makes it
+ * atomic: the engine serves one request at a time, direct access holds the
+ * target's accumulate lock. */
+void tern_rma_apply(char *base, const rma_hdr_t *h, const tern_dt_seg_t *segs, const char *data,
+                    char *out);
 /* One pass of the engine over every live window (also the progress hook). */
 int tern_rma_am_poll(void);
 

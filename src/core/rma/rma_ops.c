@@ -7,6 +7,7 @@
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 
 #include <stdlib.h>
@@ -124,6 +125,23 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             memcpy(data + tbytes, c->compare, tbytes);
     }
     int fetch = c->type == RMA_GET || c->type == RMA_GACC || c->type == RMA_CAS;
+    if (w->direct && st == TERN_OK) {
+        /* Shared memory: done now, complete locally and at the target. */
+        char *out = fetch ? malloc(tbytes) : NULL;
+        if (fetch && !out) {
+            st = TERN_ERR_NOMEM;
+        } else {
+            tern_rma_shm_apply(w, c->target, &h, segs, data, out);
+            if (fetch)
+                st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
+        }
+        free(out);
+        free(segs);
+        free(data);
+        if (st != TERN_OK)
+            return st;
+        goto done_now;
+    }
     rma_op_t *op = NULL;
     if (st == TERN_OK)
         st = tern_rma_am_issue(w, c->target, &h, segs, data, fetch ? tbytes : 0,

@@ -7,6 +7,7 @@
 #include "core/coll/coll.h"
 #include "core/pt2pt/progress.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_shm.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ tern_status_t tern_win_fence(int assert_, tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC,
                                   "a post-start or lock epoch is open on the window");
     st = tern_rma_am_wait_target(w, -1);
+    atomic_thread_fence(memory_order_seq_cst); /* direct accesses, before the barrier */
     /* After the barrier every rank's operations are answered, so applied. */
     tern_status_t bst = tern_coll_barrier(w->comm);
     if (st == TERN_OK)
@@ -203,9 +205,12 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
     if (w->locked[rank] || (w->epoch & (TERN_EPOCH_LOCK_ALL | TERN_EPOCH_PSCW)))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is locked already "
                                   "or another access epoch is open", rank);
-    if (!(assert_ & MPI_MODE_NOCHECK) &&
-        (st = tern_rma_am_control(w, rank, RMA_LOCK, lock_type, 1)) != TERN_OK)
-        return st;
+    if (!(assert_ & MPI_MODE_NOCHECK)) {
+        if (w->direct)
+            tern_rma_shm_lock(w, rank, lock_type);
+        else if ((st = tern_rma_am_control(w, rank, RMA_LOCK, lock_type, 1)) != TERN_OK)
+            return st;
+    }
     w->locked[rank] = (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 1 : 2) |
                       (assert_ & MPI_MODE_NOCHECK ? LOCK_NOCHECK : 0);
     w->n_locked++;
@@ -225,7 +230,10 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
                                   rank);
     st = tern_rma_am_wait_target(w, rank);
     tern_status_t s = TERN_OK;
-    if (!(w->locked[rank] & LOCK_NOCHECK))
+    if (!(w->locked[rank] & LOCK_NOCHECK) && w->direct)
+        tern_rma_shm_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
+                                                                 : MPI_LOCK_SHARED);
+    else if (!(w->locked[rank] & LOCK_NOCHECK))
         s = tern_rma_am_control(w, rank, RMA_UNLOCK, 0, 1);
     w->locked[rank] = 0;
     if (!--w->n_locked)
@@ -241,8 +249,12 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
     if (w->n_locked || (w->epoch & (TERN_EPOCH_LOCK_ALL | TERN_EPOCH_PSCW)))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
     w->lock_all_nocheck = !!(assert_ & MPI_MODE_NOCHECK);
-    for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++)
-        st = tern_rma_am_control(w, r, RMA_LOCK, MPI_LOCK_SHARED, 1);
+    for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++) {
+        if (w->direct)
+            tern_rma_shm_lock(w, r, MPI_LOCK_SHARED);
+        else
+            st = tern_rma_am_control(w, r, RMA_LOCK, MPI_LOCK_SHARED, 1);
+    }
     if (st == TERN_OK)
         w->epoch |= TERN_EPOCH_LOCK_ALL;
     return st;
@@ -254,6 +266,10 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch to end");
     tern_status_t st = tern_rma_am_wait_target(w, -1);
     for (int r = 0; r < w->size && !w->lock_all_nocheck; r++) {
+        if (w->direct) {
+            tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
+            continue;
+        }
         tern_status_t s = tern_rma_am_control(w, r, RMA_UNLOCK, 0, 1);
         if (st == TERN_OK)
             st = s;
@@ -269,6 +285,7 @@ tern_status_t tern_win_flush(int rank, tern_win_t *w)
     tern_status_t st = check_rank(w, rank);
     if (st == TERN_OK)
         st = tern_rma_check_epoch(w, rank, 1);
+    atomic_thread_fence(memory_order_seq_cst);
     return st == TERN_OK ? tern_rma_am_wait_target(w, rank) : st;
 }
 
@@ -276,6 +293,7 @@ tern_status_t tern_win_flush_all(tern_win_t *w)
 {
     if (!w->n_locked && !(w->epoch & TERN_EPOCH_LOCK_ALL))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no passive-target epoch is open");
+    atomic_thread_fence(memory_order_seq_cst);
     return tern_rma_am_wait_target(w, -1);
 }
 

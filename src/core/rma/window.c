@@ -6,18 +6,17 @@
 #include "core/comm/group.h"
 #include "core/comm/info.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
+#include "base/config.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/mem.h"
 #include "core/runtime/runtime.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 static tern_handle_table_t wins = TERN_HANDLE_TABLE(TERN_KIND_WIN, 8);
 
@@ -217,9 +216,33 @@ tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, M
     return st;
 }
 
+/* Whether every rank of comm is on this node. */
+static int one_node(const tern_comm_t *comm)
+{
+    for (int r = 0; r < comm->size && !comm->is_inter; r++)
+        if (tern_rt.node_of_rank[tern_comm_local_world_rank(comm, r)] != tern_rt.node)
+            return 0;
+    return !comm->is_inter;
+}
+
 tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info info,
                                 tern_comm_t *comm, void *baseptr, MPI_Win *win)
 {
+    if (one_node(comm) && tern_knob_bool(TERN_KNOB_RMA_DIRECT)) {
+        /* The ranks share the memory and access it directly (rma_shm.c). */
+        tern_win_t *w;
+        tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
+                                   disp_unit.v, &w);
+        if (st == TERN_OK && (st = tern_rma_shm_map(w)) != TERN_OK) {
+            tern_rma_am_close(w);
+            win_destroy(w);
+        }
+        if (st != TERN_OK)
+            return st;
+        *(void **)baseptr = w->base;
+        *win = w->handle;
+        return TERN_OK;
+    }
     void *mem = NULL;
     tern_win_t probe = {.min_alignment = 64};
     apply_info(&probe, tern_info_lookup(info));
@@ -238,87 +261,18 @@ tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info in
     return TERN_OK;
 }
 
-/* Win_allocate_shared's memory: one memfd made by rank 0 that the others
- * open through /proc (nothing in /dev/shm, nothing left when a rank is
- * killed: the pages go with the last mapping), each rank's part at an
- * aligned offset, contiguous unless alloc_shared_noncontig. */
-static tern_status_t map_shared(tern_win_t *w)
-{
-    int n = w->size;
-    size_t align = w->alloc_shared_noncontig ? (size_t)sysconf(_SC_PAGESIZE) : w->min_alignment;
-    if (align < 16)
-        align = 16;
-    if (!(w->shm_offsets = calloc((size_t)n, sizeof *w->shm_offsets)))
-        return TERN_ERR_NOMEM;
-    size_t total = 0;
-    for (int r = 0; r < n; r++) {
-        total = (total + align - 1) / align * align;
-        w->shm_offsets[r] = (MPI_Aint)total;
-        total += (size_t)w->sizes[r];
-    }
-    if (!total)
-        total = 1;
-    /* Rank 0's answer: {pid, fd, errno}. */
-    int64_t made[3] = {(int64_t)getpid(), -1, 0};
-    if (w->rank == 0) {
-        int fd = memfd_create("tern-win", MFD_CLOEXEC);
-        if (fd < 0 || posix_fallocate(fd, 0, (off_t)total) != 0)
-            made[2] = fd < 0 ? errno : ENOSPC;
-        made[1] = fd;
-    }
-    tern_status_t st = tern_coll_bcast(w->comm, made, sizeof made, MPI_BYTE, 0, NULL, 0);
-    if (st != TERN_OK)
-        return st;
-    int fd = -1, err = (int)made[2];
-    if (!err) {
-        if (w->rank == 0) {
-            fd = (int)made[1];
-        } else {
-            char path[64];
-            snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)made[0],
-                     (long long)made[1]);
-            fd = open(path, O_RDWR | O_CLOEXEC);
-            if (fd < 0)
-                err = errno;
-        }
-    }
-    void *m = MAP_FAILED;
-    if (!err && (m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        err = errno;
-    /* Every rank has mapped (or failed) before rank 0 closes its fd. */
-    int any = err;
-    st = tern_coll_allreduce(w->comm, &err, &any, 1, MPI_INT, MPI_MAX, NULL, 0);
-    if (fd >= 0)
-        close(fd);
-    if (st == TERN_OK && any)
-        st = tern_status_detail(TERN_ERR_RMA_SHARED,
-                                "cannot share %zu bytes between the ranks: %s", total,
-                                strerror(any));
-    if (st != TERN_OK) {
-        if (m != MAP_FAILED)
-            munmap(m, total);
-        return st;
-    }
-    w->shm = m;
-    w->shm_bytes = total;
-    w->base = (char *)m + w->shm_offsets[w->rank];
-    return TERN_OK;
-}
-
 tern_status_t tern_win_allocate_shared(MPI_Aint size, tern_num_t disp_unit, MPI_Info info,
                                        tern_comm_t *comm, void *baseptr, MPI_Win *win)
 {
-    for (int r = 0; r < comm->size && !comm->is_inter; r++)
-        if (tern_rt.node_of_rank[tern_comm_local_world_rank(comm, r)] != tern_rt.node)
-            return tern_status_detail(TERN_ERR_RMA_SHARED,
-                                      "rank %d of comm is on another node: its ranks cannot "
-                                      "share memory",
-                                      r);
+    if (!one_node(comm))
+        return tern_status_detail(TERN_ERR_RMA_SHARED,
+                                  "the ranks of comm span several nodes: they cannot share "
+                                  "memory");
     tern_win_t *w;
     tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit.v, &w);
     if (st != TERN_OK)
         return st;
-    if ((st = map_shared(w)) != TERN_OK) {
+    if ((st = tern_rma_shm_map(w)) != TERN_OK) {
         tern_rma_am_close(w);
         win_destroy(w);
         return st;

@@ -53,6 +53,8 @@ typedef struct tern_win {
     void *shm;               /* Win_allocate_shared: the mapping of every rank's memory */
     size_t shm_bytes;
     MPI_Aint *shm_offsets;   /* rank -> offset of its memory in shm */
+    struct tern_rma_shm_ctrl *ctrl; /* in shm: per rank, its lock word and accumulate lock */
+    int direct;              /* operations and locks go straight to shm (rma_shm.c) */
     tern_win_region_t *regions; /* dynamic: attached memory */
     char name[MPI_MAX_OBJECT_NAME];
     tern_attr_t *attrs;
