@@ -232,6 +232,46 @@ int main(int argc, char **argv)
     MPI_Group_free(&g);
     CHECK(buf[(rank + size - 1) % size] == 1, "PSCW put with Win_test");
 
+    /* Arguments MPI leaves free: a NULL buffer with count 0, Get_accumulate
+     * with MPI_NO_OP and no origin type. */
+    int res = -1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    EXPECT(MPI_Get(NULL, 0, MPI_INT, 0, 0, 0, MPI_INT, win), MPI_SUCCESS);
+    EXPECT(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, &res, 1, MPI_INT, 0, 0, 1, MPI_INT,
+                              MPI_NO_OP, win), MPI_SUCCESS);
+    EXPECT(MPI_Get_accumulate(&v, 1, MPI_DATATYPE_NULL, &res, 1, MPI_INT, 0, 0, 1, MPI_INT,
+                              MPI_SUM, win), MPI_ERR_TYPE);
+    MPI_Win_unlock(0, win);
+    CHECK(res == buf[0] || rank != 0, "Get_accumulate with MPI_NO_OP read %d", res);
+
+    /* A dynamic window access across two adjacent attached regions. */
+    int regions[8] = {0};
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN);
+    MPI_Win_attach(dyn, regions, 4 * sizeof(int));
+    MPI_Win_attach(dyn, regions + 4, 4 * sizeof(int));
+    MPI_Get_address(regions, &addr);
+    int eight[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, dyn);
+    EXPECT(MPI_Put(eight, 8, MPI_INT, rank, addr, 8, MPI_INT, dyn), MPI_SUCCESS);
+    EXPECT(MPI_Win_unlock(rank, dyn), MPI_SUCCESS);
+    CHECK(regions[3] == 4 && regions[7] == 8, "put across regions: %d %d", regions[3],
+          regions[7]);
+    MPI_Win_detach(dyn, regions);
+    MPI_Win_detach(dyn, regions + 4);
+    MPI_Win_free(&dyn);
+
+    /* Win_shared_query of a rank with no memory: size 0, NULL base. */
+    MPI_Win sw;
+    int *sbase;
+    MPI_Win_allocate_shared(rank % 2 ? 0 : 16, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &sbase, &sw);
+    for (int q = 0; q < size; q++) {
+        MPI_Win_shared_query(sw, q, &qsize, &qunit, &qbase);
+        CHECK(q % 2 ? qsize == 0 && qbase == NULL : qsize == 16 && qbase != NULL,
+              "shared_query(%d): size %ld base %p", q, (long)qsize, qbase);
+    }
+    MPI_Win_free(&sw);
+
     deletes = 0;
     MPI_Win_free(&win);
     CHECK(deletes == 1, "Win_free ran %d delete callbacks", deletes);

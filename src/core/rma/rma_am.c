@@ -312,13 +312,19 @@ static char *target_base(tern_win_t *w, const rma_hdr_t *h, const tern_dt_seg_t 
 {
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         return (char *)w->base + h->addr;
+    /* Each piece within attached memory, which may be several adjacent
+     * regions. */
     for (uint64_t i = 0; i < h->nsegs; i++) {
         uintptr_t lo = (uintptr_t)h->addr + (uintptr_t)segs[i].offset;
-        const tern_win_region_t *r = w->regions;
-        while (r && !(lo >= r->base && lo + segs[i].len <= r->base + r->size))
-            r = r->next;
-        if (!r)
-            return NULL;
+        uintptr_t hi = lo + segs[i].len;
+        while (lo < hi) {
+            const tern_win_region_t *r = w->regions;
+            while (r && !(lo >= r->base && lo < r->base + r->size))
+                r = r->next;
+            if (!r)
+                return NULL;
+            lo = r->base + r->size;
+        }
     }
     return (char *)(uintptr_t)h->addr;
 }

@@ -206,6 +206,10 @@ tern_status_t tern_rma_get_accumulate(const void *origin, MPI_Count ocount, MPI_
                                       MPI_Datatype ttype, MPI_Op op, tern_win_t *w,
                                       tern_req_t **req_p)
 {
+    /* With MPI_NO_OP the origin is ignored (its type may be NULL). */
+    if (op != MPI_NO_OP && !tern_datatype_is_valid(otype))
+        return tern_status_detail(TERN_ERR_TYPE, "origin_datatype 0x%x is not a committed "
+                                  "datatype", (unsigned)otype);
     rma_call_t c = {.type = RMA_GACC, .origin = origin, .ocount = ocount, .otype = otype,
                     .result = result, .rcount = rcount, .rtype = rtype, .target = target,
                     .disp = disp, .tcount = tcount, .ttype = ttype, .op = op,

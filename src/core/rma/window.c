@@ -338,7 +338,8 @@ tern_status_t tern_win_shared_query(tern_win_t *w, int rank, MPI_Aint *size,
     }
     *size = w->sizes[rank];
     tern_num_ref_set(disp_unit, w->disp_units[rank]);
-    *(void **)baseptr = (char *)w->shm + w->shm_offsets[rank];
+    /* No memory, no address (as MPICH: a rank of size 0 has a NULL base). */
+    *(void **)baseptr = w->sizes[rank] ? (char *)w->shm + w->shm_offsets[rank] : NULL;
     return TERN_OK;
 }
 

@@ -53,8 +53,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     const MPI_Comm err_comm = tern_win_err_comm(win);
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, result_addr, "result_addr")) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
         (err = tern_check_win(func, err_comm, win, &win_obj)))
         return err;
@@ -69,8 +68,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     const MPI_Comm err_comm = tern_win_err_comm(win);
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, result_addr, "result_addr")) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
         (err = tern_check_op(func, err_comm, op)) ||
         (err = tern_check_win(func, err_comm, win, &win_obj)))
@@ -86,8 +84,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     const MPI_Comm err_comm = tern_win_err_comm(win);
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, origin_addr, "origin_addr")) ||
-        (err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
         (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
@@ -106,8 +103,6 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
     tern_win_t *win_obj = NULL;
     int err;
     if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_ptr(func, err_comm, result_addr, "result_addr")) ||
         (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
@@ -128,8 +123,6 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
     tern_win_t *win_obj = NULL;
     int err;
     if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_ptr(func, err_comm, result_addr, "result_addr")) ||
         (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
@@ -149,8 +142,7 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     const MPI_Comm err_comm = tern_win_err_comm(win);
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, origin_addr, "origin_addr")) ||
-        (err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
         (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
@@ -253,8 +245,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, origin_addr, "origin_addr")) ||
-        (err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
         (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
@@ -278,8 +269,6 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_ptr(func, err_comm, result_addr, "result_addr")) ||
         (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
@@ -305,8 +294,6 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_ptr(func, err_comm, result_addr, "result_addr")) ||
         (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
@@ -331,8 +318,7 @@ int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, origin_addr, "origin_addr")) ||
-        (err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
         (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
         (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
         (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
