@@ -113,6 +113,15 @@ int main(int argc, char **argv)
     EXPECT(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_FLOAT, MPI_SUM, win), MPI_ERR_TYPE);
     EXPECT(MPI_Accumulate(&v, 1, MPI_FLOAT, 0, 0, 1, MPI_FLOAT, MPI_BAND, win), MPI_ERR_OP);
     MPI_Op_free(&op);
+    /* Nothing moves: any types will do (MPICH's badrma). */
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    EXPECT(MPI_Accumulate(&v, 0, MPI_INT, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win), MPI_SUCCESS);
+    EXPECT(MPI_Accumulate(NULL, 2, empty, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win), MPI_SUCCESS);
+    EXPECT(MPI_Get_accumulate(NULL, 1, empty, NULL, 0, MPI_INT, 0, 0, 2, empty, MPI_SUM, win),
+           MPI_SUCCESS);
+    MPI_Type_free(&empty);
     MPI_Request req;
     EXPECT(MPI_Rput(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win, &req), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win), MPI_SUCCESS);

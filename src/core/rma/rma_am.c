@@ -116,11 +116,33 @@ static uint32_t new_tag(tern_win_t *w)
     return t;
 }
 
+/* Operations in flight per window, and their bytes (request and answer
+ * buffers): past either, an origin waits for answers before it issues more,
+ * so a loop of a million puts or gets in one epoch runs in bounded memory. */
+#define RMA_MAX_INFLIGHT 512
+#define RMA_MAX_INFLIGHT_BYTES (64u << 20)
+
+static void wait_room(tern_win_t *w, size_t bytes)
+{
+    unsigned idle = 0;
+    for (;;) {
+        tern_rma_am_poll();
+        if (w->n_pending < RMA_MAX_INFLIGHT &&
+            (w->inflight_bytes + bytes <= RMA_MAX_INFLIGHT_BYTES || w->n_pending == 0))
+            return;
+        if (!tern_progress())
+            tern_progress_idle(&idle);
+    }
+}
+
 tern_status_t tern_rma_am_issue(tern_win_t *w, int target, rma_hdr_t *hdr,
                                 const tern_dt_seg_t *segs, const void *data, size_t reply_bytes,
                                 void *result, MPI_Count result_count, MPI_Datatype result_type,
                                 rma_op_t **op_p)
 {
+    size_t footprint = sizeof *hdr + hdr->nsegs * sizeof(tern_dt_seg_t) + hdr->data_bytes +
+                       8 + reply_bytes;
+    wait_room(w, footprint);
     rma_op_t *op = calloc(1, sizeof *op);
     if (!op)
         return TERN_ERR_NOMEM;
@@ -182,6 +204,8 @@ tern_status_t tern_rma_am_issue(tern_win_t *w, int target, rma_hdr_t *hdr,
     }
     w->pending[target]++;
     w->n_pending++;
+    op->footprint = footprint;
+    w->inflight_bytes += footprint;
     op->next = ops;
     ops = op;
     if (op_p)
@@ -224,6 +248,7 @@ static int op_progress(rma_op_t *op)
     }
     w->pending[op->target]--;
     w->n_pending--;
+    w->inflight_bytes -= op->footprint;
     free(op->reply_buf);
     free(op);
     return 1;

@@ -57,6 +57,7 @@ typedef struct rma_op {
     MPI_Count result_count;
     MPI_Datatype result_type;
     tern_req_t *user_req;   /* Rput...: completed with the operation */
+    size_t footprint;       /* bytes its buffers take (w->inflight_bytes) */
 } rma_op_t;
 
 /* Serves the window (posts its receive of requests; the hook runs). */

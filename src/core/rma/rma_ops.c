@@ -65,26 +65,29 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
                                   "has %d ranks)", c->target, w->size);
     if ((st = tern_rma_check_epoch(w, c->target, c->passive)) != TERN_OK)
         return st;
-    MPI_Datatype basic = MPI_DATATYPE_NULL;
-    if ((c->type == RMA_ACC || c->type == RMA_GACC) && (st = check_acc(c, &basic)) != TERN_OK)
-        return st;
     size_t tbytes = tern_datatype_packed_size(c->ttype, (size_t)c->tcount);
     int ships = c->type == RMA_PUT || c->type == RMA_ACC || c->type == RMA_CAS ||
                 (c->type == RMA_GACC && c->op != MPI_NO_OP);
     size_t obytes = ships || c->type == RMA_GET
                         ? tern_datatype_packed_size(c->otype, (size_t)c->ocount) : 0;
+    size_t rbytes = c->type == RMA_GACC
+                        ? tern_datatype_packed_size(c->rtype, (size_t)c->rcount) : 0;
+    /* Nothing moves (zero counts or zero-size types): nothing to check
+     * further, nothing to do. */
+    if (!tbytes && !obytes && !rbytes)
+        goto done_now;
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
+    if ((c->type == RMA_ACC || c->type == RMA_GACC) && (st = check_acc(c, &basic)) != TERN_OK)
+        return st;
     if ((ships || c->type == RMA_GET) && obytes != tbytes)
         return size_mismatch("origin", obytes, "target", tbytes);
     if (c->type == RMA_GACC) {
-        size_t rbytes = tern_datatype_packed_size(c->rtype, (size_t)c->rcount);
         if (rbytes != tbytes)
             return size_mismatch("result", rbytes, "target", tbytes);
         if (tern_datatype_basic(c->rtype) != basic)
             return tern_status_detail(TERN_ERR_TYPE, "result_datatype is not made of %s",
                                       tern_datatype_name(basic));
     }
-    if (!tbytes)
-        goto done_now;
     tern_dt_seg_t *segs;
     size_t nsegs;
     if ((st = tern_datatype_flatten((size_t)c->tcount, c->ttype, &segs, &nsegs)) != TERN_OK)

@@ -72,6 +72,7 @@ typedef struct tern_win {
     int lock_all_nocheck;    /* Win_lock_all with MPI_MODE_NOCHECK: no lock messages */
     unsigned *pending;       /* per target: operations not yet acknowledged */
     unsigned n_pending;
+    size_t inflight_bytes;   /* buffers of the operations pending */
     int *access_group;       /* PSCW: targets (window ranks) of Win_start */
     int n_access;
     int *posts_seen;         /* per target: POSTs received not yet used by a start */
