@@ -34,6 +34,17 @@
     X(TERN_ERR_DATAREP, "unsupported data representation")         \
     X(TERN_ERR_LIMIT, "a fixed limit of the library is reached")   \
     X(TERN_ERR_BASE, "invalid base address")                       \
+    X(TERN_ERR_WIN, "invalid window")                              \
+    X(TERN_ERR_RMA_SYNC, "RMA call outside its synchronization")   \
+    X(TERN_ERR_RMA_RANGE, "RMA target outside the window")         \
+    X(TERN_ERR_RMA_CONFLICT, "conflicting RMA accesses")           \
+    X(TERN_ERR_RMA_ATTACH, "memory cannot be attached")            \
+    X(TERN_ERR_RMA_SHARED, "memory cannot be shared")              \
+    X(TERN_ERR_RMA_FLAVOR, "wrong window flavor")                  \
+    X(TERN_ERR_DISP, "invalid displacement")                       \
+    X(TERN_ERR_SIZE, "invalid size")                               \
+    X(TERN_ERR_LOCKTYPE, "invalid lock type")                      \
+    X(TERN_ERR_ASSERT, "invalid assert")                           \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

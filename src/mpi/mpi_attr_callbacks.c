@@ -74,3 +74,27 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attrib
     (void)datatype, (void)type_keyval, (void)attribute_val, (void)extra_state;
     return MPI_SUCCESS;
 }
+
+int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state,
+                         void *attribute_val_in, void *attribute_val_out, int *flag)
+{
+    (void)oldwin, (void)win_keyval, (void)extra_state, (void)attribute_val_in;
+    (void)attribute_val_out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                   void *attribute_val_out, int *flag)
+{
+    (void)oldwin, (void)win_keyval, (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state)
+{
+    (void)win, (void)win_keyval, (void)attribute_val, (void)extra_state;
+    return MPI_SUCCESS;
+}

@@ -100,6 +100,15 @@ int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op)
                           (unsigned)op);
 }
 
+int tern_check_win(const char *func, MPI_Comm err_comm, MPI_Win win, tern_win_t **w_p)
+{
+    if (__builtin_expect((*w_p = tern_win_lookup(win)) != NULL, 1))
+        return MPI_SUCCESS;
+    return tern_mpi_error(err_comm, MPI_ERR_WIN, func,
+                          win == MPI_WIN_NULL ? "win is MPI_WIN_NULL" : "invalid window 0x%x",
+                          (unsigned)win);
+}
+
 int tern_check_type(const char *func, MPI_Comm err_comm, MPI_Datatype dt, const char *name)
 {
     if (__builtin_expect(tern_dtype_exists(dt), 1))

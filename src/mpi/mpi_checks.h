@@ -10,6 +10,7 @@
 #include "core/comm/group.h"
 #include "core/comm/info.h"
 #include "core/pt2pt/request.h"
+#include "core/rma/window.h"
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_p2p.h"
 
@@ -33,6 +34,8 @@ int tern_check_info_value(const char *func, MPI_Comm err_comm, const char *value
 /* MPI_ERR_OP unless op is a live reduction operation (predefined or
  * user-defined). */
 int tern_check_op(const char *func, MPI_Comm err_comm, MPI_Op op);
+/* A live window (MPI_ERR_WIN otherwise). */
+int tern_check_win(const char *func, MPI_Comm err_comm, MPI_Win win, tern_win_t **w_p);
 
 /* MPI_ERR_KEYVAL unless keyval is a keyval the user holds or (unless
  * writable) a predefined one. */

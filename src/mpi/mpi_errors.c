@@ -3,6 +3,7 @@
 #include "core/init/session.h"
 #include "core/runtime/handle.h"
 #include "core/pt2pt/peer_failure.h"
+#include "core/rma/window.h"
 #include "core/runtime/user_errors.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
@@ -119,6 +120,17 @@ int tern_mpi_class_of(tern_status_t st)
      * MPI_ERR_OTHER); it is not memory the program could free. */
     case TERN_ERR_LIMIT: return MPI_ERR_OTHER;
     case TERN_ERR_BASE: return MPI_ERR_BASE;
+    case TERN_ERR_WIN: return MPI_ERR_WIN;
+    case TERN_ERR_RMA_SYNC: return MPI_ERR_RMA_SYNC;
+    case TERN_ERR_RMA_RANGE: return MPI_ERR_RMA_RANGE;
+    case TERN_ERR_RMA_CONFLICT: return MPI_ERR_RMA_CONFLICT;
+    case TERN_ERR_RMA_ATTACH: return MPI_ERR_RMA_ATTACH;
+    case TERN_ERR_RMA_SHARED: return MPI_ERR_RMA_SHARED;
+    case TERN_ERR_RMA_FLAVOR: return MPI_ERR_RMA_FLAVOR;
+    case TERN_ERR_DISP: return MPI_ERR_DISP;
+    case TERN_ERR_SIZE: return MPI_ERR_SIZE;
+    case TERN_ERR_LOCKTYPE: return MPI_ERR_LOCKTYPE;
+    case TERN_ERR_ASSERT: return MPI_ERR_ASSERT;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -266,6 +278,10 @@ static int invoke_handler(MPI_Comm comm, int code)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || !tern_errhandler_valid(eh))
         abort_job(code, code_text(code));
+    /* A window's handler is its communicator's: the program gets the window. */
+    MPI_Win win = tern_win_of_comm(h);
+    if (win != MPI_WIN_NULL)
+        h = (int)win;
     int e = code;
     user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
     return code;

@@ -52,6 +52,9 @@ HANDLE_IN = {
     # Any type, committed or not (constructors, queries); data moves only
     # with committed ones: rule committed_type.
     "DATATYPE": (None, 'tern_check_type(func, err_comm, {x}, "{x}")'),
+    # Windows: errors go to the window's handler (err_comm is the window's
+    # own communicator, tern_win_err_comm).
+    "WINDOW": ("tern_win_t", "tern_check_win(func, err_comm, {x}, &{x}_obj)"),
 }
 
 # Scalars checked against a fixed range: kind -> check call format.
@@ -64,6 +67,11 @@ SCALAR_IN = {
     "ARRAY_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
     "ARRAY_LENGTH_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
     "INFO_VALUE_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    # One-sided: counts, target displacements, window and attach sizes.
+    "POLYXFER_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
+    "RMA_DISPLACEMENT_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_DISP)',
+    "WINDOW_SIZE": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_SIZE)',
+    "WIN_ATTACH_SIZE": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_SIZE)',
     # MPI_Alloc_mem's size: MPI_ERR_ARG, as MPICH.
     "ALLOC_MEM_NUM_BYTES": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
 }
@@ -74,6 +82,10 @@ UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERR
                 "ERROR_CLASS",
                 "THREAD_LEVEL", "EXTRA_STATE", "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10",
                 "SPLIT_TYPE",
+                # One-sided: target ranks (MPI_PROC_NULL allowed), asserts,
+                # lock types and displacement units: the core checks them
+                # against the window.
+                "RANK_NNI", "ASSERT", "LOCK_TYPE", "POLYRMA_DISPLACEMENT",
                 # Buffers may be NULL (count 0, MPI_BOTTOM); strides, bounds and
                 # displacements may be negative; sizes and array capacities are
                 # compared with what the core needs.
@@ -198,6 +210,13 @@ def entry_point(expr, spec):
     comm = next((p["name"] for kind in ("COMMUNICATOR", "SESSION") for p in params
                  if p["kind"] == kind and p["dir"] == "in" and p["length"] is None),
                 None)
+    if comm is None:
+        # A window's errors go to the window's error handler.
+        win = next((p for p in params if p["kind"] == "WINDOW" and p["dir"] != "out"), None)
+        if win and win["dir"] == "in":
+            comm = f'tern_win_err_comm({win["name"]})'
+        elif win:
+            comm = f'({win["name"]} ? tern_win_err_comm(*{win["name"]}) : MPI_COMM_NULL)'
     comm = spec.get("err_handle", comm)
     decls, checks = [], []
     for prm in params:

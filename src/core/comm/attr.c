@@ -119,6 +119,9 @@ int tern_keyval_is_predefined(int keyval)
     switch (keyval) {
     case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
     case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
+    /* The window attributes (core/rma/win_attr.c). */
+    case MPI_WIN_BASE: case MPI_WIN_SIZE: case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR:
+    case MPI_WIN_MODEL:
         return 1;
     default:
         return 0;

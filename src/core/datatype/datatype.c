@@ -385,6 +385,36 @@ tern_status_t tern_datatype_unpack(const void *in, size_t in_bytes, void *buf, s
     return TERN_OK;
 }
 
+tern_status_t tern_datatype_flatten(size_t count, MPI_Datatype dt, tern_dt_seg_t **segs,
+                                    size_t *nsegs)
+{
+    *segs = NULL;
+    *nsegs = 0;
+    size_t len = tern_datatype_packed_size(dt, count);
+    if (!len)
+        return TERN_OK;
+    if (tern_datatype_is_contig(dt)) {
+        if (!(*segs = malloc(sizeof **segs)))
+            return TERN_ERR_NOMEM;
+        (*segs)[0] = (tern_dt_seg_t){tern_datatype_true_lb(dt), len};
+        *nsegs = 1;
+        return TERN_OK;
+    }
+    MPI_Aint extent;
+    const tern_dtnode_t *root = walk_tree(dt, &extent);
+    if (!root)
+        return TERN_ERR_ARG;
+    tern_dtwalk_t w = {.op = DTW_SEGS, .rem = len};
+    tern_dtn_walk_count(root, count, extent, 0, 0, &w);
+    if (w.status != TERN_OK) {
+        free(w.segs);
+        return w.status;
+    }
+    *segs = w.segs;
+    *nsegs = w.nsegs;
+    return TERN_OK;
+}
+
 long long tern_datatype_elements(MPI_Datatype dt, size_t bytes)
 {
     MPI_Aint extent;

@@ -79,6 +79,16 @@ tern_status_t tern_datatype_unpack_range(const void *in, size_t len, void *buf, 
  * (MPI_Get_elements; a trailing partial element does not count), or -1 if
  * dt is not valid. */
 long long tern_datatype_elements(MPI_Datatype dt, size_t bytes);
+/* The memory layout of count elements of dt, in packed-stream order: the
+ * byte pieces (offset from the buffer, length), adjacent pieces merged
+ * (one-sided communication ships a target type as this list). *segs is
+ * malloc'ed (NULL when there is no data). */
+typedef struct tern_dt_seg {
+    MPI_Aint offset;
+    size_t len;
+} tern_dt_seg_t;
+tern_status_t tern_datatype_flatten(size_t count, MPI_Datatype dt, tern_dt_seg_t **segs,
+                                    size_t *nsegs);
 /* Keep a derived type alive while a request uses it (no-op for predefined
  * types); MPI_Type_free releases the user's reference. */
 void tern_datatype_retain(MPI_Datatype dt);

@@ -105,13 +105,15 @@ int tern_dtn_is_dense(const tern_dtnode_t *n, MPI_Aint *first);
 
 /* Walk the packed range [skip, skip + len) of count elements of root at
  * base (an address; MPI_BOTTOM is 0). */
-typedef enum { DTW_PACK, DTW_UNPACK, DTW_COUNT, DTW_EXT_PACK, DTW_EXT_UNPACK } tern_dtw_op_t;
+typedef enum { DTW_PACK, DTW_UNPACK, DTW_COUNT, DTW_EXT_PACK, DTW_EXT_UNPACK, DTW_SEGS } tern_dtw_op_t;
 typedef struct {
     tern_dtw_op_t op;
     char *pk;             /* packed-side cursor */
     size_t rem;           /* bytes still to walk */
     size_t elems;         /* DTW_COUNT: whole basic elements walked */
-    tern_status_t status; /* external32: a type it cannot convert */
+    tern_status_t status; /* external32: a type it cannot convert; DTW_SEGS: no memory */
+    struct tern_dt_seg *segs; /* DTW_SEGS: the pieces walked, adjacent ones merged */
+    size_t nsegs, segs_cap;
 } tern_dtwalk_t;
 void tern_dtn_walk_count(const tern_dtnode_t *root, size_t count, MPI_Aint extent,
                          uintptr_t base, size_t skip, tern_dtwalk_t *w);

@@ -1,5 +1,6 @@
 /* The loop description of a datatype and the engine that walks it: pack,
  * unpack and element counting over any byte range of the packed stream. */
+#include "core/datatype/datatype.h"
 #include "core/datatype/dtype_internal.h"
 
 #include <stdlib.h>
@@ -251,6 +252,26 @@ static void walk_piece(const tern_dtnode_t *leaf, uintptr_t addr, size_t skip, s
     case DTW_COUNT:
         w->elems += (skip + k) / leaf->esize - skip / leaf->esize;
         break;
+    case DTW_SEGS: {
+        MPI_Aint off = (MPI_Aint)(addr + skip);
+        if (w->nsegs && w->segs[w->nsegs - 1].offset + (MPI_Aint)w->segs[w->nsegs - 1].len == off) {
+            w->segs[w->nsegs - 1].len += k;
+        } else {
+            if (w->nsegs == w->segs_cap) {
+                size_t cap = w->segs_cap ? 2 * w->segs_cap : 16;
+                struct tern_dt_seg *g = realloc(w->segs, cap * sizeof *g);
+                if (!g) {
+                    w->status = TERN_ERR_NOMEM;
+                    w->rem = 0;
+                    return;
+                }
+                w->segs = g;
+                w->segs_cap = cap;
+            }
+            w->segs[w->nsegs++] = (struct tern_dt_seg){off, k};
+        }
+        break;
+    }
     case DTW_EXT_PACK:
     case DTW_EXT_UNPACK: {
         /* Whole elements only (external32 packs whole buffers). */

@@ -6,6 +6,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
+#include "core/rma/window.h"
 #include "core/runtime/runtime.h"
 #include "pmi/pmi.h"
 
@@ -63,6 +64,7 @@ tern_status_t tern_runtime_finalize(void)
     while (tern_rt.n_pending_peers)
         tern_progress();
     tern_runtime_close_transports();
+    tern_win_finalize();
     tern_comm_finalize();
     tern_status_t st = tern_pmi_finalize();
     tern_rt.active = 0;

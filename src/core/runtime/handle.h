@@ -16,6 +16,7 @@
 #define TERN_KIND_DATATYPE 0x0c000000u
 #define TERN_KIND_ERRHANDLER 0x14000000u
 #define TERN_KIND_OP 0x18000000u
+#define TERN_KIND_WIN 0x20000000u
 #define TERN_KIND_REQUEST 0x2c000000u
 /* Matched messages: MPI_MESSAGE_NULL and MPI_MESSAGE_NO_PROC are predefined
  * 0x6c00000x (the request kind); dynamic ones have this kind of their own. */

@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/comm.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/comm/attr.h"
+#include "core/rma/window.h"
 #include "core/comm/comm_new.h"
 #include "core/comm/comm_query.h"
 #include "core/comm/group.h"
@@ -761,4 +762,102 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
         (err = tern_check_ptr(func, err_comm, type_name, "type_name")))
         return err;
     return tern_mpi_result(err_comm, func, tern_dtype_set_name(datatype, type_name));
+}
+
+TERN_PMPI_ALIAS(Win_create_keyval)
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
+{
+    static const char func[] = "MPI_Win_create_keyval";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, win_keyval, "win_keyval")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, extra_state, win_keyval));
+}
+
+TERN_PMPI_ALIAS(Win_delete_attr)
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    static const char func[] = "MPI_Win_delete_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_keyval(func, err_comm, win_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_delete_attr(win_obj, win_keyval));
+}
+
+TERN_PMPI_ALIAS(Win_free_keyval)
+int PMPI_Win_free_keyval(int *win_keyval)
+{
+    static const char func[] = "MPI_Win_free_keyval";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, win_keyval, "win_keyval")) ||
+        (err = tern_check_keyval(func, err_comm, *win_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_free_keyval(win_keyval));
+}
+
+TERN_PMPI_ALIAS(Win_get_attr)
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    static const char func[] = "MPI_Win_get_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_keyval(func, err_comm, win_keyval, 0)) ||
+        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_get_attr(win_obj, win_keyval, attribute_val, flag));
+}
+
+TERN_PMPI_ALIAS(Win_get_name)
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    static const char func[] = "MPI_Win_get_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_array(func, err_comm, win_name, MPI_MAX_OBJECT_NAME, "win_name")) ||
+        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_get_name(win_obj, win_name, resultlen));
+}
+
+TERN_PMPI_ALIAS(Win_set_attr)
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    static const char func[] = "MPI_Win_set_attr";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_keyval(func, err_comm, win_keyval, 1)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_set_attr(win_obj, win_keyval, attribute_val));
+}
+
+TERN_PMPI_ALIAS(Win_set_name)
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    static const char func[] = "MPI_Win_set_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_comm, win_name, "win_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_win_set_name(win_obj, win_name));
 }

@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/env.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/init/env.h"
+#include "core/rma/window.h"
 #include "core/runtime/user_errors.h"
 #include "mpi/mpi_session.h"
 
@@ -270,6 +271,60 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         (err = tern_check_errhandler(func, err_comm, errhandler)))
         return err;
     return tern_mpi_result(err_comm, func, tern_session_set_errhandler(session_obj, errhandler));
+}
+
+TERN_PMPI_ALIAS(Win_call_errhandler)
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    static const char func[] = "MPI_Win_call_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_call_errhandler(win_obj->comm, errorcode));
+}
+
+TERN_PMPI_ALIAS(Win_create_errhandler)
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    static const char func[] = "MPI_Win_create_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, win_errhandler_fn, "win_errhandler_fn")) ||
+        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_errhandler_create((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler));
+}
+
+TERN_PMPI_ALIAS(Win_get_errhandler)
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    static const char func[] = "MPI_Win_get_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_errhandler(win_obj->comm, errhandler));
+}
+
+TERN_PMPI_ALIAS(Win_set_errhandler)
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    static const char func[] = "MPI_Win_set_errhandler";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = tern_win_err_comm(win);
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+        (err = tern_check_errhandler(func, err_comm, errhandler)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_set_errhandler(win_obj->comm, errhandler));
 }
 
 TERN_PMPI_ALIAS(Wtick)

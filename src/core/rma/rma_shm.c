@@ -1,0 +1,151 @@
+/* Direct access to shared window memory (rma_shm.h). */
+#include "core/rma/rma_shm.h"
+#include "core/coll/coll.h"
+#include "core/pt2pt/progress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Per rank, one cache line: the lock word (EXCL, or the count of shared
+ * holders) and the accumulate lock. */
+#define LOCK_EXCL (1ull << 63)
+struct tern_rma_shm_ctrl {
+    _Atomic uint64_t lock;
+    atomic_int acc;
+    char pad[64 - sizeof(_Atomic uint64_t) - sizeof(atomic_int)];
+};
+_Static_assert(sizeof(struct tern_rma_shm_ctrl) == 64, "one cache line per rank");
+
+/* One memfd made by rank 0 that the others open through /proc: nothing in
+ * /dev/shm, nothing left when a rank is killed (the pages go with the last
+ * mapping). Each rank's part at an aligned offset after the control lines,
+ * contiguous unless alloc_shared_noncontig. */
+tern_status_t tern_rma_shm_map(tern_win_t *w)
+{
+    int n = w->size;
+    size_t align = w->alloc_shared_noncontig ? (size_t)sysconf(_SC_PAGESIZE) : w->min_alignment;
+    if (align < 64)
+        align = 64;
+    if (!(w->shm_offsets = calloc((size_t)n, sizeof *w->shm_offsets)))
+        return TERN_ERR_NOMEM;
+    size_t total = (size_t)n * sizeof(struct tern_rma_shm_ctrl);
+    for (int r = 0; r < n; r++) {
+        total = (total + align - 1) / align * align;
+        w->shm_offsets[r] = (MPI_Aint)total;
+        total += (size_t)w->sizes[r];
+    }
+    /* Rank 0's answer: {pid, fd, errno}. */
+    int64_t made[3] = {(int64_t)getpid(), -1, 0};
+    if (w->rank == 0) {
+        int fd = memfd_create("tern-win", MFD_CLOEXEC);
+        if (fd < 0 || posix_fallocate(fd, 0, (off_t)total) != 0)
+            made[2] = fd < 0 ? errno : ENOSPC;
+        made[1] = fd;
+    }
+    tern_status_t st = tern_coll_bcast(w->comm, made, sizeof made, MPI_BYTE, 0, NULL, 0);
+    if (st != TERN_OK)
+        return st;
+    int fd = -1, err = (int)made[2];
+    if (!err) {
+        if (w->rank == 0) {
+            fd = (int)made[1];
+        } else {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)made[0],
+                     (long long)made[1]);
+            if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+                err = errno;
+        }
+    }
+    void *m = MAP_FAILED;
+    if (!err && (m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+        err = errno;
+    /* Every rank has mapped (or failed) before rank 0 closes its fd. */
+    int any = err;
+    st = tern_coll_allreduce(w->comm, &err, &any, 1, MPI_INT, MPI_MAX, NULL, 0);
+    if (fd >= 0)
+        close(fd);
+    if (st == TERN_OK && any)
+        st = tern_status_detail(TERN_ERR_RMA_SHARED,
+                                "cannot share %zu bytes between the ranks: %s", total,
+                                strerror(any));
+    if (st != TERN_OK) {
+        if (m != MAP_FAILED)
+            munmap(m, total);
+        return st;
+    }
+    w->shm = m;
+    w->shm_bytes = total;
+    w->ctrl = m;
+    w->base = (char *)m + w->shm_offsets[w->rank];
+    w->direct = 1;
+    return TERN_OK;
+}
+
+/* Spin politely: progress (this rank may be a target of the general path,
+ * or the lock holder may wait for us in a fence), yield when it idles. */
+static void pause_once(unsigned *idle)
+{
+    if (!tern_progress())
+        tern_progress_idle(idle);
+}
+
+void tern_rma_shm_lock(tern_win_t *w, int target, int lock_type)
+{
+    _Atomic uint64_t *word = &w->ctrl[target].lock;
+    unsigned idle = 0;
+    for (;;) {
+        uint64_t v = atomic_load_explicit(word, memory_order_relaxed);
+        if (lock_type == MPI_LOCK_EXCLUSIVE) {
+            if (v == 0 && atomic_compare_exchange_weak_explicit(
+                              word, &v, LOCK_EXCL, memory_order_acquire, memory_order_relaxed))
+                return;
+        } else if (!(v & LOCK_EXCL) &&
+                   atomic_compare_exchange_weak_explicit(word, &v, v + 1, memory_order_acquire,
+                                                         memory_order_relaxed)) {
+            return;
+        }
+        pause_once(&idle);
+    }
+}
+
+void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type)
+{
+    _Atomic uint64_t *word = &w->ctrl[target].lock;
+    if (lock_type == MPI_LOCK_EXCLUSIVE)
+        atomic_store_explicit(word, 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(word, 1, memory_order_release);
+}
+
+void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
+                        const tern_dt_seg_t *segs, const char *data, char *out)
+{
+    char *base = (char *)w->shm + w->shm_offsets[target] + hdr->addr;
+    int atomic_ = hdr->type == RMA_ACC || hdr->type == RMA_GACC || hdr->type == RMA_CAS;
+    atomic_int *acc = &w->ctrl[target].acc;
+    if (atomic_) {
+        /* Short critical sections: spin, yield now and then (a holder
+         * descheduled on an oversubscribed node). */
+        unsigned spins = 0;
+        int expect = 0;
+        while (!atomic_compare_exchange_weak_explicit(acc, &expect, 1, memory_order_acquire,
+                                                      memory_order_relaxed)) {
+            expect = 0;
+            if (++spins % 256 == 0)
+                sched_yield();
+        }
+    }
+    tern_rma_apply(base, hdr, segs, data, out);
+    if (atomic_)
+        atomic_store_explicit(acc, 0, memory_order_release);
+    else
+        atomic_thread_fence(memory_order_release);
+}

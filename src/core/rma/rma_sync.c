@@ -1,0 +1,308 @@
+/* Fences, post-start-complete-wait and passive-target locks over the
+ * engine's counted messages (rma_am.h): an origin closes an epoch once
+ * every operation of it is answered, which a target does only after
+ * applying it; then the fence's barrier, the COMPLETE message or the
+ * UNLOCK tells the target. */
+#include "core/rma/rma_sync.h"
+#include "core/coll/coll.h"
+#include "core/pt2pt/progress.h"
+#include "core/rma/rma_am.h"
+#include "core/rma/rma_shm.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* locked[] values: the lock type, with this bit when no lock message was
+ * sent (MPI_MODE_NOCHECK). */
+#define LOCK_NOCHECK 0x80
+
+tern_status_t tern_rma_check_epoch(const tern_win_t *w, int target, int passive)
+{
+    if (w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL))
+        return TERN_OK;
+    if (!passive) {
+        if (w->fence_open)
+            return TERN_OK;
+        if (w->epoch & TERN_EPOCH_PSCW)
+            for (int i = 0; i < w->n_access; i++)
+                if (w->access_group[i] == target)
+                    return TERN_OK;
+    }
+    return tern_status_detail(TERN_ERR_RMA_SYNC,
+                              "no %sepoch gives access to target rank %d of the window",
+                              passive ? "passive-target (lock) " : "", target);
+}
+
+static tern_status_t check_assert(int assert_, int allowed, const char *what)
+{
+    if (assert_ & ~allowed)
+        return tern_status_detail(TERN_ERR_ASSERT, "assert=%d has bits %s does not take",
+                                  assert_, what);
+    return TERN_OK;
+}
+
+static tern_status_t check_rank(const tern_win_t *w, int rank)
+{
+    if (rank < 0 || rank >= w->size)
+        return tern_status_detail(TERN_ERR_RANK, "rank=%d is out of range (the window has %d "
+                                  "ranks)", rank, w->size);
+    return TERN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+
+tern_status_t tern_win_fence(int assert_, tern_win_t *w)
+{
+    tern_status_t st = check_assert(assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT |
+                                    MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, "MPI_Win_fence");
+    if (st != TERN_OK)
+        return st;
+    if (w->epoch & (TERN_EPOCH_PSCW | TERN_EPOCH_LOCK_ALL) || w->n_locked)
+        return tern_status_detail(TERN_ERR_RMA_SYNC,
+                                  "a post-start or lock epoch is open on the window");
+    st = tern_rma_am_wait_target(w, -1);
+    atomic_thread_fence(memory_order_seq_cst); /* direct accesses, before the barrier */
+    /* After the barrier every rank's operations are answered, so applied. */
+    tern_status_t bst = tern_coll_barrier(w->comm);
+    if (st == TERN_OK)
+        st = bst;
+    w->fence_open = !(assert_ & MPI_MODE_NOSUCCEED);
+    return st;
+}
+
+/* Window ranks of a group's members in *ranks; TERN_ERR_GROUP for a member
+ * not in the window. */
+static tern_status_t group_ranks(const tern_win_t *w, const tern_group_t *g, int *ranks)
+{
+    if (g->size > w->size)
+        return tern_status_detail(TERN_ERR_GROUP, "the group has %d ranks, the window %d",
+                                  g->size, w->size);
+    for (int i = 0; i < g->size; i++) {
+        int r = 0;
+        while (r < w->size && tern_win_world(w, r) != g->world_ranks[i])
+            r++;
+        if (r == w->size)
+            return tern_status_detail(TERN_ERR_GROUP,
+                                      "group rank %d (world rank %d) is not in the window", i,
+                                      g->world_ranks[i]);
+        ranks[i] = r;
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w)
+{
+    tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE |
+                                    MPI_MODE_NOPUT, "MPI_Win_post");
+    if (st != TERN_OK)
+        return st;
+    if (w->n_exposure)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "an exposure epoch is open already");
+    if ((st = group_ranks(w, g, w->exposure_group)) != TERN_OK)
+        return st;
+    for (int i = 0; i < g->size && st == TERN_OK; i++)
+        st = tern_rma_am_control(w, w->exposure_group[i], RMA_POST, 0, 0);
+    if (st == TERN_OK)
+        w->n_exposure = g->size;
+    /* An empty group still opens an epoch that Win_wait closes. */
+    if (st == TERN_OK && !g->size)
+        w->n_exposure = -1;
+    return st;
+}
+
+tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w)
+{
+    tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_start");
+    if (st != TERN_OK)
+        return st;
+    if (w->epoch & (TERN_EPOCH_PSCW | TERN_EPOCH_LOCK_ALL) || w->n_locked)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
+    if ((st = group_ranks(w, g, w->access_group)) != TERN_OK)
+        return st;
+    /* Each target's POST must have come (they may come in any order). */
+    unsigned idle = 0;
+    for (int i = 0; i < g->size; i++)
+        while (!w->posts_seen[w->access_group[i]])
+            if (!tern_progress())
+                tern_progress_idle(&idle);
+    for (int i = 0; i < g->size; i++)
+        w->posts_seen[w->access_group[i]]--;
+    w->n_access = g->size;
+    w->epoch |= TERN_EPOCH_PSCW;
+    return TERN_OK;
+}
+
+tern_status_t tern_win_complete(tern_win_t *w)
+{
+    if (!(w->epoch & TERN_EPOCH_PSCW))
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_start epoch to complete");
+    tern_status_t st = TERN_OK;
+    for (int i = 0; i < w->n_access; i++) {
+        tern_status_t s = tern_rma_am_wait_target(w, w->access_group[i]);
+        if (st == TERN_OK)
+            st = s;
+    }
+    for (int i = 0; i < w->n_access; i++) {
+        tern_status_t s = tern_rma_am_control(w, w->access_group[i], RMA_COMPLETE, 0, 0);
+        if (st == TERN_OK)
+            st = s;
+    }
+    w->n_access = 0;
+    w->epoch &= ~TERN_EPOCH_PSCW;
+    return st;
+}
+
+/* 1 when every origin of the exposure epoch has completed (then closes it). */
+static int exposure_done(tern_win_t *w)
+{
+    int n = w->n_exposure < 0 ? 0 : w->n_exposure;
+    for (int i = 0; i < n; i++)
+        if (!w->completes_seen[w->exposure_group[i]])
+            return 0;
+    for (int i = 0; i < n; i++)
+        w->completes_seen[w->exposure_group[i]]--;
+    w->n_exposure = 0;
+    return 1;
+}
+
+tern_status_t tern_win_wait(tern_win_t *w)
+{
+    if (!w->n_exposure)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_post epoch to wait for");
+    unsigned idle = 0;
+    while (!exposure_done(w))
+        if (!tern_progress())
+            tern_progress_idle(&idle);
+    return TERN_OK;
+}
+
+tern_status_t tern_win_test(tern_win_t *w, int *flag)
+{
+    if (!w->n_exposure)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_post epoch to test");
+    tern_progress();
+    *flag = exposure_done(w);
+    if (!*flag)
+        tern_progress_test_missed();
+    return TERN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+
+tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
+{
+    if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+        return tern_status_detail(TERN_ERR_LOCKTYPE,
+                                  "lock_type=%d is not MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED",
+                                  lock_type);
+    tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_lock");
+    if (st != TERN_OK)
+        return st;
+    if (rank == MPI_PROC_NULL)
+        return TERN_OK;
+    if ((st = check_rank(w, rank)) != TERN_OK)
+        return st;
+    if (w->locked[rank] || (w->epoch & (TERN_EPOCH_LOCK_ALL | TERN_EPOCH_PSCW)))
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is locked already "
+                                  "or another access epoch is open", rank);
+    if (!(assert_ & MPI_MODE_NOCHECK)) {
+        if (w->direct)
+            tern_rma_shm_lock(w, rank, lock_type);
+        else if ((st = tern_rma_am_control(w, rank, RMA_LOCK, lock_type, 1)) != TERN_OK)
+            return st;
+    }
+    w->locked[rank] = (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 1 : 2) |
+                      (assert_ & MPI_MODE_NOCHECK ? LOCK_NOCHECK : 0);
+    w->n_locked++;
+    w->epoch |= TERN_EPOCH_LOCK;
+    return TERN_OK;
+}
+
+tern_status_t tern_win_unlock(int rank, tern_win_t *w)
+{
+    if (rank == MPI_PROC_NULL)
+        return TERN_OK;
+    tern_status_t st = check_rank(w, rank);
+    if (st != TERN_OK)
+        return st;
+    if (!w->locked[rank])
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is not locked",
+                                  rank);
+    st = tern_rma_am_wait_target(w, rank);
+    tern_status_t s = TERN_OK;
+    if (!(w->locked[rank] & LOCK_NOCHECK) && w->direct)
+        tern_rma_shm_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
+                                                                 : MPI_LOCK_SHARED);
+    else if (!(w->locked[rank] & LOCK_NOCHECK))
+        s = tern_rma_am_control(w, rank, RMA_UNLOCK, 0, 1);
+    w->locked[rank] = 0;
+    if (!--w->n_locked)
+        w->epoch &= ~TERN_EPOCH_LOCK;
+    return st != TERN_OK ? st : s;
+}
+
+tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
+{
+    tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_lock_all");
+    if (st != TERN_OK)
+        return st;
+    if (w->n_locked || (w->epoch & (TERN_EPOCH_LOCK_ALL | TERN_EPOCH_PSCW)))
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
+    w->lock_all_nocheck = !!(assert_ & MPI_MODE_NOCHECK);
+    for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++) {
+        if (w->direct)
+            tern_rma_shm_lock(w, r, MPI_LOCK_SHARED);
+        else
+            st = tern_rma_am_control(w, r, RMA_LOCK, MPI_LOCK_SHARED, 1);
+    }
+    if (st == TERN_OK)
+        w->epoch |= TERN_EPOCH_LOCK_ALL;
+    return st;
+}
+
+tern_status_t tern_win_unlock_all(tern_win_t *w)
+{
+    if (!(w->epoch & TERN_EPOCH_LOCK_ALL))
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch to end");
+    tern_status_t st = tern_rma_am_wait_target(w, -1);
+    for (int r = 0; r < w->size && !w->lock_all_nocheck; r++) {
+        if (w->direct) {
+            tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
+            continue;
+        }
+        tern_status_t s = tern_rma_am_control(w, r, RMA_UNLOCK, 0, 1);
+        if (st == TERN_OK)
+            st = s;
+    }
+    w->epoch &= ~TERN_EPOCH_LOCK_ALL;
+    return st;
+}
+
+tern_status_t tern_win_flush(int rank, tern_win_t *w)
+{
+    if (rank == MPI_PROC_NULL)
+        return TERN_OK;
+    tern_status_t st = check_rank(w, rank);
+    if (st == TERN_OK)
+        st = tern_rma_check_epoch(w, rank, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    return st == TERN_OK ? tern_rma_am_wait_target(w, rank) : st;
+}
+
+tern_status_t tern_win_flush_all(tern_win_t *w)
+{
+    if (!w->n_locked && !(w->epoch & TERN_EPOCH_LOCK_ALL))
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "no passive-target epoch is open");
+    atomic_thread_fence(memory_order_seq_cst);
+    return tern_rma_am_wait_target(w, -1);
+}
+
+tern_status_t tern_win_sync(tern_win_t *w)
+{
+    (void)w;
+    /* Unified model: the public and private copies are the same memory;
+     * a full barrier orders this process's loads and stores. */
+    atomic_thread_fence(memory_order_seq_cst);
+    tern_progress();
+    return TERN_OK;
+}

@@ -1,0 +1,31 @@
+/* Synchronisation of one-sided communication (rma_sync.c): fences,
+ * post-start-complete-wait, passive-target locks, flushes; and the epoch
+ * test every operation makes. Arguments checked by kind in the MPI layer;
+ * asserts, lock types and ranks are checked here. */
+#ifndef TERN_CORE_RMA_SYNC_H
+#define TERN_CORE_RMA_SYNC_H
+
+#include "core/comm/group.h"
+#include "core/rma/window.h"
+
+/* TERN_OK when the origin may access target now (passive: only a lock or
+ * lock_all epoch will do, as for the request-based operations);
+ * TERN_ERR_RMA_SYNC otherwise. */
+tern_status_t tern_rma_check_epoch(const tern_win_t *w, int target, int passive);
+
+tern_status_t tern_win_fence(int assert_, tern_win_t *w);
+tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w);
+tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w);
+tern_status_t tern_win_complete(tern_win_t *w);
+tern_status_t tern_win_wait(tern_win_t *w);
+tern_status_t tern_win_test(tern_win_t *w, int *flag);
+tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w);
+tern_status_t tern_win_unlock(int rank, tern_win_t *w);
+tern_status_t tern_win_lock_all(int assert_, tern_win_t *w);
+tern_status_t tern_win_unlock_all(tern_win_t *w);
+/* Flushes (local ones too: an operation is complete only when answered). */
+tern_status_t tern_win_flush(int rank, tern_win_t *w);
+tern_status_t tern_win_flush_all(tern_win_t *w);
+tern_status_t tern_win_sync(tern_win_t *w);
+
+#endif
