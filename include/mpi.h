@@ -168,6 +168,8 @@ typedef struct MPI_Status {
 #define MPI_BSEND_OVERHEAD 96
 #define MPI_BOTTOM ((void *)0)
 #define MPI_IN_PLACE ((void *)-1)
+/* MPI-4.1: attached instead of a buffer, buffered sends allocate as they go. */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -184,6 +186,28 @@ typedef struct MPI_Status {
 #define MPI_UNIVERSE_SIZE 0x64400009
 #define MPI_LASTUSEDCODE 0x6440000b
 #define MPI_APPNUM 0x6440000d
+
+/* Predefined attribute keys (window attributes). */
+#define MPI_WIN_BASE 0x66000001
+#define MPI_WIN_SIZE 0x66000003
+#define MPI_WIN_DISP_UNIT 0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL 0x66000009
+
+/* One-sided communication: window flavors and models, lock types, asserts. */
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
 
 /* Thread levels */
 #define MPI_THREAD_SINGLE 0
