@@ -34,6 +34,8 @@
     X(TERN_ERR_DATAREP, "unsupported data representation")         \
     X(TERN_ERR_LIMIT, "a fixed limit of the library is reached")   \
     X(TERN_ERR_BASE, "invalid base address")                       \
+    X(TERN_ERR_SPAWN, "processes could not be started")            \
+    X(TERN_ERR_PORT, "invalid port name")                          \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -116,6 +116,8 @@ int tern_mpi_class_of(tern_status_t st)
      * MPI_ERR_OTHER); it is not memory the program could free. */
     case TERN_ERR_LIMIT: return MPI_ERR_OTHER;
     case TERN_ERR_BASE: return MPI_ERR_BASE;
+    case TERN_ERR_SPAWN: return MPI_ERR_SPAWN;
+    case TERN_ERR_PORT: return MPI_ERR_PORT;
     default: return MPI_ERR_OTHER;
     }
 }

@@ -252,6 +252,17 @@ tern_status_t tern_pmi_init(tern_pmi_info_t *info_p)
     return TERN_OK;
 }
 
+tern_status_t tern_pmi_spawn(int n_cmds, const tern_pmi_spawn_cmd_t *cmds, const char *preput_key,
+                             const char *preput_value, int *errcodes)
+{
+    if (!pmi.flavour || !pmi.flavour->spawn)
+        return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
+                                  "the process manager (PMI flavour %s) cannot spawn processes; "
+                                  "Tern's mpiexec and Hydra's PMI-1 can",
+                                  pmi.flavour ? pmi.flavour->name : "none");
+    return pmi.flavour->spawn(n_cmds, cmds, preput_key, preput_value, errcodes);
+}
+
 tern_status_t tern_pmi_put(const char *key, const char *value)
 {
     if (!pmi.flavour)

@@ -33,6 +33,7 @@ void tern_ctx_init(void)
     memset(used, 0, sizeof used);
     memset(reserved, 0, sizeof reserved);
     used[0] = 3u; /* WORLD and SELF */
+    used[TERN_CTX_MASK_WORDS - 1] = 1u << 31; /* TERN_CTX_BRIDGE (comm_dynamic.h) */
     cursor = 2;
 }
 

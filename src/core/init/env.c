@@ -37,7 +37,8 @@ tern_status_t tern_env_init(const char *func, int required, int *provided)
     int prov = MPI_THREAD_SINGLE;
     tern_status_t st = tern_runtime_init(required, &prov);
     if (st != TERN_OK) {
-        tern_error("%s failed: %s", func, tern_status_string(st));
+        const char *detail = tern_status_take_detail(st);
+        tern_error("%s failed: %s", func, detail ? detail : tern_status_string(st));
         tern_pmi_abort(1, "MPI_Init failed");
     }
     main_thread = pthread_self();

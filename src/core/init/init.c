@@ -1,5 +1,6 @@
 #include "core/init/init.h"
 #include "core/comm/comm.h"
+#include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/peer_failure.h"
@@ -26,7 +27,8 @@ tern_status_t tern_runtime_init(int required, int *provided)
         tern_rt.thread_level = MPI_THREAD_SINGLE;
     *provided = tern_rt.thread_level;
     tern_rt.initialized = 1;
-    return TERN_OK;
+    /* A spawned process meets its parents before MPI_Init returns. */
+    return tern_comm_parent_init();
 }
 
 tern_status_t tern_runtime_finalize(void)
