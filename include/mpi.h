@@ -924,10 +924,16 @@ int MPI_Initialized(int *flag);
 int PMPI_Initialized(int *flag);
 int MPI_Is_thread_main(int *flag);
 int PMPI_Is_thread_main(int *flag);
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 int MPI_Open_port(MPI_Info info, char *port_name);
 int PMPI_Open_port(MPI_Info info, char *port_name);
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
 int MPI_Query_thread(int *provided);
 int PMPI_Query_thread(int *provided);
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
 /* 13. External Interfaces */
 int MPI_Grequest_complete(MPI_Request request);
 int PMPI_Grequest_complete(MPI_Request request);

@@ -36,6 +36,8 @@
     X(TERN_ERR_BASE, "invalid base address")                       \
     X(TERN_ERR_SPAWN, "processes could not be started")            \
     X(TERN_ERR_PORT, "invalid port name")                          \
+    X(TERN_ERR_NAME, "service name not published")                 \
+    X(TERN_ERR_SERVICE, "service name cannot be (un)published")    \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

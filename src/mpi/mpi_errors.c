@@ -118,6 +118,8 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_BASE: return MPI_ERR_BASE;
     case TERN_ERR_SPAWN: return MPI_ERR_SPAWN;
     case TERN_ERR_PORT: return MPI_ERR_PORT;
+    case TERN_ERR_NAME: return MPI_ERR_NAME;
+    case TERN_ERR_SERVICE: return MPI_ERR_SERVICE;
     default: return MPI_ERR_OTHER;
     }
 }

@@ -62,6 +62,14 @@ typedef struct {
  * (the detail says why). */
 tern_status_t tern_pmi_spawn(int n_cmds, const tern_pmi_spawn_cmd_t *cmds, const char *preput_key,
                              const char *preput_value, int *errcodes);
+/* The process manager's name service (MPI_Publish_name & co.): what one
+ * process publishes, every process this manager serves can look up.
+ * TERN_ERR_SERVICE: publish of a name already there, unpublish of one not
+ * there; TERN_ERR_NAME: lookup of a name not there; TERN_ERR_NOT_SUPPORTED
+ * when the manager has no name service. */
+tern_status_t tern_pmi_publish(const char *service, const char *port);
+tern_status_t tern_pmi_unpublish(const char *service);
+tern_status_t tern_pmi_lookup(const char *service, char *port, size_t port_len);
 /* Asks the process manager to end the whole job with exit code `code`,
  * printing msg; then exits this process. Never returns. */
 _Noreturn void tern_pmi_abort(int code, const char *msg);

@@ -307,7 +307,59 @@ static tern_status_t pmi1_spawn(int n_cmds, const tern_pmi_spawn_cmd_t *cmds,
     return tern_status_detail(TERN_ERR_SPAWN, "%s", why ? why : "the process manager refused");
 }
 
+/* MPICH's PMI-1 name service: publish_name service port -> publish_result,
+ * unpublish_name service -> unpublish_result, lookup_name service ->
+ * lookup_result port. */
+static tern_status_t names_call(const char *cmd, const char *expect, const char *service,
+                                const char *port, tern_pmi_msg_t *msg)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, cmd);
+    tern_pmi_line_add(&line, "service", service);
+    if (port)
+        tern_pmi_line_add(&line, "port", port);
+    return call(&line, expect, msg);
+}
+
+static tern_status_t pmi1_publish(const char *service, const char *port)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = names_call("publish_name", "publish_result", service, port, &msg);
+    if (st == TERN_OK && tern_pmi_msg_rc(&msg) != 0)
+        st = tern_status_detail(TERN_ERR_SERVICE, "cannot publish service '%s': %s", service,
+                                tern_pmi_msg_get(&msg, "msg") ? tern_pmi_msg_get(&msg, "msg")
+                                                              : "refused");
+    return st;
+}
+
+static tern_status_t pmi1_unpublish(const char *service)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = names_call("unpublish_name", "unpublish_result", service, NULL, &msg);
+    if (st == TERN_OK && tern_pmi_msg_rc(&msg) != 0)
+        st = tern_status_detail(TERN_ERR_SERVICE, "service '%s' is not published", service);
+    return st;
+}
+
+static tern_status_t pmi1_lookup(const char *service, char *port, size_t port_len)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = names_call("lookup_name", "lookup_result", service, NULL, &msg);
+    if (st != TERN_OK)
+        return st;
+    const char *v = tern_pmi_msg_get(&msg, "port");
+    if (tern_pmi_msg_rc(&msg) != 0 || !v)
+        return tern_status_detail(TERN_ERR_NAME, "service '%s' is not published", service);
+    if (strlen(v) >= port_len)
+        return tern_status_detail(TERN_ERR_NAME, "the port of service '%s' is too long", service);
+    strcpy(port, v);
+    return TERN_OK;
+}
+
 const tern_pmi_flavour_t tern_pmi1_flavour = {
+    .publish = pmi1_publish,
+    .unpublish = pmi1_unpublish,
+    .lookup = pmi1_lookup,
     .spawn = pmi1_spawn,
     .name = "pmi1",
     .init = pmi1_init,

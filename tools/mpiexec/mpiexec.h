@@ -163,6 +163,7 @@ typedef struct {
     mpiexec_kvs_t *kvs;
     int barrier_count;
     mpiexec_space_t *spaces; /* spawned jobs (MPIEXEC_SPAWN_MAX slots) */
+    mpiexec_kvs_t *names;    /* published service names (NULL: none yet) */
     int n_spaces;
     int rank_base;        /* world rank of ranks[0] (proxy mode) */
     int world_size;       /* PMI size: n, or the whole job's in proxy mode */

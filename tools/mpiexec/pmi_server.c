@@ -119,6 +119,21 @@ tern_status_t mpiexec_pmi_init(mpiexec_job_t *job)
     return kvs_put(job->kvs, "PMI_process_mapping", map);
 }
 
+/* 1 if key was there. */
+static int kvs_del(mpiexec_kvs_t *kvs, const char *key)
+{
+    for (kvs_entry_t **pp = &kvs->buckets[kvs_hash(key)]; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->key, key) == 0) {
+            kvs_entry_t *e = *pp;
+            *pp = e->next;
+            free(e->key);
+            free(e->value);
+            free(e);
+            return 1;
+        }
+    return 0;
+}
+
 tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value)
 {
     return kvs_put(job->kvs, key, value);
@@ -141,6 +156,8 @@ void mpiexec_kvs_free(mpiexec_kvs_t *kvs)
 
 void mpiexec_pmi_free(mpiexec_job_t *job)
 {
+    mpiexec_kvs_free(job->names);
+    job->names = NULL;
     mpiexec_kvs_free(job->kvs);
     job->kvs = NULL;
 }
@@ -292,6 +309,42 @@ static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
     reply(job, r, &line);
 }
 
+/* The name service (MPI_Publish_name & co.), one table for every job this
+ * mpiexec runs, spawned ones included. */
+static void handle_names(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    const char *cmd = msg->cmd, *service = tern_pmi_msg_get(msg, "service");
+    const char *port = tern_pmi_msg_get(msg, "port");
+    const char *reply_cmd = strcmp(cmd, "publish_name") == 0     ? "publish_result"
+                            : strcmp(cmd, "unpublish_name") == 0 ? "unpublish_result"
+                                                                 : "lookup_result";
+    if (!job->names && !(job->names = mpiexec_kvs_new()))
+        { reply_error(job, r, reply_cmd, "out of memory"); return; }
+    if (!service || !service[0] || strlen(service) >= KEY_MAX)
+        { reply_error(job, r, reply_cmd, "a service name is needed"); return; }
+    kvs_entry_t *e = kvs_find(job->names, service);
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, reply_cmd);
+    if (strcmp(cmd, "publish_name") == 0) {
+        if (!port || strlen(port) >= VALUE_MAX)
+            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "a port is needed"); return; }
+        if (e)
+            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "already published"); return; }
+        if (kvs_put(job->names, service, port) != TERN_OK)
+            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "out of memory"); return; }
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "unpublish_name") == 0) {
+        tern_pmi_line_add_int(&line, "rc", kvs_del(job->names, service) ? 0 : -1);
+    } else if (e) {
+        tern_pmi_line_add_int(&line, "rc", 0);
+        tern_pmi_line_add(&line, "port", e->value);
+    } else {
+        tern_pmi_line_add_int(&line, "rc", -1);
+        tern_pmi_line_add(&line, "msg", "not published");
+    }
+    reply(job, r, &line);
+}
+
 static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
 {
     int code = 1;
@@ -352,6 +405,9 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         r->pmi_finalized = 1;
         tern_pmi_line_begin(&line, "finalize_ack");
         tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "publish_name") == 0 || strcmp(cmd, "unpublish_name") == 0 ||
+               strcmp(cmd, "lookup_name") == 0) {
+        { handle_names(job, r, msg); return; }
     } else if (strcmp(cmd, "abort") == 0) {
         { handle_abort(job, r, msg); return; }
     } else {

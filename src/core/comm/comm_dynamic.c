@@ -17,6 +17,7 @@
 #include "core/comm/comm_p2p.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
+#include "pmi/pmi.h"
 #include "transport/sock/sock.h"
 
 #include <stdio.h>
@@ -263,4 +264,35 @@ tern_status_t tern_comm_dyn_join_checked(tern_comm_t *comm, int root, int accept
     if (st == TERN_OK)
         *newcomm = nc->handle;
     return st;
+}
+
+/* MPI_Publish_name & co. go to the process manager's name service. A name
+ * is one the manager keeps as it is: no spaces, '=' or backslashes. */
+static tern_status_t check_service(const char *service)
+{
+    if (!service[0] || strpbrk(service, " =\\\t\n") || strlen(service) >= 256)
+        return tern_status_detail(TERN_ERR_ARG, "service_name '%.64s' must be 1-255 characters "
+                                  "without spaces, '=' or backslashes", service);
+    return TERN_OK;
+}
+
+tern_status_t tern_name_publish(const char *service, const char *port)
+{
+    tern_status_t st = check_service(service);
+    if (st == TERN_OK)
+        st = tern_port_check(port);
+    return st != TERN_OK ? st : tern_pmi_publish(service, port);
+}
+
+tern_status_t tern_name_unpublish(const char *service, const char *port)
+{
+    (void)port; /* the name service keeps one port per name */
+    tern_status_t st = check_service(service);
+    return st != TERN_OK ? st : tern_pmi_unpublish(service);
+}
+
+tern_status_t tern_name_lookup(const char *service, char *port)
+{
+    tern_status_t st = check_service(service);
+    return st != TERN_OK ? st : tern_pmi_lookup(service, port, MPI_MAX_PORT_NAME);
 }

@@ -25,6 +25,12 @@ tern_status_t tern_comm_check_root(const tern_comm_t *comm, int root);
 tern_status_t tern_comm_dyn_join_checked(tern_comm_t *comm, int root, int accept,
                                          const char *port, MPI_Comm *newcomm);
 
+/* MPI_Publish_name, MPI_Unpublish_name, MPI_Lookup_name (port:
+ * MPI_MAX_PORT_NAME bytes), through the process manager's name service. */
+tern_status_t tern_name_publish(const char *service, const char *port);
+tern_status_t tern_name_unpublish(const char *service, const char *port);
+tern_status_t tern_name_lookup(const char *service, char *port);
+
 /* comm_spawn.c. MPI_Comm_spawn_multiple on arguments read at root only
  * (argvs may be NULL: MPI_ARGVS_NULL; errcodes may be NULL:
  * MPI_ERRCODES_IGNORE). */

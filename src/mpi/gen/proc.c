@@ -179,6 +179,21 @@ int PMPI_Is_thread_main(int *flag)
     return tern_mpi_result(err_comm, func, tern_env_is_thread_main(flag));
 }
 
+TERN_PMPI_ALIAS(Lookup_name)
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    static const char func[] = "MPI_Lookup_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_array(func, err_comm, port_name, MPI_MAX_PORT_NAME, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_name_lookup(service_name, port_name));
+}
+
 TERN_PMPI_ALIAS(Open_port)
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
@@ -193,6 +208,21 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     return tern_mpi_result(err_comm, func, tern_port_open(port_name));
 }
 
+TERN_PMPI_ALIAS(Publish_name)
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char func[] = "MPI_Publish_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_name_publish(service_name, port_name));
+}
+
 TERN_PMPI_ALIAS(Query_thread)
 int PMPI_Query_thread(int *provided)
 {
@@ -203,4 +233,19 @@ int PMPI_Query_thread(int *provided)
     if ((err = tern_check_ptr(func, err_comm, provided, "provided")))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_query_thread(provided));
+}
+
+TERN_PMPI_ALIAS(Unpublish_name)
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char func[] = "MPI_Unpublish_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_name_unpublish(service_name, port_name));
 }
