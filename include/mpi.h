@@ -908,6 +908,8 @@ int MPI_Comm_disconnect(MPI_Comm *comm);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
 int MPI_Comm_get_parent(MPI_Comm *parent);
 int PMPI_Comm_get_parent(MPI_Comm *parent);
+int MPI_Comm_join(int fd, MPI_Comm *intercomm);
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
 int MPI_Comm_spawn(const char *command, char * *argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes);
 int PMPI_Comm_spawn(const char *command, char * *argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes);
 int MPI_Comm_spawn_multiple(int count, char * *array_of_commands, char ** *array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes);

@@ -20,6 +20,7 @@
 #include "pmi/pmi.h"
 #include "transport/sock/sock.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,4 +296,65 @@ tern_status_t tern_name_lookup(const char *service, char *port)
 {
     tern_status_t st = check_service(service);
     return st != TERN_OK ? st : tern_pmi_lookup(service, port, MPI_MAX_PORT_NAME);
+}
+
+/* All of len bytes over a blocking socket; TERN_ERR_ARG naming the
+ * failure (a closed or bad fd). */
+static tern_status_t fd_io(int fd, void *buf, size_t len, int out)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return tern_status_detail(TERN_ERR_ARG, "fd %d: %s", fd,
+                                      n == 0 ? "closed by the other process"
+                                             : strerror(errno));
+        p += n;
+        len -= (size_t)n;
+    }
+    return TERN_OK;
+}
+
+/* MPI_Comm_join: the two processes swap their addresses over the socket;
+ * the lower address opens a port and accepts, the other connects to the
+ * port it reads from the socket, each over MPI_COMM_SELF. */
+tern_status_t tern_comm_join(int fd, MPI_Comm *intercomm)
+{
+    *intercomm = MPI_COMM_NULL;
+    const char *mine;
+    tern_status_t st = tern_dyn_open(&mine);
+    addr_t me, them;
+    char port[MPI_MAX_PORT_NAME];
+    memset(me, 0, sizeof me);
+    memset(port, 0, sizeof port);
+    snprintf(me, sizeof me, "%s", st == TERN_OK ? mine : "");
+    if (st == TERN_OK)
+        st = fd_io(fd, me, sizeof me, 1);
+    if (st == TERN_OK)
+        st = fd_io(fd, them, sizeof them, 0);
+    if (st != TERN_OK)
+        return st;
+    them[sizeof them - 1] = '\0';
+    int accept = strcmp(me, them) < 0;
+    if (accept) {
+        st = tern_port_open(port);
+        if (st != TERN_OK)
+            memset(port, 0, sizeof port); /* the other side then fails too */
+        tern_status_t wst = fd_io(fd, port, sizeof port, 1);
+        if (st == TERN_OK)
+            st = wst;
+    } else {
+        st = fd_io(fd, port, sizeof port, 0);
+        port[sizeof port - 1] = '\0';
+        if (st == TERN_OK && !port[0])
+            st = tern_status_detail(TERN_ERR_INTERNAL, "the other process could not open a port");
+    }
+    tern_comm_t *ic;
+    if (st == TERN_OK)
+        st = tern_comm_dyn_join(tern_comm_lookup(MPI_COMM_SELF), 0, accept, port, &ic);
+    if (st == TERN_OK)
+        *intercomm = ic->handle;
+    return st;
 }

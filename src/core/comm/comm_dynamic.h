@@ -31,6 +31,9 @@ tern_status_t tern_name_publish(const char *service, const char *port);
 tern_status_t tern_name_unpublish(const char *service, const char *port);
 tern_status_t tern_name_lookup(const char *service, char *port);
 
+/* MPI_Comm_join over a connected socket fd (both processes call it). */
+tern_status_t tern_comm_join(int fd, MPI_Comm *intercomm);
+
 /* comm_spawn.c. MPI_Comm_spawn_multiple on arguments read at root only
  * (argvs may be NULL: MPI_ARGVS_NULL; errcodes may be NULL:
  * MPI_ERRCODES_IGNORE). */

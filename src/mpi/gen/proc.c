@@ -90,6 +90,18 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
     return tern_mpi_result(err_comm, func, tern_comm_get_parent(parent));
 }
 
+TERN_PMPI_ALIAS(Comm_join)
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    static const char func[] = "MPI_Comm_join";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_join(fd, intercomm));
+}
+
 TERN_PMPI_ALIAS(Comm_spawn)
 int PMPI_Comm_spawn(const char *command, char * *argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
 {
