@@ -174,9 +174,28 @@ static void spawn_missing(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Run without mpiexec: no process manager to spawn with. MPI_ERR_SPAWN
+ * whose text says why (a regression: the text was lost). */
+static void singleton(void)
+{
+    mtest_init_common();
+    mtest_begin("spawn_singleton");
+    MPI_Comm ic;
+    int code = -1;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, &code);
+    CHECK_CLASS(rc, MPI_ERR_SPAWN, "spawn in a singleton");
+    CHECK_INT(code, MPI_ERR_SPAWN, "errcode");
+    CHECK(strstr(mtest_errstr(rc), "cannot spawn processes") != NULL, "%s", mtest_errstr(rc));
+    mtest_end();
+    exit(mtest_finalize());
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 1 && strcmp(argv[1], "singleton") == 0)
+        singleton();
     if (argc > 1)
         child(argc, argv);
     mtest_init_common();

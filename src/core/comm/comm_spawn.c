@@ -72,8 +72,12 @@ static tern_status_t root_spawn(int count, char *commands[], char **argvs[],
     }
     tern_status_t st = tern_pmi_spawn(count, cmds, PARENT_PORT_KEY, port, pmi_codes);
     free(cmds);
-    if (st == TERN_ERR_NOT_SUPPORTED)
-        st = tern_status_detail(TERN_ERR_SPAWN, "%s", tern_status_take_detail(st));
+    if (st == TERN_ERR_NOT_SUPPORTED) {
+        char why[256]; /* the detail's own buffer is rewritten below */
+        const char *d = tern_status_take_detail(st);
+        snprintf(why, sizeof why, "%s", d ? d : "the process manager cannot spawn");
+        st = tern_status_detail(TERN_ERR_SPAWN, "%s", why);
+    }
     return st;
 }
 
@@ -145,9 +149,10 @@ tern_status_t tern_comm_parent_init(void)
     tern_comm_t *world = tern_comm_lookup(MPI_COMM_WORLD), *ic;
     st = tern_comm_dyn_join(world, 0, 0, port, &ic);
     if (st != TERN_OK) {
+        char why[256]; /* the detail's own buffer is rewritten below */
         const char *d = tern_status_take_detail(st);
-        return tern_status_detail(st, "cannot connect to the parents at %s: %s", port,
-                                  d ? d : tern_status_string(st));
+        snprintf(why, sizeof why, "%s", d ? d : tern_status_string(st));
+        return tern_status_detail(st, "cannot connect to the parents at %s: %s", port, why);
     }
     parent_handle = ic->handle;
     parent_obj = ic;
