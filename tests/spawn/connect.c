@@ -85,6 +85,12 @@ static void publish(void)
         CHECK_RC(MPI_Publish_name(svc, MPI_INFO_NULL, port));
         CHECK_CLASS(MPI_Publish_name(svc, MPI_INFO_NULL, port), MPI_ERR_SERVICE,
                     "second publish of one name");
+        /* Any string may be published, not only an open port (MPICH's
+         * namepub); a regression: it was refused as no port name. */
+        CHECK_RC(MPI_Publish_name("tern-test-other", MPI_INFO_NULL, "otherhost:122"));
+        CHECK_RC(MPI_Lookup_name("tern-test-other", MPI_INFO_NULL, got));
+        CHECK(strcmp(got, "otherhost:122") == 0, "looked up '%s'", got);
+        CHECK_RC(MPI_Unpublish_name("tern-test-other", MPI_INFO_NULL, "otherhost:122"));
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (lower) {
