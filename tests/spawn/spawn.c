@@ -44,6 +44,8 @@ static void child(int argc, char **argv)
     } else if (strcmp(role, "multi") == 0) {
         int report[3] = {argc > 2 ? argv[2][0] : '?', rank, size};
         MPI_Send(report, 3, MPI_INT, 0, 10, parent);
+    } else if (strcmp(role, "abort") == 0) {
+        MPI_Abort(MPI_COMM_WORLD, 7);
     } else if (strcmp(role, "wdir") == 0) {
         char cwd[PATH_MAX] = "";
         if (!getcwd(cwd, sizeof cwd))
@@ -191,11 +193,27 @@ static void singleton(void)
     exit(mtest_finalize());
 }
 
+/* A child that calls MPI_Abort ends the whole run (parents included,
+ * which wait for a message that never comes) with its code. */
+static void parent_of_abort(const char *prog)
+{
+    char *args[] = {"abort", NULL};
+    MPI_Comm ic;
+    MPI_Comm_spawn(prog, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+    int x;
+    MPI_Recv(&x, 1, MPI_INT, 0, 0, ic, MPI_STATUS_IGNORE);
+    printf("ERRFATAL-NOT-FATAL: the parent received\n");
+    MPI_Finalize();
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc > 1 && strcmp(argv[1], "singleton") == 0)
         singleton();
+    if (argc > 1 && strcmp(argv[1], "parent-abort") == 0)
+        parent_of_abort(argv[0]);
     if (argc > 1)
         child(argc, argv);
     mtest_init_common();
