@@ -81,8 +81,8 @@ static tern_status_t port_parse(const char *port, int *tag_p, const char **addr_
 
 tern_status_t tern_port_check(const char *port)
 {
-    int tag;
-    const char *addr;
+    int tag = 0;
+    const char *addr = NULL;
     return port_parse(port, &tag, &addr);
 }
 
@@ -101,8 +101,8 @@ static tern_status_t wait_release(tern_req_t *req, size_t *bytes_p)
 static tern_status_t bridge(int accept, const char *port, const bridge_hdr_t *mine,
                             const addr_t *my_addrs, bridge_hdr_t *theirs, addr_t **their_addrs)
 {
-    int tag;
-    const char *addr;
+    int tag = 0;
+    const char *addr = NULL;
     tern_status_t st = port_parse(port, &tag, &addr);
     if (st != TERN_OK)
         return st;
