@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 int main(int argc, char **argv)
@@ -23,6 +24,13 @@ int main(int argc, char **argv)
             FATAL("listen");
         port = ntohs(sa.sin_port);
         MPI_Send(&port, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        /* The send may need our progress to leave (ofi): poll MPI while
+         * waiting for the connection. */
+        struct pollfd p = {.fd = l, .events = POLLIN};
+        while (poll(&p, 1, 1) == 0) {
+            int flag;
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        }
         fd = accept(l, NULL, NULL);
         close(l);
     } else if (mtest_rank == 1) {

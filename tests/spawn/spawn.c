@@ -214,9 +214,17 @@ int main(int argc, char **argv)
         singleton();
     if (argc > 1 && strcmp(argv[1], "parent-abort") == 0)
         parent_of_abort(argv[0]);
-    if (argc > 1)
+    /* "hydra": under MPICH's Hydra, which reports a spawn whose program
+     * cannot be executed as a success (the parents would wait for it). */
+    int hydra = argc > 1 && strcmp(argv[1], "hydra") == 0;
+    if (argc > 1 && !hydra)
         child(argc, argv);
     mtest_init_common();
+    /* Hydra runs a spawned program from its wdir: name it absolutely. */
+    static char prog[PATH_MAX];
+    if (!realpath(argv[0], prog))
+        snprintf(prog, sizeof prog, "%s", argv[0]);
+    argv[0] = prog;
     mtest_begin("get_parent_none");
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
@@ -235,8 +243,10 @@ int main(int argc, char **argv)
     mtest_begin("spawn_wdir");
     spawn_wdir(argv[0]);
     mtest_end();
-    mtest_begin("spawn_missing");
-    spawn_missing();
-    mtest_end();
+    if (!hydra) {
+        mtest_begin("spawn_missing");
+        spawn_missing();
+        mtest_end();
+    }
     return mtest_finalize();
 }
