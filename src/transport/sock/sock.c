@@ -202,19 +202,26 @@ static int flush_peer(tern_tl_t *tl, int peer)
     return 0;
 }
 
+/* A frame: an 8-byte header (the length, then 4 zero bytes), the message
+ * and zeros to a multiple of 8, so that every message starts 8-aligned in
+ * the receiver's buffer (the protocols read their headers in place). */
+#define FRAME_HDR 8
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
 static int frame_append(sock_buf_t *b, const void *a, size_t alen, const void *c, size_t clen)
 {
-    uint32_t len = (uint32_t)(alen + clen);
-    if (buf_reserve(b, sizeof len + alen + clen) != 0)
+    uint32_t hdr[2] = {(uint32_t)(alen + clen), 0};
+    size_t total = FRAME_HDR + pad8(alen + clen);
+    if (buf_reserve(b, total) != 0)
         return -1;
-    memcpy(b->buf + b->len, &len, sizeof len);
-    b->len += sizeof len;
+    char *at = b->buf + b->len;
+    memcpy(at, hdr, FRAME_HDR);
     if (alen)
-        memcpy(b->buf + b->len, a, alen);
-    b->len += alen;
+        memcpy(at + FRAME_HDR, a, alen);
     if (clen)
-        memcpy(b->buf + b->len, c, clen);
-    b->len += clen;
+        memcpy(at + FRAME_HDR + alen, c, clen);
+    memset(at + FRAME_HDR + alen + clen, 0, total - FRAME_HDR - alen - clen);
+    b->len += total;
     return 0;
 }
 
@@ -256,7 +263,8 @@ static tern_status_t sock_connect(tern_tl_t *tl, int peer)
         close(fd);
         return TERN_ERR_NOMEM;
     }
-    memcpy(hello.buf + hello.len, p->out.buf + p->out.off, p->out.len - p->out.off);
+    if (p->out.len > p->out.off) /* nothing queued: no buffer yet */
+        memcpy(hello.buf + hello.len, p->out.buf + p->out.off, p->out.len - p->out.off);
     hello.len += p->out.len - p->out.off;
     buf_free(&p->out);
     p->out = hello;
@@ -342,7 +350,7 @@ static int conn_read(tern_tl_t *tl, int i, int *events)
     for (;;) {
         c = &tl->conns[i];
         uint32_t len;
-        if (c->in.len - c->in.off < sizeof len)
+        if (c->in.len - c->in.off < FRAME_HDR)
             break;
         memcpy(&len, c->in.buf + c->in.off, sizeof len);
         if (len > SOCK_AM_MAX + 4096) {
@@ -350,13 +358,14 @@ static int conn_read(tern_tl_t *tl, int i, int *events)
             conn_close(tl, i);
             return 0;
         }
-        if (c->in.len - c->in.off < sizeof len + len) {
-            if (buf_reserve(&c->in, sizeof len + len) != 0)
+        size_t whole = FRAME_HDR + pad8(len);
+        if (c->in.len - c->in.off < whole) {
+            if (buf_reserve(&c->in, whole) != 0)
                 return 1;
             break;
         }
-        const char *msg = c->in.buf + c->in.off + sizeof len;
-        c->in.off += sizeof len + len;
+        const char *msg = c->in.buf + c->in.off + FRAME_HDR;
+        c->in.off += whole;
         if (c->peer < 0) {
             char addr[TERN_SOCK_ADDR_MAX];
             snprintf(addr, sizeof addr, "%.*s", (int)(len ? len - 1 : 0), msg);
