@@ -45,6 +45,10 @@
     X(TERN_ERR_SIZE, "invalid size")                               \
     X(TERN_ERR_LOCKTYPE, "invalid lock type")                      \
     X(TERN_ERR_ASSERT, "invalid assert")                           \
+    X(TERN_ERR_SPAWN, "processes could not be started")            \
+    X(TERN_ERR_PORT, "invalid port name")                          \
+    X(TERN_ERR_NAME, "service name not published")                 \
+    X(TERN_ERR_SERVICE, "service name cannot be (un)published")    \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -131,6 +131,10 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_SIZE: return MPI_ERR_SIZE;
     case TERN_ERR_LOCKTYPE: return MPI_ERR_LOCKTYPE;
     case TERN_ERR_ASSERT: return MPI_ERR_ASSERT;
+    case TERN_ERR_SPAWN: return MPI_ERR_SPAWN;
+    case TERN_ERR_PORT: return MPI_ERR_PORT;
+    case TERN_ERR_NAME: return MPI_ERR_NAME;
+    case TERN_ERR_SERVICE: return MPI_ERR_SERVICE;
     default: return MPI_ERR_OTHER;
     }
 }

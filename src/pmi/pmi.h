@@ -43,6 +43,33 @@ tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len);
  * first appearance. TERN_ERR_NOT_SUPPORTED when the launcher offers none:
  * then exchange host names. */
 tern_status_t tern_pmi_node_map(int *node_of_rank);
+/* One command of a spawn: maxprocs copies of command with argv
+ * (NULL-terminated, without the command; NULL: none) and info pairs the
+ * process manager reads (host, wdir, path). */
+typedef struct {
+    const char *command;
+    char *const *argv;
+    int maxprocs;
+    int n_info;
+    const char *const *info_keys;
+    const char *const *info_values;
+} tern_pmi_spawn_cmd_t;
+/* Starts the commands' processes as one new job (its own world and
+ * key-value space), in which (preput_key, preput_value) is set before they
+ * start. errcodes (one per process, in order) get 0 or -1 for a process
+ * that did not start. TERN_ERR_NOT_SUPPORTED when the process manager has
+ * no spawn; TERN_ERR_SPAWN when it refused or some process did not start
+ * (the detail says why). */
+tern_status_t tern_pmi_spawn(int n_cmds, const tern_pmi_spawn_cmd_t *cmds, const char *preput_key,
+                             const char *preput_value, int *errcodes);
+/* The process manager's name service (MPI_Publish_name & co.): what one
+ * process publishes, every process this manager serves can look up.
+ * TERN_ERR_SERVICE: publish of a name already there, unpublish of one not
+ * there; TERN_ERR_NAME: lookup of a name not there; TERN_ERR_NOT_SUPPORTED
+ * when the manager has no name service. */
+tern_status_t tern_pmi_publish(const char *service, const char *port);
+tern_status_t tern_pmi_unpublish(const char *service);
+tern_status_t tern_pmi_lookup(const char *service, char *port, size_t port_len);
 /* Asks the process manager to end the whole job with exit code `code`,
  * printing msg; then exits this process. Never returns. */
 _Noreturn void tern_pmi_abort(int code, const char *msg);

@@ -222,7 +222,145 @@ static void pmi1_abort(int code, const char *msg)
     (void)send_line(&line);
 }
 
+/* A raw "key=value" line of a multi-line command (values are not
+ * escaped there: they run to the end of the line, as MPICH's client sends
+ * them). */
+static tern_status_t mline(const char *key, const char *value)
+{
+    if (strchr(value, '\n'))
+        return tern_status_detail(TERN_ERR_ARG, "spawn: a value with a newline (%s)", key);
+    size_t len = strlen(key) + strlen(value) + 2;
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return TERN_ERR_NOMEM;
+    snprintf(buf, len + 1, "%s=%s\n", key, value);
+    tern_status_t st = tern_pmi_conn_send(buf, len);
+    free(buf);
+    return st;
+}
+
+static tern_status_t mline_int(const char *key, long v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%ld", v);
+    return mline(key, num);
+}
+
+/* MPICH's PMI-1 spawn: one "mcmd=spawn ... endcmd" block per command, then
+ * one spawn_result for all. Tern's mpiexec adds errcodes=<comma list>. */
+static tern_status_t pmi1_spawn(int n_cmds, const tern_pmi_spawn_cmd_t *cmds,
+                                const char *preput_key, const char *preput_value, int *errcodes)
+{
+    tern_status_t st = TERN_OK;
+    int total = 0;
+    for (int c = 0; c < n_cmds; c++)
+        total += cmds[c].maxprocs;
+    for (int c = 0; c < n_cmds && st == TERN_OK; c++) {
+        const tern_pmi_spawn_cmd_t *cmd = &cmds[c];
+        char key[32];
+        int argc = 0;
+        while (cmd->argv && cmd->argv[argc])
+            argc++;
+        st = tern_pmi_conn_send("mcmd=spawn\n", 11);
+        if (st == TERN_OK) st = mline_int("nprocs", cmd->maxprocs);
+        if (st == TERN_OK) st = mline("execname", cmd->command);
+        if (st == TERN_OK) st = mline_int("totspawns", n_cmds);
+        if (st == TERN_OK) st = mline_int("spawnssofar", c + 1);
+        if (st == TERN_OK) st = mline_int("argcnt", argc);
+        for (int a = 0; a < argc && st == TERN_OK; a++) {
+            snprintf(key, sizeof key, "arg%d", a + 1);
+            st = mline(key, cmd->argv[a]);
+        }
+        if (st == TERN_OK) st = mline_int("preput_num", 1);
+        if (st == TERN_OK) st = mline("preput_key_0", preput_key);
+        if (st == TERN_OK) st = mline("preput_val_0", preput_value);
+        if (st == TERN_OK) st = mline_int("info_num", cmd->n_info);
+        for (int i = 0; i < cmd->n_info && st == TERN_OK; i++) {
+            snprintf(key, sizeof key, "info_key_%d", i);
+            st = mline(key, cmd->info_keys[i]);
+            snprintf(key, sizeof key, "info_val_%d", i);
+            if (st == TERN_OK)
+                st = mline(key, cmd->info_values[i]);
+        }
+        if (st == TERN_OK) st = tern_pmi_conn_send("endcmd\n", 7);
+    }
+    tern_pmi_msg_t msg;
+    if (st == TERN_OK)
+        st = tern_pmi_conn_recv1(&msg);
+    if (st != TERN_OK)
+        return st == TERN_ERR_ARG || st == TERN_ERR_NOMEM ? st : TERN_ERR_PMI;
+    if (strcmp(msg.cmd, "spawn_result") != 0)
+        return tern_status_detail(TERN_ERR_PMI, "expected spawn_result from the process "
+                                  "manager, got %s", msg.cmd);
+    int rc = tern_pmi_msg_rc(&msg);
+    const char *codes = tern_pmi_msg_get(&msg, "errcodes");
+    for (int i = 0; i < total; i++)
+        errcodes[i] = rc ? -1 : 0;
+    for (int i = 0; codes && *codes && i < total; i++) {
+        errcodes[i] = (int)strtol(codes, (char **)&codes, 10);
+        if (*codes == ',')
+            codes++;
+    }
+    if (rc == 0)
+        return TERN_OK;
+    const char *why = tern_pmi_msg_get(&msg, "msg");
+    return tern_status_detail(TERN_ERR_SPAWN, "%s", why ? why : "the process manager refused");
+}
+
+/* MPICH's PMI-1 name service: publish_name service port -> publish_result,
+ * unpublish_name service -> unpublish_result, lookup_name service ->
+ * lookup_result port. */
+static tern_status_t names_call(const char *cmd, const char *expect, const char *service,
+                                const char *port, tern_pmi_msg_t *msg)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, cmd);
+    tern_pmi_line_add(&line, "service", service);
+    if (port)
+        tern_pmi_line_add(&line, "port", port);
+    return call(&line, expect, msg);
+}
+
+static tern_status_t pmi1_publish(const char *service, const char *port)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = names_call("publish_name", "publish_result", service, port, &msg);
+    if (st == TERN_OK && tern_pmi_msg_rc(&msg) != 0)
+        st = tern_status_detail(TERN_ERR_SERVICE, "cannot publish service '%s': %s", service,
+                                tern_pmi_msg_get(&msg, "msg") ? tern_pmi_msg_get(&msg, "msg")
+                                                              : "refused");
+    return st;
+}
+
+static tern_status_t pmi1_unpublish(const char *service)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = names_call("unpublish_name", "unpublish_result", service, NULL, &msg);
+    if (st == TERN_OK && tern_pmi_msg_rc(&msg) != 0)
+        st = tern_status_detail(TERN_ERR_SERVICE, "service '%s' is not published", service);
+    return st;
+}
+
+static tern_status_t pmi1_lookup(const char *service, char *port, size_t port_len)
+{
+    tern_pmi_msg_t msg;
+    tern_status_t st = names_call("lookup_name", "lookup_result", service, NULL, &msg);
+    if (st != TERN_OK)
+        return st;
+    const char *v = tern_pmi_msg_get(&msg, "port");
+    if (tern_pmi_msg_rc(&msg) != 0 || !v)
+        return tern_status_detail(TERN_ERR_NAME, "service '%s' is not published", service);
+    if (strlen(v) >= port_len)
+        return tern_status_detail(TERN_ERR_NAME, "the port of service '%s' is too long", service);
+    strcpy(port, v);
+    return TERN_OK;
+}
+
 const tern_pmi_flavour_t tern_pmi1_flavour = {
+    .publish = pmi1_publish,
+    .unpublish = pmi1_unpublish,
+    .lookup = pmi1_lookup,
+    .spawn = pmi1_spawn,
     .name = "pmi1",
     .init = pmi1_init,
     .put = pmi1_put,

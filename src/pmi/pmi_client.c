@@ -252,6 +252,41 @@ tern_status_t tern_pmi_init(tern_pmi_info_t *info_p)
     return TERN_OK;
 }
 
+tern_status_t tern_pmi_spawn(int n_cmds, const tern_pmi_spawn_cmd_t *cmds, const char *preput_key,
+                             const char *preput_value, int *errcodes)
+{
+    if (!pmi.flavour || !pmi.flavour->spawn)
+        return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
+                                  "the process manager (PMI flavour %s) cannot spawn processes; "
+                                  "Tern's mpiexec and Hydra's PMI-1 can",
+                                  pmi.flavour ? pmi.flavour->name : "none");
+    return pmi.flavour->spawn(n_cmds, cmds, preput_key, preput_value, errcodes);
+}
+
+static tern_status_t no_names(void)
+{
+    return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
+                              "the process manager (PMI flavour %s) has no name service; "
+                              "Tern's mpiexec and Hydra have one",
+                              pmi.flavour ? pmi.flavour->name : "none");
+}
+
+tern_status_t tern_pmi_publish(const char *service, const char *port)
+{
+    return pmi.flavour && pmi.flavour->publish ? pmi.flavour->publish(service, port) : no_names();
+}
+
+tern_status_t tern_pmi_unpublish(const char *service)
+{
+    return pmi.flavour && pmi.flavour->unpublish ? pmi.flavour->unpublish(service) : no_names();
+}
+
+tern_status_t tern_pmi_lookup(const char *service, char *port, size_t port_len)
+{
+    return pmi.flavour && pmi.flavour->lookup ? pmi.flavour->lookup(service, port, port_len)
+                                              : no_names();
+}
+
 tern_status_t tern_pmi_put(const char *key, const char *value)
 {
     if (!pmi.flavour)

@@ -23,6 +23,13 @@ typedef struct {
     tern_status_t (*node_map)(int *node_of_rank);
     tern_status_t (*finalize)(void);
     void (*abort)(int code, const char *msg);
+    /* Optional (NULL: the manager has no spawn); see tern_pmi_spawn. */
+    tern_status_t (*spawn)(int n_cmds, const tern_pmi_spawn_cmd_t *cmds, const char *preput_key,
+                           const char *preput_value, int *errcodes);
+    /* Optional (NULL: no name service); see tern_pmi_publish. */
+    tern_status_t (*publish)(const char *service, const char *port);
+    tern_status_t (*unpublish)(const char *service);
+    tern_status_t (*lookup)(const char *service, char *port, size_t port_len);
 } tern_pmi_flavour_t;
 
 extern const tern_pmi_flavour_t tern_pmi1_flavour;      /* pmi1_client.c */

@@ -22,6 +22,12 @@
  *   barrier_in                          -> barrier_out (once every rank sent barrier_in)
  *   finalize                            -> finalize_ack
  *   abort exitcode=N [message=text]     -> (no reply; the server ends the job)
+ *   publish_name service port           -> publish_result rc
+ *   unpublish_name service              -> unpublish_result rc
+ *   lookup_name service                 -> lookup_result rc port
+ *   mcmd=spawn, key=value lines, endcmd -> spawn_result rc [msg] [errcodes]
+ *     (one multi-line block per command, unescaped values; see
+ *     tools/mpiexec/spawn.c)
  */
 #ifndef TERN_PMI_PMI_WIRE_H
 #define TERN_PMI_PMI_WIRE_H

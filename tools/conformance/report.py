@@ -89,7 +89,7 @@ skipped.
 `scripts/run-conformance.sh --ci --prefix <its build, installed>` after its
 ctest runs (`TERN_SKIP_CONFORMANCE=1` skips it); its status joins the
 overall one. The CI subset: the MPICH directories pt2pt, coll, comm,
-group, datatype, init, errhan, attr and info (basic and util have no
+group, datatype, init, errhan, attr, info and spawn (basic and util have no
 `testlist` in 4.0.2), only their tests at 8 ranks or fewer (`--max-ranks
 8`: the project's tests run 1-8 ranks on 2 cores), 45 s per test, and the
 mpi4py modules for the same features, at 1 and 2 ranks. It fails on any failure that is not in

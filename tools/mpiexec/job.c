@@ -49,6 +49,7 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     memset(job, 0, sizeof *job);
     job->opts = opts;
     job->n = opts->np;
+    job->n_main = opts->np;
     job->stdin_src = -1;
     job->stdin_dst = -1;
     job->signal_fd = -1;
@@ -56,8 +57,10 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     job->world_size = opts->proxy ? opts->world_size : opts->np;
     job->rank_base = opts->proxy ? opts->proxy_first : 0;
     tern_pmi_reader_init(&job->upstream_in);
-    job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
-    if (!job->ranks)
+    /* Room for spawned ranks too, so pointers to ranks stay valid. */
+    job->ranks = calloc((size_t)job->n + (opts->proxy ? 0 : MPIEXEC_SPAWN_MAX), sizeof *job->ranks);
+    job->spaces = opts->proxy ? NULL : calloc(MPIEXEC_SPAWN_MAX, sizeof *job->spaces);
+    if (!job->ranks || (!opts->proxy && !job->spaces))
         return TERN_ERR_NOMEM;
     for (int i = 0; i < job->n; i++) {
         mpiexec_rank_t *r = &job->ranks[i];
@@ -116,6 +119,7 @@ void mpiexec_job_free(mpiexec_job_t *job)
         mpiexec_stream_free(&r->err);
     }
     mpiexec_stdin_close(job);
+    mpiexec_spawn_free(job);
     mpiexec_pmi_free(job);
     if (job->upstream_fd >= 0)
         close(job->upstream_fd);
@@ -208,7 +212,7 @@ static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
             break;
     }
     mpiexec_pmi_close(r);
-    if (job->terminating)
+    if (job->terminating || r->quiet_exit)
         return; /* we are killing it; not news */
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
@@ -336,7 +340,7 @@ typedef struct {
 
 int mpiexec_job_run(mpiexec_job_t *job)
 {
-    size_t max = 6 + 3 * (size_t)job->n;
+    size_t max = 6 + 3 * ((size_t)job->n + (job->spaces ? MPIEXEC_SPAWN_MAX : 0));
     struct pollfd *pfd = calloc(max, sizeof *pfd);
     slot_t *slot = calloc(max, sizeof *slot);
     double drain_until = 0;

@@ -54,9 +54,10 @@ static tern_status_t child_fds_open(child_fds_t *f, int want_stdin)
 
 /* In the child: never returns. Only async-signal-safe work where it matters;
  * mpiexec is single-threaded, so setenv is safe here too. */
-static _Noreturn void child_exec(const mpiexec_job_t *job, int rank, child_fds_t *f,
-                                 pid_t parent)
+static _Noreturn void child_exec(const mpiexec_job_t *job, const mpiexec_rank_t *r,
+                                 child_fds_t *f, pid_t parent)
 {
+    int rank = r->rank;
     char num[32];
     int err_fd = f->exec_status[1];
 
@@ -88,22 +89,28 @@ static _Noreturn void child_exec(const mpiexec_job_t *job, int rank, child_fds_t
     setenv("PMI_FD", num, 1);
     snprintf(num, sizeof num, "%d", rank);
     setenv("PMI_RANK", num, 1);
-    snprintf(num, sizeof num, "%d", job->world_size);
+    snprintf(num, sizeof num, "%d", mpiexec_rank_world_size(job, r));
     setenv("PMI_SIZE", num, 1);
-    setenv("TERN_JOBID", job->kvsname, 1);
+    setenv("TERN_JOBID", mpiexec_rank_kvsname(job, r), 1);
     /* Not ours: an outer process manager's. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
     unsetenv("PMI_SPAWNED");
     for (int i = 0; i < job->opts->n_env; i++)
         putenv(job->opts->env[i]);
-
-    int local = rank - job->rank_base;
-    if (job->bind_sets && sched_setaffinity(0, sizeof job->bind_sets[local],
-                                            &job->bind_sets[local]) != 0)
+    /* Spawned: MPI_Init connects to the parents (Hydra sets the same). */
+    if (r->space > 0)
+        setenv("PMI_SPAWNED", "1", 1);
+    if (r->wdir && chdir(r->wdir) != 0)
         goto fail;
 
-    execvp(job->opts->argv[0], job->opts->argv);
+    int local = rank - job->rank_base;
+    if (r->space == 0 && job->bind_sets &&
+        sched_setaffinity(0, sizeof job->bind_sets[local], &job->bind_sets[local]) != 0)
+        goto fail;
+
+    char **argv = r->argv ? r->argv : job->opts->argv;
+    execvp(argv[0], argv);
 fail:;
     int e = errno;
     ssize_t ignored = write(err_fd, &e, sizeof e);
@@ -112,10 +119,10 @@ fail:;
 }
 
 /* Starts one rank; on exec failure returns TERN_ERR_NOT_FOUND and reaps it. */
-static tern_status_t launch_one(mpiexec_job_t *job, mpiexec_rank_t *r)
+tern_status_t mpiexec_launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
     child_fds_t f;
-    int want_stdin = r->rank == 0 && job->stdin_src >= 0;
+    int want_stdin = r->rank == 0 && r->space == 0 && job->stdin_src >= 0;
     tern_status_t st = child_fds_open(&f, want_stdin);
     if (st != TERN_OK)
         return st;
@@ -128,7 +135,7 @@ static tern_status_t launch_one(mpiexec_job_t *job, mpiexec_rank_t *r)
         return TERN_ERR_IO;
     }
     if (pid == 0)
-        child_exec(job, r->rank, &f, parent);
+        child_exec(job, r, &f, parent);
 
     /* Both sides set the group so signals sent right away reach it. */
     setpgid(pid, pid);
@@ -141,8 +148,9 @@ static tern_status_t launch_one(mpiexec_job_t *job, mpiexec_rank_t *r)
         n = read(f.exec_status[0], &e, sizeof e);
     } while (n < 0 && errno == EINTR);
     if (n == (ssize_t)sizeof e) {
-        fprintf(stderr, "mpiexec: cannot execute '%s' (rank %d): %s\n", job->opts->argv[0],
-                r->rank, strerror(e));
+        fprintf(stderr, "mpiexec: cannot execute '%s' (rank %d%s): %s\n",
+                r->argv ? r->argv[0] : job->opts->argv[0], r->rank,
+                r->space > 0 ? " of a spawned job" : "", strerror(e));
         waitpid(pid, &r->status, 0);
         r->running = 0;
         child_fds_close(&f);
@@ -169,7 +177,7 @@ static tern_status_t launch_one(mpiexec_job_t *job, mpiexec_rank_t *r)
 tern_status_t mpiexec_launch(mpiexec_job_t *job)
 {
     for (int i = 0; i < job->n; i++) {
-        tern_status_t st = launch_one(job, &job->ranks[i]);
+        tern_status_t st = mpiexec_launch_rank(job, &job->ranks[i]);
         if (st != TERN_OK)
             return st;
     }

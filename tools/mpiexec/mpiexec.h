@@ -10,7 +10,8 @@
  * pmi_server.c (key-value space and
  * barrier), stdio_forward.c (line-wise output, stdin to rank 0), bind.c
  * (hwloc core binding), hosts.c (host lists), root.c (the multi-host root),
- * proxy.c (a proxy's link to the root). */
+ * proxy.c (a proxy's link to the root), spawn.c (MPI_Comm_spawn: new
+ * jobs started by a rank, each with its own key-value space). */
 #ifndef TERN_MPIEXEC_H
 #define TERN_MPIEXEC_H
 
@@ -65,6 +66,9 @@ enum {
     /* Forwarded output held for a stdout/stderr that is not being read;
      * past it, rank output is left in the ranks' pipes (they wait). */
     MPIEXEC_OUTPUT_HELD_MAX = 1024 * 1024,
+    /* Processes all spawns of one run may start together (their rank
+     * slots are reserved up front, so rank pointers stay valid). */
+    MPIEXEC_SPAWN_MAX = 1024,
 };
 
 /* The per-job secret that proves a control connection comes from a proxy
@@ -122,13 +126,29 @@ typedef struct {
     int in_barrier;
     mpiexec_stream_t out;
     mpiexec_stream_t err;
+    /* Spawned processes (spawn.c): the job they belong to (0: the first
+     * one, k: job->spaces[k - 1]), their program and working directory. */
+    int space;
+    char **argv;         /* NULL: opts->argv */
+    char *wdir;          /* NULL: mpiexec's */
+    int quiet_exit;      /* a spawn that failed ended it: its exit is no news */
+    struct mpiexec_spawn_req *spawn_req; /* a "mcmd=spawn" request being read */
 } mpiexec_rank_t;
 
 typedef struct mpiexec_kvs mpiexec_kvs_t;
 
+/* A job started by MPI_Comm_spawn: its ranks are job->ranks[first, first + n). */
+typedef struct {
+    char kvsname[96];
+    mpiexec_kvs_t *kvs;
+    int first, n;
+    int barrier_count;
+} mpiexec_space_t;
+
 typedef struct {
     const mpiexec_opts_t *opts;
-    int n;
+    int n;                /* ranks started: the job's n_main, then spawned ones */
+    int n_main;
     mpiexec_rank_t *ranks;
     char kvsname[64];
     cpu_set_t *bind_sets; /* one per rank, or NULL */
@@ -142,6 +162,9 @@ typedef struct {
 
     mpiexec_kvs_t *kvs;
     int barrier_count;
+    mpiexec_space_t *spaces; /* spawned jobs (MPIEXEC_SPAWN_MAX slots) */
+    mpiexec_kvs_t *names;    /* published service names (NULL: none yet) */
+    int n_spaces;
     int rank_base;        /* world rank of ranks[0] (proxy mode) */
     int world_size;       /* PMI size: n, or the whole job's in proxy mode */
     int upstream_fd;      /* proxy: link to the root (non-blocking); -1 otherwise */
@@ -161,6 +184,12 @@ typedef struct {
 /* launch.c: forks every rank. On failure (program cannot be executed) prints
  * why and returns non-OK; the ranks already started are in job->ranks. */
 tern_status_t mpiexec_launch(mpiexec_job_t *job);
+/* Starts one rank (job->ranks[i] set up); TERN_ERR_NOT_FOUND when its
+ * program cannot be executed (reaped, message printed). */
+tern_status_t mpiexec_launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r);
+/* The rank's job: its size and key-value space name. */
+int mpiexec_rank_world_size(const mpiexec_job_t *job, const mpiexec_rank_t *r);
+const char *mpiexec_rank_kvsname(const mpiexec_job_t *job, const mpiexec_rank_t *r);
 
 /* job.c */
 tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts);
@@ -236,7 +265,18 @@ int mpiexec_slurm_hosts(mpiexec_opts_t *opts);
  * n_hosts counts, or NULL with a message if they do not fit. */
 int *mpiexec_hosts_place(const mpiexec_opts_t *opts);
 
+/* spawn.c: one line of a rank's "mcmd=spawn" blocks (the first starts
+ * one); at the last block's endcmd the processes start and the rank gets
+ * its spawn_result. */
+void mpiexec_spawn_line(mpiexec_job_t *job, mpiexec_rank_t *r, const char *line);
+void mpiexec_spawn_free(mpiexec_job_t *job);
+
 /* pmi_server.c */
+mpiexec_kvs_t *mpiexec_kvs_new(void);
+void mpiexec_kvs_free(mpiexec_kvs_t *kvs);
+tern_status_t mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value);
+/* Queues a finished reply line to the rank (freed). */
+void mpiexec_pmi_reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line);
 tern_status_t mpiexec_pmi_init(mpiexec_job_t *job);
 /* Stores a key-value pair (from the root, in proxy mode). */
 tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value);

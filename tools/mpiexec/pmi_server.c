@@ -75,6 +75,35 @@ static tern_status_t kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *va
     return TERN_OK;
 }
 
+mpiexec_kvs_t *mpiexec_kvs_new(void) { return calloc(1, sizeof(mpiexec_kvs_t)); }
+
+tern_status_t mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *value)
+{
+    return kvs_put(kvs, key, value);
+}
+
+/* The key-value space and size of the rank's job (spawned ones have
+ * their own). */
+static mpiexec_space_t *space_of(mpiexec_job_t *job, const mpiexec_rank_t *r)
+{
+    return r->space > 0 ? &job->spaces[r->space - 1] : NULL;
+}
+
+static mpiexec_kvs_t *kvs_of(mpiexec_job_t *job, const mpiexec_rank_t *r)
+{
+    return r->space > 0 ? job->spaces[r->space - 1].kvs : job->kvs;
+}
+
+int mpiexec_rank_world_size(const mpiexec_job_t *job, const mpiexec_rank_t *r)
+{
+    return r->space > 0 ? job->spaces[r->space - 1].n : job->world_size;
+}
+
+const char *mpiexec_rank_kvsname(const mpiexec_job_t *job, const mpiexec_rank_t *r)
+{
+    return r->space > 0 ? job->spaces[r->space - 1].kvsname : job->kvsname;
+}
+
 tern_status_t mpiexec_pmi_init(mpiexec_job_t *job)
 {
     job->kvs = calloc(1, sizeof *job->kvs);
@@ -90,24 +119,46 @@ tern_status_t mpiexec_pmi_init(mpiexec_job_t *job)
     return kvs_put(job->kvs, "PMI_process_mapping", map);
 }
 
+/* 1 if key was there. */
+static int kvs_del(mpiexec_kvs_t *kvs, const char *key)
+{
+    for (kvs_entry_t **pp = &kvs->buckets[kvs_hash(key)]; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->key, key) == 0) {
+            kvs_entry_t *e = *pp;
+            *pp = e->next;
+            free(e->key);
+            free(e->value);
+            free(e);
+            return 1;
+        }
+    return 0;
+}
+
 tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value)
 {
     return kvs_put(job->kvs, key, value);
 }
 
-void mpiexec_pmi_free(mpiexec_job_t *job)
+void mpiexec_kvs_free(mpiexec_kvs_t *kvs)
 {
-    if (!job->kvs)
+    if (!kvs)
         return;
     for (int b = 0; b < KVS_BUCKETS; b++) {
-        for (kvs_entry_t *e = job->kvs->buckets[b], *next; e; e = next) {
+        for (kvs_entry_t *e = kvs->buckets[b], *next; e; e = next) {
             next = e->next;
             free(e->key);
             free(e->value);
             free(e);
         }
     }
-    free(job->kvs);
+    free(kvs);
+}
+
+void mpiexec_pmi_free(mpiexec_job_t *job)
+{
+    mpiexec_kvs_free(job->names);
+    job->names = NULL;
+    mpiexec_kvs_free(job->kvs);
     job->kvs = NULL;
 }
 
@@ -132,7 +183,7 @@ void mpiexec_pmi_flush(mpiexec_rank_t *r)
 }
 
 /* Finishes a reply, queues it and writes what the socket takes now. */
-static void reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line)
+void mpiexec_pmi_reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line)
 {
     if (tern_pmi_line_end(line) == TERN_OK && r->pmi_fd >= 0) {
         if (mpiexec_outq_push(&r->pmi_out, line->buf, line->len,
@@ -149,6 +200,11 @@ static void reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line)
     tern_pmi_line_free(line);
 }
 
+static void reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line)
+{
+    mpiexec_pmi_reply(job, r, line);
+}
+
 static void reply_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *cmd, const char *why)
 {
     tern_pmi_line_t line;
@@ -158,15 +214,20 @@ static void reply_error(mpiexec_job_t *job, mpiexec_rank_t *r, const char *cmd, 
     reply(job, r, &line);
 }
 
-void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
+static void release_ranks(mpiexec_job_t *job, int first, int n)
 {
-    for (int i = 0; i < job->n; i++) {
+    for (int i = first; i < first + n; i++) {
         tern_pmi_line_t line;
         tern_pmi_line_begin(&line, "barrier_out");
         tern_pmi_line_add_int(&line, "rc", 0);
         reply(job, &job->ranks[i], &line);
         job->ranks[i].in_barrier = 0;
     }
+}
+
+void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
+{
+    release_ranks(job, 0, job->n_main);
     job->barrier_count = 0;
 }
 
@@ -175,7 +236,16 @@ static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
     if (r->in_barrier)
         return;
     r->in_barrier = 1;
-    if (++job->barrier_count < job->n)
+    mpiexec_space_t *s = space_of(job, r);
+    if (s) {
+        /* A spawned job fences by itself (on this host only, for now). */
+        if (++s->barrier_count == s->n) {
+            release_ranks(job, s->first, s->n);
+            s->barrier_count = 0;
+        }
+        return;
+    }
+    if (++job->barrier_count < job->n_main)
         return;
     /* Everyone here arrived: a proxy now waits for the other hosts. */
     if (job->upstream_fd >= 0)
@@ -184,25 +254,26 @@ static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
         mpiexec_pmi_barrier_release(job);
 }
 
-static int kvsname_ok(const mpiexec_job_t *job, const tern_pmi_msg_t *msg)
+static int kvsname_ok(const mpiexec_job_t *job, const mpiexec_rank_t *r,
+                      const tern_pmi_msg_t *msg)
 {
     const char *k = tern_pmi_msg_get(msg, "kvsname");
-    return !k || strcmp(k, job->kvsname) == 0;
+    return !k || strcmp(k, mpiexec_rank_kvsname(job, r)) == 0;
 }
 
 static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
 {
     const char *key = tern_pmi_msg_get(msg, "key");
     const char *value = tern_pmi_msg_get(msg, "value");
-    if (!kvsname_ok(job, msg))
+    if (!kvsname_ok(job, r, msg))
         { reply_error(job, r, "put_result", "unknown kvsname"); return; }
     if (!key || !value)
         { reply_error(job, r, "put_result", "put needs key and value"); return; }
     if (strlen(key) >= KEY_MAX || strlen(value) >= VALUE_MAX)
         { reply_error(job, r, "put_result", "key or value too long"); return; }
-    if (kvs_put(job->kvs, key, value) != TERN_OK)
+    if (kvs_put(kvs_of(job, r), key, value) != TERN_OK)
         { reply_error(job, r, "put_result", "out of memory"); return; }
-    if (job->upstream_fd >= 0) {
+    if (job->upstream_fd >= 0 && r->space == 0) {
         /* The root hands it to every other host at the next fence. */
         tern_pmi_line_t up;
         tern_pmi_line_begin(&up, "put");
@@ -219,11 +290,11 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
 static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
 {
     const char *key = tern_pmi_msg_get(msg, "key");
-    if (!kvsname_ok(job, msg))
+    if (!kvsname_ok(job, r, msg))
         { reply_error(job, r, "get_result", "unknown kvsname"); return; }
     if (!key)
         { reply_error(job, r, "get_result", "get needs a key"); return; }
-    kvs_entry_t *e = kvs_find(job->kvs, key);
+    kvs_entry_t *e = kvs_find(kvs_of(job, r), key);
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "get_result");
     if (e) {
@@ -234,6 +305,42 @@ static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
         tern_pmi_line_add_int(&line, "rc", -1);
         tern_pmi_line_add(&line, "msg", "key not found");
         tern_pmi_line_add(&line, "found", "FALSE");
+    }
+    reply(job, r, &line);
+}
+
+/* The name service (MPI_Publish_name & co.), one table for every job this
+ * mpiexec runs, spawned ones included. */
+static void handle_names(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    const char *cmd = msg->cmd, *service = tern_pmi_msg_get(msg, "service");
+    const char *port = tern_pmi_msg_get(msg, "port");
+    const char *reply_cmd = strcmp(cmd, "publish_name") == 0     ? "publish_result"
+                            : strcmp(cmd, "unpublish_name") == 0 ? "unpublish_result"
+                                                                 : "lookup_result";
+    if (!job->names && !(job->names = mpiexec_kvs_new()))
+        { reply_error(job, r, reply_cmd, "out of memory"); return; }
+    if (!service || !service[0] || strlen(service) >= KEY_MAX)
+        { reply_error(job, r, reply_cmd, "a service name is needed"); return; }
+    kvs_entry_t *e = kvs_find(job->names, service);
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, reply_cmd);
+    if (strcmp(cmd, "publish_name") == 0) {
+        if (!port || strlen(port) >= VALUE_MAX)
+            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "a port is needed"); return; }
+        if (e)
+            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "already published"); return; }
+        if (kvs_put(job->names, service, port) != TERN_OK)
+            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "out of memory"); return; }
+        tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "unpublish_name") == 0) {
+        tern_pmi_line_add_int(&line, "rc", kvs_del(job->names, service) ? 0 : -1);
+    } else if (e) {
+        tern_pmi_line_add_int(&line, "rc", 0);
+        tern_pmi_line_add(&line, "port", e->value);
+    } else {
+        tern_pmi_line_add_int(&line, "rc", -1);
+        tern_pmi_line_add(&line, "msg", "not published");
     }
     reply(job, r, &line);
 }
@@ -266,7 +373,7 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         r->pmi_inited = 1;
         tern_pmi_line_begin(&line, "initack");
         tern_pmi_line_add_int(&line, "rank", r->rank);
-        tern_pmi_line_add_int(&line, "size", job->world_size);
+        tern_pmi_line_add_int(&line, "size", mpiexec_rank_world_size(job, r));
         tern_pmi_line_add_int(&line, "appnum", 0);
         tern_pmi_line_add_int(&line, "debug", 0);
         tern_pmi_line_add_int(&line, "rc", 0);
@@ -286,7 +393,7 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         tern_pmi_line_begin(&line, "my_kvsname");
-        tern_pmi_line_add(&line, "kvsname", job->kvsname);
+        tern_pmi_line_add(&line, "kvsname", mpiexec_rank_kvsname(job, r));
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "put") == 0) {
         { handle_put(job, r, msg); return; }
@@ -298,6 +405,9 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         r->pmi_finalized = 1;
         tern_pmi_line_begin(&line, "finalize_ack");
         tern_pmi_line_add_int(&line, "rc", 0);
+    } else if (strcmp(cmd, "publish_name") == 0 || strcmp(cmd, "unpublish_name") == 0 ||
+               strcmp(cmd, "lookup_name") == 0) {
+        { handle_names(job, r, msg); return; }
     } else if (strcmp(cmd, "abort") == 0) {
         { handle_abort(job, r, msg); return; }
     } else {
@@ -319,7 +429,9 @@ static int pmi_line(void *ctx, char *text)
 {
     pmi_ctx_t *c = ctx;
     tern_pmi_msg_t msg;
-    if (tern_pmi_wire_parse(text, &msg) != TERN_OK)
+    if (c->r->spawn_req || strncmp(text, "mcmd=", 5) == 0)
+        mpiexec_spawn_line(c->job, c->r, text); /* MPICH's multi-line spawn */
+    else if (tern_pmi_wire_parse(text, &msg) != TERN_OK)
         fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line\n", c->r->rank);
     else
         handle(c->job, c->r, &msg);

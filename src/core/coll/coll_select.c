@@ -249,6 +249,10 @@ static int compute_spans_nodes(const tern_comm_t *c)
     int first = -1, several_nodes = 0, shared = 0;
     for (int q = 0; q < c->size && !(several_nodes && shared); q++) {
         int w = tern_comm_local_world_rank(c, q);
+        /* Processes of several jobs (dynamic processes) do not agree on one
+         * node map: no node-aware algorithm for them. */
+        if (w >= tern_rt.size)
+            return 0;
         int node = per > 0 ? (int)(w / per) : tern_rt.node_of_rank[w];
         if (first < 0)
             first = node;

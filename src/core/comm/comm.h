@@ -35,6 +35,11 @@ typedef struct tern_comm {
     int remote_size;
     int *remote_world_ranks;
     struct tern_comm *local_comm;
+    /* Between groups of different jobs (dynamic processes), whose world
+     * ranks say nothing across jobs: 1 when Intercomm_merge puts the local
+     * group first on a tie of `high` (the accepting side), -1 not; 0
+     * otherwise (the lower world rank goes first). */
+    int inter_first;
     /* Attributes (newest first) and info hints (MPI_INFO_NULL or owned). */
     tern_attr_t *attrs;
     MPI_Info info;

@@ -42,8 +42,17 @@ tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, uint32_t ctx, ui
     c->remote_size = rsize;
     c->remote_world_ranks = rr;
     c->local_comm = lc;
+    /* Dup, split and create of a dynamic intercommunicator keep its order. */
+    c->inter_first = eh_parent && eh_parent->is_inter ? eh_parent->inter_first : 0;
     *new_p = c;
     return TERN_OK;
+}
+
+tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, const uint32_t *ids, int rank,
+                                  int lsize, const int *lranks, int rsize, const int *rranks,
+                                  tern_comm_t **new_p)
+{
+    return make_inter(eh_parent, ids[0], ids[1], rank, lsize, lranks, rsize, rranks, new_p);
 }
 
 /* Context agreement spanning both groups of an intercommunicator: each
@@ -194,7 +203,7 @@ tern_status_t tern_comm_create_group(tern_comm_t *p, const tern_group_t *g, int 
         return TERN_OK;
     /* Participants are addressed by their ranks in the parent, so calls
      * with different groups can never mix up their messages' sources. */
-    int *parent_rank = malloc((size_t)tern_rt.size * sizeof(int));
+    int *parent_rank = malloc((size_t)tern_rt.n_peers * sizeof(int));
     int *members = malloc((size_t)g->size * sizeof(int));
     tern_status_t st = parent_rank && members ? TERN_OK : TERN_ERR_NOMEM;
     if (st == TERN_OK) {
@@ -288,8 +297,9 @@ tern_status_t tern_intercomm_merge(tern_comm_t *inter, int high, tern_comm_t **n
     /* The low group first; on a tie, the group whose leader has the lower
      * world rank (both sides compute the same). */
     int local_first = high != remote_high ? !high
-                                          : tern_comm_local_world_rank(inter, 0) <
-                                                inter->remote_world_ranks[0];
+                      : inter->inter_first ? inter->inter_first > 0
+                                           : tern_comm_local_world_rank(inter, 0) <
+                                                 inter->remote_world_ranks[0];
     int n = inter->size + inter->remote_size;
     int *wr = malloc((size_t)n * sizeof *wr);
     if (!wr) {

@@ -19,6 +19,8 @@
 #define TERN_XTAG_INTER_BCAST (-28)   /* leader to local group */
 #define TERN_XTAG_INTER_SWAP (-32)    /* rank lists swapped between groups */
 #define TERN_XTAG_DIST_GRAPH (-36)    /* edge lists of MPI_Dist_graph_create */
+#define TERN_XTAG_DYN (-40)           /* accept/connect (comm_dynamic.c) */
+#define TERN_XTAG_SPAWN (-44)         /* the root's spawn outcome (comm_spawn.c) */
 /* Comm_create_group: -1024 - 4 * (tag mod 2^24), so each call has four
  * tags to itself (user tags equal mod 2^24 share them); Intercomm_create
  * (one exchange, one tag): -2^30 - tag. All below the fixed tags above. */

@@ -34,7 +34,7 @@ static tern_status_t need_intra(const tern_comm_t *c)
 /* TERN_ERR_GROUP unless every member of g is in c (its local group). */
 static tern_status_t need_subgroup(const tern_comm_t *c, const tern_group_t *g)
 {
-    char *in = calloc((size_t)tern_rt.size, 1);
+    char *in = calloc((size_t)tern_rt.n_peers, 1);
     if (!in)
         return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a rank table");
     for (int i = 0; i < c->size; i++)

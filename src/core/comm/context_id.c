@@ -33,6 +33,7 @@ void tern_ctx_init(void)
     memset(used, 0, sizeof used);
     memset(reserved, 0, sizeof reserved);
     used[0] = 3u; /* WORLD and SELF */
+    used[TERN_CTX_MASK_WORDS - 1] = 1u << 31; /* TERN_CTX_BRIDGE (comm_dynamic.h) */
     cursor = 2;
 }
 
@@ -98,12 +99,13 @@ tern_status_t tern_ctx_pick(const tern_ctx_mask_t *m, int n, uint32_t *ctx_ids)
         int live = 0;
         for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
             live += __builtin_popcount(used[i]);
+        live--; /* the slot kept for dynamic-process handshakes is no communicator */
         return tern_status_detail(TERN_ERR_LIMIT,
                                   "too many communicators: %d are live in this process "
                                   "(MPI_COMM_WORLD and MPI_COMM_SELF included) and no context "
                                   "id is free on every member (the limit is %d); free some "
                                   "with MPI_Comm_free",
-                                  live, TERN_CTX_SLOTS);
+                                  live, TERN_CTX_SLOTS - 1);
     }
     for (int i = 0; i < n; i++) {
         uint32_t s = ctx_ids[i] / 2;

@@ -37,10 +37,10 @@ tern_status_t tern_group_compare(const tern_group_t *g1, const tern_group_t *g2,
 /* world rank -> rank in g, or -1: a table over the world, for O(n) lookups. */
 static int *rank_index(const tern_group_t *g)
 {
-    int *idx = malloc((size_t)tern_rt.size * sizeof *idx);
+    int *idx = malloc((size_t)tern_rt.n_peers * sizeof *idx);
     if (!idx)
         return NULL;
-    memset(idx, 0xff, (size_t)tern_rt.size * sizeof *idx);
+    memset(idx, 0xff, (size_t)tern_rt.n_peers * sizeof *idx);
     for (int i = 0; i < g->size; i++)
         idx[g->world_ranks[i]] = i;
     return idx;

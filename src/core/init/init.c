@@ -1,6 +1,7 @@
 #include "core/init/init.h"
 #include "core/coll/coll.h"
 #include "core/comm/comm.h"
+#include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
 #include "core/init/env.h"
 #include "core/pt2pt/p2p.h"
@@ -42,7 +43,8 @@ tern_status_t tern_runtime_init(int required, int *provided)
     *provided = tern_runtime_thread_level(required);
     tern_rt.wtime_base = tern_env_clock();
     tern_rt.active = 1;
-    return TERN_OK;
+    /* A spawned process meets its parents before the first init returns. */
+    return tern_comm_parent_init();
 }
 
 tern_status_t tern_runtime_release(void)

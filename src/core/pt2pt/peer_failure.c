@@ -21,7 +21,7 @@ void tern_peer_failure_set_source_map(int (*world_of)(const tern_req_t *req))
 static int source_world(const tern_req_t *req)
 {
     int w = req->peer >= 0 && source_map ? source_map(req) : -1;
-    return w >= 0 && w < tern_rt.size ? w : -1;
+    return w >= 0 && w < tern_rt.n_peers ? w : -1;
 }
 
 /* 1 if a posted receive names a source that has failed (MPI_ANY_SOURCE
@@ -56,8 +56,11 @@ void tern_peer_failed(int peer_world, tern_status_t st, const char *why)
         tern_rt.last_failed_peer = peer_world;
         tern_warn("rank %d failed: %s (%s); operations with it complete with this error",
                   peer_world, why ? why : "", tern_status_string(peer->failed));
-        for (int i = 0; i < tern_rt.n_tls; i++)
-            tern_rt.tls[i].ops->disconnect(tern_rt.tls[i].tl, peer_world);
+        if (peer_world < tern_rt.size)
+            for (int i = 0; i < tern_rt.n_tls; i++)
+                tern_rt.tls[i].ops->disconnect(tern_rt.tls[i].tl, peer_world);
+        else /* a process of another job: only its own transport knows it */
+            peer->ops->disconnect(peer->tl, peer_world);
     }
     tern_p2p_fail_peer_requests(peer_world);
     fail_posted_receives();
@@ -65,7 +68,7 @@ void tern_peer_failed(int peer_world, tern_status_t st, const char *why)
 
 const char *tern_peer_failure(int peer_world)
 {
-    if (peer_world < 0 || peer_world >= tern_rt.size || tern_rt.peers[peer_world].failed == TERN_OK)
+    if (peer_world < 0 || peer_world >= tern_rt.n_peers || tern_rt.peers[peer_world].failed == TERN_OK)
         return NULL;
     return tern_rt.peers[peer_world].failure ? tern_rt.peers[peer_world].failure
                                              : tern_status_string(tern_rt.peers[peer_world].failed);
@@ -103,8 +106,8 @@ static void watch_waited_peers(void)
 {
     static waited_t w;
     if (!w.marked) {
-        w.marked = calloc((size_t)tern_rt.size, 1);
-        w.list = malloc((size_t)tern_rt.size * sizeof *w.list);
+        w.marked = calloc((size_t)tern_rt.peer_cap, 1);
+        w.list = malloc((size_t)tern_rt.peer_cap * sizeof *w.list);
         if (!w.marked || !w.list) { /* no watch: failures are still reported by errors */
             free(w.marked);
             free(w.list);
@@ -114,7 +117,7 @@ static void watch_waited_peers(void)
         }
     }
     w.n = 0;
-    for (int p = 0; p < tern_rt.size; p++) {
+    for (int p = 0; p < tern_rt.n_peers; p++) {
         const tern_peer_t *peer = &tern_rt.peers[p];
         if (peer->inflight_head || peer->pending_head || peer->stream_head)
             mark_waited(&w, p);

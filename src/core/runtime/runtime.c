@@ -38,7 +38,7 @@ static tern_status_t discover_nodes(void)
 {
     char key[64], host[256];
     int size = tern_rt.size;
-    tern_rt.node_of_rank = calloc((size_t)size, sizeof(int));
+    tern_rt.node_of_rank = calloc((size_t)size + TERN_DYN_PEERS_MAX, sizeof(int));
     tern_rt.local_ranks = calloc((size_t)size, sizeof(int));
     if (!tern_rt.node_of_rank || !tern_rt.local_ranks)
         return TERN_ERR_NOMEM;
@@ -209,6 +209,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
 
 tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed)
 {
+    tern_dyn_set_handlers(am_handler, peer_failed);
     tern_pmi_info_t pmi;
     tern_status_t st = tern_pmi_init(&pmi);
     if (st != TERN_OK) {
@@ -234,8 +235,10 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     tern_rt.spin_limit =
         tern_knob_count_or(TERN_KNOB_PROGRESS_SPIN, tern_rt.local_size > cpus_available() ? 0 : 4096);
 
-    tern_rt.peers = calloc((size_t)tern_rt.size, sizeof *tern_rt.peers);
-    tern_rt.pending_peers = calloc((size_t)tern_rt.size, sizeof(int));
+    tern_rt.n_peers = tern_rt.size;
+    tern_rt.peer_cap = tern_rt.size + TERN_DYN_PEERS_MAX;
+    tern_rt.peers = calloc((size_t)tern_rt.peer_cap, sizeof *tern_rt.peers);
+    tern_rt.pending_peers = calloc((size_t)tern_rt.peer_cap, sizeof(int));
     if (!tern_rt.peers || !tern_rt.pending_peers)
         return TERN_ERR_NOMEM;
 
@@ -244,6 +247,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
 
 void tern_runtime_close_transports(void)
 {
+    tern_dyn_close();
     for (int i = tern_rt.n_tls - 1; i >= 0; i--)
         tern_rt.tls[i].ops->finalize(tern_rt.tls[i].tl);
     tern_rt.n_tls = 0;

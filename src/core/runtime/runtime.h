@@ -52,6 +52,11 @@ typedef struct {
     int n_sessions;             /* live sessions (core/init/session.c) */
     int thread_level;
     int rank, size;
+    /* Peers are world ranks 0..size-1, then the processes of other jobs
+     * met through dynamic processes (dyn_peers.c), up to peer_cap. Tables
+     * indexed by world rank (peers, node_of_rank) have peer_cap entries. */
+    int n_peers, peer_cap;
+    tern_tl_t *dyn_tl;          /* the transport to them (sock), once opened */
     int appnum, universe_size;
     double wtime_base;
     int node, local_rank, local_size;
@@ -90,5 +95,17 @@ extern tern_runtime_t tern_rt;
 tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed);
 /* Closes the transports (packets still queued must have left). */
 void tern_runtime_close_transports(void);
+
+/* ---- Peers of other jobs (dyn_peers.c) ---- */
+#define TERN_DYN_PEERS_MAX 1024
+/* Opens the transport to other jobs if needed; *addr_p is this process's
+ * address there (for port names and connection handshakes). */
+tern_status_t tern_dyn_open(const char **addr_p);
+/* The peer index of the process at addr (a new peer if unknown): >= size.
+ * TERN_ERR_LIMIT past TERN_DYN_PEERS_MAX. */
+tern_status_t tern_dyn_peer(const char *addr, int *peer_p);
+void tern_dyn_close(void);
+/* For tern_runtime_start: what the transport to other jobs delivers to. */
+void tern_dyn_set_handlers(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed);
 
 #endif

@@ -3,6 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/proc.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_from_group.h"
 #include "core/comm/comm_new.h"
 #include "core/init/env.h"
@@ -19,6 +20,50 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_abort(comm_obj, errorcode));
+}
+
+TERN_PMPI_ALIAS(Close_port)
+int PMPI_Close_port(const char *port_name)
+{
+    static const char func[] = "MPI_Close_port";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_port_check(port_name));
+}
+
+TERN_PMPI_ALIAS(Comm_accept)
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_accept";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_info_t *info_obj = NULL;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 1, port_name, newcomm));
+}
+
+TERN_PMPI_ALIAS(Comm_connect)
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPI_Comm_connect";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_info_t *info_obj = NULL;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 0, port_name, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_create_from_group)
@@ -51,6 +96,58 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
         (err = tern_check_comm(func, *comm, &comm_obj)))
         return err;
     return tern_mpi_result(err_comm, func, tern_comm_disconnect(comm_obj, comm));
+}
+
+TERN_PMPI_ALIAS(Comm_get_parent)
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    static const char func[] = "MPI_Comm_get_parent";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, parent, "parent")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_get_parent(parent));
+}
+
+TERN_PMPI_ALIAS(Comm_join)
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    static const char func[] = "MPI_Comm_join";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_join(fd, intercomm));
+}
+
+TERN_PMPI_ALIAS(Comm_spawn)
+int PMPI_Comm_spawn(const char *command, char * *argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+{
+    static const char func[] = "MPI_Comm_spawn";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_spawn_one(comm_obj, root, command, argv, maxprocs, info, intercomm, array_of_errcodes));
+}
+
+TERN_PMPI_ALIAS(Comm_spawn_multiple)
+int PMPI_Comm_spawn_multiple(int count, char * *array_of_commands, char ** *array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+{
+    static const char func[] = "MPI_Comm_spawn_multiple";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_comm_spawn_checked(comm_obj, root, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, intercomm, array_of_errcodes));
 }
 
 TERN_PMPI_ALIAS(Finalize)
@@ -147,6 +244,50 @@ int PMPI_Is_thread_main(int *flag)
     if ((err = tern_check_ptr(func, err_comm, flag, "flag")))
         return err;
     return tern_mpi_result(err_comm, func, tern_env_is_thread_main(flag));
+}
+
+TERN_PMPI_ALIAS(Lookup_name)
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    static const char func[] = "MPI_Lookup_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_array(func, err_comm, port_name, MPI_MAX_PORT_NAME, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_name_lookup(service_name, port_name));
+}
+
+TERN_PMPI_ALIAS(Open_port)
+int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    static const char func[] = "MPI_Open_port";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_array(func, err_comm, port_name, MPI_MAX_PORT_NAME, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_port_open(port_name));
+}
+
+TERN_PMPI_ALIAS(Publish_name)
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char func[] = "MPI_Publish_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_name_publish(service_name, port_name));
 }
 
 TERN_PMPI_ALIAS(Query_thread)
@@ -248,4 +389,19 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
         (err = tern_check_ptr(func, err_comm, session, "session")))
         return err;
     return tern_mpi_result(err_comm, func, tern_session_init(info_obj, errhandler, session));
+}
+
+TERN_PMPI_ALIAS(Unpublish_name)
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char func[] = "MPI_Unpublish_name";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_name_unpublish(service_name, port_name));
 }

@@ -1,0 +1,363 @@
+/* Connecting two groups of processes that started apart (dynamic
+ * processes): MPI_Comm_accept / MPI_Comm_connect, on which MPI_Comm_spawn
+ * builds (comm_spawn.c).
+ *
+ * A port name is "tern-port:<tag>:<address>": the address of the
+ * accepting root on the transport between jobs (runtime/dyn_peers.c) and
+ * a tag unique to the port. The roots meet on a context reserved for it
+ * (TERN_CTX_BRIDGE, never given to a communicator), matched by that tag:
+ * the connecting root sends its group's addresses and context mask, the
+ * accepting root answers with its own. Each root bcasts the other group's
+ * addresses and the combined mask to its group; every member makes the
+ * remote processes peers and picks the same context ids from the mask
+ * (the same agreement as MPI_Intercomm_create, spanning both jobs). */
+#include "core/comm/comm_dynamic.h"
+#include "core/comm/comm_create.h"
+#include "core/comm/comm_exchange.h"
+#include "core/comm/comm_p2p.h"
+#include "core/pt2pt/progress.h"
+#include "core/runtime/runtime.h"
+#include "pmi/pmi.h"
+#include "transport/sock/sock.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PORT_PREFIX "tern-port:"
+
+typedef char addr_t[TERN_SOCK_ADDR_MAX];
+
+/* What one root sends the other. */
+typedef struct {
+    tern_ctx_mask_t m;
+    int32_t size;
+    int32_t root;  /* index of the sender among the addresses */
+    int32_t status;
+} bridge_hdr_t;
+
+/* What a root bcasts to its group. */
+typedef struct {
+    tern_ctx_mask_t m;
+    int32_t status;
+    int32_t remote_size;
+} group_hdr_t;
+
+static unsigned port_counter;
+
+tern_status_t tern_port_open(char *port_name)
+{
+    const char *addr;
+    tern_status_t st = tern_dyn_open(&addr);
+    if (st != TERN_OK)
+        return st;
+    /* Unique among this process's ports, and unlikely to equal another
+     * process's (the roots' first message matches on it). */
+    int tag = (int)((((unsigned)getpid() & 0xffffu) << 12 | (++port_counter & 0xfffu)) &
+                    0x3fffffffu);
+    snprintf(port_name, MPI_MAX_PORT_NAME, PORT_PREFIX "%d:%s", tag, addr);
+    return TERN_OK;
+}
+
+/* The tag and address of a port name; TERN_ERR_PORT if it is not one. */
+static tern_status_t port_parse(const char *port, int *tag_p, const char **addr_p)
+{
+    char *end;
+    if (!port)
+        return tern_status_detail(TERN_ERR_ARG, "port_name is NULL at the root");
+    if (strncmp(port, PORT_PREFIX, strlen(PORT_PREFIX)) != 0)
+        return tern_status_detail(TERN_ERR_PORT, "'%.64s' is not a port name (it must start "
+                                  "with " PORT_PREFIX ")", port);
+    long tag = strtol(port + strlen(PORT_PREFIX), &end, 10);
+    if (end == port + strlen(PORT_PREFIX) || *end != ':' || tag < 0 || tag > 0x3fffffff ||
+        strlen(end + 1) >= TERN_SOCK_ADDR_MAX)
+        return tern_status_detail(TERN_ERR_PORT, "malformed port name '%.64s'", port);
+    *tag_p = (int)tag;
+    *addr_p = end + 1;
+    return TERN_OK;
+}
+
+tern_status_t tern_port_check(const char *port)
+{
+    int tag = 0;
+    const char *addr = NULL;
+    return port_parse(port, &tag, &addr);
+}
+
+static tern_status_t wait_release(tern_req_t *req, size_t *bytes_p)
+{
+    tern_progress_wait(&req->complete);
+    tern_status_t st = req->error;
+    if (bytes_p)
+        *bytes_p = req->status_bytes;
+    tern_req_release(req);
+    return st;
+}
+
+/* The roots' exchange. The bridge is a two-process communicator that
+ * exists only here: rank 0 the accepting root, rank 1 the connecting one. */
+static tern_status_t bridge(int accept, const char *port, const bridge_hdr_t *mine,
+                            const addr_t *my_addrs, bridge_hdr_t *theirs, addr_t **their_addrs)
+{
+    int tag = 0;
+    const char *addr = NULL;
+    tern_status_t st = port_parse(port, &tag, &addr);
+    if (st != TERN_OK)
+        return st;
+    int peer = -1;
+    if (!accept && (st = tern_dyn_peer(addr, &peer)) != TERN_OK)
+        return st;
+    int wr[2] = {accept ? tern_rt.rank : peer, accept ? -1 : tern_rt.rank};
+    tern_comm_t b = {.handle = MPI_COMM_NULL, .rank = accept ? 0 : 1, .size = 2, .world_ranks = wr};
+    size_t max = sizeof(bridge_hdr_t) + TERN_DYN_PEERS_MAX * sizeof(addr_t);
+    size_t out_len = sizeof *mine + (size_t)mine->size * sizeof(addr_t);
+    char *in = malloc(max), *out = malloc(out_len);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return TERN_ERR_NOMEM;
+    }
+    memcpy(out, mine, sizeof *mine);
+    memcpy(out + sizeof *mine, my_addrs, (size_t)mine->size * sizeof(addr_t));
+    tern_req_t *rreq, *sreq;
+    size_t got = 0;
+    st = tern_comm_irecv(&b, TERN_CTX_BRIDGE, in, max, accept ? MPI_ANY_SOURCE : 0, tag, &rreq);
+    if (st == TERN_OK && !accept) {
+        if ((st = tern_comm_isend(&b, TERN_CTX_BRIDGE, out, out_len, 0, tag, TERN_SEND_STANDARD,
+                                  &sreq)) == TERN_OK)
+            st = wait_release(sreq, NULL);
+    }
+    if (st == TERN_OK)
+        st = wait_release(rreq, &got);
+    if (st == TERN_OK) {
+        memcpy(theirs, in, sizeof *theirs);
+        if (got < sizeof *theirs || theirs->size <= 0 || theirs->size > TERN_DYN_PEERS_MAX ||
+            got != sizeof *theirs + (size_t)theirs->size * sizeof(addr_t) || theirs->root < 0 ||
+            theirs->root >= theirs->size)
+            st = tern_status_detail(TERN_ERR_INTERNAL, "malformed connection message on port %s",
+                                    port);
+    }
+    if (st == TERN_OK && !(*their_addrs = malloc((size_t)theirs->size * sizeof(addr_t))))
+        st = TERN_ERR_NOMEM;
+    if (st == TERN_OK) {
+        memcpy(*their_addrs, in + sizeof *theirs, (size_t)theirs->size * sizeof(addr_t));
+        for (int i = 0; i < theirs->size; i++)
+            (*their_addrs)[i][TERN_SOCK_ADDR_MAX - 1] = '\0';
+    }
+    if (st == TERN_OK && accept) {
+        /* Answer the connector that came. */
+        st = tern_dyn_peer((*their_addrs)[theirs->root], &wr[1]);
+        if (st == TERN_OK &&
+            (st = tern_comm_isend(&b, TERN_CTX_BRIDGE, out, out_len, 1, tag, TERN_SEND_STANDARD,
+                                  &sreq)) == TERN_OK)
+            st = wait_release(sreq, NULL);
+    }
+    free(in);
+    free(out);
+    return st;
+}
+
+tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const char *port,
+                                 tern_comm_t **new_p)
+{
+    *new_p = NULL;
+    const char *my_addr;
+    tern_status_t st = tern_dyn_open(&my_addr);
+    if (st != TERN_OK)
+        return st;
+    addr_t *addrs = calloc((size_t)comm->size, sizeof *addrs), *raddrs = NULL;
+    addr_t me;
+    memset(me, 0, sizeof me);
+    snprintf(me, sizeof me, "%s", my_addr);
+    if (!addrs)
+        return TERN_ERR_NOMEM;
+    tern_xchg_t x = tern_xchg_over(comm, TERN_XTAG_DYN);
+    st = tern_xchg_allgather(&x, me, addrs, sizeof me);
+    tern_ctx_mask_t contributed;
+    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
+    group_hdr_t g = {.m = contributed, .status = TERN_OK};
+    x.tag = TERN_XTAG_DYN - 1;
+    if (st == TERN_OK)
+        st = tern_xchg_reduce(&x, root, &g.m, sizeof g.m, tern_ctx_mask_combine);
+    if (st != TERN_OK) {
+        tern_ctx_withdraw(&contributed);
+        free(addrs);
+        return st;
+    }
+    if (comm->rank == root) {
+        bridge_hdr_t mine = {.m = g.m, .size = comm->size, .root = root, .status = TERN_OK};
+        bridge_hdr_t theirs;
+        tern_status_t bst = bridge(accept, port, &mine, addrs, &theirs, &raddrs);
+        if (bst == TERN_OK) {
+            tern_ctx_mask_combine(&g.m, &theirs.m, sizeof g.m);
+            g.remote_size = theirs.size;
+        } else {
+            g.status = (int32_t)bst;
+        }
+    }
+    x.tag = TERN_XTAG_DYN - 2;
+    st = tern_xchg_bcast(&x, root, &g, sizeof g);
+    if (st == TERN_OK && g.status != TERN_OK)
+        st = comm->rank == root ? (tern_status_t)g.status
+                                : tern_status_detail((tern_status_t)g.status,
+                                                     "the root (rank %d) could not %s", root,
+                                                     accept ? "accept" : "connect");
+    if (st == TERN_OK && !raddrs && !(raddrs = malloc((size_t)g.remote_size * sizeof *raddrs)))
+        st = TERN_ERR_NOMEM;
+    x.tag = TERN_XTAG_DYN - 3;
+    if (st == TERN_OK)
+        st = tern_xchg_bcast(&x, root, raddrs, (size_t)g.remote_size * sizeof *raddrs);
+    tern_ctx_withdraw(&contributed);
+    int *rranks = NULL;
+    if (st == TERN_OK && !(rranks = malloc((size_t)g.remote_size * sizeof *rranks)))
+        st = TERN_ERR_NOMEM;
+    for (int i = 0; st == TERN_OK && i < g.remote_size; i++)
+        st = tern_dyn_peer(raddrs[i], &rranks[i]);
+    uint32_t ids[2];
+    if (st == TERN_OK)
+        st = tern_ctx_pick(&g.m, 2, ids);
+    if (st == TERN_OK) {
+        int *lranks = malloc((size_t)comm->size * sizeof *lranks);
+        if (!lranks)
+            st = TERN_ERR_NOMEM;
+        for (int i = 0; st == TERN_OK && i < comm->size; i++)
+            lranks[i] = tern_comm_local_world_rank(comm, i);
+        if (st == TERN_OK)
+            st = tern_comm_new_inter(comm, ids, comm->rank, comm->size, lranks, g.remote_size,
+                                     rranks, new_p);
+        if (st == TERN_OK)
+            (*new_p)->inter_first = accept ? 1 : -1;
+        else {
+            tern_ctx_release(ids[0]);
+            tern_ctx_release(ids[1]);
+        }
+        free(lranks);
+    }
+    free(rranks);
+    free(raddrs);
+    free(addrs);
+    return st;
+}
+
+/* Every process checks comm and root (the same everywhere); what only the
+ * root reads travels in the roots' outcome, so a bad port name at the root
+ * fails the call on every process, without a hang. */
+tern_status_t tern_comm_check_root(const tern_comm_t *comm, int root)
+{
+    if (comm->is_inter)
+        return tern_status_detail(TERN_ERR_COMM, "comm must be an intracommunicator");
+    if (root < 0 || root >= comm->size)
+        return tern_status_detail(TERN_ERR_RANK, "root=%d is not a rank of comm (size %d)",
+                                  root, comm->size);
+    return TERN_OK;
+}
+
+tern_status_t tern_comm_dyn_join_checked(tern_comm_t *comm, int root, int accept,
+                                         const char *port, MPI_Comm *newcomm)
+{
+    *newcomm = MPI_COMM_NULL;
+    tern_comm_t *nc;
+    tern_status_t st = tern_comm_check_root(comm, root);
+    if (st == TERN_OK)
+        st = tern_comm_dyn_join(comm, root, accept, comm->rank == root ? port : NULL, &nc);
+    if (st == TERN_OK)
+        *newcomm = nc->handle;
+    return st;
+}
+
+/* MPI_Publish_name & co. go to the process manager's name service. A name
+ * is one the manager keeps as it is: no spaces, '=' or backslashes. */
+static tern_status_t check_service(const char *service)
+{
+    if (!service[0] || strpbrk(service, " =\\\t\n") || strlen(service) >= 256)
+        return tern_status_detail(TERN_ERR_ARG, "service_name '%.64s' must be 1-255 characters "
+                                  "without spaces, '=' or backslashes", service);
+    return TERN_OK;
+}
+
+tern_status_t tern_name_publish(const char *service, const char *port)
+{
+    /* Any string may be published (MPICH's namepub publishes
+     * "otherhost:122"); it only has to fit a port name. */
+    tern_status_t st = check_service(service);
+    if (st == TERN_OK && (!port[0] || strnlen(port, MPI_MAX_PORT_NAME) >= MPI_MAX_PORT_NAME))
+        st = tern_status_detail(TERN_ERR_ARG, "port_name must be 1 to %d characters",
+                                MPI_MAX_PORT_NAME - 1);
+    return st != TERN_OK ? st : tern_pmi_publish(service, port);
+}
+
+tern_status_t tern_name_unpublish(const char *service, const char *port)
+{
+    (void)port; /* the name service keeps one port per name */
+    tern_status_t st = check_service(service);
+    return st != TERN_OK ? st : tern_pmi_unpublish(service);
+}
+
+tern_status_t tern_name_lookup(const char *service, char *port)
+{
+    tern_status_t st = check_service(service);
+    return st != TERN_OK ? st : tern_pmi_lookup(service, port, MPI_MAX_PORT_NAME);
+}
+
+/* All of len bytes over a blocking socket; TERN_ERR_ARG naming the
+ * failure (a closed or bad fd). */
+static tern_status_t fd_io(int fd, void *buf, size_t len, int out)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return tern_status_detail(TERN_ERR_ARG, "fd %d: %s", fd,
+                                      n == 0 ? "closed by the other process"
+                                             : strerror(errno));
+        p += n;
+        len -= (size_t)n;
+    }
+    return TERN_OK;
+}
+
+/* MPI_Comm_join: the two processes swap their addresses over the socket;
+ * the lower address opens a port and accepts, the other connects to the
+ * port it reads from the socket, each over MPI_COMM_SELF. */
+tern_status_t tern_comm_join(int fd, MPI_Comm *intercomm)
+{
+    *intercomm = MPI_COMM_NULL;
+    const char *mine;
+    tern_status_t st = tern_dyn_open(&mine);
+    addr_t me, them;
+    char port[MPI_MAX_PORT_NAME];
+    memset(me, 0, sizeof me);
+    memset(port, 0, sizeof port);
+    snprintf(me, sizeof me, "%s", st == TERN_OK ? mine : "");
+    if (st == TERN_OK)
+        st = fd_io(fd, me, sizeof me, 1);
+    if (st == TERN_OK)
+        st = fd_io(fd, them, sizeof them, 0);
+    if (st != TERN_OK)
+        return st;
+    them[sizeof them - 1] = '\0';
+    int accept = strcmp(me, them) < 0;
+    if (accept) {
+        st = tern_port_open(port);
+        if (st != TERN_OK)
+            memset(port, 0, sizeof port); /* the other side then fails too */
+        tern_status_t wst = fd_io(fd, port, sizeof port, 1);
+        if (st == TERN_OK)
+            st = wst;
+    } else {
+        st = fd_io(fd, port, sizeof port, 0);
+        port[sizeof port - 1] = '\0';
+        if (st == TERN_OK && !port[0])
+            st = tern_status_detail(TERN_ERR_INTERNAL, "the other process could not open a port");
+    }
+    tern_comm_t *ic;
+    if (st == TERN_OK)
+        st = tern_comm_dyn_join(tern_comm_lookup(MPI_COMM_SELF), 0, accept, port, &ic);
+    if (st == TERN_OK)
+        *intercomm = ic->handle;
+    return st;
+}

@@ -1,0 +1,123 @@
+/* Peers of other jobs (dynamic processes): indices after the world ranks
+ * in tern_rt.peers, served by the sock transport, which is opened the
+ * first time this process takes part in a spawn or accept/connect. Each
+ * such peer counts as a node of its own (it shares no segment with us). */
+#include "core/runtime/runtime.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "transport/sock/sock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tern_am_handler_fn handler;
+static tern_peer_failed_fn failed;
+/* Address of each peer after the world ranks; TERN_DYN_PEERS_MAX entries. */
+static char (*addrs)[TERN_SOCK_ADDR_MAX];
+static int first_node; /* node id of peer index size: past the world's nodes */
+
+void tern_dyn_set_handlers(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed)
+{
+    handler = am_handler;
+    failed = peer_failed;
+}
+
+static int find(const char *addr)
+{
+    for (int p = tern_rt.size; p < tern_rt.n_peers; p++)
+        if (strcmp(addrs[p - tern_rt.size], addr) == 0)
+            return p;
+    return -1;
+}
+
+tern_status_t tern_dyn_peer(const char *addr, int *peer_p)
+{
+    const char *mine;
+    tern_status_t st = tern_dyn_open(&mine);
+    if (st != TERN_OK)
+        return st;
+    int p = find(addr);
+    if (p >= 0) {
+        *peer_p = p;
+        return TERN_OK;
+    }
+    if (tern_rt.n_peers >= tern_rt.peer_cap)
+        return tern_status_detail(TERN_ERR_LIMIT, "more than %d processes of other jobs",
+                                  TERN_DYN_PEERS_MAX);
+    p = tern_rt.n_peers;
+    st = tern_sock_add_peer(tern_rt.dyn_tl, p, addr);
+    if (st != TERN_OK)
+        return st;
+    snprintf(addrs[p - tern_rt.size], TERN_SOCK_ADDR_MAX, "%s", addr);
+    tern_peer_t *peer = &tern_rt.peers[p];
+    memset(peer, 0, sizeof *peer);
+    peer->ops = &tern_tl_sock_ops;
+    peer->tl = tern_rt.dyn_tl;
+    peer->am_max = peer->ops->am_max(peer->tl);
+    peer->eager_max = peer->am_max - 64;
+    size_t eager_knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);
+    if (eager_knob < peer->eager_max)
+        peer->eager_max = eager_knob;
+    peer->caps = peer->ops->caps(peer->tl);
+    peer->rma_min = peer->ops->rma_min(peer->tl);
+    peer->credits = tern_rt.credit_max;
+    tern_rt.node_of_rank[p] = first_node + (p - tern_rt.size);
+    tern_rt.n_peers++;
+    *peer_p = p;
+    return TERN_OK;
+}
+
+/* The transport's callback for a connection from an address: a new peer
+ * when unknown (an accepting root hears from its connector first). */
+static int peer_for_addr(const char *addr)
+{
+    int p;
+    return tern_dyn_peer(addr, &p) == TERN_OK ? p : -1;
+}
+
+tern_status_t tern_dyn_open(const char **addr_p)
+{
+    if (!tern_rt.dyn_tl) {
+        if (tern_rt.n_poll >= (int)(sizeof tern_rt.poll / sizeof tern_rt.poll[0]))
+            return tern_status_detail(TERN_ERR_INTERNAL, "no room to poll another transport");
+        addrs = calloc(TERN_DYN_PEERS_MAX, sizeof *addrs);
+        if (!addrs)
+            return TERN_ERR_NOMEM;
+        tern_sock_params_t sp = {.am_handler = handler,
+                                 .am_ctx = NULL,
+                                 .peer_failed = failed,
+                                 .peer_for_addr = peer_for_addr};
+        tern_status_t st = tern_sock_open(&sp, &tern_rt.dyn_tl);
+        if (st != TERN_OK) {
+            free(addrs);
+            addrs = NULL;
+            return st;
+        }
+        first_node = 0;
+        for (int r = 0; r < tern_rt.size; r++)
+            if (tern_rt.node_of_rank[r] >= first_node)
+                first_node = tern_rt.node_of_rank[r] + 1;
+        tern_rt.poll[tern_rt.n_poll].ops = &tern_tl_sock_ops;
+        tern_rt.poll[tern_rt.n_poll].tl = tern_rt.dyn_tl;
+        tern_rt.poll[tern_rt.n_poll].hint = NULL;
+        tern_rt.n_poll++;
+    }
+    *addr_p = tern_sock_address(tern_rt.dyn_tl);
+    return TERN_OK;
+}
+
+void tern_dyn_close(void)
+{
+    if (!tern_rt.dyn_tl)
+        return;
+    for (int i = 0; i < tern_rt.n_poll; i++)
+        if (tern_rt.poll[i].tl == tern_rt.dyn_tl) {
+            tern_rt.poll[i] = tern_rt.poll[--tern_rt.n_poll];
+            break;
+        }
+    tern_tl_sock_ops.finalize(tern_rt.dyn_tl);
+    tern_rt.dyn_tl = NULL;
+    free(addrs);
+    addrs = NULL;
+}
