@@ -48,13 +48,6 @@ tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, uint32_t ctx, ui
     return TERN_OK;
 }
 
-tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, const uint32_t *ids, int rank,
-                                  int lsize, const int *lranks, int rsize, const int *rranks,
-                                  tern_comm_t **new_p)
-{
-    return make_inter(eh_parent, ids[0], ids[1], rank, lsize, lranks, rsize, rranks, new_p);
-}
-
 /* Context agreement spanning both groups of an intercommunicator: each
  * group reduces its masks to its rank 0, the two leaders swap theirs (with
  * one int of extra data each) and combine, and bcast to their group. */

@@ -35,11 +35,6 @@ tern_status_t tern_comm_create_group(tern_comm_t *parent, const tern_group_t *g,
  * leader only). */
 tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_comm_t *peer,
                                     int remote_leader, int tag, tern_comm_t **new_p);
-/* An intercommunicator on context ids ids[0] (its own) and ids[1] (its
- * local_comm's), agreed already; error handler from eh_parent. */
-tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, const uint32_t *ids, int rank,
-                                  int lsize, const int *lranks, int rsize, const int *rranks,
-                                  tern_comm_t **new_p);
 tern_status_t tern_intercomm_merge(tern_comm_t *inter, int high, tern_comm_t **new_p);
 
 #endif

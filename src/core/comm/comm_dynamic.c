@@ -225,7 +225,7 @@ tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const 
         for (int i = 0; st == TERN_OK && i < comm->size; i++)
             lranks[i] = tern_comm_local_world_rank(comm, i);
         if (st == TERN_OK)
-            st = tern_comm_new_inter(comm, ids, comm->rank, comm->size, lranks, g.remote_size,
+            st = tern_comm_new_inter(comm, ids[0], ids[1], comm->rank, comm->size, lranks, g.remote_size,
                                      rranks, new_p);
         if (st == TERN_OK)
             (*new_p)->inter_first = accept ? 1 : -1;
