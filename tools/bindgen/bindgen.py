@@ -90,6 +90,8 @@ def load_specs(root, procs, predefined):
         chapter = {"include": data.pop("include", []), "callbacks": data.pop("callbacks", []),
                    "predefined": data.pop("predefined", []), "procs": {}}
         defaults = data.pop("defaults", {})
+        for handle in data.pop("handle_conversions", []):
+            data.update(conversion_specs(slug, handle, procs, path))
         for name in chapter["predefined"] + chapter["callbacks"]:
             if name not in predefined:
                 sys.exit(f"bindgen: {path}: {name} is not a predefined function of MPI-5.0")
@@ -103,6 +105,27 @@ def load_specs(root, procs, predefined):
             spec = {**defaults, **spec}
             chapter["procs"][name] = spec
         specs[slug] = chapter
+    return specs
+
+
+# Handle conversions: C handles are ints and Fortran INTEGERs hold the same
+# value (docs/design.md, "Fortran bindings"), so each is a cast. A chapter
+# lists its handle kinds in handle_conversions = ["Comm", ...]: chapter 19
+# gets MPI_<H>_c2f/f2c, chapter 20 MPI_<H>_toint/fromint.
+CONVERSIONS = {"lang": ("c2f", "f2c"), "abi": ("toint", "fromint")}
+
+
+def conversion_specs(slug, handle, procs, path):
+    if slug not in CONVERSIONS:
+        sys.exit(f"bindgen: {path}: handle_conversions belongs to chapters 19 and 20")
+    specs = {}
+    for suffix in CONVERSIONS[slug]:
+        name = f"MPI_{handle}_{suffix}"
+        if name not in procs:
+            sys.exit(f"bindgen: {path}: {name} is not a C procedure of MPI-5.0")
+        expr = procs[name][0]
+        arg = expr.parameters[0]._parseset["name"]
+        specs[name] = {"core": f"({expr.return_type}){arg}", "init": False, "returns": "value"}
     return specs
 
 
