@@ -34,6 +34,7 @@ import tomllib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chapters import CHAPTERS, chapter_of  # noqa: E402
 import checks  # noqa: E402
+import fortran  # noqa: E402
 
 try:
     import pympistandard as std
@@ -270,10 +271,14 @@ def main():
             outputs[os.path.join(gen_dir, fname)] = text
     outputs[os.path.join(root, "tools", "tern-info", "coverage_table.h")] = gen_coverage_c(procs, specs)
     outputs[os.path.join(root, "docs", "coverage.md")] = gen_coverage_md(procs, specs)
+    ftexts, _ = fortran.outputs(root, specs, outputs[header_path])
+    for rel, text in ftexts.items():
+        outputs[os.path.join(root, rel)] = text
+    fgen_dir = os.path.join(root, "src", "fortran", "gen")
     # Generated entry-point files no longer produced are stale.
-    stale = [os.path.join(gen_dir, f) for f in sorted(os.listdir(gen_dir))
-             if f.endswith(".c") and os.path.join(gen_dir, f) not in outputs] \
-        if os.path.isdir(gen_dir) else []
+    stale = [os.path.join(d, f) for d in (gen_dir, fgen_dir) if os.path.isdir(d)
+             for f in sorted(os.listdir(d))
+             if f.endswith(".c") and os.path.join(d, f) not in outputs]
 
     differ = []
     for path, text in outputs.items():
