@@ -96,6 +96,24 @@ def _cdecl_parts(cp):
     return ctype, name, cp._parseset["length"] is not None
 
 
+# C integer types of the width of a Fortran INTEGER (handles are ints).
+_INT_LIKE = re.compile(r"^(int|MPI_Fint|MPI_Comm|MPI_Datatype|MPI_Group|MPI_Request|MPI_Op|"
+                       r"MPI_Errhandler|MPI_Info|MPI_Message|MPI_Win|MPI_Session)$")
+
+
+def _check_width(name, x, fct, ctype):
+    """A Fortran integer passed by reference must have the C type's width:
+    the casts of the wrappers would hide an INTEGER read as an MPI_Aint."""
+    base = re.sub(r"\bconst\b|\(\*\)\[\w*\]|\*", "", ctype).strip()
+    if base in ("void", "MPI_Status") or fct == "double":
+        return
+    if fct == "MPI_Fint" and _INT_LIKE.match(base):
+        return
+    if fct == base:
+        return
+    raise SystemExit(f"bindgen: {name}: Fortran {fct} {x} against C {ctype}: widths differ")
+
+
 def _wrapper(name, proc, prefix):
     """The C text of one Fortran-callable function calling prefix+name[4:]."""
     f = proc.express.f90
@@ -149,6 +167,7 @@ def _wrapper(name, proc, prefix):
         if ftype not in F_CTYPE:
             raise SystemExit(f"bindgen: {name}: no Fortran rule for {fp.name} of type {ftype}")
         fct = F_CTYPE[ftype]
+        _check_width(name, x, fct, ctype)
         args.append(f"{fct} *{x}")
         if kind == "STATUS" and "const" not in ctype:
             call.append(f"tern_f_statuses({x})" if is_array else f"tern_f_status({x})")
