@@ -1,6 +1,6 @@
 /* The Fortran procedures whose form is not their C one plus IERROR:
- * MPI_INIT (no argc/argv), keyvals whose copy and delete callbacks are
- * Fortran subroutines (every argument by reference, the attribute an
+ * MPI_INIT (no argc/argv), keyvals and generalized requests whose callbacks
+ * are Fortran subroutines (every argument by reference, the attribute an
  * INTEGER(KIND=MPI_ADDRESS_KIND) value, IERROR last), attribute values
  * (Fortran holds the integer, not a pointer), and the predefined callbacks
  * with Fortran's conventions (MPI_COMM_DUP_FN...). The PMPI names are the
@@ -266,3 +266,62 @@ void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *fl
     }
 }
 TERN_F_BOTH(mpi_attr_get, MPI_ATTR_GET, pmpi_attr_get, PMPI_ATTR_GET)
+
+/* ------------------------------------------------------------------------ */
+/* Generalized requests with Fortran callbacks: query(extra_state, status,
+ * ierror), free(extra_state, ierror), cancel(extra_state, complete, ierror),
+ * the extra state an INTEGER(KIND=MPI_ADDRESS_KIND). The record lives until
+ * the free callback has run. */
+
+typedef void f_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
+typedef void f_free_fn(MPI_Aint *extra, MPI_Fint *ierror);
+typedef void f_cancel_fn(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
+
+typedef struct {
+    f_query_fn *query;
+    f_free_fn *free;
+    f_cancel_fn *cancel;
+    MPI_Aint extra;
+} f_grequest_t;
+
+static int f_grequest_query(void *extra, MPI_Status *status)
+{
+    f_grequest_t *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->query(&g->extra, (MPI_Fint *)(void *)status, &ierr);
+    return ierr;
+}
+
+static int f_grequest_free(void *extra)
+{
+    f_grequest_t *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free(&g->extra, &ierr);
+    free(g);
+    return ierr;
+}
+
+static int f_grequest_cancel(void *extra, int complete)
+{
+    f_grequest_t *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS, fcomplete = complete != 0;
+    g->cancel(&g->extra, &fcomplete, &ierr);
+    return ierr;
+}
+
+void mpi_grequest_start_(f_query_fn *query, f_free_fn *free_fn, f_cancel_fn *cancel,
+                         MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_grequest_start_(f_query_fn *query, f_free_fn *free_fn, f_cancel_fn *cancel,
+                         MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_grequest_t *g = malloc(sizeof *g);
+    if (!g) {
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    *g = (f_grequest_t){query, free_fn, cancel, *extra};
+    *ierror = MPI_Grequest_start(f_grequest_query, f_grequest_free, f_grequest_cancel, g, request);
+    if (*ierror != MPI_SUCCESS)
+        free(g);
+}
+TERN_F_BOTH(mpi_grequest_start, MPI_GREQUEST_START, pmpi_grequest_start, PMPI_GREQUEST_START)

@@ -5,14 +5,41 @@
 ! handler written in Fortran (called with the communicator and the code);
 ! keyvals with Fortran copy/delete callbacks (called on dup and free, with
 ! the extra state and the attribute value as integers), the predefined
-! MPI_COMM_DUP_FN / MPI_COMM_NULL_COPY_FN, and MPI_TAG_UB read as a value.
+! MPI_COMM_DUP_FN / MPI_COMM_NULL_COPY_FN, MPI_TAG_UB read as a value, a
+! distributed graph with MPI_UNWEIGHTED, and a generalized request whose
+! query/free/cancel callbacks are Fortran subroutines.
 module f_comm_cb
   use mpi
   implicit none
   integer :: handler_calls = 0, handler_code = 0, handler_comm = MPI_COMM_NULL
   integer :: copies = 0, deletes = 0
   integer(kind=MPI_ADDRESS_KIND) :: last_deleted = 0, seen_extra = 0
+  integer :: frees = 0, cancels = 0
+  integer(kind=MPI_ADDRESS_KIND) :: query_extra = 0
 contains
+  ! Generalized request callbacks.
+  subroutine g_query(extra_state, status, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: status(MPI_STATUS_SIZE), ierr
+    query_extra = extra_state
+    status(MPI_SOURCE) = 7
+    status(MPI_TAG) = 8
+    call MPI_Status_set_elements(status, MPI_INTEGER, 3, ierr)
+    call MPI_Status_set_cancelled(status, .false., ierr)
+  end subroutine
+  subroutine g_free(extra_state, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierr
+    frees = frees + 1
+    ierr = MPI_SUCCESS
+  end subroutine
+  subroutine g_cancel(extra_state, complete, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierr
+    if (.not. complete) cancels = cancels + 1
+    ierr = MPI_SUCCESS
+  end subroutine
   subroutine on_error(comm, code)
     integer :: comm, code
     handler_calls = handler_calls + 1
@@ -155,6 +182,22 @@ program f_comm
     call MPI_Dist_graph_neighbors_count(ring, indeg, outdeg, weighted, ierr)
     call check(indeg == 1 .and. outdeg == 1 .and. .not. weighted, 'unweighted ring')
     call MPI_Comm_free(ring, ierr)
+  end block
+
+  ! A generalized request with Fortran callbacks.
+  block
+    integer :: greq, gstatus(MPI_STATUS_SIZE), cnt
+    extra = 99
+    call MPI_Grequest_start(g_query, g_free, g_cancel, extra, greq, ierr)
+    call MPI_Cancel(greq, ierr)
+    call check(cancels == 1, 'cancel callback with complete = .false.')
+    call MPI_Grequest_complete(greq, ierr)
+    call MPI_Wait(greq, gstatus, ierr)
+    call check(ierr == MPI_SUCCESS .and. greq == MPI_REQUEST_NULL, 'generalized request done')
+    call check(query_extra == 99 .and. frees == 1, 'query and free callbacks ran')
+    call MPI_Get_count(gstatus, MPI_INTEGER, cnt, ierr)
+    call check(gstatus(MPI_SOURCE) == 7 .and. gstatus(MPI_TAG) == 8 .and. cnt == 3, &
+               'status filled by the Fortran query callback')
   end block
 
   ! Compare: congruent, then ident.
