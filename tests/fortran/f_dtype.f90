@@ -1,8 +1,8 @@
 ! Derived datatypes through module mpi: a vector (every other element of
 ! a column-major array), a struct built from MPI_Get_address displacements
 ! sent from MPI_BOTTOM, type queries (size, extent, name) with
-! INTEGER(KIND=MPI_ADDRESS_KIND) results, MPI_Type_match_size, and
-! MPI_Aint_diff as a function.
+! INTEGER(KIND=MPI_ADDRESS_KIND) results, MPI_Type_match_size, MPI_Sizeof,
+! and MPI_Aint_diff / MPI_Aint_add / PMPI_Wtime as functions.
 program f_dtype
   use mpi
   implicit none
@@ -83,6 +83,20 @@ program f_dtype
   call check(r8 == MPI_REAL8, 'match_size(REAL, 8)')
   call MPI_Type_size(MPI_INTEGER2, sz, ierr)
   call check(sz == 2, 'size of MPI_INTEGER2')
+  ! MPI_SIZEOF of scalars and arrays of several kinds; PMPI_WTIME.
+  block
+    integer(kind=2) :: i2(5)
+    complex(kind=8) :: z
+    call MPI_Sizeof(dval, sz, ierr)
+    call check(sz == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of a double')
+    call MPI_Sizeof(i2, sz, ierr)
+    call check(sz == 2, 'MPI_Sizeof of an INTEGER(2) array')
+    call MPI_Sizeof(z, sz, ierr)
+    call check(sz == 16, 'MPI_Sizeof of a COMPLEX(8)')
+    call MPI_Sizeof(cval, sz, ierr)
+    call check(sz == 6, 'MPI_Sizeof of a CHARACTER(6)')
+    call check(PMPI_Wtime() > 0d0 .and. MPI_Wtick() > 0d0, 'PMPI_Wtime and MPI_Wtick')
+  end block
 
   call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. total == 0) print '(a)', 'test f_dtype ok'

@@ -327,20 +327,22 @@ def gen_mpif(consts, fprocs):
     for name, proc in fprocs.items():
         f = proc.express.f90
         if f.return_type:
-            body.append(f"{f.return_type.strip()} {f.name}")
-            body.append(f"EXTERNAL {f.name}")
+            for n in (f.name, "P" + f.name):
+                body.append(f"{f.return_type.strip()} {n}")
+                body.append(f"EXTERNAL {n}")
     return "\n".join(lines + _fixed(body)) + "\n"
 
 
-def _interface(proc):
+def _interface(proc, prefix=""):
     f = proc.express.f90
+    fname = prefix + f.name
     pnames = [q.name for q in f.parameters]
     kw = "FUNCTION" if f.return_type else "SUBROUTINE"
-    out = [f"{kw} {f.name}({', '.join(pnames)})"]
+    out = [f"{kw} {fname}({', '.join(pnames)})"]
     out.append("  IMPORT")
     out.append("  IMPLICIT NONE")
     if f.return_type:
-        out.append(f"  {f.return_type.strip()} {f.name}")
+        out.append(f"  {f.return_type.strip()} {fname}")
     for q in f.parameters:
         dims = q.dimensions or ""
         if q.type == "<type>":
@@ -352,7 +354,7 @@ def _interface(proc):
             out.append(f"  CHARACTER(LEN=*) {q.name}{dims}")
         else:
             out.append(f"  {q.type} {q.name}{dims}")
-    out.append(f"END {kw} {f.name}")
+    out.append(f"END {kw} {fname}")
     return out
 
 
@@ -362,6 +364,33 @@ def _wrap_free(line, width=100):
         return [line]
     cut = line.rfind(", ", 0, width - 2)
     return [line[:cut + 1] + " &"] + _wrap_free("      " + line[cut + 2:], width)
+
+
+# MPI_SIZEOF (module mpi only, as the standard has it): one specific
+# procedure per intrinsic type and kind, of any rank; Fortran computes it.
+SIZEOF_TYPES = [("INTEGER(KIND=1)", "I1"), ("INTEGER(KIND=2)", "I2"), ("INTEGER(KIND=4)", "I4"),
+                ("INTEGER(KIND=8)", "I8"), ("REAL(KIND=4)", "R4"), ("REAL(KIND=8)", "R8"),
+                ("REAL(KIND=16)", "R16"), ("COMPLEX(KIND=4)", "C4"), ("COMPLEX(KIND=8)", "C8"),
+                ("COMPLEX(KIND=16)", "C16"), ("LOGICAL(KIND=1)", "L1"), ("LOGICAL(KIND=2)", "L2"),
+                ("LOGICAL(KIND=4)", "L4"), ("LOGICAL(KIND=8)", "L8"),
+                ("CHARACTER(LEN=*)", "CH")]
+
+
+def _sizeof_lines():
+    out = ["  INTERFACE MPI_SIZEOF"]
+    out += [f"    MODULE PROCEDURE TERN_SIZEOF_{t}" for _, t in SIZEOF_TYPES]
+    out.append("  END INTERFACE")
+    out += [f"  PRIVATE :: TERN_SIZEOF_{t}" for _, t in SIZEOF_TYPES]
+    out.append("CONTAINS")
+    for ftype, tag in SIZEOF_TYPES:
+        # The size of one element: a character's is its length.
+        out += [f"  SUBROUTINE TERN_SIZEOF_{tag}(X, SIZE, IERROR)",
+                f"    {ftype}, DIMENSION(..), INTENT(IN) :: X",
+                "    INTEGER, INTENT(OUT) :: SIZE, IERROR",
+                "    SIZE = STORAGE_SIZE(X) / 8",
+                "    IERROR = 0",
+                f"  END SUBROUTINE TERN_SIZEOF_{tag}"]
+    return out
 
 
 def gen_module(consts, fprocs):
@@ -374,9 +403,12 @@ def gen_module(consts, fprocs):
     lines += [f"  EXTERNAL {n}" for n in F_CALLBACKS]
     lines.append("  INTERFACE")
     for _, proc in fprocs.items():
-        for line in _interface(proc):
-            lines += ["    " + x for x in _wrap_free(line)]
+        # Functions (MPI_WTIME...) have their PMPI_ twins declared too.
+        for prefix in ("", "P") if proc.express.f90.return_type else ("",):
+            for line in _interface(proc, prefix):
+                lines += ["    " + x for x in _wrap_free(line)]
     lines.append("  END INTERFACE")
+    lines += _sizeof_lines()
     lines.append("END MODULE MPI")
     return "\n".join(lines) + "\n"
 
