@@ -270,8 +270,10 @@ TERN_F_BOTH(mpi_attr_get, MPI_ATTR_GET, pmpi_attr_get, PMPI_ATTR_GET)
 /* ------------------------------------------------------------------------ */
 /* Generalized requests with Fortran callbacks: query(extra_state, status,
  * ierror), free(extra_state, ierror), cancel(extra_state, complete, ierror),
- * the extra state an INTEGER(KIND=MPI_ADDRESS_KIND). The record lives until
- * the free callback has run. */
+ * the extra state an INTEGER(KIND=MPI_ADDRESS_KIND). As in MPICH, the
+ * callbacks get the program's own variable (its address is kept), so what
+ * they write there the program sees (MPICH's f77/pt2pt/greqf relies on it).
+ * The record lives until the free callback has run. */
 
 typedef void f_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
 typedef void f_free_fn(MPI_Aint *extra, MPI_Fint *ierror);
@@ -281,14 +283,14 @@ typedef struct {
     f_query_fn *query;
     f_free_fn *free;
     f_cancel_fn *cancel;
-    MPI_Aint extra;
+    MPI_Aint *extra;
 } f_grequest_t;
 
 static int f_grequest_query(void *extra, MPI_Status *status)
 {
     f_grequest_t *g = extra;
     MPI_Fint ierr = MPI_SUCCESS;
-    g->query(&g->extra, (MPI_Fint *)(void *)status, &ierr);
+    g->query(g->extra, (MPI_Fint *)(void *)status, &ierr);
     return ierr;
 }
 
@@ -296,7 +298,7 @@ static int f_grequest_free(void *extra)
 {
     f_grequest_t *g = extra;
     MPI_Fint ierr = MPI_SUCCESS;
-    g->free(&g->extra, &ierr);
+    g->free(g->extra, &ierr);
     free(g);
     return ierr;
 }
@@ -305,7 +307,7 @@ static int f_grequest_cancel(void *extra, int complete)
 {
     f_grequest_t *g = extra;
     MPI_Fint ierr = MPI_SUCCESS, fcomplete = complete != 0;
-    g->cancel(&g->extra, &fcomplete, &ierr);
+    g->cancel(g->extra, &fcomplete, &ierr);
     return ierr;
 }
 
@@ -319,7 +321,7 @@ void mpi_grequest_start_(f_query_fn *query, f_free_fn *free_fn, f_cancel_fn *can
         *ierror = MPI_ERR_NO_MEM;
         return;
     }
-    *g = (f_grequest_t){query, free_fn, cancel, *extra};
+    *g = (f_grequest_t){query, free_fn, cancel, extra};
     *ierror = MPI_Grequest_start(f_grequest_query, f_grequest_free, f_grequest_cancel, g, request);
     if (*ierror != MPI_SUCCESS)
         free(g);

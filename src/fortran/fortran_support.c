@@ -28,6 +28,13 @@ char *tern_f_str_in(const char *s, size_t len)
     return c;
 }
 
+char *tern_f_str_in_trim(const char *s, size_t len)
+{
+    while (len > 0 && *s == ' ')
+        s++, len--;
+    return tern_f_str_in(s, len);
+}
+
 char *tern_f_str_buf(size_t len)
 {
     return calloc((len > MPI_MAX_INFO_VAL ? len : MPI_MAX_INFO_VAL) + 1, 1);

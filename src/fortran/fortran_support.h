@@ -59,6 +59,8 @@ static inline const int *tern_f_weights(const MPI_Fint *weights)
 /* A Fortran string in: its trailing blanks dropped, NUL-terminated, in
  * memory the caller frees (NULL when there is none). */
 TERN_F_HIDDEN char *tern_f_str_in(const char *s, size_t len);
+/* The same without leading blanks either (info keys and values). */
+TERN_F_HIDDEN char *tern_f_str_in_trim(const char *s, size_t len);
 /* Room for a C string out: len bytes, at least MPI_MAX_INFO_VAL (the
  * longest string a procedure writes), zeroed. */
 TERN_F_HIDDEN char *tern_f_str_buf(size_t len);

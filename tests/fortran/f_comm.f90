@@ -31,6 +31,7 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
     integer :: ierr
     frees = frees + 1
+    extra_state = extra_state - 1
     ierr = MPI_SUCCESS
   end subroutine
   subroutine g_cancel(extra_state, complete, ierr)
@@ -108,8 +109,13 @@ program f_comm
   call MPI_Info_set(info, 'colour', 'blue ', ierr)
   call MPI_Info_get(info, 'colour', 40, val, flag, ierr)
   call check(flag .and. val == 'blue', 'info value read back')
+  val = 'untouched'
   call MPI_Info_get(info, 'absent', 40, val, flag, ierr)
-  call check(.not. flag, 'absent info key')
+  call check(.not. flag .and. val == 'untouched', 'absent info key leaves the value alone')
+  ! Info keys and values lose their leading blanks too.
+  call MPI_Info_set(info, '  shade', '  red  ', ierr)
+  call MPI_Info_get(info, 'shade', 40, val, flag, ierr)
+  call check(flag .and. val == 'red', 'info key and value without their blanks')
   call MPI_Info_get_valuelen(info, 'colour', rlen, flag, ierr)
   call check(flag .and. rlen == 4, 'info valuelen')
   call MPI_Info_free(info, ierr)
@@ -195,6 +201,7 @@ program f_comm
     call MPI_Wait(greq, gstatus, ierr)
     call check(ierr == MPI_SUCCESS .and. greq == MPI_REQUEST_NULL, 'generalized request done')
     call check(query_extra == 99 .and. frees == 1, 'query and free callbacks ran')
+    call check(extra == 98, 'the free callback updated the program''s extra state (as MPICH)')
     call MPI_Get_count(gstatus, MPI_INTEGER, cnt, ierr)
     call check(gstatus(MPI_SOURCE) == 7 .and. gstatus(MPI_TAG) == 8 .and. cnt == 3, &
                'status filled by the Fortran query callback')

@@ -148,12 +148,19 @@ def _wrapper(name, proc, prefix):
             # Every temporary is declared (NULL) before the first goto.
             decls.append(f"char *{x}_c = NULL;")
             if "const" in ctype:
-                pre.append(f"if (!({x}_c = tern_f_str_in({x}, {x}_len))) {{ *ierror = "
+                # Info keys and values lose leading blanks too (MPI-4.1 10).
+                fn = "tern_f_str_in_trim" if name.startswith("MPI_Info_") else "tern_f_str_in"
+                pre.append(f"if (!({x}_c = {fn}({x}, {x}_len))) {{ *ierror = "
                            "MPI_ERR_NO_MEM; goto out; }")
             else:
                 pre.append(f"if (!({x}_c = tern_f_str_buf({x}_len))) {{ *ierror = "
                            "MPI_ERR_NO_MEM; goto out; }")
-                post.append(f"tern_f_str_out({x}, {x}_len, {x}_c);")
+                # Written only when the call wrote it: a flag that says
+                # nothing was found leaves the Fortran string as it was.
+                found = " && *flag" if any(q.name == "FLAG" and q.direction.name == "OUT"
+                                           for q in fparams) else ""
+                post.append(f"if (*ierror == MPI_SUCCESS{found})")
+                post.append(f"    tern_f_str_out({x}, {x}_len, {x}_c);")
             post.append(f"free({x}_c);")
             call.append(f"{x}_c")
             continue

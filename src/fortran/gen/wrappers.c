@@ -750,7 +750,8 @@ void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MP
     if (!(comm_name_c = tern_f_str_buf(comm_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Comm_get_name(*comm, comm_name_c, (int *)resultlen);
 out:
-    tern_f_str_out(comm_name, comm_name_len, comm_name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(comm_name, comm_name_len, comm_name_c);
     free(comm_name_c);
 }
 TERN_F_ALIASES(mpi_comm_get_name, MPI_COMM_GET_NAME)
@@ -762,7 +763,8 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, M
     if (!(comm_name_c = tern_f_str_buf(comm_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Comm_get_name(*comm, comm_name_c, (int *)resultlen);
 out:
-    tern_f_str_out(comm_name, comm_name_len, comm_name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(comm_name, comm_name_len, comm_name_c);
     free(comm_name_c);
 }
 TERN_F_ALIASES(pmpi_comm_get_name, PMPI_COMM_GET_NAME)

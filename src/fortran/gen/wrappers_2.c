@@ -186,7 +186,8 @@ void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, M
     if (!(string_c = tern_f_str_buf(string_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Error_string(*errorcode, string_c, (int *)resultlen);
 out:
-    tern_f_str_out(string, string_len, string_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(string, string_len, string_c);
     free(string_c);
 }
 TERN_F_ALIASES(mpi_error_string, MPI_ERROR_STRING)
@@ -198,7 +199,8 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, 
     if (!(string_c = tern_f_str_buf(string_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Error_string(*errorcode, string_c, (int *)resultlen);
 out:
-    tern_f_str_out(string, string_len, string_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(string, string_len, string_c);
     free(string_c);
 }
 TERN_F_ALIASES(pmpi_error_string, PMPI_ERROR_STRING)
@@ -392,7 +394,8 @@ void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr
     if (!(version_c = tern_f_str_buf(version_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Get_library_version(version_c, (int *)resultlen);
 out:
-    tern_f_str_out(version, version_len, version_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(version, version_len, version_c);
     free(version_c);
 }
 TERN_F_ALIASES(mpi_get_library_version, MPI_GET_LIBRARY_VERSION)
@@ -404,7 +407,8 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ier
     if (!(version_c = tern_f_str_buf(version_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Get_library_version(version_c, (int *)resultlen);
 out:
-    tern_f_str_out(version, version_len, version_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(version, version_len, version_c);
     free(version_c);
 }
 TERN_F_ALIASES(pmpi_get_library_version, PMPI_GET_LIBRARY_VERSION)
@@ -416,7 +420,8 @@ void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, 
     if (!(name_c = tern_f_str_buf(name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Get_processor_name(name_c, (int *)resultlen);
 out:
-    tern_f_str_out(name, name_len, name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(name, name_len, name_c);
     free(name_c);
 }
 TERN_F_ALIASES(mpi_get_processor_name, MPI_GET_PROCESSOR_NAME)
@@ -428,7 +433,8 @@ void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror,
     if (!(name_c = tern_f_str_buf(name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Get_processor_name(name_c, (int *)resultlen);
 out:
-    tern_f_str_out(name, name_len, name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(name, name_len, name_c);
     free(name_c);
 }
 TERN_F_ALIASES(pmpi_get_processor_name, PMPI_GET_PROCESSOR_NAME)
@@ -887,10 +893,3 @@ void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
     *ierror = MPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
 }
 TERN_F_ALIASES(mpi_improbe, MPI_IMPROBE)
-
-void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_improbe, PMPI_IMPROBE)

@@ -3,6 +3,13 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_improbe, PMPI_IMPROBE)
+
 void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
 void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -105,7 +112,7 @@ void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_le
 void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
     char *key_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Info_delete(*info, key_c);
 out:
     free(key_c);
@@ -116,7 +123,7 @@ void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_l
 void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
     char *key_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Info_delete(*info, key_c);
 out:
     free(key_c);
@@ -156,12 +163,13 @@ void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, M
 {
     char *key_c = NULL;
     char *value_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Info_get(*info, key_c, *valuelen, value_c, (int *)flag);
 out:
     free(key_c);
-    tern_f_str_out(value, value_len, value_c);
+    if (*ierror == MPI_SUCCESS && *flag)
+        tern_f_str_out(value, value_len, value_c);
     free(value_c);
 }
 TERN_F_ALIASES(mpi_info_get, MPI_INFO_GET)
@@ -171,12 +179,13 @@ void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, 
 {
     char *key_c = NULL;
     char *value_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Info_get(*info, key_c, *valuelen, value_c, (int *)flag);
 out:
     free(key_c);
-    tern_f_str_out(value, value_len, value_c);
+    if (*ierror == MPI_SUCCESS && *flag)
+        tern_f_str_out(value, value_len, value_c);
     free(value_c);
 }
 TERN_F_ALIASES(pmpi_info_get, PMPI_INFO_GET)
@@ -202,7 +211,8 @@ void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr
     if (!(key_c = tern_f_str_buf(key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Info_get_nthkey(*info, *n, key_c);
 out:
-    tern_f_str_out(key, key_len, key_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(key, key_len, key_c);
     free(key_c);
 }
 TERN_F_ALIASES(mpi_info_get_nthkey, MPI_INFO_GET_NTHKEY)
@@ -214,7 +224,8 @@ void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ier
     if (!(key_c = tern_f_str_buf(key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Info_get_nthkey(*info, *n, key_c);
 out:
-    tern_f_str_out(key, key_len, key_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(key, key_len, key_c);
     free(key_c);
 }
 TERN_F_ALIASES(pmpi_info_get_nthkey, PMPI_INFO_GET_NTHKEY)
@@ -223,7 +234,7 @@ void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_F
 void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
     char *key_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Info_get_valuelen(*info, key_c, (int *)valuelen, (int *)flag);
 out:
     free(key_c);
@@ -234,7 +245,7 @@ void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_
 void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
     char *key_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Info_get_valuelen(*info, key_c, (int *)valuelen, (int *)flag);
 out:
     free(key_c);
@@ -246,8 +257,8 @@ void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, siz
 {
     char *key_c = NULL;
     char *value_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_in(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(value_c = tern_f_str_in_trim(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Info_set(*info, key_c, value_c);
 out:
     free(key_c);
@@ -260,8 +271,8 @@ void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, si
 {
     char *key_c = NULL;
     char *value_c = NULL;
-    if (!(key_c = tern_f_str_in(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_in(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(value_c = tern_f_str_in_trim(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Info_set(*info, key_c, value_c);
 out:
     free(key_c);
@@ -886,10 +897,3 @@ void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MP
     *ierror = PMPI_Reduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm);
 }
 TERN_F_ALIASES(pmpi_reduce_scatter, PMPI_REDUCE_SCATTER)
-
-void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK)

@@ -3,6 +3,13 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK)
+
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -801,7 +808,8 @@ void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen
     if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = MPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
 out:
-    tern_f_str_out(type_name, type_name_len, type_name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(type_name, type_name_len, type_name_c);
     free(type_name_c);
 }
 TERN_F_ALIASES(mpi_type_get_name, MPI_TYPE_GET_NAME)
@@ -813,7 +821,8 @@ void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultle
     if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
     *ierror = PMPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
 out:
-    tern_f_str_out(type_name, type_name_len, type_name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(type_name, type_name_len, type_name_c);
     free(type_name_c);
 }
 TERN_F_ALIASES(pmpi_type_get_name, PMPI_TYPE_GET_NAME)
@@ -887,14 +896,3 @@ void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *at
     *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
 }
 TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)
-
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_set_name, MPI_TYPE_SET_NAME)

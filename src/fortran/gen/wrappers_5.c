@@ -3,6 +3,17 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
+void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
+{
+    char *type_name_c = NULL;
+    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Type_set_name(*datatype, type_name_c);
+out:
+    free(type_name_c);
+}
+TERN_F_ALIASES(mpi_type_set_name, MPI_TYPE_SET_NAME)
+
 void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
 void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {
