@@ -1,13 +1,14 @@
 ! Point-to-point from fixed-form Fortran through mpif.h: send/recv with a
 ! status array (MPI_SOURCE, MPI_TAG, MPI_Get_count), MPI_STATUS_IGNORE,
 ! isend/irecv/waitall with MPI_STATUSES_IGNORE and with statuses, probe,
-! sendrecv, LOGICAL results (MPI_Test's flag, MPI_Initialized).
+! sendrecv, LOGICAL results (MPI_Test's flag, MPI_Initialized), and the
+! 1-based indices of MPI_WAITANY and MPI_WAITSOME.
       PROGRAM FP2P
       IMPLICIT NONE
       INCLUDE 'mpif.h'
       INTEGER IERR, RANK, NP, I, NEXT, PREV, CNT, ERRS, TOTAL
       INTEGER STATUS(MPI_STATUS_SIZE)
-      INTEGER STATS(MPI_STATUS_SIZE, 4), REQS(4)
+      INTEGER STATS(MPI_STATUS_SIZE, 4), REQS(4), IDX, IDXS(4)
       INTEGER SBUF(10), RBUF(10), RB2(10)
       DOUBLE PRECISION DS(5), DR(5)
       LOGICAL FLAG
@@ -73,6 +74,25 @@
      &               REQS(2), IERR)
       CALL MPI_WAITALL(2, REQS, MPI_STATUSES_IGNORE, IERR)
       IF (RBUF(1) .NE. SBUF(1)) ERRS = ERRS + 1
+!     Completion indices count from 1: MPI_WAITANY and MPI_WAITSOME
+!     on requests 2 and 3 of three (request 1 is MPI_REQUEST_NULL).
+      REQS(1) = MPI_REQUEST_NULL
+      CALL MPI_IRECV(RBUF, 1, MPI_INTEGER, RANK, 13, MPI_COMM_WORLD,
+     &               REQS(2), IERR)
+      CALL MPI_SEND(SBUF, 1, MPI_INTEGER, RANK, 13, MPI_COMM_WORLD,
+     &              IERR)
+      CALL MPI_WAITANY(3, REQS, IDX, STATUS, IERR)
+      IF (IDX .NE. 2) ERRS = ERRS + 1
+      IF (IDX .NE. 2) PRINT *, 'WAITANY index', IDX
+      CALL MPI_WAITANY(3, REQS, IDX, STATUS, IERR)
+      IF (IDX .NE. MPI_UNDEFINED) ERRS = ERRS + 1
+      CALL MPI_IRECV(RBUF, 1, MPI_INTEGER, RANK, 14, MPI_COMM_WORLD,
+     &               REQS(3), IERR)
+      CALL MPI_SEND(SBUF, 1, MPI_INTEGER, RANK, 14, MPI_COMM_WORLD,
+     &              IERR)
+      CALL MPI_WAITSOME(3, REQS, CNT, IDXS, STATS, IERR)
+      IF (CNT .NE. 1 .OR. IDXS(1) .NE. 3) ERRS = ERRS + 1
+      IF (STATS(MPI_TAG, 1) .NE. 14) ERRS = ERRS + 1
 !     Probe, then sendrecv.
       CALL MPI_SEND(SBUF, 4, MPI_INTEGER, RANK, 11, MPI_COMM_WORLD,
      &              IERR)

@@ -47,6 +47,10 @@ SKIPPED = {
     "MPI_Status_f082f": "needs mpi_f08's TYPE(MPI_Status)",
 }
 
+# Completion procedures whose output indices count from 1 in Fortran (a
+# topology's INDEX arrays do not).
+COMPLETION_INDEX = {"MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome"}
+
 # Fortran callbacks whose calling convention is the C one (every argument
 # by reference): the C function pointer is the Fortran procedure.
 SAME_CONVENTION = {"USER_FUNCTION", "COMM_ERRHANDLER_FUNCTION"}
@@ -176,6 +180,18 @@ def _wrapper(name, proc, prefix):
         fct = F_CTYPE[ftype]
         _check_width(name, x, fct, ctype)
         args.append(f"{fct} *{x}")
+        if kind == "INDEX" and fp.direction.name == "OUT" and name in COMPLETION_INDEX:
+            # Completion indices count from 1 in Fortran (MPI_WAITANY,
+            # MPI_TESTSOME...); MPI_UNDEFINED stays.
+            if is_array:
+                post.append("for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) "
+                            "&& *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)")
+                post.append(f"    {x}[i_]++;")
+            else:
+                decls.append(f"int {x}_c = MPI_UNDEFINED;")
+                post.append(f"*{x} = {x}_c >= 0 ? {x}_c + 1 : {x}_c;")
+                call.append(f"&{x}_c")
+                continue
         if kind == "STATUS" and "const" not in ctype:
             call.append(f"tern_f_statuses({x})" if is_array else f"tern_f_status({x})")
         elif kind == "WEIGHT" and fp.direction.name == "IN":

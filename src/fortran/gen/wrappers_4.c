@@ -510,14 +510,18 @@ TERN_F_ALIASES(pmpi_testall, PMPI_TESTALL)
 void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
 void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
-    *ierror = MPI_Testany(*count, (MPI_Request *)array_of_requests, (int *)index, (int *)flag, tern_f_status(status));
+    int index_c = MPI_UNDEFINED;
+    *ierror = MPI_Testany(*count, (MPI_Request *)array_of_requests, &index_c, (int *)flag, tern_f_status(status));
+    *index = index_c >= 0 ? index_c + 1 : index_c;
 }
 TERN_F_ALIASES(mpi_testany, MPI_TESTANY)
 
 void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
 void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Testany(*count, (MPI_Request *)array_of_requests, (int *)index, (int *)flag, tern_f_status(status));
+    int index_c = MPI_UNDEFINED;
+    *ierror = PMPI_Testany(*count, (MPI_Request *)array_of_requests, &index_c, (int *)flag, tern_f_status(status));
+    *index = index_c >= 0 ? index_c + 1 : index_c;
 }
 TERN_F_ALIASES(pmpi_testany, PMPI_TESTANY)
 
@@ -525,6 +529,8 @@ void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
 void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     *ierror = MPI_Testsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
+        array_of_indices[i_]++;
 }
 TERN_F_ALIASES(mpi_testsome, MPI_TESTSOME)
 
@@ -532,6 +538,8 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     *ierror = PMPI_Testsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
+        array_of_indices[i_]++;
 }
 TERN_F_ALIASES(pmpi_testsome, PMPI_TESTSOME)
 
@@ -889,10 +897,3 @@ void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *att
     *ierror = MPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
 }
 TERN_F_ALIASES(mpi_type_set_attr, MPI_TYPE_SET_ATTR)
-
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)

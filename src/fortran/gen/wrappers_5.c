@@ -3,6 +3,13 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
+}
+TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)
+
 void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
 void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {
@@ -134,14 +141,18 @@ TERN_F_ALIASES(pmpi_waitall, PMPI_WAITALL)
 void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror);
 void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
 {
-    *ierror = MPI_Waitany(*count, (MPI_Request *)array_of_requests, (int *)index, tern_f_status(status));
+    int index_c = MPI_UNDEFINED;
+    *ierror = MPI_Waitany(*count, (MPI_Request *)array_of_requests, &index_c, tern_f_status(status));
+    *index = index_c >= 0 ? index_c + 1 : index_c;
 }
 TERN_F_ALIASES(mpi_waitany, MPI_WAITANY)
 
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror);
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Waitany(*count, (MPI_Request *)array_of_requests, (int *)index, tern_f_status(status));
+    int index_c = MPI_UNDEFINED;
+    *ierror = PMPI_Waitany(*count, (MPI_Request *)array_of_requests, &index_c, tern_f_status(status));
+    *index = index_c >= 0 ? index_c + 1 : index_c;
 }
 TERN_F_ALIASES(pmpi_waitany, PMPI_WAITANY)
 
@@ -149,6 +160,8 @@ void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
 void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     *ierror = MPI_Waitsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
+        array_of_indices[i_]++;
 }
 TERN_F_ALIASES(mpi_waitsome, MPI_WAITSOME)
 
@@ -156,6 +169,8 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
 void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     *ierror = PMPI_Waitsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
+        array_of_indices[i_]++;
 }
 TERN_F_ALIASES(pmpi_waitsome, PMPI_WAITSOME)
 
