@@ -39,6 +39,7 @@ typedef struct tern_file *MPI_File;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+
 typedef int MPI_Fint;
 
 typedef struct MPI_Status {
@@ -48,6 +49,20 @@ typedef struct MPI_Status {
     int MPI_TAG;
     int MPI_ERROR;
 } MPI_Status;
+
+/* A Fortran status (INTEGER array of MPI_STATUS_SIZE) and mpi_f08's
+ * TYPE(MPI_Status) have MPI_Status's layout: converting copies it. */
+#define MPI_F_STATUS_SIZE 5
+#define MPI_F_SOURCE 2
+#define MPI_F_TAG 3
+#define MPI_F_ERROR 4
+typedef struct MPI_F08_status {
+    MPI_Fint count_lo;
+    MPI_Fint count_hi_and_cancelled;
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+} MPI_F08_status;
 
 /* Communicators */
 #define MPI_COMM_NULL ((MPI_Comm)0x04000000)
@@ -140,6 +155,24 @@ typedef struct MPI_Status {
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001034)
 #define MPI_LB ((MPI_Datatype)0x4c000035)
 #define MPI_UB ((MPI_Datatype)0x4c000036)
+/* Fortran's sized types (MPI_Type_match_size's answers). REAL16 and
+ * COMPLEX32 are gfortran's quad precision: they move data but have no
+ * reduction kernels. */
+#define MPI_INTEGER1 ((MPI_Datatype)0x4c000137)
+#define MPI_INTEGER2 ((MPI_Datatype)0x4c000238)
+#define MPI_INTEGER4 ((MPI_Datatype)0x4c000439)
+#define MPI_INTEGER8 ((MPI_Datatype)0x4c00083a)
+#define MPI_REAL4 ((MPI_Datatype)0x4c00043b)
+#define MPI_REAL8 ((MPI_Datatype)0x4c00083c)
+#define MPI_REAL16 ((MPI_Datatype)0x4c00103d)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x4c00083e)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x4c00103f)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c002040)
+
+/* MPI_Type_match_size's type classes. */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 /* Operations */
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
@@ -1325,6 +1358,104 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 /* 15. Tool Support */
 int MPI_Pcontrol(const int level, ...);
 int PMPI_Pcontrol(const int level, ...);
+/* 19. Language Bindings */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Fint PMPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
+MPI_Session PMPI_Session_f2c(MPI_Fint session);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
+/* 20. Application Binary Interface (ABI) */
+int MPI_Abi_get_version(int *abi_major, int *abi_minor);
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor);
+MPI_Comm MPI_Comm_fromint(int comm);
+MPI_Comm PMPI_Comm_fromint(int comm);
+int MPI_Comm_toint(MPI_Comm comm);
+int PMPI_Comm_toint(MPI_Comm comm);
+MPI_Errhandler MPI_Errhandler_fromint(int errhandler);
+MPI_Errhandler PMPI_Errhandler_fromint(int errhandler);
+int MPI_Errhandler_toint(MPI_Errhandler errhandler);
+int PMPI_Errhandler_toint(MPI_Errhandler errhandler);
+MPI_Group MPI_Group_fromint(int group);
+MPI_Group PMPI_Group_fromint(int group);
+int MPI_Group_toint(MPI_Group group);
+int PMPI_Group_toint(MPI_Group group);
+MPI_Info MPI_Info_fromint(int info);
+MPI_Info PMPI_Info_fromint(int info);
+int MPI_Info_toint(MPI_Info info);
+int PMPI_Info_toint(MPI_Info info);
+MPI_Message MPI_Message_fromint(int message);
+MPI_Message PMPI_Message_fromint(int message);
+int MPI_Message_toint(MPI_Message message);
+int PMPI_Message_toint(MPI_Message message);
+MPI_Op MPI_Op_fromint(int op);
+MPI_Op PMPI_Op_fromint(int op);
+int MPI_Op_toint(MPI_Op op);
+int PMPI_Op_toint(MPI_Op op);
+MPI_Request MPI_Request_fromint(int request);
+MPI_Request PMPI_Request_fromint(int request);
+int MPI_Request_toint(MPI_Request request);
+int PMPI_Request_toint(MPI_Request request);
+MPI_Session MPI_Session_fromint(int session);
+MPI_Session PMPI_Session_fromint(int session);
+int MPI_Session_toint(MPI_Session session);
+int PMPI_Session_toint(MPI_Session session);
+MPI_Datatype MPI_Type_fromint(int datatype);
+MPI_Datatype PMPI_Type_fromint(int datatype);
+int MPI_Type_toint(MPI_Datatype datatype);
+int PMPI_Type_toint(MPI_Datatype datatype);
+MPI_Win MPI_Win_fromint(int win);
+MPI_Win PMPI_Win_fromint(int win);
+int MPI_Win_toint(MPI_Win win);
+int PMPI_Win_toint(MPI_Win win);
 /* @@ end generated prototypes @@ */
 
 /* The MPI-1 name of the error-handler callback type (deprecated). */

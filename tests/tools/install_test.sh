@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs the build into a temporary prefix and uses the installation as a
 # user would: checks the layout, builds with the installed mpicc/mpicxx and
-# with pkg-config, runs the result, and checks libtern's exported symbols.
+# with pkg-config (and, with the Fortran bindings, mpifort and tern-fort.pc),
+# runs the result, and checks libtern's exported symbols.
 # Usage: install_test.sh <build dir> <tests/tools source dir> <work dir> [with-mpiexec]
 set -euo pipefail
 build=$1 srcdir=$2 work=$3 with_mpiexec=${4:-}
@@ -13,6 +14,13 @@ fail=0
 want=(bin/mpicc bin/mpicxx bin/tern-info include/mpi.h lib/libtern.so lib/pkgconfig/tern.pc)
 if [ -n "$with_mpiexec" ]; then
     want+=(bin/mpiexec bin/mpirun)
+fi
+# The Fortran bindings, when the build has them.
+fortran=
+if [ -x "$build/bin/mpifort" ]; then
+    fortran=yes
+    want+=(bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod lib/libmpifort.so
+           lib/pkgconfig/tern-fort.pc)
 fi
 for f in "${want[@]}"; do
     if [ -e "$prefix/$f" ]; then echo "ok: installed $f"; else echo "FAIL: $f not installed"; fail=1; fi
@@ -52,7 +60,16 @@ ldd ./hello_c | grep libtern
 # (grep without -q: with pipefail, -q stopping early makes a long ldd
 # listing, libfabric's dependencies included, die of SIGPIPE.)
 ldd ./hello_c | grep "$real_prefix/lib/libtern.so" >/dev/null || { set +x; echo "FAIL: hello_c does not load the installed libtern"; exit 1; }
-for prog in hello_c hello_cxx hello_pc; do
+progs=(hello_c hello_cxx hello_pc)
+if [ -n "$fortran" ]; then
+    "$prefix/bin/mpifort" -o hello_f "$srcdir/../fortran/hello_mpi.f90"
+    # shellcheck disable=SC2046
+    gfortran -o hello_fpc "$srcdir/../fortran/hello_mpi.f90" \
+        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tern-fort)
+    ldd ./hello_f | grep "$real_prefix/lib/libmpifort.so" >/dev/null || { set +x; echo "FAIL: hello_f does not load the installed libmpifort"; exit 1; }
+    progs+=(hello_f hello_fpc)
+fi
+for prog in "${progs[@]}"; do
     if [ -n "$with_mpiexec" ]; then
         timeout 60 "$prefix/bin/mpiexec" -n 2 "./$prog"
     else

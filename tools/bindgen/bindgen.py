@@ -34,6 +34,7 @@ import tomllib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chapters import CHAPTERS, chapter_of  # noqa: E402
 import checks  # noqa: E402
+import fortran  # noqa: E402
 
 try:
     import pympistandard as std
@@ -90,6 +91,8 @@ def load_specs(root, procs, predefined):
         chapter = {"include": data.pop("include", []), "callbacks": data.pop("callbacks", []),
                    "predefined": data.pop("predefined", []), "procs": {}}
         defaults = data.pop("defaults", {})
+        for handle in data.pop("handle_conversions", []):
+            data.update(conversion_specs(slug, handle, procs, path))
         for name in chapter["predefined"] + chapter["callbacks"]:
             if name not in predefined:
                 sys.exit(f"bindgen: {path}: {name} is not a predefined function of MPI-5.0")
@@ -113,6 +116,27 @@ def load_specs(root, procs, predefined):
                 chapter["procs"][big] = spec
             chapter["procs"][name] = spec
         specs[slug] = chapter
+    return specs
+
+
+# Handle conversions: C handles are ints and Fortran INTEGERs hold the same
+# value (docs/design.md, "Fortran bindings"), so each is a cast. A chapter
+# lists its handle kinds in handle_conversions = ["Comm", ...]: chapter 19
+# gets MPI_<H>_c2f/f2c, chapter 20 MPI_<H>_toint/fromint.
+CONVERSIONS = {"lang": ("c2f", "f2c"), "abi": ("toint", "fromint")}
+
+
+def conversion_specs(slug, handle, procs, path):
+    if slug not in CONVERSIONS:
+        sys.exit(f"bindgen: {path}: handle_conversions belongs to chapters 19 and 20")
+    specs = {}
+    for suffix in CONVERSIONS[slug]:
+        name = f"MPI_{handle}_{suffix}"
+        if name not in procs:
+            sys.exit(f"bindgen: {path}: {name} is not a C procedure of MPI-5.0")
+        expr = procs[name][0]
+        arg = expr.parameters[0]._parseset["name"]
+        specs[name] = {"core": f"({expr.return_type}){arg}", "init": False, "returns": "value"}
     return specs
 
 
@@ -257,10 +281,14 @@ def main():
             outputs[os.path.join(gen_dir, fname)] = text
     outputs[os.path.join(root, "tools", "tern-info", "coverage_table.h")] = gen_coverage_c(procs, specs)
     outputs[os.path.join(root, "docs", "coverage.md")] = gen_coverage_md(procs, specs)
+    ftexts, _ = fortran.outputs(root, specs, outputs[header_path])
+    for rel, text in ftexts.items():
+        outputs[os.path.join(root, rel)] = text
+    fgen_dir = os.path.join(root, "src", "fortran", "gen")
     # Generated entry-point files no longer produced are stale.
-    stale = [os.path.join(gen_dir, f) for f in sorted(os.listdir(gen_dir))
-             if f.endswith(".c") and os.path.join(gen_dir, f) not in outputs] \
-        if os.path.isdir(gen_dir) else []
+    stale = [os.path.join(d, f) for d in (gen_dir, fgen_dir) if os.path.isdir(d)
+             for f in sorted(os.listdir(d))
+             if f.endswith(".c") and os.path.join(d, f) not in outputs]
 
     differ = []
     for path, text in outputs.items():

@@ -34,6 +34,8 @@ applies to each of its procedures):
                     (bindgen.py): its core expression must serve both, the
                     scalars widening to MPI_Count, arrays and outputs
                     through TERN_NUMS / TERN_NUM_REF (dtype_nums.h)
+  returns = "value" an int result that is not an error code (MPI_Comm_toint):
+                    no checks, the core's value
 The output request X of a core call that uses X_req (tern_req_t *) is
 handed to the caller as a handle once the call succeeds."""
 
@@ -200,9 +202,10 @@ def entry_point(expr, spec):
             spec = {**spec, "request": p["name"]}
     ret = expr.return_type
     args = ", ".join(p["decl"] for p in params) or "void"
-    if ret != "int":
-        # Not an error code (MPI_Wtime, MPI_Aint_add): no checks, the core's value.
-        if spec.keys() - {"core", "init"}:
+    if ret != "int" or spec.get("returns") == "value":
+        # Not an error code (MPI_Wtime, MPI_Aint_add, MPI_Comm_toint): no
+        # checks, the core's value.
+        if spec.keys() - {"core", "init", "returns"}:
             raise SystemExit(f"bindgen: {name} returns {ret}: its arguments are not checked")
         return "\n".join([f"TERN_PMPI_ALIAS({name[4:]})",
                           f"{ret} PMPI_{name[4:]}({args})", "{",

@@ -11,7 +11,7 @@ CHAPTERS = {
     12: "rma #13: one-sided communication not implemented",
     14: "io: MPI I/O not implemented",
     15: "MPI_T tools: the tool interface not implemented",
-    19: "Fortran #15: language bindings (f2c/c2f, Fortran types) not implemented",
+    19: "Fortran #15: language bindings (MPI_Type_create_f90_*, conversions of objects Tern lacks) not implemented",
 }
 SPAWN = re.compile(r"^MPI_(Comm_spawn|Comm_get_parent|Open_port|Close_port|Comm_accept|"
                    r"Comm_connect|Comm_join|Comm_disconnect|Publish_name|Unpublish_name|"

@@ -58,8 +58,9 @@ implementation), the venvs with mpi4py built by each implementation's
 `out/`) and the results (`results/<impl>.json`).
 
 **MPICH's suite.** `test/mpi` is configured with `--with-mpi=<prefix>`
-(Tern's `mpicc`, `mpicxx`, `mpiexec`) and `--disable-fortran` (Tern has
-no Fortran bindings yet, issue 15), `--disable-cxx` (the C++ bindings left
+(Tern's `mpicc`, `mpicxx`, `mpiexec`) and `--disable-fortran` (the
+f77/f90 directories are not in the harness yet; run by hand against
+`mpifort`, see docs/design.md "Fortran bindings"), `--disable-cxx` (the C++ bindings left
 the standard in MPI-3.0), `--disable-perftest`, `--enable-strictmpi`
 (MPICH's own extensions are not tested: tests marked `strict=false` or
 `mpix=true` count as skipped), `--enable-romio` and

@@ -12,11 +12,13 @@ static size_t predefined_align(MPI_Datatype dt)
 {
     switch (dt) {
     case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_2REAL:
-    case MPI_FLOAT_INT: case MPI_2INT: case MPI_2INTEGER: case MPI_SHORT_INT:
+    case MPI_FLOAT_INT: case MPI_2INT: case MPI_2INTEGER: case MPI_SHORT_INT: case MPI_COMPLEX8:
         return 4;
     case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX:
-    case MPI_2DOUBLE_PRECISION: case MPI_DOUBLE_INT: case MPI_LONG_INT:
+    case MPI_2DOUBLE_PRECISION: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_COMPLEX16:
         return 8;
+    case MPI_COMPLEX32:
+        return 16;
     case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: case MPI_LONG_DOUBLE_INT:
         return 16;
     default: {

@@ -27,7 +27,7 @@ static int layout(MPI_Datatype dt, ext_layout_t *l)
         l->ext = 4;
         return 1;
     case MPI_LONG_DOUBLE: case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
-    case MPI_LONG_DOUBLE_INT: case MPI_LB: case MPI_UB:
+    case MPI_LONG_DOUBLE_INT: case MPI_LB: case MPI_UB: case MPI_COMPLEX32:
         return 0;
     /* Leaves hold these as units of one component (tern_dtype_unit). */
     case MPI_2REAL: case MPI_FLOAT_INT: case MPI_2INT: case MPI_2INTEGER:
@@ -36,11 +36,12 @@ static int layout(MPI_Datatype dt, ext_layout_t *l)
     case MPI_2DOUBLE_PRECISION:
         l->native = l->ext = 8;
         return 1;
-    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX:
+    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8:
         l->native = l->ext = 4;
         l->ncomp = 2;
         return 1;
     case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX:
+    case MPI_COMPLEX16:
         l->native = l->ext = 8;
         l->ncomp = 2;
         return 1;

@@ -219,21 +219,23 @@ static const kernels_t *kernels_of(MPI_Datatype dt)
 {
     switch (dt) {
     case MPI_CHAR: return &k_char;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: return &k_schar;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: return &k_schar;
     case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: return &k_uchar;
-    case MPI_SHORT: case MPI_INT16_T: return &k_short;
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: return &k_short;
     case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return &k_ushort;
-    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: return &k_int;
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: return &k_int;
     case MPI_UNSIGNED: case MPI_UINT32_T: return &k_uint;
     case MPI_LONG: case MPI_AINT: return &k_long;
     case MPI_UNSIGNED_LONG: return &k_ulong;
-    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_OFFSET: case MPI_COUNT: return &k_llong;
+    case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_INTEGER8: case MPI_OFFSET: case MPI_COUNT: return &k_llong;
     case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return &k_ullong;
-    case MPI_FLOAT: case MPI_REAL: return &k_float;
-    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: return &k_double;
+    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: return &k_float;
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: return &k_double;
     case MPI_LONG_DOUBLE: return &k_ldouble;
-    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX: return &k_cfloat;
-    case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: return &k_cdouble;
+    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX:
+    case MPI_COMPLEX8: return &k_cfloat;
+    case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX:
+    case MPI_COMPLEX16: return &k_cdouble;
     case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: return &k_cldouble;
     case MPI_C_BOOL: case MPI_CXX_BOOL: return &k_bool;
     case MPI_LOGICAL: return &k_logical;
