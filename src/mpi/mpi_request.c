@@ -50,7 +50,8 @@ static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status 
         *h = MPI_REQUEST_NULL;
         return tern_mpi_grequest_finish(req, status, raise);
     }
-    if (status != MPI_STATUS_IGNORE)
+    /* Only the multi-request calls write MPI_ERROR (MPI 3.2.5). */
+    if (!raise && status != MPI_STATUS_IGNORE)
         status->MPI_ERROR = MPI_SUCCESS;
     tern_req_status(req, status);
     int err = MPI_SUCCESS;
@@ -68,7 +69,7 @@ static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status 
             if (c)
                 c->errhandler = saved;
         }
-        if (status != MPI_STATUS_IGNORE)
+        if (!raise && status != MPI_STATUS_IGNORE)
             status->MPI_ERROR = err;
     }
     if (req->persistent) {
@@ -342,11 +343,8 @@ int tern_mpi_request_get_status(const char *func, MPI_Request request, int *flag
     *flag = req->complete;
     if (*flag && req->kind == TERN_REQ_GREQUEST)
         return tern_mpi_grequest_get_status(req, status);
-    if (*flag) {
-        if (status != MPI_STATUS_IGNORE)
-            status->MPI_ERROR = MPI_SUCCESS;
+    if (*flag)
         tern_req_status(req, status);
-    }
     return MPI_SUCCESS;
 }
 

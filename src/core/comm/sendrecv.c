@@ -16,8 +16,7 @@ tern_status_t tern_req_wait_result(tern_req_t *req, MPI_Status *status)
 {
     if (!req->complete)
         tern_progress_wait(&req->complete);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = MPI_SUCCESS;
+    /* A single completion leaves the status's MPI_ERROR alone (MPI 3.2.5). */
     tern_req_status(req, status);
     if (__builtin_expect(req->error == TERN_OK, 1))
         return TERN_OK;
@@ -247,7 +246,9 @@ tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking,
         int events = tern_progress();
         tern_unexp_t *u = tern_match_find_unexpected(c->context_id, source, tag, message != NULL);
         if (u) {
-            tern_status_set(status, u->msg.src, u->msg.tag, MPI_SUCCESS, u->msg.size, 0);
+            tern_status_set(status, u->msg.src, u->msg.tag,
+                            status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS,
+                            u->msg.size, 0);
             if (flag)
                 *flag = 1;
             /* Out of memory: as before, the message is dropped and the
