@@ -1,8 +1,9 @@
 #!/bin/bash
 # Builds Tern and runs its tests three times: a normal build (RelWithDebInfo)
-# in build/, a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
+# in build/ (with the tests labelled bigmem: messages over 2 GiB, ~4.3 GB of
+# memory, a few minutes each), a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
-# UndefinedBehaviorSanitizer in build-asan/, then the libFuzzer targets for
+# UndefinedBehaviorSanitizer in build-asan/ (these two without bigmem), then the libFuzzer targets for
 # 30 s each (scripts/run-fuzz.sh, build-fuzz/), then the conformance CI subset
 # (scripts/run-conformance.sh --ci against the normal build, installed into
 # build-conformance/tern-ci; docs/conformance.md).
@@ -25,22 +26,24 @@ command -v ninja >/dev/null && gen=(-G Ninja)
 read -r -a ctest_args <<<"${CTEST_ARGS:-}"
 
 status=0
-run() { # <build dir> <build type> <cmake options...>
+run() { # <build dir> <build type> <extra ctest args> <cmake options...>
     local dir=$1 type=$2
-    shift 2
+    local -a extra
+    read -r -a extra <<<"$3"
+    shift 3
     echo "=== configure and build $dir ($type $*)"
     cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@"
     cmake --build "$dir" -j "$build_jobs"
     echo "=== test $dir"
     local rc=0
-    (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$jobs" "${ctest_args[@]}") || rc=$?
+    (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$jobs" "${extra[@]}" "${ctest_args[@]}") || rc=$?
     echo "=== $dir: ctest exit status $rc"
     [ $rc -eq 0 ] || status=$rc
 }
 
-run build RelWithDebInfo
+run build RelWithDebInfo ""
 if [ "${TERN_SKIP_RELEASE:-0}" != 1 ]; then
-    run build-release Release
+    run build-release Release "-LE bigmem"
 fi
 if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     # Leak checking stays on; halt on the first sanitizer report; an allocation
@@ -48,7 +51,7 @@ if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1:allocator_may_return_null=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
-    run build-asan RelWithDebInfo -DTERN_SANITIZE=ON
+    run build-asan RelWithDebInfo "-LE bigmem" -DTERN_SANITIZE=ON
 fi
 if [ "${TERN_SKIP_FUZZ:-0}" != 1 ]; then
     # Its own sanitizer settings (leaks are failures there).
