@@ -264,6 +264,35 @@ static void test_aliased_buffers(void)
                 "Scan(buf, buf)");
     CHECK_CLASS(MPI_Reduce_scatter_block(buf, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
                 MPI_ERR_BUFFER, "Reduce_scatter_block(buf, buf)");
+    /* sendbuf at this rank's own block of recvbuf is aliasing too, on
+     * every rank (MPICH's noalias2: Allgather(&buf[rank], buf) hung every
+     * rank but 0); as the root of a gather or scatter. */
+    CHECK_CLASS(MPI_Allgather(&buf[2 * rank], 2, MPI_INT, buf, 2, MPI_INT, MPI_COMM_WORLD),
+                MPI_ERR_BUFFER, "Allgather(&buf[own block], buf)");
+    int counts[8], displs[8];
+    for (int r = 0; r < size && r < 8; r++) {
+        counts[r] = 1;
+        displs[r] = size - 1 - r;
+    }
+    CHECK_CLASS(MPI_Allgatherv(&buf[size - 1 - rank], 1, MPI_INT, buf, counts, displs, MPI_INT,
+                               MPI_COMM_WORLD),
+                MPI_ERR_BUFFER, "Allgatherv(&buf[displs[rank]], buf)");
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_BUFFER,
+                "Gather(buf, buf) at the root");
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    if (rank == 1) { /* a root whose block is not the first; the check is local */
+        CHECK_CLASS(MPI_Gather(&buf[1], 1, MPI_INT, buf, 1, MPI_INT, 1, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER, "Gather(&buf[root], buf) at root 1");
+        CHECK_CLASS(MPI_Scatter(buf, 1, MPI_INT, &buf[1], 1, MPI_INT, 1, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER, "Scatter(buf, &buf[root]) at root 1");
+    }
+    /* Different blocks are fine. */
+    for (int r = 0; r < 2 * size && r < 64; r++)
+        buf[r] = -1;
+    int mine[2] = {rank, rank};
+    CHECK_RC(MPI_Allgather(mine, 2, MPI_INT, buf, 2, MPI_INT, MPI_COMM_WORLD));
+    CHECK_INT(buf[2 * (size - 1)], size - 1, "allgather after the aliasing errors");
     /* No data on one side is no aliasing; neither is MPI_IN_PLACE. */
     CHECK_RC(MPI_Allreduce(buf, buf, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     buf[0] = 1;
