@@ -472,5 +472,13 @@ int tern_check_reduce_local(const char *func, const void *inbuf, const void *ino
         (err = tern_check_buffer(func, MPI_COMM_NULL, inbuf, count, size)) ||
         (err = tern_check_buffer(func, MPI_COMM_NULL, inoutbuf, count, size)))
         return err;
+    /* No in-place form here (inoutbuf is already both); MPICH's reduce_local. */
+    if (inbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, MPI_COMM_NULL, "inbuf");
+    if (inoutbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, MPI_COMM_NULL, "inoutbuf");
+    if (SAME_BUF(inbuf, inoutbuf) && count > 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, func,
+                              "inbuf and inoutbuf are the same buffer %p", inbuf);
     return check_op(func, MPI_COMM_NULL, op, dt);
 }

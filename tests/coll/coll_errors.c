@@ -155,6 +155,18 @@ static void test_reduce_local(void)
     struct { double v; int i; } x[2] = {{1.5, 4}, {2.0, 1}}, y[2] = {{1.5, 2}, {1.0, 7}};
     CHECK_RC(MPI_Reduce_local(x, y, 2, MPI_DOUBLE_INT, MPI_MINLOC));
     CHECK(y[0].v == 1.5 && y[0].i == 2 && y[1].v == 1.0 && y[1].i == 7, "DOUBLE_INT minloc");
+    /* MPI_IN_PLACE for either buffer, or one buffer as both: MPI_ERR_BUFFER
+     * naming the argument (MPICH's reduce_local; this segfaulted). */
+    int b[4] = {1, 2, 3, 4};
+    int rc = MPI_Reduce_local(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM);
+    CHECK_CLASS(rc, MPI_ERR_BUFFER, "Reduce_local(MPI_IN_PLACE, b)");
+    if (rc != MPI_SUCCESS)
+        CHECK(strstr(mtest_errstr(rc), "MPI_Reduce_local") && strstr(mtest_errstr(rc), "inbuf"),
+              "message names the function and inbuf: %s", mtest_errstr(rc));
+    CHECK_CLASS(MPI_Reduce_local(b, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+                "Reduce_local(b, MPI_IN_PLACE)");
+    CHECK_CLASS(MPI_Reduce_local(b, b, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER, "Reduce_local(b, b)");
+    CHECK(b[0] == 1 && b[3] == 4, "a refused Reduce_local changed inoutbuf");
 }
 
 static void noncomm(void *in, void *inout, int *len, MPI_Datatype *dt)
