@@ -312,6 +312,49 @@ static void test_aliased_buffers(void)
     CHECK_INT(buf[0], size, "in-place allreduce after the aliasing errors");
 }
 
+/* Counts that differ between the root and the others (MPICH's bcastlength,
+ * ibcastlength): each non-root rank fails with MPI_ERR_TRUNCATE, whether its
+ * message was longer or shorter than its buffer, and so do the ranks a
+ * failing rank forwards to (4+ ranks); nothing hangs and the communicator
+ * works afterwards. Small (binomial) and large messages. */
+static void test_bcast_length(void)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static int buf[40000];
+    const int small[2] = {1, 10}, large[2] = {4000, 40000};
+    for (int nb = 0; nb < 2; nb++)
+        for (int big = 0; big < 2; big++)
+            for (int longer = 0; longer < 2; longer++) {
+                const int *n = big ? large : small;
+                int count = (rank == 0) == longer ? n[0] : n[1];
+                int rc;
+                if (nb) {
+                    MPI_Request req;
+                    rc = MPI_Ibcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD, &req);
+                    if (rc == MPI_SUCCESS)
+                        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+                } else {
+                    rc = MPI_Bcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD);
+                }
+                char what[96];
+                snprintf(what, sizeof what, "%s of %d ints, the root's %s", nb ? "Ibcast" : "Bcast",
+                         count, longer ? "shorter" : "longer");
+                /* The root may learn of it too (large messages: it
+                 * receives in the allgather phase). */
+                if (rank == 0 && rc == MPI_SUCCESS)
+                    continue;
+                CHECK_CLASS(rc, MPI_ERR_TRUNCATE, what);
+                if (rc != MPI_SUCCESS)
+                    CHECK(strstr(mtest_errstr(rc), "same amount of data on every rank"),
+                          "%s: message says why: %s", what, mtest_errstr(rc));
+            }
+    buf[0] = rank == 0 ? 77 : 0;
+    CHECK_RC(MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK_INT(buf[0], 77, "bcast after the mismatches");
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -327,6 +370,9 @@ int main(int argc, char **argv)
     mtest_end();
     mtest_begin("aliased_buffers");
     test_aliased_buffers();
+    mtest_end();
+    mtest_begin("bcast_length");
+    test_bcast_length();
     mtest_end();
     return mtest_finalize();
 }

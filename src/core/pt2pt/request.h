@@ -90,6 +90,7 @@ struct tern_req {
      * to the attached buffer this way, so the protocols need not know
      * bsend). Completion is signalled with tern_req_complete. */
     void *ext;
+    const char *error_text;     /* TERN_REQ_GENERIC: the owner's words for error, or NULL */
     tern_status_t (*start_fn)(tern_req_t *req);
     void (*release_fn)(tern_req_t *req);
 };
