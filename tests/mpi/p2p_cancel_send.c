@@ -55,6 +55,11 @@ static void test_cancel_unmatched(void)
             MPI_Status st;
             CHECK_RC(start_send(mode, buf, n, tag, &r));
             CHECK_RC(MPI_Cancel(&r));
+            if (partner == mtest_rank) { /* to itself: decided by the time Cancel returns */
+                int done = 0;
+                CHECK_RC(MPI_Request_get_status(r, &done, MPI_STATUS_IGNORE));
+                CHECK_INT(done, 1, "a send to itself complete when MPI_Cancel returns");
+            }
             CHECK_RC(MPI_Wait(&r, &st));
             CHECK_RC(MPI_Test_cancelled(&st, &flag));
             if (flag != 1)
