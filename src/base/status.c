@@ -30,6 +30,26 @@ tern_status_t tern_status_detail(tern_status_t st, const char *fmt, ...)
     return st;
 }
 
+static _Thread_local int callback_code;
+
+tern_status_t tern_status_callback(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail.text, sizeof detail.text, fmt, ap);
+    va_end(ap);
+    detail.st = TERN_ERR_CALLBACK;
+    callback_code = code;
+    return TERN_ERR_CALLBACK;
+}
+
+int tern_status_take_callback_code(void)
+{
+    int code = callback_code;
+    callback_code = 0;
+    return code;
+}
+
 const char *tern_status_take_detail(tern_status_t st)
 {
     if (detail.st != st || st == TERN_OK || !detail.text[0])

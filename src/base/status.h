@@ -69,5 +69,13 @@ tern_status_t tern_status_detail(tern_status_t st, const char *fmt, ...)
 /* The text recorded for st by the last tern_status_detail of this thread, or
  * NULL (other status, or none); clears it. */
 const char *tern_status_take_detail(tern_status_t st);
+/* A user callback (an attribute copy or delete function) returned code, an
+ * MPI error code: records it with the words and returns TERN_ERR_CALLBACK;
+ * the MPI layer then returns the user's code itself, as MPICH does. */
+tern_status_t tern_status_callback(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The code recorded by the last tern_status_callback of this thread, or 0
+ * (MPI_SUCCESS: none); clears it. */
+int tern_status_take_callback_code(void);
 
 #endif

@@ -79,17 +79,27 @@ static int in_place_misuse(const char *func, MPI_Comm comm, const char *arg)
 /* MPI-4.1 2.7 forbids aliased arguments: sendbuf and recvbuf the same
  * buffer, both carrying data on this rank (MPI_IN_PLACE is the way to do
  * it). MPI_BOTTOM is exempt: types with absolute addresses make it two
- * different buffers. Called only when the pointers are equal. */
+ * different buffers. Called only when the pointers are equal, or one is
+ * this rank's block of the other (own_block). */
 static int aliased(const char *func, MPI_Comm comm, const void *buf)
 {
     return tern_mpi_error(comm, MPI_ERR_BUFFER, func,
-                          "sendbuf and recvbuf are the same buffer %p; use MPI_IN_PLACE as "
-                          "sendbuf to work in place",
+                          "sendbuf and recvbuf are the same buffer %p (or this rank's block of "
+                          "it); use MPI_IN_PLACE as sendbuf to work in place",
                           buf);
 }
 
 #define SAME_BUF(sbuf, rbuf) \
     (__builtin_expect((sbuf) == (rbuf), 0) && (sbuf) != MPI_BOTTOM && (sbuf) != MPI_IN_PLACE)
+
+/* sendbuf at this rank's own block of recvbuf (disp elements of dt in):
+ * the other common way to alias, as MPICH catches it (MPICH's noalias). */
+static int own_block(const void *sbuf, const void *rbuf, MPI_Count disp, MPI_Datatype dt)
+{
+    if (sbuf == MPI_IN_PLACE || sbuf == MPI_BOTTOM || rbuf == MPI_IN_PLACE || disp == 0)
+        return SAME_BUF(sbuf, rbuf);
+    return (const char *)rbuf + disp * tern_datatype_extent(dt) == (const char *)sbuf;
+}
 
 static int any_count(tern_nums_t counts, int n)
 {
@@ -153,7 +163,7 @@ int tern_check_gather(const char *func, tern_comm_t *c, const void *sbuf, MPI_Co
         return err;
     if (is_root && rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
-    if (is_root && SAME_BUF(sbuf, rbuf) && scount > 0 && rcount > 0)
+    if (is_root && own_block(sbuf, rbuf, (long)root * rcount, rtype) && scount > 0 && rcount > 0)
         return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
@@ -184,7 +194,8 @@ int tern_check_gatherv(const char *func, tern_comm_t *c, const void *sbuf, MPI_C
             return err;
         if (rbuf == MPI_IN_PLACE)
             return in_place_misuse(func, comm, "recvbuf");
-        if (SAME_BUF(sbuf, rbuf) && scount > 0 && any_count(rcounts, c->size))
+        if (own_block(sbuf, rbuf, tern_nums_at(displs, root), rtype) && scount > 0 &&
+            any_count(rcounts, c->size))
             return aliased(func, comm, sbuf);
     }
     return MPI_SUCCESS;
@@ -211,7 +222,7 @@ int tern_check_scatter(const char *func, tern_comm_t *c, const void *sbuf, MPI_C
         return err;
     if (rbuf == MPI_IN_PLACE && !is_root)
         return in_place_misuse(func, comm, "recvbuf on a non-root rank");
-    if (is_root && SAME_BUF(sbuf, rbuf) && scount > 0 && rcount > 0)
+    if (is_root && own_block(rbuf, sbuf, (long)root * scount, stype) && scount > 0 && rcount > 0)
         return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
@@ -243,8 +254,9 @@ int tern_check_scatterv(const char *func, tern_comm_t *c, const void *sbuf, tern
         return err;
     if (rbuf == MPI_IN_PLACE && !is_root)
         return in_place_misuse(func, comm, "recvbuf on a non-root rank");
-    if (is_root && SAME_BUF(sbuf, rbuf) && rcount > 0 && any_count(scounts, c->size))
-        return aliased(func, comm, sbuf);
+    if (is_root && own_block(rbuf, sbuf, tern_nums_at(displs, root), stype) && rcount > 0 &&
+        any_count(scounts, c->size))
+        return aliased(func, comm, rbuf);
     return MPI_SUCCESS;
 }
 
@@ -271,7 +283,11 @@ static int check_blocks(const char *func, tern_comm_t *c, const void *sbuf, MPI_
 int tern_check_allgather(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
                          MPI_Datatype stype, const void *rbuf, MPI_Count rcount, MPI_Datatype rtype)
 {
-    return check_blocks(func, c, sbuf, scount, stype, rbuf, rcount, rtype);
+    int err = check_blocks(func, c, sbuf, scount, stype, rbuf, rcount, rtype);
+    if (!err && !c->is_inter && scount > 0 && rcount > 0 &&
+        own_block(sbuf, rbuf, (long)c->rank * rcount, rtype))
+        return aliased(func, c->handle, sbuf);
+    return err;
 }
 
 int tern_check_alltoall(const char *func, tern_comm_t *c, const void *sbuf, MPI_Count scount,
@@ -295,8 +311,8 @@ int tern_check_allgatherv(const char *func, tern_comm_t *c, const void *sbuf, MP
         return err;
     if (rbuf == MPI_IN_PLACE)
         return in_place_misuse(func, comm, "recvbuf");
-    if (SAME_BUF(sbuf, rbuf) && scount > 0 &&
-        any_count(rcounts, c->is_inter ? c->remote_size : c->size))
+    if ((SAME_BUF(sbuf, rbuf) || (!c->is_inter && own_block(sbuf, rbuf, tern_nums_at(displs, c->rank), rtype))) &&
+        scount > 0 && any_count(rcounts, c->is_inter ? c->remote_size : c->size))
         return aliased(func, comm, sbuf);
     return MPI_SUCCESS;
 }
@@ -456,5 +472,13 @@ int tern_check_reduce_local(const char *func, const void *inbuf, const void *ino
         (err = tern_check_buffer(func, MPI_COMM_NULL, inbuf, count, size)) ||
         (err = tern_check_buffer(func, MPI_COMM_NULL, inoutbuf, count, size)))
         return err;
+    /* No in-place form here (inoutbuf is already both); MPICH's reduce_local. */
+    if (inbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, MPI_COMM_NULL, "inbuf");
+    if (inoutbuf == MPI_IN_PLACE)
+        return in_place_misuse(func, MPI_COMM_NULL, "inoutbuf");
+    if (SAME_BUF(inbuf, inoutbuf) && count > 0)
+        return tern_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, func,
+                              "inbuf and inoutbuf are the same buffer %p", inbuf);
     return check_op(func, MPI_COMM_NULL, op, dt);
 }

@@ -193,6 +193,13 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
 
 int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
 {
+    /* A user callback's own MPI error code goes back to the user as it is
+     * (MPICH's errors/comm/userdup); a code MPI does not know gets words. */
+    int user = st == TERN_ERR_CALLBACK ? tern_status_take_callback_code() : 0;
+    if (user != MPI_SUCCESS && code_class(user) > 0) {
+        tern_status_take_detail(st);
+        return invoke_handler(comm, user);
+    }
     const char *detail = tern_status_take_detail(st);
     if (detail)
         return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s", detail);

@@ -10,6 +10,7 @@
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
+#include "core/pt2pt/send_cancel.h"
 
 #include <limits.h>
 
@@ -354,10 +355,12 @@ int tern_mpi_cancel(const char *func, MPI_Request *request)
     int k = REQ_NULL, err = live_request(func, request, &req, &k);
     if (err)
         return err;
-    /* Receives not yet matched are cancelled; sends always complete normally
-     * (cancelling sends is deprecated in MPI-4 and unsupported here). */
+    /* Receives not yet matched are cancelled; a send is cancelled when its
+     * receiver has not matched it yet (the answer completes it). */
     if (k == REQ_LIVE && req->kind == TERN_REQ_RECV && !req->complete)
         tern_p2p_cancel_recv(req);
+    if (k == REQ_LIVE && req->kind == TERN_REQ_SEND)
+        tern_send_cancel(req);
     if (req->kind == TERN_REQ_GREQUEST)
         return tern_mpi_grequest_cancel(req);
     return MPI_SUCCESS;

@@ -155,6 +155,18 @@ static void test_reduce_local(void)
     struct { double v; int i; } x[2] = {{1.5, 4}, {2.0, 1}}, y[2] = {{1.5, 2}, {1.0, 7}};
     CHECK_RC(MPI_Reduce_local(x, y, 2, MPI_DOUBLE_INT, MPI_MINLOC));
     CHECK(y[0].v == 1.5 && y[0].i == 2 && y[1].v == 1.0 && y[1].i == 7, "DOUBLE_INT minloc");
+    /* MPI_IN_PLACE for either buffer, or one buffer as both: MPI_ERR_BUFFER
+     * naming the argument (MPICH's reduce_local; this segfaulted). */
+    int b[4] = {1, 2, 3, 4};
+    int rc = MPI_Reduce_local(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM);
+    CHECK_CLASS(rc, MPI_ERR_BUFFER, "Reduce_local(MPI_IN_PLACE, b)");
+    if (rc != MPI_SUCCESS)
+        CHECK(strstr(mtest_errstr(rc), "MPI_Reduce_local") && strstr(mtest_errstr(rc), "inbuf"),
+              "message names the function and inbuf: %s", mtest_errstr(rc));
+    CHECK_CLASS(MPI_Reduce_local(b, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+                "Reduce_local(b, MPI_IN_PLACE)");
+    CHECK_CLASS(MPI_Reduce_local(b, b, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER, "Reduce_local(b, b)");
+    CHECK(b[0] == 1 && b[3] == 4, "a refused Reduce_local changed inoutbuf");
 }
 
 static void noncomm(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -264,11 +276,83 @@ static void test_aliased_buffers(void)
                 "Scan(buf, buf)");
     CHECK_CLASS(MPI_Reduce_scatter_block(buf, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
                 MPI_ERR_BUFFER, "Reduce_scatter_block(buf, buf)");
+    /* sendbuf at this rank's own block of recvbuf is aliasing too, on
+     * every rank (MPICH's noalias2: Allgather(&buf[rank], buf) hung every
+     * rank but 0); as the root of a gather or scatter. */
+    CHECK_CLASS(MPI_Allgather(&buf[2 * rank], 2, MPI_INT, buf, 2, MPI_INT, MPI_COMM_WORLD),
+                MPI_ERR_BUFFER, "Allgather(&buf[own block], buf)");
+    int counts[8], displs[8];
+    for (int r = 0; r < size && r < 8; r++) {
+        counts[r] = 1;
+        displs[r] = size - 1 - r;
+    }
+    CHECK_CLASS(MPI_Allgatherv(&buf[size - 1 - rank], 1, MPI_INT, buf, counts, displs, MPI_INT,
+                               MPI_COMM_WORLD),
+                MPI_ERR_BUFFER, "Allgatherv(&buf[displs[rank]], buf)");
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_BUFFER,
+                "Gather(buf, buf) at the root");
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    if (rank == 1) { /* a root whose block is not the first; the check is local */
+        CHECK_CLASS(MPI_Gather(&buf[1], 1, MPI_INT, buf, 1, MPI_INT, 1, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER, "Gather(&buf[root], buf) at root 1");
+        CHECK_CLASS(MPI_Scatter(buf, 1, MPI_INT, &buf[1], 1, MPI_INT, 1, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER, "Scatter(buf, &buf[root]) at root 1");
+    }
+    /* Different blocks are fine. */
+    for (int r = 0; r < 2 * size && r < 64; r++)
+        buf[r] = -1;
+    int mine[2] = {rank, rank};
+    CHECK_RC(MPI_Allgather(mine, 2, MPI_INT, buf, 2, MPI_INT, MPI_COMM_WORLD));
+    CHECK_INT(buf[2 * (size - 1)], size - 1, "allgather after the aliasing errors");
     /* No data on one side is no aliasing; neither is MPI_IN_PLACE. */
     CHECK_RC(MPI_Allreduce(buf, buf, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     buf[0] = 1;
     CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK_INT(buf[0], size, "in-place allreduce after the aliasing errors");
+}
+
+/* Counts that differ between the root and the others (MPICH's bcastlength,
+ * ibcastlength): each non-root rank fails with MPI_ERR_TRUNCATE, whether its
+ * message was longer or shorter than its buffer, and so do the ranks a
+ * failing rank forwards to (4+ ranks); nothing hangs and the communicator
+ * works afterwards. Small (binomial) and large messages. */
+static void test_bcast_length(void)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static int buf[40000];
+    const int small[2] = {1, 10}, large[2] = {4000, 40000};
+    for (int nb = 0; nb < 2; nb++)
+        for (int big = 0; big < 2; big++)
+            for (int longer = 0; longer < 2; longer++) {
+                const int *n = big ? large : small;
+                int count = (rank == 0) == longer ? n[0] : n[1];
+                int rc;
+                if (nb) {
+                    MPI_Request req;
+                    rc = MPI_Ibcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD, &req);
+                    if (rc == MPI_SUCCESS)
+                        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+                } else {
+                    rc = MPI_Bcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD);
+                }
+                char what[96];
+                snprintf(what, sizeof what, "%s of %d ints, the root's %s", nb ? "Ibcast" : "Bcast",
+                         count, longer ? "shorter" : "longer");
+                /* The root may learn of it too (large messages: it
+                 * receives in the allgather phase). */
+                if (rank == 0 && rc == MPI_SUCCESS)
+                    continue;
+                CHECK_CLASS(rc, MPI_ERR_TRUNCATE, what);
+                if (rc != MPI_SUCCESS)
+                    CHECK(strstr(mtest_errstr(rc), "same amount of data on every rank"),
+                          "%s: message says why: %s", what, mtest_errstr(rc));
+            }
+    buf[0] = rank == 0 ? 77 : 0;
+    CHECK_RC(MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK_INT(buf[0], 77, "bcast after the mismatches");
 }
 
 int main(int argc, char **argv)
@@ -286,6 +370,9 @@ int main(int argc, char **argv)
     mtest_end();
     mtest_begin("aliased_buffers");
     test_aliased_buffers();
+    mtest_end();
+    mtest_begin("bcast_length");
+    test_bcast_length();
     mtest_end();
     return mtest_finalize();
 }

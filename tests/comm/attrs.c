@@ -32,6 +32,16 @@ static int failing_copy(MPI_Comm oldcomm, int keyval, void *extra, void *in, voi
     return MPI_ERR_OTHER;
 }
 
+/* A copy callback that fails with a user-defined class (MPICH's userdup). */
+static int user_class;
+static int user_class_copy(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out,
+                           int *flag)
+{
+    (void)oldcomm, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = 0;
+    return user_class;
+}
+
 static void test_predefined(void)
 {
     mtest_begin("attr_predefined");
@@ -251,6 +261,22 @@ static void test_errors(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &a);
     MPI_Comm_set_attr(a, kv, NULL);
     CHECK(MPI_Comm_dup(a, &b) != MPI_SUCCESS, "dup fails when a copy callback fails");
+    CHECK(b == MPI_COMM_NULL, "failed dup gives MPI_COMM_NULL");
+    MPI_Comm_free(&a);
+    MPI_Comm_free_keyval(&kv);
+    /* The callback's own code is what MPI_Comm_dup returns. */
+    CHECK_RC(MPI_Add_error_class(&user_class));
+    CHECK_RC(MPI_Add_error_string(user_class, "my copy failed"));
+    MPI_Comm_create_keyval(user_class_copy, MPI_COMM_NULL_DELETE_FN, &kv, NULL);
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_set_attr(a, kv, NULL);
+    int rc = MPI_Comm_dup(a, &b), cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK_INT(cls, user_class, "class of a dup whose copy callback returned a user class");
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    CHECK(strcmp(text, "my copy failed") == 0, "text of the callback's code: '%s'", text);
     CHECK(b == MPI_COMM_NULL, "failed dup gives MPI_COMM_NULL");
     MPI_Comm_free(&a);
     MPI_Comm_free_keyval(&kv);

@@ -250,6 +250,38 @@ help)
     expect_rc 0
     expect_out "Tern"
     ;;
+timeout)
+    # MPIEXEC_TIMEOUT (seconds, as Hydra and Open MPI read it) ends a job
+    # that runs longer, single-host and through the root, with status 124
+    # and a message naming it; a shorter job is left alone; a bad value is
+    # refused before anything starts.
+    export MPIEXEC_TIMEOUT=2
+    run -n 3 "$PROG" sleep
+    expect_rc 124
+    expect_err "the job ran past MPIEXEC_TIMEOUT (2 s); terminating the job"
+    [ "$ELAPSED" -ge 1900 ] || fail "ended after ${ELAPSED} ms, before the 2 s limit"
+    expect_within 6000
+    expect_no_orphans
+    expect_no_shm
+    run --hosts "localhost:2,localhost" -n 3 "$PROG" sleep
+    expect_rc 124
+    expect_err "the job ran past MPIEXEC_TIMEOUT (2 s); terminating the job"
+    [ "$ELAPSED" -ge 1900 ] || fail "ended after ${ELAPSED} ms, before the 2 s limit"
+    expect_within 8000
+    expect_no_orphans
+    export MPIEXEC_TIMEOUT=20
+    run -n 2 "$PROG" ok
+    expect_rc 0
+    expect_out "rank 1 of 2 ok"
+    export MPIEXEC_TIMEOUT=2x
+    run -n 2 "$PROG" ok
+    expect_rc 2
+    expect_err "MPIEXEC_TIMEOUT='2x' is not a number of seconds"
+    grep -q "ok" "$OUT" && fail "ranks ran despite the bad MPIEXEC_TIMEOUT"
+    unset MPIEXEC_TIMEOUT
+    run --help
+    expect_out "MPIEXEC_TIMEOUT=S"
+    ;;
 hydra)
     command -v mpiexec.mpich >/dev/null 2>&1 || { echo "mpiexec.mpich not found: skipped"; exit 77; }
     t0=$(now_ms)

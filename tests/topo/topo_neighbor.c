@@ -411,6 +411,39 @@ static void errors(void)
     mtest_end();
 }
 
+/* MPI_Neighbor_alltoallw(_c) from MPI_BOTTOM with absolute byte
+ * displacements, as MPI_Alltoallw allows (was refused: "buffer is NULL";
+ * mpi4py's testNeighborAlltoallwBottom). A 1-D ring: both neighbours. */
+static void check_alltoallw_bottom(void)
+{
+    int p = mtest_size, me, dims[1] = {p}, periods[1] = {1};
+    MPI_Comm ring;
+    CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    MPI_Comm_rank(ring, &me);
+    int out[2] = {100 + me, 200 + me}, in[2] = {-1, -1}, counts[2] = {1, 1};
+    MPI_Aint sd[2], rd[2];
+    MPI_Count cc[2] = {1, 1};
+    MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+    for (int i = 0; i < 2; i++) {
+        MPI_Get_address(&out[i], &sd[i]);
+        MPI_Get_address(&in[i], &rd[i]);
+    }
+    int left = (me + p - 1) % p, right = (me + 1) % p;
+    for (int large = 0; large < 2; large++) {
+        in[0] = in[1] = -1;
+        if (large)
+            CHECK_RC(MPI_Neighbor_alltoallw_c(MPI_BOTTOM, cc, sd, types, MPI_BOTTOM, cc, rd, types,
+                                              ring));
+        else
+            CHECK_RC(MPI_Neighbor_alltoallw(MPI_BOTTOM, counts, sd, types, MPI_BOTTOM, counts, rd,
+                                            types, ring));
+        /* Block 0 comes from the left neighbour's block 1 (sent right). */
+        CHECK_INT(in[0], 200 + left, "alltoallw from MPI_BOTTOM: from the left");
+        CHECK_INT(in[1], 100 + right, "alltoallw from MPI_BOTTOM: from the right");
+    }
+    MPI_Comm_free(&ring);
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -419,6 +452,9 @@ int main(int argc, char **argv)
     int d1[1] = {p}, per1[1] = {1}, nper1[1] = {0};
     cart_case(1, d1, per1, "cart 1-D periodic");
     cart_case(1, d1, nper1, "cart 1-D open (MPI_PROC_NULL ends)");
+    mtest_begin("neighbor_alltoallw_bottom");
+    check_alltoallw_bottom();
+    mtest_end();
     /* 2-D: (p/2 or 1) x 2 periodic, and a 1 x p grid with a periodic
      * dimension of size 1 (the process is its own neighbour twice). */
     int d2[2] = {p >= 2 ? p / 2 : 1, p >= 2 ? 2 : 1}, per2[2] = {1, 1}, mix[2] = {0, 1};

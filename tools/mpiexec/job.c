@@ -44,6 +44,11 @@ int mpiexec_ms_until(double deadline, double now)
     return deadline > now ? (int)((deadline - now) * 1000) + 1 : 0;
 }
 
+double mpiexec_timeout_deadline(const mpiexec_opts_t *opts)
+{
+    return opts->timeout_s > 0 ? mpiexec_now() + opts->timeout_s : 0;
+}
+
 tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
 {
     memset(job, 0, sizeof *job);
@@ -56,6 +61,7 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     job->upstream_fd = -1;
     job->world_size = opts->proxy ? opts->world_size : opts->np;
     job->rank_base = opts->proxy ? opts->proxy_first : 0;
+    job->end_at = mpiexec_timeout_deadline(opts);
     tern_pmi_reader_init(&job->upstream_in);
     /* Room for spawned ranks too, so pointers to ranks stay valid. */
     job->ranks = calloc((size_t)job->n + (opts->proxy ? 0 : MPIEXEC_SPAWN_MAX), sizeof *job->ranks);
@@ -411,6 +417,10 @@ int mpiexec_job_run(mpiexec_job_t *job)
             int t = mpiexec_ms_until(drain_until, now);
             timeout = timeout < 0 || t < timeout ? t : timeout;
         }
+        if (job->end_at && !job->terminating) {
+            int t = mpiexec_ms_until(job->end_at, now);
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
         int k = poll(pfd, n, timeout);
         if (k < 0 && errno != EINTR)
             break;
@@ -449,6 +459,9 @@ int mpiexec_job_run(mpiexec_job_t *job)
             }
         }
 
+        if (job->end_at && !job->terminating && mpiexec_now() >= job->end_at)
+            mpiexec_job_fail(job, MPIEXEC_TIMEOUT_EXIT, "the job ran past MPIEXEC_TIMEOUT (%d s)",
+                             job->opts->timeout_s);
         if (job->terminating && !job->killed && mpiexec_now() >= job->kill_at) {
             signal_ranks(job, SIGKILL);
             job->killed = 1;

@@ -29,6 +29,7 @@ typedef struct {
     char **argv;      /* program and its arguments, NULL-terminated */
     int tag_output;   /* prefix each output line with "[rank] " */
     int bind_core;    /* rank i bound to core i mod ncores */
+    int timeout_s;    /* MPIEXEC_TIMEOUT: end the job after this many seconds; 0: never */
     char **env;       /* "VAR=VAL" set in every rank */
     int n_env;
     /* Multi-host (root): hosts from --hosts or --hostfile, ranks per host. */
@@ -179,6 +180,7 @@ typedef struct {
     double kill_at;       /* when survivors get SIGKILL */
     int killed;           /* SIGKILL sent */
     int signal_fd;
+    double end_at;        /* MPIEXEC_TIMEOUT's deadline; 0: none */
 } mpiexec_job_t;
 
 /* launch.c: forks every rank. On failure (program cannot be executed) prints
@@ -209,6 +211,10 @@ double mpiexec_now(void);
 /* poll()'s timeout for a deadline on mpiexec_now()'s clock: milliseconds,
  * rounded up so the deadline has passed on waking; 0 once it has. */
 int mpiexec_ms_until(double deadline, double now);
+/* MPIEXEC_TIMEOUT's exit status (as timeout(1)'s) and its deadline for a job
+ * started now: 0 when there is no limit. */
+enum { MPIEXEC_TIMEOUT_EXIT = 124, MPIEXEC_TIMEOUT_MAX_S = 366 * 24 * 3600 };
+double mpiexec_timeout_deadline(const mpiexec_opts_t *opts);
 
 /* proxy.c: a proxy's link to the root (see root.c for the protocol). */
 tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job);

@@ -35,6 +35,11 @@ static void usage(FILE *f)
             "  -h, --help             this text\n"
             "  -V, --version          version\n"
             "\n"
+            "Environment:\n"
+            "  MPIEXEC_TIMEOUT=S      end the job after S seconds (as Hydra and Open MPI do):\n"
+            "                         mpiexec says so and exits with status 124; 0 or unset:\n"
+            "                         no limit\n"
+            "\n"
             "The ranks inherit mpiexec's environment plus PMI_FD, PMI_RANK, PMI_SIZE and\n"
             "TERN_JOBID (the job's unique KVS name). stdin goes to rank 0 (the others read\n"
             "/dev/null); stdout and stderr of each rank are forwarded by whole lines.\n"
@@ -94,6 +99,23 @@ static int add_export(mpiexec_opts_t *o, const char *arg)
         return 0;
     }
     return add_env(o, arg, v);
+}
+
+/* MPIEXEC_TIMEOUT, whole seconds (Hydra's and Open MPI's spelling). */
+static int parse_timeout(mpiexec_opts_t *o)
+{
+    const char *s = getenv("MPIEXEC_TIMEOUT");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < 0 || v > MPIEXEC_TIMEOUT_MAX_S) {
+        fprintf(stderr, "mpiexec: MPIEXEC_TIMEOUT='%s' is not a number of seconds from 0 to %d\n",
+                s, MPIEXEC_TIMEOUT_MAX_S);
+        return -1;
+    }
+    o->timeout_s = (int)v;
+    return 0;
 }
 
 int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
@@ -207,6 +229,9 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
         return -1;
     }
     o->argv = argv + i;
+    /* The root keeps the time; a proxy ends when the root tells it. */
+    if (!o->proxy && parse_timeout(o) != 0)
+        return -1;
     return 0;
 }
 

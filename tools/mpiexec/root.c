@@ -83,6 +83,7 @@ typedef struct {
     int n_fenced;
     int failed, exit_code, terminating, killed;
     double kill_at;
+    double end_at;               /* MPIEXEC_TIMEOUT's deadline; 0: none */
     mpiexec_job_t fwd;           /* for the line forwarder (no tagging) */
     mpiexec_opts_t fwd_opts;
 } root_t;
@@ -718,6 +719,8 @@ static void root_loop(root_t *rt)
             wake = rt->pending[i].deadline < wake ? rt->pending[i].deadline : wake;
         if (rt->terminating && !rt->killed && (!wake || rt->kill_at < wake))
             wake = rt->kill_at;
+        if (rt->end_at && !rt->terminating && (!wake || rt->end_at < wake))
+            wake = rt->end_at;
         int timeout = wake ? mpiexec_ms_until(wake, now) : -1;
         int k = poll(pfd, n, timeout);
         if (k < 0 && errno != EINTR)
@@ -754,6 +757,11 @@ static void root_loop(root_t *rt)
             if (changed)
                 break;
         }
+        if (rt->end_at && !rt->terminating && mpiexec_now() >= rt->end_at) {
+            fprintf(stderr, "mpiexec: the job ran past MPIEXEC_TIMEOUT (%d s); terminating the job\n",
+                    rt->opts->timeout_s);
+            root_fail(rt, MPIEXEC_TIMEOUT_EXIT);
+        }
         if (rt->terminating && !rt->killed && mpiexec_now() >= rt->kill_at) {
             for (int h = 0; h < rt->n; h++)
                 if (rt->hosts[h].running)
@@ -767,7 +775,7 @@ static void root_loop(root_t *rt)
 
 int mpiexec_root_run(const mpiexec_opts_t *opts)
 {
-    root_t rt = {.opts = opts, .signal_fd = -1};
+    root_t rt = {.opts = opts, .signal_fd = -1, .end_at = mpiexec_timeout_deadline(opts)};
     int *count = mpiexec_hosts_place(opts);
     if (!count)
         return 2;

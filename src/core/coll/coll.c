@@ -218,6 +218,8 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
     PREP(pr, c, 1, req_p);
     args_init(&a, c);
     a.root = root;
+    /* Counts that differ between ranks are caught (MPICH's bcastlength). */
+    tern_sched_exact_sizes(pr.s);
     /* An MPI_PROC_NULL rank's other arguments are not significant. */
     if (c->is_inter && root == MPI_PROC_NULL)
         count = 0;

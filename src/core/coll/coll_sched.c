@@ -7,6 +7,7 @@
 #include "core/pt2pt/progress.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,8 @@ struct tern_sched {
     uint8_t immediate;
     uint8_t failed;                  /* immediate: a step failed, skip the rest */
     uint8_t last_kind;               /* of the last step added (fences after local steps are no-ops) */
+    uint8_t exact_sizes;             /* tern_sched_exact_sizes */
+    char why[224];                   /* words for run_error, or "" */
     MPI_Op held_op;                  /* user op kept alive, or MPI_OP_NULL */
     tern_req_t *req;                 /* nonblocking/persistent owner */
     tern_sched_t *prev, *next;       /* list of active nonblocking schedules, or the pool */
@@ -315,6 +318,7 @@ static void reset(tern_sched_t *s)
     s->cur = 0;
     s->done = 0;
     s->run_error = TERN_OK;
+    s->why[0] = 0;
     s->failed = 0;
     s->n_inflight = 0;
 }
@@ -325,6 +329,25 @@ static void fail(tern_sched_t *s, tern_status_t st)
         s->run_error = st;
     s->cur = s->n_steps; /* skip the rest; still wait for what is posted */
     s->failed = 1;
+}
+
+/* An exact-size schedule's receive got `got` bytes (SIZE_MAX: more than it
+ * holds) where `want` were due. */
+static __attribute__((cold)) void size_mismatch(tern_sched_t *s, size_t got, size_t want, int peer)
+{
+    if (s->run_error != TERN_OK)
+        return;
+    s->run_error = TERN_ERR_TRUNCATE;
+    if (got == SIZE_MAX)
+        snprintf(s->why, sizeof s->why,
+                 "rank %d sent more than the %zu bytes this rank's count and datatype describe: "
+                 "they must describe the same amount of data on every rank",
+                 peer, want);
+    else
+        snprintf(s->why, sizeof s->why,
+                 "rank %d sent %zu bytes where this rank's count and datatype describe %zu: they "
+                 "must describe the same amount of data on every rank",
+                 peer, got, want);
 }
 
 static void post(tern_sched_t *s, const step_t *st)
@@ -344,10 +367,25 @@ static void post(tern_sched_t *s, const step_t *st)
      * message already arrived is copied at once, when they can: no request
      * to allocate, track and release. */
     tern_status_t e = TERN_OK;
+    size_t n = st->n;
+    if (__builtin_expect(s->exact_sizes, 0)) {
+        /* A rank that got the wrong size passes it on as an empty message,
+         * so that the ranks below it fail too (MPICH's errflag). */
+        if (st->kind == ST_SEND && s->run_error != TERN_OK)
+            n = 0;
+        tern_recv_done_t done;
+        if (st->kind == ST_RECV &&
+            tern_p2p_recv_fitting_now(ctx, st->dst, st->n, st->peer, st->tag, &done)) {
+            if (done.bytes != st->n)
+                size_mismatch(s, done.bytes, st->n, st->peer);
+            return;
+        }
+    }
+    /* (An exact-size receive that did not fit is posted: reap says why.) */
     if (st->kind == ST_SEND
-            ? tern_p2p_send_eager_now(st->comm->rank, ctx, st->src, st->n,
+            ? tern_p2p_send_eager_now(st->comm->rank, ctx, st->src, n,
                                       tern_comm_world_rank(st->comm, st->peer), st->tag)
-            : tern_p2p_recv_eager_now(ctx, st->dst, st->n, st->peer, st->tag, &e)) {
+            : !s->exact_sizes && tern_p2p_recv_eager_now(ctx, st->dst, st->n, st->peer, st->tag, &e)) {
         if (e != TERN_OK && s->run_error == TERN_OK)
             s->run_error = e; /* as reap records a failed transfer */
         return;
@@ -355,7 +393,7 @@ static void post(tern_sched_t *s, const step_t *st)
     tern_req_t *r = NULL;
     e =
         st->kind == ST_SEND
-            ? tern_comm_isend(st->comm, ctx, st->src, st->n, st->peer, st->tag, TERN_SEND_STANDARD, &r)
+            ? tern_comm_isend(st->comm, ctx, st->src, n, st->peer, st->tag, TERN_SEND_STANDARD, &r)
             : tern_comm_irecv(st->comm, ctx, st->dst, st->n, st->peer, st->tag, &r);
     if (e != TERN_OK) {
         fail(s, e);
@@ -371,6 +409,10 @@ static int reap(tern_sched_t *s, int *events)
     for (size_t i = 0; i < s->n_inflight; i++) {
         tern_req_t *r = s->inflight[i];
         if (r->complete) {
+            if (__builtin_expect(s->exact_sizes, 0) && r->kind == TERN_REQ_RECV &&
+                (r->error == TERN_ERR_TRUNCATE || (r->error == TERN_OK && r->status_bytes != r->bytes)))
+                size_mismatch(s, r->error == TERN_OK ? r->status_bytes : SIZE_MAX, r->bytes,
+                              r->status_source);
             if (r->error != TERN_OK && s->run_error == TERN_OK)
                 s->run_error = r->error;
             /* A failed peer: post nothing more, so that no rank completes
@@ -477,11 +519,15 @@ static void run_now(tern_sched_t *s, const step_t *st)
 
 void tern_sched_set_immediate(tern_sched_t *s) { s->immediate = 1; }
 
+void tern_sched_exact_sizes(tern_sched_t *s) { s->exact_sizes = 1; }
+
 tern_status_t tern_sched_run(tern_sched_t *s)
 {
     if (s->immediate) {
         wait_inflight(s);
         s->done = 1;
+        if (!s->build_error && s->why[0])
+            return tern_status_detail(s->run_error, "%s", s->why);
         return s->build_error ? s->build_error : s->run_error;
     }
     if (s->build_error)
@@ -495,6 +541,8 @@ tern_status_t tern_sched_run(tern_sched_t *s)
         if (ev + tern_progress() == 0)
             tern_progress_idle(&idle);
     }
+    if (s->why[0])
+        return tern_status_detail(s->run_error, "%s", s->why);
     return s->run_error;
 }
 
@@ -519,6 +567,7 @@ static void finish(tern_sched_t *s)
     unlink_active(s);
     tern_req_t *req = s->req;
     req->error = s->run_error;
+    req->error_text = s->why[0] ? s->why : NULL; /* s lives until req is released */
     tern_req_complete(req); /* may release req and free s */
 }
 
@@ -543,6 +592,7 @@ static tern_status_t start_fn(tern_req_t *req)
         return s->build_error;
     reset(s);
     s->req = req;
+    req->error_text = NULL;
     req->status_source = MPI_ANY_SOURCE;
     req->status_tag = MPI_ANY_TAG;
     req->status_bytes = 0;

@@ -40,6 +40,11 @@ void tern_sched_free(tern_sched_t *s);
  * interpreted; tern_sched_run then waits for the last transfers. Such a
  * schedule cannot become a request. Set before the first step. */
 void tern_sched_set_immediate(tern_sched_t *s);
+/* Every receive must get exactly the bytes it posts (a broadcast, whose
+ * ranks pass the same count and type): a larger or smaller message fails
+ * the schedule with TERN_ERR_TRUNCATE and words naming both sizes, and its
+ * later sends go out empty so the ranks they reach fail too. */
+void tern_sched_exact_sizes(tern_sched_t *s);
 
 /* Building (errors are remembered and returned by start/run). Peers are
  * ranks of comm (for intercommunicators: ranks of the remote group). */

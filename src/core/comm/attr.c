@@ -62,7 +62,7 @@ tern_status_t tern_comm_set_attr(tern_comm_t *c, int keyval, void *value)
         return st;
     int err = tern_attr_set(c, keyval, value);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK,
+        return tern_status_callback(err,
                                   "the delete callback of the old value failed with code %d", err);
     return TERN_OK;
 }
@@ -75,7 +75,7 @@ tern_status_t tern_comm_delete_attr(tern_comm_t *c, int keyval)
     int found;
     int err = tern_attr_delete(c, keyval, &found);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK, "the delete callback failed with code %d",
+        return tern_status_callback(err, "the delete callback failed with code %d",
                                   err);
     if (!found)
         return tern_status_detail(TERN_ERR_KEYVAL,

@@ -67,7 +67,7 @@ tern_status_t tern_comm_dup_contents(tern_comm_t *c, tern_comm_t *nc, MPI_Info h
     if (err != MPI_SUCCESS) {
         (void)tern_attr_delete_all(nc);
         tern_comm_destroy(nc);
-        return tern_status_detail(TERN_ERR_CALLBACK,
+        return tern_status_callback(err,
                                   "an attribute copy callback failed with code %d", err);
     }
     return TERN_OK;
@@ -180,7 +180,7 @@ tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm)
         return tern_status_detail(TERN_ERR_COMM, "cannot free %s", c->name);
     int err = tern_attr_delete_all(c);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK,
+        return tern_status_callback(err,
                                   "an attribute delete callback failed with code %d", err);
     /* Requests keep world ranks and context ids, not the object, so
      * pending operations still complete. */

@@ -27,6 +27,10 @@ tern_status_t tern_req_result(const tern_req_t *req)
 {
     if (req->error == TERN_OK)
         return TERN_OK;
+    /* Words its owner kept (a collective's schedule: sizes that differ
+     * between ranks); the status fields below are a point-to-point's. */
+    if (req->kind == TERN_REQ_GENERIC && req->error_text)
+        return tern_status_detail(req->error, "%s", req->error_text);
     if (req->error == TERN_ERR_TRUNCATE)
         return tern_status_detail(TERN_ERR_TRUNCATE,
                                   "message truncated: a message of more than %zu bytes arrived "

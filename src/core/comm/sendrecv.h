@@ -29,8 +29,8 @@ tern_status_t tern_recv_general(tern_comm_t *c, void *buf, MPI_Count count, MPI_
 
 /* The common send, blocking or not: contiguous data that can go eager now
  * is pushed into the transport at once. A nonblocking send then gets a
- * request that is already complete (nothing else of it is ever read: a
- * send's status holds only the error, and sends are not cancelled). */
+ * request that is already complete (a send's status holds only the error;
+ * MPI_Cancel reads its peer and match number). */
 static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, MPI_Count count,
                                            MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
                                            int tag, int mode, tern_req_t **req_p, int persistent)
@@ -47,6 +47,11 @@ static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, MPI_
             return tern_req_alloc_failed();
         req->comm = c->handle;
         req->complete = 1;
+        /* What MPI_Cancel needs to name the message (send_cancel.h). */
+        req->peer = dest;
+        req->peer_world = tern_comm_world_rank(c, dest);
+        req->match_seq = tern_p2p_last_match_seq(req->peer_world);
+        req->has_seq = 1;
         *req_p = req;
         return TERN_OK;
     }

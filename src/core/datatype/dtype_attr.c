@@ -31,7 +31,7 @@ tern_status_t tern_type_set_attr(MPI_Datatype dt, int keyval, void *value)
         return st;
     int err = tern_attrs_set(tern_dtype_attr_list(dt), dt, keyval, value);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK,
+        return tern_status_callback(err,
                                   "the delete callback of the old value failed with code %d", err);
     return TERN_OK;
 }
@@ -56,7 +56,7 @@ tern_status_t tern_type_delete_attr(MPI_Datatype dt, int keyval)
     int found;
     int err = tern_attrs_delete(tern_dtype_attr_list(dt), dt, keyval, &found);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK, "the delete callback failed with code %d",
+        return tern_status_callback(err, "the delete callback failed with code %d",
                                   err);
     if (!found)
         return tern_status_detail(TERN_ERR_KEYVAL, "no attribute for keyval 0x%x on this datatype",
@@ -69,7 +69,7 @@ tern_status_t tern_type_copy_attrs(MPI_Datatype old, MPI_Datatype new_type)
     int err = tern_attrs_copy_all(tern_dtype_attr_list(old), old, tern_dtype_attr_list(new_type),
                                   new_type);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK,
+        return tern_status_callback(err,
                                   "an attribute copy callback failed with code %d", err);
     return TERN_OK;
 }
@@ -78,7 +78,7 @@ tern_status_t tern_type_delete_attrs(MPI_Datatype dt)
 {
     int err = tern_attrs_delete_all(tern_dtype_attr_list(dt), dt);
     if (err != MPI_SUCCESS)
-        return tern_status_detail(TERN_ERR_CALLBACK,
+        return tern_status_callback(err,
                                   "an attribute delete callback failed with code %d", err);
     return TERN_OK;
 }

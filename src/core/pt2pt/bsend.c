@@ -261,7 +261,7 @@ static void release_block(tern_req_t *req)
     req->ext = NULL;
 }
 
-tern_status_t tern_bsend_start(const tern_req_t *send_req)
+tern_status_t tern_bsend_start(tern_req_t *send_req)
 {
     tern_bsend_pool_t *pool = tern_bsend_pool_for(send_req->context_id);
     void *payload;
@@ -291,6 +291,9 @@ tern_status_t tern_bsend_start(const tern_req_t *send_req)
         tern_req_release(req);
         return st;
     }
+    /* MPI_Cancel on the user's request names the copy's message. */
+    send_req->match_seq = req->match_seq;
+    send_req->has_seq = req->has_seq;
     if (req->complete)
         tern_req_release(req);
     else

@@ -64,6 +64,6 @@ int tern_bsend_attached(void);
  * release hook) and releases itself when complete. TERN_ERR_NO_ROOM when
  * the pool has no buffer or no room for send_req->bytes
  * (tern_bsend_pool_attached tells which). */
-tern_status_t tern_bsend_start(const tern_req_t *send_req);
+tern_status_t tern_bsend_start(tern_req_t *send_req);
 
 #endif

@@ -128,6 +128,24 @@ tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int tak
     return NULL;
 }
 
+tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq)
+{
+    tern_unexp_t *prev = NULL;
+    for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
+        if (u->msg.src_world != src_world || u->msg.seq != seq)
+            continue;
+        if (prev)
+            prev->next = u->next;
+        else
+            unexp_head = u->next;
+        if (unexp_tail == u)
+            unexp_tail = prev;
+        u->next = NULL;
+        return u;
+    }
+    return NULL;
+}
+
 void tern_match_free_unexpected(tern_unexp_t *u)
 {
     free(u->owned_data);

@@ -24,6 +24,7 @@ typedef struct {
     uint64_t addr;    /* rendezvous: sender buffer */
     tern_rkey_t rkey;
     uint32_t rts_flags; /* rendezvous: RTS_STREAM (p2p.c) when the sender's data is scattered */
+    uint64_t seq;       /* which match packet from src_world this was (send cancel) */
 } tern_msg_t;
 
 /* Payloads up to this size are kept inside the entry (no allocation). */
@@ -59,5 +60,8 @@ tern_status_t tern_match_add_unexpected(const tern_msg_t *msg);
 /* Finds the first match; removes it when take is set. */
 tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take);
 void tern_match_free_unexpected(tern_unexp_t *u);
+/* Removes and returns the unexpected message that was match packet seq
+ * from src_world (a cancelled send), or NULL when it is not there. */
+tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq);
 
 #endif

@@ -1,6 +1,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/peer_failure.h"
+#include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
 #include "base/log.h"
 
@@ -405,7 +406,17 @@ static void send_complete(tern_req_t *req)
         free(req->staging);
         req->staging = NULL;
     }
+    /* A cancel was asked: the receiver's answer completes it. */
+    if (__builtin_expect(req->cancel_state == TERN_CANCEL_ASKED, 0) && tern_send_cancel_defer(req))
+        return;
     tern_req_complete(req);
+}
+
+/* The match packet this send puts on the wire now gets the peer's next number. */
+static inline void take_match_seq(tern_peer_t *peer, tern_req_t *req)
+{
+    req->match_seq = peer->match_sent++;
+    req->has_seq = 1;
 }
 
 /* A non-contiguous eager payload was packed into the scratch buffer; if the
@@ -444,6 +455,7 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
         if (bytes)
             memcpy(p + sizeof m, buf, bytes);
         peer->ops->am_commit(peer->tl, dest_world, sizeof m + bytes);
+        peer->match_sent++;
     } else {
         tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
         if (st == TERN_ERR_AGAIN)
@@ -453,6 +465,7 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
             peer_broken(dest_world, st, "sending a message failed");
             return 0;
         }
+        peer->match_sent++;
     }
     peer->credits -= cost;
     return 1;
@@ -468,6 +481,7 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
     char *p = peer->ops->am_reserve(peer->tl, req->peer_world);
     if (p == NULL)
         return 0;
+    take_match_seq(peer, req);
     size_t hdr_len;
     if (req->mode != TERN_SEND_SYNC) {
         m->type = PKT_EAGER;
@@ -497,6 +511,8 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
     req->complete = 0;
     req->error = TERN_OK;
     req->offset = 0;
+    req->has_seq = req->rndv = 0;
+    req->cancel_state = TERN_CANCEL_NONE;
 
     long cost = EAGER_COST(req->bytes);
     if (req->bytes <= peer->eager_max && peer->credits >= cost) {
@@ -508,6 +524,7 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
             peer->credits += cost;
             return TERN_ERR_NOMEM;
         }
+        take_match_seq(peer, req);
         if (req->mode != TERN_SEND_SYNC) {
             m.type = PKT_EAGER;
             send_packet(req->peer_world, &m, sizeof m, payload, req->bytes, req);
@@ -547,6 +564,8 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
         r.flags = RTS_STREAM;
     }
     inflight_add(peer, req); /* until its FIN, or its stream is out */
+    take_match_seq(peer, req);
+    req->rndv = 1;
     send_packet(req->peer_world, &r, sizeof r, NULL, 0, NULL);
     return TERN_OK;
 }
@@ -727,6 +746,7 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
 {
     const pkt_match_t *m = pkt;
     int eager = m->type == PKT_EAGER;
+    uint64_t seq = tern_rt.peers[src_world].match_recvd++; /* counted as the sender does */
     if (eager) {
         if (__builtin_expect(len - sizeof(pkt_match_t) != m->size, 0)) {
             peer_broken(src_world, TERN_ERR_INTERNAL,
@@ -744,7 +764,7 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
         }
     }
     tern_msg_t msg = {.type = m->type, .src_world = src_world, .src = m->src, .tag = m->tag,
-                      .context_id = m->context_id, .size = m->size};
+                      .context_id = m->context_id, .size = m->size, .seq = seq};
     switch (m->type) {
     case PKT_EAGER:
         msg.data = (const char *)pkt + sizeof(pkt_match_t);
@@ -829,6 +849,10 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         tern_rt.peers[src_world].credits += (long)c->value;
         return;
     }
+    case TERN_PKT_SEND_CANCEL:
+    case TERN_PKT_SEND_CANCEL_ANSWER:
+        tern_send_cancel_packet(src_world, pkt, len);
+        return;
     default:
         peer_broken(src_world, TERN_ERR_INTERNAL, "corrupt packet of unknown type %u", type);
     }
@@ -914,4 +938,40 @@ void tern_p2p_fail_peer_requests(int peer_world)
         else
             tern_req_complete(req);
     }
+    tern_send_cancel_fail_peer(peer_world, st);
+}
+
+/* ------------------------------------------------------------------------ */
+/* What send_cancel.c needs of the protocols. */
+
+void tern_p2p_send_header(int peer_world, const void *hdr, size_t hdr_len)
+{
+    send_packet(peer_world, hdr, hdr_len, NULL, 0, NULL);
+}
+
+void tern_p2p_drop_unexpected(tern_unexp_t *u)
+{
+    if (u->msg.type == PKT_EAGER || u->msg.type == PKT_EAGER_SYNC)
+        credit_consumed(u->msg.src_world, u->msg.size);
+    tern_match_free_unexpected(u);
+}
+
+tern_req_t *tern_p2p_retract_send(int peer_world, uint64_t seq)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    for (tern_req_t *r = peer->inflight_head; r; r = r->next) {
+        if (r->kind != TERN_REQ_SEND || !r->has_seq || r->match_seq != seq)
+            continue;
+        /* As the FIN would have (start_send registered it). */
+        if (r->rndv && (peer->caps & TERN_TL_CAP_GET) && !r->noncontig)
+            peer->ops->mem_dereg(peer->tl, r->buf, r->bytes);
+        inflight_remove(peer, r);
+        return r;
+    }
+    return NULL;
+}
+
+uint64_t tern_p2p_last_match_seq(int peer_world)
+{
+    return tern_rt.peers[peer_world].match_sent - 1;
 }

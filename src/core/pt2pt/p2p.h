@@ -53,6 +53,9 @@ int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, in
                               tern_recv_done_t *done);
 /* Receive a message already taken from the unexpected queue (Mrecv). */
 tern_status_t tern_p2p_recv_unexpected(tern_req_t *req, tern_unexp_t *u);
+/* The number of the last match packet sent to peer_world (a send that
+ * went by tern_p2p_send_eager_now; send_cancel.h). */
+uint64_t tern_p2p_last_match_seq(int peer_world);
 /* Cancel a receive that has not matched yet; 1 if cancelled. */
 int tern_p2p_cancel_recv(tern_req_t *req);
 

@@ -25,6 +25,12 @@ typedef enum {
     TERN_SEND_BUFFERED,
 } tern_send_mode_t;
 
+typedef enum {
+    TERN_CANCEL_NONE = 0,
+    TERN_CANCEL_ASKED, /* the receiver was asked; the request waits for its answer */
+    TERN_CANCEL_ANSWERED,
+} tern_cancel_state_t;
+
 typedef struct tern_req tern_req_t;
 struct tern_req {
     tern_req_t *next;           /* link in a queue (posted, pending, free) */
@@ -69,12 +75,22 @@ struct tern_req {
     tern_tl_comp_t get_comp;    /* rendezvous get completion */
     tern_req_t *inflight_prev;  /* in its peer's inflight list (runtime.h), with next */
 
+    /* Send cancellation (send_cancel.c). match_seq numbers the match packet
+     * this send put on the wire to its peer (valid when has_seq), so the
+     * receiver can find exactly that message in its unexpected queue. */
+    uint64_t match_seq;
+    uint8_t has_seq;
+    uint8_t rndv;               /* went as a rendezvous (RTS) */
+    uint8_t cancel_state;       /* tern_cancel_state_t */
+    uint8_t proto_done;         /* its protocol finished while a cancel was asked */
+
     /* The owner's state and callbacks. TERN_REQ_GENERIC: start (persistent
      * requests: MPI_Start) begins the operation. Any kind: release frees
      * ext when the request is released (a buffered send's block goes back
      * to the attached buffer this way, so the protocols need not know
      * bsend). Completion is signalled with tern_req_complete. */
     void *ext;
+    const char *error_text;     /* TERN_REQ_GENERIC: the owner's words for error, or NULL */
     tern_status_t (*start_fn)(tern_req_t *req);
     void (*release_fn)(tern_req_t *req);
 };

@@ -32,6 +32,8 @@ static inline tern_status_t tern_req_start(tern_req_t *req)
         return TERN_OK;
     }
     if (req->mode == TERN_SEND_BUFFERED) {
+        req->has_seq = 0;
+        req->cancel_state = TERN_CANCEL_NONE;
         tern_status_t st = tern_bsend_start(req);
         req->complete = 1;
         return st;

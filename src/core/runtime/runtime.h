@@ -34,6 +34,10 @@ typedef struct {
      * synchronous sends, rendezvous receives under way), so that its
      * failure can complete them; linked through next / inflight_prev. */
     struct tern_req *inflight_head;
+    /* Match packets (eager, synchronous eager, rendezvous) sent to and
+     * received from this peer: a send's number names its message to the
+     * receiver when the send is cancelled (pt2pt/send_cancel.c). */
+    uint64_t match_sent, match_recvd;
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */
     tern_status_t failed;
