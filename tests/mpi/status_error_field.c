@@ -1,6 +1,7 @@
 /* Single-completion calls leave a status's MPI_ERROR field alone (MPI 3.2.5:
  * only the calls returning several statuses may write it): Recv, Probe,
- * Iprobe, Mprobe, Mrecv, Imrecv + Wait, Test, Request_get_status. And
+ * Iprobe, Mprobe, Mrecv (also from MPI_PROC_NULL), Imrecv + Wait, Test,
+ * Request_get_status. And
  * MPI_C_COMPLEX (the same handle as MPI_C_FLOAT_COMPLEX) is named
  * "MPI_C_COMPLEX", as MPICH's datatype/typename expects. Run at 2 ranks. */
 #include <mpi.h>
@@ -37,6 +38,17 @@ int main(int argc, char **argv)
     int len = 0;
     MPI_Type_get_name(MPI_C_COMPLEX, name, &len);
     CHECK(strcmp(name, "MPI_C_COMPLEX") == 0, "Type_get_name(MPI_C_COMPLEX)");
+
+    fresh(&s);
+    MPI_Mprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &msg, &s);
+    CHECK(s.MPI_ERROR == MPI_ERR_DIMS && s.MPI_SOURCE == MPI_PROC_NULL && msg == MPI_MESSAGE_NO_PROC,
+          "Mprobe(MPI_PROC_NULL)");
+    fresh(&s);
+    MPI_Mrecv(buf, 0, MPI_INT, &msg, &s);
+    CHECK(s.MPI_ERROR == MPI_ERR_DIMS && s.MPI_SOURCE == MPI_PROC_NULL, "Mrecv(MPI_MESSAGE_NO_PROC)");
+    fresh(&s);
+    MPI_Probe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &s);
+    CHECK(s.MPI_ERROR == MPI_ERR_DIMS && s.MPI_TAG == MPI_ANY_TAG, "Probe(MPI_PROC_NULL)");
 
     if (size >= 2 && rank == 0) {
         for (int i = 0; i < 6; i++)

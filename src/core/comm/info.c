@@ -86,9 +86,11 @@ int tern_info_delete(tern_info_t *info, const char *key)
 /* How this process was started (MPI-4.1 11.2.3): MPI_INFO_ENV's keys, and
  * MPI_Info_create_env's, which takes the command and its arguments from
  * argv when given (else from /proc/self/cmdline). Keys Tern cannot know
- * (soft, file: mpiexec passes neither) are left out; maxprocs and
- * thread_level only once MPI runs. */
-static void env_fill(tern_info_t *info, int argc, char *const *argv)
+ * (soft, file: mpiexec passes neither) are left out. maxprocs comes from
+ * the launcher (PMI_SIZE), else from the running job, so objects made
+ * before MPI_Init and after it agree (MPICH's info/infocreateenv);
+ * thread_level, the level granted, only in MPI_INFO_ENV (with_level). */
+static void env_fill(tern_info_t *info, int argc, char *const *argv, int with_level)
 {
     char buf[4096];
     if (argv && argc > 0 && argv[0]) {
@@ -115,7 +117,10 @@ static void env_fill(tern_info_t *info, int argc, char *const *argv)
                 tern_info_set(info, "argv", buf + first);
         }
     }
-    if (tern_rt.active) {
+    const char *launched = getenv("PMI_SIZE");
+    if (launched && *launched) {
+        tern_info_set(info, "maxprocs", launched);
+    } else if (tern_rt.active) {
         snprintf(buf, sizeof buf, "%d", tern_rt.size);
         tern_info_set(info, "maxprocs", buf);
     }
@@ -130,7 +135,7 @@ static void env_fill(tern_info_t *info, int argc, char *const *argv)
         tern_info_set(info, "wdir", buf);
     static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                          "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
-    if (tern_rt.active && tern_rt.thread_level >= 0 && tern_rt.thread_level <= 3)
+    if (with_level && tern_rt.active && tern_rt.thread_level >= 0 && tern_rt.thread_level <= 3)
         tern_info_set(info, "thread_level", levels[tern_rt.thread_level]);
 }
 
@@ -141,7 +146,7 @@ tern_info_t *tern_info_lookup(MPI_Info handle)
             /* Kept once MPI runs; read before, it is made afresh (no
              * maxprocs yet). */
             info_clear(&info_env);
-            env_fill(&info_env, 0, NULL);
+            env_fill(&info_env, 0, NULL, 1);
             info_env.read_only = 1;
             info_env_ready = tern_rt.active;
         }
@@ -194,13 +199,6 @@ void tern_info_free(MPI_Info handle)
         return;
     tern_handle_release(&infos, handle);
     free_info(info);
-}
-
-void tern_info_finalize(void)
-{
-    tern_handle_table_clear(&infos, free_info);
-    info_clear(&info_env);
-    info_env_ready = 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -267,7 +265,7 @@ tern_status_t tern_info_create_env(int argc, char *const *argv, MPI_Info *info)
     tern_status_t st = tern_info_create(&h);
     if (st != TERN_OK)
         return st;
-    env_fill(tern_info_lookup(h), argc, argv);
+    env_fill(tern_info_lookup(h), argc, argv, 0);
     *info = h;
     return TERN_OK;
 }

@@ -44,6 +44,4 @@ tern_status_t tern_info_create_env(int argc, char *const *argv, MPI_Info *info);
 /* Frees *handle's object and sets it to MPI_INFO_NULL. */
 tern_status_t tern_info_release(MPI_Info *handle);
 
-void tern_info_finalize(void);
-
 #endif

@@ -238,7 +238,8 @@ tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking,
                               MPI_Message *message, MPI_Status *status)
 {
     if (source == MPI_PROC_NULL) {
-        tern_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        tern_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG,
+                        status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS, 0, 0);
         if (flag)
             *flag = 1;
         if (message)
