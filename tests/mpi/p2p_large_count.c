@@ -8,6 +8,7 @@
 #include "mtest.h"
 
 #include <limits.h>
+#include <string.h>
 
 #define SMALL 100
 #define LARGE (256 * 1024) /* ints: 1 MB, past every eager limit */
@@ -146,6 +147,18 @@ static void sendrecv(MPI_Count n, int tag)
     CHECK_RC(MPI_Sendrecv_replace_c(out, n, MPI_INT, peer, tag + 1, peer, tag + 1, MPI_COMM_WORLD,
                                     &st));
     check_from_peer(out, n, tag + 1, &st, "MPI_Sendrecv_replace_c");
+    MPI_Request r;
+    memset(in, 0, (size_t)n * sizeof(int));
+    fill(out, n, tag + 2);
+    CHECK_RC(MPI_Isendrecv_c(out, n, MPI_INT, peer, tag + 2, in, n, MPI_INT, peer, tag + 2,
+                             MPI_COMM_WORLD, &r));
+    CHECK_RC(MPI_Wait(&r, &st));
+    check_from_peer(in, n, tag + 2, &st, "MPI_Isendrecv_c");
+    fill(out, n, tag + 3);
+    CHECK_RC(MPI_Isendrecv_replace_c(out, n, MPI_INT, peer, tag + 3, peer, tag + 3,
+                                     MPI_COMM_WORLD, &r));
+    CHECK_RC(MPI_Wait(&r, &st));
+    check_from_peer(out, n, tag + 3, &st, "MPI_Isendrecv_replace_c");
     free(out);
     free(in);
 }

@@ -53,9 +53,10 @@ static int isr_progress(void)
     return n;
 }
 
-static tern_status_t isendrecv(tern_comm_t *c, const void *sendbuf, int sendcount,
+static tern_status_t isendrecv(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               int sendtag, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype,
                                const tern_dt_desc_t *rd, int source, int recvtag, void *tmp,
                                tern_req_t **req_p)
 {
@@ -103,9 +104,10 @@ static tern_status_t isendrecv(tern_comm_t *c, const void *sendbuf, int sendcoun
     return TERN_OK;
 }
 
-tern_status_t tern_isendrecv_call(tern_comm_t *c, const void *sendbuf, int sendcount,
+tern_status_t tern_isendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                   MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  int sendtag, void *recvbuf, MPI_Count recvcount,
+                                  MPI_Datatype recvtype,
                                   const tern_dt_desc_t *rd, int source, int recvtag,
                                   tern_req_t **req_p)
 {
@@ -113,15 +115,12 @@ tern_status_t tern_isendrecv_call(tern_comm_t *c, const void *sendbuf, int sendc
                      recvtype, rd, source, recvtag, NULL, req_p);
 }
 
-tern_status_t tern_isendrecv_replace_call(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
-                                          const tern_dt_desc_t *d, int dest, int sendtag,
-                                          int source, int recvtag, tern_req_t **req_p)
+tern_status_t tern_isendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                          MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
+                                          int sendtag, int source, int recvtag,
+                                          tern_req_t **req_p)
 {
     size_t bytes = (size_t)d->size * (size_t)count;
-    if (bytes > INT_MAX)
-        return tern_status_detail(TERN_ERR_COUNT,
-                                  "%zu bytes exceed the int count of MPI_BYTE used for the copy",
-                                  bytes);
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)
         return tern_status_detail(TERN_ERR_NOMEM, "cannot allocate %zu bytes", bytes);
@@ -129,7 +128,7 @@ tern_status_t tern_isendrecv_replace_call(tern_comm_t *c, void *buf, int count, 
         tern_datatype_pack(buf, (size_t)count, dt, tmp);
     tern_dt_desc_t bd;
     tern_datatype_describe(MPI_BYTE, &bd);
-    return isendrecv(c, tmp, (int)bytes, MPI_BYTE, &bd, dest, sendtag, buf, count, dt, d, source,
+    return isendrecv(c, tmp, (MPI_Count)bytes, MPI_BYTE, &bd, dest, sendtag, buf, count, dt, d, source,
                      recvtag, tmp, req_p);
 }
 

@@ -11,16 +11,18 @@
 
 /* *req_p completes when both the send and the receive have; its status is
  * the receive's, its error the receive's, else the send's. */
-tern_status_t tern_isendrecv_call(tern_comm_t *c, const void *sendbuf, int sendcount,
+tern_status_t tern_isendrecv_call(tern_comm_t *c, const void *sendbuf, MPI_Count sendcount,
                                   MPI_Datatype sendtype, const tern_dt_desc_t *sd, int dest,
-                                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  int sendtag, void *recvbuf, MPI_Count recvcount,
+                                  MPI_Datatype recvtype,
                                   const tern_dt_desc_t *rd, int source, int recvtag,
                                   tern_req_t **req_p);
 /* The send goes out of a packed copy of buf, so the receive may land in
  * buf before the send's data has left. */
-tern_status_t tern_isendrecv_replace_call(tern_comm_t *c, void *buf, int count, MPI_Datatype dt,
-                                          const tern_dt_desc_t *d, int dest, int sendtag,
-                                          int source, int recvtag, tern_req_t **req_p);
+tern_status_t tern_isendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count count,
+                                          MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
+                                          int sendtag, int source, int recvtag,
+                                          tern_req_t **req_p);
 /* MPI_Psend_init (is_send) and MPI_Precv_init. */
 tern_status_t tern_part_init_call(int is_send, tern_comm_t *c, const void *buf, int partitions,
                                   size_t count, MPI_Datatype dt, int peer, int tag,

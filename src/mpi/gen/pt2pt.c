@@ -513,10 +513,49 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
     return err;
 }
 
+TERN_PMPI_ALIAS(Isendrecv_c)
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isendrecv_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t sd;
+    tern_dt_desc_t rd;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Isendrecv_replace)
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Isendrecv_replace";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Isendrecv_replace_c)
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Isendrecv_replace_c";
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = comm;
     tern_req_t *request_req = NULL;
@@ -852,42 +891,4 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
     return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
-}
-
-TERN_PMPI_ALIAS(Send_init)
-int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Send_init";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_req_t *request_req = NULL;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
-}
-
-TERN_PMPI_ALIAS(Send_init_c)
-int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    static const char func[] = "MPI_Send_init_c";
-    TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
-    tern_req_t *request_req = NULL;
-    tern_comm_t *c;
-    tern_dt_desc_t d;
-    int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
-        return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
-    if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
-    return err;
 }

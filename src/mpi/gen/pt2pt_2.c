@@ -8,6 +8,44 @@
 #include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"
 
+TERN_PMPI_ALIAS(Send_init)
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Send_init";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
+TERN_PMPI_ALIAS(Send_init_c)
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char func[] = "MPI_Send_init_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = comm;
+    tern_req_t *request_req = NULL;
+    tern_comm_t *c;
+    tern_dt_desc_t d;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
+}
+
 TERN_PMPI_ALIAS(Sendrecv)
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
