@@ -259,38 +259,6 @@ static MPI_Aint f_attr_value(int keyval, void *v)
     }
 }
 
-void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
-                        MPI_Fint *ierror);
-void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
-                        MPI_Fint *ierror)
-{
-    void *v = NULL;
-    int found = 0;
-    *ierror = MPI_Comm_get_attr(*comm, *keyval, &v, &found);
-    if (*ierror == MPI_SUCCESS) {
-        *flag = found != 0;
-        if (found)
-            *val = f_attr_value(*keyval, v);
-    }
-}
-TERN_F_BOTH(mpi_comm_get_attr, MPI_COMM_GET_ATTR, pmpi_comm_get_attr, PMPI_COMM_GET_ATTR)
-
-void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
-                        MPI_Fint *ierror);
-void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
-                        MPI_Fint *ierror)
-{
-    void *v = NULL;
-    int found = 0;
-    *ierror = MPI_Type_get_attr(*type, *keyval, &v, &found);
-    if (*ierror == MPI_SUCCESS) {
-        *flag = found != 0;
-        if (found)
-            *val = (MPI_Aint)v;
-    }
-}
-TERN_F_BOTH(mpi_type_get_attr, MPI_TYPE_GET_ATTR, pmpi_type_get_attr, PMPI_TYPE_GET_ATTR)
-
 /* The predefined window attributes: MPI_WIN_BASE is the address itself,
  * MPI_WIN_SIZE points to an MPI_Aint, the others to a C int. */
 static MPI_Aint f_win_attr_value(int keyval, void *v)
@@ -305,19 +273,48 @@ static MPI_Aint f_win_attr_value(int keyval, void *v)
     }
 }
 
+/* MPI_<KIND>_GET_ATTR of every handle kind (all handles are ints): get is
+ * the C procedure, value turns what it found into Fortran's integer (NULL:
+ * the pointer's value itself). */
+typedef int c_get_attr_fn(int obj, int keyval, void *value, int *flag);
+
+static void f_get_attr(c_get_attr_fn *get, MPI_Aint (*value)(int, void *), MPI_Fint obj,
+                       MPI_Fint keyval, MPI_Aint *val, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    void *v = NULL;
+    int found = 0;
+    *ierror = get(obj, keyval, &v, &found);
+    if (*ierror == MPI_SUCCESS) {
+        *flag = found != 0;
+        if (found)
+            *val = value ? value(keyval, v) : (MPI_Aint)v;
+    }
+}
+
+void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
+                        MPI_Fint *ierror);
+void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
+                        MPI_Fint *ierror)
+{
+    f_get_attr(MPI_Comm_get_attr, f_attr_value, *comm, *keyval, val, flag, ierror);
+}
+TERN_F_BOTH(mpi_comm_get_attr, MPI_COMM_GET_ATTR, pmpi_comm_get_attr, PMPI_COMM_GET_ATTR)
+
+void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
+                        MPI_Fint *ierror);
+void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
+                        MPI_Fint *ierror)
+{
+    f_get_attr(MPI_Type_get_attr, NULL, *type, *keyval, val, flag, ierror);
+}
+TERN_F_BOTH(mpi_type_get_attr, MPI_TYPE_GET_ATTR, pmpi_type_get_attr, PMPI_TYPE_GET_ATTR)
+
 void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
                        MPI_Fint *ierror);
 void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,
                        MPI_Fint *ierror)
 {
-    void *v = NULL;
-    int found = 0;
-    *ierror = MPI_Win_get_attr(*win, *keyval, &v, &found);
-    if (*ierror == MPI_SUCCESS) {
-        *flag = found != 0;
-        if (found)
-            *val = f_win_attr_value(*keyval, v);
-    }
+    f_get_attr(MPI_Win_get_attr, f_win_attr_value, *win, *keyval, val, flag, ierror);
 }
 TERN_F_BOTH(mpi_win_get_attr, MPI_WIN_GET_ATTR, pmpi_win_get_attr, PMPI_WIN_GET_ATTR)
 
