@@ -7,6 +7,7 @@
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_rdma.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 
@@ -144,6 +145,17 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         if (st != TERN_OK)
             return st;
         goto done_now;
+    }
+    if (st == TERN_OK && w->rdma) {
+        /* Over the network: the target's memory directly (rma_rdma.c). */
+        st = tern_rma_rdma_issue(w, c->target, &h, segs, (void **)&data, c->result, c->rcount,
+                                 c->rtype, req_p);
+        if (st != TERN_ERR_NOT_SUPPORTED) {
+            free(segs);
+            free(data);
+            return st;
+        }
+        st = TERN_OK;
     }
     rma_op_t *op = NULL;
     if (st == TERN_OK)

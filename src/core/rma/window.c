@@ -6,6 +6,7 @@
 #include "core/comm/group.h"
 #include "core/comm/info.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_rdma.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 #include "base/config.h"
@@ -118,6 +119,7 @@ static void win_destroy(tern_win_t *w)
 {
     if (w->handle != MPI_WIN_NULL)
         tern_handle_release(&wins, w->handle);
+    tern_rma_rdma_close(w);
     if (w->comm)
         tern_comm_destroy(w->comm);
     free(w->sizes);
@@ -175,7 +177,9 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     w->completes_seen = calloc((size_t)n, sizeof *w->completes_seen);
     w->access_group = calloc((size_t)n, sizeof *w->access_group);
     w->exposure_group = calloc((size_t)n, sizeof *w->exposure_group);
-    int64_t *all = calloc((size_t)n * 2, sizeof *all);
+    /* Per rank: size, displacement unit, then its RDMA record (rma_rdma.h). */
+    enum { STRIDE = 2 + TERN_RMA_RDMA_WORDS };
+    int64_t *all = calloc((size_t)n * STRIDE, sizeof *all);
     if (!w->sizes || !w->disp_units || !w->locked || !w->pending || !w->posts_seen ||
         !w->completes_seen || !w->access_group || !w->exposure_group || !all) {
         free(all);
@@ -187,13 +191,18 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
         win_destroy(w);
         return st;
     }
-    int64_t mine[2] = {size, disp_unit};
+    int64_t mine[STRIDE] = {size, disp_unit};
+    tern_status_t rst = tern_rma_rdma_local(w, (uint64_t *)&mine[2]);
     st = tern_coll_allgather(w->comm, mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE,
                              NULL, 0);
     for (int r = 0; r < n; r++) {
-        w->sizes[r] = (MPI_Aint)all[2 * r];
-        w->disp_units[r] = (int)all[2 * r + 1];
+        w->sizes[r] = (MPI_Aint)all[STRIDE * r];
+        w->disp_units[r] = (int)all[STRIDE * r + 1];
     }
+    if (st == TERN_OK)
+        st = rst;
+    if (st == TERN_OK)
+        st = tern_rma_rdma_remote(w, all + 2, STRIDE);
     free(all);
     if (st == TERN_OK)
         st = tern_handle_new(&wins, w, &w->handle);
@@ -306,6 +315,7 @@ tern_status_t tern_win_free(tern_win_t *w, MPI_Win *win)
         st = tern_status_detail(TERN_ERR_CALLBACK,
                                 "an attribute delete callback failed with code %d", err);
     tern_rma_am_close(w);
+    tern_rma_rdma_close(w); /* before the memory goes */
     if (w->shm)
         munmap(w->shm, w->shm_bytes);
     if (w->alloc)

@@ -56,6 +56,7 @@ typedef struct tern_win {
     struct tern_rma_shm_ctrl *ctrl; /* in shm: per rank, its lock word and accumulate lock */
     int direct;              /* operations and locks go straight to shm (rma_shm.c) */
     tern_win_region_t *regions; /* dynamic: attached memory */
+    struct tern_rma_rdma *rdma; /* RDMA over the network (rma_rdma.c), or NULL */
     char name[MPI_MAX_OBJECT_NAME];
     tern_attr_t *attrs;
     /* Hints (info keys the window understands). */

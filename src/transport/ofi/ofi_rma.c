@@ -171,11 +171,20 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
         op->kind = OFI_OP_RMA;
         op->rail = pc->rail;
         op->rma = x;
-        ssize_t ret = x->is_write
-                          ? fi_write(rl->ep, x->local + pc->issued, n, desc, addr,
-                                     x->remote + pc->issued, key, &op->ctx)
-                          : fi_read(rl->ep, x->local + pc->issued, n, desc, addr,
-                                    x->remote + pc->issued, key, &op->ctx);
+        ssize_t ret;
+        if (x->is_write) {
+            /* Delivery complete: the origin's completion says the data is
+             * in the target's memory (one-sided puts end an epoch on it). */
+            struct iovec iov = {x->local + pc->issued, n};
+            struct fi_rma_iov riov = {x->remote + pc->issued, n, key};
+            struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                                     .addr = addr, .rma_iov = &riov, .rma_iov_count = 1,
+                                     .context = &op->ctx};
+            ret = fi_writemsg(rl->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+        } else {
+            ret = fi_read(rl->ep, x->local + pc->issued, n, desc, addr, x->remote + pc->issued,
+                          key, &op->ctx);
+        }
         if (ret == -FI_EAGAIN) {
             free(op);
             return 0;

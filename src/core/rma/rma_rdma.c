@@ -1,0 +1,266 @@
+/* Puts and gets as transport RDMA writes and reads (rma_rdma.h). */
+#include "core/rma/rma_rdma.h"
+#include "base/config.h"
+#include "core/datatype/datatype.h"
+#include "core/pt2pt/progress.h"
+#include "core/runtime/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Target layouts of more pieces than this go through active messages (one
+ * message beats many small transfers). */
+#define RDMA_MAX_PIECES 16
+/* Operations in flight per window before an origin waits (as rma_am.c). */
+#define RDMA_MAX_INFLIGHT 512
+#define RDMA_MAX_INFLIGHT_BYTES (64u << 20)
+
+struct tern_rma_rdma {
+    const tern_tl_ops_t *ops;   /* the network transport */
+    tern_tl_t *tl;
+    void *reg_base;             /* our registration, NULL when none */
+    size_t reg_len;
+    uint64_t *bases;            /* per rank: its window memory's address */
+    tern_rkey_t *rkeys;
+    uint8_t *reach;             /* per rank: 1 when RDMA serves it */
+};
+
+typedef struct rdma_op rdma_op_t;
+typedef struct {
+    tern_tl_comp_t comp;        /* first: the callback gets this */
+    rdma_op_t *op;
+} rdma_piece_t;
+
+/* One Put or Get: a transfer per target piece. */
+struct rdma_op {
+    tern_win_t *win;
+    int target;
+    int left;                   /* pieces not yet back */
+    tern_status_t st;
+    char *buf;                  /* packed data: the put's source, the get's landing */
+    size_t bytes;
+    void *result;               /* get: where it goes, in the user's layout */
+    MPI_Count rcount;
+    MPI_Datatype rtype;
+    tern_req_t *user_req;
+    rdma_piece_t pieces[RDMA_MAX_PIECES];
+};
+
+/* The transport that reaches peers over the network: one that serves a
+ * peer and does one-sided transfers, other than shared memory and self. */
+static int find_net(const tern_tl_ops_t **ops, tern_tl_t **tl)
+{
+    for (int i = 0; i < tern_rt.n_poll; i++) {
+        const tern_tl_ops_t *o = tern_rt.poll[i].ops;
+        if (o == &tern_tl_shm_ops || o == &tern_tl_self_ops || !o->mem_reg || !o->put ||
+            !o->get || !o->caps)
+            continue;
+        unsigned caps = o->caps(tern_rt.poll[i].tl);
+        if ((caps & (TERN_TL_CAP_GET | TERN_TL_CAP_PUT)) !=
+            (TERN_TL_CAP_GET | TERN_TL_CAP_PUT))
+            continue;
+        *ops = o;
+        *tl = tern_rt.poll[i].tl;
+        return 1;
+    }
+    return 0;
+}
+
+tern_status_t tern_rma_rdma_local(tern_win_t *w, uint64_t *rec)
+{
+    memset(rec, 0, TERN_RMA_RDMA_WORDS * sizeof *rec);
+    if (tern_knob_is(TERN_KNOB_RMA_RDMA, "off") || w->direct || !w->base || w->win_size <= 0 ||
+        (w->flavor != MPI_WIN_FLAVOR_CREATE && w->flavor != MPI_WIN_FLAVOR_ALLOCATE))
+        return TERN_OK;
+    const tern_tl_ops_t *ops;
+    tern_tl_t *tl;
+    if (!find_net(&ops, &tl))
+        return TERN_OK; /* nobody reached over the network: nothing to register */
+    tern_rkey_t key;
+    tern_status_t st = ops->mem_reg(tl, w->base, (size_t)w->win_size, &key);
+    if (st != TERN_OK) {
+        if (tern_knob_is(TERN_KNOB_RMA_RDMA, "on"))
+            return tern_status_detail(st, "TERN_RMA_RDMA=on: registering the window's %lld "
+                                      "bytes at %p with %s failed", (long long)w->win_size,
+                                      w->base, ops->name);
+        return TERN_OK;
+    }
+    struct tern_rma_rdma *r = calloc(1, sizeof *r);
+    if (!r) {
+        ops->mem_dereg(tl, w->base, (size_t)w->win_size);
+        return TERN_ERR_NOMEM;
+    }
+    r->ops = ops;
+    r->tl = tl;
+    r->reg_base = w->base;
+    r->reg_len = (size_t)w->win_size;
+    w->rdma = r;
+    rec[0] = 1;
+    rec[1] = (uint64_t)(uintptr_t)w->base;
+    memcpy(&rec[2], key.words, sizeof key.words);
+    return TERN_OK;
+}
+
+tern_status_t tern_rma_rdma_remote(tern_win_t *w, const int64_t *all, size_t stride)
+{
+    int any = 0;
+    for (int t = 0; t < w->size; t++)
+        any |= all[(size_t)t * stride] != 0;
+    if (!any)
+        return TERN_OK;
+    struct tern_rma_rdma *r = w->rdma;
+    if (!r) {
+        /* Others registered; we may still reach them as an origin. */
+        const tern_tl_ops_t *ops;
+        tern_tl_t *tl;
+        if (tern_knob_is(TERN_KNOB_RMA_RDMA, "off") || w->direct || !find_net(&ops, &tl))
+            return TERN_OK;
+        if (!(r = calloc(1, sizeof *r)))
+            return TERN_ERR_NOMEM;
+        r->ops = ops;
+        r->tl = tl;
+        w->rdma = r;
+    }
+    size_t n = (size_t)w->size;
+    r->bases = calloc(n, sizeof *r->bases);
+    r->rkeys = calloc(n, sizeof *r->rkeys);
+    r->reach = calloc(n, 1);
+    if (!r->bases || !r->rkeys || !r->reach)
+        return TERN_ERR_NOMEM;
+    for (int t = 0; t < w->size; t++) {
+        const uint64_t *rec = (const uint64_t *)&all[(size_t)t * stride];
+        int world = tern_win_world(w, t);
+        if (!rec[0] || tern_rt.peers[world].tl != r->tl)
+            continue;
+        r->reach[t] = 1;
+        r->bases[t] = rec[1];
+        memcpy(r->rkeys[t].words, &rec[2], sizeof r->rkeys[t].words);
+    }
+    return TERN_OK;
+}
+
+void tern_rma_rdma_close(tern_win_t *w)
+{
+    struct tern_rma_rdma *r = w->rdma;
+    if (!r)
+        return;
+    if (r->reg_base)
+        r->ops->mem_dereg(r->tl, r->reg_base, r->reg_len);
+    free(r->bases);
+    free(r->rkeys);
+    free(r->reach);
+    free(r);
+    w->rdma = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void op_done(rdma_op_t *op)
+{
+    tern_win_t *w = op->win;
+    tern_status_t st = op->st;
+    if (st == TERN_OK && op->result)
+        st = tern_datatype_unpack(op->buf, op->bytes, op->result, (size_t)op->rcount,
+                                  op->rtype);
+    if (op->result)
+        tern_datatype_release(op->rtype);
+    if (st != TERN_OK && w->deferred == TERN_OK)
+        w->deferred = st;
+    if (op->user_req) {
+        op->user_req->error = st;
+        tern_req_complete(op->user_req);
+    }
+    w->pending[op->target]--;
+    w->n_pending--;
+    w->inflight_bytes -= op->bytes;
+    free(op->buf);
+    free(op);
+}
+
+/* One piece (or the issuing itself) is over. */
+static void op_drop(rdma_op_t *op, tern_status_t status)
+{
+    if (status != TERN_OK && op->st == TERN_OK)
+        op->st = tern_status_detail(status, "an RDMA %s to target rank %d failed",
+                                    op->result ? "read" : "write", op->target);
+    if (--op->left == 0)
+        op_done(op);
+}
+
+static void piece_done(tern_tl_comp_t *comp, tern_status_t status)
+{
+    op_drop(((rdma_piece_t *)comp)->op, status);
+}
+
+static void wait_room(tern_win_t *w, size_t bytes)
+{
+    unsigned idle = 0;
+    while (w->n_pending >= RDMA_MAX_INFLIGHT ||
+           (w->inflight_bytes + bytes > RDMA_MAX_INFLIGHT_BYTES && w->n_pending))
+        if (!tern_progress())
+            tern_progress_idle(&idle);
+}
+
+tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hdr,
+                                  const tern_dt_seg_t *segs, void **data, void *result,
+                                  MPI_Count rcount, MPI_Datatype rtype, tern_req_t **req_p)
+{
+    struct tern_rma_rdma *r = w->rdma;
+    int is_put = hdr->type == RMA_PUT;
+    if (!r || !r->reach || !r->reach[target] || (!is_put && hdr->type != RMA_GET) ||
+        hdr->nsegs > RDMA_MAX_PIECES || !hdr->bytes)
+        return TERN_ERR_NOT_SUPPORTED;
+    wait_room(w, hdr->bytes);
+    rdma_op_t *op = calloc(1, sizeof *op);
+    if (!op)
+        return TERN_ERR_NOMEM;
+    op->win = w;
+    op->target = target;
+    op->bytes = hdr->bytes;
+    if (is_put) {
+        op->buf = *data;
+        *data = NULL;
+    } else if (!(op->buf = malloc(hdr->bytes))) {
+        free(op);
+        return TERN_ERR_NOMEM;
+    }
+    if (req_p) {
+        if (!(op->user_req = tern_req_alloc(TERN_REQ_GENERIC))) {
+            free(op->buf);
+            free(op);
+            return TERN_ERR_NOMEM;
+        }
+        op->user_req->comm = w->comm->handle;
+        *req_p = op->user_req;
+    }
+    if (!is_put) {
+        op->result = result;
+        op->rcount = rcount;
+        op->rtype = rtype;
+        tern_datatype_retain(rtype);
+    }
+    w->pending[target]++;
+    w->n_pending++;
+    w->inflight_bytes += op->bytes;
+    /* Counted before issuing: a transfer may complete inside the call. */
+    op->left = (int)hdr->nsegs + 1;
+    int world = tern_win_world(w, target);
+    uint64_t remote = r->bases[target] + hdr->addr;
+    size_t at = 0;
+    for (size_t i = 0; i < hdr->nsegs; i++) {
+        rdma_piece_t *p = &op->pieces[i];
+        p->comp.cb = piece_done;
+        p->op = op;
+        uint64_t to = remote + (uint64_t)segs[i].offset;
+        tern_status_t st =
+            is_put ? r->ops->put(r->tl, world, op->buf + at, segs[i].len, to, &r->rkeys[target],
+                                 &p->comp)
+                   : r->ops->get(r->tl, world, op->buf + at, segs[i].len, to,
+                                 &r->rkeys[target], &p->comp);
+        if (st != TERN_OK)
+            op_drop(op, st); /* this piece is over, with the error */
+        at += segs[i].len;
+    }
+    op_drop(op, TERN_OK); /* the issuing's own count */
+    return TERN_OK;
+}
