@@ -7,6 +7,7 @@
 
 #include "base/status.h"
 #include "core/comm/comm.h"
+#include "core/pt2pt/progress_thread.h"
 #include "core/runtime/runtime.h"
 #include <mpi.h>
 
@@ -33,11 +34,12 @@ int tern_mpi_handle_code(MPI_Comm comm, int code);
  * nor a session): fatal. */
 int tern_mpi_not_initialized(const char *func);
 
+/* Also holds the progress thread's lock for the rest of the call when it
+ * runs (core/pt2pt/progress_thread.h), released on every return. */
 #define TERN_CHECK_INIT(func)                                                  \
-    do {                                                                       \
-        if (__builtin_expect(!tern_rt.active, 0))                              \
-            return tern_mpi_not_initialized(func);                             \
-    } while (0)
+    if (__builtin_expect(!tern_rt.active, 0))                                  \
+        return tern_mpi_not_initialized(func);                                 \
+    __attribute__((cleanup(tern_api_leave))) int tern_api_held_ = tern_api_enter()
 
 /* Argument checks: return MPI_SUCCESS or the (already raised) error code. */
 int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p);

@@ -7,6 +7,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
+#include "core/pt2pt/progress_thread.h"
 #include "core/rma/window.h"
 #include "core/runtime/runtime.h"
 #include "pmi/pmi.h"
@@ -44,7 +45,9 @@ tern_status_t tern_runtime_init(int required, int *provided)
     tern_rt.wtime_base = tern_env_clock();
     tern_rt.active = 1;
     /* A spawned process meets its parents before the first init returns. */
-    return tern_comm_parent_init();
+    if ((st = tern_comm_parent_init()) != TERN_OK)
+        return st;
+    return tern_progress_thread_start();
 }
 
 tern_status_t tern_runtime_release(void)
@@ -61,6 +64,7 @@ tern_status_t tern_runtime_release(void)
 
 tern_status_t tern_runtime_finalize(void)
 {
+    tern_progress_thread_stop();
     /* Queued packets (e.g. credit returns, acknowledgements) must leave
      * before the transports close. */
     while (tern_rt.n_pending_peers)

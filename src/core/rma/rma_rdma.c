@@ -1,6 +1,7 @@
 /* Puts and gets as transport RDMA writes and reads (rma_rdma.h). */
 #include "core/rma/rma_rdma.h"
 #include "base/config.h"
+#include "base/log.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
@@ -122,6 +123,7 @@ tern_status_t tern_rma_rdma_remote(tern_win_t *w, const int64_t *all, size_t str
         w->rdma = r;
     }
     size_t n = (size_t)w->size;
+    int n_reach = 0;
     r->bases = calloc(n, sizeof *r->bases);
     r->rkeys = calloc(n, sizeof *r->rkeys);
     r->reach = calloc(n, 1);
@@ -135,7 +137,10 @@ tern_status_t tern_rma_rdma_remote(tern_win_t *w, const int64_t *all, size_t str
         r->reach[t] = 1;
         r->bases[t] = rec[1];
         memcpy(r->rkeys[t].words, &rec[2], sizeof r->rkeys[t].words);
+        n_reach++;
     }
+    tern_log(TERN_LOG_DEBUG, "rma: window of %d ranks: puts and gets to %d of them by RDMA "
+             "over %s", w->size, n_reach, r->ops->name);
     return TERN_OK;
 }
 

@@ -1,0 +1,135 @@
+/* Puts and gets between every pair of ranks on windows made by
+ * MPI_Win_create and MPI_Win_allocate, in every synchronisation mode, with
+ * results checked: contiguous data, a strided target of a few pieces (one
+ * RDMA transfer each), a target of many pieces (the active-message path),
+ * 3 MB at once (chunked by the transport), the request-based forms.
+ * tests/ofi runs it over the network transport with TERN_RMA_RDMA on and
+ * off (and TERN_RMA_DIRECT=off, so Win_allocate is not shared memory). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N (3 << 18) /* ints: 3 MB */
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fputc('\n', stderr);                                                               \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+static int val(int writer, int i)
+{
+    return writer * 1000003 + i;
+}
+
+static void run(MPI_Win win, int *mem, int rank, int size, const char *what)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int *src = malloc(N * sizeof *src), *dst = malloc(N * sizeof *dst);
+    for (int i = 0; i < N; i++)
+        src[i] = val(rank, i);
+
+    /* Fence: 3 MB to the right, read back from the left's target. */
+    memset(mem, 0, N * sizeof *mem);
+    MPI_Win_fence(0, win);
+    MPI_Put(src, N, MPI_INT, right, 0, N, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < N; i += 4099)
+        CHECK(mem[i] == val(left, i), "%s fence put: mem[%d] = %d, want %d", what, i, mem[i],
+              val(left, i));
+    memset(dst, 0, N * sizeof *dst);
+    MPI_Get(dst, N, MPI_INT, right, 0, N, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < N; i += 4099)
+        CHECK(dst[i] == val(rank, i), "%s fence get: [%d] = %d, want %d", what, i, dst[i],
+              val(rank, i));
+
+    /* Lock and flush: a strided target of 8 pieces, then 200 pieces. */
+    MPI_Datatype few, many;
+    MPI_Type_vector(8, 16, 64, MPI_INT, &few);
+    MPI_Type_vector(200, 1, 3, MPI_INT, &many);
+    MPI_Type_commit(&few);
+    MPI_Type_commit(&many);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    MPI_Put(src, 128, MPI_INT, right, 10, 1, few, win);
+    MPI_Put(src + 128, 200, MPI_INT, right, 1000, 1, many, win);
+    MPI_Win_flush(right, win);
+    int back[328];
+    MPI_Get(back, 128, MPI_INT, right, 10, 1, few, win);
+    MPI_Get(back + 128, 200, MPI_INT, right, 1000, 1, many, win);
+    MPI_Win_unlock(right, win);
+    for (int i = 0; i < 328; i++)
+        CHECK(back[i] == src[i], "%s strided: back[%d] = %d, want %d", what, i, back[i], src[i]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < 8; b++)
+        for (int j = 0; j < 16; j++)
+            CHECK(mem[10 + 64 * b + j] == val(left, 16 * b + j), "%s strided target [%d]",
+                  what, 10 + 64 * b + j);
+    MPI_Type_free(&few);
+    MPI_Type_free(&many);
+
+    /* Lock_all, request-based: every rank writes its slot at every rank. */
+    MPI_Win_lock_all(0, win);
+    MPI_Request reqs[2 * 64];
+    int got[64];
+    int nr = 0;
+    for (int t = 0; t < size && t < 64; t++)
+        MPI_Rput(&src[7], 1, MPI_INT, t, 2 * N / 3 + rank, 1, MPI_INT, win, &reqs[nr++]);
+    MPI_Waitall(nr, reqs, MPI_STATUSES_IGNORE);
+    MPI_Win_flush_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    nr = 0;
+    for (int t = 0; t < size && t < 64; t++)
+        MPI_Rget(&got[t], 1, MPI_INT, t, 2 * N / 3 + left, 1, MPI_INT, win, &reqs[nr++]);
+    MPI_Waitall(nr, reqs, MPI_STATUSES_IGNORE);
+    MPI_Win_unlock_all(win);
+    for (int t = 0; t < size && t < 64; t++)
+        CHECK(got[t] == val(left, 7), "%s Rget from %d: %d, want %d", what, t, got[t],
+              val(left, 7));
+
+    /* Post-start-complete-wait, everyone with everyone. */
+    MPI_Group wg;
+    MPI_Win_get_group(win, &wg);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_post(wg, 0, win);
+    MPI_Win_start(wg, 0, win);
+    for (int t = 0; t < size; t++)
+        MPI_Put(&src[rank], 1, MPI_INT, t, N / 2 + rank, 1, MPI_INT, win);
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+    for (int r = 0; r < size; r++)
+        CHECK(mem[N / 2 + r] == val(r, r), "%s PSCW slot %d: %d", what, r, mem[N / 2 + r]);
+    MPI_Group_free(&wg);
+    free(src);
+    free(dst);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Win win;
+    int *mem = malloc(N * sizeof *mem);
+    MPI_Win_create(mem, N * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    run(win, mem, rank, size, "Win_create");
+    MPI_Win_free(&win);
+    free(mem);
+    MPI_Win_allocate(N * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    run(win, mem, rank, size, "Win_allocate");
+    MPI_Win_free(&win);
+    int all;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf(all ? "FAILED: %d\n" : "ok\n", all);
+    MPI_Finalize();
+    return all != 0;
+}
