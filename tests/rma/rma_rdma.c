@@ -2,7 +2,8 @@
  * MPI_Win_create and MPI_Win_allocate, in every synchronisation mode, with
  * results checked: contiguous data, a strided target of a few pieces (one
  * RDMA transfer each), a target of many pieces (the active-message path),
- * 3 MB at once (chunked by the transport), the request-based forms.
+ * 3 MB at once (chunked by the transport), the request-based forms; and
+ * a dynamic window's attach, access and detach.
  * tests/ofi runs it over the network transport with TERN_RMA_RDMA on and
  * off (and TERN_RMA_DIRECT=off, so Win_allocate is not shared memory). */
 #include <mpi.h>
@@ -111,6 +112,51 @@ static void run(MPI_Win win, int *mem, int rank, int size, const char *what)
     free(dst);
 }
 
+/* Dynamic window: attach, access over RDMA (the key asked for on demand),
+ * detach: an access to detached memory fails with MPI_ERR_RMA_RANGE (at the
+ * call or at the unlock), memory attached next works. */
+static void dynamic(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Win win;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    for (int round = 0; round < 2; round++) {
+        int *a = calloc(4096, sizeof *a);
+        MPI_Win_attach(win, a, 4096 * sizeof *a);
+        MPI_Aint mine, *addr = malloc((size_t)size * sizeof *addr);
+        MPI_Get_address(a, &mine);
+        MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+        int src[100], back[100];
+        for (int i = 0; i < 100; i++)
+            src[i] = val(rank, i + round);
+        MPI_Win_lock_all(0, win);
+        MPI_Put(src, 100, MPI_INT, right, addr[right] + 40, 100, MPI_INT, win);
+        MPI_Win_flush(right, win);
+        MPI_Get(back, 100, MPI_INT, right, addr[right] + 40, 100, MPI_INT, win);
+        MPI_Win_unlock_all(win);
+        for (int i = 0; i < 100; i++)
+            CHECK(back[i] == src[i], "dynamic round %d: back[%d] = %d", round, i, back[i]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < 100; i++)
+            CHECK(a[10 + i] == val(left, i + round), "dynamic round %d: a[%d] = %d", round,
+                  10 + i, a[10 + i]);
+        MPI_Win_detach(win, a);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+        int err = MPI_Put(src, 1, MPI_INT, right, addr[right], 1, MPI_INT, win);
+        int err2 = MPI_Win_unlock(right, win);
+        int cls = -1;
+        MPI_Error_class(err ? err : err2, &cls);
+        CHECK(cls == MPI_ERR_RMA_RANGE, "dynamic round %d: a put to detached memory gave "
+              "class %d (put %d, unlock %d), want MPI_ERR_RMA_RANGE", round, cls, err, err2);
+        MPI_Barrier(MPI_COMM_WORLD);
+        free(addr);
+        free(a);
+    }
+    MPI_Win_free(&win);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -126,6 +172,7 @@ int main(int argc, char **argv)
     MPI_Win_allocate(N * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     run(win, mem, rank, size, "Win_allocate");
     MPI_Win_free(&win);
+    dynamic(rank, size);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

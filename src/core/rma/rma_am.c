@@ -7,6 +7,7 @@
 #include "core/datatype/op.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
+#include "core/rma/rma_rdma.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,7 @@ tern_status_t tern_rma_am_control(tern_win_t *w, int target, uint32_t type, int 
 tern_status_t tern_rma_am_wait_target(tern_win_t *w, int target)
 {
     unsigned idle = 0;
+    tern_rma_rdma_forget(w); /* a synchronisation: keys of dynamic memory may go stale */
     for (;;) {
         tern_rma_am_poll();
         if (target < 0 ? w->n_pending == 0 : w->pending[target] == 0)
@@ -469,6 +471,15 @@ static void serve_control(tern_win_t *w, const rma_hdr_t *h)
     case RMA_COMPLETE:
         w->completes_seen[h->origin]++;
         return;
+    case RMA_KEYQ: {
+        char *buf = malloc(8 + TERN_RMA_RDMA_KEY_BYTES);
+        tern_status_t st = buf ? tern_rma_rdma_region_key(w, h->addr, buf + 8) : TERN_ERR_NOMEM;
+        if (st != TERN_OK)
+            free(buf);
+        send_reply(w, h->origin, h->reply_tag, st, st == TERN_OK ? buf : NULL,
+                   st == TERN_OK ? TERN_RMA_RDMA_KEY_BYTES : 0);
+        return;
+    }
     }
 }
 

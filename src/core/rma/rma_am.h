@@ -23,6 +23,7 @@
 enum {
     RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS,
     RMA_LOCK, RMA_UNLOCK, RMA_POST, RMA_COMPLETE,
+    RMA_KEYQ,              /* dynamic window: the RDMA key of the region at addr */
 };
 
 enum { RMA_TAG_REQ = 0, RMA_TAG_DATA = 1, RMA_TAG_FIRST_REPLY = 2 };

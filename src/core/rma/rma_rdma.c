@@ -24,6 +24,15 @@ struct tern_rma_rdma {
     uint64_t *bases;            /* per rank: its window memory's address */
     tern_rkey_t *rkeys;
     uint8_t *reach;             /* per rank: 1 when RDMA serves it */
+    struct rdma_key *keys;      /* dynamic: regions' keys learnt since the last sync */
+};
+
+/* A target's attached region, as its answer to RMA_KEYQ told. */
+struct rdma_key {
+    struct rdma_key *next;
+    int target;
+    uint64_t base, size;
+    tern_rkey_t rkey;
 };
 
 typedef struct rdma_op rdma_op_t;
@@ -70,13 +79,24 @@ static int find_net(const tern_tl_ops_t **ops, tern_tl_t **tl)
 tern_status_t tern_rma_rdma_local(tern_win_t *w, uint64_t *rec)
 {
     memset(rec, 0, TERN_RMA_RDMA_WORDS * sizeof *rec);
-    if (tern_knob_is(TERN_KNOB_RMA_RDMA, "off") || w->direct || !w->base || w->win_size <= 0 ||
-        (w->flavor != MPI_WIN_FLAVOR_CREATE && w->flavor != MPI_WIN_FLAVOR_ALLOCATE))
+    if (tern_knob_is(TERN_KNOB_RMA_RDMA, "off") || w->direct)
         return TERN_OK;
     const tern_tl_ops_t *ops;
     tern_tl_t *tl;
     if (!find_net(&ops, &tl))
         return TERN_OK; /* nobody reached over the network: nothing to register */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* Registered at attach; here only "ask me for keys". */
+        if (!(w->rdma = calloc(1, sizeof *w->rdma)))
+            return TERN_ERR_NOMEM;
+        w->rdma->ops = ops;
+        w->rdma->tl = tl;
+        rec[0] = 1;
+        return TERN_OK;
+    }
+    if (!w->base || w->win_size <= 0 ||
+        (w->flavor != MPI_WIN_FLAVOR_CREATE && w->flavor != MPI_WIN_FLAVOR_ALLOCATE))
+        return TERN_OK;
     tern_rkey_t key;
     tern_status_t st = ops->mem_reg(tl, w->base, (size_t)w->win_size, &key);
     if (st != TERN_OK) {
@@ -151,11 +171,106 @@ void tern_rma_rdma_close(tern_win_t *w)
         return;
     if (r->reg_base)
         r->ops->mem_dereg(r->tl, r->reg_base, r->reg_len);
+    for (tern_win_region_t *g = w->regions; g; g = g->next)
+        tern_rma_rdma_detach(w, g);
+    tern_rma_rdma_forget(w);
     free(r->bases);
     free(r->rkeys);
     free(r->reach);
     free(r);
     w->rdma = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dynamic windows. */
+
+tern_status_t tern_rma_rdma_attach(tern_win_t *w, tern_win_region_t *g)
+{
+    struct tern_rma_rdma *r = w->rdma;
+    if (!r || !g->size)
+        return TERN_OK;
+    tern_status_t st = r->ops->mem_reg(r->tl, (void *)g->base, g->size, &g->rkey);
+    if (st == TERN_OK)
+        g->registered = 1;
+    else if (tern_knob_is(TERN_KNOB_RMA_RDMA, "on"))
+        return tern_status_detail(st, "TERN_RMA_RDMA=on: registering the %zu bytes at %p "
+                                  "with %s failed", g->size, (void *)g->base, r->ops->name);
+    return TERN_OK; /* origins asking for its key are told to use messages */
+}
+
+void tern_rma_rdma_detach(tern_win_t *w, tern_win_region_t *g)
+{
+    if (w->rdma && g->registered)
+        w->rdma->ops->mem_dereg(w->rdma->tl, (void *)g->base, g->size);
+    g->registered = 0;
+}
+
+tern_status_t tern_rma_rdma_region_key(tern_win_t *w, uint64_t addr, void *out)
+{
+    for (const tern_win_region_t *g = w->regions; g; g = g->next) {
+        if (addr < g->base || addr >= g->base + g->size)
+            continue;
+        if (!g->registered)
+            return TERN_ERR_NOT_SUPPORTED;
+        uint64_t words[5] = {g->base, g->size};
+        memcpy(&words[2], g->rkey.words, sizeof g->rkey.words);
+        memcpy(out, words, sizeof words);
+        return TERN_OK;
+    }
+    return TERN_ERR_RMA_RANGE;
+}
+
+void tern_rma_rdma_forget(tern_win_t *w)
+{
+    if (!w->rdma)
+        return;
+    while (w->rdma->keys) {
+        struct rdma_key *k = w->rdma->keys;
+        w->rdma->keys = k->next;
+        free(k);
+    }
+}
+
+/* The key of target's region holding [lo, hi) (asked for when not known);
+ * NULL when messages must serve it: *st says why (TERN_ERR_RMA_RANGE: not
+ * attached memory). */
+static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, uint64_t hi,
+                                      tern_status_t *st)
+{
+    struct tern_rma_rdma *r = w->rdma;
+    struct rdma_key *k;
+    for (k = r->keys; k; k = k->next)
+        if (k->target == target && lo >= k->base && lo < k->base + k->size)
+            break;
+    if (!k) {
+        uint64_t words[5];
+        rma_hdr_t h = {.type = RMA_KEYQ, .addr = lo};
+        *st = tern_rma_am_issue(w, target, &h, NULL, NULL, sizeof words, words,
+                                (MPI_Count)sizeof words, MPI_BYTE, NULL);
+        if (*st == TERN_OK)
+            *st = tern_rma_am_wait_target(w, target);
+        if (*st != TERN_OK) {
+            if (*st == TERN_ERR_RMA_RANGE)
+                *st = tern_status_detail(TERN_ERR_RMA_RANGE, "address 0x%llx is not in "
+                                         "memory attached at target rank %d",
+                                         (unsigned long long)lo, target);
+            return NULL;
+        }
+        if (!(k = calloc(1, sizeof *k))) {
+            *st = TERN_ERR_NOMEM;
+            return NULL;
+        }
+        k->target = target;
+        k->base = words[0];
+        k->size = words[1];
+        memcpy(k->rkey.words, &words[2], sizeof k->rkey.words);
+        k->next = r->keys;
+        r->keys = k;
+        tern_log(TERN_LOG_DEBUG, "rma: RDMA key of target rank %d's %llu bytes at 0x%llx",
+                 target, (unsigned long long)k->size, (unsigned long long)k->base);
+    }
+    *st = TERN_OK;
+    return hi <= k->base + k->size ? &k->rkey : NULL; /* spans regions: messages */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -215,6 +330,20 @@ tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hd
     if (!r || !r->reach || !r->reach[target] || (!is_put && hdr->type != RMA_GET) ||
         hdr->nsegs > RDMA_MAX_PIECES || !hdr->bytes)
         return TERN_ERR_NOT_SUPPORTED;
+    const tern_rkey_t *rkey = &r->rkeys[target];
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (size_t i = 0; i < hdr->nsegs; i++) {
+            uint64_t a = hdr->addr + (uint64_t)segs[i].offset;
+            if (a < lo)
+                lo = a;
+            if (a + segs[i].len > hi)
+                hi = a + segs[i].len;
+        }
+        tern_status_t st;
+        if (!(rkey = dynamic_key(w, target, lo, hi, &st)))
+            return st == TERN_ERR_NOT_SUPPORTED || st == TERN_OK ? TERN_ERR_NOT_SUPPORTED : st;
+    }
     wait_room(w, hdr->bytes);
     rdma_op_t *op = calloc(1, sizeof *op);
     if (!op)
@@ -258,10 +387,8 @@ tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hd
         p->op = op;
         uint64_t to = remote + (uint64_t)segs[i].offset;
         tern_status_t st =
-            is_put ? r->ops->put(r->tl, world, op->buf + at, segs[i].len, to, &r->rkeys[target],
-                                 &p->comp)
-                   : r->ops->get(r->tl, world, op->buf + at, segs[i].len, to,
-                                 &r->rkeys[target], &p->comp);
+            is_put ? r->ops->put(r->tl, world, op->buf + at, segs[i].len, to, rkey, &p->comp)
+                   : r->ops->get(r->tl, world, op->buf + at, segs[i].len, to, rkey, &p->comp);
         if (st != TERN_OK)
             op_drop(op, st); /* this piece is over, with the error */
         at += segs[i].len;

@@ -26,11 +26,25 @@
 tern_status_t tern_rma_rdma_local(tern_win_t *w, uint64_t *rec);
 /* Takes every rank's record (rank r's at all + r * stride words). */
 tern_status_t tern_rma_rdma_remote(tern_win_t *w, const int64_t *all, size_t stride);
-/* Drops the registration (the window's operations have completed). */
+/* Drops the registrations (the window's operations have completed). */
 void tern_rma_rdma_close(tern_win_t *w);
 
-/* A Put or Get of a checked request (hdr->addr: byte offset at the target;
- * segs: the target layout). TERN_ERR_NOT_SUPPORTED when RDMA cannot serve
+/* Dynamic windows: memory attached is registered at Win_attach (an error
+ * there only with TERN_RMA_RDMA=on), deregistered at Win_detach. An origin
+ * asks a target for the key of the region holding an address (RMA_KEYQ,
+ * answered by the target's engine with TERN_RMA_RDMA_KEY_BYTES: base, size,
+ * key; MPI_ERR_RMA_RANGE for memory not attached) and keeps it until its
+ * next synchronisation with any target (tern_rma_rdma_forget): a target
+ * detaches only memory whose accesses were synchronised, so a key is never
+ * used after that. */
+#define TERN_RMA_RDMA_KEY_BYTES 40
+tern_status_t tern_rma_rdma_attach(tern_win_t *w, tern_win_region_t *r);
+void tern_rma_rdma_detach(tern_win_t *w, tern_win_region_t *r);
+tern_status_t tern_rma_rdma_region_key(tern_win_t *w, uint64_t addr, void *out);
+void tern_rma_rdma_forget(tern_win_t *w);
+
+/* A Put or Get of a checked request (hdr->addr: byte offset at the target,
+ * the address on a dynamic window; segs: the target layout). TERN_ERR_NOT_SUPPORTED when RDMA cannot serve
  * it (the caller takes the active-message path); else the operation is
  * issued: for a put, data (tbytes packed bytes, malloc'ed) becomes ours;
  * fetched bytes are unpacked into result when the reads complete. req_p:

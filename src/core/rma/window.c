@@ -369,7 +369,12 @@ tern_status_t tern_win_attach(tern_win_t *w, void *base, MPI_Aint size)
     tern_win_region_t *r = malloc(sizeof *r);
     if (!r)
         return TERN_ERR_NOMEM;
-    *r = (tern_win_region_t){w->regions, lo, (size_t)size};
+    *r = (tern_win_region_t){.next = w->regions, .base = lo, .size = (size_t)size};
+    tern_status_t st = tern_rma_rdma_attach(w, r);
+    if (st != TERN_OK) {
+        free(r);
+        return st;
+    }
     w->regions = r;
     return TERN_OK;
 }
@@ -383,6 +388,7 @@ tern_status_t tern_win_detach(tern_win_t *w, const void *base)
         if ((*p)->base == (uintptr_t)base) {
             tern_win_region_t *r = *p;
             *p = r->next;
+            tern_rma_rdma_detach(w, r);
             free(r);
             return TERN_OK;
         }

@@ -25,6 +25,8 @@ typedef struct tern_win_region {
     struct tern_win_region *next;
     uintptr_t base;
     size_t size;
+    int registered;          /* with the network transport (rma_rdma.c) */
+    tern_rkey_t rkey;
 } tern_win_region_t;
 
 /* The access epoch an origin is in, per window. */
