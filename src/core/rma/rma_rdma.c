@@ -43,6 +43,7 @@ typedef struct {
 
 /* One Put or Get: a transfer per target piece. */
 struct rdma_op {
+    rdma_op_t *next, *prev;     /* in flight (failed peers are looked for) */
     tern_win_t *win;
     int target;
     int left;                   /* pieces not yet back */
@@ -55,6 +56,9 @@ struct rdma_op {
     tern_req_t *user_req;
     rdma_piece_t pieces[RDMA_MAX_PIECES];
 };
+
+static rdma_op_t *in_flight;
+static int hook_registered;
 
 /* The transport that reaches peers over the network: one that serves a
  * peer and does one-sided transfers, other than shared memory and self. */
@@ -278,6 +282,12 @@ static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, ui
 static void op_done(rdma_op_t *op)
 {
     tern_win_t *w = op->win;
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        in_flight = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
     tern_status_t st = op->st;
     if (st == TERN_OK && op->result)
         st = tern_datatype_unpack(op->buf, op->bytes, op->result, (size_t)op->rcount,
@@ -312,6 +322,28 @@ static void piece_done(tern_tl_comp_t *comp, tern_status_t status)
     op_drop(((rdma_piece_t *)comp)->op, status);
 }
 
+/* A failed peer's transfers end with no callback (transport.h): their
+ * operations end here with the peer's error, so no wait hangs on them. */
+static int fail_hook(void)
+{
+    if (!tern_rt.n_failed_peers)
+        return 0;
+    int n = 0;
+    for (rdma_op_t *op = in_flight, *next; op; op = next) {
+        next = op->next;
+        tern_status_t f = tern_rt.peers[tern_win_world(op->win, op->target)].failed;
+        if (f == TERN_OK)
+            continue;
+        if (op->st == TERN_OK)
+            op->st = tern_status_detail(f, "target rank %d of the window failed before its "
+                                        "RDMA %s completed", op->target,
+                                        op->result ? "read" : "write");
+        op_done(op);
+        n++;
+    }
+    return n;
+}
+
 static void wait_room(tern_win_t *w, size_t bytes)
 {
     unsigned idle = 0;
@@ -343,6 +375,14 @@ tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hd
         tern_status_t st;
         if (!(rkey = dynamic_key(w, target, lo, hi, &st)))
             return st == TERN_ERR_NOT_SUPPORTED || st == TERN_OK ? TERN_ERR_NOT_SUPPORTED : st;
+    }
+    if (tern_rt.peers[tern_win_world(w, target)].failed != TERN_OK)
+        return TERN_ERR_NOT_SUPPORTED; /* messages answer with the peer's error */
+    if (!hook_registered) {
+        tern_status_t st = tern_progress_register(fail_hook);
+        if (st != TERN_OK)
+            return st;
+        hook_registered = 1;
     }
     wait_room(w, hdr->bytes);
     rdma_op_t *op = calloc(1, sizeof *op);
@@ -376,6 +416,9 @@ tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hd
     w->pending[target]++;
     w->n_pending++;
     w->inflight_bytes += op->bytes;
+    if ((op->next = in_flight))
+        in_flight->prev = op;
+    in_flight = op;
     /* Counted before issuing: a transfer may complete inside the call. */
     op->left = (int)hdr->nsegs + 1;
     int world = tern_win_world(w, target);
