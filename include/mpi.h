@@ -327,6 +327,8 @@ typedef struct MPI_F08_status {
 #define MPI_T_ERR_INVALID 58
 /* Below 64: an error code is class + 64 * slot (src/mpi/mpi_errors.c). */
 #define MPI_ERR_SESSION 59
+/* MPI-5.0: an ABI property cannot be set (MPI_Abi_set_fortran_info...). */
+#define MPI_ERR_ABI 60
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* Derived datatypes */
@@ -647,6 +649,8 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type);
 int MPI_Type_indexed(int count, const int *array_of_blocklengths, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_indexed(int count, const int *array_of_blocklengths, const int *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -1409,6 +1413,12 @@ int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
 MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
 MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
 MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
@@ -1418,8 +1428,18 @@ MPI_Fint PMPI_Win_c2f(MPI_Win win);
 MPI_Win MPI_Win_f2c(MPI_Fint win);
 MPI_Win PMPI_Win_f2c(MPI_Fint win);
 /* 20. Application Binary Interface (ABI) */
+int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set);
+int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set);
+int MPI_Abi_get_fortran_info(MPI_Info *info);
+int PMPI_Abi_get_fortran_info(MPI_Info *info);
+int MPI_Abi_get_info(MPI_Info *info);
+int PMPI_Abi_get_info(MPI_Info *info);
 int MPI_Abi_get_version(int *abi_major, int *abi_minor);
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor);
+int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+int MPI_Abi_set_fortran_info(MPI_Info info);
+int PMPI_Abi_set_fortran_info(MPI_Info info);
 MPI_Comm MPI_Comm_fromint(int comm);
 MPI_Comm PMPI_Comm_fromint(int comm);
 int MPI_Comm_toint(MPI_Comm comm);

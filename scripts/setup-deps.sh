@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
     build-essential   # gcc, g++, make, libc headers
     gfortran          # the Fortran bindings (mpif.h, module mpi, libmpifort, mpifort)
+    libblas-dev liblapack-dev   # scripts/run-app-scalapack.sh (ScaLAPACK needs BLAS and LAPACK)
     clang libclang-rt-dev   # libFuzzer (-fsanitize=fuzzer) for scripts/run-fuzz.sh (Debian 12: clang 14)
     cmake ninja-build pkg-config
     libhwloc-dev hwloc

@@ -10,13 +10,6 @@
 
 #include <pthread.h>
 
-/* Both names of a hand-written procedure (pmpi_x_ is mpi_x_), each with
- * its other manglings. */
-#define TERN_F_BOTH(lower, upper, plower, pupper)                                                  \
-    TERN_F_ALIASES(lower, upper)                                                                   \
-    __asm__(".globl " #plower "_\n.set " #plower "_, " #lower "_\n");                              \
-    TERN_F_ALIASES(plower, pupper)
-
 void mpi_init_(MPI_Fint *ierror);
 void mpi_init_(MPI_Fint *ierror)
 {

@@ -15,6 +15,7 @@ F_COMMON MPI_Fint tern_f_errcodes_ignore_[1];
 F_COMMON MPI_Fint tern_f_unweighted_[1];
 F_COMMON MPI_Fint tern_f_weights_empty_[1];
 F_COMMON char tern_f_argv_null_[1];
+F_COMMON char tern_f_argvs_null_[1];
 
 char *tern_f_str_in(const char *s, size_t len)
 {

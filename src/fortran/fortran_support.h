@@ -18,7 +18,7 @@ extern MPI_Fint tern_f_bottom_, tern_f_in_place_;
 extern MPI_Fint tern_f_status_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint tern_f_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint tern_f_errcodes_ignore_[1], tern_f_unweighted_[1], tern_f_weights_empty_[1];
-extern char tern_f_argv_null_[1];
+extern char tern_f_argv_null_[1], tern_f_argvs_null_[1];
 
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's. */
 static inline void *tern_f_buf(void *buf)
@@ -74,5 +74,12 @@ TERN_F_HIDDEN void tern_f_str_out(char *s, size_t len, const char *c);
     __asm__(".globl " #lower "__\n.set " #lower "__, " #lower "_\n"                                \
             ".globl " #lower "\n.set " #lower ", " #lower "_\n"                                    \
             ".globl " #upper "\n.set " #upper ", " #lower "_\n");
+
+/* Both names of a hand-written procedure (pmpi_x_ is mpi_x_), each with
+ * its other manglings. */
+#define TERN_F_BOTH(lower, upper, plower, pupper)                                                  \
+    TERN_F_ALIASES(lower, upper)                                                                   \
+    __asm__(".globl " #plower "_\n.set " #plower "_, " #lower "_\n");                              \
+    TERN_F_ALIASES(plower, pupper)
 
 #endif

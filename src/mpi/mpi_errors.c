@@ -85,6 +85,7 @@ static const char *const class_text[] = {
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
     [MPI_T_ERR_INVALID] = "invalid tool-interface use",
     [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_ABI] = "ABI property already set",
 };
 #define N_CLASSES ((int)(sizeof class_text / sizeof class_text[0]))
 
@@ -135,6 +136,7 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_PORT: return MPI_ERR_PORT;
     case TERN_ERR_NAME: return MPI_ERR_NAME;
     case TERN_ERR_SERVICE: return MPI_ERR_SERVICE;
+    case TERN_ERR_ABI: return MPI_ERR_ABI;
     default: return MPI_ERR_OTHER;
     }
 }

@@ -22,4 +22,27 @@ tern_status_t tern_lang_match_size(int typeclass, int size, MPI_Datatype *dataty
 /* MPI_Abi_get_version: -1.-1, Tern does not implement the standard ABI. */
 tern_status_t tern_lang_abi_version(int *major, int *minor);
 
+/* MPI_Abi_get_info: a new info with the sizes of MPI_Aint, MPI_Count and
+ * MPI_Offset (mpi_aint_size, mpi_count_size, mpi_offset_size). */
+tern_status_t tern_lang_abi_info(MPI_Info *info);
+
+/* Tern's Fortran ABI is fixed by its bindings (gfortran's defaults: 4-byte
+ * INTEGER, REAL and LOGICAL, 8-byte DOUBLE PRECISION, .TRUE. = 1 and
+ * .FALSE. = 0 at every LOGICAL size), so the library knows it from the
+ * start. MPI_Abi_get_fortran_info: a new info with those sizes and the
+ * optional types Tern has (mpi_<type>_supported). */
+tern_status_t tern_lang_abi_fortran_info(MPI_Info *info);
+/* MPI_Abi_set_fortran_info: the first call succeeds when every size it
+ * gives agrees with Tern's (TERN_ERR_ABI naming the first that does not);
+ * every call after a successful one is TERN_ERR_ABI (MPI-5.0 21.4.1). */
+tern_status_t tern_lang_abi_set_fortran_info(MPI_Info info);
+/* MPI_Abi_get_fortran_booleans: .TRUE. and .FALSE. as logical_size-byte
+ * integers, *is_set = 1; TERN_ERR_ARG unless logical_size is a power of
+ * two up to 16. */
+tern_status_t tern_lang_abi_fortran_booleans(int logical_size, void *logical_true,
+                                             void *logical_false, int *is_set);
+/* MPI_Abi_set_fortran_booleans: as set_fortran_info, for the two values. */
+tern_status_t tern_lang_abi_set_fortran_booleans(int logical_size, const void *logical_true,
+                                                 const void *logical_false);
+
 #endif

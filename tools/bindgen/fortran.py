@@ -40,14 +40,14 @@ HAND_WRITTEN = {
     "MPI_Keyval_create", "MPI_Comm_get_attr", "MPI_Type_get_attr", "MPI_Win_get_attr",
     "MPI_Attr_get",
     "MPI_Grequest_start", "MPI_Pcontrol", "MPI_Info_create_env",
+    # argv: blank-terminated CHARACTER arrays (src/fortran/fortran_spawn.c)
+    "MPI_Comm_spawn", "MPI_Comm_spawn_multiple",
 }
 
 # Not in the Fortran bindings yet, with the reason.
 SKIPPED = {
     "MPI_Status_f2f08": "needs mpi_f08's TYPE(MPI_Status)",
     "MPI_Status_f082f": "needs mpi_f08's TYPE(MPI_Status)",
-    "MPI_Comm_spawn": "argv as a blank-terminated CHARACTER array is not converted yet",
-    "MPI_Comm_spawn_multiple": "argv as a blank-terminated CHARACTER array is not converted yet",
 }
 
 # Completion procedures whose output indices count from 1 in Fortran (a
@@ -278,6 +278,7 @@ SENTINELS = [
     ("MPI_UNWEIGHTED", "TERN_F_UNWEIGHTED", "INTEGER MPI_UNWEIGHTED(1)"),
     ("MPI_WEIGHTS_EMPTY", "TERN_F_WEIGHTS_EMPTY", "INTEGER MPI_WEIGHTS_EMPTY(1)"),
     ("MPI_ARGV_NULL", "TERN_F_ARGV_NULL", "CHARACTER MPI_ARGV_NULL(1)"),
+    ("MPI_ARGVS_NULL", "TERN_F_ARGVS_NULL", "CHARACTER MPI_ARGVS_NULL(1,1)"),
 ]
 
 # Predefined callbacks a Fortran program passes by name

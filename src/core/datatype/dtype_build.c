@@ -373,6 +373,16 @@ tern_status_t tern_dtype_dup(MPI_Datatype old, MPI_Datatype *out)
     return st;
 }
 
+tern_status_t tern_dtype_build_named_like(MPI_Datatype basic, const tern_dtype_args_t *args,
+                                          MPI_Datatype *out)
+{
+    tern_dtbounds_t b;
+    if (!tern_datatype_is_predefined(basic) || !tern_dtype_bounds(basic, &b))
+        return TERN_ERR_ARG;
+    tern_status_t st = finish(tern_dtn_of(basic), &b, args, out);
+    return st == TERN_OK ? tern_dtype_commit(*out) : st;
+}
+
 tern_status_t tern_dtype_commit(MPI_Datatype dt)
 {
     tern_dtype_t *t = tern_dtype_get(dt);

@@ -19,6 +19,10 @@ typedef struct {
     const MPI_Datatype *types;
 } tern_dtype_args_t;
 
+/* A committed type with basic's type map and args's envelope (no member
+ * types): the types MPI_Type_create_f90_* return (dtype_f90.c). */
+tern_status_t tern_dtype_build_named_like(MPI_Datatype basic, const tern_dtype_args_t *args,
+                                          MPI_Datatype *out);
 /* count copies of (blen copies of old, contiguous) at i * stride bytes. */
 tern_status_t tern_dtype_build_vector(size_t count, size_t blen, MPI_Aint stride,
                                       MPI_Datatype old, const tern_dtype_args_t *args,

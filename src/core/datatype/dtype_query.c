@@ -1,8 +1,10 @@
 /* The datatype procedures of MPI that ask about a type or let it go
  * (dtype_query.h). */
 #include "core/datatype/dtype_query.h"
+
 #include "core/datatype/dtype_attr.h"
 #include "core/datatype/dtype_build.h"
+#include "core/datatype/dtype_f90.h"
 #include "core/datatype/dtype_internal.h"
 
 #include <stdio.h>
@@ -41,6 +43,11 @@ tern_status_t tern_dtype_free(MPI_Datatype *dt)
     if (tern_datatype_is_predefined(*dt))
         return tern_status_detail(TERN_ERR_TYPE, "%s is predefined and cannot be freed",
                                   tern_datatype_name(*dt));
+    if (tern_dtype_is_f90(*dt))
+        return tern_status_detail(TERN_ERR_TYPE,
+                                  "datatype 0x%x came from MPI_Type_create_f90_*: it is "
+                                  "predefined and cannot be freed",
+                                  (unsigned)*dt);
     /* The delete callbacks run now, at the user's free; a failing one
      * leaves the type as it was. */
     tern_status_t st = tern_type_delete_attrs(*dt);

@@ -54,7 +54,7 @@ tern_status_t tern_user_error_add_class(int *errorclass)
 tern_status_t tern_user_error_add_code(int errorclass, int *errorcode)
 {
     entry_t *c = live_entry(errorclass);
-    int predefined = errorclass > MPI_SUCCESS && errorclass <= MPI_T_ERR_INVALID;
+    int predefined = errorclass > MPI_SUCCESS && errorclass <= MPI_ERR_ABI;
     if (!predefined && (!c || c->cls != errorclass))
         return tern_status_detail(TERN_ERR_ARG, "errorclass %d is not an error class",
                                   errorclass);

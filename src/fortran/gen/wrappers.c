@@ -3,6 +3,48 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *is_set, MPI_Fint *ierror);
+void mpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *is_set, MPI_Fint *ierror)
+{
+    *ierror = MPI_Abi_get_fortran_booleans(*logical_size, (void *)logical_true, (void *)logical_false, (int *)is_set);
+}
+TERN_F_ALIASES(mpi_abi_get_fortran_booleans, MPI_ABI_GET_FORTRAN_BOOLEANS)
+
+void pmpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *is_set, MPI_Fint *ierror);
+void pmpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *is_set, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Abi_get_fortran_booleans(*logical_size, (void *)logical_true, (void *)logical_false, (int *)is_set);
+}
+TERN_F_ALIASES(pmpi_abi_get_fortran_booleans, PMPI_ABI_GET_FORTRAN_BOOLEANS)
+
+void mpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror);
+void mpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Abi_get_fortran_info((MPI_Info *)info);
+}
+TERN_F_ALIASES(mpi_abi_get_fortran_info, MPI_ABI_GET_FORTRAN_INFO)
+
+void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror);
+void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Abi_get_fortran_info((MPI_Info *)info);
+}
+TERN_F_ALIASES(pmpi_abi_get_fortran_info, PMPI_ABI_GET_FORTRAN_INFO)
+
+void mpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror);
+void mpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Abi_get_info((MPI_Info *)info);
+}
+TERN_F_ALIASES(mpi_abi_get_info, MPI_ABI_GET_INFO)
+
+void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror);
+void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Abi_get_info((MPI_Info *)info);
+}
+TERN_F_ALIASES(pmpi_abi_get_info, PMPI_ABI_GET_INFO)
+
 void mpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror);
 void mpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror)
 {
@@ -16,6 +58,34 @@ void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *i
     *ierror = PMPI_Abi_get_version((int *)abi_major, (int *)abi_minor);
 }
 TERN_F_ALIASES(pmpi_abi_get_version, PMPI_ABI_GET_VERSION)
+
+void mpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *ierror);
+void mpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *ierror)
+{
+    *ierror = MPI_Abi_set_fortran_booleans(*logical_size, (void *)logical_true, (void *)logical_false);
+}
+TERN_F_ALIASES(mpi_abi_set_fortran_booleans, MPI_ABI_SET_FORTRAN_BOOLEANS)
+
+void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *ierror);
+void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, MPI_Fint *logical_true, MPI_Fint *logical_false, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Abi_set_fortran_booleans(*logical_size, (void *)logical_true, (void *)logical_false);
+}
+TERN_F_ALIASES(pmpi_abi_set_fortran_booleans, PMPI_ABI_SET_FORTRAN_BOOLEANS)
+
+void mpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror);
+void mpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Abi_set_fortran_info(*info);
+}
+TERN_F_ALIASES(mpi_abi_set_fortran_info, MPI_ABI_SET_FORTRAN_INFO)
+
+void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror);
+void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Abi_set_fortran_info(*info);
+}
+TERN_F_ALIASES(pmpi_abi_set_fortran_info, PMPI_ABI_SET_FORTRAN_INFO)
 
 void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror);
 void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
@@ -827,73 +897,3 @@ void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
     *ierror = MPI_Comm_dup(*comm, (MPI_Comm *)newcomm);
 }
 TERN_F_ALIASES(mpi_comm_dup, MPI_COMM_DUP)
-
-void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror);
-void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_dup(*comm, (MPI_Comm *)newcomm);
-}
-TERN_F_ALIASES(pmpi_comm_dup, PMPI_COMM_DUP)
-
-void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
-void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_dup_with_info(*comm, *info, (MPI_Comm *)newcomm);
-}
-TERN_F_ALIASES(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO)
-
-void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
-void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_dup_with_info(*comm, *info, (MPI_Comm *)newcomm);
-}
-TERN_F_ALIASES(pmpi_comm_dup_with_info, PMPI_COMM_DUP_WITH_INFO)
-
-void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_flush_buffer(*comm);
-}
-TERN_F_ALIASES(mpi_comm_flush_buffer, MPI_COMM_FLUSH_BUFFER)
-
-void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_flush_buffer(*comm);
-}
-TERN_F_ALIASES(pmpi_comm_flush_buffer, PMPI_COMM_FLUSH_BUFFER)
-
-void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_free((MPI_Comm *)comm);
-}
-TERN_F_ALIASES(mpi_comm_free, MPI_COMM_FREE)
-
-void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_free((MPI_Comm *)comm);
-}
-TERN_F_ALIASES(pmpi_comm_free, PMPI_COMM_FREE)
-
-void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror);
-void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_free_keyval((int *)comm_keyval);
-}
-TERN_F_ALIASES(mpi_comm_free_keyval, MPI_COMM_FREE_KEYVAL)
-
-void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror);
-void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_free_keyval((int *)comm_keyval);
-}
-TERN_F_ALIASES(pmpi_comm_free_keyval, PMPI_COMM_FREE_KEYVAL)
-
-void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_get_errhandler(*comm, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(mpi_comm_get_errhandler, MPI_COMM_GET_ERRHANDLER)

@@ -3,6 +3,76 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror);
+void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Comm_dup(*comm, (MPI_Comm *)newcomm);
+}
+TERN_F_ALIASES(pmpi_comm_dup, PMPI_COMM_DUP)
+
+void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
+void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Comm_dup_with_info(*comm, *info, (MPI_Comm *)newcomm);
+}
+TERN_F_ALIASES(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO)
+
+void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
+void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Comm_dup_with_info(*comm, *info, (MPI_Comm *)newcomm);
+}
+TERN_F_ALIASES(pmpi_comm_dup_with_info, PMPI_COMM_DUP_WITH_INFO)
+
+void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Comm_flush_buffer(*comm);
+}
+TERN_F_ALIASES(mpi_comm_flush_buffer, MPI_COMM_FLUSH_BUFFER)
+
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Comm_flush_buffer(*comm);
+}
+TERN_F_ALIASES(pmpi_comm_flush_buffer, PMPI_COMM_FLUSH_BUFFER)
+
+void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Comm_free((MPI_Comm *)comm);
+}
+TERN_F_ALIASES(mpi_comm_free, MPI_COMM_FREE)
+
+void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Comm_free((MPI_Comm *)comm);
+}
+TERN_F_ALIASES(pmpi_comm_free, PMPI_COMM_FREE)
+
+void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror);
+void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
+{
+    *ierror = MPI_Comm_free_keyval((int *)comm_keyval);
+}
+TERN_F_ALIASES(mpi_comm_free_keyval, MPI_COMM_FREE_KEYVAL)
+
+void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror);
+void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Comm_free_keyval((int *)comm_keyval);
+}
+TERN_F_ALIASES(pmpi_comm_free_keyval, PMPI_COMM_FREE_KEYVAL)
+
+void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = MPI_Comm_get_errhandler(*comm, (MPI_Errhandler *)errhandler);
+}
+TERN_F_ALIASES(mpi_comm_get_errhandler, MPI_COMM_GET_ERRHANDLER)
+
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror);
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -828,63 +898,3 @@ void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MP
     *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
 }
 TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
-
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
-
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)
-
-void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_difference, PMPI_GROUP_DIFFERENCE)
-
-void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_excl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_excl, MPI_GROUP_EXCL)
-
-void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_excl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_excl, PMPI_GROUP_EXCL)
-
-void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror);
-void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_free((MPI_Group *)group);
-}
-TERN_F_ALIASES(mpi_group_free, MPI_GROUP_FREE)
-
-void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror);
-void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_free((MPI_Group *)group);
-}
-TERN_F_ALIASES(pmpi_group_free, PMPI_GROUP_FREE)
-
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
-out:
-    free(pset_name_c);
-}
-TERN_F_ALIASES(mpi_group_from_session_pset, MPI_GROUP_FROM_SESSION_PSET)

@@ -3,6 +3,66 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
+}
+TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
+
+void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)
+
+void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_difference, PMPI_GROUP_DIFFERENCE)
+
+void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_excl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_excl, MPI_GROUP_EXCL)
+
+void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_excl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_excl, PMPI_GROUP_EXCL)
+
+void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror);
+void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_free((MPI_Group *)group);
+}
+TERN_F_ALIASES(mpi_group_free, MPI_GROUP_FREE)
+
+void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror);
+void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_free((MPI_Group *)group);
+}
+TERN_F_ALIASES(pmpi_group_free, PMPI_GROUP_FREE)
+
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
+out:
+    free(pset_name_c);
+}
+TERN_F_ALIASES(mpi_group_from_session_pset, MPI_GROUP_FROM_SESSION_PSET)
+
 void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
 void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
 {
@@ -834,52 +894,3 @@ void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_
     *ierror = MPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
 }
 TERN_F_ALIASES(mpi_isendrecv, MPI_ISENDRECV)
-
-void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_isendrecv, PMPI_ISENDRECV)
-
-void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_isendrecv_replace, MPI_ISENDRECV_REPLACE)
-
-void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_isendrecv_replace, PMPI_ISENDRECV_REPLACE)
-
-void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_issend, MPI_ISSEND)
-
-void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_issend, PMPI_ISSEND)
-
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Keyval_free((int *)keyval);
-}
-TERN_F_ALIASES(mpi_keyval_free, MPI_KEYVAL_FREE)
-
-void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
-void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Keyval_free((int *)keyval);
-}
-TERN_F_ALIASES(pmpi_keyval_free, PMPI_KEYVAL_FREE)

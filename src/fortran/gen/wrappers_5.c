@@ -3,6 +3,55 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_scatter, MPI_SCATTER)
+
+void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_scatter, PMPI_SCATTER)
+
+void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scatter_init, MPI_SCATTER_INIT)
+
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_scatter_init, PMPI_SCATTER_INIT)
+
+void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_scatterv, MPI_SCATTERV)
+
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_scatterv, PMPI_SCATTERV)
+
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatterv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scatterv_init, MPI_SCATTERV_INIT)
+
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -542,6 +591,48 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, M
 }
 TERN_F_ALIASES(pmpi_type_create_darray, PMPI_TYPE_CREATE_DARRAY)
 
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_f90_complex(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_f90_complex, MPI_TYPE_CREATE_F90_COMPLEX)
+
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_f90_complex(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_f90_complex, PMPI_TYPE_CREATE_F90_COMPLEX)
+
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_f90_integer(*r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_f90_integer, MPI_TYPE_CREATE_F90_INTEGER)
+
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_f90_integer(*r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_f90_integer, PMPI_TYPE_CREATE_F90_INTEGER)
+
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_f90_real(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_f90_real, MPI_TYPE_CREATE_F90_REAL)
+
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_f90_real(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_f90_real, PMPI_TYPE_CREATE_F90_REAL)
+
 void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
 void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -805,95 +896,3 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Co
     *ierror = PMPI_Type_get_true_extent_x(*datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
 }
 TERN_F_ALIASES(pmpi_type_get_true_extent_x, PMPI_TYPE_GET_TRUE_EXTENT_X)
-
-void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_indexed(*count, (const int *)array_of_blocklengths, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_indexed, MPI_TYPE_INDEXED)
-
-void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_indexed(*count, (const int *)array_of_blocklengths, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_indexed, PMPI_TYPE_INDEXED)
-
-void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror);
-void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_match_size(*typeclass, *size, (MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(mpi_type_match_size, MPI_TYPE_MATCH_SIZE)
-
-void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror);
-void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_match_size(*typeclass, *size, (MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(pmpi_type_match_size, PMPI_TYPE_MATCH_SIZE)
-
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(mpi_type_set_attr, MPI_TYPE_SET_ATTR)
-
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)
-
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_set_name, MPI_TYPE_SET_NAME)
-
-void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(pmpi_type_set_name, PMPI_TYPE_SET_NAME)
-
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size(*datatype, (int *)size);
-}
-TERN_F_ALIASES(mpi_type_size, MPI_TYPE_SIZE)
-
-void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size(*datatype, (int *)size);
-}
-TERN_F_ALIASES(pmpi_type_size, PMPI_TYPE_SIZE)
-
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size_x(*datatype, (MPI_Count *)size);
-}
-TERN_F_ALIASES(mpi_type_size_x, MPI_TYPE_SIZE_X)
-
-void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size_x(*datatype, (MPI_Count *)size);
-}
-TERN_F_ALIASES(pmpi_type_size_x, PMPI_TYPE_SIZE_X)

@@ -5,6 +5,41 @@
 #include "mpi/mpi_checks.h"
 #include "mpi/mpi_lang.h"
 
+TERN_PMPI_ALIAS(Abi_get_fortran_booleans)
+int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
+{
+    static const char func[] = "MPI_Abi_get_fortran_booleans";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, logical_true, "logical_true")) ||
+        (err = tern_check_ptr(func, err_comm, logical_false, "logical_false")) ||
+        (err = tern_check_ptr(func, err_comm, is_set, "is_set")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_lang_abi_fortran_booleans(logical_size, logical_true, logical_false, is_set));
+}
+
+TERN_PMPI_ALIAS(Abi_get_fortran_info)
+int PMPI_Abi_get_fortran_info(MPI_Info *info)
+{
+    static const char func[] = "MPI_Abi_get_fortran_info";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_lang_abi_fortran_info(info));
+}
+
+TERN_PMPI_ALIAS(Abi_get_info)
+int PMPI_Abi_get_info(MPI_Info *info)
+{
+    static const char func[] = "MPI_Abi_get_info";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_lang_abi_info(info));
+}
+
 TERN_PMPI_ALIAS(Abi_get_version)
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
@@ -15,6 +50,30 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
         (err = tern_check_ptr(func, err_comm, abi_minor, "abi_minor")))
         return err;
     return tern_mpi_result(err_comm, func, tern_lang_abi_version(abi_major, abi_minor));
+}
+
+TERN_PMPI_ALIAS(Abi_set_fortran_booleans)
+int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
+{
+    static const char func[] = "MPI_Abi_set_fortran_booleans";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, logical_true, "logical_true")) ||
+        (err = tern_check_ptr(func, err_comm, logical_false, "logical_false")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_lang_abi_set_fortran_booleans(logical_size, logical_true, logical_false));
+}
+
+TERN_PMPI_ALIAS(Abi_set_fortran_info)
+int PMPI_Abi_set_fortran_info(MPI_Info info)
+{
+    static const char func[] = "MPI_Abi_set_fortran_info";
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    tern_info_t *info_obj = NULL;
+    int err;
+    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_lang_abi_set_fortran_info(info));
 }
 
 TERN_PMPI_ALIAS(Comm_fromint)

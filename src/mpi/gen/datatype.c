@@ -7,6 +7,7 @@
 #include "core/datatype/dtype_construct.h"
 #include "core/datatype/dtype_pack.h"
 #include "core/datatype/dtype_query.h"
+#include "core/datatype/dtype_f90.h"
 #include "core/pt2pt/request.h"
 
 TERN_PMPI_ALIAS(Aint_add)
@@ -671,6 +672,20 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
         (err = tern_check_ptr(func, err_comm, true_extent, "true_extent")))
         return err;
     return tern_mpi_result(err_comm, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
+}
+
+TERN_PMPI_ALIAS(Type_get_value_index)
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
+{
+    static const char func[] = "MPI_Type_get_value_index";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_type(func, err_comm, value_type, "value_type")) ||
+        (err = tern_check_type(func, err_comm, index_type, "index_type")) ||
+        (err = tern_check_ptr(func, err_comm, pair_type, "pair_type")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_value_index(value_type, index_type, pair_type));
 }
 
 TERN_PMPI_ALIAS(Type_indexed)

@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/lang.toml). */
 #include "mpi/mpi_checks.h"
 #include "mpi/mpi_lang.h"
+#include "core/datatype/dtype_f90.h"
 
 TERN_PMPI_ALIAS(Comm_c2f)
 MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
@@ -177,6 +178,42 @@ TERN_PMPI_ALIAS(Type_c2f)
 MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
 {
     return (MPI_Fint)datatype;
+}
+
+TERN_PMPI_ALIAS(Type_create_f90_complex)
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    static const char func[] = "MPI_Type_create_f90_complex";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_create_f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype));
+}
+
+TERN_PMPI_ALIAS(Type_create_f90_integer)
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    static const char func[] = "MPI_Type_create_f90_integer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_create_f90(MPI_COMBINER_F90_INTEGER, 0, r, newtype));
+}
+
+TERN_PMPI_ALIAS(Type_create_f90_real)
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    static const char func[] = "MPI_Type_create_f90_real";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_dtype_create_f90(MPI_COMBINER_F90_REAL, p, r, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_f2c)
