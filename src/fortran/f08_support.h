@@ -1,0 +1,35 @@
+/* What the mpi_f08 module's C functions share (src/fortran/gen/f08_wrappers*.c,
+ * tools/bindgen/fortran_f08.py): a choice buffer arrives as the CFI descriptor
+ * of a TYPE(*), DIMENSION(..) dummy. A contiguous one (or a sentinel such as
+ * MPI_IN_PLACE) is its base address; an array section that is not contiguous
+ * becomes a derived datatype over the user's, at the section's address, so a
+ * nonblocking call works on the user's memory itself, never on a copy
+ * (docs/design.md, "Fortran bindings"). */
+#ifndef TERN_F08_SUPPORT_H
+#define TERN_F08_SUPPORT_H
+
+#include "fortran/fortran_support.h"
+#include <ISO_Fortran_binding.h>
+
+typedef struct tern_f08_section {
+    void *addr;          /* what the C call gets */
+    MPI_Datatype made;   /* the section's datatype, freed after the call */
+} tern_f08_section_t;
+
+/* The address of the buffer d; when d is a non-contiguous section, *count
+ * and *type (the buffer's count and datatype, NULL when the call has none
+ * of its own) become 1 and a datatype of the section. MPI_ERR_BUFFER when a
+ * section cannot be described so (no count of its own, or a datatype whose
+ * extent is not the array element's); the words go to stderr through
+ * tern_f08_raise_*. */
+TERN_F_HIDDEN int tern_f08_section(const CFI_cdesc_t *d, MPI_Count *count, MPI_Datatype *type,
+                                   tern_f08_section_t *s, const char *fn, const char *arg);
+TERN_F_HIDDEN void tern_f08_section_done(tern_f08_section_t *s);
+
+/* An error class the binding found itself goes through the error handler
+ * of the call's communicator (window); MPI_SUCCESS and the C call's own
+ * codes (already handled) pass as they are. */
+TERN_F_HIDDEN int tern_f08_raise_comm(MPI_Fint comm, int code);
+TERN_F_HIDDEN int tern_f08_raise_win(MPI_Fint win, int code);
+
+#endif
