@@ -16,6 +16,11 @@ typedef struct tern_f08_section {
     MPI_Datatype made;   /* the section's datatype, freed after the call */
 } tern_f08_section_t;
 
+static inline int tern_f08_in_place(const CFI_cdesc_t *d)
+{
+    return d->base_addr == &tern_f_in_place_;
+}
+
 /* The address of the buffer d; when d is a non-contiguous section, *count
  * and *type (the buffer's count and datatype, NULL when the call has none
  * of its own) become 1 and a datatype of the section. MPI_ERR_BUFFER when a

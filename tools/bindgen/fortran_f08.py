@@ -246,10 +246,10 @@ class Form:
         for b in bufs:
             p = _pair(b, names)
             pairs[b] = p if p and p[0] in scalar_int and p[1] in dtypes else None
-        used = [p for p in pairs.values() if p]
-        for b, p in pairs.items():
-            if p and used.count(p) > 1:
-                pairs[b] = None  # one (count, datatype) for two buffers: contiguous only
+        # One (count, datatype) for two buffers (MPI_Reduce's): a section
+        # may have it only while the others are MPI_IN_PLACE.
+        sharers = {b: [o for o, q in pairs.items() if o != b and q and q == p]
+                   for b, p in pairs.items()}
         paired = {}
         for b, p in pairs.items():
             if p:
@@ -274,6 +274,9 @@ class Form:
                 p = pairs[x]
                 cnt = f"&{p[0]}_c" if p else "NULL"
                 typ = f"&{p[1]}_c" if p else "NULL"
+                if p and sharers[x]:
+                    cond = " && ".join(f"tern_f08_in_place({o})" for o in sharers[x])
+                    cnt, typ = f"{cond} ? {cnt} : NULL", f"{cond} ? {typ} : NULL"
                 pre.append(f"if ((*ierror = tern_f08_section({x}, {cnt}, {typ}, &{x}_s, "
                            f"\"{self.cname}\", \"{x}\")) != MPI_SUCCESS) goto out;")
                 post.append(f"tern_f08_section_done(&{x}_s);")

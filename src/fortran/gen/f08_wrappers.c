@@ -176,9 +176,11 @@ void tern_f08_allreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *co
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Allreduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allreduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Allreduce(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Allreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -190,9 +192,11 @@ void tern_f08_allreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Allreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Allreduce_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Allreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -204,9 +208,11 @@ void tern_f08_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fin
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Allreduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allreduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Allreduce_init(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Allreduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -218,9 +224,11 @@ void tern_f08_allreduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_C
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Allreduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allreduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Allreduce_init_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Allreduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -605,9 +613,11 @@ void tern_f08_exscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Exscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Exscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Exscan(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Exscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -619,9 +629,11 @@ void tern_f08_exscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *co
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Exscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Exscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Exscan_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Exscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -633,9 +645,11 @@ void tern_f08_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Exscan_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Exscan_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Exscan_init(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Exscan_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -647,9 +661,11 @@ void tern_f08_exscan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Coun
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Exscan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Exscan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Exscan_init_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Exscan_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -877,21 +893,4 @@ out:
     tern_f08_section_done(&origin_addr_s);
     tern_f08_section_done(&result_addr_s);
     *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror);
-void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
-{
-    tern_f08_section_t location_s = {0};
-    if ((*ierror = tern_f08_section(location, NULL, NULL, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Get_address(location_s.addr, (MPI_Aint *)address);
-out:
-    tern_f08_section_done(&location_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = MPI_Get_count_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
 }

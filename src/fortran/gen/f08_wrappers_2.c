@@ -3,6 +3,23 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
+void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror);
+void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
+{
+    tern_f08_section_t location_s = {0};
+    if ((*ierror = tern_f08_section(location, NULL, NULL, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Get_address(location_s.addr, (MPI_Aint *)address);
+out:
+    tern_f08_section_done(&location_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_count_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+
 void tern_f08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
 void tern_f08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
@@ -82,9 +99,11 @@ void tern_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *c
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -96,9 +115,11 @@ void tern_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -254,9 +275,11 @@ void tern_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *coun
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -268,9 +291,11 @@ void tern_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *c
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -562,9 +587,11 @@ void tern_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *coun
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *root, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -576,9 +603,11 @@ void tern_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *c
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *root, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -676,9 +705,11 @@ void tern_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count,
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -690,9 +721,11 @@ void tern_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *cou
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -853,43 +886,4 @@ void tern_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }

@@ -3,6 +3,45 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
+void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
 void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
 void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -563,9 +602,11 @@ void tern_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *root, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -577,9 +618,11 @@ void tern_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *co
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *root, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -591,9 +634,11 @@ void tern_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *root, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -605,9 +650,11 @@ void tern_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Coun
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *root, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -619,9 +666,11 @@ void tern_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *
 {
     tern_f08_section_t inbuf_s = {0};
     tern_f08_section_t inoutbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, NULL, NULL, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, *count, *datatype, *op);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op);
 out:
     tern_f08_section_done(&inbuf_s);
     tern_f08_section_done(&inoutbuf_s);
@@ -633,9 +682,11 @@ void tern_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Coun
 {
     tern_f08_section_t inbuf_s = {0};
     tern_f08_section_t inoutbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, NULL, NULL, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, *count, *datatype, *op);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op);
 out:
     tern_f08_section_done(&inbuf_s);
     tern_f08_section_done(&inoutbuf_s);
@@ -835,56 +886,4 @@ void tern_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *o
 out:
     tern_f08_section_done(&origin_addr_s);
     *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
 }

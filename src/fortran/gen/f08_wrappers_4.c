@@ -3,6 +3,58 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
+void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
 void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
 void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -21,9 +73,11 @@ void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -35,9 +89,11 @@ void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *coun
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -49,9 +105,11 @@ void tern_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *co
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scan_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Scan_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_init(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
@@ -63,9 +121,11 @@ void tern_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Scan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_init_c(sendbuf_s.addr, recvbuf_s.addr, *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
