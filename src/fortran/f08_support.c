@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The words of the last error the binding found (one per thread: the
  * raise follows the finding in the same call). */
@@ -68,12 +69,47 @@ static int contiguous(const CFI_cdesc_t *d)
     return 1;
 }
 
-int tern_f08_section(const CFI_cdesc_t *d, MPI_Count *count, MPI_Datatype *type,
+/* Copies element k of the section d to or from the contiguous tmp, for
+ * every k (array element order). */
+static void section_copy(const CFI_cdesc_t *d, char *tmp, int to_tmp)
+{
+    CFI_index_t idx[CFI_MAX_RANK] = {0}, n = 1;
+    for (int i = 0; i < d->rank; i++)
+        n *= d->dim[i].extent;
+    for (CFI_index_t k = 0; k < n; k++) {
+        char *at = d->base_addr;
+        for (int i = 0; i < d->rank; i++)
+            at += idx[i] * d->dim[i].sm;
+        if (to_tmp)
+            memcpy(tmp + k * (CFI_index_t)d->elem_len, at, d->elem_len);
+        else
+            memcpy(at, tmp + k * (CFI_index_t)d->elem_len, d->elem_len);
+        for (int i = 0; i < d->rank && ++idx[i] == d->dim[i].extent; i++)
+            idx[i] = 0;
+    }
+}
+
+/* A blocking call's way for a section no datatype describes: a copy. */
+static int section_by_copy(const CFI_cdesc_t *d, CFI_index_t n, int flags, tern_f08_section_t *s)
+{
+    if (!(s->tmp = malloc((size_t)n * d->elem_len)))
+        return MPI_ERR_NO_MEM;
+    /* Copied in whatever the direction: copying back what the call did
+     * not write leaves the section as it was. */
+    section_copy(d, s->tmp, 1);
+    s->d = d;
+    s->copy_out = (flags & TERN_F08_COPY_OUT) != 0;
+    s->addr = s->tmp;
+    return MPI_SUCCESS;
+}
+
+int tern_f08_section(const CFI_cdesc_t *d, MPI_Count *count, MPI_Datatype *type, int flags,
                      tern_f08_section_t *s, const char *fn, const char *arg)
 {
     s->made = MPI_DATATYPE_NULL;
+    s->tmp = NULL;
     s->addr = tern_f_buf(d->base_addr);
-    if (s->addr != d->base_addr || contiguous(d))
+    if (s->addr != d->base_addr || contiguous(d) || (flags & TERN_F08_ADDRESS))
         return MPI_SUCCESS;
     CFI_index_t n = 1;
     for (int i = 0; i < d->rank; i++) {
@@ -84,15 +120,20 @@ int tern_f08_section(const CFI_cdesc_t *d, MPI_Count *count, MPI_Datatype *type,
     }
     if (n == 0 || (count && *count == 0))
         return MPI_SUCCESS;
+    if ((!count || !type) && (flags & TERN_F08_COPY_IN))
+        return section_by_copy(d, n, flags, s);
     if (!count || !type)
-        return section_error(fn, arg, "a non-contiguous array section where the call has no "
-                                      "count and datatype of this buffer's own (v/w "
-                                      "collectives, a count shared by two buffers): pass a "
-                                      "contiguous array");
+        return section_error(fn, arg, "a non-contiguous array section in a nonblocking or "
+                                      "persistent call that has no count and datatype of "
+                                      "this buffer's own (v/w collectives, a count shared "
+                                      "by two buffers, a window or buffer to attach): pass "
+                                      "a contiguous array");
     MPI_Aint lb, extent;
     int rc = MPI_Type_get_extent(*type, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;
+    if ((extent != (MPI_Aint)d->elem_len || lb != 0) && (flags & TERN_F08_COPY_IN))
+        return section_by_copy(d, n, flags, s);
     if (extent != (MPI_Aint)d->elem_len || lb != 0) {
         char why[160];
         snprintf(why, sizeof why, "a non-contiguous array section of %zu-byte elements with a "
@@ -121,6 +162,12 @@ int tern_f08_section(const CFI_cdesc_t *d, MPI_Count *count, MPI_Datatype *type,
 
 void tern_f08_section_done(tern_f08_section_t *s)
 {
+    if (s->tmp) {
+        if (s->copy_out)
+            section_copy(s->d, s->tmp, 0);
+        free(s->tmp);
+        s->tmp = NULL;
+    }
     /* A pending nonblocking operation keeps the datatype alive. */
     if (s->made != MPI_DATATYPE_NULL)
         MPI_Type_free(&s->made);

@@ -14,7 +14,17 @@
 typedef struct tern_f08_section {
     void *addr;          /* what the C call gets */
     MPI_Datatype made;   /* the section's datatype, freed after the call */
+    void *tmp;           /* a blocking call's copy of the section, or NULL */
+    const CFI_cdesc_t *d;
+    int copy_out;        /* copy tmp back into the section after the call */
 } tern_f08_section_t;
+
+/* How a section the datatype cannot describe may be handled: */
+enum {
+    TERN_F08_ADDRESS = 1,  /* only its address matters (MPI_Get_address) */
+    TERN_F08_COPY_IN = 2,  /* a blocking call: through a contiguous copy */
+    TERN_F08_COPY_OUT = 4, /* ... copied back after the call */
+};
 
 static inline int tern_f08_in_place(const CFI_cdesc_t *d)
 {
@@ -23,12 +33,15 @@ static inline int tern_f08_in_place(const CFI_cdesc_t *d)
 
 /* The address of the buffer d; when d is a non-contiguous section, *count
  * and *type (the buffer's count and datatype, NULL when the call has none
- * of its own) become 1 and a datatype of the section. MPI_ERR_BUFFER when a
- * section cannot be described so (no count of its own, or a datatype whose
- * extent is not the array element's); the words go to stderr through
- * tern_f08_raise_*. */
+ * of the buffer's own) become 1 and a datatype of the section, at the
+ * section's address. A section that cannot be described so (no count of
+ * its own: v/w collectives; a datatype whose extent is not the array
+ * element's) goes, in a blocking call (flags TERN_F08_COPY_*), through a
+ * contiguous copy; a nonblocking call gets -1, which tern_f08_raise_*
+ * turns into MPI_ERR_BUFFER, with the reason. */
 TERN_F_HIDDEN int tern_f08_section(const CFI_cdesc_t *d, MPI_Count *count, MPI_Datatype *type,
-                                   tern_f08_section_t *s, const char *fn, const char *arg);
+                                   int flags, tern_f08_section_t *s, const char *fn,
+                                   const char *arg);
 TERN_F_HIDDEN void tern_f08_section_done(tern_f08_section_t *s);
 
 /* An error class the binding found itself goes through the error handler

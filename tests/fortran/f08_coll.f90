@@ -2,8 +2,10 @@
 ! reduction op in the standard's f08 form (TYPE(C_PTR) vectors), a
 ! nonblocking reduction on a non-contiguous section, a communicator error
 ! handler written in Fortran, MPI_ERRORS_RETURN with and without IERROR,
-! the error a section the binding cannot describe gets, and attribute
-! copy/delete callbacks.
+! sections no datatype describes (two sections sharing one count, a v
+! collective, MPI_BYTE over REALs): copied in blocking calls, refused with
+! MPI_ERR_BUFFER in nonblocking ones; MPI_Get_address of a section; and
+! attribute copy/delete callbacks.
 module f08_coll_cb
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
@@ -64,7 +66,9 @@ program f08_coll
   type(MPI_Comm) :: comm, dup
   integer(kind=MPI_ADDRESS_KIND) :: val
   logical :: flag
-  double precision :: dd(3)
+  double precision :: dd(3), e(5)
+  integer :: x(6), y(3, 3), rg(9), counts(4), displs(4)
+  integer(kind=MPI_ADDRESS_KIND) :: addr1, addr2
 
   errs = 0
   call MPI_Init()
@@ -101,6 +105,37 @@ program f08_coll
       call fail('iallreduce section')
   end do
 
+  ! Blocking calls on sections no datatype describes: through a copy.
+  x = [(100 * rank + i, i = 1, 6)]
+  y = -1
+  call MPI_Allreduce(x(1:6:2), y(2, :), 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  do i = 1, 3
+    if (y(2, i) /= 100 * np * (np - 1) / 2 + np * (2 * i - 1) .or. y(1, i) /= -1 &
+        .or. y(3, i) /= -1) call fail('allreduce of two sections')
+  end do
+  if (np <= 4) then
+    rg = -1
+    counts = 1
+    displs = [(i, i = 0, 3)]
+    call MPI_Gatherv(rank + 7, 1, MPI_INTEGER, rg(1:2 * np:2), counts, displs, MPI_INTEGER, &
+                     0, MPI_COMM_WORLD)
+    if (rank == 0) then
+      do i = 1, np
+        if (rg(2 * i - 1) /= i + 6) call fail('gatherv into a section')
+        if (rg(2 * i) /= -1) call fail('gatherv wrote between')
+      end do
+    end if
+  end if
+  dd = [1.5d0, 2.5d0, 3.5d0]
+  e = 0
+  call MPI_Sendrecv(dd(1:3:2), 16, MPI_BYTE, 0, 9, e(2:4:2), 16, MPI_BYTE, 0, 9, &
+                    MPI_COMM_SELF, MPI_STATUS_IGNORE)
+  if (e(2) /= 1.5d0 .or. e(4) /= 3.5d0 .or. e(1) /= 0 .or. e(3) /= 0 .or. e(5) /= 0) &
+    call fail('MPI_BYTE over a section')
+  call MPI_Get_address(x(3:6:2), addr1)
+  call MPI_Get_address(x(3), addr2)
+  if (addr1 /= addr2) call fail('get_address of a section')
+
   ! Errors: MPI_ERRORS_RETURN, a bad rank through IERROR and without it.
   call MPI_Comm_dup(MPI_COMM_WORLD, comm)
   call MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN)
@@ -108,10 +143,17 @@ program f08_coll
   call MPI_Error_class(ierr, cls)
   if (cls /= MPI_ERR_RANK) call fail('bad rank class')
   call MPI_Send(v, 1, MPI_INTEGER, np + 5, 0, comm)  ! no IERROR: returns all the same
-  ! A section with a datatype of another extent: MPI_ERR_BUFFER.
-  call MPI_Send(dd(1:3:2), 2, MPI_INTEGER, rank, 0, comm, ierr)
+  ! A nonblocking call on a section its datatype cannot describe (another
+  ! extent) or with no count of its own (v collective): MPI_ERR_BUFFER.
+  call MPI_Isend(dd(1:3:2), 2, MPI_INTEGER, rank, 0, comm, req, ierr)
   call MPI_Error_class(ierr, cls)
-  if (cls /= MPI_ERR_BUFFER) call fail('section with a mismatched datatype')
+  if (cls /= MPI_ERR_BUFFER) call fail('isend: section with a mismatched datatype')
+  call MPI_Igatherv(rank, 1, MPI_INTEGER, rg(1:2 * np:2), counts, displs, MPI_INTEGER, &
+                    0, comm, req, ierr)
+  call MPI_Error_class(ierr, cls)
+  ! (one rank: rg(1:2:2) is one element, contiguous, and taken)
+  if (np > 1 .and. cls /= MPI_ERR_BUFFER) call fail('igatherv into a section')
+  if (np == 1 .and. ierr == MPI_SUCCESS) call MPI_Wait(req, MPI_STATUS_IGNORE)
   ! An error handler written in Fortran.
   call MPI_Comm_create_errhandler(on_error, eh)
   call MPI_Comm_set_errhandler(comm, eh)

@@ -16,7 +16,8 @@ has, and for its large-count `_c` form when Tern implements that, writes:
       forms that take a choice buffer, TYPE(C_PTR) or a large count: a
       buffer arrives as its CFI descriptor (TYPE(*), DIMENSION(..)) and
       tern_f08_section turns it into an address, or, for a non-contiguous
-      array section, a derived datatype over the user's (src/fortran/f08_support.c).
+      array section, a derived datatype over the user's, or in a blocking
+      call a contiguous copy (src/fortran/f08_support.c).
 
 A form with neither calls the `mpi` binding's C function (mpi_comm_rank_,
 src/fortran/gen/wrappers*.c or fortran_special.c) through a BIND(C)
@@ -65,6 +66,10 @@ for _h in HANDLES:
     SCALAR[f"TYPE(MPI_{_h})"] = (f"TYPE(MPI_{_h})", "MPI_Fint")
 
 BUFFER = "TYPE(*), DIMENSION(..)"
+
+# Procedures whose buffer is only an address: a section's is its first
+# element's.
+ADDRESS_ONLY = {"MPI_Get_address"}
 
 
 class Skip(Exception):
@@ -277,8 +282,15 @@ class Form:
                 if p and sharers[x]:
                     cond = " && ".join(f"tern_f08_in_place({o})" for o in sharers[x])
                     cnt, typ = f"{cond} ? {cnt} : NULL", f"{cond} ? {typ} : NULL"
-                pre.append(f"if ((*ierror = tern_f08_section({x}, {cnt}, {typ}, &{x}_s, "
-                           f"\"{self.cname}\", \"{x}\")) != MPI_SUCCESS) goto out;")
+                if self.cname in ADDRESS_ONLY:
+                    flags = "TERN_F08_ADDRESS"
+                elif q.asynchronous:
+                    flags = "0"  # the user's memory itself, or refused
+                else:
+                    flags = "TERN_F08_COPY_IN" + (" | TERN_F08_COPY_OUT"
+                                                  if q.intent != "INTENT(IN)" else "")
+                pre.append(f"if ((*ierror = tern_f08_section({x}, {cnt}, {typ}, {flags}, "
+                           f"&{x}_s, \"{self.cname}\", \"{x}\")) != MPI_SUCCESS) goto out;")
                 post.append(f"tern_f08_section_done(&{x}_s);")
                 call.append(f"{x}_s.addr")
                 continue
@@ -457,7 +469,8 @@ def gen_module(header_text, forms):
             continue  # TYPE(MPI_Status)'s components here
         out.append(f"  INTEGER, PARAMETER :: {n} = {v}")
     out += ["  ! Choice buffers of any section are taken: contiguous ones by address,",
-            "  ! others as a datatype over the user's (docs/design.md).",
+            "  ! others as a datatype over the user's or, in blocking calls, through",
+            "  ! a copy (docs/design.md).",
             "  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.",
             "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .TRUE."]
     # The sentinels: the `mpi` module's common blocks, so one address each.

@@ -9,7 +9,7 @@ void tern_f08_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_F
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -22,7 +22,7 @@ void tern_f08_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MP
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -38,8 +38,8 @@ void tern_f08_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Allgather", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -56,8 +56,8 @@ void tern_f08_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -74,8 +74,8 @@ void tern_f08_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -92,8 +92,8 @@ void tern_f08_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_F
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -108,8 +108,8 @@ void tern_f08_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -124,8 +124,8 @@ void tern_f08_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint 
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -140,8 +140,8 @@ void tern_f08_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fin
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -156,8 +156,8 @@ void tern_f08_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allgatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -178,8 +178,8 @@ void tern_f08_allreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *co
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Allreduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Allreduce", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -194,8 +194,8 @@ void tern_f08_allreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Allreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Allreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -210,8 +210,8 @@ void tern_f08_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fin
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Allreduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Allreduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allreduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -226,8 +226,8 @@ void tern_f08_allreduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_C
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Allreduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Allreduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Allreduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Allreduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Allreduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -244,8 +244,8 @@ void tern_f08_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -262,8 +262,8 @@ void tern_f08_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *s
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -280,8 +280,8 @@ void tern_f08_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoall_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -298,8 +298,8 @@ void tern_f08_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fi
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoall_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -312,8 +312,8 @@ void tern_f08_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -326,8 +326,8 @@ void tern_f08_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -340,8 +340,8 @@ void tern_f08_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fin
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -354,8 +354,8 @@ void tern_f08_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -368,8 +368,8 @@ void tern_f08_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -382,8 +382,8 @@ void tern_f08_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -396,8 +396,8 @@ void tern_f08_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fin
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallw_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -410,8 +410,8 @@ void tern_f08_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Alltoallw_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -425,7 +425,7 @@ void tern_f08_bcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MP
     tern_f08_section_t buffer_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, &buffer_s, "MPI_Bcast", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buffer_s, "MPI_Bcast", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bcast(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm);
 out:
     tern_f08_section_done(&buffer_s);
@@ -438,7 +438,7 @@ void tern_f08_bcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype,
     tern_f08_section_t buffer_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, &buffer_s, "MPI_Bcast_c", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buffer_s, "MPI_Bcast_c", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bcast_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm);
 out:
     tern_f08_section_done(&buffer_s);
@@ -451,7 +451,7 @@ void tern_f08_bcast_init(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatyp
     tern_f08_section_t buffer_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, &buffer_s, "MPI_Bcast_init", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Bcast_init", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bcast_init(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buffer_s);
@@ -464,7 +464,7 @@ void tern_f08_bcast_init_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *data
     tern_f08_section_t buffer_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, &buffer_s, "MPI_Bcast_init_c", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Bcast_init_c", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bcast_init_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buffer_s);
@@ -477,7 +477,7 @@ void tern_f08_bsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Bsend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Bsend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -490,7 +490,7 @@ void tern_f08_bsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MP
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Bsend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Bsend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -503,7 +503,7 @@ void tern_f08_bsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Bsend_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Bsend_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -516,7 +516,7 @@ void tern_f08_bsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatyp
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Bsend_init_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Bsend_init_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Bsend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -527,7 +527,7 @@ void tern_f08_buffer_attach(CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierro
 void tern_f08_buffer_attach(CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, &buffer_s, "MPI_Buffer_attach", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Buffer_attach", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Buffer_attach(buffer_s.addr, *size);
 out:
     tern_f08_section_done(&buffer_s);
@@ -538,7 +538,7 @@ void tern_f08_buffer_attach_c(CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ie
 void tern_f08_buffer_attach_c(CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, &buffer_s, "MPI_Buffer_attach_c", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Buffer_attach_c", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Buffer_attach_c(buffer_s.addr, *size);
 out:
     tern_f08_section_done(&buffer_s);
@@ -561,7 +561,7 @@ void tern_f08_comm_attach_buffer(MPI_Fint *comm, CFI_cdesc_t *buffer, MPI_Fint *
 void tern_f08_comm_attach_buffer(MPI_Fint *comm, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, &buffer_s, "MPI_Comm_attach_buffer", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Comm_attach_buffer", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Comm_attach_buffer(*comm, buffer_s.addr, *size);
 out:
     tern_f08_section_done(&buffer_s);
@@ -572,7 +572,7 @@ void tern_f08_comm_attach_buffer_c(MPI_Fint *comm, CFI_cdesc_t *buffer, MPI_Coun
 void tern_f08_comm_attach_buffer_c(MPI_Fint *comm, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, &buffer_s, "MPI_Comm_attach_buffer_c", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Comm_attach_buffer_c", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Comm_attach_buffer_c(*comm, buffer_s.addr, *size);
 out:
     tern_f08_section_done(&buffer_s);
@@ -597,9 +597,9 @@ void tern_f08_compare_and_swap(CFI_cdesc_t *origin_addr, CFI_cdesc_t *compare_ad
     tern_f08_section_t origin_addr_s = {0};
     tern_f08_section_t compare_addr_s = {0};
     tern_f08_section_t result_addr_s = {0};
-    if ((*ierror = tern_f08_section(origin_addr, NULL, NULL, &origin_addr_s, "MPI_Compare_and_swap", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(compare_addr, NULL, NULL, &compare_addr_s, "MPI_Compare_and_swap", "compare_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, NULL, NULL, &result_addr_s, "MPI_Compare_and_swap", "result_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, NULL, NULL, 0, &origin_addr_s, "MPI_Compare_and_swap", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(compare_addr, NULL, NULL, 0, &compare_addr_s, "MPI_Compare_and_swap", "compare_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, NULL, NULL, 0, &result_addr_s, "MPI_Compare_and_swap", "result_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Compare_and_swap(origin_addr_s.addr, compare_addr_s.addr, result_addr_s.addr, *datatype, *target_rank, *target_disp, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -615,8 +615,8 @@ void tern_f08_exscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Exscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Exscan", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Exscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -631,8 +631,8 @@ void tern_f08_exscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *co
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Exscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Exscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Exscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -647,8 +647,8 @@ void tern_f08_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Exscan_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Exscan_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Exscan_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -663,8 +663,8 @@ void tern_f08_exscan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Coun
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Exscan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Exscan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Exscan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Exscan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Exscan_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -677,8 +677,8 @@ void tern_f08_fetch_and_op(CFI_cdesc_t *origin_addr, CFI_cdesc_t *result_addr, M
 {
     tern_f08_section_t origin_addr_s = {0};
     tern_f08_section_t result_addr_s = {0};
-    if ((*ierror = tern_f08_section(origin_addr, NULL, NULL, &origin_addr_s, "MPI_Fetch_and_op", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, NULL, NULL, &result_addr_s, "MPI_Fetch_and_op", "result_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, NULL, NULL, 0, &origin_addr_s, "MPI_Fetch_and_op", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, NULL, NULL, 0, &result_addr_s, "MPI_Fetch_and_op", "result_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Fetch_and_op(origin_addr_s.addr, result_addr_s.addr, *datatype, *target_rank, *target_disp, *op, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -690,7 +690,7 @@ void tern_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror);
 void tern_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror)
 {
     tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, &base_s, "MPI_Free_mem", "base")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Free_mem", "base")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Free_mem(base_s.addr);
 out:
     tern_f08_section_done(&base_s);
@@ -706,8 +706,8 @@ void tern_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Gather", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -724,8 +724,8 @@ void tern_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sen
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Gather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -742,8 +742,8 @@ void tern_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Gather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -760,8 +760,8 @@ void tern_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Gather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -776,8 +776,8 @@ void tern_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Gatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -792,8 +792,8 @@ void tern_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *se
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Gatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -808,8 +808,8 @@ void tern_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Gatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -824,8 +824,8 @@ void tern_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fin
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Gatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Gatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Gatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -839,7 +839,7 @@ void tern_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *or
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Get", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Get(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -852,7 +852,7 @@ void tern_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint 
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Get_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_c", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Get_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -868,8 +868,8 @@ void tern_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
     tern_f08_section_t result_addr_s = {0};
     MPI_Count result_count_c = *result_count;
     MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Get_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, &result_addr_s, "MPI_Get_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Get_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -886,8 +886,8 @@ void tern_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
     tern_f08_section_t result_addr_s = {0};
     MPI_Count result_count_c = *result_count;
     MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Get_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, &result_addr_s, "MPI_Get_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Get_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
 out:
     tern_f08_section_done(&origin_addr_s);

@@ -7,7 +7,7 @@ void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ie
 void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
 {
     tern_f08_section_t location_s = {0};
-    if ((*ierror = tern_f08_section(location, NULL, NULL, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(location, NULL, NULL, TERN_F08_ADDRESS, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Get_address(location_s.addr, (MPI_Aint *)address);
 out:
     tern_f08_section_done(&location_s);
@@ -35,8 +35,8 @@ void tern_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Iallgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Iallgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iallgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -53,8 +53,8 @@ void tern_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Iallgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Iallgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iallgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -69,8 +69,8 @@ void tern_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Iallgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iallgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iallgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -85,8 +85,8 @@ void tern_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Iallgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Iallgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iallgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -101,8 +101,8 @@ void tern_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *c
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -117,8 +117,8 @@ void tern_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -135,8 +135,8 @@ void tern_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ialltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Ialltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ialltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -153,8 +153,8 @@ void tern_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ialltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Ialltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ialltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -167,8 +167,8 @@ void tern_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *s
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ialltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ialltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ialltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -181,8 +181,8 @@ void tern_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ialltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ialltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ialltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -195,8 +195,8 @@ void tern_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *s
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ialltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ialltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ialltoallw(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -209,8 +209,8 @@ void tern_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ialltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ialltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ialltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -224,7 +224,7 @@ void tern_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, M
     tern_f08_section_t buffer_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, &buffer_s, "MPI_Ibcast", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ibcast(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buffer_s);
@@ -237,7 +237,7 @@ void tern_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype
     tern_f08_section_t buffer_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, &buffer_s, "MPI_Ibcast_c", "buffer")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast_c", "buffer")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ibcast_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buffer_s);
@@ -250,7 +250,7 @@ void tern_f08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Ibsend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ibsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -263,7 +263,7 @@ void tern_f08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, M
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Ibsend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ibsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -277,8 +277,8 @@ void tern_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *coun
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -293,8 +293,8 @@ void tern_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *c
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -311,8 +311,8 @@ void tern_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Igather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Igather", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Igather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -329,8 +329,8 @@ void tern_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *se
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Igather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Igather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Igather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -345,8 +345,8 @@ void tern_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Igatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Igatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Igatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -361,8 +361,8 @@ void tern_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *s
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Igatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Igatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Igatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -376,7 +376,7 @@ void tern_f08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Imrecv", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Imrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -389,7 +389,7 @@ void tern_f08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, M
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Imrecv_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Imrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -405,8 +405,8 @@ void tern_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ineighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Ineighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -423,8 +423,8 @@ void tern_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ineighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Ineighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -439,8 +439,8 @@ void tern_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MP
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ineighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ineighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -455,8 +455,8 @@ void tern_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount,
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ineighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ineighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -473,8 +473,8 @@ void tern_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ineighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Ineighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -491,8 +491,8 @@ void tern_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Ineighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Ineighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -505,8 +505,8 @@ void tern_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MP
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ineighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ineighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -519,8 +519,8 @@ void tern_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts,
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ineighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ineighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -533,8 +533,8 @@ void tern_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MP
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ineighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ineighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -547,8 +547,8 @@ void tern_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts,
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ineighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ineighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ineighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -562,7 +562,7 @@ void tern_f08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Irecv", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Irecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -575,7 +575,7 @@ void tern_f08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MP
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Irecv_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Irecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -589,8 +589,8 @@ void tern_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *coun
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -605,8 +605,8 @@ void tern_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *c
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -619,8 +619,8 @@ void tern_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fi
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ireduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ireduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ireduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -633,8 +633,8 @@ void tern_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ireduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Ireduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ireduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -649,8 +649,8 @@ void tern_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ireduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, &recvbuf_s, "MPI_Ireduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ireduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -665,8 +665,8 @@ void tern_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Ireduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, &recvbuf_s, "MPI_Ireduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ireduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -680,7 +680,7 @@ void tern_f08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Irsend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Irsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -693,7 +693,7 @@ void tern_f08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, M
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Irsend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Irsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -707,8 +707,8 @@ void tern_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count,
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -723,8 +723,8 @@ void tern_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *cou
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -741,8 +741,8 @@ void tern_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Iscatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Iscatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iscatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -759,8 +759,8 @@ void tern_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *s
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Iscatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Iscatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iscatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -775,8 +775,8 @@ void tern_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *di
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iscatterv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Iscatterv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iscatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -791,8 +791,8 @@ void tern_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Iscatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Iscatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Iscatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -806,7 +806,7 @@ void tern_f08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Isend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Isend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -819,7 +819,7 @@ void tern_f08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MP
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Isend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Isend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -835,8 +835,8 @@ void tern_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Isendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Isendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Isendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -853,8 +853,8 @@ void tern_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Isendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Isendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Isendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -868,7 +868,7 @@ void tern_f08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dat
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Isendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Isendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -881,7 +881,7 @@ void tern_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Isendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Isendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);

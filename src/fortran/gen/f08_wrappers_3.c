@@ -9,7 +9,7 @@ void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -22,7 +22,7 @@ void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, M
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -35,7 +35,7 @@ void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
@@ -48,7 +48,7 @@ void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MP
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Mrecv_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Mrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
@@ -64,8 +64,8 @@ void tern_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -82,8 +82,8 @@ void tern_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -100,8 +100,8 @@ void tern_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -118,8 +118,8 @@ void tern_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -134,8 +134,8 @@ void tern_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -150,8 +150,8 @@ void tern_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -166,8 +166,8 @@ void tern_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -182,8 +182,8 @@ void tern_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
     MPI_Count sendcount_c = *sendcount;
     MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_allgatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -200,8 +200,8 @@ void tern_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_F
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -218,8 +218,8 @@ void tern_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MP
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -236,8 +236,8 @@ void tern_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoall_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -254,8 +254,8 @@ void tern_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Neighbor_alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Neighbor_alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoall_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -268,8 +268,8 @@ void tern_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -282,8 +282,8 @@ void tern_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -296,8 +296,8 @@ void tern_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -310,8 +310,8 @@ void tern_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -324,8 +324,8 @@ void tern_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -338,8 +338,8 @@ void tern_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -352,8 +352,8 @@ void tern_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallw_init(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -366,8 +366,8 @@ void tern_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Neighbor_alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Neighbor_alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Neighbor_alltoallw_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -388,8 +388,8 @@ void tern_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CF
     MPI_Count incount_c = *incount;
     MPI_Datatype datatype_c = *datatype;
     tern_f08_section_t outbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, &inbuf_s, "MPI_Pack", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, &outbuf_s, "MPI_Pack", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Pack(inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (int *)position, *comm);
 out:
     tern_f08_section_done(&inbuf_s);
@@ -404,8 +404,8 @@ void tern_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype,
     MPI_Count incount_c = *incount;
     MPI_Datatype datatype_c = *datatype;
     tern_f08_section_t outbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, &inbuf_s, "MPI_Pack_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, &outbuf_s, "MPI_Pack_c", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_c", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Pack_c(inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position, *comm);
 out:
     tern_f08_section_done(&inbuf_s);
@@ -422,8 +422,8 @@ void tern_f08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount
     MPI_Datatype datatype_c = *datatype;
     tern_f08_section_t outbuf_s = {0};
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, &inbuf_s, "MPI_Pack_external", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, &outbuf_s, "MPI_Pack_external", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Pack_external(datarep_c, inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Aint *)position);
 out:
     free(datarep_c);
@@ -441,8 +441,8 @@ void tern_f08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *inco
     MPI_Datatype datatype_c = *datatype;
     tern_f08_section_t outbuf_s = {0};
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, &inbuf_s, "MPI_Pack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, &outbuf_s, "MPI_Pack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Pack_external_c(datarep_c, inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position);
 out:
     free(datarep_c);
@@ -473,7 +473,7 @@ void tern_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *coun
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Precv_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Precv_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Precv_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -486,7 +486,7 @@ void tern_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *coun
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Psend_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Psend_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Psend_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -499,7 +499,7 @@ void tern_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *or
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Put", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Put(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -512,7 +512,7 @@ void tern_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint 
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Put_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put_c", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Put_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -525,7 +525,7 @@ void tern_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Raccumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Raccumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -538,7 +538,7 @@ void tern_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, M
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Raccumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Raccumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -551,7 +551,7 @@ void tern_f08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fi
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Recv", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Recv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
@@ -564,7 +564,7 @@ void tern_f08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Recv_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Recv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
@@ -577,7 +577,7 @@ void tern_f08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Recv_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Recv_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -590,7 +590,7 @@ void tern_f08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Recv_init_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Recv_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -604,8 +604,8 @@ void tern_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -620,8 +620,8 @@ void tern_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *co
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -636,8 +636,8 @@ void tern_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -652,8 +652,8 @@ void tern_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Coun
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -668,8 +668,8 @@ void tern_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *
     tern_f08_section_t inoutbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op);
 out:
     tern_f08_section_done(&inbuf_s);
@@ -684,8 +684,8 @@ void tern_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Coun
     tern_f08_section_t inoutbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op);
 out:
     tern_f08_section_done(&inbuf_s);
@@ -698,8 +698,8 @@ void tern_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fin
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -712,8 +712,8 @@ void tern_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_C
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -728,8 +728,8 @@ void tern_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, M
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, &recvbuf_s, "MPI_Reduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -744,8 +744,8 @@ void tern_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, &recvbuf_s, "MPI_Reduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -760,8 +760,8 @@ void tern_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvb
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_block_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, &recvbuf_s, "MPI_Reduce_scatter_block_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_block_init(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -776,8 +776,8 @@ void tern_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *rec
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_block_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, &recvbuf_s, "MPI_Reduce_scatter_block_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_block_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -790,8 +790,8 @@ void tern_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MP
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_init(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -804,8 +804,8 @@ void tern_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, 
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Reduce_scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, &recvbuf_s, "MPI_Reduce_scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Reduce_scatter_init_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -819,7 +819,7 @@ void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *o
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rget", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rget(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -832,7 +832,7 @@ void tern_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rget_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_c", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rget_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -848,8 +848,8 @@ void tern_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
     tern_f08_section_t result_addr_s = {0};
     MPI_Count result_count_c = *result_count;
     MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rget_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, &result_addr_s, "MPI_Rget_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rget_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -866,8 +866,8 @@ void tern_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
     tern_f08_section_t result_addr_s = {0};
     MPI_Count result_count_c = *result_count;
     MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rget_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, &result_addr_s, "MPI_Rget_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rget_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -881,7 +881,7 @@ void tern_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *o
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rput", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rput(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);

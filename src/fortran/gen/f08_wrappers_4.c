@@ -9,7 +9,7 @@ void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
 out:
     tern_f08_section_done(&origin_addr_s);
@@ -22,7 +22,7 @@ void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -35,7 +35,7 @@ void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MP
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -48,7 +48,7 @@ void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -61,7 +61,7 @@ void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatyp
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Rsend_init_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Rsend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -75,8 +75,8 @@ void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -91,8 +91,8 @@ void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *coun
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -107,8 +107,8 @@ void tern_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *co
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Scan_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Scan_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scan_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -123,8 +123,8 @@ void tern_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, &sendbuf_s, "MPI_Scan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, &recvbuf_s, "MPI_Scan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Scan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Scan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scan_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -141,8 +141,8 @@ void tern_f08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatter", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -159,8 +159,8 @@ void tern_f08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *se
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -177,8 +177,8 @@ void tern_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatter_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -195,8 +195,8 @@ void tern_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fin
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatter_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -211,8 +211,8 @@ void tern_f08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *dis
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scatterv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatterv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatterv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatterv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -227,8 +227,8 @@ void tern_f08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -243,8 +243,8 @@ void tern_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scatterv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatterv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Scatterv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatterv_init", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatterv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -259,8 +259,8 @@ void tern_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_A
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, &sendbuf_s, "MPI_Scatterv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Scatterv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Scatterv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatterv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scatterv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -274,7 +274,7 @@ void tern_f08_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fi
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Send", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Send", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Send(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -287,7 +287,7 @@ void tern_f08_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Send_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Send_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Send_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -300,7 +300,7 @@ void tern_f08_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Send_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Send_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Send_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -313,7 +313,7 @@ void tern_f08_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Send_init_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Send_init_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Send_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -329,8 +329,8 @@ void tern_f08_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Sendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Sendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Sendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Sendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Sendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -347,8 +347,8 @@ void tern_f08_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *s
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, &sendbuf_s, "MPI_Sendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, &recvbuf_s, "MPI_Sendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Sendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Sendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Sendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&sendbuf_s);
@@ -362,7 +362,7 @@ void tern_f08_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Sendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Sendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Sendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
@@ -375,7 +375,7 @@ void tern_f08_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Sendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Sendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Sendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
@@ -388,7 +388,7 @@ void tern_f08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Ssend", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Ssend", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ssend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -401,7 +401,7 @@ void tern_f08_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MP
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Ssend_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Ssend_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ssend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
 out:
     tern_f08_section_done(&buf_s);
@@ -414,7 +414,7 @@ void tern_f08_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Ssend_init", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ssend_init", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ssend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -427,7 +427,7 @@ void tern_f08_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatyp
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, &buf_s, "MPI_Ssend_init_c", "buf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ssend_init_c", "buf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Ssend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
@@ -555,8 +555,8 @@ void tern_f08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, C
     tern_f08_section_t outbuf_s = {0};
     MPI_Count outcount_c = *outcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, &inbuf_s, "MPI_Unpack", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, &outbuf_s, "MPI_Unpack", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Unpack(inbuf_s.addr, *insize, (int *)position, outbuf_s.addr, (int)outcount_c, (MPI_Datatype)datatype_c, *comm);
 out:
     tern_f08_section_done(&inbuf_s);
@@ -571,8 +571,8 @@ void tern_f08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *positio
     tern_f08_section_t outbuf_s = {0};
     MPI_Count outcount_c = *outcount;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, &inbuf_s, "MPI_Unpack_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, &outbuf_s, "MPI_Unpack_c", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_c", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Unpack_c(inbuf_s.addr, *insize, (MPI_Count *)position, outbuf_s.addr, (MPI_Count)outcount_c, (MPI_Datatype)datatype_c, *comm);
 out:
     tern_f08_section_done(&inbuf_s);
@@ -589,8 +589,8 @@ void tern_f08_unpack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insiz
     MPI_Count outcount_c = *outcount;
     MPI_Datatype datatype_c = *datatype;
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, &inbuf_s, "MPI_Unpack_external", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, &outbuf_s, "MPI_Unpack_external", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_external", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_external", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Unpack_external(datarep_c, inbuf_s.addr, *insize, (MPI_Aint *)position, outbuf_s.addr, (int)outcount_c, (MPI_Datatype)datatype_c);
 out:
     free(datarep_c);
@@ -608,8 +608,8 @@ void tern_f08_unpack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *in
     MPI_Count outcount_c = *outcount;
     MPI_Datatype datatype_c = *datatype;
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, &inbuf_s, "MPI_Unpack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, &outbuf_s, "MPI_Unpack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Unpack_external_c(datarep_c, inbuf_s.addr, *insize, (MPI_Count *)position, outbuf_s.addr, (MPI_Count)outcount_c, (MPI_Datatype)datatype_c);
 out:
     free(datarep_c);
@@ -646,7 +646,7 @@ void tern_f08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_F
 void tern_f08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierror)
 {
     tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, &base_s, "MPI_Win_attach", "base")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_attach", "base")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Win_attach(*win, base_s.addr, *size);
 out:
     tern_f08_section_done(&base_s);
@@ -657,7 +657,7 @@ void tern_f08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit,
 void tern_f08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, &base_s, "MPI_Win_create", "base")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_create", "base")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Win_create(base_s.addr, *size, *disp_unit, *info, *comm, (MPI_Win *)win);
 out:
     tern_f08_section_done(&base_s);
@@ -668,7 +668,7 @@ void tern_f08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Aint *disp_uni
 void tern_f08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, &base_s, "MPI_Win_create_c", "base")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_create_c", "base")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Win_create_c(base_s.addr, *size, *disp_unit, *info, *comm, (MPI_Win *)win);
 out:
     tern_f08_section_done(&base_s);
@@ -679,7 +679,7 @@ void tern_f08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror);
 void tern_f08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror)
 {
     tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, &base_s, "MPI_Win_detach", "base")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_detach", "base")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Win_detach(*win, base_s.addr);
 out:
     tern_f08_section_done(&base_s);

@@ -297,7 +297,8 @@ MODULE MPI_F08
   INTEGER, PARAMETER :: MPI_COUNT_KIND = 8
   INTEGER, PARAMETER :: MPI_INTEGER_KIND = 4
   ! Choice buffers of any section are taken: contiguous ones by address,
-  ! others as a datatype over the user's (docs/design.md).
+  ! others as a datatype over the user's or, in blocking calls, through
+  ! a copy (docs/design.md).
   LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.
   LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .TRUE.
   INTEGER MPI_BOTTOM
