@@ -69,6 +69,9 @@ program f08_coll
   double precision :: dd(3), e(5)
   integer :: x(6), y(3, 3), rg(9), counts(4), displs(4)
   integer(kind=MPI_ADDRESS_KIND) :: addr1, addr2
+  type(MPI_Comm) :: cart, sub
+  integer :: cdims(2), coords(2), n
+  logical :: periods(2)
 
   errs = 0
   call MPI_Init()
@@ -135,6 +138,21 @@ program f08_coll
   call MPI_Get_address(x(3:6:2), addr1)
   call MPI_Get_address(x(3), addr2)
   if (addr1 /= addr2) call fail('get_address of a section')
+
+  ! LOGICAL arrays in and out (one of assumed size: MPI_Cart_sub's).
+  call MPI_Cart_create(MPI_COMM_WORLD, 2, [np, 1], [.true., .false.], .false., cart)
+  call MPI_Cart_get(cart, 2, cdims, periods, coords)
+  if (.not. periods(1) .or. periods(2) .or. any(cdims /= [np, 1]) .or. coords(1) /= rank) &
+    call fail('cart_get')
+  call MPI_Cart_sub(cart, [.false., .true.], sub)
+  call MPI_Comm_size(sub, n)
+  if (n /= 1) call fail('cart_sub')
+  call MPI_Comm_free(sub)
+  call MPI_Cart_sub(cart, [.true., .false.], sub)
+  call MPI_Comm_size(sub, n)
+  if (n /= np) call fail('cart_sub kept dims')
+  call MPI_Comm_free(sub)
+  call MPI_Comm_free(cart)
 
   ! Errors: MPI_ERRORS_RETURN, a bad rank through IERROR and without it.
   call MPI_Comm_dup(MPI_COMM_WORLD, comm)

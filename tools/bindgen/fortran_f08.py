@@ -150,8 +150,6 @@ class Form:
                 continue
             raise Skip(f"no f08 rule for {q.name} of type {t}")
         for q in self.params:
-            if q.type == "LOGICAL" and self.dims[q.name.lower()] == "(*)":
-                raise Skip(f"LOGICAL array {q.name} of assumed size")
             if q.type == "CHARACTER" and self.dims[q.name.lower()]:
                 raise Skip(f"array of strings {q.name}")
         self.c_target = ("tern_f08_" + self.cname[4:]).lower() if self.own_c \
@@ -172,6 +170,10 @@ class Form:
             return [f"TYPE(*), DIMENSION(..){asy} :: {x}"]
         if t == "CHARACTER":
             return [f"CHARACTER(KIND=C_CHAR) :: {x}(*)"]
+        if t == "LOGICAL" and self.dims[x] == "(*)":
+            # No length to convert it by (MPI_Cart_sub's remain_dims):
+            # gfortran's LOGICALs are C's 1 and 0 already.
+            return [f"TYPE(*), DIMENSION(*) :: {x}"]
         if t.startswith("PROCEDURE"):
             return [f"TYPE(C_FUNPTR), VALUE :: {x}"]
         return [f"{SCALAR[t][0]} :: {x}{dims}"]
@@ -195,7 +197,9 @@ class Form:
                 call.append("tern_ierror")
                 continue
             cargs.append(x)
-            if q.type == "LOGICAL":
+            if q.type == "LOGICAL" and self.dims[x] == "(*)":
+                call.append(x)
+            elif q.type == "LOGICAL":
                 d = self.dims[x]
                 shape = f"(SIZE({x}))" if d else ""
                 locals_.append(f"INTEGER(C_INT) :: {x}_c{shape}")

@@ -604,6 +604,9 @@ MODULE MPI_F08
   INTERFACE MPI_Cart_shift
     MODULE PROCEDURE MPI_Cart_shift_f08
   END INTERFACE MPI_Cart_shift
+  INTERFACE MPI_Cart_sub
+    MODULE PROCEDURE MPI_Cart_sub_f08
+  END INTERFACE MPI_Cart_sub
   INTERFACE MPI_Cartdim_get
     MODULE PROCEDURE MPI_Cartdim_get_f08
   END INTERFACE MPI_Cartdim_get
@@ -3122,6 +3125,24 @@ CONTAINS
     CALL tern_c(comm, direction, disp, rank_source, rank_dest, tern_ierror)
     IF (PRESENT(ierror)) ierror = tern_ierror
   END SUBROUTINE MPI_Cart_shift_f08
+  SUBROUTINE MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    LOGICAL, INTENT(IN) :: remain_dims(*)
+    TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(comm, remain_dims, newcomm, ierror) BIND(C, name="mpi_cart_sub_")
+        IMPORT
+        TYPE(MPI_Comm) :: comm
+        TYPE(*), DIMENSION(*) :: remain_dims
+        TYPE(MPI_Comm) :: newcomm
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(comm, remain_dims, newcomm, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Cart_sub_f08
   SUBROUTINE MPI_Cartdim_get_f08(comm, ndims, ierror)
     TYPE(MPI_Comm), INTENT(IN) :: comm
     INTEGER, INTENT(OUT) :: ndims
