@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chapters import CHAPTERS, chapter_of  # noqa: E402
 import checks  # noqa: E402
 import fortran  # noqa: E402
+import fortran_f08  # noqa: E402
 
 try:
     import pympistandard as std
@@ -282,6 +283,7 @@ def main():
     outputs[os.path.join(root, "tools", "tern-info", "coverage_table.h")] = gen_coverage_c(procs, specs)
     outputs[os.path.join(root, "docs", "coverage.md")] = gen_coverage_md(procs, specs)
     ftexts, _ = fortran.outputs(root, specs, outputs[header_path])
+    ftexts.update(fortran_f08.outputs(root, specs, outputs[header_path])[0])
     for rel, text in ftexts.items():
         outputs[os.path.join(root, rel)] = text
     fgen_dir = os.path.join(root, "src", "fortran", "gen")

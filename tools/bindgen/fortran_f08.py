@@ -1,0 +1,546 @@
+"""The `mpi_f08` module from the MPI Forum's f08 forms of the procedures.
+
+For every procedure Tern implements in C (the specs) whose f08 form the data
+has, and for its large-count `_c` form when Tern implements that, writes:
+
+  src/fortran/gen/mpi_f08_module.f90  module mpi_f08: the handle types
+      (TYPE(MPI_Comm)... with INTEGER :: MPI_VAL, the `mpi` module's handle),
+      TYPE(MPI_Status) with MPI_Status's layout, == and /= on handles, every
+      constant of mpi.h (handles as named constants of their types), the
+      sentinels (the `mpi` module's common blocks), the callbacks' ABSTRACT
+      INTERFACEs, and one module procedure per f08 form (MPI_Send_f08,
+      MPI_Send_c_f08 under the generic MPI_Send) with the standard's
+      declarations verbatim: optional IERROR, LOGICALs converted to C ints,
+      strings passed with their lengths, procedures as C function pointers.
+  src/fortran/gen/f08_wrappers[_N].c  C functions (BIND(C) targets) for the
+      forms that take a choice buffer, TYPE(C_PTR) or a large count: a
+      buffer arrives as its CFI descriptor (TYPE(*), DIMENSION(..)) and
+      tern_f08_section turns it into an address, or, for a non-contiguous
+      array section, a derived datatype over the user's, or in a blocking
+      call a contiguous copy (src/fortran/f08_support.c).
+
+A form with neither calls the `mpi` binding's C function (mpi_comm_rank_,
+src/fortran/gen/wrappers*.c or fortran_special.c) through a BIND(C)
+interface: the f08 handle types and TYPE(MPI_Status) have the layout of
+the `mpi` module's INTEGERs, so the arguments pass as they are."""
+
+import re
+
+import pympistandard as std
+
+import fortran
+
+NOTE = fortran.NOTE
+MAX_FILE_LINES = fortran.MAX_FILE_LINES
+
+HANDLES = ["Comm", "Datatype", "Group", "Request", "Op", "Errhandler", "Info", "Message",
+           "Win", "Session", "File"]
+
+# Predefined callbacks (fortran_special.c defines them with Fortran's
+# conventions), with the abstract interface each has in mpi_f08.
+F08_CALLBACKS = {
+    "MPI_COMM_NULL_COPY_FN": "MPI_Comm_copy_attr_function",
+    "MPI_COMM_DUP_FN": "MPI_Comm_copy_attr_function",
+    "MPI_COMM_NULL_DELETE_FN": "MPI_Comm_delete_attr_function",
+    "MPI_TYPE_NULL_COPY_FN": "MPI_Type_copy_attr_function",
+    "MPI_TYPE_DUP_FN": "MPI_Type_copy_attr_function",
+    "MPI_TYPE_NULL_DELETE_FN": "MPI_Type_delete_attr_function",
+    "MPI_WIN_NULL_COPY_FN": "MPI_Win_copy_attr_function",
+    "MPI_WIN_DUP_FN": "MPI_Win_copy_attr_function",
+    "MPI_WIN_NULL_DELETE_FN": "MPI_Win_delete_attr_function",
+}
+
+# Fortran type of the f08 form -> (type in the BIND(C) interface, C type
+# of the pointer the C function receives).
+SCALAR = {
+    "INTEGER": ("INTEGER(C_INT)", "MPI_Fint"),
+    "LOGICAL": ("INTEGER(C_INT)", "MPI_Fint"),
+    "INTEGER(KIND=MPI_ADDRESS_KIND)": ("INTEGER(C_INT64_T)", "MPI_Aint"),
+    "INTEGER(KIND=MPI_OFFSET_KIND)": ("INTEGER(C_INT64_T)", "MPI_Offset"),
+    "INTEGER(KIND=MPI_COUNT_KIND)": ("INTEGER(C_INT64_T)", "MPI_Count"),
+    "DOUBLE PRECISION": ("REAL(C_DOUBLE)", "double"),
+    "TYPE(MPI_Status)": ("TYPE(MPI_Status)", "MPI_Fint"),
+    "TYPE(C_PTR)": ("TYPE(C_PTR)", "void *"),
+}
+for _h in HANDLES:
+    SCALAR[f"TYPE(MPI_{_h})"] = (f"TYPE(MPI_{_h})", "MPI_Fint")
+
+BUFFER = "TYPE(*), DIMENSION(..)"
+
+# Procedures whose buffer is only an address: a section's is its first
+# element's.
+ADDRESS_ONLY = {"MPI_Get_address"}
+
+
+class Skip(Exception):
+    """A form this generator cannot bind, with the reason."""
+
+
+# ---------------------------------------------------------------------------
+# Reading the data's f08 text.
+
+def _split_names(text):
+    """'a, b(count), c(2, n)' -> ['a', 'b(count)', 'c(2, n)']."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _decls(form):
+    """The declaration lines of an f08 form (USE lines dropped: the module
+    uses ISO_C_BINDING) and {lower name: dimensions text or ''}."""
+    lines = [x.strip() for x in str(form).splitlines()[1:] if x.strip()]
+    lines = [x for x in lines if not x.startswith("USE")]
+    dims = {}
+    for line in lines:
+        _, names = line.split("::")
+        for n in _split_names(names):
+            m = re.match(r"^(\w+)\s*(\(.*\))?$", n)
+            dims[m.group(1).lower()] = m.group(2) or ""
+    return lines, dims
+
+
+def _c_params(cexpr):
+    return {q._parseset["name"]: q for q in cexpr.parameters}
+
+
+# ---------------------------------------------------------------------------
+# The pairs (count, datatype) a choice buffer is described by.
+
+def _pair(buf, names):
+    """(count, datatype) parameter names describing the buffer `buf`, or None."""
+    stem = re.sub(r"(buf|_addr|addr)$", "", buf)
+    counts = [f"{stem}count", f"{stem}_count", "count"]
+    types = [f"{stem}type", f"{stem}_datatype", f"{stem}datatype", "datatype"]
+    c = next((x for x in counts if x in names), None)
+    t = next((x for x in types if x in names), None)
+    return (c, t) if c and t else None
+
+
+# ---------------------------------------------------------------------------
+# One f08 form.
+
+class Form:
+    """One f08 form of a procedure: the module procedure and, when it needs
+    one, its C function."""
+
+    def __init__(self, proc, form, cexpr, big, wrapped):
+        self.proc, self.form, self.cexpr, self.big = proc, form, cexpr, big
+        self.cname = cexpr.name                     # MPI_Send_c
+        self.fname = form.name                      # MPI_Send (the generic)
+        self.specific = self.cname + "_f08"         # MPI_Send_c_f08
+        self.func = form.return_type.strip() if form.return_type else None
+        self.params = [q for q in form.parameters]
+        self.lines, self.dims = _decls(form)
+        has_buf = any(q.type == BUFFER for q in self.params)
+        has_ptr = any(q.type == "TYPE(C_PTR)" for q in self.params)
+        self.own_c = big or has_buf or has_ptr or self.cname not in wrapped
+        for q in self.params:
+            t = q.type or ""
+            if t in SCALAR or t == BUFFER or t.startswith("PROCEDURE") or t == "CHARACTER":
+                continue
+            raise Skip(f"no f08 rule for {q.name} of type {t}")
+        for q in self.params:
+            if q.type == "CHARACTER" and self.dims[q.name.lower()]:
+                raise Skip(f"array of strings {q.name}")
+        self.c_target = ("tern_f08_" + self.cname[4:]).lower() if self.own_c \
+            else self.cname.lower() + "_"
+
+    def signature(self):
+        return [SCALAR.get(q.type, (q.type,))[0] + self.dims[q.name.lower()][:1]
+                for q in self.params]
+
+    # -- Fortran --------------------------------------------------------
+
+    def _bind_decl(self, q):
+        x = q.name.lower()
+        dims = "(*)" if self.dims[x] else ""
+        t = q.type
+        if t == BUFFER:
+            asy = ", ASYNCHRONOUS" if q.asynchronous else ""
+            return [f"TYPE(*), DIMENSION(..){asy} :: {x}"]
+        if t == "CHARACTER":
+            return [f"CHARACTER(KIND=C_CHAR) :: {x}(*)"]
+        if t == "LOGICAL" and self.dims[x] == "(*)":
+            # No length to convert it by (MPI_Cart_sub's remain_dims):
+            # gfortran's LOGICALs are C's 1 and 0 already.
+            return [f"TYPE(*), DIMENSION(*) :: {x}"]
+        if t.startswith("PROCEDURE"):
+            return [f"TYPE(C_FUNPTR), VALUE :: {x}"]
+        return [f"{SCALAR[t][0]} :: {x}{dims}"]
+
+    def fortran(self):
+        args = [q.name.lower() for q in self.params]
+        kw = "FUNCTION" if self.func else "SUBROUTINE"
+        res = " RESULT(tern_res)" if self.func else ""
+        out = [f"{kw} {self.specific}({', '.join(args)}){res}"]
+        if self.func:
+            out.append(f"  {self.func} :: tern_res")
+        out += ["  " + x for x in self.lines]
+        locals_, pre, post, call, cargs, lens = [], [], [], [], [], []
+        has_ierror = False
+        for q in self.params:
+            x = q.name.lower()
+            if x == "ierror":
+                has_ierror = True
+                locals_.append("INTEGER(C_INT) :: tern_ierror")
+                cargs.append("ierror")
+                call.append("tern_ierror")
+                continue
+            cargs.append(x)
+            if q.type == "LOGICAL" and self.dims[x] == "(*)":
+                call.append(x)
+            elif q.type == "LOGICAL":
+                d = self.dims[x]
+                shape = f"(SIZE({x}))" if d else ""
+                locals_.append(f"INTEGER(C_INT) :: {x}_c{shape}")
+                if q.intent != "INTENT(OUT)":
+                    pre.append(f"{x}_c = MERGE(1_C_INT, 0_C_INT, {x})")
+                if q.intent != "INTENT(IN)":
+                    post.append(f"{x} = {x}_c /= 0")
+                call.append(f"{x}_c")
+            elif q.type == "CHARACTER":
+                call.append(x)
+                lens.append((f"{x}_len", f"LEN({x}, KIND=C_SIZE_T)"))
+            elif q.type.startswith("PROCEDURE"):
+                call.append(f"C_FUNLOC({x})")
+            else:
+                call.append(x)
+        bind = [f"{kw} tern_c({', '.join(cargs + [n for n, _ in lens])}) "
+                f"BIND(C, name=\"{self.c_target}\")", "  IMPORT"]
+        if self.func:
+            bind.append(f"  {SCALAR[self.func][0]} :: tern_c")
+        for q in self.params:
+            bind += ["  " + d for d in self._bind_decl(q)]
+        bind += [f"  INTEGER(C_SIZE_T), VALUE :: {n}" for n, _ in lens]
+        bind.append(f"END {kw} tern_c")
+        out += ["  " + x for x in locals_]
+        out.append("  INTERFACE")
+        out += ["    " + x for x in bind]
+        out.append("  END INTERFACE")
+        out += ["  " + x for x in pre]
+        all_call = ", ".join(call + [e for _, e in lens])
+        if self.func:
+            out.append(f"  tern_res = tern_c({all_call})")
+        else:
+            out.append(f"  CALL tern_c({all_call})")
+        out += ["  " + x for x in post]
+        if has_ierror:
+            out.append("  IF (PRESENT(ierror)) ierror = tern_ierror")
+        out.append(f"END {kw} {self.specific}")
+        return out
+
+    # -- C --------------------------------------------------------------
+
+    def c(self):
+        """The C function of a form that needs its own (own_c)."""
+        cparams = _c_params(self.cexpr)
+        names = {q.name.lower() for q in self.params}
+        scalar_int = {q.name.lower() for q in self.params
+                      if q.type in ("INTEGER", "INTEGER(KIND=MPI_COUNT_KIND)")
+                      and not self.dims[q.name.lower()]}
+        dtypes = {q.name.lower() for q in self.params
+                  if q.type == "TYPE(MPI_Datatype)" and not self.dims[q.name.lower()]}
+        bufs = [q.name.lower() for q in self.params if q.type == BUFFER]
+        pairs = {}
+        for b in bufs:
+            p = _pair(b, names)
+            pairs[b] = p if p and p[0] in scalar_int and p[1] in dtypes else None
+        # One (count, datatype) for two buffers (MPI_Reduce's): a section
+        # may have it only while the others are MPI_IN_PLACE.
+        sharers = {b: [o for o, q in pairs.items() if o != b and q and q == p]
+                   for b, p in pairs.items()}
+        paired = {}
+        for b, p in pairs.items():
+            if p:
+                paired[p[0]] = b
+                paired[p[1]] = b
+        errobj = next(((q.name.lower(), q.type[9:-1]) for q in self.params
+                       if q.type in ("TYPE(MPI_Comm)", "TYPE(MPI_Win)")
+                       and not self.dims[q.name.lower()]), None)
+        args, lens, decls, pre, post, call = [], [], [], [], [], []
+        for q in self.params:
+            x = q.name.lower()
+            if x == "ierror":
+                args.append("MPI_Fint *ierror")
+                continue
+            cp = cparams[x]
+            ctype, _, is_array = fortran._cdecl_parts(cp)
+            kind = cp._parseset["kind"]
+            t = q.type
+            if t == BUFFER:
+                args.append(f"CFI_cdesc_t *{x}")
+                decls.append(f"tern_f08_section_t {x}_s = {{0}};")
+                p = pairs[x]
+                cnt = f"&{p[0]}_c" if p else "NULL"
+                typ = f"&{p[1]}_c" if p else "NULL"
+                if p and sharers[x]:
+                    cond = " && ".join(f"tern_f08_in_place({o})" for o in sharers[x])
+                    cnt, typ = f"{cond} ? {cnt} : NULL", f"{cond} ? {typ} : NULL"
+                if self.cname in ADDRESS_ONLY:
+                    flags = "TERN_F08_ADDRESS"
+                elif q.asynchronous:
+                    flags = "0"  # the user's memory itself, or refused
+                else:
+                    flags = "TERN_F08_COPY_IN" + (" | TERN_F08_COPY_OUT"
+                                                  if q.intent != "INTENT(IN)" else "")
+                pre.append(f"if ((*ierror = tern_f08_section({x}, {cnt}, {typ}, {flags}, "
+                           f"&{x}_s, \"{self.cname}\", \"{x}\")) != MPI_SUCCESS) goto out;")
+                post.append(f"tern_f08_section_done(&{x}_s);")
+                call.append(f"{x}_s.addr")
+                continue
+            if t == "CHARACTER":
+                args.append(f"char *{x}")
+                lens.append(f"size_t {x}_len")
+                decls.append(f"char *{x}_c = NULL;")
+                if "const" in ctype:
+                    pre.append(f"if (!({x}_c = tern_f_str_in({x}, {x}_len))) {{ *ierror = "
+                               "MPI_ERR_NO_MEM; goto out; }")
+                else:
+                    pre.append(f"if (!({x}_c = tern_f_str_buf({x}_len))) {{ *ierror = "
+                               "MPI_ERR_NO_MEM; goto out; }")
+                    post.append(f"if (*ierror == MPI_SUCCESS) tern_f_str_out({x}, {x}_len, {x}_c);")
+                post.append(f"free({x}_c);")
+                call.append(f"{x}_c")
+                continue
+            if t.startswith("PROCEDURE"):
+                args.append(f"void (*{x})(void)")
+                call.append(f"({ctype}){x}")
+                continue
+            fct = SCALAR[t][1]
+            if t == "TYPE(C_PTR)":
+                args.append(f"void **{x}")
+                call.append(f"{x}" if q.intent != "INTENT(IN)" else f"*{x}")
+                continue
+            args.append(f"{fct} *{x}")
+            if "MPI_F08_status" in ctype:
+                call.append(f"({ctype}){x}")
+                continue
+            fortran._check_width(self.cname, x, fct, ctype)
+            if x in paired:
+                # The pair may become (1, a datatype of the section).
+                ct = "MPI_Count" if t.startswith("INTEGER") else "MPI_Datatype"
+                decls.append(f"{ct} {x}_c = *{x};")
+                call.append(f"({re.sub(r'const', '', ctype).strip()}){x}_c")
+                continue
+            if kind == "STATUS" and "const" not in ctype:
+                call.append(f"tern_f_statuses({x})" if is_array else f"tern_f_status({x})")
+            elif kind == "WEIGHT" and q.intent == "INTENT(IN)":
+                call.append(f"tern_f_weights({x})")
+            elif kind == "ERROR_CODE" and is_array:
+                call.append(f"tern_f_errcodes({x})")
+            elif "*" in ctype or is_array:
+                call.append(f"({ctype}){x}")
+            else:
+                call.append(f"*{x}")
+        if self.func:
+            raise Skip("a function with its own C form")
+        all_args = ", ".join(args + lens)
+        body = [f"void {self.c_target}({all_args});", f"void {self.c_target}({all_args})", "{"]
+        body += ["    " + x for x in decls + pre]
+        body.append(f"    *ierror = {self.cname}({', '.join(call)});")
+        if any("goto out" in x for x in pre):
+            body.append("out:")
+            if not post:
+                body.append("    ;")
+        body += ["    " + x for x in post]
+        if bufs:
+            kind, obj = (errobj[1], f"*{errobj[0]}") if errobj else ("Comm", "MPI_COMM_WORLD")
+            body.append(f"    *ierror = tern_f08_raise_{kind.lower()}({obj}, *ierror);")
+        body.append("}")
+        return "\n".join(body)
+
+
+# ---------------------------------------------------------------------------
+
+def _forms(specs):
+    """[Form] of every implemented procedure, and [(name, reason)] left out."""
+    implemented = {n for ch in specs.values() for n in ch["procs"]}
+    fprocs, _ = fortran.fortran_procs(specs)
+    wrapped = set(fprocs)
+    forms, left = [], []
+    for name in sorted(implemented):
+        if name.endswith("_c"):
+            continue
+        p = std.PROCEDURES.get(name.lower())
+        if p is None or p.express.f08 is None:
+            continue
+        cands = [(p.express.f08, p.express.iso_c, False)]
+        if p.has_embiggenment() and p.express.embiggen.iso_c.name in implemented:
+            cands.append((p.express.embiggen.f08, p.express.embiggen.iso_c, True))
+        for f, c, big in cands:
+            if f is None:
+                continue
+            try:
+                form = Form(p, f, c, big, wrapped)
+                if big and forms and forms[-1].proc is p and \
+                        forms[-1].signature() == form.signature():
+                    # MPI_ADDRESS_KIND and MPI_COUNT_KIND are one kind: a
+                    # generic cannot tell the forms apart; the large one
+                    # is MPI_Type_get_extent_c.
+                    form.fname = form.cname
+                if form.own_c:
+                    form.c()  # its C must be writable too
+                forms.append(form)
+            except Skip as e:
+                left.append((c.name, str(e)))
+    return forms, left
+
+
+_DEF = re.compile(r"^#define (MPI_\w+) (?:\(\((MPI_\w+)\)(0x[0-9a-fA-F]+|-?\d+)\)|"
+                  r"\(?(0x[0-9a-fA-F]+|-?\d+)\)?|(MPI_\w+))\s*(?:/\*.*)?$")
+
+
+def _constants(header_text):
+    """[(name, handle type or None, value)] of mpi.h's integer constants."""
+    values, order = {}, []
+    for line in header_text.splitlines():
+        m = _DEF.match(line.strip())
+        if not m:
+            continue
+        name, cast, v1, v2, alias = m.groups()
+        if name.startswith("MPI_F_") or name == "MPI_VERSION_STRING":
+            continue
+        if cast and cast[4:] not in HANDLES:
+            continue
+        if alias:
+            if alias not in values:
+                continue
+            t, v = values[alias]
+        else:
+            t, v = (cast[4:] if cast else None), int(v1 or v2, 0)
+        if v >= 2 ** 31:
+            v -= 2 ** 32
+        if name not in values:
+            order.append(name)
+        values[name] = (t, v)
+    return [(n,) + values[n] for n in order]
+
+
+def _abstract_interfaces():
+    out = ["ABSTRACT INTERFACE"]
+    for cb in std.CALLBACKS.values():
+        forms = [cb.express.f08]
+        if cb.has_embiggenment():
+            forms.append(cb.express.embiggen.f08)
+        for f in forms:
+            if f is None:
+                continue
+            lines = [x.strip() for x in str(f).splitlines()[1:]]
+            head, decls = lines[0], [x for x in lines[1:] if not x.startswith("USE")]
+            if "MPI_File" in " ".join(decls):
+                continue
+            out += [f"  SUBROUTINE {head}", "    IMPORT"] + ["    " + d for d in decls] \
+                + [f"  END SUBROUTINE {head.split('(')[0]}"]
+    out.append("END INTERFACE")
+    return out
+
+
+def gen_module(header_text, forms):
+    out = [f"! Tern: module mpi_f08, {NOTE}",
+           "! (tools/bindgen/fortran_f08.py). Handles are TYPEs holding the `mpi`",
+           "! module's INTEGER (MPI_VAL); buffers arrive in C as CFI descriptors.",
+           "MODULE MPI_F08",
+           "  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT, C_INT64_T, C_DOUBLE, C_CHAR, C_SIZE_T, &",
+           "    C_PTR, C_FUNPTR, C_FUNLOC",
+           "  IMPLICIT NONE",
+           "  PRIVATE :: C_INT, C_INT64_T, C_DOUBLE, C_CHAR, C_SIZE_T, C_FUNPTR, C_FUNLOC"]
+    for h in HANDLES:
+        out += [f"  TYPE, BIND(C) :: MPI_{h}", "    INTEGER(C_INT) :: MPI_VAL",
+                f"  END TYPE MPI_{h}"]
+    out += ["  ! MPI_Status's layout: two hidden words (the count, cancelled), then",
+            "  ! the public fields.",
+            "  TYPE, BIND(C) :: MPI_Status",
+            "    INTEGER(C_INT) :: tern_count_lo, tern_count_hi_and_cancelled",
+            "    INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "  END TYPE MPI_Status"]
+    for n, t, v in _constants(header_text):
+        if t:
+            out.append(f"  TYPE(MPI_{t}), PARAMETER :: {n} = MPI_{t}({v})")
+        else:
+            out.append(f"  INTEGER, PARAMETER :: {n} = {v}")
+    for n, v in fortran.FORTRAN_ONLY:
+        if n in ("MPI_SOURCE", "MPI_TAG", "MPI_ERROR"):
+            continue  # TYPE(MPI_Status)'s components here
+        out.append(f"  INTEGER, PARAMETER :: {n} = {v}")
+    out += ["  ! Choice buffers of any section are taken: contiguous ones by address,",
+            "  ! others as a datatype over the user's or, in blocking calls, through",
+            "  ! a copy (docs/design.md).",
+            "  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.",
+            "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .TRUE."]
+    # The sentinels: the `mpi` module's common blocks, so one address each.
+    for name, block, decl in fortran.SENTINELS:
+        if name == "MPI_STATUS_IGNORE":
+            decl = "TYPE(MPI_Status) MPI_STATUS_IGNORE"
+        elif name == "MPI_STATUSES_IGNORE":
+            decl = "TYPE(MPI_Status) MPI_STATUSES_IGNORE(1)"
+        out += [f"  {decl}", f"  COMMON /{block}/ {name}", f"  SAVE /{block}/"]
+    out += ["  " + x for x in _abstract_interfaces()]
+    for n, iface in F08_CALLBACKS.items():
+        out.append(f"  PROCEDURE({iface}) :: {n}")
+    for op in ("==", "/="):
+        tag = "EQ" if op == "==" else "NE"
+        out.append(f"  INTERFACE OPERATOR({op})")
+        out += [f"    MODULE PROCEDURE TERN_{tag}_{h.upper()}" for h in HANDLES]
+        out.append("  END INTERFACE")
+    out += [f"  PRIVATE :: TERN_{t}_{h.upper()}" for t in ("EQ", "NE") for h in HANDLES]
+    generics = {}
+    for f in forms:
+        generics.setdefault(f.fname, []).append(f.specific)
+    for g, specs_ in generics.items():
+        out.append(f"  INTERFACE {g}")
+        out += fortran._wrap_free(f"    MODULE PROCEDURE {', '.join(specs_)}")
+        out.append(f"  END INTERFACE {g}")
+    sizeof = fortran._sizeof_lines()
+    cut = sizeof.index("CONTAINS")
+    out += sizeof[:cut]
+    out.append("CONTAINS")
+    for h in HANDLES:
+        for tag, op in (("EQ", "=="), ("NE", "/=")):
+            out += [f"  ELEMENTAL LOGICAL FUNCTION TERN_{tag}_{h.upper()}(a, b)",
+                    f"    TYPE(MPI_{h}), INTENT(IN) :: a, b",
+                    f"    TERN_{tag}_{h.upper()} = a%MPI_VAL {op} b%MPI_VAL",
+                    f"  END FUNCTION TERN_{tag}_{h.upper()}"]
+    out += sizeof[cut + 1:]
+    for f in forms:
+        for line in f.fortran():
+            out += fortran._wrap_free("  " + line)
+    out.append("END MODULE MPI_F08")
+    return "\n".join(out) + "\n"
+
+
+def gen_c(forms):
+    head = ["/* The mpi_f08 module's C functions (the forms with choice buffers,",
+            f" * TYPE(C_PTR) or large counts), {NOTE}",
+            " * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */",
+            '#include "fortran/f08_support.h"']
+    files, body = [], []
+    for f in forms:
+        if not f.own_c:
+            continue
+        text = f.c()
+        lines = len(head) + sum(t.count("\n") + 2 for t in body) + text.count("\n") + 2
+        if body and lines > MAX_FILE_LINES:
+            files.append(body)
+            body = []
+        body.append(text)
+    files.append(body)
+    return {("f08_wrappers" if i == 0 else f"f08_wrappers_{i + 1}") + ".c":
+            "\n".join(head + [line for t in b for line in ("", t)]) + "\n"
+            for i, b in enumerate(files)}
+
+
+def outputs(root, specs, header_text):
+    forms, left = _forms(specs)
+    out = {f"src/fortran/gen/{n}": t for n, t in gen_c(forms).items()}
+    out["src/fortran/gen/mpi_f08_module.f90"] = gen_module(header_text, forms)
+    return out, left
