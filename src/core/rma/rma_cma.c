@@ -40,7 +40,8 @@ void tern_rma_cma_close(tern_win_t *w)
 tern_status_t tern_rma_cma_open(tern_win_t *w)
 {
     const int n = w->size;
-    const bool want = tern_knob_bool_or(TERN_KNOB_RMA_CMA, true);
+    /* auto follows TERN_SHM_CMA: off there keeps Yama's default (docs/security.md). */
+    const bool want = tern_knob_bool_or(TERN_KNOB_RMA_CMA, tern_knob_bool_or(TERN_KNOB_SHM_CMA, true));
     if (want)
         tern_shm_cma_allow_peers(); /* before the peers' probes, which follow the allgather */
     probe_word = 0x7465726e636d6100ull ^ (uint64_t)getpid();

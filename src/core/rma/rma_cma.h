@@ -8,7 +8,8 @@
  * location that a concurrent accumulate also touches is a conflicting
  * access, which the standard leaves undefined anyway. Locks, fences and
  * PSCW keep their messages. TERN_RMA_CMA: auto (where the kernel permits,
- * probed at creation), on (warns when denied), off (active messages). */
+ * probed at creation, unless TERN_SHM_CMA=off), on (warns when denied), off
+ * (active messages). */
 #ifndef TERN_CORE_RMA_RMA_CMA_H
 #define TERN_CORE_RMA_RMA_CMA_H
 
