@@ -27,6 +27,9 @@ void bench_mpi_fail(const char *call, int rc)
     exit(3);
 }
 
+const char *const bench_sync_names[BENCH_SYNC_COUNT] = {"lock", "flush", "lock_all", "fence", "pscw"};
+const char *const bench_win_names[BENCH_WIN_COUNT] = {"create", "allocate", "dynamic"};
+
 static void usage(FILE *f, const bench_desc *d)
 {
     fprintf(f,
@@ -41,6 +44,21 @@ static void usage(FILE *f, const bench_desc *d)
             "  -h, --help             this help\n",
             d->name, d->min_size, d->max_size, d->iters, d->iters_large, BENCH_LARGE_MESSAGE, d->warmup,
             d->warmup_large, BENCH_LARGE_MESSAGE, d->window);
+    if (!d->rma) return;
+    fprintf(f, "  -s, --sync MODE        synchronisation (default %s):", bench_sync_names[d->sync]);
+    for (int s = 0; s < BENCH_SYNC_COUNT; s++)
+        if (d->syncs & (1u << s)) fprintf(f, " %s", bench_sync_names[s]);
+    fprintf(f, "\n"
+               "                         lock: lock/op/unlock each iteration; flush: one lock, op+flush;\n"
+               "                         lock_all: one lock_all, op+flush; fence; pscw: post/start/complete/wait\n"
+               "  -w, --win FLAVOR       window creation: create, allocate, dynamic (default allocate)\n");
+}
+
+static int lookup(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(names[i], s)) return i;
+    return -1;
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -117,6 +135,16 @@ static void parse_options(int argc, char **argv, const bench_desc *d, bench_opts
             if (!val || parse_count(val, 1, &o->window) || o->window > 4096)
                 bad_option(d, "bad window '%s' (1 to 4096)", val ? val : "");
             i++;
+        } else if (d->rma && (!strcmp(a, "-s") || !strcmp(a, "--sync"))) {
+            int m = lookup(bench_sync_names, BENCH_SYNC_COUNT, val);
+            if (m < 0 || !(d->syncs & (1u << m)))
+                bad_option(d, "bad or unsupported synchronisation '%s'", val ? val : "");
+            o->sync = m;
+            i++;
+        } else if (d->rma && (!strcmp(a, "-w") || !strcmp(a, "--win"))) {
+            if ((o->flavor = lookup(bench_win_names, BENCH_WIN_COUNT, val)) < 0)
+                bad_option(d, "bad window flavour '%s' (create, allocate, dynamic)", val ? val : "");
+            i++;
         } else {
             bad_option(d, "unknown option '%s'", a);
         }
@@ -141,6 +169,8 @@ void bench_init(int *argc, char ***argv, const bench_desc *desc, bench_opts *opt
     opts->warmup = desc->warmup;
     opts->warmup_large = desc->warmup_large;
     opts->window = desc->window;
+    opts->sync = desc->sync;
+    opts->flavor = BENCH_WIN_ALLOCATE;
     parse_options(*argc, *argv, desc, opts);
     if (bench_size < desc->min_ranks || (desc->even_ranks && bench_size % 2)) {
         if (bench_rank == 0)
@@ -228,6 +258,18 @@ void bench_check_int(const int *buf, size_t count, size_t size, const char *what
             MPI_Abort(MPI_COMM_WORLD, 2);
             exit(2);
         }
+    }
+    checks_done++;
+}
+
+void bench_check_value(long long got, long long want, size_t size, const char *what)
+{
+    if (got != want) {
+        fprintf(stderr, "tern-bench %s: rank %d: validation failed: %s, message size %zu: %lld, expected %lld\n",
+                cur_desc->name, bench_rank, what, size, got, want);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+        exit(2);
     }
     checks_done++;
 }
@@ -320,11 +362,16 @@ void bench_table_begin(bench_table *t, const bench_desc *d, const bench_opts *o)
     if (o->json) {
         printf("{\"benchmark\":\"%s\",\"library\":", d->name);
         json_string(lib);
-        printf(",\"ranks\":%d,\"window\":%d,\"corrupt\":%s,\"results\":[", bench_size, o->window,
+        printf(",\"ranks\":%d,\"window\":%d,\"corrupt\":%s,", bench_size, o->window,
                o->corrupt ? "true" : "false");
+        if (d->rma) printf("\"sync\":\"%s\",\"win\":\"%s\",", bench_sync_names[o->sync], bench_win_names[o->flavor]);
+        printf("\"results\":[");
     } else {
         printf("# tern-bench %s (%s, %d ranks%s)\n", d->title, lib, bench_size, o->corrupt ? ", CORRUPTING" : "");
         if (o->window && d->window) printf("# Window size: %d\n", o->window);
+        if (d->rma)
+            printf("# Synchronization: %s, window: MPI_Win_%s\n", bench_sync_names[o->sync],
+                   o->flavor == BENCH_WIN_DYNAMIC ? "create_dynamic" : bench_win_names[o->flavor]);
         printf("%-12s", "# Size");
         for (int c = 0; c < t->ncols; c++) printf("%20s", t->cols[c]);
         if (t->with_iters) printf("%12s", "Iterations");

@@ -29,7 +29,17 @@ typedef struct bench_opts {
     int window;                /* messages in flight per iteration (bw, bibw, mbw_mr) */
     int json;                  /* print one JSON object instead of a table */
     int corrupt;               /* flip one byte of every sent message (tests validation) */
+    int sync;                  /* one-sided: BENCH_SYNC_* (-s) */
+    int flavor;                /* one-sided: BENCH_WIN_* (-w) */
 } bench_opts;
+
+/* One-sided benchmarks (rma_driver.c): the synchronisation of the access
+ * epochs and the window creation flavour, as OSU's -s and -w. */
+enum { BENCH_SYNC_LOCK, BENCH_SYNC_FLUSH, BENCH_SYNC_LOCK_ALL, BENCH_SYNC_FENCE, BENCH_SYNC_PSCW,
+       BENCH_SYNC_COUNT };
+enum { BENCH_WIN_CREATE, BENCH_WIN_ALLOCATE, BENCH_WIN_DYNAMIC, BENCH_WIN_COUNT };
+extern const char *const bench_sync_names[BENCH_SYNC_COUNT];
+extern const char *const bench_win_names[BENCH_WIN_COUNT];
 
 /* What a benchmark is and which defaults it has. */
 typedef struct bench_desc {
@@ -40,6 +50,9 @@ typedef struct bench_desc {
     int window;                /* 0: the benchmark has no window */
     int min_ranks;             /* at least this many ranks */
     int even_ranks;            /* pairs of ranks */
+    int rma;                   /* one-sided: takes -s and -w */
+    int sync;                  /* one-sided: default BENCH_SYNC_* */
+    unsigned syncs;            /* one-sided: the BENCH_SYNC_* it supports, bits */
 } bench_desc;
 
 /* A row of results: up to four named values for one message size. */
@@ -78,6 +91,8 @@ void bench_check(const void *buf, size_t len, size_t size, int src, int salt, co
 /* Same for int elements: element i must equal expect(i). */
 void bench_check_int(const int *buf, size_t count, size_t size, const char *what,
                      int (*expect)(size_t i, size_t size, void *arg), void *arg);
+/* Same for one value. */
+void bench_check_value(long long got, long long want, size_t size, const char *what);
 /* Counts one validated size (printed in the footer). */
 void bench_validated(void);
 

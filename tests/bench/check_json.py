@@ -24,7 +24,10 @@ need(doc.get("benchmark") == name, "benchmark name")
 need(doc.get("ranks") == ranks, "rank count")
 rows = doc.get("results")
 need(isinstance(rows, list) and rows, "results present")
+rma_lat = ("put_lat", "get_lat", "acc_lat", "get_acc_lat", "fop_lat", "cas_lat")
 metrics = {"latency": ["latency_us"], "bw": ["bw_mbs"], "bibw": ["bibw_mbs"],
+           "put_bw": ["bw_mbs"], "get_bw": ["bw_mbs"], "put_bibw": ["bibw_mbs"],
+           **{n: ["latency_us"] for n in rma_lat},
            "mbw_mr": ["bw_mbs", "msg_rate"], "multi_lat": ["latency_us"],
            "init": ["init_ms", "init_finalize_ms"]}.get(
     name, ["latency_us", "min_latency_us", "max_latency_us"])
@@ -38,8 +41,11 @@ if name == "init":
     need(doc.get("validated_buffers") == ranks, "every rank reported")
 elif name == "barrier":
     need(sizes == [0], "barrier has no sizes")
+elif name in ("fop_lat", "cas_lat"):
+    need(sizes == [8], "one 8-byte element, sizes do not apply")
+    need(doc.get("validated_buffers", 0) >= 2, "target value and fetched value checked")
 else:
-    first = 4 if name in ("reduce", "allreduce", "reduce_scatter") else 1
+    first = 4 if name in ("reduce", "allreduce", "reduce_scatter", "acc_lat", "get_acc_lat") else 1
     expect = []
     s = first
     while s <= 4096:
@@ -48,4 +54,6 @@ else:
     need(sizes == expect, f"sizes {expect}")
     need(doc.get("validated_sizes") == len(rows), "every size validated")
     need(doc.get("validated_buffers", 0) >= len(rows), "received buffers checked")
+if name in rma_lat + ("put_bw", "get_bw", "put_bibw"):
+    need(doc.get("sync") and doc.get("win"), "synchronisation and window flavour named")
 print(f"ok: {name}: {len(rows)} sizes, validated")

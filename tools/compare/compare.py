@@ -11,7 +11,10 @@ all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
 cross-core cache-line latency. Start-up also runs Tern with every rank on
 libfabric (TERN_TRANSPORTS=self,ofi; its TCP provider here), connecting to all peers in MPI_Init
 and lazily, for the cost of connection set-up and of each first message.
-Inter-host: latency, bw and bibw with one rank in each of two network
+One-sided: the OSU one-sided set (put/get latency and bandwidth, put
+bibw, accumulate, get_accumulate, fetch_and_op and compare_and_swap latency)
+with the synchronisation and window flavour of --rma-sync / --rma-win.
+Inter-host: latency, bw and bibw (and the one-sided benchmarks asked for) with one rank in each of two network
 namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
 MPI over TCP and launched over ssh. Writes report.md (medians over rounds, ratio
 Tern / best peer, the targets, Tern's distance to the physical limits),
@@ -39,6 +42,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 IMPLS = ["tern", "openmpi", "mpich"]
 LABEL = {"tern": "Tern", "openmpi": "Open MPI", "mpich": "MPICH"}
 P2P = ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
+# One-sided benchmarks (bench/rma_driver.c).
+RMA = ["put_lat", "get_lat", "put_bw", "get_bw", "put_bibw", "acc_lat", "get_acc_lat", "fop_lat", "cas_lat"]
 COLL = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter",
         "reduce_scatter"]
 # benchmark -> (metric key, unit, higher is better)
@@ -47,6 +52,9 @@ METRIC = {"latency": ("latency_us", "us", False), "multi_lat": ("latency_us", "u
           "mbw_mr": ("bw_mbs", "MB/s", True)}
 for _c in COLL:
     METRIC[_c] = ("latency_us", "us", False)
+for _r in RMA:
+    METRIC[_r] = {"put_bw": ("bw_mbs", "MB/s", True), "get_bw": ("bw_mbs", "MB/s", True),
+                  "put_bibw": ("bibw_mbs", "MB/s", True)}.get(_r, ("latency_us", "us", False))
 INIT_RANKS = [2, 8, 32]
 LAUNCH_RANKS = 8
 # Tern with every rank on the network transport (libfabric, its TCP provider here), so that
@@ -122,6 +130,8 @@ def build_benchmarks(impl, tc, outdir, names):
             srcs = [os.path.join(bench, "harness.c"), os.path.join(bench, f"bench_{name}.c")]
             if name in COLL:
                 srcs.append(os.path.join(bench, "coll_driver.c"))
+            elif name in RMA:
+                srcs.append(os.path.join(bench, "rma_driver.c"))
         exe = os.path.join(outdir, name)
         rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs], 300)
         if rc == 0:
@@ -499,6 +509,7 @@ def targets(res):
         big = [s for s in res.sizes(key) if 256 << 10 <= s <= 4 << 20]
         r, s, t, b = worst(key, metric, big, True)
         rows.append((f"{key} 256 KB-4 MB (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, ">= 1.2", r is not None and r >= 1.2, "MB/s"))
+    rows += rma_targets(res, worst)
     for n in INIT_RANKS:
         r, s, t, b = worst(f"init_np{n}", "init_finalize_ms", [0], False)
         rows.append((f"MPI_Init+MPI_Finalize, {n} ranks (ms)", t, b, r, "<= 0.5", r is not None and r <= 0.5, "ms"))
@@ -506,6 +517,26 @@ def targets(res):
     rows.append((f"mpiexec -n {LAUNCH_RANKS} trivial, wall clock (ms)", t, b, r, "<= 1.0", r is not None and r <= 1.0, "ms"))
     if res.inter["status"] == "ran":
         rows += inter_targets(res)
+    return rows
+
+
+def rma_targets(res, worst):
+    """One node, one-sided (issue 13): rows only for the benchmarks that ran."""
+    rows = []
+    for key, sizes, bound, higher, what in (
+            ("put_lat", lambda s: s <= 4096, 0.5, False, "put latency 1 B-4 KB"),
+            ("get_lat", lambda s: s <= 4096, 0.5, False, "get latency 1 B-4 KB"),
+            ("put_bw", lambda s: 64 << 10 <= s <= 4 << 20, 1.2, True, "put bw 64 KB-4 MB"),
+            ("get_bw", lambda s: 64 << 10 <= s <= 4 << 20, 1.2, True, "get bw 64 KB-4 MB"),
+            ("fop_lat", lambda s: True, 0.5, False, "fetch_and_op latency"),
+            ("cas_lat", lambda s: True, 0.5, False, "compare_and_swap latency")):
+        if not res.sizes(key):
+            continue
+        metric, unit, _ = METRIC[key]
+        r, s, t, b = worst(key, metric, [s for s in res.sizes(key) if sizes(s)], higher)
+        met = r is not None and (r >= bound if higher else r <= bound)
+        rows.append((what + (f" (worst size: {size_label(s)})" if s is not None else ""), t, b, r,
+                     f"{'>=' if higher else '<='} {bound}", met, unit))
     return rows
 
 
@@ -518,7 +549,7 @@ def plots(res, outdir):
         log("matplotlib missing (apt install python3-matplotlib): no plots")
         return []
     made = []
-    for key in P2P + COLL + [f"inter_{n}" for n in INTER]:
+    for key in P2P + RMA + COLL + [f"inter_{n}" for n in INTER + RMA]:
         metric, unit, higher = METRIC[key.replace("inter_", "")]
         sizes = [s for s in res.sizes(key) if s > 0]
         if len(sizes) < 2:
@@ -632,6 +663,16 @@ def write_report(res, limits, args, meta, outdir, pngs):
         L.append("### mbw_mr message rate (messages/s, higher is better)\n")
         L.append(table(res, key, "msg_rate", "msg/s", True) + "\n")
 
+    if any(res.sizes(k) for k in RMA):
+        L.append(f"## One-sided ({args.ranks} ranks; ranks 0 and 1 share the window)\n")
+        L.append(f"Synchronisation `-s {getattr(args, 'rma_sync', None) or 'default'}`, window "
+                 f"`-w {getattr(args, 'rma_win', None) or 'allocate'}` (default: flush, put_bibw pscw; "
+                 "see bench/rma_driver.h).\n")
+        for key in RMA:
+            if res.sizes(key):
+                metric, unit, higher = METRIC[key]
+                L.append(f"### {key} ({'higher' if higher else 'lower'} is better)\n")
+                L.append(table(res, key, metric, unit, higher) + "\n")
     L.append("## Start-up\n")
     L.append("| figure | " + " | ".join(LABEL[i] for i in IMPLS) + " | Tern / best peer |")
     L.append("|---|" + "---:|" * (len(IMPLS) + 1))
@@ -781,7 +822,7 @@ def inter_section(res, args):
                  f"{'yes' if met else ('no' if r else 'n/a')} |")
     L.append("")
     L.append(floor_text(res))
-    for name in INTER:
+    for name in INTER + RMA:
         key = f"inter_{name}"
         if res.sizes(key):
             metric, unit, higher = METRIC[name]
@@ -827,6 +868,7 @@ def rewrite(args, out):
     meta = saved["meta"]
     args.rounds, args.quick = meta["rounds"], meta["quick"]
     args.ranks, args.launch_reps = meta.get("ranks", args.ranks), meta.get("launch_reps", args.launch_reps)
+    args.rma_sync, args.rma_win = meta.get("rma_sync"), meta.get("rma_win")
     os.makedirs(out, exist_ok=True)
     pngs = plots(res, out)
     text = write_report(res, saved["limits"], args, meta, out, pngs)
@@ -836,6 +878,16 @@ def rewrite(args, out):
         update_doc(args.update_doc, text, out, pngs)
     log(f"report: {os.path.join(out, 'report.md')}")
     return 0
+
+
+def rma_args(args, key):
+    """-s and -w of a one-sided benchmark (put_bibw takes only fence and pscw)."""
+    out = []
+    if args.rma_sync and not (key == "put_bibw" and args.rma_sync not in ("fence", "pscw")):
+        out += ["-s", args.rma_sync]
+    if args.rma_win:
+        out += ["-w", args.rma_win]
+    return out
 
 
 def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch):
@@ -848,14 +900,15 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
         lim = measure_limits(scratch, args.quick)
         if lim:
             limits_runs.append(lim)
-        for key in [b for b in P2P + COLL if b in wanted]:
+        for key in [b for b in P2P + RMA + COLL if b in wanted]:
             for impl in rot:
                 if key in exes[impl]:
                     log(f"  {key}: {LABEL[impl]}")
                     # More ranks than cores: bound ranks would share cores
                     # (Open MPI refuses); run them unbound, oversubscribed.
                     run_bench(res, impl, tcs[impl], exes[impl][key], key, args.ranks,
-                              p2p_args if key in P2P else coll_args, args.ranks <= (os.cpu_count() or 1),
+                              (p2p_args + rma_args(args, key) if key in RMA else p2p_args if key in P2P else coll_args),
+                              args.ranks <= (os.cpu_count() or 1),
                               args.timeout)
         if hosts and hosts.vars:
             floor_exe = build_tool(scratch, "tcp_pingpong")
@@ -864,12 +917,12 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                 fl = hosts.tcp_floor(floor_exe, args.timeout)
                 if fl:
                     res.inter.setdefault("floor_runs", []).append(fl)
-            for name in INTER:
+            for name in INTER + [r for r in RMA if r in wanted]:
                 for impl in rot:
                     if name in exes[impl] and impl not in res.inter["na"]:
                         log(f"  inter-host {name}: {LABEL[impl]}")
                         run_inter(res, hosts, impl, tcs[impl], exes[impl][name], name,
-                                  p2p_args, args.timeout)
+                                  p2p_args + (rma_args(args, name) if name in RMA else []), args.timeout)
         if "init" in wanted:
             # Tern on the network transport runs beside the others, in the
             # same rotation.
@@ -899,8 +952,14 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
     ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (Release) from the checkout")
     ap.add_argument("--impls", default=",".join(IMPLS), help="implementations to run (default tern,openmpi,mpich)")
-    ap.add_argument("--benchmarks", default=",".join(P2P + COLL + ["init", "launch"]),
-                    help="benchmarks to run (default all: p2p, collectives, init, launch)")
+    ap.add_argument("--benchmarks", default=",".join(P2P + RMA + COLL + ["init", "launch"]),
+                    help="benchmarks to run (default all: p2p, one-sided, collectives, init, launch); "
+                         "one-sided: " + ",".join(RMA))
+    ap.add_argument("--rma-sync", choices=["lock", "flush", "lock_all", "fence", "pscw"],
+                    help="one-sided synchronisation, -s of the benchmarks (default: theirs, flush; "
+                         "put_bibw keeps pscw unless fence is asked)")
+    ap.add_argument("--rma-win", choices=["create", "allocate", "dynamic"],
+                    help="one-sided window flavour, -w of the benchmarks (default allocate)")
     ap.add_argument("--ranks", type=int, default=2, help="ranks for point-to-point and collectives (default 2)")
     ap.add_argument("--launch-reps", type=int, default=10, help="runs of mpiexec -n 8 per round (default 10)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
@@ -921,7 +980,7 @@ def main():
         if x not in IMPLS:
             ap.error(f"unknown implementation {x}")
     for b in wanted:
-        if b not in P2P + COLL + ["init", "launch"]:
+        if b not in P2P + RMA + COLL + ["init", "launch"]:
             ap.error(f"unknown benchmark {b}")
 
     start, date = time.time(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip()
@@ -935,7 +994,7 @@ def main():
 
     tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else build_tern(scratch, args.jobs)
     tcs = toolchains(tern_prefix)
-    names = [b for b in P2P + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
+    names = [b for b in P2P + RMA + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
     exes = {}
     for impl in impls:
         if not shutil.which(tcs[impl]["mpicc"]) or not shutil.which(tcs[impl]["launch"][0]):
@@ -984,6 +1043,7 @@ def main():
     meta = {"date": date, "git": tern_from, "load_before": load_before, "load_after": os.getloadavg()[0],
             "duration_s": time.time() - start, "rounds": args.rounds, "quick": args.quick,
             "ranks": args.ranks, "launch_reps": args.launch_reps,
+            "rma_sync": args.rma_sync, "rma_win": args.rma_win,
             "command": " ".join(["scripts/run-compare.sh"] + sys.argv[1:])}
     pngs = plots(res, out)
     text = write_report(res, limits, args, meta, out, pngs)

@@ -456,7 +456,8 @@ static void serve_control(tern_win_t *w, const rma_hdr_t *h)
             w->excl_holder = -1;
         else if (w->shared_holders > 0)
             w->shared_holders--;
-        send_reply(w, h->origin, h->reply_tag, TERN_OK, NULL, 0);
+        if (h->reply_tag) /* origins do not wait for the release (rma_sync.c) */
+            send_reply(w, h->origin, h->reply_tag, TERN_OK, NULL, 0);
         while (w->waiters && grantable(w, w->waiters->type)) {
             tern_win_waiter_t *x = w->waiters;
             if (!(w->waiters = x->next))

@@ -8,6 +8,7 @@
 #include "core/datatype/op.h"
 #include "core/rma/rma_am.h"
 #include "core/rma/rma_rdma.h"
+#include "core/rma/rma_cma.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 
@@ -145,6 +146,23 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         if (st != TERN_OK)
             return st;
         goto done_now;
+    }
+    if (st == TERN_OK && tern_rma_cma_covers(w, c->target, h.type)) {
+        /* Win_create on one node: copied now, complete at once (rma_cma.c). */
+        char *out = c->type == RMA_GET ? malloc(tbytes) : NULL;
+        st = c->type == RMA_GET && !out ? TERN_ERR_NOMEM
+                                        : tern_rma_cma_apply(w, c->target, &h, segs, nsegs, data, out);
+        if (st == TERN_OK && out)
+            st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
+        free(out);
+        if (st != TERN_ERR_NOT_SUPPORTED) {
+            free(segs);
+            free(data);
+            if (st != TERN_OK)
+                return st;
+            goto done_now;
+        }
+        st = TERN_OK; /* refused by the kernel: by active messages instead */
     }
     if (st == TERN_OK && w->rdma) {
         /* Over the network: the target's memory directly (rma_rdma.c). */

@@ -234,7 +234,10 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
         tern_rma_shm_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
                                                                  : MPI_LOCK_SHARED);
     else if (!(w->locked[rank] & LOCK_NOCHECK))
-        s = tern_rma_am_control(w, rank, RMA_UNLOCK, 0, 1);
+        /* Sent, not waited for: the operations are answered already, and
+         * this origin's next LOCK to the target arrives after it (one
+         * round trip less per passive epoch). */
+        s = tern_rma_am_control(w, rank, RMA_UNLOCK, 0, 0);
     w->locked[rank] = 0;
     if (!--w->n_locked)
         w->epoch &= ~TERN_EPOCH_LOCK;
@@ -270,7 +273,7 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
             tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
             continue;
         }
-        tern_status_t s = tern_rma_am_control(w, r, RMA_UNLOCK, 0, 1);
+        tern_status_t s = tern_rma_am_control(w, r, RMA_UNLOCK, 0, 0); /* as Win_unlock */
         if (st == TERN_OK)
             st = s;
     }

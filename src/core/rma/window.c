@@ -7,6 +7,7 @@
 #include "core/comm/info.h"
 #include "core/rma/rma_am.h"
 #include "core/rma/rma_rdma.h"
+#include "core/rma/rma_cma.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 #include "base/config.h"
@@ -117,6 +118,7 @@ tern_status_t tern_win_get_info(tern_win_t *w, MPI_Info *info_used)
 
 static void win_destroy(tern_win_t *w)
 {
+    tern_rma_cma_close(w);
     if (w->handle != MPI_WIN_NULL)
         tern_handle_release(&wins, w->handle);
     tern_rma_rdma_close(w);
@@ -220,6 +222,10 @@ tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, M
 {
     tern_win_t *w;
     tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit.v, &w);
+    if (st == TERN_OK && (st = tern_rma_cma_open(w)) != TERN_OK) {
+        tern_rma_am_close(w);
+        win_destroy(w);
+    }
     if (st == TERN_OK)
         *win = w->handle;
     return st;

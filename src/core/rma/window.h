@@ -57,6 +57,7 @@ typedef struct tern_win {
     MPI_Aint *shm_offsets;   /* rank -> offset of its memory in shm */
     struct tern_rma_shm_ctrl *ctrl; /* in shm: per rank, its lock word and accumulate lock */
     int direct;              /* operations and locks go straight to shm (rma_shm.c) */
+    struct tern_rma_cma *cma; /* Win_create on one node: puts and gets by CMA (rma_cma.c) */
     tern_win_region_t *regions; /* dynamic: attached memory */
     struct tern_rma_rdma *rdma; /* RDMA over the network (rma_rdma.c), or NULL */
     char name[MPI_MAX_OBJECT_NAME];

@@ -1,0 +1,12 @@
+/* tern-bench acc_lat: MPI_Accumulate latency (MPI_INT, MPI_SUM). */
+#include "rma_driver.h"
+
+int main(int argc, char **argv)
+{
+    static const bench_rma rma = {
+        .desc = {.name = "acc_lat", .title = "Accumulate Latency Test", .min_size = 4, .max_size = 4 << 20,
+                 .iters = 10000, .iters_large = 1000, .warmup = 1000, .warmup_large = 100, .min_ranks = 2,
+                 .rma = 1, .sync = BENCH_SYNC_FLUSH, .syncs = BENCH_RMA_ALL_SYNCS},
+        .op = BENCH_RMA_ACC, .measure = BENCH_RMA_LATENCY};
+    return bench_rma_main(argc, argv, &rma);
+}
