@@ -20,13 +20,14 @@ import report  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ALL_DIRS = ["attr", "basic", "coll", "comm", "datatype", "errhan", "group", "info", "init",
-            "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls"]
+            "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls",
+            "f77", "f90", "f08"]
 CI_DIRS = ["pt2pt", "part", "coll", "comm", "group", "datatype", "init", "errhan", "attr",
            "info", "spawn", "basic", "util"]
 PEERS = {
-    # name: (label, mpicc, mpicxx, mpiexec command)
-    "mpich": ("MPICH 4.0.2", "mpicc.mpich", "mpicxx.mpich", ["mpiexec.mpich"]),
-    "openmpi": ("Open MPI 4.1.4", "mpicc.openmpi", "mpicxx.openmpi",
+    # name: (label, compiler wrappers' suffix, mpiexec command)
+    "mpich": ("MPICH 4.0.2", ".mpich", ["mpiexec.mpich"]),
+    "openmpi": ("Open MPI 4.1.4", ".openmpi",
                 ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]),
 }
 
@@ -101,15 +102,16 @@ def build_tern(cache, jobs):
 
 
 def peer_prefix(cache, name):
-    """A prefix whose bin/ holds mpicc, mpicxx and mpiexec of a Debian peer
-    (what MPICH's configure --with-mpi wants)."""
-    label, cc, cxx, mpiexec = PEERS[name]
+    """A prefix whose bin/ holds the compiler wrappers (mpicc, mpicxx,
+    mpif77, mpifort) and mpiexec of a Debian peer (what MPICH's configure
+    --with-mpi wants)."""
+    label, suffix, mpiexec = PEERS[name]
     prefix = os.path.join(cache, "peers", name)
     os.makedirs(os.path.join(prefix, "bin"), exist_ok=True)
-    for link, tool in (("mpicc", cc), ("mpicxx", cxx)):
-        path = os.path.join(prefix, "bin", link)
+    for tool in ("mpicc", "mpicxx", "mpif77", "mpifort"):
+        path = os.path.join(prefix, "bin", tool)
         if not os.path.lexists(path):
-            os.symlink(f"/usr/bin/{tool}", path)
+            os.symlink(f"/usr/bin/{tool}{suffix}", path)
     script = os.path.join(prefix, "bin", "mpiexec")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n")
@@ -162,7 +164,10 @@ def run_impl(args, impl, prefix, dirs, mods):
             if args.only_failing_in:
                 keep = _failing(args.only_failing_in)[0]
                 tests = [t for t in tests if (t.key, t.np) in keep]
-            failed = mpich_suite.build(tree, tests, prebuild, args.jobs, logdir)
+            gaps = mpich_suite.fortran_gaps(prefix, dirs, logdir)
+            for d, why in sorted(gaps.items()):
+                log(f"{impl}: {d}: {why}")
+            failed = mpich_suite.build(tree, tests, prebuild, args.jobs, logdir, gaps)
             log(f"{impl}: {len(tests)} MPICH tests, {len(failed)} programs do not build")
             mpich = mpich_suite.run_tests(tree, tests, failed, mpiexec, args.jobs, args.timeout,
                                           args.max_timeout, logdir,
