@@ -72,6 +72,13 @@ def parse_args(argv):
                         "modules with failures, in these saved results (e.g. "
                         "build-conformance/results/tern.json): a quick peer check of Tern's "
                         "failures")
+    p.add_argument("--merge", action="store_true",
+                   help="merge this run's results into the implementation's saved results "
+                        "(its tests replace the saved ones; the rest stay): reruns of a "
+                        "directory or of timeouts, or a peer's f08 run, without a full run")
+    p.add_argument("--rerun-timeouts", action="store_true",
+                   help="run only the MPICH tests and mpi4py modules that timed out in the "
+                        "implementation's saved results, and merge (implies --merge)")
     p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
     p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
     p.add_argument("--max-ranks", type=int, default=0,
@@ -157,6 +164,38 @@ def _failing(path):
     return tests, mods
 
 
+def _results_path(args, impl):
+    return os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json")
+
+
+def _timed_out(path):
+    """({(test key, ranks)} of MPICH tests, {mpi4py modules}) that timed out
+    in saved results."""
+    with open(path) as f:
+        data = json.load(f)
+    tests = {(r["test"], r["np"]) for r in data["mpich"].values()
+             if r["status"] == "failed" and r.get("reason", "").startswith("timeout")}
+    mods = {r["test"] for r in data["mpi4py"].values()
+            if any("whole module" in t and m.startswith("timeout") for t, m in r.get("fails", []))}
+    return tests, mods
+
+
+def _merge(path, new):
+    """The saved results at path with new's tests and modules in place of
+    theirs; new's run is noted under "reruns"."""
+    with open(path) as f:
+        old = json.load(f)
+    old["mpich"].update(new["mpich"])
+    old["mpi4py"].update(new["mpi4py"])
+    old["dirs"] = old["dirs"] + [d for d in new["dirs"] if d not in old["dirs"]]
+    old["notes"] = old["notes"] + [n for n in new["notes"] if n not in old["notes"]]
+    what = f"{len(new['mpich'])} MPICH tests, {len(new['mpi4py'])} mpi4py module runs"
+    old.setdefault("reruns", []).append({"command": new["command"], "date": new["date"],
+                                         "commit": new["commit"], "what": what,
+                                         "seconds": new["seconds"]})
+    return old
+
+
 def run_impl(args, impl, prefix, dirs, mods):
     """Both suites against one implementation; results are also saved as
     JSON under the cache (results/<impl>.json)."""
@@ -178,6 +217,9 @@ def run_impl(args, impl, prefix, dirs, mods):
             if args.only_failing_in:
                 keep = _failing(args.only_failing_in)[0]
                 tests = [t for t in tests if (t.key, t.np) in keep]
+            if args.rerun_timeouts:
+                keep = _timed_out(_results_path(args, impl))[0]
+                tests = [t for t in tests if (t.key, t.np) in keep]
             gaps = mpich_suite.fortran_gaps(prefix, dirs, logdir)
             for d, why in sorted(gaps.items()):
                 log(f"{impl}: {d}: {why}")
@@ -196,6 +238,8 @@ def run_impl(args, impl, prefix, dirs, mods):
             names = mpi4py_suite.modules(src, mods)
             if args.only_failing_in:
                 names = [m for m in names if m in _failing(args.only_failing_in)[1]]
+            if args.rerun_timeouts:
+                names = [m for m in names if m in _timed_out(_results_path(args, impl))[1]]
             m4py = mpi4py_suite.run_all(py, src, names, [1, 2],
                                         mpiexec, args.module_timeout, logdir,
                                         progress=lambda m: log(f"{impl}: {m}"))
@@ -207,8 +251,10 @@ def run_impl(args, impl, prefix, dirs, mods):
             "command": "scripts/run-conformance.sh " + " ".join(sys.argv[1:]),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
-    with open(os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json"),
-              "w") as f:
+    path = _results_path(args, impl)
+    if (args.merge or args.rerun_timeouts) and os.path.isfile(path):
+        data = _merge(path, data)
+    with open(path, "w") as f:
         json.dump(data, f, indent=1)
     return data
 

@@ -212,8 +212,11 @@ def write(path, command, commit, results, entries, peers, seconds):
             scope += (" — only the tests that built but failed with Tern there (and the "
                       f"mpi4py modules with a Tern failure), from {d['only_failing_in']}")
         how = f"`{d['command']}`, " if d.get("command") and impl != "tern" else ""
+        reruns = "".join(f" Merged in: {r['what']} (`{r['command']}`, {r['date']}, "
+                         f"{r['seconds'] / 60:.0f} min, commit {r['commit']})."
+                         for r in d.get("reruns", []))
         lines.append(f"- {labels[impl]}: {scope} ({how}{d['date']}, {d['seconds'] / 60:.0f} min)."
-                     + "".join(f" {n}." for n in d["notes"]))
+                     + "".join(f" {n}." for n in d["notes"]) + reruns)
     lines.append("")
     lines += _summary(results, impls, labels)
 
