@@ -188,6 +188,8 @@ def _merge(path, new):
     old["mpich"].update(new["mpich"])
     old["mpi4py"].update(new["mpi4py"])
     old["dirs"] = old["dirs"] + [d for d in new["dirs"] if d not in old["dirs"]]
+    if old["modules"] is None:  # an MPICH-only run merged with an mpi4py run
+        old["modules"] = new["modules"]
     old["notes"] = old["notes"] + [n for n in new["notes"] if n not in old["notes"]]
     what = f"{len(new['mpich'])} MPICH tests, {len(new['mpi4py'])} mpi4py module runs"
     old.setdefault("reruns", []).append({"command": new["command"], "date": new["date"],
