@@ -23,7 +23,7 @@ ALL_DIRS = ["attr", "basic", "coll", "comm", "datatype", "errhan", "group", "inf
             "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls",
             "f77", "f90", "f08"]
 CI_DIRS = ["pt2pt", "part", "coll", "comm", "group", "datatype", "init", "errhan", "attr",
-           "info", "spawn", "basic", "util"]
+           "info", "spawn", "rma", "f77", "f90", "basic", "util"]
 # Tests of the CI directories left out of the CI subset (the full run keeps
 # them): too slow for a 2-core CI machine, by test key (program and args).
 CI_SKIP = {
