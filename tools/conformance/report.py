@@ -216,9 +216,14 @@ def write(path, command, commit, results, entries, peers, seconds):
             scope += (" — only the tests that built but failed with Tern there (and the "
                       f"mpi4py modules with a Tern failure), from {d['only_failing_in']}")
         how = f"`{d['command']}`, " if d.get("command") and impl != "tern" else ""
-        reruns = "".join(f" Merged in: {r['what']} (`{r['command']}`, {r['date']}, "
-                         f"{r['seconds'] / 60:.0f} min, commit {r['commit']})."
-                         for r in d.get("reruns", []))
+        more = d.get("reruns", [])
+        reruns = ""
+        if more:
+            reruns = (f" Then {len(more)} more run{'s' if len(more) > 1 else ''} merged in "
+                      f"({more[0]['date']} to {more[-1]['date']}, "
+                      f"{sum(r['seconds'] for r in more) / 60:.0f} min): "
+                      + "; ".join(f"`{r['command'].replace('scripts/run-conformance.sh ', '')}`"
+                                  f" ({r['what']})" for r in more) + ".")
         lines.append(f"- {labels[impl]}: {scope} ({how}{d['date']}, {d['seconds'] / 60:.0f} min)."
                      + "".join(f" {n}." for n in d["notes"]) + reruns)
     lines.append("")
