@@ -2,7 +2,8 @@
 """Tests of the conformance harness (tools/conformance) without the external
 suites: testlist reading, outcomes decided like MPICH's runtests, the time
 limit and the cleanup of leftover processes, the expected-list gate and its
-rewrite, and build-failure reasons."""
+rewrite, build-failure reasons, the Fortran probes, merged reruns and the
+report's side-by-side totals."""
 import os
 import sys
 import tempfile
@@ -11,8 +12,11 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
 import classify  # noqa: E402
+import conformance  # noqa: E402
 import expected  # noqa: E402
+import json  # noqa: E402
 import mpich_suite  # noqa: E402
+import report  # noqa: E402
 import runner  # noqa: E402
 
 failures = []
@@ -140,8 +144,78 @@ def test_classify():
     check(r("Unexpected error code", missing) is None, "runtime failures stay unclassified")
 
 
+def test_fortran_gaps():
+    """A directory whose probe does not build is a gap with its reason;
+    one whose probe builds is not; C directories are never probed."""
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "bin"))
+        # a compiler that knows mpif.h and `use mpi` but not `use mpi_f08`
+        for tool in ("mpif77", "mpifort"):
+            path = os.path.join(d, "bin", tool)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n! grep -q mpi_f08 \"$1\"\n")
+            os.chmod(path, 0o755)
+        gaps = mpich_suite.fortran_gaps(d, ["pt2pt", "f77", "f90", "f08"], d)
+        check(set(gaps) == {"f08"}, f"only f08 is a gap: {gaps}")
+        check("no mpi_f08 module" in gaps.get("f08", ""), "the f08 gap names the module")
+        check(classify.reason(gaps.get("f08", ""), {}).startswith("Fortran: the mpi_f08"),
+              "an f08 gap is classified")
+
+
+def test_patch_f08():
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "configure"), "w") as f:
+            f.write("x\n" + mpich_suite.F08_PATCH[0] + "\n   f08dir=f08\n")
+        mpich_suite._patch_f08(d)
+        text = open(os.path.join(d, "configure")).read()
+        check(mpich_suite.F08_PATCH[1] in text and "FROM_MPICH" not in text,
+              "configure enables f08 against an installed MPI")
+
+
+def test_merge_and_timeouts():
+    """--merge: the new run's tests replace the saved ones, the rest stay;
+    --rerun-timeouts picks what timed out."""
+    def res(status, reason=""):
+        return {"suite": "mpich", "dir": "rma", "test": "rma/a", "np": 2, "status": status,
+                "built": True, "reason": reason}
+    saved = {"impl": "tern", "dirs": ["rma"], "modules": None, "notes": [], "command": "c0",
+             "mpich": {"rma/a|2": res("failed", "timeout after 60 s"),
+                       "rma/b|2": dict(res("failed", "wrong"), test="rma/b")},
+             "mpi4py": {}}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "tern.json")
+        with open(path, "w") as f:
+            json.dump(saved, f)
+        tests, mods = conformance._timed_out(path)
+        check(tests == {("rma/a", 2)} and not mods, f"only the timeout is rerun: {tests}")
+        new = {"dirs": ["rma", "f77"], "modules": [], "notes": [], "command": "c1",
+               "date": "now", "commit": "x", "seconds": 60,
+               "mpich": {"rma/a|2": res("passed")},
+               "mpi4py": {"test_win|1": {"test": "test_win", "np": 1}}}
+        merged = conformance._merge(path, new)
+        check(merged["mpich"]["rma/a|2"]["status"] == "passed", "the rerun replaces the test")
+        check(merged["mpich"]["rma/b|2"]["reason"] == "wrong", "the others stay")
+        check(merged["dirs"] == ["rma", "f77"] and merged["modules"] == [],
+              "directories and modules join")
+        check(merged["command"] == "c0" and merged["reruns"][0]["command"] == "c1",
+              "the first run stays the page's; the rerun is noted")
+
+
+def test_summary():
+    def r(top, status, built=True):
+        return {"dir": top, "status": status, "built": built}
+    results = {"tern": {"mpich": {"1": r("pt2pt", "passed"), "2": r("pt2pt", "failed", False),
+                                  "3": r("rma", "passed"), "4": r("pt2pt", "skipped")},
+                        "mpi4py": {"m|1": {"tests": 5, "passed": 3, "skipped": 1}}}}
+    rows = "\n".join(report._summary(results, ["tern"], {"tern": "Tern"}))
+    check("| 1 passed of 2 (1 built) |" in rows, f"required directories counted: {rows}")
+    check("| 2 passed of 3 (2 built) |" in rows, "all directories counted")
+    check("3 passed of 4 run (1 skipped)" in rows, "mpi4py counted")
+
+
 for fn in (test_read_tests, test_judge, test_run_timeout_and_cleanup, test_expected_gate,
-           test_classify):
+           test_classify, test_fortran_gaps, test_patch_f08, test_merge_and_timeouts,
+           test_summary):
     fn()
 print("conformance harness:", "FAILED" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

@@ -60,6 +60,8 @@ def missing_procedures(tern_info):
 
 def reason(why, missing):
     """A reason for a program that does not build, or None."""
+    if "no mpi_f08 module" in why:
+        return "Fortran: the mpi_f08 module is not implemented yet (being written)"
     m = re.search(r"undefined reference to (MPI_\w+)", why) or \
         re.search(r"[‘'`](MPI_\w+)[’']\s+undeclared", why) or \
         re.search(r"implicit declaration of function [‘'`](MPI_\w+)", why) or \

@@ -20,13 +20,22 @@ import report  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ALL_DIRS = ["attr", "basic", "coll", "comm", "datatype", "errhan", "group", "info", "init",
-            "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls"]
+            "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls",
+            "f77", "f90", "f08"]
 CI_DIRS = ["pt2pt", "part", "coll", "comm", "group", "datatype", "init", "errhan", "attr",
-           "info", "spawn", "basic", "util"]
+           "info", "spawn", "rma", "f77", "f90", "basic", "util"]
+# Tests of the CI directories left out of the CI subset (the full run keeps
+# them): too slow for a 2-core CI machine, by test key (program and args).
+CI_SKIP = {
+    "rma/manyget": "300 s timeLimit: 10,000 MPI_Get of one element at 2 ranks",
+    "rma/large_acc_flush_local": "accumulates a large buffer many times; minutes on 2 cores",
+    "rma/rma_contig -iter=10000": "10,000 iterations of every contiguous RMA pattern; "
+                                  "rma_contig -iter=10 runs in CI",
+}
 PEERS = {
-    # name: (label, mpicc, mpicxx, mpiexec command)
-    "mpich": ("MPICH 4.0.2", "mpicc.mpich", "mpicxx.mpich", ["mpiexec.mpich"]),
-    "openmpi": ("Open MPI 4.1.4", "mpicc.openmpi", "mpicxx.openmpi",
+    # name: (label, compiler wrappers' suffix, mpiexec command)
+    "mpich": ("MPICH 4.0.2", ".mpich", ["mpiexec.mpich"]),
+    "openmpi": ("Open MPI 4.1.4", ".openmpi",
                 ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]),
 }
 
@@ -34,7 +43,11 @@ PEERS = {
 # The harness library (dtpools) calls MPI_Type_hvector/hindexed, removed in
 # MPI-3.0; Open MPI still exports them but hides their declarations unless
 # asked, and without them no test would build.
-CONFIGURE_EXTRA = {"openmpi": ["CPPFLAGS=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0"]}
+# Its mpif.h declares no interfaces yet gfortran 10+ refuses one routine
+# called with buffers of different types in one file unless told.
+CONFIGURE_EXTRA = {"openmpi": ["CPPFLAGS=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0",
+                               "FFLAGS=-fallow-argument-mismatch",
+                               "FCFLAGS=-fallow-argument-mismatch"]}
 
 
 def log(msg):
@@ -59,6 +72,13 @@ def parse_args(argv):
                         "modules with failures, in these saved results (e.g. "
                         "build-conformance/results/tern.json): a quick peer check of Tern's "
                         "failures")
+    p.add_argument("--merge", action="store_true",
+                   help="merge this run's results into the implementation's saved results "
+                        "(its tests replace the saved ones; the rest stay): reruns of a "
+                        "directory or of timeouts, or a peer's f08 run, without a full run")
+    p.add_argument("--rerun-timeouts", action="store_true",
+                   help="run only the MPICH tests and mpi4py modules that timed out in the "
+                        "implementation's saved results, and merge (implies --merge)")
     p.add_argument("--dirs", help="MPICH test directories, comma-separated (default: all)")
     p.add_argument("--modules", help="mpi4py test modules, comma-separated (default: all)")
     p.add_argument("--max-ranks", type=int, default=0,
@@ -101,15 +121,16 @@ def build_tern(cache, jobs):
 
 
 def peer_prefix(cache, name):
-    """A prefix whose bin/ holds mpicc, mpicxx and mpiexec of a Debian peer
-    (what MPICH's configure --with-mpi wants)."""
-    label, cc, cxx, mpiexec = PEERS[name]
+    """A prefix whose bin/ holds the compiler wrappers (mpicc, mpicxx,
+    mpif77, mpifort) and mpiexec of a Debian peer (what MPICH's configure
+    --with-mpi wants)."""
+    label, suffix, mpiexec = PEERS[name]
     prefix = os.path.join(cache, "peers", name)
     os.makedirs(os.path.join(prefix, "bin"), exist_ok=True)
-    for link, tool in (("mpicc", cc), ("mpicxx", cxx)):
-        path = os.path.join(prefix, "bin", link)
+    for tool in ("mpicc", "mpicxx", "mpif77", "mpifort"):
+        path = os.path.join(prefix, "bin", tool)
         if not os.path.lexists(path):
-            os.symlink(f"/usr/bin/{tool}", path)
+            os.symlink(f"/usr/bin/{tool}{suffix}", path)
     script = os.path.join(prefix, "bin", "mpiexec")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n")
@@ -143,6 +164,40 @@ def _failing(path):
     return tests, mods
 
 
+def _results_path(args, impl):
+    return os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json")
+
+
+def _timed_out(path):
+    """({(test key, ranks)} of MPICH tests, {mpi4py modules}) that timed out
+    in saved results."""
+    with open(path) as f:
+        data = json.load(f)
+    tests = {(r["test"], r["np"]) for r in data["mpich"].values()
+             if r["status"] == "failed" and r.get("reason", "").startswith("timeout")}
+    mods = {r["test"] for r in data["mpi4py"].values()
+            if any("whole module" in t and m.startswith("timeout") for t, m in r.get("fails", []))}
+    return tests, mods
+
+
+def _merge(path, new):
+    """The saved results at path with new's tests and modules in place of
+    theirs; new's run is noted under "reruns"."""
+    with open(path) as f:
+        old = json.load(f)
+    old["mpich"].update(new["mpich"])
+    old["mpi4py"].update(new["mpi4py"])
+    old["dirs"] = old["dirs"] + [d for d in new["dirs"] if d not in old["dirs"]]
+    if old["modules"] is None:  # an MPICH-only run merged with an mpi4py run
+        old["modules"] = new["modules"]
+    old["notes"] = old["notes"] + [n for n in new["notes"] if n not in old["notes"]]
+    what = f"{len(new['mpich'])} MPICH tests, {len(new['mpi4py'])} mpi4py module runs"
+    old.setdefault("reruns", []).append({"command": new["command"], "date": new["date"],
+                                         "commit": new["commit"], "what": what,
+                                         "seconds": new["seconds"]})
+    return old
+
+
 def run_impl(args, impl, prefix, dirs, mods):
     """Both suites against one implementation; results are also saved as
     JSON under the cache (results/<impl>.json)."""
@@ -159,10 +214,18 @@ def run_impl(args, impl, prefix, dirs, mods):
             tests, prebuild = mpich_suite.read_tests(tree, dirs)
             if args.max_ranks:
                 tests = [t for t in tests if t.np <= args.max_ranks]
+            if args.ci:
+                tests = [t for t in tests if t.key not in CI_SKIP]
             if args.only_failing_in:
                 keep = _failing(args.only_failing_in)[0]
                 tests = [t for t in tests if (t.key, t.np) in keep]
-            failed = mpich_suite.build(tree, tests, prebuild, args.jobs, logdir)
+            if args.rerun_timeouts:
+                keep = _timed_out(_results_path(args, impl))[0]
+                tests = [t for t in tests if (t.key, t.np) in keep]
+            gaps = mpich_suite.fortran_gaps(prefix, dirs, logdir)
+            for d, why in sorted(gaps.items()):
+                log(f"{impl}: {d}: {why}")
+            failed = mpich_suite.build(tree, tests, prebuild, args.jobs, logdir, gaps)
             log(f"{impl}: {len(tests)} MPICH tests, {len(failed)} programs do not build")
             mpich = mpich_suite.run_tests(tree, tests, failed, mpiexec, args.jobs, args.timeout,
                                           args.max_timeout, logdir,
@@ -177,6 +240,8 @@ def run_impl(args, impl, prefix, dirs, mods):
             names = mpi4py_suite.modules(src, mods)
             if args.only_failing_in:
                 names = [m for m in names if m in _failing(args.only_failing_in)[1]]
+            if args.rerun_timeouts:
+                names = [m for m in names if m in _timed_out(_results_path(args, impl))[1]]
             m4py = mpi4py_suite.run_all(py, src, names, [1, 2],
                                         mpiexec, args.module_timeout, logdir,
                                         progress=lambda m: log(f"{impl}: {m}"))
@@ -188,8 +253,10 @@ def run_impl(args, impl, prefix, dirs, mods):
             "command": "scripts/run-conformance.sh " + " ".join(sys.argv[1:]),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
-    with open(os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json"),
-              "w") as f:
+    path = _results_path(args, impl)
+    if (args.merge or args.rerun_timeouts) and os.path.isfile(path):
+        data = _merge(path, data)
+    with open(path, "w") as f:
         json.dump(data, f, indent=1)
     return data
 

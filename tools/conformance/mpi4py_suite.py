@@ -18,7 +18,7 @@ VERSION = "4.1.2"
 # pip packages the build and the runs need (wheels).
 TOOLS = ["cython>=3.0,<3.4", "setuptools>=61", "wheel", "unittest-xml-reporting==4.0.0"]
 # The modules for the features of the CI subset (pt2pt, part, coll, comm,
-# group, datatype, init, errhan, attr, info, spawn).
+# group, datatype, init, errhan, attr, info, spawn, rma).
 CI_MODULES = [
     "test_p2p_buf", "test_p2p_obj", "test_p2p_buf_matched", "test_p2p_obj_matched",
     "test_p2p_buf_part",
@@ -26,6 +26,7 @@ CI_MODULES = [
     "test_comm", "test_group", "test_datatype", "test_environ", "test_errhandler",
     "test_errorcode", "test_exceptions", "test_attributes", "test_info", "test_status",
     "test_request", "test_op", "test_pack", "test_spawn", "test_dynproc",
+    "test_win", "test_rma", "test_rma_nb",
 ]
 
 
