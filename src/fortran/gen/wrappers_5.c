@@ -66,6 +66,20 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
 }
 TERN_F_ALIASES(pmpi_sendrecv_replace, PMPI_SENDRECV_REPLACE)
 
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
+}
+TERN_F_ALIASES(mpi_session_attach_buffer, MPI_SESSION_ATTACH_BUFFER)
+
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
+}
+TERN_F_ALIASES(pmpi_session_attach_buffer, PMPI_SESSION_ATTACH_BUFFER)
+
 void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror);
 void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -94,6 +108,24 @@ void pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fi
 }
 TERN_F_ALIASES(pmpi_session_create_errhandler, PMPI_SESSION_CREATE_ERRHANDLER)
 
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *buffer_addr_p = NULL;
+    (void)buffer_addr;
+    *ierror = MPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
+}
+TERN_F_ALIASES(mpi_session_detach_buffer, MPI_SESSION_DETACH_BUFFER)
+
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *buffer_addr_p = NULL;
+    (void)buffer_addr;
+    *ierror = PMPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
+}
+TERN_F_ALIASES(pmpi_session_detach_buffer, PMPI_SESSION_DETACH_BUFFER)
+
 void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror);
 void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
@@ -107,6 +139,20 @@ void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
     *ierror = PMPI_Session_finalize((MPI_Session *)session);
 }
 TERN_F_ALIASES(pmpi_session_finalize, PMPI_SESSION_FINALIZE)
+
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_flush_buffer(*session);
+}
+TERN_F_ALIASES(mpi_session_flush_buffer, MPI_SESSION_FLUSH_BUFFER)
+
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_flush_buffer(*session);
+}
+TERN_F_ALIASES(pmpi_session_flush_buffer, PMPI_SESSION_FLUSH_BUFFER)
 
 void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
 void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
@@ -197,6 +243,20 @@ out:
     free(pset_name_c);
 }
 TERN_F_ALIASES(pmpi_session_get_pset_info, PMPI_SESSION_GET_PSET_INFO)
+
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_iflush_buffer(*session, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_session_iflush_buffer, MPI_SESSION_IFLUSH_BUFFER)
+
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_iflush_buffer(*session, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_session_iflush_buffer, PMPI_SESSION_IFLUSH_BUFFER)
 
 void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror);
 void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
@@ -833,67 +893,3 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
     *ierror = PMPI_Type_match_size(*typeclass, *size, (MPI_Datatype *)datatype);
 }
 TERN_F_ALIASES(pmpi_type_match_size, PMPI_TYPE_MATCH_SIZE)
-
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(mpi_type_set_attr, MPI_TYPE_SET_ATTR)
-
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)
-
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_set_name, MPI_TYPE_SET_NAME)
-
-void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(pmpi_type_set_name, PMPI_TYPE_SET_NAME)
-
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size(*datatype, (int *)size);
-}
-TERN_F_ALIASES(mpi_type_size, MPI_TYPE_SIZE)
-
-void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size(*datatype, (int *)size);
-}
-TERN_F_ALIASES(pmpi_type_size, PMPI_TYPE_SIZE)
-
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size_x(*datatype, (MPI_Count *)size);
-}
-TERN_F_ALIASES(mpi_type_size_x, MPI_TYPE_SIZE_X)
-
-void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size_x(*datatype, (MPI_Count *)size);
-}
-TERN_F_ALIASES(pmpi_type_size_x, PMPI_TYPE_SIZE_X)

@@ -3,6 +3,70 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
+void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
+}
+TERN_F_ALIASES(mpi_type_set_attr, MPI_TYPE_SET_ATTR)
+
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
+}
+TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)
+
+void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
+void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
+{
+    char *type_name_c = NULL;
+    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Type_set_name(*datatype, type_name_c);
+out:
+    free(type_name_c);
+}
+TERN_F_ALIASES(mpi_type_set_name, MPI_TYPE_SET_NAME)
+
+void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
+void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
+{
+    char *type_name_c = NULL;
+    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Type_set_name(*datatype, type_name_c);
+out:
+    free(type_name_c);
+}
+TERN_F_ALIASES(pmpi_type_set_name, PMPI_TYPE_SET_NAME)
+
+void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_size(*datatype, (int *)size);
+}
+TERN_F_ALIASES(mpi_type_size, MPI_TYPE_SIZE)
+
+void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_size(*datatype, (int *)size);
+}
+TERN_F_ALIASES(pmpi_type_size, PMPI_TYPE_SIZE)
+
+void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
+void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_size_x(*datatype, (MPI_Count *)size);
+}
+TERN_F_ALIASES(mpi_type_size_x, MPI_TYPE_SIZE_X)
+
+void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
+void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_size_x(*datatype, (MPI_Count *)size);
+}
+TERN_F_ALIASES(pmpi_type_size_x, PMPI_TYPE_SIZE_X)
+
 void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
 void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
