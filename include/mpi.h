@@ -1147,6 +1147,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 int MPI_Free_mem(void *base);
 int PMPI_Free_mem(void *base);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
 int MPI_Get_library_version(char *version, int *resultlen);
 int PMPI_Get_library_version(char *version, int *resultlen);
 int MPI_Get_processor_name(char *name, int *resultlen);

@@ -658,6 +658,20 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count
 }
 TERN_F_ALIASES(pmpi_get_elements_x, PMPI_GET_ELEMENTS_X)
 
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_hw_resource_info((MPI_Info *)hw_info);
+}
+TERN_F_ALIASES(mpi_get_hw_resource_info, MPI_GET_HW_RESOURCE_INFO)
+
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_hw_resource_info((MPI_Info *)hw_info);
+}
+TERN_F_ALIASES(pmpi_get_hw_resource_info, PMPI_GET_HW_RESOURCE_INFO)
+
 void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len);
 void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
 {
@@ -877,14 +891,3 @@ void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
     *ierror = PMPI_Group_free((MPI_Group *)group);
 }
 TERN_F_ALIASES(pmpi_group_free, PMPI_GROUP_FREE)
-
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
-out:
-    free(pset_name_c);
-}
-TERN_F_ALIASES(mpi_group_from_session_pset, MPI_GROUP_FROM_SESSION_PSET)

@@ -3,6 +3,17 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
+out:
+    free(pset_name_c);
+}
+TERN_F_ALIASES(mpi_group_from_session_pset, MPI_GROUP_FROM_SESSION_PSET)
+
 void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
 void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
 {
