@@ -16,7 +16,9 @@ tern_status_t tern_session_attach_buffer(const tern_session_t *s, void *buffer, 
     if (buffer != MPI_BUFFER_AUTOMATIC && (uint64_t)size.v > SIZE_MAX)
         return tern_status_detail(TERN_ERR_COUNT, "size=%lld is too large", (long long)size.v);
     tern_bsend_pool_t *p = pool_of(s);
-    if (!p || tern_bsend_pool_attach(p, buffer, (size_t)size.v) != TERN_OK)
+    if (!p) /* made by MPI_Session_init: only a failure there leaves none */
+        return tern_status_detail(TERN_ERR_INTERNAL, "the session has no buffer record");
+    if (tern_bsend_pool_attach(p, buffer, (size_t)size.v) != TERN_OK)
         return tern_status_detail(TERN_ERR_BUFFER,
                                   "a buffer is already attached to the session (detach it first)");
     return TERN_OK;
