@@ -39,11 +39,12 @@ static void usage(FILE *f, const bench_desc *d)
             "  -i, --iterations N     timed iterations per size (default %d, %d above %d B)\n"
             "  -x, --warmup N         untimed warm-up iterations per size (default %d, %d above %d B)\n"
             "  -W, --window N         messages in flight per iteration (default %d; bw, bibw, mbw_mr)\n"
+            "  -d, --dims N           dimensions of the process grid, 1 to 3 (default %d; halo)\n"
             "  --json                 print one JSON object instead of the table\n"
             "  --corrupt              flip one byte of every message sent: validation must fail\n"
             "  -h, --help             this help\n",
             d->name, d->min_size, d->max_size, d->iters, d->iters_large, BENCH_LARGE_MESSAGE, d->warmup,
-            d->warmup_large, BENCH_LARGE_MESSAGE, d->window);
+            d->warmup_large, BENCH_LARGE_MESSAGE, d->window, d->dims);
     if (!d->rma) return;
     fprintf(f, "  -s, --sync MODE        synchronisation (default %s):", bench_sync_names[d->sync]);
     for (int s = 0; s < BENCH_SYNC_COUNT; s++)
@@ -145,6 +146,10 @@ static void parse_options(int argc, char **argv, const bench_desc *d, bench_opts
             if ((o->flavor = lookup(bench_win_names, BENCH_WIN_COUNT, val)) < 0)
                 bad_option(d, "bad window flavour '%s' (create, allocate, dynamic)", val ? val : "");
             i++;
+        } else if (d->dims && (!strcmp(a, "-d") || !strcmp(a, "--dims"))) {
+            if (!val || parse_count(val, 1, &o->dims) || o->dims > 3)
+                bad_option(d, "bad dimension count '%s' (1 to 3)", val ? val : "");
+            i++;
         } else {
             bad_option(d, "unknown option '%s'", a);
         }
@@ -171,6 +176,7 @@ void bench_init(int *argc, char ***argv, const bench_desc *desc, bench_opts *opt
     opts->window = desc->window;
     opts->sync = desc->sync;
     opts->flavor = BENCH_WIN_ALLOCATE;
+    opts->dims = desc->dims;
     parse_options(*argc, *argv, desc, opts);
     if (bench_size < desc->min_ranks || (desc->even_ranks && bench_size % 2)) {
         if (bench_rank == 0)
@@ -335,9 +341,9 @@ void bench_library_version(char *out, size_t n)
         len = snprintf(v, sizeof v, "unknown MPI");
     v[len] = '\0';
     /* First line, up to the first comma outside parentheses (Open MPI's
-     * ", package: ..."), at most 80 characters. */
+     * ", package: ..."), at most 120 characters. */
     size_t k = 0;
-    for (int depth = 0; v[k] && v[k] != '\n' && k < 80; k++) {
+    for (int depth = 0; v[k] && v[k] != '\n' && k < 120; k++) {
         if (v[k] == '(') depth++;
         else if (v[k] == ')') depth--;
         else if (v[k] == ',' && depth <= 0) break;
@@ -362,8 +368,9 @@ void bench_table_begin(bench_table *t, const bench_desc *d, const bench_opts *o)
     if (o->json) {
         printf("{\"benchmark\":\"%s\",\"library\":", d->name);
         json_string(lib);
-        printf(",\"ranks\":%d,\"window\":%d,\"corrupt\":%s,", bench_size, o->window,
-               o->corrupt ? "true" : "false");
+        printf(",\"ranks\":%d,\"window\":%d,", bench_size, o->window);
+        if (d->dims) printf("\"dims\":%d,", o->dims);
+        printf("\"corrupt\":%s,", o->corrupt ? "true" : "false");
         if (d->rma) printf("\"sync\":\"%s\",\"win\":\"%s\",", bench_sync_names[o->sync], bench_win_names[o->flavor]);
         printf("\"results\":[");
     } else {
@@ -372,6 +379,7 @@ void bench_table_begin(bench_table *t, const bench_desc *d, const bench_opts *o)
         if (d->rma)
             printf("# Synchronization: %s, window: MPI_Win_%s\n", bench_sync_names[o->sync],
                    o->flavor == BENCH_WIN_DYNAMIC ? "create_dynamic" : bench_win_names[o->flavor]);
+        if (d->dims) printf("# Grid of %d dimensions (periodic where 3 ranks or more), reordered; size: bytes per neighbour\n", o->dims);
         printf("%-12s", "# Size");
         for (int c = 0; c < t->ncols; c++) printf("%20s", t->cols[c]);
         if (t->with_iters) printf("%12s", "Iterations");

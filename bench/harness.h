@@ -27,6 +27,7 @@ typedef struct bench_opts {
     int iters, iters_large;    /* timed iterations, small and large sizes */
     int warmup, warmup_large;  /* untimed iterations before them */
     int window;                /* messages in flight per iteration (bw, bibw, mbw_mr) */
+    int dims;                  /* grid dimensions (halo) */
     int json;                  /* print one JSON object instead of a table */
     int corrupt;               /* flip one byte of every sent message (tests validation) */
     int sync;                  /* one-sided: BENCH_SYNC_* (-s) */
@@ -48,6 +49,7 @@ typedef struct bench_desc {
     size_t min_size, max_size;
     int iters, iters_large, warmup, warmup_large;
     int window;                /* 0: the benchmark has no window */
+    int dims;                  /* 0: the benchmark has no grid; else the default */
     int min_ranks;             /* at least this many ranks */
     int even_ranks;            /* pairs of ranks */
     int rma;                   /* one-sided: takes -s and -w */

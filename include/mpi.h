@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION 3
+/* MPI-4.1 but for I/O (chapter 14) and the tools interface (chapter 15):
+ * docs/design.md, "The MPI version". */
+#define MPI_VERSION 4
 #define MPI_SUBVERSION 1
 #define TERN_VERSION_STRING "0.1.0"
 #define MPI_MAX_PROCESSOR_NAME 256
@@ -503,6 +505,18 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -1139,6 +1153,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 int MPI_Free_mem(void *base);
 int PMPI_Free_mem(void *base);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
 int MPI_Get_library_version(char *version, int *resultlen);
 int PMPI_Get_library_version(char *version, int *resultlen);
 int MPI_Get_processor_name(char *name, int *resultlen);

@@ -4,7 +4,7 @@
 ! the C handle's value; MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE...
 ! are common blocks the library recognises by address.
       INTEGER MPI_VERSION
-      PARAMETER (MPI_VERSION=3)
+      PARAMETER (MPI_VERSION=4)
       INTEGER MPI_SUBVERSION
       PARAMETER (MPI_SUBVERSION=1)
       INTEGER MPI_MAX_PROCESSOR_NAME

@@ -10,11 +10,13 @@ trap 'rm -f "$out"' EXIT
 
 case $name in
 mbw_mr | multi_lat) np=4 ;;   # two pairs
+halo) np=4 ;;                 # a 2x2x1 grid: neighbours twice and itself
 bcast | reduce | allreduce | allgather | alltoall | gather | scatter | reduce_scatter | barrier) np=3 ;;
 *) np=2 ;;
 esac
 case $name in
 init) args="" ;;
+halo) args="-m 1:4K -i 3 -x 1 -d 3" ;;
 *) args="-m 1:4K -i 3 -x 1 -W 4" ;;
 esac
 

@@ -29,13 +29,16 @@ metrics = {"latency": ["latency_us"], "bw": ["bw_mbs"], "bibw": ["bibw_mbs"],
            "put_bw": ["bw_mbs"], "get_bw": ["bw_mbs"], "put_bibw": ["bibw_mbs"],
            **{n: ["latency_us"] for n in rma_lat},
            "mbw_mr": ["bw_mbs", "msg_rate"], "multi_lat": ["latency_us"],
-           "init": ["init_ms", "init_finalize_ms"]}.get(
+           "init": ["init_ms", "init_finalize_ms"],
+           "halo": ["isend_irecv_us", "alltoall_us", "alltoallv_us", "alltoallw_us"]}.get(
     name, ["latency_us", "min_latency_us", "max_latency_us"])
 for row in rows:
     for m in metrics:
         v = row.get(m)
         need(isinstance(v, (int, float)) and math.isfinite(v) and v > 0, f"{m} positive at size {row.get('size')}")
 sizes = [r["size"] for r in rows]
+if name == "halo":
+    need(doc.get("dims") == 3, "grid dimensions reported")
 if name == "init":
     need(rows[0]["init_finalize_ms"] >= rows[0]["init_ms"], "Init+Finalize at least Init")
     need(doc.get("validated_buffers") == ranks, "every rank reported")

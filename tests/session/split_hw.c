@@ -1,5 +1,5 @@
 /* MPI_Comm_split_type by hardware resource (HW_GUIDED, HW_UNGUIDED) and by
- * process set (RESOURCE_GUIDED), run unbound and under mpiexec
+ * process set (RESOURCE_GUIDED), and MPI_Get_hw_resource_info, run unbound and under mpiexec
  * --bind-to core. The expectations are computed from each rank's CPU
  * affinity, for a machine like this one: one node, one package, one L3,
  * an L2 per core (on a machine with several packages the unbound Package
@@ -68,6 +68,65 @@ static int nobody(int r) { (void)r; return 0; }
 /* Ranks on my CPU when bound; nobody when unbound (several cores). */
 static int same_cpu(int r) { return my_cpu >= 0 && cpus[r] == my_cpu; }
 
+/* The value of key in info ("" when absent). */
+static const char *info_value(MPI_Info info, const char *key)
+{
+    static char v[MPI_MAX_INFO_VAL];
+    int flag = 0;
+    v[0] = 0;
+    MPI_Info_get(info, key, sizeof v - 1, v, &flag);
+    return flag ? v : "";
+}
+
+/* MPI_Get_hw_resource_info: "hwloc://<type>" keys, "true" where this rank
+ * is bound within one instance; each key, as mpi_hw_resource_type, splits
+ * as its value says. */
+static void hw_resource_info(int bound)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    CHECK_RC(MPI_Get_hw_resource_info(&info));
+    if (info == MPI_INFO_NULL)
+        return;
+    CHECK(strcmp(info_value(info, "hwloc://Package"), "true") == 0,
+          "one package holds everyone: Package is \"%s\"", info_value(info, "hwloc://Package"));
+    const char *want = bound ? "true" : "false";
+    CHECK(strcmp(info_value(info, "hwloc://Core"), want) == 0, "Core is \"%s\", expected %s",
+          info_value(info, "hwloc://Core"), want);
+    CHECK(strcmp(info_value(info, "hwloc://PU"), want) == 0, "PU is \"%s\", expected %s",
+          info_value(info, "hwloc://PU"), want);
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    CHECK(nkeys >= 3, "%d keys", nkeys);
+    for (int i = 0; i < nkeys; i++) {
+        char key[MPI_MAX_INFO_KEY + 1];
+        MPI_Info_get_nthkey(info, i, key);
+        CHECK(strncmp(key, "hwloc://", 8) == 0, "key \"%s\"", key);
+        int restricted = strcmp(info_value(info, key), "true") == 0;
+        MPI_Comm c = split(MPI_COMM_TYPE_HW_GUIDED, "mpi_hw_resource_type", key);
+        CHECK((c != MPI_COMM_NULL) == restricted, "%s is %s but the split gave %s", key,
+              info_value(info, key), c == MPI_COMM_NULL ? "MPI_COMM_NULL" : "a communicator");
+        if (c != MPI_COMM_NULL)
+            MPI_Comm_free(&c);
+    }
+    MPI_Info_free(&info);
+
+    /* The answer is for the moment of the call: bound to one CPU now. */
+    cpu_set_t old, one;
+    sched_getaffinity(0, sizeof old, &old);
+    int cpu = 0;
+    while (!CPU_ISSET(cpu, &old))
+        cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    CHECK_RC(MPI_Get_hw_resource_info(&info));
+    CHECK(strcmp(info_value(info, "hwloc://Core"), "true") == 0, "Core after binding: \"%s\"",
+          info_value(info, "hwloc://Core"));
+    MPI_Info_free(&info);
+    sched_setaffinity(0, sizeof old, &old);
+    CHECK_CLASS(MPI_Get_hw_resource_info(NULL), MPI_ERR_ARG, "hw_info");
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -111,6 +170,10 @@ int main(int argc, char **argv)
                    everyone, "tern://node");
     expect_members(split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://nothing"),
                    nobody, "an unknown pset");
+    mtest_end();
+
+    mtest_begin("hw_resource_info");
+    hw_resource_info(bound);
     mtest_end();
 
     mtest_begin("split_type errors");

@@ -14,6 +14,7 @@ and lazily, for the cost of connection set-up and of each first message.
 One-sided: the OSU one-sided set (put/get latency and bandwidth, put
 bibw, accumulate, get_accumulate, fetch_and_op and compare_and_swap latency)
 with the synchronisation and window flavour of --rma-sync / --rma-win.
+The halo exchange of a stencil code (halo.py) runs at 4 ranks.
 Inter-host: latency, bw and bibw (and the one-sided benchmarks asked for) with one rank in each of two network
 namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
 MPI over TCP and launched over ssh. Writes report.md (medians over rounds, ratio
@@ -35,6 +36,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import halo
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -702,6 +705,7 @@ def write_report(res, limits, args, meta, outdir, pngs):
             L.append(f"### {key}\n")
             L.append(table(res, key, metric, unit, higher) + "\n")
 
+    L.append(halo.section(res, table))
     L.append(inter_section(res, args))
 
     if pngs:
@@ -923,6 +927,11 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                         log(f"  inter-host {name}: {LABEL[impl]}")
                         run_inter(res, hosts, impl, tcs[impl], exes[impl][name], name,
                                   p2p_args + (rma_args(args, name) if name in RMA else []), args.timeout)
+        if halo.NAME in wanted:
+            for impl in rot:
+                if halo.NAME in exes[impl]:
+                    log(f"  halo: {LABEL[impl]}")
+                    halo.run(run_bench, res, impl, tcs[impl], exes[impl][halo.NAME], coll_args, args.timeout)
         if "init" in wanted:
             # Tern on the network transport runs beside the others, in the
             # same rotation.
@@ -952,8 +961,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
     ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (Release) from the checkout")
     ap.add_argument("--impls", default=",".join(IMPLS), help="implementations to run (default tern,openmpi,mpich)")
-    ap.add_argument("--benchmarks", default=",".join(P2P + RMA + COLL + ["init", "launch"]),
-                    help="benchmarks to run (default all: p2p, one-sided, collectives, init, launch); "
+    ap.add_argument("--benchmarks", default=",".join(P2P + RMA + COLL + ["init", "launch", halo.NAME]),
+                    help="benchmarks to run (default all: p2p, one-sided, collectives, init, launch, halo); "
                          "one-sided: " + ",".join(RMA))
     ap.add_argument("--rma-sync", choices=["lock", "flush", "lock_all", "fence", "pscw"],
                     help="one-sided synchronisation, -s of the benchmarks (default: theirs, flush; "
@@ -980,7 +989,7 @@ def main():
         if x not in IMPLS:
             ap.error(f"unknown implementation {x}")
     for b in wanted:
-        if b not in P2P + RMA + COLL + ["init", "launch"]:
+        if b not in P2P + RMA + COLL + ["init", "launch", halo.NAME]:
             ap.error(f"unknown benchmark {b}")
 
     start, date = time.time(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip()
@@ -995,6 +1004,7 @@ def main():
     tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else build_tern(scratch, args.jobs)
     tcs = toolchains(tern_prefix)
     names = [b for b in P2P + RMA + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
+    names += [halo.NAME] if halo.NAME in wanted else []
     exes = {}
     for impl in impls:
         if not shutil.which(tcs[impl]["mpicc"]) or not shutil.which(tcs[impl]["launch"][0]):

@@ -38,8 +38,14 @@ tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, i
         }
         memcpy(c->world_ranks, world_ranks, (size_t)n * sizeof(int));
     }
-    tern_status_t st = tern_handle_new(&comms, c, &c->handle);
+    /* A communicator derived from one made from a session's group uses
+     * that session's buffer too (MPI-4.1 3.6). */
+    tern_bsend_pool_t *session_pool = parent ? tern_bsend_ctx_fallback(parent->context_id) : NULL;
+    tern_status_t st = session_pool ? tern_bsend_ctx_bind(ctx, session_pool) : TERN_OK;
+    if (st == TERN_OK)
+        st = tern_handle_new(&comms, c, &c->handle);
     if (st != TERN_OK) {
+        tern_bsend_ctx_bind(ctx, NULL);
         free(c->world_ranks);
         free(c);
         return st;

@@ -68,7 +68,8 @@ void tern_comm_finalize(void);
 
 /* A new communicator with a handle, context id ctx, our rank and the world
  * ranks of its (local) group (copied; NULL: the identity over n ranks).
- * Errhandler and nothing else are inherited from parent (may be NULL). */
+ * Errhandler and the binding to a session's buffered-send buffer, and
+ * nothing else, are inherited from parent (may be NULL). */
 tern_status_t tern_comm_new(const tern_comm_t *parent, uint32_t ctx, int rank, int n,
                             const int *world_ranks, tern_comm_t **comm_p);
 /* Drops the handle (lookups fail from now on) and the handle's reference;

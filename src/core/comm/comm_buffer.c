@@ -1,7 +1,6 @@
 /* Buffered-send buffers of communicators and of the process
  * (comm_buffer.h). A communicator's pool is found by its point-to-point
- * context id; a session's would be its own tern_bsend_pool_t, with
- * tern_bsend_ctx_bind for the communicators made from it. */
+ * context id; sessions' are core/init/session_buffer.c's. */
 #include "core/comm/comm_buffer.h"
 #include "core/pt2pt/bsend.h"
 

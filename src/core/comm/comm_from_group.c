@@ -7,6 +7,7 @@
 #include "core/comm/comm_from_group.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_exchange.h"
+#include "core/pt2pt/bsend.h"
 #include "core/runtime/runtime.h"
 
 #include <string.h>
@@ -37,6 +38,19 @@ static tern_xchg_t over_group(const tern_group_t *g, int tag)
                          .me = g->rank, .members = g->world_ranks, .tag = tag};
 }
 
+/* The communicator made from g uses g's session's buffered-send buffer
+ * when it has none of its own (MPI-4.1 3.6); the pool exists from
+ * MPI_Session_init to MPI_Session_finalize. */
+static tern_status_t bind_session_buffer(const tern_group_t *g, uint32_t ctx)
+{
+    tern_bsend_pool_t *p = g->session != MPI_SESSION_NULL
+                               ? tern_bsend_session_pool((uint32_t)g->session, 0)
+                               : NULL;
+    if (p && tern_bsend_ctx_bind(ctx, p) != TERN_OK)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a buffer binding");
+    return TERN_OK;
+}
+
 tern_status_t tern_comm_from_group(const tern_group_t *g, const char *stringtag,
                                    const tern_info_t *info, MPI_Errhandler errhandler,
                                    MPI_Comm *newcomm)
@@ -54,6 +68,10 @@ tern_status_t tern_comm_from_group(const tern_group_t *g, const char *stringtag,
     tern_comm_t *c;
     if ((st = tern_comm_new(NULL, ctx, g->rank, g->size, g->world_ranks, &c)) != TERN_OK) {
         tern_ctx_release(ctx);
+        return st;
+    }
+    if ((st = bind_session_buffer(g, ctx)) != TERN_OK) {
+        tern_comm_destroy(c);
         return st;
     }
     c->errhandler = errhandler;
@@ -118,6 +136,10 @@ tern_status_t tern_intercomm_from_groups(const tern_group_t *lg, int local_leade
     if (st != TERN_OK) {
         tern_ctx_release(ids[0]);
         tern_ctx_release(ids[1]);
+        return st;
+    }
+    if ((st = bind_session_buffer(lg, c->context_id)) != TERN_OK) {
+        tern_comm_destroy(c);
         return st;
     }
     c->errhandler = errhandler;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tern_group_t group_empty = {.handle = MPI_GROUP_EMPTY, .size = 0, .rank = MPI_UNDEFINED};
+static tern_group_t group_empty = {
+    .handle = MPI_GROUP_EMPTY, .size = 0, .rank = MPI_UNDEFINED, .session = MPI_SESSION_NULL};
 static tern_handle_table_t groups = TERN_HANDLE_TABLE(TERN_KIND_GROUP, 64);
 
 tern_group_t *tern_group_lookup(MPI_Group handle)
@@ -37,7 +38,7 @@ tern_status_t tern_group_new(const int *world_ranks, int n, MPI_Group *handle_p)
         return TERN_ERR_NOMEM;
     }
     memcpy(wr, world_ranks, (size_t)n * sizeof *wr);
-    *g = (tern_group_t){.size = n, .world_ranks = wr};
+    *g = (tern_group_t){.size = n, .world_ranks = wr, .session = MPI_SESSION_NULL};
     g->rank = tern_group_rank_of_world(g, tern_rt.rank);
     tern_status_t st = tern_handle_new(&groups, g, &g->handle);
     if (st != TERN_OK) {
@@ -47,6 +48,13 @@ tern_status_t tern_group_new(const int *world_ranks, int n, MPI_Group *handle_p)
     }
     *handle_p = g->handle;
     return TERN_OK;
+}
+
+void tern_group_set_session(MPI_Group handle, MPI_Session session)
+{
+    tern_group_t *g = handle == MPI_GROUP_EMPTY ? NULL : tern_group_lookup(handle);
+    if (g)
+        g->session = session;
 }
 
 static void free_group(void *obj)

@@ -13,6 +13,10 @@ typedef struct tern_group {
     int size;
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
     int *world_ranks; /* group rank -> world rank */
+    /* The session it derives from (MPI_Group_from_session_pset and groups
+     * made from such), else MPI_SESSION_NULL: communicators made from it
+     * use that session's buffered-send buffer. */
+    MPI_Session session;
 } tern_group_t;
 
 /* Handle to object; NULL if not a live group (MPI_GROUP_EMPTY is live). */
@@ -20,6 +24,9 @@ tern_group_t *tern_group_lookup(MPI_Group handle);
 /* New group with a handle from a list of world ranks (copied). n == 0 gives
  * MPI_GROUP_EMPTY. */
 tern_status_t tern_group_new(const int *world_ranks, int n, MPI_Group *handle_p);
+/* Marks a group made by tern_group_new as derived from session (no-op
+ * for MPI_GROUP_EMPTY). */
+void tern_group_set_session(MPI_Group handle, MPI_Session session);
 /* Frees a group made by tern_group_new (MPI_GROUP_EMPTY is left alone). */
 void tern_group_free(MPI_Group handle);
 

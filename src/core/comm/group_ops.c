@@ -107,6 +107,8 @@ static tern_status_t incl_excl(const tern_group_t *g, int n, const int *ranks, i
     }
     if (st == TERN_OK)
         st = tern_group_new(wr, m, newgroup);
+    if (st == TERN_OK)
+        tern_group_set_session(*newgroup, g->session);
     free(seen);
     free(wr);
     return st;
@@ -214,6 +216,8 @@ static tern_status_t set_op(const tern_group_t *g1, const tern_group_t *g2, int 
                 wr[m++] = g2->world_ranks[i];
     }
     tern_status_t st = tern_group_new(wr, m, newgroup);
+    if (st == TERN_OK) /* mixing sessions' groups is erroneous: g1's */
+        tern_group_set_session(*newgroup, g1->session != MPI_SESSION_NULL ? g1->session : g2->session);
     free(in2);
     free(wr);
     return st;

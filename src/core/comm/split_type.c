@@ -1,5 +1,6 @@
-/* The colors of MPI_Comm_split_type (split_type.h), from the node map and
- * hwloc's view of the resources this process is bound to. The topology is
+/* The colors of MPI_Comm_split_type and MPI_Get_hw_resource_info
+ * (split_type.h), from the node map and hwloc's view of the resources this
+ * process is bound to. The topology is
  * loaded once, at the first hardware split. */
 #include "core/comm/split_type.h"
 #include "core/comm/comm_exchange.h"
@@ -7,12 +8,26 @@
 #include "core/runtime/runtime.h"
 
 #include <hwloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 static hwloc_topology_t topo;
 static hwloc_bitmap_t bound; /* the CPUs this process may run on */
+
+/* The CPUs this process may run on now. */
+static void read_binding(void)
+{
+    if (!bound)
+        bound = hwloc_bitmap_alloc();
+    if (!bound || hwloc_get_cpubind(topo, bound, HWLOC_CPUBIND_PROCESS) != 0 ||
+        hwloc_bitmap_iszero(bound)) {
+        /* Unknown binding: whatever the machine has. */
+        hwloc_bitmap_free(bound);
+        bound = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(topo));
+    }
+}
 
 static tern_status_t load_topology(void)
 {
@@ -25,14 +40,8 @@ static tern_status_t load_topology(void)
         hwloc_topology_destroy(t);
         return tern_status_detail(TERN_ERR_INTERNAL, "hwloc cannot read the topology");
     }
-    bound = hwloc_bitmap_alloc();
-    if (!bound || hwloc_get_cpubind(t, bound, HWLOC_CPUBIND_PROCESS) != 0 ||
-        hwloc_bitmap_iszero(bound)) {
-        /* Unknown binding: whatever the machine has. */
-        hwloc_bitmap_free(bound);
-        bound = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t));
-    }
     topo = t;
+    read_binding();
     return TERN_OK;
 }
 
@@ -49,9 +58,12 @@ static int resource_color(hwloc_obj_type_t type)
     return MPI_UNDEFINED;
 }
 
-/* The resource type a value names, or -1. */
+/* The resource type a value names (MPI_Get_hw_resource_info's keys, with
+ * "hwloc://", too), or -1. */
 static int type_named(const char *name, hwloc_obj_type_t *type)
 {
+    if (strncmp(name, "hwloc://", 8) == 0)
+        name += 8;
     if (strcasecmp(name, "HWThread") == 0) {
         *type = HWLOC_OBJ_PU;
         return 0;
@@ -146,4 +158,29 @@ tern_status_t tern_split_type_color(tern_comm_t *c, int split_type, const tern_i
     case MPI_COMM_TYPE_RESOURCE_GUIDED: return pset_color(info, color);
     default: *color = MPI_UNDEFINED; return TERN_OK;
     }
+}
+
+tern_status_t tern_hw_resource_info(MPI_Info *hw_info)
+{
+    tern_status_t st = load_topology();
+    if (st != TERN_OK)
+        return st;
+    read_binding(); /* "at the moment of the call": it may have changed */
+    MPI_Info h;
+    if ((st = tern_info_create(&h)) != TERN_OK)
+        return st;
+    for (int l = 0; l < N_LEVELS - 1 && st == TERN_OK; l++) {
+        if (hwloc_get_nbobjs_by_type(topo, levels[l]) <= 0)
+            continue; /* absent from this machine */
+        char key[64];
+        snprintf(key, sizeof key, "hwloc://%s", hwloc_obj_type_string(levels[l]));
+        st = tern_info_set(tern_info_lookup(h), key,
+                           resource_color(levels[l]) != MPI_UNDEFINED ? "true" : "false");
+    }
+    if (st != TERN_OK) {
+        tern_info_free(h);
+        return st;
+    }
+    *hw_info = h;
+    return TERN_OK;
 }

@@ -1,5 +1,6 @@
 /* Topology storage and queries (topo.h). */
 #include "core/comm/topo.h"
+#include "core/comm/topo_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -251,13 +252,12 @@ tern_status_t tern_topo_grid_size(int ndims, const int *dims, int limit, long lo
 tern_status_t tern_cart_map(const tern_comm_t *c, int ndims, const int *dims, const int *periods,
                             int *newrank)
 {
-    (void)periods;
     long long n;
     tern_status_t st = tern_topo_grid_size(ndims, dims, c->size, &n);
     if (st != TERN_OK)
         return st;
-    *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
-    return TERN_OK;
+    /* The rank MPI_Cart_create with reorder gives. */
+    return tern_topo_cart_map(c, ndims, dims, periods, (int)n, newrank);
 }
 
 /* ---- Graph --------------------------------------------------------------- */
@@ -265,13 +265,11 @@ tern_status_t tern_cart_map(const tern_comm_t *c, int ndims, const int *dims, co
 tern_status_t tern_graph_map(const tern_comm_t *c, int nnodes, const int *index, const int *edges,
                              int *newrank)
 {
-    (void)index;
-    (void)edges;
     if (nnodes <= 0 || nnodes > c->size)
         return tern_status_detail(TERN_ERR_ARG, "nnodes=%d is not in 1..%d (the communicator's size)", nnodes,
                                   c->size);
-    *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
-    return TERN_OK;
+    /* The rank MPI_Graph_create with reorder gives. */
+    return tern_topo_graph_map(c, nnodes, index, edges, newrank);
 }
 
 tern_status_t tern_graphdims_get(const tern_comm_t *c, int *nnodes, int *nedges)

@@ -54,7 +54,8 @@ tern_status_t tern_cart_rank(const tern_comm_t *c, const int *coords, int *rank)
 tern_status_t tern_cart_coords(const tern_comm_t *c, int rank, int maxdims, int *coords);
 tern_status_t tern_cart_shift(const tern_comm_t *c, int direction, int disp, int *source,
                               int *dest);
-/* MPI_Cart_map and MPI_Graph_map: the identity (no reordering). */
+/* MPI_Cart_map and MPI_Graph_map: the rank the constructor with reorder
+ * gives (topo_map.h). */
 tern_status_t tern_cart_map(const tern_comm_t *c, int ndims, const int *dims, const int *periods,
                             int *newrank);
 tern_status_t tern_graph_map(const tern_comm_t *c, int nnodes, const int *index, const int *edges,
@@ -77,7 +78,9 @@ tern_status_t tern_dist_graph_neighbors(const tern_comm_t *c, int maxindegree, i
                                         int *destweights);
 
 /* Constructors (topo_create.c): collective over c; *newcomm is
- * MPI_COMM_NULL on ranks left out. reorder is accepted and not used. */
+ * MPI_COMM_NULL on ranks left out. reorder: Cartesian and graph
+ * topologies place their vertices by topo_map.h; distributed graphs keep
+ * the ranks' order. */
 tern_status_t tern_cart_create(tern_comm_t *c, int ndims, const int *dims, const int *periods,
                                int reorder, MPI_Comm *newcomm);
 tern_status_t tern_cart_sub(tern_comm_t *c, const int *remain_dims, MPI_Comm *newcomm);

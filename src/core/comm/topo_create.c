@@ -1,9 +1,12 @@
 /* The topology constructors (topo.h): a new communicator (split off or
  * duplicated from the old one, so it has its own context) carrying the
- * topology. Ranks keep their order: reorder is accepted and not used. */
+ * topology. With reorder, Cartesian and graph topologies place their
+ * vertices on the nodes so that few edges cross them (topo_map.h);
+ * distributed graphs keep the ranks' order. */
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_exchange.h"
 #include "core/comm/topo.h"
+#include "core/comm/topo_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +29,17 @@ static tern_status_t no_memory(tern_topo_t *t)
 
 static int *ints(int n) { return malloc((size_t)(n > 0 ? n : 1) * sizeof(int)); }
 
-/* The communicator of the first n ranks of c (NULL on the others), with
- * topology t attached (t is consumed). local: this rank's failure while
- * building t; it still takes part in the creation (the others wait for
- * it), then frees the result and returns local. */
+/* The communicator of the first n ranks of c (NULL on the others), this
+ * rank at rank key in it, with topology t attached (t is consumed).
+ * local: this rank's failure while building t; it still takes part in the
+ * creation (the others wait for it), then frees the result and returns
+ * local. */
 static tern_status_t attach(tern_comm_t *c, int n, int dup, tern_topo_t *t, tern_status_t local,
-                            MPI_Comm *newcomm)
+                            int key, MPI_Comm *newcomm)
 {
     tern_comm_t *nc = NULL;
     tern_status_t st = dup ? tern_comm_dup(c, &nc)
-                           : tern_comm_split(c, c->rank < n ? 0 : MPI_UNDEFINED, c->rank, &nc);
+                           : tern_comm_split(c, c->rank < n ? 0 : MPI_UNDEFINED, key, &nc);
     if (st == TERN_OK && local != TERN_OK) {
         if (nc)
             tern_comm_destroy(nc);
@@ -101,7 +105,6 @@ static tern_status_t cart_topo(int ndims, const int *dims, const int *periods, i
 tern_status_t tern_cart_create(tern_comm_t *c, int ndims, const int *dims, const int *periods,
                                int reorder, MPI_Comm *newcomm)
 {
-    (void)reorder;
     *newcomm = MPI_COMM_NULL;
     long long n;
     tern_status_t st = need_intra(c);
@@ -109,10 +112,13 @@ tern_status_t tern_cart_create(tern_comm_t *c, int ndims, const int *dims, const
         st = tern_topo_grid_size(ndims, dims, c->size, &n);
     if (st != TERN_OK)
         return st;
+    int me = c->rank; /* the grid vertex this rank takes */
+    if (reorder && c->rank < n)
+        st = tern_topo_cart_map(c, ndims, dims, periods, (int)n, &me);
     tern_topo_t *t = NULL;
-    if (c->rank < n)
-        st = cart_topo(ndims, dims, periods, c->rank, &t);
-    return attach(c, (int)n, 0, t, st, newcomm);
+    if (st == TERN_OK && c->rank < n)
+        st = cart_topo(ndims, dims, periods, me, &t);
+    return attach(c, (int)n, 0, t, st, me, newcomm);
 }
 
 tern_status_t tern_cart_sub(tern_comm_t *c, const int *remain_dims, MPI_Comm *newcomm)
@@ -171,7 +177,6 @@ tern_status_t tern_cart_sub(tern_comm_t *c, const int *remain_dims, MPI_Comm *ne
 tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, const int *edges,
                                 int reorder, MPI_Comm *newcomm)
 {
-    (void)reorder;
     *newcomm = MPI_COMM_NULL;
     tern_status_t st = need_intra(c);
     if (st != TERN_OK)
@@ -192,13 +197,16 @@ tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, co
             return tern_status_detail(TERN_ERR_ARG,
                                       "edges[%d]=%d is not a node of the graph (0..%d)", i,
                                       edges[i], nnodes - 1);
+    int me = c->rank; /* the graph vertex this rank takes */
+    if (reorder && c->rank < nnodes)
+        st = tern_topo_graph_map(c, nnodes, index, edges, &me);
     tern_topo_t *t = NULL;
-    if (c->rank < nnodes && !(t = calloc(1, sizeof *t)))
+    if (st == TERN_OK && c->rank < nnodes && !(t = calloc(1, sizeof *t)))
         st = no_memory(NULL);
     if (t) {
         t->kind = MPI_GRAPH;
         t->nnodes = nnodes;
-        int lo = c->rank ? index[c->rank - 1] : 0, deg = index[c->rank] - lo;
+        int lo = me ? index[me - 1] : 0, deg = index[me] - lo;
         t->index = ints(nnodes);
         t->edges = ints(nedges);
         t->sources = ints(deg);
@@ -209,7 +217,7 @@ tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, co
         }
     }
     if (t) {
-        int lo = c->rank ? index[c->rank - 1] : 0, deg = index[c->rank] - lo;
+        int lo = me ? index[me - 1] : 0, deg = index[me] - lo;
         memcpy(t->index, index, (size_t)nnodes * sizeof(int));
         if (nedges)
             memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
@@ -219,7 +227,7 @@ tern_status_t tern_graph_create(tern_comm_t *c, int nnodes, const int *index, co
             memcpy(t->destinations, edges + lo, (size_t)deg * sizeof(int));
         }
     }
-    return attach(c, nnodes, 0, t, st, newcomm);
+    return attach(c, nnodes, 0, t, st, me, newcomm);
 }
 
 /* ---- Distributed graph --------------------------------------------------- */
@@ -311,7 +319,7 @@ tern_status_t tern_dist_graph_create_adjacent(tern_comm_t *c, int indegree, cons
         t->destinations[i] = destinations[i];
         t->destweights[i] = weighted ? destweights[i] : 1;
     }
-    return attach(c, c->size, 1, t, t ? TERN_OK : no_memory(NULL), newcomm);
+    return attach(c, c->size, 1, t, t ? TERN_OK : no_memory(NULL), c->rank, newcomm);
 }
 
 /* One edge as exchanged by MPI_Dist_graph_create. */
@@ -399,5 +407,5 @@ tern_status_t tern_dist_graph_create(tern_comm_t *c, int n, const int *sources,
     free(sizes);
     free(my_edges);
     free(all);
-    return attach(c, c->size, 1, t, st, newcomm);
+    return attach(c, c->size, 1, t, st, c->rank, newcomm);
 }

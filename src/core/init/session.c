@@ -3,6 +3,7 @@
 #include "core/comm/group.h"
 #include "core/comm/pset.h"
 #include "core/init/init.h"
+#include "core/pt2pt/bsend.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
 
@@ -72,6 +73,13 @@ tern_status_t tern_session_init(const tern_info_t *info, MPI_Errhandler errhandl
         free(s);
         return st;
     }
+    /* Its buffered-send pool (session_buffer.h), for the communicators
+     * made from its groups to bind to. */
+    if (!tern_bsend_session_pool((uint32_t)s->handle, 1)) {
+        MPI_Session h = s->handle; /* finalize frees s */
+        tern_session_finalize(&h);
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a session's buffer record");
+    }
     s->errhandler = errhandler;
     s->thread_level = provided;
     *session = s->handle;
@@ -81,6 +89,12 @@ tern_status_t tern_session_init(const tern_info_t *info, MPI_Errhandler errhandl
 tern_status_t tern_session_finalize(MPI_Session *session)
 {
     tern_session_t *s = tern_session_lookup(*session);
+    /* Its buffered messages go out before it ends; a buffer still attached
+     * is the user's again. */
+    tern_bsend_pool_t *p = tern_bsend_session_pool((uint32_t)s->handle, 0);
+    if (p)
+        tern_bsend_pool_flush(p);
+    tern_bsend_session_forget((uint32_t)s->handle);
     tern_handle_release(&sessions, s->handle);
     free(s);
     *session = MPI_SESSION_NULL;
@@ -156,12 +170,13 @@ tern_status_t tern_session_get_info(const tern_session_t *s, MPI_Info *info_used
 tern_status_t tern_session_group_from_pset(const tern_session_t *s, const char *pset_name,
                                            MPI_Group *newgroup)
 {
-    (void)s;
     int *ranks, n;
     tern_status_t st = tern_pset_members(pset_name, &ranks, &n);
     if (st != TERN_OK)
         return st;
     st = tern_group_new(ranks, n, newgroup);
+    if (st == TERN_OK)
+        tern_group_set_session(*newgroup, s->handle);
     free(ranks);
     return st;
 }

@@ -82,6 +82,65 @@ void tern_bsend_ctx_forget(uint32_t ctx)
     *e = ctx_table[--n_ctx];
 }
 
+tern_bsend_pool_t *tern_bsend_ctx_fallback(uint32_t ctx)
+{
+    ctx_entry_t *e = n_ctx ? ctx_find(ctx, 0) : NULL;
+    return e ? e->fallback : NULL;
+}
+
+typedef struct iflush iflush_t;
+static iflush_t *iflushes;
+static int iflush_progress(void);
+
+/* Sessions' pools, by session handle (few: those that attached one). */
+typedef struct {
+    uint32_t session;
+    tern_bsend_pool_t *pool;
+} session_entry_t;
+static session_entry_t *session_table;
+static int n_sessions, cap_sessions;
+
+tern_bsend_pool_t *tern_bsend_session_pool(uint32_t session, int create)
+{
+    for (int i = 0; i < n_sessions; i++)
+        if (session_table[i].session == session)
+            return session_table[i].pool;
+    if (!create)
+        return NULL;
+    if (n_sessions == cap_sessions) {
+        int cap = cap_sessions ? 2 * cap_sessions : 4;
+        session_entry_t *t = realloc(session_table, (size_t)cap * sizeof *t);
+        if (!t)
+            return NULL;
+        session_table = t;
+        cap_sessions = cap;
+    }
+    tern_bsend_pool_t *p = calloc(1, sizeof *p);
+    if (p)
+        session_table[n_sessions++] = (session_entry_t){.session = session, .pool = p};
+    return p;
+}
+
+void tern_bsend_session_forget(uint32_t session)
+{
+    for (int i = 0; i < n_sessions; i++) {
+        if (session_table[i].session != session)
+            continue;
+        tern_bsend_pool_t *p = session_table[i].pool;
+        if (p->n_used == 0 && iflushes)
+            iflush_progress(); /* completes the iflush requests that wait on p */
+        for (int j = 0; j < n_ctx; j++)
+            if (ctx_table[j].fallback == p)
+                ctx_table[j].fallback = NULL;
+        if (p->n_used == 0)
+            free(p);
+        else
+            p->orphaned = 1;
+        session_table[i] = session_table[--n_sessions];
+        return;
+    }
+}
+
 tern_bsend_pool_t *tern_bsend_pool_for(uint32_t ctx)
 {
     if (n_ctx) {
@@ -136,12 +195,11 @@ tern_status_t tern_bsend_pool_detach(tern_bsend_pool_t *p, void **buf_p, size_t 
 /* MPI_Comm_iflush_buffer and MPI_Buffer_iflush: requests that complete
  * when their pool has no pending message, checked by a progress hook
  * while any is waiting. */
-typedef struct iflush {
+struct iflush {
     struct iflush *next;
     tern_req_t *req;
     tern_bsend_pool_t *pool;
-} iflush_t;
-static iflush_t *iflushes;
+};
 
 static int iflush_progress(void)
 {

@@ -47,6 +47,16 @@ tern_bsend_pool_t *tern_bsend_ctx_pool(uint32_t ctx, int create);
 /* Binds ctx to a pool owned elsewhere (a session's), used when the
  * communicator has no buffer of its own; NULL unbinds. */
 tern_status_t tern_bsend_ctx_bind(uint32_t ctx, tern_bsend_pool_t *fallback);
+/* The pool ctx is bound to (NULL: none), so that a communicator derived
+ * from it is bound to the same. */
+tern_bsend_pool_t *tern_bsend_ctx_fallback(uint32_t ctx);
+/* The pool of the session with handle session (MPI_Session_attach_buffer
+ * and kin); NULL when it has none and create is 0 (TERN_ERR_NOMEM: NULL
+ * too). */
+tern_bsend_pool_t *tern_bsend_session_pool(uint32_t session, int create);
+/* The session is finalized: the communicators bound to its pool are
+ * unbound and the pool goes (after its last pending block). */
+void tern_bsend_session_forget(uint32_t session);
 /* The communicator is gone: its pool (detached by then, or not) and
  * binding are forgotten, so a later communicator with its context id
  * starts with none. */

@@ -382,6 +382,40 @@ out:
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
+void tern_f08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void tern_f08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    tern_f08_section_t buffer_s = {0};
+    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Session_attach_buffer", "buffer")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Session_attach_buffer(*session, buffer_s.addr, *size);
+out:
+    tern_f08_section_done(&buffer_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror);
+void tern_f08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    tern_f08_section_t buffer_s = {0};
+    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Session_attach_buffer_c", "buffer")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Session_attach_buffer_c(*session, buffer_s.addr, *size);
+out:
+    tern_f08_section_done(&buffer_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_session_detach_buffer(MPI_Fint *session, void **buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void tern_f08_session_detach_buffer(MPI_Fint *session, void **buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_detach_buffer(*session, buffer_addr, (int *)size);
+}
+
+void tern_f08_session_detach_buffer_c(MPI_Fint *session, void **buffer_addr, MPI_Count *size, MPI_Fint *ierror);
+void tern_f08_session_detach_buffer_c(MPI_Fint *session, void **buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_detach_buffer_c(*session, buffer_addr, (MPI_Count *)size);
+}
+
 void tern_f08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
 void tern_f08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {

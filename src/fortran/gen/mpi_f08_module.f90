@@ -45,7 +45,7 @@ MODULE MPI_F08
     INTEGER(C_INT) :: tern_count_lo, tern_count_hi_and_cancelled
     INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR
   END TYPE MPI_Status
-  INTEGER, PARAMETER :: MPI_VERSION = 3
+  INTEGER, PARAMETER :: MPI_VERSION = 4
   INTEGER, PARAMETER :: MPI_SUBVERSION = 1
   INTEGER, PARAMETER :: MPI_MAX_PROCESSOR_NAME = 256
   INTEGER, PARAMETER :: MPI_MAX_ERROR_STRING = 512
@@ -824,6 +824,9 @@ MODULE MPI_F08
   INTERFACE MPI_Get_elements_x
     MODULE PROCEDURE MPI_Get_elements_x_f08
   END INTERFACE MPI_Get_elements_x
+  INTERFACE MPI_Get_hw_resource_info
+    MODULE PROCEDURE MPI_Get_hw_resource_info_f08
+  END INTERFACE MPI_Get_hw_resource_info
   INTERFACE MPI_Get_library_version
     MODULE PROCEDURE MPI_Get_library_version_f08
   END INTERFACE MPI_Get_library_version
@@ -1244,15 +1247,24 @@ MODULE MPI_F08
   INTERFACE MPI_Sendrecv_replace
     MODULE PROCEDURE MPI_Sendrecv_replace_f08, MPI_Sendrecv_replace_c_f08
   END INTERFACE MPI_Sendrecv_replace
+  INTERFACE MPI_Session_attach_buffer
+    MODULE PROCEDURE MPI_Session_attach_buffer_f08, MPI_Session_attach_buffer_c_f08
+  END INTERFACE MPI_Session_attach_buffer
   INTERFACE MPI_Session_call_errhandler
     MODULE PROCEDURE MPI_Session_call_errhandler_f08
   END INTERFACE MPI_Session_call_errhandler
   INTERFACE MPI_Session_create_errhandler
     MODULE PROCEDURE MPI_Session_create_errhandler_f08
   END INTERFACE MPI_Session_create_errhandler
+  INTERFACE MPI_Session_detach_buffer
+    MODULE PROCEDURE MPI_Session_detach_buffer_f08, MPI_Session_detach_buffer_c_f08
+  END INTERFACE MPI_Session_detach_buffer
   INTERFACE MPI_Session_finalize
     MODULE PROCEDURE MPI_Session_finalize_f08
   END INTERFACE MPI_Session_finalize
+  INTERFACE MPI_Session_flush_buffer
+    MODULE PROCEDURE MPI_Session_flush_buffer_f08
+  END INTERFACE MPI_Session_flush_buffer
   INTERFACE MPI_Session_get_errhandler
     MODULE PROCEDURE MPI_Session_get_errhandler_f08
   END INTERFACE MPI_Session_get_errhandler
@@ -1268,6 +1280,9 @@ MODULE MPI_F08
   INTERFACE MPI_Session_get_pset_info
     MODULE PROCEDURE MPI_Session_get_pset_info_f08
   END INTERFACE MPI_Session_get_pset_info
+  INTERFACE MPI_Session_iflush_buffer
+    MODULE PROCEDURE MPI_Session_iflush_buffer_f08
+  END INTERFACE MPI_Session_iflush_buffer
   INTERFACE MPI_Session_init
     MODULE PROCEDURE MPI_Session_init_f08
   END INTERFACE MPI_Session_init
@@ -4899,6 +4914,20 @@ CONTAINS
     CALL tern_c(status, datatype, count, tern_ierror)
     IF (PRESENT(ierror)) ierror = tern_ierror
   END SUBROUTINE MPI_Get_elements_x_f08
+  SUBROUTINE MPI_Get_hw_resource_info_f08(hw_info, ierror)
+    TYPE(MPI_Info), INTENT(OUT) :: hw_info
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(hw_info, ierror) BIND(C, name="mpi_get_hw_resource_info_")
+        IMPORT
+        TYPE(MPI_Info) :: hw_info
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(hw_info, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Get_hw_resource_info_f08
   SUBROUTINE MPI_Get_library_version_f08(version, resultlen, ierror)
     CHARACTER(LEN=MPI_MAX_LIBRARY_VERSION_STRING), INTENT(OUT) :: version
     INTEGER, INTENT(OUT) :: resultlen
@@ -10226,6 +10255,44 @@ CONTAINS
     CALL tern_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, tern_ierror)
     IF (PRESENT(ierror)) ierror = tern_ierror
   END SUBROUTINE MPI_Sendrecv_replace_c_f08
+  SUBROUTINE MPI_Session_attach_buffer_f08(session, buffer, size, ierror)
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(session, buffer, size, ierror) BIND(C, &
+      name="tern_f08_session_attach_buffer")
+        IMPORT
+        TYPE(MPI_Session) :: session
+        TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+        INTEGER(C_INT) :: size
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(session, buffer, size, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Session_attach_buffer_f08
+  SUBROUTINE MPI_Session_attach_buffer_c_f08(session, buffer, size, ierror)
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(session, buffer, size, ierror) BIND(C, &
+      name="tern_f08_session_attach_buffer_c")
+        IMPORT
+        TYPE(MPI_Session) :: session
+        TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+        INTEGER(C_INT64_T) :: size
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(session, buffer, size, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Session_attach_buffer_c_f08
   SUBROUTINE MPI_Session_call_errhandler_f08(session, errorcode, ierror)
     TYPE(MPI_Session), INTENT(IN) :: session
     INTEGER, INTENT(IN) :: errorcode
@@ -10259,6 +10326,44 @@ CONTAINS
     CALL tern_c(C_FUNLOC(session_errhandler_fn), errhandler, tern_ierror)
     IF (PRESENT(ierror)) ierror = tern_ierror
   END SUBROUTINE MPI_Session_create_errhandler_f08
+  SUBROUTINE MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+    INTEGER, INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(session, buffer_addr, size, ierror) BIND(C, &
+      name="tern_f08_session_detach_buffer")
+        IMPORT
+        TYPE(MPI_Session) :: session
+        TYPE(C_PTR) :: buffer_addr
+        INTEGER(C_INT) :: size
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(session, buffer_addr, size, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Session_detach_buffer_f08
+  SUBROUTINE MPI_Session_detach_buffer_c_f08(session, buffer_addr, size, ierror)
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(session, buffer_addr, size, ierror) BIND(C, &
+      name="tern_f08_session_detach_buffer_c")
+        IMPORT
+        TYPE(MPI_Session) :: session
+        TYPE(C_PTR) :: buffer_addr
+        INTEGER(C_INT64_T) :: size
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(session, buffer_addr, size, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Session_detach_buffer_c_f08
   SUBROUTINE MPI_Session_finalize_f08(session, ierror)
     TYPE(MPI_Session), INTENT(INOUT) :: session
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -10273,6 +10378,20 @@ CONTAINS
     CALL tern_c(session, tern_ierror)
     IF (PRESENT(ierror)) ierror = tern_ierror
   END SUBROUTINE MPI_Session_finalize_f08
+  SUBROUTINE MPI_Session_flush_buffer_f08(session, ierror)
+    TYPE(MPI_Session), INTENT(IN) :: session
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(session, ierror) BIND(C, name="mpi_session_flush_buffer_")
+        IMPORT
+        TYPE(MPI_Session) :: session
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(session, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Session_flush_buffer_f08
   SUBROUTINE MPI_Session_get_errhandler_f08(session, errhandler, ierror)
     TYPE(MPI_Session), INTENT(IN) :: session
     TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
@@ -10368,6 +10487,22 @@ CONTAINS
     CALL tern_c(session, pset_name, info, tern_ierror, LEN(pset_name, KIND=C_SIZE_T))
     IF (PRESENT(ierror)) ierror = tern_ierror
   END SUBROUTINE MPI_Session_get_pset_info_f08
+  SUBROUTINE MPI_Session_iflush_buffer_f08(session, request, ierror)
+    TYPE(MPI_Session), INTENT(IN) :: session
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: tern_ierror
+    INTERFACE
+      SUBROUTINE tern_c(session, request, ierror) BIND(C, name="mpi_session_iflush_buffer_")
+        IMPORT
+        TYPE(MPI_Session) :: session
+        TYPE(MPI_Request) :: request
+        INTEGER(C_INT) :: ierror
+      END SUBROUTINE tern_c
+    END INTERFACE
+    CALL tern_c(session, request, tern_ierror)
+    IF (PRESENT(ierror)) ierror = tern_ierror
+  END SUBROUTINE MPI_Session_iflush_buffer_f08
   SUBROUTINE MPI_Session_init_f08(info, errhandler, session, ierror)
     TYPE(MPI_Info), INTENT(IN) :: info
     TYPE(MPI_Errhandler), INTENT(IN) :: errhandler

@@ -728,6 +728,20 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count
 }
 TERN_F_ALIASES(pmpi_get_elements_x, PMPI_GET_ELEMENTS_X)
 
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_hw_resource_info((MPI_Info *)hw_info);
+}
+TERN_F_ALIASES(mpi_get_hw_resource_info, MPI_GET_HW_RESOURCE_INFO)
+
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_hw_resource_info((MPI_Info *)hw_info);
+}
+TERN_F_ALIASES(pmpi_get_hw_resource_info, PMPI_GET_HW_RESOURCE_INFO)
+
 void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len);
 void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
 {
@@ -884,17 +898,3 @@ void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
     *ierror = MPI_Grequest_complete(*request);
 }
 TERN_F_ALIASES(mpi_grequest_complete, MPI_GREQUEST_COMPLETE)
-
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Grequest_complete(*request);
-}
-TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
-
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)

@@ -3,6 +3,20 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Grequest_complete(*request);
+}
+TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
+
+void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
+void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
+}
+TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
+
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 {
@@ -880,17 +894,3 @@ void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
     *ierror = MPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
 }
 TERN_F_ALIASES(mpi_isend, MPI_ISEND)
-
-void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_isend, PMPI_ISEND)
-
-void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_isendrecv, MPI_ISENDRECV)

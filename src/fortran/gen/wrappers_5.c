@@ -3,6 +3,20 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scan_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scan_init, MPI_SCAN_INIT)
+
+void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scan_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_scan_init, PMPI_SCAN_INIT)
+
 void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
 void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -115,6 +129,20 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
 }
 TERN_F_ALIASES(pmpi_sendrecv_replace, PMPI_SENDRECV_REPLACE)
 
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
+}
+TERN_F_ALIASES(mpi_session_attach_buffer, MPI_SESSION_ATTACH_BUFFER)
+
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
+}
+TERN_F_ALIASES(pmpi_session_attach_buffer, PMPI_SESSION_ATTACH_BUFFER)
+
 void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror);
 void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -143,6 +171,24 @@ void pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fi
 }
 TERN_F_ALIASES(pmpi_session_create_errhandler, PMPI_SESSION_CREATE_ERRHANDLER)
 
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *buffer_addr_p = NULL;
+    (void)buffer_addr;
+    *ierror = MPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
+}
+TERN_F_ALIASES(mpi_session_detach_buffer, MPI_SESSION_DETACH_BUFFER)
+
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *buffer_addr_p = NULL;
+    (void)buffer_addr;
+    *ierror = PMPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
+}
+TERN_F_ALIASES(pmpi_session_detach_buffer, PMPI_SESSION_DETACH_BUFFER)
+
 void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror);
 void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
@@ -156,6 +202,20 @@ void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
     *ierror = PMPI_Session_finalize((MPI_Session *)session);
 }
 TERN_F_ALIASES(pmpi_session_finalize, PMPI_SESSION_FINALIZE)
+
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_flush_buffer(*session);
+}
+TERN_F_ALIASES(mpi_session_flush_buffer, MPI_SESSION_FLUSH_BUFFER)
+
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_flush_buffer(*session);
+}
+TERN_F_ALIASES(pmpi_session_flush_buffer, PMPI_SESSION_FLUSH_BUFFER)
 
 void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
 void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
@@ -246,6 +306,20 @@ out:
     free(pset_name_c);
 }
 TERN_F_ALIASES(pmpi_session_get_pset_info, PMPI_SESSION_GET_PSET_INFO)
+
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_iflush_buffer(*session, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_session_iflush_buffer, MPI_SESSION_IFLUSH_BUFFER)
+
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_iflush_buffer(*session, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_session_iflush_buffer, PMPI_SESSION_IFLUSH_BUFFER)
 
 void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror);
 void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
@@ -821,78 +895,3 @@ void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MP
     *ierror = MPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
 }
 TERN_F_ALIASES(mpi_type_get_extent, MPI_TYPE_GET_EXTENT)
-
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent, PMPI_TYPE_GET_EXTENT)
-
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(mpi_type_get_extent_x, MPI_TYPE_GET_EXTENT_X)
-
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent_x, PMPI_TYPE_GET_EXTENT_X)
-
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_get_name, MPI_TYPE_GET_NAME)
-
-void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(pmpi_type_get_name, PMPI_TYPE_GET_NAME)
-
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
-}
-TERN_F_ALIASES(mpi_type_get_true_extent, MPI_TYPE_GET_TRUE_EXTENT)
-
-void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
-void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
-}
-TERN_F_ALIASES(pmpi_type_get_true_extent, PMPI_TYPE_GET_TRUE_EXTENT)
-
-void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror);
-void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_true_extent_x(*datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
-}
-TERN_F_ALIASES(mpi_type_get_true_extent_x, MPI_TYPE_GET_TRUE_EXTENT_X)
-
-void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror);
-void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_true_extent_x(*datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
-}
-TERN_F_ALIASES(pmpi_type_get_true_extent_x, PMPI_TYPE_GET_TRUE_EXTENT_X)

@@ -3,6 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/env.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/comm/split_type.h"
 #include "core/init/env.h"
 #include "core/rma/window.h"
 #include "core/runtime/user_errors.h"
@@ -155,6 +156,18 @@ int PMPI_Free_mem(void *base)
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     return tern_mpi_result(err_comm, func, tern_env_free_mem(base));
+}
+
+TERN_PMPI_ALIAS(Get_hw_resource_info)
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    static const char func[] = "MPI_Get_hw_resource_info";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_comm, hw_info, "hw_info")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_hw_resource_info(hw_info));
 }
 
 TERN_PMPI_ALIAS(Get_library_version)

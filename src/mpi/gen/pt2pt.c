@@ -4,6 +4,8 @@
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/comm/comm_buffer.h"
+#include "core/init/session_buffer.h"
+#include "mpi/mpi_session.h"
 #include "core/comm/sendrecv.h"
 #include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"

@@ -4,6 +4,8 @@
  * (the specs: src/mpi/api/pt2pt.toml). */
 #include "mpi/mpi_checks.h"
 #include "core/comm/comm_buffer.h"
+#include "core/init/session_buffer.h"
+#include "mpi/mpi_session.h"
 #include "core/comm/sendrecv.h"
 #include "core/comm/sendrecv_mpi4.h"
 #include "core/datatype/dtype_query.h"
@@ -102,6 +104,95 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
     if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
         return err;
     return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
+}
+
+TERN_PMPI_ALIAS(Session_attach_buffer)
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    static const char func[] = "MPI_Session_attach_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_attach_buffer(session_obj, buffer, TERN_NUM(size)));
+}
+
+TERN_PMPI_ALIAS(Session_attach_buffer_c)
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    static const char func[] = "MPI_Session_attach_buffer_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_attach_buffer(session_obj, buffer, TERN_NUM(size)));
+}
+
+TERN_PMPI_ALIAS(Session_detach_buffer)
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    static const char func[] = "MPI_Session_detach_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_detach_buffer(session_obj, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Session_detach_buffer_c)
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    static const char func[] = "MPI_Session_detach_buffer_c";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_comm, size, "size")))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_detach_buffer(session_obj, buffer_addr, TERN_NUM_REF(size)));
+}
+
+TERN_PMPI_ALIAS(Session_flush_buffer)
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    static const char func[] = "MPI_Session_flush_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)))
+        return err;
+    return tern_mpi_result(err_comm, func, tern_session_flush_buffer(session_obj));
+}
+
+TERN_PMPI_ALIAS(Session_iflush_buffer)
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    static const char func[] = "MPI_Session_iflush_buffer";
+    TERN_CHECK_INIT(func);
+    const MPI_Comm err_comm = session;
+    tern_session_t *session_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_comm, request, "request")))
+        return err;
+    err = tern_mpi_result(err_comm, func, tern_session_iflush_buffer(session_obj, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+    return err;
 }
 
 TERN_PMPI_ALIAS(Ssend)
