@@ -29,6 +29,7 @@ typedef struct bench_opts {
     int window;                /* messages in flight per iteration (bw, bibw, mbw_mr) */
     int json;                  /* print one JSON object instead of a table */
     int corrupt;               /* flip one byte of every sent message (tests validation) */
+    int distinct;              /* a buffer per message of the window (bw, bibw) */
 } bench_opts;
 
 /* What a benchmark is and which defaults it has. */
@@ -67,6 +68,14 @@ size_t bench_next_size(size_t size);
 
 /* Page-aligned, zeroed buffer; exits on failure. */
 void *bench_alloc(size_t bytes);
+
+/* The buffers of a window of messages: one of max_size bytes, or with
+ * --distinct-buffers one per message (window x max_size, page-aligned
+ * strides, every page touched now), as an application's messages land in
+ * different, cache-cold places. Message w uses buf + w * *stride (stride 0:
+ * all share one). */
+char *bench_window_alloc(const bench_opts *opts, size_t *stride);
+int bench_window_buffers(const bench_opts *opts); /* 1, or the window */
 
 /* Pattern of rank `src`'s data for message size `size` (salt tells apart
  * several blocks of one rank). */
