@@ -71,8 +71,11 @@ static double now_ns(void)
 enum { WARM = 20, BATCH = 20, BATCHES = 10, VERDICT_NEAR = 1, VERDICT_FAR = 2, VERDICT_UNKNOWN = 3 };
 
 /* Waits until *w reaches v; 0 after timeout_ns. Spins (the probe is only
- * run when every rank has a core), checking the clock now and then. */
-static int wait_for(_Atomic uint64_t *w, uint64_t v, double timeout_ns, int yield)
+ * run when every rank has a core), checking the clock now and then and
+ * yielding then, so that a partner descheduled on a loaded node gets the
+ * CPU back (such a round trip lands in a slow batch, which does not
+ * count). */
+static int wait_for(_Atomic uint64_t *w, uint64_t v, double timeout_ns)
 {
     double deadline = 0;
     for (unsigned spins = 0;; spins++) {
@@ -84,8 +87,7 @@ static int wait_for(_Atomic uint64_t *w, uint64_t v, double timeout_ns, int yiel
                 deadline = t + timeout_ns;
             else if (t > deadline)
                 return 0;
-            if (yield)
-                sched_yield();
+            sched_yield();
         }
     }
 }
@@ -94,10 +96,10 @@ int tern_shm_probe_far(void *line, int local_rank, double far_ns, double *rtt_ns
 {
     _Atomic uint64_t *ping = line, *verdict = ping + 1;
     *rtt_ns = 0;
-    /* The two ranks reach this after the same PMI fence; a second for the
-     * first answer, then 100 ms for each. */
+    /* The two ranks reach this after the same PMI fence: a second for each
+     * answer, two for the whole probe. */
     if (local_rank == 0) {
-        double t0 = 0, best = 0;
+        double t0 = 0, best = 0, end = now_ns() + 2e9;
         int ok = 1;
         for (uint64_t k = 0; ok && k < WARM + BATCH * BATCHES; k++) {
             if (k >= WARM && (k - WARM) % BATCH == 0) {
@@ -107,7 +109,7 @@ int tern_shm_probe_far(void *line, int local_rank, double far_ns, double *rtt_ns
                 t0 = t;
             }
             atomic_store_explicit(ping, 2 * k + 1, memory_order_release);
-            ok = wait_for(ping, 2 * k + 2, k ? 1e8 : 1e9, 0);
+            ok = wait_for(ping, 2 * k + 2, 1e9) && ((k & 15) || now_ns() < end);
         }
         uint64_t v = VERDICT_UNKNOWN;
         if (ok) {
@@ -118,12 +120,12 @@ int tern_shm_probe_far(void *line, int local_rank, double far_ns, double *rtt_ns
         atomic_store_explicit(verdict, v, memory_order_release);
     } else if (local_rank == 1) {
         for (uint64_t k = 0; k < WARM + BATCH * BATCHES; k++) {
-            if (!wait_for(ping, 2 * k + 1, k ? 1e8 : 1e9, 0))
+            if (!wait_for(ping, 2 * k + 1, 1e9))
                 break;
             atomic_store_explicit(ping, 2 * k + 2, memory_order_release);
         }
     }
-    if (!wait_for(verdict, 1, 2e9, 1))
+    if (!wait_for(verdict, 1, 5e9))
         return -1;
     uint64_t v = atomic_load_explicit(verdict, memory_order_acquire);
     return v == VERDICT_FAR ? 1 : v == VERDICT_NEAR ? 0 : -1;
