@@ -256,8 +256,9 @@ static int poll_run(void *ctx, tern_status_t *st)
                 if (r->n > TERN_SHM_SLOTS)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
                 size_t unit = r->kind == TERN_COLL_BCAST ? 1 : esz;
-                memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
-                       r->len * unit);
+                if (r->len) /* an empty bcast still takes its step; its buffer may be NULL */
+                    memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
+                           r->len * unit);
                 if (r->kind == TERN_COLL_BCAST)
                     atomic_store_explicit(bcast_total_at(reg, me, r->n), r->total, memory_order_relaxed);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
