@@ -1,5 +1,7 @@
 /* tern-bench bw: rank 0 streams a window of nonblocking sends to rank 1,
- * which acknowledges each window; bandwidth = bytes sent / time. */
+ * which acknowledges each window; bandwidth = bytes sent / time. With
+ * --distinct-buffers every message of the window has its own send and
+ * receive buffer (OSU's figure reuses one, which stays in cache). */
 #include "harness.h"
 
 int main(int argc, char **argv)
@@ -10,33 +12,38 @@ int main(int argc, char **argv)
     bench_opts o;
     bench_init(&argc, &argv, &desc, &o);
     bench_table t = {.cols = {"Bandwidth (MB/s)"}, .keys = {"bw_mbs"}, .ncols = 1};
-    char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);
+    size_t stride;
+    char *sbuf = bench_window_alloc(&o, &stride), *rbuf = bench_window_alloc(&o, &stride);
+    const int nbuf = bench_window_buffers(&o);
     MPI_Request *req = bench_alloc(sizeof(MPI_Request) * o.window);
     int ack = 0;
     bench_table_begin(&t, &desc, &o);
     for (size_t size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
         const int iters = bench_iters(&o, size), warmup = bench_warmup(&o, size);
         const int n = (int)size;
-        bench_fill(sbuf, size, size, bench_rank, 0, &o);
-        memset(rbuf, 0, size);
+        for (int b = 0; b < nbuf; b++) {
+            bench_fill(sbuf + b * stride, size, size, bench_rank, 0, &o);
+            memset(rbuf + b * stride, 0, size);
+        }
         BENCH_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         double t0 = 0;
         for (int i = 0; bench_rank < 2 && i < warmup + iters; i++) {
             if (i == warmup) t0 = MPI_Wtime();
             if (bench_rank == 0) {
                 for (int w = 0; w < o.window; w++)
-                    BENCH_CHECK(MPI_Isend(sbuf, n, MPI_BYTE, 1, 100, MPI_COMM_WORLD, &req[w]));
+                    BENCH_CHECK(MPI_Isend(sbuf + w * stride, n, MPI_BYTE, 1, 100, MPI_COMM_WORLD, &req[w]));
                 BENCH_CHECK(MPI_Waitall(o.window, req, MPI_STATUSES_IGNORE));
                 BENCH_CHECK(MPI_Recv(&ack, 1, MPI_INT, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             } else {
                 for (int w = 0; w < o.window; w++)
-                    BENCH_CHECK(MPI_Irecv(rbuf, n, MPI_BYTE, 0, 100, MPI_COMM_WORLD, &req[w]));
+                    BENCH_CHECK(MPI_Irecv(rbuf + w * stride, n, MPI_BYTE, 0, 100, MPI_COMM_WORLD, &req[w]));
                 BENCH_CHECK(MPI_Waitall(o.window, req, MPI_STATUSES_IGNORE));
                 BENCH_CHECK(MPI_Send(&ack, 1, MPI_INT, 0, 101, MPI_COMM_WORLD));
             }
         }
         double elapsed = MPI_Wtime() - t0;
-        if (bench_rank == 1) bench_check(rbuf, size, size, 0, 0, "streamed data");
+        for (int b = 0; bench_rank == 1 && b < nbuf; b++)
+            bench_check(rbuf + b * stride, size, size, 0, 0, "streamed data");
         double bw = (double)size * iters * o.window / elapsed / 1e6;
         bench_table_row(&t, size, &bw, iters);
     }

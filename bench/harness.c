@@ -40,6 +40,8 @@ static void usage(FILE *f, const bench_desc *d)
             "  -x, --warmup N         untimed warm-up iterations per size (default %d, %d above %d B)\n"
             "  -W, --window N         messages in flight per iteration (default %d; bw, bibw, mbw_mr)\n"
             "  -d, --dims N           dimensions of the process grid, 1 to 3 (default %d; halo)\n"
+            "  --distinct-buffers     a send and a receive buffer per message of the window,\n"
+            "                         touched before the run (bw, bibw; default: one of each)\n"
             "  --json                 print one JSON object instead of the table\n"
             "  --corrupt              flip one byte of every message sent: validation must fail\n"
             "  -h, --help             this help\n",
@@ -112,6 +114,10 @@ static void parse_options(int argc, char **argv, const bench_desc *d, bench_opts
             o->json = 1;
         } else if (!strcmp(a, "--corrupt")) {
             o->corrupt = 1;
+        } else if (!strcmp(a, "--distinct-buffers")) {
+            if (strcmp(d->name, "bw") && strcmp(d->name, "bibw"))
+                bad_option(d, "%s is for bw and bibw", a);
+            o->distinct = 1;
         } else if (!strcmp(a, "-m") || !strcmp(a, "--sizes")) {
             if (!val) bad_option(d, "%s needs a value", a);
             size_t lo = d->min_size, hi;
@@ -213,6 +219,20 @@ void *bench_alloc(size_t bytes)
     }
     memset(p, 0, bytes ? bytes : 1);
     return p;
+}
+
+int bench_window_buffers(const bench_opts *o)
+{
+    return o->distinct ? o->window : 1;
+}
+
+char *bench_window_alloc(const bench_opts *o, size_t *stride)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pg = page > 0 ? (size_t)page : 4096;
+    size_t one = (o->max_size + pg - 1) / pg * pg;
+    *stride = o->distinct ? one : 0;
+    return bench_alloc(one * (size_t)bench_window_buffers(o)); /* zeroed: every page exists */
 }
 
 uint8_t bench_pattern_byte(size_t i, size_t size, int src, int salt)

@@ -32,6 +32,7 @@ typedef struct bench_opts {
     int corrupt;               /* flip one byte of every sent message (tests validation) */
     int sync;                  /* one-sided: BENCH_SYNC_* (-s) */
     int flavor;                /* one-sided: BENCH_WIN_* (-w) */
+    int distinct;              /* a buffer per message of the window (bw, bibw) */
 } bench_opts;
 
 /* One-sided benchmarks (rma_driver.c): the synchronisation of the access
@@ -82,6 +83,14 @@ size_t bench_next_size(size_t size);
 
 /* Page-aligned, zeroed buffer; exits on failure. */
 void *bench_alloc(size_t bytes);
+
+/* The buffers of a window of messages: one of max_size bytes, or with
+ * --distinct-buffers one per message (window x max_size, page-aligned
+ * strides, every page touched now), as an application's messages land in
+ * different, cache-cold places. Message w uses buf + w * *stride (stride 0:
+ * all share one). */
+char *bench_window_alloc(const bench_opts *opts, size_t *stride);
+int bench_window_buffers(const bench_opts *opts); /* 1, or the window */
 
 /* Pattern of rank `src`'s data for message size `size` (salt tells apart
  * several blocks of one rank). */

@@ -121,6 +121,9 @@ typedef struct {
     /* Smallest message worth a get/put instead of copying through active
      * messages (the transport's measured crossover; a TERN_* knob). */
     size_t (*rma_min)(tern_tl_t *tl);
+    /* Optional: the same for one peer (world rank), when it differs by
+     * peer (shm: the topology of the two ranks). */
+    size_t (*peer_rma_min)(tern_tl_t *tl, int peer);
     tern_status_t (*mem_reg)(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
     void (*mem_dereg)(tern_tl_t *tl, void *buf, size_t len);
     tern_status_t (*get)(tern_tl_t *tl, int peer, void *local, size_t len,

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Usage: bench_smoke.sh <mpiexec> <tern-bench-NAME> <NAME>
+# Usage: bench_smoke.sh <mpiexec> <tern-bench-NAME> <NAME> [extra options]
 # Runs one benchmark with tiny sizes, as a table and as JSON; both must exit 0
 # and report validated data (check_json.py checks the JSON's contents).
 set -eu
 mpiexec=$1 prog=$2 name=$3
+extra=${4:-}
 here=$(dirname "$0")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -19,6 +20,8 @@ init) args="" ;;
 halo) args="-m 1:4K -i 3 -x 1 -d 3" ;;
 *) args="-m 1:4K -i 3 -x 1 -W 4" ;;
 esac
+args="$args $extra"
+
 
 echo "== $name, $np ranks, table"
 # shellcheck disable=SC2086

@@ -355,6 +355,44 @@ static void test_bcast_length(void)
     CHECK_INT(buf[0], 77, "bcast after the mismatches");
 }
 
+/* A rank whose count is shorter than the root's gets the error, and
+ * nothing is written past its buffer; under the shm bcast (which copies
+ * what fits) it holds the root's first bytes. Message sizes of 1 to many
+ * slot-sized chunks (TERN_COLL_SHM_SLOT). */
+static void test_bcast_length_data(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *algo = getenv("TERN_BCAST_ALGORITHM");
+    int shm = algo && !strcmp(algo, "shm");
+    static int buf[20001];
+    const int counts[3] = {10, 3000, 20000};
+    for (int i = 0; i < 3; i++) {
+        int n = counts[i], count = rank == 0 ? n : n / 2;
+        for (int k = 0; k <= n; k++)
+            buf[k] = rank == 0 ? 100 + k : -1;
+        int rc = MPI_Bcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rank == 0)
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "Bcast of %d ints, the root's %d", count, n);
+        CHECK_CLASS(rc, MPI_ERR_TRUNCATE, what);
+        for (int k = count; k <= n; k++)
+            if (buf[k] != -1) {
+                CHECK_INT(buf[k], -1, "no byte written past a shorter buffer");
+                break;
+            }
+        for (int k = 0; shm && k < count; k++)
+            if (buf[k] != 100 + k) {
+                CHECK_INT(buf[k], 100 + k, "the root's first bytes in a shorter buffer");
+                break;
+            }
+    }
+    int v = rank == 0 ? 5 : 0;
+    CHECK_RC(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK_INT(v, 5, "bcast after the mismatches");
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -373,6 +411,9 @@ int main(int argc, char **argv)
     mtest_end();
     mtest_begin("bcast_length");
     test_bcast_length();
+    mtest_end();
+    mtest_begin("bcast_length_data");
+    test_bcast_length_data();
     mtest_end();
     return mtest_finalize();
 }

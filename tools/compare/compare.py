@@ -44,14 +44,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 IMPLS = ["tern", "openmpi", "mpich"]
 LABEL = {"tern": "Tern", "openmpi": "Open MPI", "mpich": "MPICH"}
-P2P = ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
+P2P = ["latency", "bw", "bw_distinct", "bibw", "bibw_distinct", "mbw_mr", "multi_lat"]
+# Benchmarks that are another's program with options: bw and bibw with a
+# send and a receive buffer per message of the window (cache-cold, as in
+# applications), beside the OSU-style figure that reuses one buffer.
 # One-sided benchmarks (bench/rma_driver.c).
 RMA = ["put_lat", "get_lat", "put_bw", "get_bw", "put_bibw", "acc_lat", "get_acc_lat", "fop_lat", "cas_lat"]
+VARIANT = {"bw_distinct": ("bw", ["--distinct-buffers"]), "bibw_distinct": ("bibw", ["--distinct-buffers"])}
 COLL = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter",
         "reduce_scatter"]
 # benchmark -> (metric key, unit, higher is better)
 METRIC = {"latency": ("latency_us", "us", False), "multi_lat": ("latency_us", "us", False),
           "bw": ("bw_mbs", "MB/s", True), "bibw": ("bibw_mbs", "MB/s", True),
+          "bw_distinct": ("bw_mbs", "MB/s", True), "bibw_distinct": ("bibw_mbs", "MB/s", True),
           "mbw_mr": ("bw_mbs", "MB/s", True)}
 for _c in COLL:
     METRIC[_c] = ("latency_us", "us", False)
@@ -127,6 +132,8 @@ def build_benchmarks(impl, tc, outdir, names):
     bench = os.path.join(REPO, "bench")
     built, failed = {}, []
     for name in names + ["trivial"]:
+        if name in VARIANT:
+            continue
         if name == "trivial":
             srcs = [os.path.join(HERE, "trivial.c")]
         else:
@@ -141,6 +148,9 @@ def build_benchmarks(impl, tc, outdir, names):
             built[name] = exe
         else:
             failed.append(name)
+    for name, (base, _) in VARIANT.items():
+        if name in names and base in built:
+            built[name] = built[base]
     if failed:
         log(f"{LABEL[impl]}: not built (missing functions or compiler): {' '.join(failed)}")
     return built
@@ -513,6 +523,10 @@ def targets(res):
         r, s, t, b = worst(key, metric, big, True)
         rows.append((f"{key} 256 KB-4 MB (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, ">= 1.2", r is not None and r >= 1.2, "MB/s"))
     rows += rma_targets(res, worst)
+    big = [s for s in res.sizes("bw_distinct") if 1 << 20 <= s <= 4 << 20]
+    if big:
+        r, s, t, b = worst("bw_distinct", "bw_mbs", big, True)
+        rows.append(("bw, distinct buffers, 1-4 MB (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, ">= 1.2", r is not None and r >= 1.2, "MB/s"))
     for n in INIT_RANKS:
         r, s, t, b = worst(f"init_np{n}", "init_finalize_ms", [0], False)
         rows.append((f"MPI_Init+MPI_Finalize, {n} ranks (ms)", t, b, r, "<= 0.5", r is not None and r <= 0.5, "ms"))
@@ -911,9 +925,9 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                     # More ranks than cores: bound ranks would share cores
                     # (Open MPI refuses); run them unbound, oversubscribed.
                     run_bench(res, impl, tcs[impl], exes[impl][key], key, args.ranks,
-                              (p2p_args + rma_args(args, key) if key in RMA else p2p_args if key in P2P else coll_args),
-                              args.ranks <= (os.cpu_count() or 1),
-                              args.timeout)
+                              (p2p_args + rma_args(args, key) if key in RMA else p2p_args if key in P2P else coll_args)
+                              + VARIANT.get(key, (None, []))[1],
+                              args.ranks <= (os.cpu_count() or 1), args.timeout)
         if hosts and hosts.vars:
             floor_exe = build_tool(scratch, "tcp_pingpong")
             if floor_exe:
@@ -1005,6 +1019,7 @@ def main():
     tcs = toolchains(tern_prefix)
     names = [b for b in P2P + RMA + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
     names += [halo.NAME] if halo.NAME in wanted else []
+    names += [VARIANT[b][0] for b in names if b in VARIANT and VARIANT[b][0] not in names]
     exes = {}
     for impl in impls:
         if not shutil.which(tcs[impl]["mpicc"]) or not shutil.which(tcs[impl]["launch"][0]):

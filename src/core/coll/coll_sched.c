@@ -6,6 +6,7 @@
 #include "core/comm/comm_p2p.h"
 #include "core/pt2pt/progress.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,6 +330,16 @@ static void fail(tern_sched_t *s, tern_status_t st)
         s->run_error = st;
     s->cur = s->n_steps; /* skip the rest; still wait for what is posted */
     s->failed = 1;
+}
+
+void tern_sched_note(tern_sched_t *s, const char *fmt, ...)
+{
+    if (s->run_error != TERN_OK || s->why[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
+    va_end(ap);
 }
 
 /* An exact-size schedule's receive got `got` bytes (SIZE_MAX: more than it

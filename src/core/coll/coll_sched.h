@@ -73,6 +73,9 @@ void tern_sched_hold_op(tern_sched_t *s, MPI_Op op);
  * step. The shm collectives wait on their flags with it. */
 typedef int (*tern_sched_poll_fn)(void *ctx, tern_status_t *st);
 void tern_sched_poll(tern_sched_t *s, tern_sched_poll_fn fn, void *ctx, MPI_Datatype dt);
+/* Words for the error a poll step is about to return (the first one
+ * noted wins): the blocking call's detail, the request's error text. */
+void tern_sched_note(tern_sched_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Wait for every transfer posted so far. */
 void tern_sched_fence(tern_sched_t *s);
 /* Scratch memory owned by the schedule (freed with it); NULL on failure

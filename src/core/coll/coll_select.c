@@ -35,25 +35,37 @@ static const row_t default_rows[] = {
     {TERN_COLL_BARRIER, 16, ANY_BYTES, "shm"},
     {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination"},
     {TERN_COLL_BCAST, 0, 12288, "node_aware"},
-    /* Not shm by default: ranks that pass different counts (erroneous, but
-     * detected by the point-to-point schedules with MPI_ERR_TRUNCATE, as
-     * MPICH does) would fall out of step in the shm region and hang. */
+    /* shm up to the size where binomial gave way to scatter_allgather
+     * already: ranks passing different counts (erroneous) on the same
+     * side of 12288 bytes get MPI_ERR_TRUNCATE from either; counts on
+     * both sides pick different algorithms and would not meet. */
+    {TERN_COLL_BCAST, 16, 12288, "shm"},
     {TERN_COLL_BCAST, 0, 12288, "binomial"},
     {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial"},
     {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather"},
+    /* Blocks of the gather/scatter/allgather/alltoall families, predicted
+     * from the A/B in docs/performance.md (to be confirmed): at 2 ranks a
+     * binomial (one eager message) beats the flag round trip for tiny
+     * blocks; shm up to 16 KB blocks at up to 8 ranks. */
+    {TERN_COLL_GATHER, 2, 1024, "binomial"},
+    {TERN_COLL_GATHER, 8, 16384, "shm"},
     {TERN_COLL_GATHER, 16, 4096, "shm"},
     {TERN_COLL_GATHER, 0, 2048, "binomial"},
     {TERN_COLL_GATHER, 0, ANY_BYTES, "linear"},
     {TERN_COLL_GATHERV, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_SCATTER, 2, 1024, "binomial"},
+    {TERN_COLL_SCATTER, 8, 16384, "shm"},
     {TERN_COLL_SCATTER, 16, 4096, "shm"},
     {TERN_COLL_SCATTER, 0, 2048, "binomial"},
     {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear"},
     {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_ALLGATHER, 8, 16384, "shm"},
     {TERN_COLL_ALLGATHER, 16, 4096, "shm"},
     {TERN_COLL_ALLGATHER, 0, 1024, "recursive_doubling"},
     {TERN_COLL_ALLGATHER, 0, 1024, "bruck"},
     {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring"},
     {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_ALLTOALL, 8, 16384, "shm"},
     {TERN_COLL_ALLTOALL, 16, 1024, "shm"},
     {TERN_COLL_ALLTOALL, 0, 256, "bruck"},
     {TERN_COLL_ALLTOALL, 0, 32768, "direct"},

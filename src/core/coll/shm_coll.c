@@ -4,12 +4,23 @@
  * (polled in a loop) and the nonblocking and persistent ones (polled from
  * progress).
  *
- * A collective claims its step numbers when it first runs (the call, or
- * each MPI_Start): one for a barrier, one per slot-sized chunk otherwise.
+ * A collective takes a ticket when it first runs (the call, or each
+ * MPI_Start), and its turn comes once the runs of the earlier tickets have
+ * ended; its steps then follow the last step this rank ran: one for a
+ * barrier, one per slot-sized chunk otherwise. A bcast takes the root's
+ * number of steps (at least one), whatever its own count says: the root
+ * stores its byte count in its enter line, the others read it in the first
+ * step, copy what fits their buffer and end with TERN_ERR_TRUNCATE when
+ * the counts differ, so an erroneous program (MPICH's bcastlength) gets an
+ * error instead of ranks falling out of step and hanging. Reduce and
+ * allreduce take their own count's steps: one while the vector fits a
+ * slot (every call the default table sends here), where mismatched counts
+ * leave the elements past the shortest vector undefined but nothing hangs.
  * Per step n (slot n % 2):
  *   barrier:  enter = n; wait for every enter >= n.
- *   bcast:    root: wait until slot n is free, copy the chunk in, enter = n;
- *             others: wait for the root's enter >= n, copy the chunk out.
+ *   bcast:    root: wait until slot n is free, copy the chunk in, store its
+ *             byte count, enter = n; others: wait for the root's enter >= n,
+ *             copy the chunk out.
  *   (all)reduce: wait until slot n is free, copy the chunk in, enter = n;
  *             small chunks: the taker (root, or every rank) waits for every
  *             enter and folds all the slots into its output; from
@@ -32,17 +43,26 @@
 #include "core/coll/shm_region.h"
 #include "core/datatype/op.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
-enum { PH_CLAIM, PH_ORDER, PH_SLOT_FREE, PH_ENTERED, PH_REDUCED, PH_OUT };
+/* The root's byte count of a bcast, in its enter line after the flag and
+ * the pid (shm_region.c): one word per slot, since the root may store step
+ * n + 1's while the others still read step n's. */
+#define BCAST_TOTAL_OFFSET 16
+
+enum { PH_CLAIM, PH_TURN, PH_ORDER, PH_SLOT_FREE, PH_ENTERED, PH_REDUCED, PH_OUT };
 
 typedef struct {
     tern_shm_region_t *reg;
+    tern_sched_t *s;          /* for the words of a truncation */
     tern_coll_kind_t kind;
     tern_coll_args_t a;       /* the views */
     int root;                 /* -1: every rank takes the result */
     size_t per;               /* bytes (bcast) or elements per step */
-    size_t total;             /* bytes (bcast) or elements in all */
+    size_t total;             /* bytes (bcast: the root's) or elements in all */
+    size_t room;              /* bcast: bytes this rank's buffer holds */
+    uint64_t ticket;          /* this run's place in the call order */
     uint64_t steps, first, n; /* this run's steps: first .. first + steps - 1 */
     size_t off, len;          /* the current step's elements (bytes for bcast) */
     int phase, cursor;
@@ -123,12 +143,47 @@ static int parallel(const run_t *r)
     return r->len * r->a.esz >= TERN_SHM_PARALLEL_MIN && r->len >= (size_t)r->reg->p;
 }
 
+static uint64_t steps_for(const run_t *r)
+{
+    if (r->kind == TERN_COLL_BARRIER)
+        return 1;
+    uint64_t n = (r->total + r->per - 1) / r->per;
+    return r->kind == TERN_COLL_BCAST && n == 0 ? 1 : n; /* a bcast always meets */
+}
+
+static _Atomic uint64_t *bcast_total_at(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return (_Atomic uint64_t *)(void *)(reg->flags + (size_t)q * TERN_SHM_N_FLAGS * TERN_SHM_LINE +
+                                        BCAST_TOTAL_OFFSET + (n % TERN_SHM_SLOTS) * 8);
+}
+
+/* A bcast's non-root, in its first step: the root's byte count decides the
+ * steps (the enter flag's acquire made it visible). */
+static void bcast_learn_total(run_t *r)
+{
+    r->total = (size_t)atomic_load_explicit(bcast_total_at(r->reg, r->root, r->n), memory_order_relaxed);
+    r->steps = steps_for(r);
+    r->len = r->total < r->per ? r->total : r->per;
+}
+
+/* A bcast's non-root, after its last step: the root sent another amount. */
+static tern_status_t bcast_mismatch(run_t *r)
+{
+    if (r->total == r->room)
+        return TERN_OK;
+    tern_sched_note(r->s, "the root (rank %d) sent %zu bytes where this rank's count and datatype "
+                          "describe %zu: they must describe the same amount of data on every rank",
+                    r->root, r->total, r->room);
+    return TERN_ERR_TRUNCATE;
+}
+
 /* Ends step n; 1 when it was the last. */
 static int end_step(run_t *r)
 {
     tern_shm_set(r->reg, TERN_SHM_LEAVE, r->n);
     r->reg->done = r->n;
     if (r->n + 1 == r->first + r->steps) {
+        r->reg->runs_done = r->ticket;
         r->phase = PH_CLAIM;
         return 1;
     }
@@ -155,13 +210,24 @@ static int poll_run(void *ctx, tern_status_t *st)
     size_t esz = r->a.esz;
     for (;;) {
         switch (r->phase) {
-        case PH_CLAIM: /* a new run: its step numbers, in call (or start) order */
-            r->first = reg->claimed + 1;
-            r->steps = r->kind == TERN_COLL_BARRIER ? 1 : (r->total + r->per - 1) / r->per;
-            reg->claimed += r->steps;
-            if (r->steps == 0)
+        case PH_CLAIM: /* a new run: its place in call (or start) order */
+            if (r->kind == TERN_COLL_BCAST)
+                r->total = r->room; /* the root's; the others learn it in step 1 */
+            if (steps_for(r) == 0)
+                return 1; /* no step, no ticket */
+            r->ticket = ++reg->tickets;
+            r->phase = PH_TURN;
+            /* fall through */
+        case PH_TURN: /* the earlier runs ended: this run's steps follow theirs */
+            if (reg->broken >= 0) { /* an earlier step will never end */
+                *st = tern_shm_broken_status(reg);
+                r->phase = PH_CLAIM;
                 return 1;
-            r->n = r->first;
+            }
+            if (reg->runs_done != r->ticket - 1)
+                return 0;
+            r->steps = steps_for(r);
+            r->first = r->n = reg->done + 1;
             r->off = 0;
             r->len = r->total < r->per ? r->total : r->per;
             r->cursor = 0;
@@ -173,8 +239,6 @@ static int poll_run(void *ctx, tern_status_t *st)
                 r->phase = PH_CLAIM;
                 return 1;
             }
-            if (reg->done != r->n - 1)
-                return 0;
             r->phase = PH_SLOT_FREE;
             /* fall through */
         case PH_SLOT_FREE:
@@ -192,8 +256,11 @@ static int poll_run(void *ctx, tern_status_t *st)
                 if (r->n > TERN_SHM_SLOTS)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
                 size_t unit = r->kind == TERN_COLL_BCAST ? 1 : esz;
-                memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
-                       r->len * unit);
+                if (r->len) /* an empty bcast still takes its step; its buffer may be NULL */
+                    memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
+                           r->len * unit);
+                if (r->kind == TERN_COLL_BCAST)
+                    atomic_store_explicit(bcast_total_at(reg, me, r->n), r->total, memory_order_relaxed);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
             }
             r->phase = PH_ENTERED;
@@ -209,7 +276,13 @@ static int poll_run(void *ctx, tern_status_t *st)
             } else if (r->kind == TERN_COLL_BCAST) {
                 if (me != r->root) {
                     WAIT(TERN_SHM_ENTER, r->root, r->n);
-                    memcpy((char *)r->a.rbuf + r->off, tern_shm_slot(reg, r->root, r->n), r->len);
+                    if (r->n == r->first)
+                        bcast_learn_total(r);
+                    if (r->off < r->room) /* what fits this rank's buffer */
+                        memcpy((char *)r->a.rbuf + r->off, tern_shm_slot(reg, r->root, r->n),
+                               r->len < r->room - r->off ? r->len : r->room - r->off);
+                    if (r->n + 1 == r->first + r->steps)
+                        *st = bcast_mismatch(r);
                 }
             } else if (!parallel(r)) {
                 if (takes) {
@@ -228,10 +301,10 @@ static int poll_run(void *ctx, tern_status_t *st)
                     return 1;
                 continue;
             }
-            if (*st != TERN_OK)
+            if (*st != TERN_OK && r->kind != TERN_COLL_BCAST)
                 return 1;
             if (end_step(r))
-                return 1;
+                return 1; /* a bcast's truncation: the steps are over, in step */
             continue;
         case PH_REDUCED:
             if (takes) {
@@ -258,11 +331,11 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
     run_t *r = tern_sched_tmp(s, sizeof *r);
     if (!r)
         return tern_sched_error(s);
-    *r = (run_t){.reg = reg, .kind = kind, .a = *a, .phase = PH_CLAIM,
+    *r = (run_t){.reg = reg, .s = s, .kind = kind, .a = *a, .phase = PH_CLAIM,
                  .root = kind == TERN_COLL_ALLREDUCE ? -1 : a->root};
     if (kind == TERN_COLL_BCAST) {
         r->per = reg->slot;
-        r->total = a->bytes;
+        r->room = a->bytes;
         r->a.sbuf = a->rbuf; /* the root's message */
     } else if (kind == TERN_COLL_GATHER || kind == TERN_COLL_ALLGATHER ||
                kind == TERN_COLL_SCATTER || kind == TERN_COLL_ALLTOALL) {

@@ -36,10 +36,12 @@ typedef struct tern_shm_region {
     tern_comm_t *comm;   /* the owner (not retained: it frees the region) */
     int p, me;
     size_t slot;         /* bytes per data slot, a multiple of TERN_SHM_LINE */
-    /* Steps are numbered from 1 in the order collectives claim them (their
-     * call, or MPI_Start); a rank runs them strictly in that order, so its
-     * flags only grow: step n starts once done == n - 1. */
-    uint64_t claimed, done;
+    /* Steps are numbered from 1; a rank runs them strictly in order, so its
+     * flags only grow: step n starts once done == n - 1. Collectives take
+     * tickets in call (or MPI_Start) order and run one after the other: the
+     * run of ticket t starts once runs_done == t - 1, at step done + 1 (a
+     * bcast's non-root learns its number of steps only in its first). */
+    uint64_t tickets, runs_done, done;
     char *flags;         /* rank q, flag f: flags + (q * TERN_SHM_N_FLAGS + f) * LINE */
     char *data;          /* rank q, slot k: data + (q * TERN_SHM_SLOTS + k) * slot */
     char *result;        /* slot k: result + k * slot */

@@ -1,5 +1,6 @@
 #include "core/pt2pt/p2p.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/p2p_coop.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
@@ -592,8 +593,16 @@ static void rndv_get_done(tern_tl_comp_t *comp, tern_status_t st)
         peer_broken(req->peer_world, st, "a rendezvous read failed");
         return;
     }
-    inflight_remove(&tern_rt.peers[req->peer_world], req);
     send_ctrl(req->peer_world, PKT_FIN, req->remote_req);
+    tern_p2p_rndv_landed(req->peer_world, req, req->transfer_bytes - req->coop_bytes);
+}
+
+void tern_p2p_rndv_landed(int peer_world, tern_req_t *req, size_t bytes)
+{
+    req->offset += bytes;
+    if (req->offset < req->transfer_bytes)
+        return; /* the other part of a cooperative copy */
+    inflight_remove(&tern_rt.peers[peer_world], req);
     tern_req_complete(req);
 }
 
@@ -652,11 +661,12 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
         if ((peer->caps & TERN_TL_CAP_GET) && n >= peer->rma_min && !req->noncontig &&
             !(msg->rts_flags & RTS_STREAM)) {
             req->get_comp.cb = rndv_get_done;
-            tern_status_t st = peer->ops->get(peer->tl, msg->src_world, req->buf, n, msg->addr,
+            size_t head = tern_p2p_coop_begin(msg->src_world, req, n, msg->sreq);
+            tern_status_t st = peer->ops->get(peer->tl, msg->src_world, req->buf, head, msg->addr,
                                               &msg->rkey, &req->get_comp);
             if (st == TERN_OK)
                 return;
-            if (st != TERN_ERR_NOT_SUPPORTED) {
+            if (st != TERN_ERR_NOT_SUPPORTED || req->coop_bytes) {
                 peer_broken(msg->src_world, st, "a rendezvous read failed");
                 return;
             }
@@ -852,6 +862,10 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
     case TERN_PKT_SEND_CANCEL:
     case TERN_PKT_SEND_CANCEL_ANSWER:
         tern_send_cancel_packet(src_world, pkt, len);
+        return;
+    case TERN_PKT_COOP:
+    case TERN_PKT_COOP_DONE:
+        tern_p2p_coop_packet(src_world, pkt, len);
         return;
     default:
         peer_broken(src_world, TERN_ERR_INTERNAL, "corrupt packet of unknown type %u", type);

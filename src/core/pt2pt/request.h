@@ -83,6 +83,7 @@ struct tern_req {
     uint8_t rndv;               /* went as a rendezvous (RTS) */
     uint8_t cancel_state;       /* tern_cancel_state_t */
     uint8_t proto_done;         /* its protocol finished while a cancel was asked */
+    size_t coop_bytes;          /* receive by get: the tail the sender writes (p2p_coop.h) */
 
     /* The owner's state and callbacks. TERN_REQ_GENERIC: start (persistent
      * requests: MPI_Start) begins the operation. Any kind: release frees

@@ -185,7 +185,8 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         if (eager_knob < peer->eager_max)
             peer->eager_max = eager_knob;
         peer->caps = peer->ops->caps(peer->tl);
-        peer->rma_min = peer->ops->rma_min(peer->tl);
+        peer->rma_min = peer->ops->peer_rma_min ? peer->ops->peer_rma_min(peer->tl, p)
+                                                : peer->ops->rma_min(peer->tl);
         peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
         peer->credits = tern_rt.credit_max;
     }

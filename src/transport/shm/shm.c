@@ -5,7 +5,9 @@
  * Segment layout (local rank 0 writes the header; the others take the
  * geometry from it, so only local rank 0's knobs matter):
  *   [0, 4096)       header, then one 64-byte slot per local rank (pid, CMA
- *                   probe word address and value, attached flag)
+ *                   probe word address and value, attached flag, hwloc
+ *                   place), then the line of the start-up probe
+ *                   (shm_path.h)
  *   rings_offset    L * (L - 1) rings; receiver d's ring from sender s is
  *                   number d * (L - 1) + (s < d ? s : s - 1), so a receiver's
  *                   incoming rings are contiguous. No ring to oneself: the
@@ -43,6 +45,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "transport/shm/shm_cma.h"
+#include "transport/shm/shm_path.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_segment.h"
 #include "transport/transport.h"
@@ -89,7 +92,8 @@ typedef struct {
     uint64_t probe_addr;
     uint64_t probe_value;
     _Atomic uint32_t attached;
-    char pad[36];
+    tern_shm_place_t place;
+    char pad[36 - sizeof(tern_shm_place_t)];
 } shm_slot_t;
 
 _Static_assert(sizeof(shm_header_t) <= SHM_HEADER_BYTES, "header fits its line");
@@ -117,6 +121,8 @@ struct tern_tl {
     unsigned batch;           /* messages taken from one ring per progress */
     int cma;                  /* 1 while get/put are usable */
     size_t rma_min;
+    size_t *peer_rma_min;     /* by local index: rma_min, or less where single copy wins */
+    tern_shm_place_t place;   /* this rank's (shm_path.h) */
 
     int rank, size, local_size;
     tern_peer_failed_fn peer_failed;
@@ -127,9 +133,15 @@ struct tern_tl {
     tern_status_t attach_status;
 };
 
+/* The start-up probe's line, after the slots. */
+static void *shm_probe_line(void *base, int local_size)
+{
+    return (char *)base + SHM_HEADER_BYTES + (size_t)local_size * sizeof(shm_slot_t);
+}
+
 static size_t shm_rings_offset(int local_size)
 {
-    size_t slots_end = SHM_HEADER_BYTES + (size_t)local_size * sizeof(shm_slot_t);
+    size_t slots_end = SHM_HEADER_BYTES + (size_t)(local_size + 1) * sizeof(shm_slot_t);
     return (slots_end + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
 }
 
@@ -228,6 +240,7 @@ static void shm_attached(void *base, size_t size, void *arg)
     slot->pid = (int64_t)getpid();
     slot->probe_addr = (uint64_t)(uintptr_t)&tl->probe_word;
     slot->probe_value = tl->probe_word;
+    slot->place = tl->place;
     atomic_store_explicit(&slot->attached, 1, memory_order_release);
 }
 
@@ -393,7 +406,47 @@ static void shm_free(tern_tl_t *tl)
     free(tl->out);
     free(tl->bulk_out);
     free(tl->local_of_storage);
+    free(tl->peer_rma_min);
     free(tl);
+}
+
+/* Per peer, which copy serves large messages (shm_path.h): the rendezvous
+ * threshold stays rma_min (the pipeline below it) or drops to where CMA
+ * wins. */
+static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
+{
+    size_t single = tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN, 32L << 10);
+    int all_far = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "cma");
+    int by_place = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
+                   tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe");
+    if (tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe") && tl->seg.base != NULL &&
+        params->local_size > 1) {
+        double rtt = 0;
+        int far = -1;
+        /* Every local rank takes part (ranks 2.. wait for the verdict);
+         * with more ranks than cores a round trip measures the scheduler. */
+        if (!params->oversubscribed)
+            far = tern_shm_probe_far(shm_probe_line(tl->seg.base, params->local_size), tl->my_local,
+                                     (double)tern_knob_count(TERN_KNOB_SHM_PROBE_FAR_NS), &rtt);
+        tern_debug("shm transport: start-up probe: cache-line round trip %.0f ns between local ranks 0 "
+                   "and 1: %s",
+                   rtt, far > 0 ? "far apart" : far == 0 ? "near" : "not measured");
+        all_far = all_far || far > 0;
+    }
+    for (int i = 0; i < params->local_size; i++) {
+        tl->peer_rma_min[i] = tl->rma_min;
+        if (i == tl->my_local || tl->seg.base == NULL)
+            continue;
+        const shm_slot_t *ps = shm_slot(tl->seg.base, i);
+        int far = all_far || (by_place && tern_shm_places_far(&tl->place, &ps->place));
+        if (far && single < tl->rma_min)
+            tl->peer_rma_min[i] = single;
+        tern_debug("shm transport: large messages to local rank %d: %s from %zu bytes "
+                   "(TERN_SHM_LARGE_PATH=%s; places %d/%d/%d and %d/%d/%d)",
+                   i, far ? "single copy (CMA)" : "pipeline, CMA",
+                   tl->peer_rma_min[i], tern_knob_str(TERN_KNOB_SHM_LARGE_PATH), tl->place.package,
+                   tl->place.numa, tl->place.l3, ps->place.package, ps->place.numa, ps->place.l3);
+    }
 }
 
 static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
@@ -413,8 +466,14 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->out = calloc((size_t)params->local_size, sizeof *tl->out);
         tl->bulk_out = calloc((size_t)params->local_size, sizeof *tl->bulk_out);
         tl->in = calloc((size_t)params->local_size, sizeof *tl->in);
-        if (tl->local_of_storage == NULL || tl->out == NULL || tl->bulk_out == NULL || tl->in == NULL)
+        tl->peer_rma_min = calloc((size_t)params->local_size, sizeof *tl->peer_rma_min);
+        if (tl->local_of_storage == NULL || tl->out == NULL || tl->bulk_out == NULL || tl->in == NULL ||
+            tl->peer_rma_min == NULL)
             st = TERN_ERR_NOMEM;
+        tl->place = (tern_shm_place_t){-1, -1, -1};
+        if (params->local_size > 1 && (tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
+                                       tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe")))
+            tern_shm_place_self(&tl->place); /* published in its slot */
     } else {
         st = TERN_ERR_NOMEM;
     }
@@ -525,6 +584,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
      * stalls, while CMA copies the whole message in one system call. */
     tl->rma_min = tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN,
                                     tl->bulk_max && !params->oversubscribed ? 32L << 20 : 32L << 10);
+    shm_choose_paths(tl, params);
     tern_debug("shm transport: %d local ranks, segment %s of %zu bytes, %u cells per ring, am_max %zu, "
                "bulk_max %zu, CMA %s",
                tl->local_size, tl->seg.name, tl->seg.size, tl->batch, tl->am_max, tl->bulk_max,
@@ -673,6 +733,12 @@ static size_t shm_rma_min(tern_tl_t *tl)
     return tl->rma_min;
 }
 
+static size_t shm_peer_rma_min(tern_tl_t *tl, int peer)
+{
+    int i = tl->local_of[peer];
+    return i >= 0 ? tl->peer_rma_min[i] : tl->rma_min;
+}
+
 static tern_status_t shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
 {
     (void)tl;
@@ -733,6 +799,7 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .progress = shm_progress,
     .caps = shm_caps,
     .rma_min = shm_rma_min,
+    .peer_rma_min = shm_peer_rma_min,
     .mem_reg = shm_mem_reg,
     .mem_dereg = shm_mem_dereg,
     .get = shm_get,
