@@ -75,6 +75,13 @@ static void test_dup(void)
     CHECK_RC(MPI_Comm_set_name(d, "my dup"));
     MPI_Comm_get_name(d, name, &len);
     CHECK(strcmp(name, "my dup") == 0 && len == 6, "set name '%s'", name);
+    /* MPI-4.1: the null handles have names (mpi4py relies on it). */
+    CHECK_RC(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "null comm name '%s'", name);
+    CHECK_RC(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "null type name '%s'", name);
+    CHECK_RC(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "null window name '%s'", name);
     /* Dup of a dup, of SELF. */
     CHECK_RC(MPI_Comm_dup(d, &d2));
     MPI_Comm_compare(d, d2, &res);

@@ -17,6 +17,8 @@ applies to each of its procedures):
   info_null = true  info arguments may be MPI_INFO_NULL (hints)
   check = {X = R}   named rule R for X (NAMED below)
   unchecked = [X]   X goes to the core as it is
+  null_ok = [X]     handle X may also be its kind's null handle (the core
+                    gets X_obj == NULL): MPI-4.1's names of the null handles
   check_call = C    an expression returning an MPI code that checks every
                     parameter but communicators, info, requests and those in
                     also_check (the semantic checks of collectives: roots,
@@ -40,6 +42,10 @@ The output request X of a core call that uses X_req (tern_req_t *) is
 handed to the caller as a handle once the call succeeds."""
 
 import re
+
+# The null handle of each kind a spec may accept (null_ok).
+NULL_HANDLE = {"COMMUNICATOR": "MPI_COMM_NULL", "DATATYPE": "MPI_DATATYPE_NULL",
+               "WINDOW": "MPI_WIN_NULL"}
 
 # Input handles: kind -> (object type or None, check call format).
 HANDLE_IN = {
@@ -164,6 +170,8 @@ def _rule(proc, prm, spec):
                                  ("TERN_INFO_NULL_OK", spec.get("info_null"))) if on]
         args = {"writable": writable, "info_flags": " | ".join(flags) or "0"}
         decl = f"{obj} *{x}_obj = NULL;" if obj else None
+        if direction == "in" and x in spec.get("null_ok", []):
+            return f"({x} == {NULL_HANDLE[kind]} ? MPI_SUCCESS : {fmt.format(x=x, **args)})", decl
         if direction == "in":
             return fmt.format(x=x, **args), decl
         # A handle to free or replace: the pointer, then the handle it holds.

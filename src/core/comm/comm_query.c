@@ -119,8 +119,9 @@ tern_status_t tern_comm_set_name(tern_comm_t *c, const char *name)
 
 tern_status_t tern_comm_get_name(const tern_comm_t *c, char *name, int *resultlen)
 {
-    strcpy(name, c->name);
-    *resultlen = (int)strlen(c->name);
+    /* MPI-4.1: the null handle has a name too (c is NULL for it). */
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c ? c->name : "MPI_COMM_NULL");
+    *resultlen = (int)strlen(name);
     return TERN_OK;
 }
 

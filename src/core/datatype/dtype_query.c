@@ -75,7 +75,8 @@ tern_status_t tern_dtype_set_name(MPI_Datatype dt, const char *name)
 
 tern_status_t tern_dtype_get_name(MPI_Datatype dt, char *name, int *resultlen)
 {
-    const char *n = tern_datatype_user_name(dt);
+    /* MPI-4.1: the null handle has a name too. */
+    const char *n = dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : tern_datatype_user_name(dt);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n ? n : "");
     *resultlen = (int)strlen(name);
     return TERN_OK;

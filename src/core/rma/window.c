@@ -422,7 +422,8 @@ tern_status_t tern_win_set_name(tern_win_t *w, const char *name)
 
 tern_status_t tern_win_get_name(tern_win_t *w, char *name, int *resultlen)
 {
-    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    /* MPI-4.1: the null handle has a name too (w is NULL for it). */
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w ? w->name : "MPI_WIN_NULL");
     *resultlen = (int)strlen(name);
     return TERN_OK;
 }

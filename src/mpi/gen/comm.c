@@ -225,7 +225,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     const MPI_Comm err_comm = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+    if ((err = (comm == MPI_COMM_NULL ? MPI_SUCCESS : tern_check_comm(func, comm, &comm_obj))) ||
         (err = tern_check_array(func, err_comm, comm_name, MPI_MAX_OBJECT_NAME, "comm_name")) ||
         (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
         return err;
@@ -731,7 +731,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     TERN_CHECK_INIT(func);
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = (datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : tern_check_type(func, err_comm, datatype, "datatype"))) ||
         (err = tern_check_array(func, err_comm, type_name, MPI_MAX_OBJECT_NAME, "type_name")) ||
         (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
         return err;
@@ -827,7 +827,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     const MPI_Comm err_comm = tern_win_err_comm(win);
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
+    if ((err = (win == MPI_WIN_NULL ? MPI_SUCCESS : tern_check_win(func, err_comm, win, &win_obj))) ||
         (err = tern_check_array(func, err_comm, win_name, MPI_MAX_OBJECT_NAME, "win_name")) ||
         (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
         return err;
