@@ -131,10 +131,15 @@ int main(int argc, char **argv)
     MPI_Aint qsize;
     int qunit;
     void *qbase;
-    EXPECT(MPI_Win_shared_query(win, 0, &qsize, &qunit, &qbase), MPI_ERR_RMA_FLAVOR);
+    /* MPI-4.1: a Win_create window's memory is not shared: size 0, NULL. */
+    qsize = -1, qbase = &qsize;
+    EXPECT(MPI_Win_shared_query(win, 0, &qsize, &qunit, &qbase), MPI_SUCCESS);
+    CHECK(qsize == 0 && qbase == NULL, "Win_shared_query of a Win_create window: size %ld base %p",
+          (long)qsize, qbase);
     EXPECT(MPI_Win_attach(win, buf, 4), MPI_ERR_RMA_FLAVOR);
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
     MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN);
+    EXPECT(MPI_Win_shared_query(dyn, 0, &qsize, &qunit, &qbase), MPI_ERR_RMA_FLAVOR);
     EXPECT(MPI_Win_detach(dyn, buf), MPI_ERR_RMA_ATTACH);
     EXPECT(MPI_Win_attach(dyn, buf, sizeof buf), MPI_SUCCESS);
     EXPECT(MPI_Win_attach(dyn, buf + 2, 4), MPI_ERR_RMA_ATTACH);

@@ -170,6 +170,13 @@ int main(int argc, char **argv)
                    everyone, "tern://node");
     expect_members(split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://nothing"),
                    nobody, "an unknown pset");
+    /* Without a pset name, HW_GUIDED's key (MPI-4.1; mpi4py's test_comm). */
+    expect_members(split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_hw_resource_type",
+                         "mpi_shared_memory"), everyone, "resource guided, shared memory");
+    expect_members(split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_hw_resource_type", "@no-such@"),
+                   nobody, "resource guided, an unknown resource type");
+    expect_members(split(MPI_COMM_TYPE_RESOURCE_GUIDED, NULL, NULL), nobody,
+                   "resource guided without a key");
     mtest_end();
 
     mtest_begin("hw_resource_info");

@@ -138,7 +138,9 @@ static tern_status_t pset_color(const tern_info_t *info, int *color)
     const char *v = info ? tern_info_get(info, "mpi_pset_name") : NULL;
     int *ranks, n;
     *color = MPI_UNDEFINED;
-    if (!v || tern_pset_members(v, &ranks, &n) != TERN_OK) {
+    if (!v) /* MPI-4.1: it takes HW_GUIDED's mpi_hw_resource_type as well */
+        return guided_color(info, color);
+    if (tern_pset_members(v, &ranks, &n) != TERN_OK) {
         (void)tern_status_take_detail(TERN_ERR_ARG); /* not an error: MPI_COMM_NULL */
         return TERN_OK;
     }

@@ -337,9 +337,11 @@ tern_status_t tern_win_free(tern_win_t *w, MPI_Win *win)
 tern_status_t tern_win_shared_query(tern_win_t *w, int rank, MPI_Aint *size,
                                     tern_num_ref_t disp_unit, void *baseptr)
 {
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+    /* MPI-4.1: any flavor but dynamic; memory not shared with this
+     * process (no mapping of every rank's memory) is size 0, base NULL. */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return tern_status_detail(TERN_ERR_RMA_FLAVOR,
-                                  "the window was not made by MPI_Win_allocate_shared");
+                                  "a window made by MPI_Win_create_dynamic has no shared memory");
     if (rank == MPI_PROC_NULL) {
         /* The first rank with memory. */
         rank = 0;
@@ -352,10 +354,10 @@ tern_status_t tern_win_shared_query(tern_win_t *w, int rank, MPI_Aint *size,
         return tern_status_detail(TERN_ERR_RANK, "rank=%d is out of range (the window has %d "
                                   "ranks)", rank, w->size);
     }
-    *size = w->sizes[rank];
+    *size = w->shm ? w->sizes[rank] : 0;
     tern_num_ref_set(disp_unit, w->disp_units[rank]);
     /* No memory, no address (as MPICH: a rank of size 0 has a NULL base). */
-    *(void **)baseptr = w->sizes[rank] ? (char *)w->shm + w->shm_offsets[rank] : NULL;
+    *(void **)baseptr = *size ? (char *)w->shm + w->shm_offsets[rank] : NULL;
     return TERN_OK;
 }
 
