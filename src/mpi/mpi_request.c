@@ -193,6 +193,17 @@ int tern_mpi_waitall(const char *func, int count, MPI_Request reqs[], MPI_Status
     return any_error ? in_status_error(func) : MPI_SUCCESS;
 }
 
+/* Whether every live request is complete (null and inactive ones are). */
+static int all_complete(int count, const MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete)
+            return 0;
+    }
+    return 1;
+}
+
 int tern_mpi_testall(const char *func, int count, MPI_Request reqs[], int *flag,
                      MPI_Status statuses[])
 {
@@ -200,13 +211,10 @@ int tern_mpi_testall(const char *func, int count, MPI_Request reqs[], int *flag,
     if (err)
         return err;
     tern_progress();
-    for (int i = 0; i < count; i++) {
-        tern_req_t *r;
-        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete) {
-            *flag = 0;
-            tern_progress_test_missed();
-            return MPI_SUCCESS;
-        }
+    if (!all_complete(count, reqs)) {
+        *flag = 0;
+        tern_progress_test_missed();
+        return MPI_SUCCESS;
     }
     *flag = 1;
     return finish_many(func, count, reqs, statuses, 1);
@@ -447,13 +455,10 @@ int tern_mpi_request_get_status_all(const char *func, int count, const MPI_Reque
     if (err)
         return err;
     tern_progress();
-    for (int i = 0; i < count; i++) {
-        tern_req_t *r;
-        if (classify(reqs[i], &r) == REQ_LIVE && !r->complete) {
-            *flag = 0;
-            tern_progress_test_missed();
-            return MPI_SUCCESS;
-        }
+    if (!all_complete(count, reqs)) {
+        *flag = 0;
+        tern_progress_test_missed();
+        return MPI_SUCCESS;
     }
     *flag = 1;
     int any_error = 0;
