@@ -28,12 +28,10 @@ static char *offset(const void *buf, MPI_Aint off)
 
 static int prep_init(prep_t *pr, tern_comm_t *c, int max_outs, int blocking)
 {
-    pr->s = tern_sched_create(c);
+    /* Blocking: steps run as they are built (no step list to interpret). */
+    pr->s = tern_sched_create(c, blocking);
     if (!pr->s)
         return -1;
-    /* Blocking: steps run as they are built (no step list to interpret). */
-    if (blocking)
-        tern_sched_set_immediate(pr->s);
     pr->n_outs = 0;
     pr->cap_outs = max_outs;
     pr->outs = NULL; /* allocated by the first add_out: contiguous calls never need it */

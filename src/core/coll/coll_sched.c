@@ -50,7 +50,7 @@ struct tern_sched {
     tern_status_t build_error;
     tern_status_t run_error;
     int done;
-    /* Blocking calls: every step runs as it is added (tern_sched_set_immediate). */
+    /* Blocking calls: every step runs as it is added (tern_sched_create with blocking set). */
     uint8_t immediate;
     uint8_t failed;                  /* immediate: a step failed, skip the rest */
     uint8_t last_kind;               /* of the last step added (fences after local steps are no-ops) */
@@ -116,7 +116,7 @@ static int recycle(tern_sched_t *s)
     return 1;
 }
 
-tern_sched_t *tern_sched_create(tern_comm_t *comm)
+tern_sched_t *tern_sched_create(tern_comm_t *comm, int blocking)
 {
     tern_sched_t *s = pool;
     if (s) {
@@ -130,7 +130,8 @@ tern_sched_t *tern_sched_create(tern_comm_t *comm)
     tern_comm_retain(comm);
     s->comm = comm;
     s->held_op = MPI_OP_NULL;
-    s->tag = (int)(comm->coll_seq++ & 0x3fffffffu);
+    s->immediate = blocking;
+    s->tag = tern_comm_next_coll_tag(comm, blocking);
     s->cur_comm = comm;
     s->cur_tag = s->tag;
     return s;
@@ -188,7 +189,7 @@ void tern_sched_use_comm(tern_sched_t *s, tern_comm_t *comm)
             tern_comm_release(s->alt_comm);
         tern_comm_retain(comm);
         s->alt_comm = comm;
-        s->alt_tag = (int)(comm->coll_seq++ & 0x3fffffffu);
+        s->alt_tag = tern_comm_next_coll_tag(comm, s->immediate);
     }
     s->cur_comm = comm;
     s->cur_tag = s->alt_tag;
@@ -527,8 +528,6 @@ static void run_now(tern_sched_t *s, const step_t *st)
     if (e != TERN_OK)
         fail(s, e);
 }
-
-void tern_sched_set_immediate(tern_sched_t *s) { s->immediate = 1; }
 
 void tern_sched_exact_sizes(tern_sched_t *s) { s->exact_sizes = 1; }
 

@@ -12,11 +12,12 @@
  * wait, combine", and the order of local reductions is fixed by the
  * schedule, never by message arrival: results are bitwise reproducible.
  *
- * Tags: a schedule takes the communicator's next collective sequence
- * number as its tag (comm->coll_seq, masked to tags >= 0) on the collective
- * context (context_id + 1). Every rank calls collectives in the same order,
- * so the numbers agree, and concurrent nonblocking collectives on one
- * communicator never match each other's messages. Within one schedule,
+ * Tags: a schedule takes the communicator's next collective tag
+ * (tern_comm_next_coll_tag: blocking and nonblocking collectives count
+ * apart) on the collective context (context_id + 1). Every rank calls
+ * collectives in the same order, so the numbers agree, and concurrent
+ * nonblocking collectives on one communicator never match each other's
+ * messages. Within one schedule,
  * MPI's non-overtaking order keeps a pair's messages in sequence. */
 #ifndef TERN_CORE_COLL_SCHED_H
 #define TERN_CORE_COLL_SCHED_H
@@ -29,17 +30,16 @@
 
 typedef struct tern_sched tern_sched_t;
 
-/* A schedule on comm using the next collective tag. NULL: out of memory.
- * Freed schedules are pooled with their buffers, so a small collective
- * allocates nothing. */
-tern_sched_t *tern_sched_create(tern_comm_t *comm);
+/* A schedule on comm using the next collective tag of its kind. NULL: out
+ * of memory. Freed schedules are pooled with their buffers, so a small
+ * collective allocates nothing.
+ * blocking: an "immediate" schedule for a blocking call: each step runs as
+ * it is added, in the order a deferred run would (transfers posted at once,
+ * local steps and fences after every posted transfer completed), so no step
+ * list is kept or interpreted; tern_sched_run then waits for the last
+ * transfers. Such a schedule cannot become a request. */
+tern_sched_t *tern_sched_create(tern_comm_t *comm, int blocking);
 void tern_sched_free(tern_sched_t *s);
-/* Blocking calls: from now on each step runs as it is added, in the order
- * a deferred run would (transfers posted at once, local steps and fences
- * after every posted transfer completed), so no step list is kept or
- * interpreted; tern_sched_run then waits for the last transfers. Such a
- * schedule cannot become a request. Set before the first step. */
-void tern_sched_set_immediate(tern_sched_t *s);
 /* Every receive must get exactly the bytes it posts (a broadcast, whose
  * ranks pass the same count and type): a larger or smaller message fails
  * the schedule with TERN_ERR_TRUNCATE and words naming both sizes, and its

@@ -55,11 +55,9 @@ tern_status_t tern_coll_neighbor(tern_comm_t *c, const void *sbuf, tern_nbr_bloc
     tern_status_t st = tern_topo_neighbors(c, &t);
     if (st != TERN_OK)
         return st;
-    tern_sched_t *s = tern_sched_create(c);
+    tern_sched_t *s = tern_sched_create(c, !req_p);
     if (!s)
         return TERN_ERR_NOMEM;
-    if (!req_p)
-        tern_sched_set_immediate(s);
     int cart = t->kind == MPI_CART;
     /* Send views first: packing is a local step, which would wait for the
      * transfers posted before it. Allgather sends one block to all. */

@@ -67,10 +67,10 @@ int tern_shm_coll_usable(const tern_coll_args_t *a)
 
 static void region_free(void *p)
 {
-    tern_shm_region_t *reg = p;
+    tern_shm_region_t *reg = p; /* the two lanes; the first holds the segment */
     if (p == &shm_none || p == &shm_local || !p)
         return;
-    tern_shm_segment_detach(&reg->seg);
+    tern_shm_segment_detach(&reg[0].seg);
     free(reg);
 }
 
@@ -95,10 +95,9 @@ static void region_name(char *buf, size_t len, const tern_comm_t *c)
 /* One small exchange of the creation, run to completion on c. */
 static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
 {
-    tern_sched_t *s = tern_sched_create(c);
+    tern_sched_t *s = tern_sched_create(c, 1);
     if (!s)
         return TERN_ERR_NOMEM;
-    tern_sched_set_immediate(s);
     tern_coll_args_t a = {.comm = c, .sbuf = val, .rbuf = val, .bytes = sizeof *val, .count = 1,
                           .esz = sizeof *val, .dt = MPI_INT, .op = MPI_MIN, .commutative = 1,
                           .root = 0, .blocking = 1};
@@ -110,20 +109,21 @@ static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
     return st;
 }
 
-tern_status_t tern_shm_region_get(tern_comm_t *c, int create, tern_shm_region_t **reg_p)
+tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_t **reg_p)
 {
     *reg_p = NULL;
-    if (c->coll_shm == &shm_none || (!create && (!c->coll_shm || c->coll_shm == &shm_local)))
+    if (c->coll_shm == &shm_none || (!blocking && (!c->coll_shm || c->coll_shm == &shm_local)))
         return TERN_OK;
     if (c->coll_shm && c->coll_shm != &shm_local) {
-        *reg_p = c->coll_shm;
+        *reg_p = (tern_shm_region_t *)c->coll_shm + (blocking ? 0 : 1);
         return TERN_OK;
     }
     size_t slot = (tern_knob_size(TERN_KNOB_COLL_SHM_SLOT) + LINE - 1) & ~(size_t)(LINE - 1);
     int p = c->size;
     size_t flag_bytes = (size_t)p * TERN_SHM_N_FLAGS * LINE;
-    size_t bytes = flag_bytes + ((size_t)p + 1) * N_SLOTS * slot;
-    tern_shm_region_t *reg = calloc(1, sizeof *reg);
+    size_t lane_bytes = flag_bytes + ((size_t)p + 1) * N_SLOTS * slot;
+    size_t bytes = 2 * lane_bytes;
+    tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
     region_name(name, sizeof name, c);
     int ok = reg != NULL;
@@ -135,11 +135,11 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int create, tern_shm_region_t 
     if (st == TERN_OK && c->rank != 0 && ok && reg)
         ok = tern_shm_segment_attach(&reg->seg, name) == TERN_OK && reg->seg.size >= bytes;
     int mapped = reg && reg->seg.base;
-    if (mapped) { /* before the agreement, which orders it before any use */
-        reg->flags = reg->seg.base;
-        *(int32_t *)(void *)(reg->flags + (size_t)c->rank * TERN_SHM_N_FLAGS * LINE + PID_OFFSET) =
-            (int32_t)getpid();
-    }
+    if (mapped) /* before the agreement, which orders it before any use */
+        for (int k = 0; k < 2; k++)
+            *(int32_t *)(void *)((char *)reg->seg.base + (size_t)k * lane_bytes +
+                                 (size_t)c->rank * TERN_SHM_N_FLAGS * LINE + PID_OFFSET) =
+                (int32_t)getpid();
     int all_ok = ok && st == TERN_OK;
     if (st == TERN_OK)
         st = run_exchange(c, &all_ok, 1);
@@ -158,13 +158,17 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int create, tern_shm_region_t 
         }
         return st;
     }
-    reg->comm = c;
-    reg->broken = -1;
-    reg->p = p;
-    reg->me = c->rank;
-    reg->slot = slot;
-    reg->data = reg->flags + flag_bytes;
-    reg->result = reg->data + (size_t)p * N_SLOTS * slot;
+    for (int k = 0; k < 2; k++) {
+        tern_shm_region_t *l = &reg[k];
+        l->comm = c;
+        l->broken = -1;
+        l->p = p;
+        l->me = c->rank;
+        l->slot = slot;
+        l->flags = (char *)reg->seg.base + (size_t)k * lane_bytes;
+        l->data = l->flags + flag_bytes;
+        l->result = l->data + (size_t)p * N_SLOTS * slot;
+    }
     c->coll_shm = reg;
     c->coll_shm_free = region_free;
     *reg_p = reg;

@@ -4,7 +4,13 @@
  *
  * Created by the first blocking collective that selects a shm algorithm
  * on the communicator (collective over it, through point-to-point), freed with
- * the communicator. Layout, every part on its own cache lines:
+ * the communicator. It has two lanes of the same layout, one for blocking
+ * collectives and one for nonblocking and persistent ones, each with its
+ * own steps: the two kinds never share a sequence (as their tags do not,
+ * tern_comm_next_coll_tag), so a rank that starts a nonblocking collective
+ * while another first runs a blocking one (erroneous, but common) still
+ * meets each with its own kind. Layout of a lane, every part on its own
+ * cache lines:
  *   per rank: three flag lines (enter, reduced, leave), each written by that
  *   rank only, plus its pid;
  *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes;
@@ -62,11 +68,12 @@ typedef struct tern_shm_region {
  * answer on every rank of the communicator. */
 int tern_shm_coll_usable(const tern_coll_args_t *a);
 
-/* The communicator's region, created now if it does not exist and create
- * is set (collective: every rank of comm calls it at the same point).
+/* The communicator's lane for blocking collectives (created now if the
+ * region does not exist: collective, every rank of comm calls it at the
+ * same point) or for nonblocking and persistent ones (only if it exists).
  * *reg_p NULL and TERN_OK: the communicator has none (creation failed on
  * some rank, agreed by all: it never selects shm again). */
-tern_status_t tern_shm_region_get(tern_comm_t *comm, int create, tern_shm_region_t **reg_p);
+tern_status_t tern_shm_region_get(tern_comm_t *comm, int blocking, tern_shm_region_t **reg_p);
 
 static inline char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
 {

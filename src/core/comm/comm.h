@@ -29,7 +29,8 @@ typedef struct tern_comm {
     int *world_ranks;      /* comm rank -> world rank; NULL means identity */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
-    unsigned coll_seq;     /* collective sequence number, for tags */
+    unsigned coll_seq;     /* blocking collectives' sequence number, for tags */
+    unsigned nbc_seq;      /* nonblocking and persistent collectives' */
     /* Intercommunicators. */
     int is_inter;
     int remote_size;
@@ -60,6 +61,18 @@ typedef struct tern_comm {
     void *coll_shm;
     void (*coll_shm_free)(void *region);
 } tern_comm_t;
+
+/* The tag of c's next collective on the collective context. Blocking and
+ * nonblocking (and persistent) collectives count apart, in tags below and
+ * above 2^29, as MPICH's and Open MPI's tag spaces do: a program that
+ * starts a nonblocking collective on one rank while another first runs a
+ * blocking one (erroneous, yet common: mpi4py's Comm.Iagree fallback does
+ * it) still gets each matched with its own kind. */
+static inline int tern_comm_next_coll_tag(tern_comm_t *c, int blocking)
+{
+    return blocking ? (int)(c->coll_seq++ & 0x1fffffffu)
+                    : (int)(0x20000000u | (c->nbc_seq++ & 0x1fffffffu));
+}
 
 /* Handle to object; NULL if the handle is not a live communicator. */
 tern_comm_t *tern_comm_lookup(MPI_Comm comm);

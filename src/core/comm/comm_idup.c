@@ -290,9 +290,9 @@ tern_status_t tern_comm_new_idup(tern_comm_t *c, MPI_Info info, int use_info, MP
     d->newcomm = newcomm;
     /* Every member takes the next number of the same sequence (each
      * group's local_comm for its tree), so the tags agree. */
-    d->tag = (int)(c->coll_seq++ & 0x3fffffffu);
+    d->tag = tern_comm_next_coll_tag(c, 0);
     d->tree = c->is_inter ? c->local_comm : c;
-    d->tree_tag = c->is_inter ? (int)(d->tree->coll_seq++ & 0x3fffffffu) : d->tag;
+    d->tree_tag = c->is_inter ? tern_comm_next_coll_tag(d->tree, 0) : d->tag;
     d->parent_rank = -1;
     int me = d->tree->rank, n = d->tree->size;
     for (int mask = 1; mask < n; mask <<= 1) {
