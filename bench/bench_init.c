@@ -6,8 +6,15 @@
  * writes its times into a small shared file that rank 0 created and named
  * to the others (same node only, which start-up tests are); rank 0 collects
  * them after its own MPI_Finalize. Validation: every rank must report, with
- * the same world size and a distinct rank. */
+ * the same world size and a distinct rank.
+ *
+ * --memory adds each rank's memory (proc_memory.h) at two points: after
+ * MPI_Init, and after the first exchange with every peer (connections made,
+ * one message through each pair's rings). Each sample sits between two
+ * barriers, so that every rank has mapped what it maps before anyone reads
+ * its PSS, and nobody touches more before everyone has read it. */
 #include "harness.h"
+#include "proc_memory.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -81,6 +88,81 @@ static void first_messages(int rank, int size, double out[4])
     out[3] = pairs ? out[3] / pairs : 0;
 }
 
+static void fail(const char *what)
+{
+    fprintf(stderr, "tern-bench init: %s\n", what);
+    exit(2);
+}
+
+/* Memory at the two points, mean and max over ranks: stat[point][field][0 mean, 1 max]. */
+typedef struct {
+    int local_ranks;
+    double stat[2][MEM_FIELDS][2];
+} memory_report;
+
+static void memory_sample(double m[MEM_FIELDS])
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mem_sample_read(m) != 0) {
+        fprintf(stderr, "tern-bench init: cannot read /proc/self/smaps\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0 gets every rank's two samples and reduces them into *rep. */
+static void memory_gather(const double mine[2][MEM_FIELDS], int rank, int size, memory_report *rep)
+{
+    MPI_Comm node;
+    int local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    double *all = rank == 0 ? malloc(sizeof(double) * 2 * MEM_FIELDS * (size_t)size) : NULL;
+    if (rank == 0 && !all)
+        fail("out of memory");
+    MPI_Gather(mine, 2 * MEM_FIELDS, MPI_DOUBLE, all, 2 * MEM_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    rep->local_ranks = local;
+    for (int pt = 0; pt < 2; pt++)
+        for (int f = 0; f < MEM_FIELDS; f++) {
+            double sum = 0, max = 0;
+            for (int r = 0; r < size; r++) {
+                double v = all[(size_t)r * 2 * MEM_FIELDS + (size_t)pt * MEM_FIELDS + (size_t)f];
+                sum += v;
+                if (v > max)
+                    max = v;
+            }
+            rep->stat[pt][f][0] = sum / size;
+            rep->stat[pt][f][1] = max;
+        }
+    free(all);
+}
+
+static void memory_print(const memory_report *rep, int size, int json)
+{
+    static const char *const point[2] = {"after_init", "after_exchange"};
+    if (json) {
+        printf(",\"memory\":{\"local_ranks\":%d", rep->local_ranks);
+        for (int pt = 0; pt < 2; pt++) {
+            printf(",\"%s\":{", point[pt]);
+            for (int f = 0; f < MEM_FIELDS; f++)
+                printf("%s\"%s\":{\"mean\":%.1f,\"max\":%.1f}", f ? "," : "", mem_field_name[f],
+                       rep->stat[pt][f][0], rep->stat[pt][f][1]);
+            printf("}");
+        }
+        printf("}");
+        return;
+    }
+    printf("# memory per rank (KiB; %d ranks, %d on this node), mean and max over ranks:\n", size,
+           rep->local_ranks);
+    printf("%-18s%14s%14s%16s%16s\n", "# field", "init mean", "init max", "exchange mean", "exchange max");
+    for (int f = 0; f < MEM_FIELDS; f++)
+        printf("%-18s%14.0f%14.0f%16.0f%16.0f\n", mem_field_name[f], rep->stat[0][f][0], rep->stat[0][f][1],
+               rep->stat[1][f][0], rep->stat[1][f][1]);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tern-bench-init [--json]   (run under any MPI's mpiexec)\n"
@@ -88,20 +170,18 @@ static void usage(FILE *f)
                "  and the first message exchanged with every peer against a warm one\n"
                "  (run once with TERN_CONNECT=all and once with TERN_CONNECT=lazy to compare)\n"
                "  --json        print one JSON object instead of the table\n"
+               "  --memory      also each rank's memory (RSS, PSS; Tern's shm segment, other shared\n"
+               "                mappings, files, anonymous, malloc) after MPI_Init and after the\n"
+               "                first exchange with every peer, mean and max over ranks\n"
                "  -h, --help    this help\n");
-}
-
-static void fail(const char *what)
-{
-    fprintf(stderr, "tern-bench init: %s\n", what);
-    exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, memory = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--memory")) memory = 1;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(stdout), 0;
         else return fprintf(stderr, "tern-bench-init: unknown option '%s'\n", argv[i]), usage(stderr), 1;
     }
@@ -116,7 +196,15 @@ int main(int argc, char **argv)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     bench_library_version(lib, sizeof lib);
     double first[4] = {0, 0, 0, 0};
+    double mem[2][MEM_FIELDS];
+    memory_report mrep;
+    if (memory)
+        memory_sample(mem[0]);
     first_messages(rank, size, first);
+    if (memory) {
+        memory_sample(mem[1]);
+        memory_gather((const double(*)[MEM_FIELDS])mem, rank, size, &mrep);
+    }
     const char *connect = getenv("TERN_CONNECT") ? getenv("TERN_CONNECT") : "auto";
 
     /* Rank 0 names the shared file; the others open it. */
@@ -183,9 +271,12 @@ int main(int argc, char **argv)
                "\"init_ms\":%.6g,\"init_finalize_ms\":%.6g,\"iterations\":1}],\"validated_sizes\":1,"
                "\"validated_buffers\":%d,\"connect\":\"%s\",\"first_message_us_max\":%.6g,"
                "\"first_message_us_mean\":%.6g,\"warm_message_us_max\":%.6g,"
-               "\"warm_message_us_mean\":%.6g}\n",
+               "\"warm_message_us_mean\":%.6g",
                lib, size, init_max / 1e6, total_max / 1e6, size, connect, first[0], first[1],
                first[2], first[3]);
+        if (memory)
+            memory_print(&mrep, size, 1);
+        printf("}\n");
     } else {
         printf("# tern-bench Init Test (%s, %d ranks)\n", lib, size);
         printf("%-12s%20s%28s\n", "# Ranks", "MPI_Init (ms)", "MPI_Init+Finalize (ms)");
@@ -193,6 +284,8 @@ int main(int argc, char **argv)
         printf("# first exchange with each peer (us): max %.1f, mean %.1f; warm: max %.1f, "
                "mean %.1f (TERN_CONNECT=%s)\n",
                first[0], first[1], first[2], first[3], connect);
+        if (memory)
+            memory_print(&mrep, size, 0);
         printf("# validation: %d ranks reported, all consistent\n", size);
     }
     return 0;

@@ -303,8 +303,10 @@ tern_status_t tern_pmi_put(const char *key, const char *value)
                    pmi.info.key_max - 12);
         return TERN_ERR_ARG;
     }
-    if (len <= piece)
+    if (len <= piece) {
+        tern_pmi_count_put(strlen(key), len);
         return pmi.flavour->put(key, value);
+    }
 
     /* Too long for one value: store pieces, then a header naming them. */
     size_t n = (len + piece - 1) / piece;
@@ -317,6 +319,7 @@ tern_status_t tern_pmi_put(const char *key, const char *value)
         memcpy(chunk, value + off, m);
         chunk[m] = '\0';
         snprintf(sub, sizeof sub, "%s-%zu", key, i);
+        tern_pmi_count_put(strlen(sub), m);
         st = pmi.flavour->put(sub, chunk);
     }
     free(chunk);
@@ -324,6 +327,7 @@ tern_status_t tern_pmi_put(const char *key, const char *value)
         return st;
     char header[64];
     snprintf(header, sizeof header, CHUNK_HEADER "%zu:%zu", n, len);
+    tern_pmi_count_put(strlen(key), strlen(header));
     return pmi.flavour->put(key, header);
 }
 
@@ -336,6 +340,7 @@ tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
     if (!buf)
         return TERN_ERR_NOMEM;
     tern_status_t st = pmi.flavour->get(key, buf, buf_len);
+    tern_pmi_count_get(strlen(key), st == TERN_OK ? strlen(buf) : 0);
     if (st != TERN_OK)
         goto out;
     size_t n, len;
@@ -355,7 +360,9 @@ tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
     for (size_t i = 0; i < n; i++) {
         char sub[512];
         snprintf(sub, sizeof sub, "%s-%zu", key, i);
-        if ((st = pmi.flavour->get(sub, value + off, value_len - off)) != TERN_OK)
+        st = pmi.flavour->get(sub, value + off, value_len - off);
+        tern_pmi_count_get(strlen(sub), st == TERN_OK ? strlen(value + off) : 0);
+        if (st != TERN_OK)
             goto out;
         off += strlen(value + off);
     }
@@ -370,13 +377,17 @@ out:
 
 tern_status_t tern_pmi_fence(void)
 {
-    return pmi.flavour ? pmi.flavour->fence() : TERN_ERR_PMI;
+    if (!pmi.flavour)
+        return TERN_ERR_PMI;
+    tern_pmi_count_fence();
+    return pmi.flavour->fence();
 }
 
 tern_status_t tern_pmi_node_map(int *node_of_rank)
 {
     if (!pmi.flavour)
         return TERN_ERR_PMI;
+    tern_pmi_count_other();
     tern_status_t st = pmi.flavour->node_map(node_of_rank);
     if (st != TERN_OK)
         return st;

@@ -53,4 +53,11 @@ tern_status_t tern_pmi_conn_recv2(tern_pmi_msg_t *msg_p);
  * unset, TERN_ERR_PMI (logged) if not a number. */
 tern_status_t tern_pmi_env_int(const char *name, int *value_p);
 
+/* pmi_profile.c: the dispatcher counts each operation it hands a flavour
+ * (tern_pmi_counts). */
+void tern_pmi_count_put(size_t key_len, size_t value_len);
+void tern_pmi_count_get(size_t key_len, size_t value_len);
+void tern_pmi_count_fence(void);
+void tern_pmi_count_other(void);
+
 #endif

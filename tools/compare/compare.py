@@ -142,6 +142,8 @@ def build_benchmarks(impl, tc, outdir, names):
                 srcs.append(os.path.join(bench, "coll_driver.c"))
             elif name in RMA:
                 srcs.append(os.path.join(bench, "rma_driver.c"))
+            elif name == "init":
+                srcs.append(os.path.join(bench, "proc_memory.c"))
         exe = os.path.join(outdir, name)
         rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs], 300)
         if rc == 0:

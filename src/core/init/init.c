@@ -11,6 +11,7 @@
 #include "core/rma/window.h"
 #include "core/runtime/runtime.h"
 #include "pmi/pmi.h"
+#include "pmi/pmi_profile.h"
 
 #include <mpi.h>
 
@@ -41,13 +42,17 @@ tern_status_t tern_runtime_init(int required, int *provided)
         return st;
 
     tern_comm_init_predefined(tern_rt.rank, tern_rt.size);
+    tern_init_profile_mark("communicators");
     *provided = tern_runtime_thread_level(required);
     tern_rt.wtime_base = tern_env_clock();
     tern_rt.active = 1;
     /* A spawned process meets its parents before the first init returns. */
     if ((st = tern_comm_parent_init()) != TERN_OK)
         return st;
-    return tern_progress_thread_start();
+    st = tern_progress_thread_start();
+    tern_init_profile_mark("parent, progress");
+    tern_init_profile_report(tern_rt.rank, tern_rt.size, tern_rt.local_size);
+    return st;
 }
 
 tern_status_t tern_runtime_release(void)

@@ -2,6 +2,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
+#include "pmi/pmi_profile.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -152,6 +153,9 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         tern_tl_t *tl;
         params.node_served = node_served();
         tern_status_t st = ops->init(&params, &tl);
+        char step[24];
+        snprintf(step, sizeof step, "transport %s", ops->name);
+        tern_init_profile_mark(step);
         if (st != TERN_OK) {
             const char *detail = tern_status_take_detail(st);
             tern_error("transport %s failed to start: %s", ops->name, detail ? detail : tern_status_string(st));
@@ -190,6 +194,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
         peer->credits = tern_rt.credit_max;
     }
+    tern_init_profile_mark("peer table");
     /* Poll only transports that serve someone: on one node the network
      * transport costs a call per poll for nothing. */
     tern_rt.n_poll = 0;
@@ -212,7 +217,9 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
 {
     tern_dyn_set_handlers(am_handler, peer_failed);
     tern_pmi_info_t pmi;
+    tern_init_profile_start();
     tern_status_t st = tern_pmi_init(&pmi);
+    tern_init_profile_mark("pmi init");
     if (st != TERN_OK) {
         tern_error("cannot start: no connection to the process manager (%s)",
                    tern_status_string(st));
@@ -224,6 +231,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     tern_rt.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     tern_log_set_rank(pmi.rank);
     end_job_on_bad_knobs(pmi.rank);
+    tern_init_profile_mark("knob check");
     snprintf(tern_rt.job_id, sizeof tern_rt.job_id, "%s", pmi.kvsname);
     if (gethostname(tern_rt.processor_name, sizeof tern_rt.processor_name - 1) != 0)
         strcpy(tern_rt.processor_name, "localhost");
@@ -231,6 +239,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     st = discover_nodes();
     if (st != TERN_OK)
         return st;
+    tern_init_profile_mark("node map");
 
     tern_rt.credit_max = (long)tern_knob_size(TERN_KNOB_P2P_UNEXPECTED_MAX);
     tern_rt.spin_limit =

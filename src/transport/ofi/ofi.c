@@ -18,6 +18,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
+#include "pmi/pmi_profile.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -402,6 +403,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         goto fail;
     if ((st = open_rails(tl, p, p->node_served, n_peers)) != TERN_OK)
         goto fail;
+    tern_init_profile_mark("ofi load, open");
     for (int r = 0; r < p->size; r++)
         tl->peers[r].credits = tl->credit_window;
     for (int r = 0; r < tl->n_rails; r++) {
@@ -416,6 +418,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
 
     if ((st = tern_ofi_publish_address(tl)) != TERN_OK)
         goto fail;
+    tern_init_profile_mark("ofi publish");
     if (tern_knob_is(TERN_KNOB_CONNECT, "all"))
         tl->connect_all = 1;
     else if (tern_knob_is(TERN_KNOB_CONNECT, "lazy"))

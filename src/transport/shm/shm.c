@@ -44,6 +44,7 @@
  * rings are parked: what it wrote before dying is never delivered. */
 #include "base/config.h"
 #include "base/log.h"
+#include "pmi/pmi_profile.h"
 #include "transport/shm/shm_cma.h"
 #include "transport/shm/shm_path.h"
 #include "transport/shm/shm_ring.h"
@@ -496,6 +497,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     tern_shm_segment_t seg;
     tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? shm_create : NULL,
                                                st == TERN_OK ? shm_attached : NULL, tl, &seg);
+    tern_init_profile_mark("shm segment, fences");
     if (st != TERN_OK) {
         tern_shm_segment_detach(&seg);
         if (tl != NULL)
