@@ -36,6 +36,40 @@ void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
 }
 TERN_F_BOTH(mpi_info_create_env, MPI_INFO_CREATE_ENV, pmpi_info_create_env, PMPI_INFO_CREATE_ENV)
 
+/* MPI_INFO_GET_STRING(INFO, KEY, BUFLEN, VALUE, FLAG, IERROR): Fortran's
+ * BUFLEN counts characters without C's terminator, in (how many to write,
+ * 0: none) and out (the value's length) (MPI-4.1 10: "In C, buflen
+ * includes the required space for the null terminator"). */
+void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                          MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
+void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                          MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    char *key_c = tern_f_str_in_trim(key, key_len);
+    /* At most the Fortran string's length is written; a negative BUFLEN
+     * goes to C as it is, to be refused there. */
+    MPI_Fint want = *buflen;
+    int c_len = want <= 0 ? want : (int)((size_t)want < value_len ? (size_t)want : value_len) + 1;
+    char *value_c = c_len > 0 ? calloc((size_t)c_len, 1) : NULL;
+    int found = 0;
+    if (!key_c || (c_len > 0 && !value_c)) {
+        *ierror = MPI_ERR_NO_MEM;
+    } else {
+        *ierror = MPI_Info_get_string(*info, key_c, &c_len, value_c, &found);
+        if (*ierror == MPI_SUCCESS) {
+            *flag = found != 0;
+            if (found) {
+                *buflen = c_len - 1;
+                if (want > 0)
+                    tern_f_str_out(value, value_len, value_c);
+            }
+        }
+    }
+    free(key_c);
+    free(value_c);
+}
+TERN_F_BOTH(mpi_info_get_string, MPI_INFO_GET_STRING, pmpi_info_get_string, PMPI_INFO_GET_STRING)
+
 /* MPI_PCONTROL(LEVEL): the only Fortran subroutine without IERROR (its C
  * form takes varargs, which Fortran cannot pass). */
 void mpi_pcontrol_(MPI_Fint *level);

@@ -40,6 +40,8 @@ HAND_WRITTEN = {
     "MPI_Keyval_create", "MPI_Comm_get_attr", "MPI_Type_get_attr", "MPI_Win_get_attr",
     "MPI_Attr_get",
     "MPI_Grequest_start", "MPI_Pcontrol", "MPI_Info_create_env",
+    # BUFLEN without C's terminator
+    "MPI_Info_get_string",
     # argv: blank-terminated CHARACTER arrays (src/fortran/fortran_spawn.c)
     "MPI_Comm_spawn", "MPI_Comm_spawn_multiple",
 }

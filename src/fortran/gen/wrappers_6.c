@@ -3,40 +3,6 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent, PMPI_TYPE_GET_EXTENT)
-
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(mpi_type_get_extent_x, MPI_TYPE_GET_EXTENT_X)
-
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent_x, PMPI_TYPE_GET_EXTENT_X)
-
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_get_name, MPI_TYPE_GET_NAME)
-
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
 {
