@@ -3,34 +3,6 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Grequest_complete(*request);
-}
-TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
-
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
-
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
-
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)
-
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -897,3 +869,31 @@ void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI
     *ierror = PMPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
 }
 TERN_F_ALIASES(pmpi_isendrecv_replace, PMPI_ISENDRECV_REPLACE)
+
+void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_issend, MPI_ISSEND)
+
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_issend, PMPI_ISSEND)
+
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    *ierror = MPI_Keyval_free((int *)keyval);
+}
+TERN_F_ALIASES(mpi_keyval_free, MPI_KEYVAL_FREE)
+
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Keyval_free((int *)keyval);
+}
+TERN_F_ALIASES(pmpi_keyval_free, PMPI_KEYVAL_FREE)

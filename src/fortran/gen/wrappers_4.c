@@ -3,34 +3,6 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
-void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_issend, MPI_ISSEND)
-
-void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_issend, PMPI_ISSEND)
-
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Keyval_free((int *)keyval);
-}
-TERN_F_ALIASES(mpi_keyval_free, MPI_KEYVAL_FREE)
-
-void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
-void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Keyval_free((int *)keyval);
-}
-TERN_F_ALIASES(pmpi_keyval_free, PMPI_KEYVAL_FREE)
-
 void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
 void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
@@ -895,3 +867,31 @@ void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, v
     *ierror = MPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
 }
 TERN_F_ALIASES(mpi_scatter_init, MPI_SCATTER_INIT)
+
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_scatter_init, PMPI_SCATTER_INIT)
+
+void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_scatterv, MPI_SCATTERV)
+
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_scatterv, PMPI_SCATTERV)
+
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatterv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scatterv_init, MPI_SCATTERV_INIT)
