@@ -153,7 +153,10 @@ class Form:
                 continue
             raise Skip(f"no f08 rule for {q.name} of type {t}")
         for q in self.params:
-            if q.type == "CHARACTER" and self.dims[q.name.lower()]:
+            # An array of strings (the spawns' argv) passes, like the `mpi`
+            # binding's, as its characters in sequence with the length of
+            # one element: only to that binding's C function.
+            if q.type == "CHARACTER" and self.dims[q.name.lower()] and self.own_c:
                 raise Skip(f"array of strings {q.name}")
 
     def c_target(self, prefix=""):

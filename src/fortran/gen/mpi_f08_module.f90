@@ -1787,6 +1787,34 @@ MODULE MPI_F08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Comm_size_f08
   END INTERFACE MPI_Comm_size
+  INTERFACE MPI_Comm_spawn
+    SUBROUTINE MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+      INTEGER, INTENT(IN) :: maxprocs, root
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_spawn_f08
+  END INTERFACE MPI_Comm_spawn
+  INTERFACE MPI_Comm_spawn_multiple
+    SUBROUTINE MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_spawn_multiple_f08
+  END INTERFACE MPI_Comm_spawn_multiple
   INTERFACE MPI_Comm_split
     SUBROUTINE MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
       IMPORT
@@ -7193,6 +7221,34 @@ MODULE MPI_F08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_size_f08
   END INTERFACE PMPI_Comm_size
+  INTERFACE PMPI_Comm_spawn
+    SUBROUTINE PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+      INTEGER, INTENT(IN) :: maxprocs, root
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_spawn_f08
+  END INTERFACE PMPI_Comm_spawn
+  INTERFACE PMPI_Comm_spawn_multiple
+    SUBROUTINE PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_spawn_multiple_f08
+  END INTERFACE PMPI_Comm_spawn_multiple
   INTERFACE PMPI_Comm_split
     SUBROUTINE PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
       IMPORT

@@ -548,6 +548,148 @@ SUBROUTINE PMPI_Comm_size_f08(comm, size, ierror)
   CALL tern_c(comm, size, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
 END SUBROUTINE PMPI_Comm_size_f08
+SUBROUTINE MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+  USE MPI_F08_TYPES
+  USE, INTRINSIC :: ISO_C_BINDING
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+  INTEGER, INTENT(IN) :: maxprocs, root
+  TYPE(MPI_Info), INTENT(IN) :: info
+  TYPE(MPI_Comm), INTENT(IN) :: comm
+  TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+  INTEGER :: array_of_errcodes(*)
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER(C_INT) :: tern_ierror
+  INTERFACE
+    SUBROUTINE tern_c(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+      ierror, command_len, argv_len) BIND(C, name="mpi_comm_spawn_")
+      IMPORT
+      CHARACTER(KIND=C_CHAR) :: command(*)
+      CHARACTER(KIND=C_CHAR) :: argv(*)
+      INTEGER(C_INT) :: maxprocs
+      TYPE(MPI_Info) :: info
+      INTEGER(C_INT) :: root
+      TYPE(MPI_Comm) :: comm
+      TYPE(MPI_Comm) :: intercomm
+      INTEGER(C_INT) :: array_of_errcodes(*)
+      INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: command_len
+      INTEGER(C_SIZE_T), VALUE :: argv_len
+    END SUBROUTINE tern_c
+  END INTERFACE
+  CALL tern_c(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+      tern_ierror, LEN(command, KIND=C_SIZE_T), LEN(argv, KIND=C_SIZE_T))
+  IF (PRESENT(ierror)) ierror = tern_ierror
+END SUBROUTINE MPI_Comm_spawn_f08
+SUBROUTINE PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+  USE MPI_F08_TYPES
+  USE, INTRINSIC :: ISO_C_BINDING
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+  INTEGER, INTENT(IN) :: maxprocs, root
+  TYPE(MPI_Info), INTENT(IN) :: info
+  TYPE(MPI_Comm), INTENT(IN) :: comm
+  TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+  INTEGER :: array_of_errcodes(*)
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER(C_INT) :: tern_ierror
+  INTERFACE
+    SUBROUTINE tern_c(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+      ierror, command_len, argv_len) BIND(C, name="pmpi_comm_spawn_")
+      IMPORT
+      CHARACTER(KIND=C_CHAR) :: command(*)
+      CHARACTER(KIND=C_CHAR) :: argv(*)
+      INTEGER(C_INT) :: maxprocs
+      TYPE(MPI_Info) :: info
+      INTEGER(C_INT) :: root
+      TYPE(MPI_Comm) :: comm
+      TYPE(MPI_Comm) :: intercomm
+      INTEGER(C_INT) :: array_of_errcodes(*)
+      INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: command_len
+      INTEGER(C_SIZE_T), VALUE :: argv_len
+    END SUBROUTINE tern_c
+  END INTERFACE
+  CALL tern_c(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+      tern_ierror, LEN(command, KIND=C_SIZE_T), LEN(argv, KIND=C_SIZE_T))
+  IF (PRESENT(ierror)) ierror = tern_ierror
+END SUBROUTINE PMPI_Comm_spawn_f08
+SUBROUTINE MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+  USE MPI_F08_TYPES
+  USE, INTRINSIC :: ISO_C_BINDING
+  IMPLICIT NONE
+  INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+  CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+  TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+  TYPE(MPI_Comm), INTENT(IN) :: comm
+  TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+  INTEGER :: array_of_errcodes(*)
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER(C_INT) :: tern_ierror
+  INTERFACE
+    SUBROUTINE tern_c(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, &
+      root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len, &
+      array_of_argv_len) BIND(C, name="mpi_comm_spawn_multiple_")
+      IMPORT
+      INTEGER(C_INT) :: count
+      CHARACTER(KIND=C_CHAR) :: array_of_commands(*)
+      CHARACTER(KIND=C_CHAR) :: array_of_argv(*)
+      INTEGER(C_INT) :: array_of_maxprocs(*)
+      TYPE(MPI_Info) :: array_of_info(*)
+      INTEGER(C_INT) :: root
+      TYPE(MPI_Comm) :: comm
+      TYPE(MPI_Comm) :: intercomm
+      INTEGER(C_INT) :: array_of_errcodes(*)
+      INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: array_of_commands_len
+      INTEGER(C_SIZE_T), VALUE :: array_of_argv_len
+    END SUBROUTINE tern_c
+  END INTERFACE
+  CALL tern_c(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, &
+      comm, intercomm, array_of_errcodes, tern_ierror, LEN(array_of_commands, KIND=C_SIZE_T), &
+      LEN(array_of_argv, KIND=C_SIZE_T))
+  IF (PRESENT(ierror)) ierror = tern_ierror
+END SUBROUTINE MPI_Comm_spawn_multiple_f08
+SUBROUTINE PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+  USE MPI_F08_TYPES
+  USE, INTRINSIC :: ISO_C_BINDING
+  IMPLICIT NONE
+  INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+  CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+  TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+  TYPE(MPI_Comm), INTENT(IN) :: comm
+  TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+  INTEGER :: array_of_errcodes(*)
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER(C_INT) :: tern_ierror
+  INTERFACE
+    SUBROUTINE tern_c(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, &
+      root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len, &
+      array_of_argv_len) BIND(C, name="pmpi_comm_spawn_multiple_")
+      IMPORT
+      INTEGER(C_INT) :: count
+      CHARACTER(KIND=C_CHAR) :: array_of_commands(*)
+      CHARACTER(KIND=C_CHAR) :: array_of_argv(*)
+      INTEGER(C_INT) :: array_of_maxprocs(*)
+      TYPE(MPI_Info) :: array_of_info(*)
+      INTEGER(C_INT) :: root
+      TYPE(MPI_Comm) :: comm
+      TYPE(MPI_Comm) :: intercomm
+      INTEGER(C_INT) :: array_of_errcodes(*)
+      INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: array_of_commands_len
+      INTEGER(C_SIZE_T), VALUE :: array_of_argv_len
+    END SUBROUTINE tern_c
+  END INTERFACE
+  CALL tern_c(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, &
+      comm, intercomm, array_of_errcodes, tern_ierror, LEN(array_of_commands, KIND=C_SIZE_T), &
+      LEN(array_of_argv, KIND=C_SIZE_T))
+  IF (PRESENT(ierror)) ierror = tern_ierror
+END SUBROUTINE PMPI_Comm_spawn_multiple_f08
 SUBROUTINE MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
@@ -746,148 +888,3 @@ SUBROUTINE PMPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, d
       tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
 END SUBROUTINE PMPI_Compare_and_swap_f08ts
-SUBROUTINE MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  INTEGER, INTENT(IN) :: nnodes, ndims
-  INTEGER, INTENT(INOUT) :: dims(ndims)
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(nnodes, ndims, dims, ierror) BIND(C, name="mpi_dims_create_")
-      IMPORT
-      INTEGER(C_INT) :: nnodes
-      INTEGER(C_INT) :: ndims
-      INTEGER(C_INT) :: dims(*)
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  CALL tern_c(nnodes, ndims, dims, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Dims_create_f08
-SUBROUTINE PMPI_Dims_create_f08(nnodes, ndims, dims, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  INTEGER, INTENT(IN) :: nnodes, ndims
-  INTEGER, INTENT(INOUT) :: dims(ndims)
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(nnodes, ndims, dims, ierror) BIND(C, name="pmpi_dims_create_")
-      IMPORT
-      INTEGER(C_INT) :: nnodes
-      INTEGER(C_INT) :: ndims
-      INTEGER(C_INT) :: dims(*)
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  CALL tern_c(nnodes, ndims, dims, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Dims_create_f08
-SUBROUTINE MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, &
-      reorder, comm_dist_graph, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  TYPE(MPI_Comm), INTENT(IN) :: comm_old
-  INTEGER, INTENT(IN) :: n, sources(n), degrees(n), destinations(*), weights(*)
-  TYPE(MPI_Info), INTENT(IN) :: info
-  LOGICAL, INTENT(IN) :: reorder
-  TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: reorder_c
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(comm_old, n, sources, degrees, destinations, weights, info, reorder, &
-      comm_dist_graph, ierror) BIND(C, name="mpi_dist_graph_create_")
-      IMPORT
-      TYPE(MPI_Comm) :: comm_old
-      INTEGER(C_INT) :: n
-      INTEGER(C_INT) :: sources(*)
-      INTEGER(C_INT) :: degrees(*)
-      INTEGER(C_INT) :: destinations(*)
-      INTEGER(C_INT) :: weights(*)
-      TYPE(MPI_Info) :: info
-      INTEGER(C_INT) :: reorder
-      TYPE(MPI_Comm) :: comm_dist_graph
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  reorder_c = MERGE(1_C_INT, 0_C_INT, reorder)
-  CALL tern_c(comm_old, n, sources, degrees, destinations, weights, info, reorder_c, &
-      comm_dist_graph, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Dist_graph_create_f08
-SUBROUTINE PMPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, &
-      reorder, comm_dist_graph, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  TYPE(MPI_Comm), INTENT(IN) :: comm_old
-  INTEGER, INTENT(IN) :: n, sources(n), degrees(n), destinations(*), weights(*)
-  TYPE(MPI_Info), INTENT(IN) :: info
-  LOGICAL, INTENT(IN) :: reorder
-  TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: reorder_c
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(comm_old, n, sources, degrees, destinations, weights, info, reorder, &
-      comm_dist_graph, ierror) BIND(C, name="pmpi_dist_graph_create_")
-      IMPORT
-      TYPE(MPI_Comm) :: comm_old
-      INTEGER(C_INT) :: n
-      INTEGER(C_INT) :: sources(*)
-      INTEGER(C_INT) :: degrees(*)
-      INTEGER(C_INT) :: destinations(*)
-      INTEGER(C_INT) :: weights(*)
-      TYPE(MPI_Info) :: info
-      INTEGER(C_INT) :: reorder
-      TYPE(MPI_Comm) :: comm_dist_graph
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  reorder_c = MERGE(1_C_INT, 0_C_INT, reorder)
-  CALL tern_c(comm_old, n, sources, degrees, destinations, weights, info, reorder_c, &
-      comm_dist_graph, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Dist_graph_create_f08
-SUBROUTINE MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
-      outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  TYPE(MPI_Comm), INTENT(IN) :: comm_old
-  INTEGER, INTENT(IN) :: indegree, sources(indegree), sourceweights(*), outdegree, &
-      destinations(outdegree), destweights(*)
-  TYPE(MPI_Info), INTENT(IN) :: info
-  LOGICAL, INTENT(IN) :: reorder
-  TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: reorder_c
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(comm_old, indegree, sources, sourceweights, outdegree, destinations, &
-      destweights, info, reorder, comm_dist_graph, ierror) BIND(C, &
-      name="mpi_dist_graph_create_adjacent_")
-      IMPORT
-      TYPE(MPI_Comm) :: comm_old
-      INTEGER(C_INT) :: indegree
-      INTEGER(C_INT) :: sources(*)
-      INTEGER(C_INT) :: sourceweights(*)
-      INTEGER(C_INT) :: outdegree
-      INTEGER(C_INT) :: destinations(*)
-      INTEGER(C_INT) :: destweights(*)
-      TYPE(MPI_Info) :: info
-      INTEGER(C_INT) :: reorder
-      TYPE(MPI_Comm) :: comm_dist_graph
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  reorder_c = MERGE(1_C_INT, 0_C_INT, reorder)
-  CALL tern_c(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, &
-      info, reorder_c, comm_dist_graph, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Dist_graph_create_adjacent_f08
