@@ -32,14 +32,18 @@ import re
 
 import pympistandard as std
 
-# Written by hand (src/fortran/fortran_special.c); the module still gets
+# Written by hand (src/fortran/fortran_special.c, fortran_attr.c); the module still gets
 # their interfaces from the data.
 HAND_WRITTEN = {
     "MPI_Init", "MPI_Init_thread",
     "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
     "MPI_Keyval_create", "MPI_Comm_get_attr", "MPI_Type_get_attr", "MPI_Win_get_attr",
     "MPI_Attr_get",
+    # values Fortran sets are boxed (src/fortran/fortran_attr.c)
+    "MPI_Comm_set_attr", "MPI_Type_set_attr", "MPI_Win_set_attr", "MPI_Attr_put",
     "MPI_Grequest_start", "MPI_Pcontrol", "MPI_Info_create_env",
+    # BUFLEN without C's terminator
+    "MPI_Info_get_string",
     # argv: blank-terminated CHARACTER arrays (src/fortran/fortran_spawn.c)
     "MPI_Comm_spawn", "MPI_Comm_spawn_multiple",
 }

@@ -137,7 +137,10 @@ class Form:
         self.proc, self.form, self.cexpr, self.big = proc, form, cexpr, big
         self.cname = cexpr.name                     # MPI_Send_c
         self.fname = form.name                      # MPI_Send (the generic)
-        self.specific = self.cname + "_f08"         # MPI_Send_c_f08
+        # The standard's specific names (MPI-4.1 19.1.5): _f08ts for the
+        # forms with a TYPE(*), DIMENSION(..) buffer, _f08 for the others.
+        has_ts = any(q.type == BUFFER for q in form.parameters)
+        self.specific = self.cname + ("_f08ts" if has_ts else "_f08")  # MPI_Send_c_f08ts
         self.func = form.return_type.strip() if form.return_type else None
         self.params = [q for q in form.parameters]
         self.lines, self.dims = _decls(form)
@@ -150,10 +153,17 @@ class Form:
                 continue
             raise Skip(f"no f08 rule for {q.name} of type {t}")
         for q in self.params:
-            if q.type == "CHARACTER" and self.dims[q.name.lower()]:
+            # An array of strings (the spawns' argv) passes, like the `mpi`
+            # binding's, as its characters in sequence with the length of
+            # one element: only to that binding's C function.
+            if q.type == "CHARACTER" and self.dims[q.name.lower()] and self.own_c:
                 raise Skip(f"array of strings {q.name}")
-        self.c_target = ("tern_f08_" + self.cname[4:]).lower() if self.own_c \
-            else self.cname.lower() + "_"
+
+    def c_target(self, prefix=""):
+        """The C function the procedure calls; prefix "P": the PMPI_ one."""
+        if self.own_c:
+            return (("tern_pf08_" if prefix else "tern_f08_") + self.cname[4:]).lower()
+        return (prefix + self.cname).lower() + "_"
 
     def signature(self):
         return [SCALAR.get(q.type, (q.type,))[0] + self.dims[q.name.lower()][:1]
@@ -178,11 +188,27 @@ class Form:
             return [f"TYPE(C_FUNPTR), VALUE :: {x}"]
         return [f"{SCALAR[t][0]} :: {x}{dims}"]
 
-    def fortran(self):
+    def _head(self, prefix):
         args = [q.name.lower() for q in self.params]
         kw = "FUNCTION" if self.func else "SUBROUTINE"
         res = " RESULT(tern_res)" if self.func else ""
-        out = [f"{kw} {self.specific}({', '.join(args)}){res}"]
+        return kw, f"{kw} {prefix}{self.specific}({', '.join(args)}){res}"
+
+    def interface(self, prefix=""):
+        """The interface body of the specific procedure (module mpi_f08)."""
+        kw, head = self._head(prefix)
+        out = [head, "  IMPORT", "  IMPLICIT NONE"]
+        if self.func:
+            out.append(f"  {self.func} :: tern_res")
+        out += ["  " + x for x in self.lines]
+        out.append(f"END {kw} {prefix}{self.specific}")
+        return out
+
+    def fortran(self, prefix=""):
+        """The specific procedure, an external one (a profiling library can
+        replace MPI_Send_f08ts and call PMPI_Send)."""
+        kw, head = self._head(prefix)
+        out = [head, "  USE MPI_F08_TYPES", "  USE, INTRINSIC :: ISO_C_BINDING", "  IMPLICIT NONE"]
         if self.func:
             out.append(f"  {self.func} :: tern_res")
         out += ["  " + x for x in self.lines]
@@ -216,7 +242,7 @@ class Form:
             else:
                 call.append(x)
         bind = [f"{kw} tern_c({', '.join(cargs + [n for n, _ in lens])}) "
-                f"BIND(C, name=\"{self.c_target}\")", "  IMPORT"]
+                f"BIND(C, name=\"{self.c_target(prefix)}\")", "  IMPORT"]
         if self.func:
             bind.append(f"  {SCALAR[self.func][0]} :: tern_c")
         for q in self.params:
@@ -236,13 +262,14 @@ class Form:
         out += ["  " + x for x in post]
         if has_ierror:
             out.append("  IF (PRESENT(ierror)) ierror = tern_ierror")
-        out.append(f"END {kw} {self.specific}")
+        out.append(f"END {kw} {prefix}{self.specific}")
         return out
 
     # -- C --------------------------------------------------------------
 
-    def c(self):
-        """The C function of a form that needs its own (own_c)."""
+    def c(self, prefix=""):
+        """The C function of a form that needs its own (own_c); prefix "P":
+        the one PMPI_<name>_f08ts calls, which calls PMPI_<name>."""
         cparams = _c_params(self.cexpr)
         names = {q.name.lower() for q in self.params}
         scalar_int = {q.name.lower() for q in self.params
@@ -345,9 +372,10 @@ class Form:
         if self.func:
             raise Skip("a function with its own C form")
         all_args = ", ".join(args + lens)
-        body = [f"void {self.c_target}({all_args});", f"void {self.c_target}({all_args})", "{"]
+        target = self.c_target(prefix)
+        body = [f"void {target}({all_args});", f"void {target}({all_args})", "{"]
         body += ["    " + x for x in decls + pre]
-        body.append(f"    *ierror = {self.cname}({', '.join(call)});")
+        body.append(f"    *ierror = {prefix}{self.cname}({', '.join(call)});")
         if any("goto out" in x for x in pre):
             body.append("out:")
             if not post:
@@ -449,7 +477,10 @@ def gen_module(header_text, forms):
     out = [f"! Tern: module mpi_f08, {NOTE}",
            "! (tools/bindgen/fortran_f08.py). Handles are TYPEs holding the `mpi`",
            "! module's INTEGER (MPI_VAL); buffers arrive in C as CFI descriptors.",
-           "MODULE MPI_F08",
+           "! MPI_F08_TYPES holds what the procedures (mpi_f08_procs*.f90, external",
+           "! so that a profiling library can replace them) need; MPI_F08 adds the",
+           "! interfaces, MPI_ and PMPI_.",
+           "MODULE MPI_F08_TYPES",
            "  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT, C_INT64_T, C_DOUBLE, C_CHAR, C_SIZE_T, &",
            "    C_PTR, C_FUNPTR, C_FUNLOC",
            "  IMPLICIT NONE",
@@ -493,13 +524,6 @@ def gen_module(header_text, forms):
         out += [f"    MODULE PROCEDURE TERN_{tag}_{h.upper()}" for h in HANDLES]
         out.append("  END INTERFACE")
     out += [f"  PRIVATE :: TERN_{t}_{h.upper()}" for t in ("EQ", "NE") for h in HANDLES]
-    generics = {}
-    for f in forms:
-        generics.setdefault(f.fname, []).append(f.specific)
-    for g, specs_ in generics.items():
-        out.append(f"  INTERFACE {g}")
-        out += fortran._wrap_free(f"    MODULE PROCEDURE {', '.join(specs_)}")
-        out.append(f"  END INTERFACE {g}")
     sizeof = fortran._sizeof_lines()
     cut = sizeof.index("CONTAINS")
     out += sizeof[:cut]
@@ -511,11 +535,41 @@ def gen_module(header_text, forms):
                     f"    TERN_{tag}_{h.upper()} = a%MPI_VAL {op} b%MPI_VAL",
                     f"  END FUNCTION TERN_{tag}_{h.upper()}"]
     out += sizeof[cut + 1:]
+    out.append("END MODULE MPI_F08_TYPES")
+    out += ["", "MODULE MPI_F08", "  USE MPI_F08_TYPES", "  IMPLICIT NONE"]
+    generics = {}
     for f in forms:
-        for line in f.fortran():
-            out += fortran._wrap_free("  " + line)
+        generics.setdefault(f.fname, []).append(f)
+    for prefix in ("", "P"):
+        for g, fs in generics.items():
+            out.append(f"  INTERFACE {prefix}{g}")
+            for f in fs:
+                for line in f.interface(prefix):
+                    out += fortran._wrap_free("    " + line)
+            out.append(f"  END INTERFACE {prefix}{g}")
     out.append("END MODULE MPI_F08")
     return "\n".join(out) + "\n"
+
+
+def gen_procs(forms):
+    """{file name: text} of the specific procedures, MPI_ and PMPI_."""
+    head = [f"! Tern: the mpi_f08 module's procedures, {NOTE}",
+            "! (tools/bindgen/fortran_f08.py): external procedures, one per",
+            "! specific name of the standard (MPI_Send_f08ts, PMPI_Send_f08ts)."]
+    files, body = [], []
+    for f in forms:
+        for prefix in ("", "P"):
+            text = []
+            for line in f.fortran(prefix):
+                text += fortran._wrap_free(line)
+            if body and len(head) + sum(map(len, body)) + len(text) > MAX_FILE_LINES:
+                files.append(body)
+                body = []
+            body.append(text)
+    files.append(body)
+    return {("mpi_f08_procs" if i == 0 else f"mpi_f08_procs_{i + 1}") + ".f90":
+            "\n".join(head + [line for t in b for line in t]) + "\n"
+            for i, b in enumerate(files)}
 
 
 def gen_c(forms):
@@ -527,12 +581,13 @@ def gen_c(forms):
     for f in forms:
         if not f.own_c:
             continue
-        text = f.c()
-        lines = len(head) + sum(t.count("\n") + 2 for t in body) + text.count("\n") + 2
-        if body and lines > MAX_FILE_LINES:
-            files.append(body)
-            body = []
-        body.append(text)
+        for prefix in ("", "P"):
+            text = f.c(prefix)
+            lines = len(head) + sum(t.count("\n") + 2 for t in body) + text.count("\n") + 2
+            if body and lines > MAX_FILE_LINES:
+                files.append(body)
+                body = []
+            body.append(text)
     files.append(body)
     return {("f08_wrappers" if i == 0 else f"f08_wrappers_{i + 1}") + ".c":
             "\n".join(head + [line for t in b for line in ("", t)]) + "\n"
@@ -543,4 +598,5 @@ def outputs(root, specs, header_text):
     forms, left = _forms(specs)
     out = {f"src/fortran/gen/{n}": t for n, t in gen_c(forms).items()}
     out["src/fortran/gen/mpi_f08_module.f90"] = gen_module(header_text, forms)
+    out.update({f"src/fortran/gen/{n}": t for n, t in gen_procs(forms).items()})
     return out, left

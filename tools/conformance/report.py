@@ -102,9 +102,9 @@ skipped.
 `scripts/run-conformance.sh --ci --prefix <its build, installed>` after its
 ctest runs (`TERN_SKIP_CONFORMANCE=1` skips it); its status joins the
 overall one. The CI subset: the MPICH directories pt2pt, part, coll, comm,
-group, datatype, init, errhan, attr, info, spawn, rma, f77 and f90 (basic
-and util have no `testlist` in 4.0.2; f08 joins when the `mpi_f08` module
-lands), only their tests at 8 ranks or fewer (`--max-ranks 8`: the
+group, datatype, init, errhan, attr, info, spawn, rma, f77, f90 and every
+f08 directory but io (basic and util have no `testlist` in 4.0.2), only
+their tests at 8 ranks or fewer (`--max-ranks 8`: the
 project's tests run 1-8 ranks on 2 cores) and not the few too slow for a
 2-core machine (`CI_SKIP` in `tools/conformance/conformance.py`, each with
 its reason: `rma/manyget`, `rma/large_acc_flush_local`, `rma/rma_contig

@@ -389,20 +389,6 @@ void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 }
 TERN_F_ALIASES(pmpi_attr_delete, PMPI_ATTR_DELETE)
 
-void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror);
-void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = MPI_Attr_put(*comm, *keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(mpi_attr_put, MPI_ATTR_PUT)
-
-void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror);
-void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Attr_put(*comm, *keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_attr_put, PMPI_ATTR_PUT)
-
 void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror);
 void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -897,3 +883,17 @@ void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
     *ierror = MPI_Comm_dup(*comm, (MPI_Comm *)newcomm);
 }
 TERN_F_ALIASES(mpi_comm_dup, MPI_COMM_DUP)
+
+void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror);
+void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Comm_dup(*comm, (MPI_Comm *)newcomm);
+}
+TERN_F_ALIASES(pmpi_comm_dup, PMPI_COMM_DUP)
+
+void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
+void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Comm_dup_with_info(*comm, *info, (MPI_Comm *)newcomm);
+}
+TERN_F_ALIASES(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO)

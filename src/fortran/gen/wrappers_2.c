@@ -3,20 +3,6 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
-void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror);
-void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_dup(*comm, (MPI_Comm *)newcomm);
-}
-TERN_F_ALIASES(pmpi_comm_dup, PMPI_COMM_DUP)
-
-void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
-void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_dup_with_info(*comm, *info, (MPI_Comm *)newcomm);
-}
-TERN_F_ALIASES(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO)
-
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror);
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -245,20 +231,6 @@ void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
     *ierror = PMPI_Comm_remote_size(*comm, (int *)size);
 }
 TERN_F_ALIASES(pmpi_comm_remote_size, PMPI_COMM_REMOTE_SIZE)
-
-void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = MPI_Comm_set_attr(*comm, *comm_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(mpi_comm_set_attr, MPI_COMM_SET_ATTR)
-
-void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Comm_set_attr(*comm, *comm_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_comm_set_attr, PMPI_COMM_SET_ATTR)
 
 void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror);
 void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
@@ -898,3 +870,31 @@ void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
     *ierror = MPI_Grequest_complete(*request);
 }
 TERN_F_ALIASES(mpi_grequest_complete, MPI_GREQUEST_COMPLETE)
+
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Grequest_complete(*request);
+}
+TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
+
+void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
+void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
+}
+TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
+
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
+}
+TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
+
+void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)

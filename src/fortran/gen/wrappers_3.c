@@ -3,34 +3,6 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Grequest_complete(*request);
-}
-TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
-
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
-
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
-
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)
-
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -602,38 +574,6 @@ out:
 }
 TERN_F_ALIASES(pmpi_info_get_nthkey, PMPI_INFO_GET_NTHKEY)
 
-void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
-void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    char *key_c = NULL;
-    char *value_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Info_get_string(*info, key_c, (int *)buflen, value_c, (int *)flag);
-out:
-    free(key_c);
-    if (*ierror == MPI_SUCCESS && *flag)
-        tern_f_str_out(value, value_len, value_c);
-    free(value_c);
-}
-TERN_F_ALIASES(mpi_info_get_string, MPI_INFO_GET_STRING)
-
-void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
-void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    char *key_c = NULL;
-    char *value_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Info_get_string(*info, key_c, (int *)buflen, value_c, (int *)flag);
-out:
-    free(key_c);
-    if (*ierror == MPI_SUCCESS && *flag)
-        tern_f_str_out(value, value_len, value_c);
-    free(value_c);
-}
-TERN_F_ALIASES(pmpi_info_get_string, PMPI_INFO_GET_STRING)
-
 void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len);
 void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
@@ -894,3 +834,66 @@ void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
     *ierror = MPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
 }
 TERN_F_ALIASES(mpi_isend, MPI_ISEND)
+
+void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_isend, PMPI_ISEND)
+
+void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_isendrecv, MPI_ISENDRECV)
+
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_isendrecv, PMPI_ISENDRECV)
+
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_isendrecv_replace, MPI_ISENDRECV_REPLACE)
+
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_isendrecv_replace, PMPI_ISENDRECV_REPLACE)
+
+void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_issend, MPI_ISSEND)
+
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_issend, PMPI_ISSEND)
+
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    *ierror = MPI_Keyval_free((int *)keyval);
+}
+TERN_F_ALIASES(mpi_keyval_free, MPI_KEYVAL_FREE)
+
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Keyval_free((int *)keyval);
+}
+TERN_F_ALIASES(pmpi_keyval_free, PMPI_KEYVAL_FREE)

@@ -3,67 +3,6 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent, PMPI_TYPE_GET_EXTENT)
-
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(mpi_type_get_extent_x, MPI_TYPE_GET_EXTENT_X)
-
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent_x, PMPI_TYPE_GET_EXTENT_X)
-
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_get_name, MPI_TYPE_GET_NAME)
-
-void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(pmpi_type_get_name, PMPI_TYPE_GET_NAME)
-
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
-}
-TERN_F_ALIASES(mpi_type_get_true_extent, MPI_TYPE_GET_TRUE_EXTENT)
-
-void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
-void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
-}
-TERN_F_ALIASES(pmpi_type_get_true_extent, PMPI_TYPE_GET_TRUE_EXTENT)
-
 void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror);
 void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
@@ -119,20 +58,6 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
     *ierror = PMPI_Type_match_size(*typeclass, *size, (MPI_Datatype *)datatype);
 }
 TERN_F_ALIASES(pmpi_type_match_size, PMPI_TYPE_MATCH_SIZE)
-
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(mpi_type_set_attr, MPI_TYPE_SET_ATTR)
-
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_set_attr(*datatype, *type_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_type_set_attr, PMPI_TYPE_SET_ATTR)
 
 void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
 void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
@@ -673,20 +598,6 @@ void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *
     *ierror = PMPI_Win_post(*group, *assert, *win);
 }
 TERN_F_ALIASES(pmpi_win_post, PMPI_WIN_POST)
-
-void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_set_attr(*win, *win_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(mpi_win_set_attr, MPI_WIN_SET_ATTR)
-
-void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror);
-void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_set_attr(*win, *win_keyval, (void *)(MPI_Aint)*attribute_val);
-}
-TERN_F_ALIASES(pmpi_win_set_attr, PMPI_WIN_SET_ATTR)
 
 void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror);
 void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
