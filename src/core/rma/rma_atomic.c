@@ -177,10 +177,12 @@ static int find_net(const tern_tl_ops_t **ops, tern_tl_t **tl)
 /* ------------------------------------------------------------------------ */
 /* Creation. */
 
+/* Win_create, and Win_allocate off the direct path (its memory is
+ * allocated before the window; a direct one is mapped after it). */
 static int eligible(const tern_win_t *w)
 {
-    return !w->direct &&
-           (w->flavor == MPI_WIN_FLAVOR_CREATE || w->flavor == MPI_WIN_FLAVOR_ALLOCATE);
+    return !w->direct && (w->flavor == MPI_WIN_FLAVOR_CREATE ||
+                          (w->flavor == MPI_WIN_FLAVOR_ALLOCATE && w->base));
 }
 
 tern_status_t tern_rma_atomic_local(tern_win_t *w, uint64_t *rec)

@@ -283,8 +283,9 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
             tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
             continue;
         }
-        tern_status_t s = tern_rma_atomic_locks(w) ? tern_rma_atomic_unlock(w, r, MPI_LOCK_SHARED)
-                                                   : tern_rma_am_control(w, r, RMA_UNLOCK, 0, 0); /* as Win_unlock */
+        tern_status_t s = tern_rma_atomic_locks(w)
+                              ? tern_rma_atomic_unlock(w, r, MPI_LOCK_SHARED)
+                              : tern_rma_am_control(w, r, RMA_UNLOCK, 0, 0); /* as Win_unlock */
         if (st == TERN_OK)
             st = s;
     }
