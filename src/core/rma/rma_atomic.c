@@ -589,7 +589,7 @@ tern_status_t tern_rma_atomic_lock(tern_win_t *w, int target, int lock_type)
 {
     /* Exclusive: 0 -> EXCL. Shared: n -> n + 1 while EXCL is clear (the
      * first guess, n = 0, costs one round trip when nobody holds it). */
-    int64_t want = 0, old;
+    int64_t want = 0, old = 0;
     unsigned idle = 0;
     for (;;) {
         int64_t next = lock_type == MPI_LOCK_EXCLUSIVE ? LOCK_EXCL : want + 1;
