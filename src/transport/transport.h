@@ -105,6 +105,21 @@ enum {
     TERN_TL_CAP_PUT = 1u << 1,
 };
 
+/* Remote atomics (the optional atomic_max and atomic ops): operations, in
+ * the order of MPI's predefined reductions, then read, write, compare-swap;
+ * element types; the three kinds of call (no result, fetching, compare). */
+enum {
+    TERN_TL_AOP_MIN, TERN_TL_AOP_MAX, TERN_TL_AOP_SUM, TERN_TL_AOP_PROD, TERN_TL_AOP_LOR,
+    TERN_TL_AOP_LAND, TERN_TL_AOP_BOR, TERN_TL_AOP_BAND, TERN_TL_AOP_LXOR, TERN_TL_AOP_BXOR,
+    TERN_TL_AOP_READ, TERN_TL_AOP_WRITE, TERN_TL_AOP_CSWAP, TERN_TL_AOP_COUNT
+};
+enum {
+    TERN_TL_AT_INT8, TERN_TL_AT_UINT8, TERN_TL_AT_INT16, TERN_TL_AT_UINT16, TERN_TL_AT_INT32,
+    TERN_TL_AT_UINT32, TERN_TL_AT_INT64, TERN_TL_AT_UINT64, TERN_TL_AT_FLOAT, TERN_TL_AT_DOUBLE,
+    TERN_TL_AT_FLOAT_COMPLEX, TERN_TL_AT_DOUBLE_COMPLEX, TERN_TL_AT_COUNT
+};
+enum { TERN_TL_ATOMIC_PLAIN, TERN_TL_ATOMIC_FETCH, TERN_TL_ATOMIC_COMPARE, TERN_TL_ATOMIC_KINDS };
+
 typedef struct {
     const char *name;
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
@@ -148,6 +163,20 @@ typedef struct {
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
     void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
+    /* Optional (NULL: none): remote atomics on registered memory, applied
+     * by the provider, atomic per element with respect to each other
+     * whatever the origin (this rank included: a peer may be ourselves or
+     * a rank on this node). atomic_max: elements one call of that kind,
+     * op and type takes, 0 when not offered. atomic: count elements at
+     * remote_addr of peer; src (the operand; ignored for READ), compare
+     * (COMPARE only), result (FETCH and COMPARE: the old values) stay
+     * valid until comp's callback. A non-fetching atomic completes once
+     * applied at the target. TERN_ERR_AGAIN: no room now, retry after
+     * progress. */
+    size_t (*atomic_max)(tern_tl_t *tl, int kind, int op, int type);
+    tern_status_t (*atomic)(tern_tl_t *tl, int peer, int kind, int op, int type, const void *src,
+                            const void *compare, void *result, size_t count,
+                            uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
 } tern_tl_ops_t;
 
 /* The transports compiled in, in order of preference for a peer (self

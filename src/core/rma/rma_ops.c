@@ -7,6 +7,7 @@
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_atomic.h"
 #include "core/rma/rma_rdma.h"
 #include "core/rma/rma_cma.h"
 #include "core/rma/rma_shm.h"
@@ -163,6 +164,17 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             goto done_now;
         }
         st = TERN_OK; /* refused by the kernel: by active messages instead */
+    }
+    if (st == TERN_OK && w->atomic) {
+        /* Accumulates as the network's remote atomics (rma_atomic.c). */
+        st = tern_rma_atomic_issue(w, c->target, &h, c->type == RMA_CAS ? c->ttype : basic,
+                                   segs, (void **)&data, c->result, c->rcount, c->rtype, req_p);
+        if (st != TERN_ERR_NOT_SUPPORTED) {
+            free(segs);
+            free(data);
+            return st;
+        }
+        st = TERN_OK;
     }
     if (st == TERN_OK && w->rdma) {
         /* Over the network: the target's memory directly (rma_rdma.c). */

@@ -8,9 +8,9 @@
  * target's memory, with no message to the target's engine: the origin
  * counts them in w->pending like answered requests, so every
  * synchronisation that waits for answers (flush, unlock, fence, complete)
- * waits for them too. Accumulates and anything RDMA cannot do (a target
- * layout of many pieces, a target on this node) stay on the active-message
- * path. TERN_RMA_RDMA: auto (use it where the memory registers), on (a
+ * waits for them too. Accumulates (unless remote atomics serve them:
+ * rma_atomic.h) and anything RDMA cannot do (a target layout of many
+ * pieces, a target on this node) stay on the active-message path. TERN_RMA_RDMA: auto (use it where the memory registers), on (a
  * window whose memory does not register is an error), off. */
 #ifndef TERN_CORE_RMA_RDMA_H
 #define TERN_CORE_RMA_RDMA_H

@@ -7,6 +7,7 @@
 #include "core/coll/coll.h"
 #include "core/pt2pt/progress.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_atomic.h"
 #include "core/rma/rma_shm.h"
 
 #include <stdatomic.h>
@@ -208,7 +209,11 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
     if (!(assert_ & MPI_MODE_NOCHECK)) {
         if (w->direct)
             tern_rma_shm_lock(w, rank, lock_type);
-        else if ((st = tern_rma_am_control(w, rank, RMA_LOCK, lock_type, 1)) != TERN_OK)
+        else if (tern_rma_atomic_locks(w) && (st = tern_rma_atomic_lock(w, rank, lock_type)) !=
+                                                 TERN_OK)
+            return st;
+        else if (!tern_rma_atomic_locks(w) &&
+                 (st = tern_rma_am_control(w, rank, RMA_LOCK, lock_type, 1)) != TERN_OK)
             return st;
     }
     w->locked[rank] = (uint8_t)(lock_type == MPI_LOCK_EXCLUSIVE ? 1 : 2) |
@@ -233,6 +238,9 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
     if (!(w->locked[rank] & LOCK_NOCHECK) && w->direct)
         tern_rma_shm_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
                                                                  : MPI_LOCK_SHARED);
+    else if (!(w->locked[rank] & LOCK_NOCHECK) && tern_rma_atomic_locks(w))
+        s = tern_rma_atomic_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
+                                                                        : MPI_LOCK_SHARED);
     else if (!(w->locked[rank] & LOCK_NOCHECK))
         /* Sent, not waited for: the operations are answered already, and
          * this origin's next LOCK to the target arrives after it (one
@@ -255,6 +263,8 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
     for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++) {
         if (w->direct)
             tern_rma_shm_lock(w, r, MPI_LOCK_SHARED);
+        else if (tern_rma_atomic_locks(w))
+            st = tern_rma_atomic_lock(w, r, MPI_LOCK_SHARED);
         else
             st = tern_rma_am_control(w, r, RMA_LOCK, MPI_LOCK_SHARED, 1);
     }
@@ -273,7 +283,9 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
             tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
             continue;
         }
-        tern_status_t s = tern_rma_am_control(w, r, RMA_UNLOCK, 0, 0); /* as Win_unlock */
+        tern_status_t s = tern_rma_atomic_locks(w)
+                              ? tern_rma_atomic_unlock(w, r, MPI_LOCK_SHARED)
+                              : tern_rma_am_control(w, r, RMA_UNLOCK, 0, 0); /* as Win_unlock */
         if (st == TERN_OK)
             st = s;
     }

@@ -6,6 +6,7 @@
 #include "core/comm/group.h"
 #include "core/comm/info.h"
 #include "core/rma/rma_am.h"
+#include "core/rma/rma_atomic.h"
 #include "core/rma/rma_rdma.h"
 #include "core/rma/rma_cma.h"
 #include "core/rma/rma_shm.h"
@@ -122,6 +123,7 @@ static void win_destroy(tern_win_t *w)
     if (w->handle != MPI_WIN_NULL)
         tern_handle_release(&wins, w->handle);
     tern_rma_rdma_close(w);
+    tern_rma_atomic_close(w);
     if (w->comm)
         tern_comm_destroy(w->comm);
     free(w->sizes);
@@ -179,8 +181,9 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     w->completes_seen = calloc((size_t)n, sizeof *w->completes_seen);
     w->access_group = calloc((size_t)n, sizeof *w->access_group);
     w->exposure_group = calloc((size_t)n, sizeof *w->exposure_group);
-    /* Per rank: size, displacement unit, then its RDMA record (rma_rdma.h). */
-    enum { STRIDE = 2 + TERN_RMA_RDMA_WORDS };
+    /* Per rank: size, displacement unit, then its RDMA record (rma_rdma.h)
+     * and its atomics record (rma_atomic.h). */
+    enum { ATOM = 2 + TERN_RMA_RDMA_WORDS, STRIDE = ATOM + TERN_RMA_ATOMIC_WORDS };
     int64_t *all = calloc((size_t)n * STRIDE, sizeof *all);
     if (!w->sizes || !w->disp_units || !w->locked || !w->pending || !w->posts_seen ||
         !w->completes_seen || !w->access_group || !w->exposure_group || !all) {
@@ -195,6 +198,8 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     }
     int64_t mine[STRIDE] = {size, disp_unit};
     tern_status_t rst = tern_rma_rdma_local(w, (uint64_t *)&mine[2]);
+    if (rst == TERN_OK)
+        rst = tern_rma_atomic_local(w, (uint64_t *)&mine[ATOM]);
     st = tern_coll_allgather(w->comm, mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE,
                              NULL, 0);
     for (int r = 0; r < n; r++) {
@@ -205,6 +210,8 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
         st = rst;
     if (st == TERN_OK)
         st = tern_rma_rdma_remote(w, all + 2, STRIDE);
+    if (st == TERN_OK)
+        st = tern_rma_atomic_remote(w, all + ATOM, STRIDE);
     free(all);
     if (st == TERN_OK)
         st = tern_handle_new(&wins, w, &w->handle);
@@ -322,6 +329,7 @@ tern_status_t tern_win_free(tern_win_t *w, MPI_Win *win)
                                 "an attribute delete callback failed with code %d", err);
     tern_rma_am_close(w);
     tern_rma_rdma_close(w); /* before the memory goes */
+    tern_rma_atomic_close(w);
     if (w->shm)
         munmap(w->shm, w->shm_bytes);
     if (w->alloc)

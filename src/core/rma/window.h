@@ -60,6 +60,7 @@ typedef struct tern_win {
     struct tern_rma_cma *cma; /* Win_create on one node: puts and gets by CMA (rma_cma.c) */
     tern_win_region_t *regions; /* dynamic: attached memory */
     struct tern_rma_rdma *rdma; /* RDMA over the network (rma_rdma.c), or NULL */
+    struct tern_rma_atomic *atomic; /* accumulates, locks as remote atomics (rma_atomic.c) */
     char name[MPI_MAX_OBJECT_NAME];
     tern_attr_t *attrs;
     /* Hints (info keys the window understands). */

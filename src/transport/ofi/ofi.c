@@ -399,6 +399,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         tl->rails[r].info = infos[r];
     if (st != TERN_OK)
         goto fail;
+    tern_ofi_atomic_choose(tl);
     if ((st = choose_receive_mode(tl)) != TERN_OK)
         goto fail;
     if ((st = open_rails(tl, p, p->node_served, n_peers)) != TERN_OK)
@@ -771,6 +772,11 @@ static void report_cq_error(tern_tl_t *tl, int rail)
                             op->rma->is_write ? "write" : "read", rail, fi_strerror(err.err), detail);
         tern_ofi_rma_chunk_done(tl, op); /* no callback: the peer has failed */
         return;
+    case OFI_OP_ATOMIC:
+        tern_ofi_peer_error(tl, op->peer, TERN_ERR_PEER, "ofi: a remote atomic failed on rail "
+                            "%d: %s (%s)", rail, fi_strerror(err.err), detail);
+        tern_ofi_atomic_done(tl, op, 1);
+        return;
     case OFI_OP_RECV:
         tern_error("ofi: a receive failed on rail %d: %s (%s); reposting it", rail,
                    fi_strerror(err.err), detail);
@@ -832,6 +838,10 @@ static int poll_rail(tern_tl_t *tl, int rail)
                 tern_ofi_rma_chunk_done(tl, op);
                 events++;
                 break;
+            case OFI_OP_ATOMIC:
+                tern_ofi_atomic_done(tl, op, 0);
+                events++;
+                break;
             }
         }
         if (n < 16)
@@ -880,4 +890,6 @@ const tern_tl_ops_t tern_tl_ofi_ops = {
     .put = tern_ofi_put,
     .am_reserve = ofi_am_reserve,
     .am_commit = ofi_am_commit,
+    .atomic_max = tern_ofi_atomic_max,
+    .atomic = tern_ofi_atomic,
 };

@@ -34,7 +34,7 @@ typedef struct {
 
 /* Every posted operation carries one of these; fi_context2 comes first
  * because providers with FI_CONTEXT/FI_CONTEXT2 mode use it as scratch. */
-enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_RMA };
+enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_RMA, OFI_OP_ATOMIC };
 
 typedef struct ofi_rma ofi_rma_t;
 
@@ -157,6 +157,10 @@ struct tern_tl {
 
     int connect_all;
     int hellos_sent_done;
+
+    int atomics;                /* the rails were opened with FI_ATOMIC (ofi_atomic.c) */
+    int atomic_probed;
+    size_t atomic_count[TERN_TL_ATOMIC_KINDS][TERN_TL_AOP_COUNT][TERN_TL_AT_COUNT];
 };
 
 /* ofi_lib.c: opens libfabric (dlopen, TERN_OFI_LIBRARY) on first use; the
@@ -196,6 +200,16 @@ int tern_ofi_rma_push(tern_tl_t *tl);
  * first, and a transfer with a failed peer ends without a callback). */
 void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op);
 void tern_ofi_rma_finalize(tern_tl_t *tl);
+
+/* ofi_atomic.c: asks every rail's entry for FI_ATOMIC (before the rails
+ * open; unless TERN_RMA_ATOMICS=off); the transport's atomic ops; a
+ * completion (failed: with an error, the peer reported failed already). */
+void tern_ofi_atomic_choose(tern_tl_t *tl);
+size_t tern_ofi_atomic_max(tern_tl_t *tl, int kind, int op, int type);
+tern_status_t tern_ofi_atomic(tern_tl_t *tl, int peer, int kind, int op, int type,
+                              const void *src, const void *compare, void *result, size_t count,
+                              uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+void tern_ofi_atomic_done(tern_tl_t *tl, ofi_op_t *op, int failed);
 
 /* Registers with fi_mr_reg on one rail's domain, asking for `key` (used
  * unless the provider picks keys: FI_MR_PROV_KEY) and, for FI_MR_ENDPOINT
