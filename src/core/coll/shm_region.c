@@ -161,6 +161,7 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     for (int k = 0; k < 2; k++) {
         tern_shm_region_t *l = &reg[k];
         l->comm = c;
+        l->sibling = &reg[1 - k];
         l->broken = -1;
         l->p = p;
         l->me = c->rank;
@@ -231,7 +232,10 @@ int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *c
             *st = check_peer(reg, i);
             if (*st == TERN_OK)
                 return 0;
+            /* Both lanes: the other kind's next collective fails at once too. */
             reg->broken = i;
+            if (reg->sibling->broken < 0)
+                reg->sibling->broken = i;
             return 1;
         }
         return 0;

@@ -40,6 +40,7 @@ enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
 typedef struct tern_shm_region {
     tern_shm_segment_t seg;
     tern_comm_t *comm;   /* the owner (not retained: it frees the region) */
+    struct tern_shm_region *sibling; /* the other lane */
     int p, me;
     size_t slot;         /* bytes per data slot, a multiple of TERN_SHM_LINE */
     /* Steps are numbered from 1; a rank runs them strictly in order, so its
