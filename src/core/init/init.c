@@ -9,6 +9,7 @@
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/progress_thread.h"
 #include "core/rma/window.h"
+#include "core/runtime/api_lock.h"
 #include "core/runtime/runtime.h"
 #include "pmi/pmi.h"
 
@@ -16,10 +17,14 @@
 
 int tern_runtime_thread_level(int required)
 {
-    /* We progress from the calling thread only: FUNNELED covers SERIALIZED
-     * use too, but claim only what is true. */
-    int level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
-    return level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+    int level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    level = level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+    /* MULTIPLE: from now on every entry point takes the global lock
+     * (runtime/api_lock.h). The caller is the only thread in MPI now: a
+     * lower level granted before bound the program to serialize. */
+    if (level == MPI_THREAD_MULTIPLE)
+        tern_api_locking_on();
+    return level;
 }
 
 tern_status_t tern_runtime_init(int required, int *provided)
