@@ -262,7 +262,7 @@ static void check_second_session(void)
     CHECK_RC(MPI_Session_get_info(sm, &used));
     flag = 0;
     MPI_Info_get(used, "thread_level", sizeof v - 1, v, &flag);
-    CHECK(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0, "thread_level "%s"", v);
+    CHECK(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0, "thread_level \"%s\"", v);
     MPI_Info_free(&used);
     CHECK_RC(MPI_Session_finalize(&sm));
     MPI_Info_set(info, "thread_level", "lots");
