@@ -17,13 +17,22 @@
 
 int tern_runtime_thread_level(int required)
 {
+    /* Once MULTIPLE is in force every later start (a session, the world
+     * model) gets it too, asked or not: the level provided may exceed the
+     * one required, and it is what the process has (MPICH does the same;
+     * MPICH's threads/init/mult_session counts on it). */
+    static int in_force = MPI_THREAD_SINGLE;
     int level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     level = level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+    if (in_force == MPI_THREAD_MULTIPLE)
+        level = MPI_THREAD_MULTIPLE;
     /* MULTIPLE: from now on every entry point takes the global lock
      * (runtime/api_lock.h). The caller is the only thread in MPI now: a
      * lower level granted before bound the program to serialize. */
-    if (level == MPI_THREAD_MULTIPLE)
+    if (level == MPI_THREAD_MULTIPLE) {
+        in_force = level;
         tern_api_locking_on();
+    }
     return level;
 }
 
