@@ -3,7 +3,9 @@
 # in build/ (with the tests labelled bigmem: messages over 2 GiB, ~4.3 GB of
 # memory, a few minutes each), a Release build in build-release/ (-O3 -DNDEBUG: the optimiser
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
-# UndefinedBehaviorSanitizer in build-asan/ (these two without bigmem), then the libFuzzer targets for
+# UndefinedBehaviorSanitizer in build-asan/ (these two without bigmem), then ThreadSanitizer on
+# the tests that run threads (build-tsan/: tests/threads, and a few
+# point-to-point and collective tests with the progress thread on), then the libFuzzer targets for
 # 30 s each (scripts/run-fuzz.sh, build-fuzz/), then the conformance CI subset
 # (scripts/run-conformance.sh --ci against the normal build, installed into
 # build-conformance/tern-ci; docs/conformance.md).
@@ -13,7 +15,8 @@
 # Environment: TERN_TEST_JOBS (ctest -j, default 2), TERN_BUILD_JOBS (build
 # parallelism, default: the number of cores), CTEST_ARGS (extra ctest
 # arguments, e.g. "-R tools_"), TERN_SKIP_RELEASE=1 (no Release build),
-# TERN_SKIP_ASAN=1 (no sanitizer build), TERN_SKIP_FUZZ=1 (no fuzzing;
+# TERN_SKIP_ASAN=1 (no sanitizer build), TERN_SKIP_TSAN=1 (no ThreadSanitizer
+# build), TERN_SKIP_FUZZ=1 (no fuzzing;
 # TERN_FUZZ_SECONDS: seconds per fuzz target), TERN_SKIP_CONFORMANCE=1 (no
 # conformance subset).
 set -euo pipefail
@@ -52,6 +55,28 @@ if [ "${TERN_SKIP_ASAN:-0}" != 1 ]; then
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
     run build-asan RelWithDebInfo "-LE bigmem" -DTERN_SANITIZE=ON
+fi
+if [ "${TERN_SKIP_TSAN:-0}" != 1 ]; then
+    # Only the targets these tests need: the whole tree under TSan would
+    # cost CI minutes for tests that run one thread.
+    echo "=== configure and build build-tsan (ThreadSanitizer)"
+    tsan_targets=(mpiexec threads_mt threads_mt4 p2p_nonblocking p2p_probe coll_check)
+    tsan_tests='^(threads_mt.*|p2p_nonblocking_np2|p2p_probe_np2|coll_check_np2|coll_check_np3)$'
+    rc=0
+    cmake -S . -B build-tsan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_TSAN=ON &&
+        cmake --build build-tsan -j "$build_jobs" --target "${tsan_targets[@]}" || rc=$?
+    if [ $rc -eq 0 ]; then
+        # A race report fails the test (exitcode 66); suppressions only for
+        # libraries we do not own (tests/tsan.supp says why each is there).
+        # The point-to-point and collective tests run with the progress
+        # thread, the one other thread in a single-threaded program.
+        (cd build-tsan &&
+            TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/../tests/tsan.supp" \
+            TERN_ASYNC_PROGRESS=on \
+            ctest --output-on-failure --no-tests=error -j "$jobs" -R "$tsan_tests") || rc=$?
+    fi
+    echo "=== build-tsan: exit status $rc"
+    [ $rc -eq 0 ] || status=$rc
 fi
 if [ "${TERN_SKIP_FUZZ:-0}" != 1 ]; then
     # Its own sanitizer settings (leaks are failures there).

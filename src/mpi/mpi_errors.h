@@ -34,12 +34,17 @@ int tern_mpi_handle_code(MPI_Comm comm, int code);
  * nor a session): fatal. */
 int tern_mpi_not_initialized(const char *func);
 
-/* Also holds the progress thread's lock for the rest of the call when it
- * runs (core/pt2pt/progress_thread.h), released on every return. */
+/* Holds the entry points' global lock (core/runtime/api_lock.h) for the
+ * rest of the call while it is on (MPI_THREAD_MULTIPLE, the progress
+ * thread), released on every return. */
+#define TERN_API_GUARD()                                                       \
+    __attribute__((cleanup(tern_api_leave))) int tern_api_held_ = tern_api_enter()
+
+/* Also holds the lock (TERN_API_GUARD). */
 #define TERN_CHECK_INIT(func)                                                  \
     if (__builtin_expect(!tern_rt.active, 0))                                  \
         return tern_mpi_not_initialized(func);                                 \
-    __attribute__((cleanup(tern_api_leave))) int tern_api_held_ = tern_api_enter()
+    TERN_API_GUARD()
 
 /* Argument checks: return MPI_SUCCESS or the (already raised) error code. */
 int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p);

@@ -255,6 +255,27 @@ static void check_second_session(void)
     MPI_Info_get(used, "thread_level", sizeof v - 1, v, &flag);
     CHECK(flag && strcmp(v, "MPI_THREAD_FUNNELED") == 0, "thread_level \"%s\"", v);
     MPI_Info_free(&used);
+    /* MPI_THREAD_MULTIPLE is granted and reported as granted. */
+    MPI_Info_set(info, "thread_level", "MPI_THREAD_MULTIPLE");
+    MPI_Session sm = MPI_SESSION_NULL;
+    CHECK_RC(MPI_Session_init(info, MPI_ERRORS_RETURN, &sm));
+    CHECK_RC(MPI_Session_get_info(sm, &used));
+    flag = 0;
+    MPI_Info_get(used, "thread_level", sizeof v - 1, v, &flag);
+    CHECK(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0, "thread_level \"%s\"", v);
+    MPI_Info_free(&used);
+    /* Once in force, MULTIPLE is what a session asking for nothing gets
+     * (MPICH's threads/init/mult_session). */
+    MPI_Session sd = MPI_SESSION_NULL;
+    CHECK_RC(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &sd));
+    CHECK_RC(MPI_Session_get_info(sd, &used));
+    flag = 0;
+    MPI_Info_get(used, "thread_level", sizeof v - 1, v, &flag);
+    CHECK(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0, "default thread_level after MULTIPLE \"%s\"",
+          v);
+    MPI_Info_free(&used);
+    CHECK_RC(MPI_Session_finalize(&sd));
+    CHECK_RC(MPI_Session_finalize(&sm));
     MPI_Info_set(info, "thread_level", "lots");
     MPI_Session s3 = MPI_SESSION_NULL;
     CHECK_CLASS(MPI_Session_init(info, MPI_ERRORS_RETURN, &s3), MPI_ERR_ARG, "thread_level");

@@ -12,7 +12,11 @@ model runs; `err_handle` names another). The core call is the spec's `core`
 expression over the parameter names and, for every checked input handle X,
 its object X_obj. Spec keys besides core (a chapter's [defaults] table
 applies to each of its procedures):
-  init = false      callable before MPI_Init and after MPI_Finalize
+  init = false      callable before MPI_Init and after MPI_Finalize (it
+                    still holds the entry points' lock under
+                    MPI_THREAD_MULTIPLE, TERN_API_GUARD, unless lock = false)
+  lock = false      with init = false: touches no shared state (MPI_Wtick,
+                    the status conversions), so it takes no lock
   writable = [X]    info X must not be MPI_INFO_ENV; keyval X not predefined
   info_null = true  info arguments may be MPI_INFO_NULL (hints)
   check = {X = R}   named rule R for X (NAMED below)
@@ -242,6 +246,8 @@ def entry_point(expr, spec):
            f'    static const char func[] = "{name}";']
     if spec.get("init", True):
         out.append("    TERN_CHECK_INIT(func);")
+    elif spec.get("lock", True):
+        out.append("    TERN_API_GUARD();")
     if spec.get("check_call"):
         checks.append(spec["check_call"])
     # The error handler's communicator, when a check or the result uses it.

@@ -177,11 +177,15 @@ static void print_text(const cma_result_t *cma, const hw_result_t *hw)
 {
     printf("Tern %s\n", TERN_INFO_VERSION);
     printf("  MPI standard:    %d.%d\n", MPI_VERSION, MPI_SUBVERSION);
+    /* The level MPI_Init_thread grants when asked (docs/design.md, "Threads"). */
+    printf("  thread support:  MPI_THREAD_MULTIPLE (one global lock)\n");
     printf("Build:\n");
     printf("  build type:      %s\n", TERN_INFO_BUILD_TYPE);
     printf("  C compiler:      %s\n", TERN_INFO_C_COMPILER);
     printf("  C flags:         %s\n", TERN_INFO_C_FLAGS);
-    printf("  sanitizers:      %s\n", TERN_INFO_SANITIZE ? "on (address, undefined)" : "off");
+    printf("  sanitizers:      %s\n", TERN_INFO_SANITIZE == 1   ? "on (address, undefined)"
+                                    : TERN_INFO_SANITIZE == 2 ? "on (thread)"
+                                                              : "off");
     printf("  hwloc:           %s\n", TERN_INFO_HWLOC_VERSION);
     printf("  install prefix:  %s\n", TERN_INFO_PREFIX);
     printf("Transports compiled in (in order of preference):");

@@ -129,6 +129,7 @@ static inline int tern_comm_peer_size(const tern_comm_t *c)
 typedef struct {
     uint32_t free[TERN_CTX_MASK_WORDS]; /* bit set: slot free here */
     uint32_t cursor;
+    uint32_t windowed; /* OR over members: some contributed a window (MULTIPLE) */
 } tern_ctx_mask_t;
 
 void tern_ctx_init(void);
@@ -144,7 +145,8 @@ void tern_ctx_withdraw(const tern_ctx_mask_t *mine);
  * agreement's tag and the round, the same on every member. */
 #define TERN_CTX_WINDOW 64
 uint32_t tern_ctx_window(uint32_t parent_ctx, int tag, unsigned round);
-/* Combines two masks (tern_xchg_combine_fn): AND of free bits, max cursor. */
+/* Combines two masks (tern_xchg_combine_fn): AND of free bits, max cursor,
+ * OR of windowed. */
 void tern_ctx_mask_combine(void *inout, const void *in, size_t bytes);
 /* Picks n free slots of a combined mask and marks them used here. */
 tern_status_t tern_ctx_pick(const tern_ctx_mask_t *m, int n, uint32_t *ctx_ids);

@@ -18,9 +18,15 @@
  * pick the same slot. A nonblocking round contributes only a window of
  * slots (tern_ctx_window), the same on every member, so overlapping
  * agreements on shared processes each find free slots in their own
- * window; a round that finds none retries with another window. */
+ * window; a round that finds none retries with another window.
+ *
+ * Under MPI_THREAD_MULTIPLE blocking agreements overlap too: a thread's
+ * wait lets another thread's agreement in (runtime/api_lock.h), so they
+ * take windows the same way; otherwise the first would reserve every slot
+ * and the second find none. */
 #include "core/comm/comm.h"
 #include "core/comm/comm_exchange.h"
+#include "core/runtime/api_lock.h"
 
 #include <string.h>
 
@@ -42,6 +48,7 @@ void tern_ctx_mask_local(tern_ctx_mask_t *m)
     for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
         m->free[i] = ~used[i] & ~reserved[i];
     m->cursor = cursor;
+    m->windowed = 0;
 }
 
 void tern_ctx_contribute(tern_ctx_mask_t *m, uint32_t first, uint32_t n)
@@ -83,6 +90,7 @@ void tern_ctx_mask_combine(void *inout, const void *in, size_t bytes)
         a->free[i] &= b->free[i];
     if (b->cursor > a->cursor)
         a->cursor = b->cursor;
+    a->windowed |= b->windowed;
 }
 
 tern_status_t tern_ctx_pick(const tern_ctx_mask_t *m, int n, uint32_t *ctx_ids)
@@ -123,16 +131,40 @@ void tern_ctx_release(uint32_t ctx)
         used[s / 32] &= ~(1u << (s % 32));
 }
 
+/* Rounds of windowed agreement before one over every slot (comm_idup.c
+ * uses as many). */
+#define WINDOW_ROUNDS 32
+
+static int count_free(const tern_ctx_mask_t *m)
+{
+    int k = 0;
+    for (int i = 0; i < TERN_CTX_MASK_WORDS; i++)
+        k += __builtin_popcount(m->free[i]);
+    return k;
+}
+
 tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids)
 {
-    tern_ctx_mask_t mine, m;
-    tern_ctx_contribute(&mine, 0, TERN_CTX_SLOTS);
-    m = mine;
-    tern_status_t st = tern_xchg_reduce(x, root, &m, sizeof m, tern_ctx_mask_combine);
-    if (st == TERN_OK)
-        st = tern_xchg_bcast(x, root, &m, sizeof m);
-    tern_ctx_withdraw(&mine);
-    if (st != TERN_OK)
-        return st;
-    return tern_ctx_pick(&m, n, ctx_ids);
+    /* Members may differ (MULTIPLE asked for on some): whether to retry
+     * is decided on the combined mask, the same on all. */
+    int windowed = atomic_load_explicit(&tern_api_locking, memory_order_relaxed);
+    for (unsigned round = 0;; round++) {
+        tern_ctx_mask_t mine, m;
+        if (windowed && round < WINDOW_ROUNDS)
+            tern_ctx_contribute(&mine, tern_ctx_window(x->ctx, x->tag, round), TERN_CTX_WINDOW);
+        else
+            tern_ctx_contribute(&mine, 0, TERN_CTX_SLOTS);
+        mine.windowed = windowed && round < WINDOW_ROUNDS;
+        m = mine;
+        tern_status_t st = tern_xchg_reduce(x, root, &m, sizeof m, tern_ctx_mask_combine);
+        if (st == TERN_OK)
+            st = tern_xchg_bcast(x, root, &m, sizeof m);
+        tern_ctx_withdraw(&mine);
+        if (st != TERN_OK)
+            return st;
+        /* All members saw the same m: they retry, or pick, together. */
+        if (m.windowed && count_free(&m) < n)
+            continue;
+        return tern_ctx_pick(&m, n, ctx_ids);
+    }
 }

@@ -9,6 +9,7 @@
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/progress_thread.h"
 #include "core/rma/window.h"
+#include "core/runtime/api_lock.h"
 #include "core/runtime/runtime.h"
 #include "pmi/pmi.h"
 #include "pmi/pmi_profile.h"
@@ -17,10 +18,23 @@
 
 int tern_runtime_thread_level(int required)
 {
-    /* We progress from the calling thread only: FUNNELED covers SERIALIZED
-     * use too, but claim only what is true. */
-    int level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
-    return level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+    /* Once MULTIPLE is in force every later start (a session, the world
+     * model) gets it too, asked or not: the level provided may exceed the
+     * one required, and it is what the process has (MPICH does the same;
+     * MPICH's threads/init/mult_session counts on it). */
+    static int in_force = MPI_THREAD_SINGLE;
+    int level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    level = level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+    if (in_force == MPI_THREAD_MULTIPLE)
+        level = MPI_THREAD_MULTIPLE;
+    /* MULTIPLE: from now on every entry point takes the global lock
+     * (runtime/api_lock.h). The caller is the only thread in MPI now: a
+     * lower level granted before bound the program to serialize. */
+    if (level == MPI_THREAD_MULTIPLE) {
+        in_force = level;
+        tern_api_locking_on();
+    }
+    return level;
 }
 
 tern_status_t tern_runtime_init(int required, int *provided)

@@ -2,6 +2,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/runtime/runtime.h"
 #include "core/pt2pt/peer_failure.h"
+#include "core/runtime/api_lock.h"
 
 #include "base/log.h"
 
@@ -48,8 +49,12 @@ int tern_progress(void)
 
 void tern_progress_idle(unsigned *idle_polls)
 {
-    if (++*idle_polls > (unsigned long)tern_rt.spin_limit) {
+    int yield = ++*idle_polls > (unsigned long)tern_rt.spin_limit;
+    if (atomic_load_explicit(&tern_api_locking, memory_order_relaxed))
+        tern_api_wait_gap(yield); /* another thread's call may make our match */
+    else if (yield)
         sched_yield();
+    if (yield) {
         *idle_polls = 0;
         tern_peer_watch(); /* here, where the rank has nothing to do */
     }

@@ -19,7 +19,10 @@ void tern_progress_unregister(tern_progress_hook_fn fn);
 
 /* Waiting helper: call after each empty tern_progress() in a wait loop.
  * When it yields the CPU it also runs the peer-failure watch
- * (peer_failure.h). */
+ * (peer_failure.h). Every blocking wait comes here: with the entry points'
+ * lock on (runtime/api_lock.h) it is where a waiting thread lets the
+ * others' calls in, so what the wait loop looks at after it may have
+ * changed. */
 void tern_progress_idle(unsigned *idle_polls);
 /* The same watch for MPI_Test and its kin, called when they find their
  * requests incomplete (a program may poll them instead of waiting). */

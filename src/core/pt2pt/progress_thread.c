@@ -17,20 +17,8 @@
 
 int tern_async_active;
 
-static pthread_mutex_t api_lock;
 static pthread_t thread;
 static atomic_int stop_flag;
-static int lock_made;
-
-void tern_api_lock(void)
-{
-    pthread_mutex_lock(&api_lock);
-}
-
-void tern_api_unlock(void)
-{
-    pthread_mutex_unlock(&api_lock);
-}
 
 static void *thread_main(void *arg)
 {
@@ -38,9 +26,9 @@ static void *thread_main(void *arg)
     long sleep_ns = SLEEP_MIN_NS;
     while (!atomic_load_explicit(&stop_flag, memory_order_acquire)) {
         int n = 0;
-        if (pthread_mutex_trylock(&api_lock) == 0) {
+        if (tern_api_trylock()) {
             n = tern_progress();
-            pthread_mutex_unlock(&api_lock);
+            tern_api_unlock();
         }
         if (n) {
             sleep_ns = SLEEP_MIN_NS;
@@ -58,21 +46,13 @@ tern_status_t tern_progress_thread_start(void)
 {
     if (tern_async_active || !tern_knob_bool(TERN_KNOB_ASYNC_PROGRESS))
         return TERN_OK;
-    if (!lock_made) {
-        /* Recursive: an error handler or a callback may call MPI again. */
-        pthread_mutexattr_t a;
-        pthread_mutexattr_init(&a);
-        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-        pthread_mutex_init(&api_lock, &a);
-        pthread_mutexattr_destroy(&a);
-        lock_made = 1;
-    }
     atomic_store(&stop_flag, 0);
     /* Signals stay with the application's threads. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    tern_async_active = 1; /* entry points lock from now on */
+    tern_async_active = 1;
+    tern_api_locking_on(); /* entry points lock from now on */
     int err = pthread_create(&thread, NULL, thread_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err) {
@@ -88,7 +68,8 @@ void tern_progress_thread_stop(void)
 {
     if (!tern_async_active)
         return;
-    /* The thread only ever try-locks, so joining under the lock is safe. */
+    /* The thread only ever try-locks, so joining under the lock is safe.
+     * The entry points keep locking: other threads may still call MPI. */
     atomic_store_explicit(&stop_flag, 1, memory_order_release);
     pthread_join(thread, NULL);
     tern_async_active = 0;

@@ -9,6 +9,7 @@ TERN_PMPI_ALIAS(Abi_get_fortran_booleans)
 int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
     static const char func[] = "MPI_Abi_get_fortran_booleans";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, logical_true, "logical_true")) ||
@@ -22,6 +23,7 @@ TERN_PMPI_ALIAS(Abi_get_fortran_info)
 int PMPI_Abi_get_fortran_info(MPI_Info *info)
 {
     static const char func[] = "MPI_Abi_get_fortran_info";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")))
@@ -33,6 +35,7 @@ TERN_PMPI_ALIAS(Abi_get_info)
 int PMPI_Abi_get_info(MPI_Info *info)
 {
     static const char func[] = "MPI_Abi_get_info";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")))
@@ -56,6 +59,7 @@ TERN_PMPI_ALIAS(Abi_set_fortran_booleans)
 int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
     static const char func[] = "MPI_Abi_set_fortran_booleans";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, logical_true, "logical_true")) ||
@@ -68,6 +72,7 @@ TERN_PMPI_ALIAS(Abi_set_fortran_info)
 int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
     static const char func[] = "MPI_Abi_set_fortran_info";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;

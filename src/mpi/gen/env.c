@@ -118,6 +118,7 @@ TERN_PMPI_ALIAS(Errhandler_free)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Errhandler_free";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, errhandler, "errhandler")) ||
@@ -130,6 +131,7 @@ TERN_PMPI_ALIAS(Error_class)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     static const char func[] = "MPI_Error_class";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, errorclass, "errorclass")))
@@ -141,6 +143,7 @@ TERN_PMPI_ALIAS(Error_string)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char func[] = "MPI_Error_string";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_array(func, err_comm, string, MPI_MAX_ERROR_STRING, "string")) ||
@@ -186,6 +189,7 @@ TERN_PMPI_ALIAS(Get_processor_name)
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     static const char func[] = "MPI_Get_processor_name";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_array(func, err_comm, name, MPI_MAX_PROCESSOR_NAME, "name")) ||
@@ -250,6 +254,7 @@ TERN_PMPI_ALIAS(Session_create_errhandler)
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Session_create_errhandler";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, session_errhandler_fn, "session_errhandler_fn")) ||

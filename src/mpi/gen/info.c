@@ -9,6 +9,7 @@ TERN_PMPI_ALIAS(Info_create)
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_create";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")))
@@ -20,6 +21,7 @@ TERN_PMPI_ALIAS(Info_create_env)
 int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info)
 {
     static const char func[] = "MPI_Info_create_env";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, info, "info")))
@@ -31,6 +33,7 @@ TERN_PMPI_ALIAS(Info_delete)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char func[] = "MPI_Info_delete";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -44,6 +47,7 @@ TERN_PMPI_ALIAS(Info_dup)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char func[] = "MPI_Info_dup";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -57,6 +61,7 @@ TERN_PMPI_ALIAS(Info_free)
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_free";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -70,6 +75,7 @@ TERN_PMPI_ALIAS(Info_get)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char func[] = "MPI_Info_get";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -86,6 +92,7 @@ TERN_PMPI_ALIAS(Info_get_nkeys)
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char func[] = "MPI_Info_get_nkeys";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -99,6 +106,7 @@ TERN_PMPI_ALIAS(Info_get_nthkey)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char func[] = "MPI_Info_get_nthkey";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -112,6 +120,7 @@ TERN_PMPI_ALIAS(Info_get_string)
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
     static const char func[] = "MPI_Info_get_string";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -127,6 +136,7 @@ TERN_PMPI_ALIAS(Info_get_valuelen)
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char func[] = "MPI_Info_get_valuelen";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
@@ -142,6 +152,7 @@ TERN_PMPI_ALIAS(Info_set)
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char func[] = "MPI_Info_set";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;

@@ -381,6 +381,7 @@ TERN_PMPI_ALIAS(Session_init)
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     static const char func[] = "MPI_Session_init";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = errhandler;
     tern_info_t *info_obj = NULL;
     int err;

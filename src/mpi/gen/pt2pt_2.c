@@ -290,6 +290,7 @@ TERN_PMPI_ALIAS(Status_get_error)
 int PMPI_Status_get_error(const MPI_Status *status, int *err)
 {
     static const char func[] = "MPI_Status_get_error";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err_;
     if ((err_ = tern_check_status(func, err_comm, status)) ||
@@ -302,6 +303,7 @@ TERN_PMPI_ALIAS(Status_get_source)
 int PMPI_Status_get_source(const MPI_Status *status, int *source)
 {
     static const char func[] = "MPI_Status_get_source";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_status(func, err_comm, status)) ||
@@ -314,6 +316,7 @@ TERN_PMPI_ALIAS(Status_get_tag)
 int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
 {
     static const char func[] = "MPI_Status_get_tag";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_status(func, err_comm, status)) ||
@@ -326,6 +329,7 @@ TERN_PMPI_ALIAS(Status_set_error)
 int PMPI_Status_set_error(MPI_Status *status, int err)
 {
     static const char func[] = "MPI_Status_set_error";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err_;
     if ((err_ = tern_check_status(func, err_comm, status)))
@@ -337,6 +341,7 @@ TERN_PMPI_ALIAS(Status_set_source)
 int PMPI_Status_set_source(MPI_Status *status, int source)
 {
     static const char func[] = "MPI_Status_set_source";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_status(func, err_comm, status)))
@@ -348,6 +353,7 @@ TERN_PMPI_ALIAS(Status_set_tag)
 int PMPI_Status_set_tag(MPI_Status *status, int tag)
 {
     static const char func[] = "MPI_Status_set_tag";
+    TERN_API_GUARD();
     const MPI_Comm err_comm = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_status(func, err_comm, status)))
