@@ -134,9 +134,12 @@ static int kvs_del(mpiexec_kvs_t *kvs, const char *key)
     return 0;
 }
 
-tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value)
+tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, int space, const char *key,
+                                const char *value)
 {
-    return kvs_put(job->kvs, key, value);
+    if (space < 0 || space > job->n_spaces || (space > 0 && !job->spaces[space - 1].kvs))
+        return TERN_ERR_ARG;
+    return kvs_put(space > 0 ? job->spaces[space - 1].kvs : job->kvs, key, value);
 }
 
 void mpiexec_kvs_free(mpiexec_kvs_t *kvs)
@@ -225,10 +228,16 @@ static void release_ranks(mpiexec_job_t *job, int first, int n)
     }
 }
 
-void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
+void mpiexec_pmi_barrier_release(mpiexec_job_t *job, int space)
 {
-    release_ranks(job, 0, job->n_main);
-    job->barrier_count = 0;
+    if (space > 0 && space <= job->n_spaces) {
+        mpiexec_space_t *s = &job->spaces[space - 1];
+        release_ranks(job, s->first, s->n_local);
+        s->barrier_count = 0;
+    } else if (space == 0) {
+        release_ranks(job, 0, job->n_main);
+        job->barrier_count = 0;
+    }
 }
 
 static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
@@ -237,21 +246,15 @@ static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
         return;
     r->in_barrier = 1;
     mpiexec_space_t *s = space_of(job, r);
-    if (s) {
-        /* A spawned job fences by itself (on this host only, for now). */
-        if (++s->barrier_count == s->n) {
-            release_ranks(job, s->first, s->n);
-            s->barrier_count = 0;
-        }
+    int space = r->space;
+    if (s ? ++s->barrier_count < s->n_local : ++job->barrier_count < job->n_main)
         return;
-    }
-    if (++job->barrier_count < job->n_main)
-        return;
-    /* Everyone here arrived: a proxy now waits for the other hosts. */
+    /* Everyone of the job here arrived: a proxy now waits for the other
+     * hosts (a spawned job's own barrier, when it spans hosts). */
     if (job->upstream_fd >= 0)
-        mpiexec_proxy_fence(job);
+        mpiexec_proxy_fence(job, space);
     else
-        mpiexec_pmi_barrier_release(job);
+        mpiexec_pmi_barrier_release(job, space);
 }
 
 static int kvsname_ok(const mpiexec_job_t *job, const mpiexec_rank_t *r,
@@ -273,10 +276,12 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
         { reply_error(job, r, "put_result", "key or value too long"); return; }
     if (kvs_put(kvs_of(job, r), key, value) != TERN_OK)
         { reply_error(job, r, "put_result", "out of memory"); return; }
-    if (job->upstream_fd >= 0 && r->space == 0) {
-        /* The root hands it to every other host at the next fence. */
+    if (job->upstream_fd >= 0) {
+        /* The root hands it to the job's other hosts at the next fence. */
         tern_pmi_line_t up;
         tern_pmi_line_begin(&up, "put");
+        if (r->space > 0)
+            tern_pmi_line_add_int(&up, "space", r->space);
         tern_pmi_line_add(&up, "key", key);
         tern_pmi_line_add(&up, "value", value);
         mpiexec_proxy_send(job, &up);
@@ -389,7 +394,9 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         tern_pmi_line_begin(&line, "universe_size");
-        tern_pmi_line_add_int(&line, "size", job->world_size);
+        /* The slots mpiexec was given (hostfile slots, else -n). */
+        tern_pmi_line_add_int(&line, "size", job->opts->universe_size > 0
+                                                 ? job->opts->universe_size : job->world_size);
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         tern_pmi_line_begin(&line, "my_kvsname");
