@@ -4,10 +4,13 @@
 # placement, hostfiles, stdio, exit codes and lost hosts are checked on any
 # machine. tests/netns does the same over real ssh between namespaces.
 #
-# Usage: multihost_local_test.sh MPIEXEC [MPI_PROGRAM]
+# Usage: multihost_local_test.sh MPIEXEC SPAWN_HOSTS [MPI_PROGRAM]
+# (SPAWN_HOSTS: tests/netns/spawn_hosts; MPI_PROGRAM: given with libfabric,
+# which ranks on two "hosts" need, and then spawn over them is run too.)
 set -u
 mpiexec=$1
-prog=${2:-}
+spawn_hosts=$2
+prog=${3:-}
 dir=$(mktemp -d /tmp/tern-multihost-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/launch" <<'SH'
@@ -63,6 +66,24 @@ rc=$?
 if [ -n "$prog" ]; then
     FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 4 "$prog" > "$dir/out" 2>&1 ||
         fail "$(basename "$prog") over two hosts exited $?: $(cat "$dir/out")"
+fi
+# MPI_UNIVERSE_SIZE: the hostfile's slots (3 + 2), or -n without slots.
+printf 'hA:3\nhB:2\n' > "$dir/slots"
+"$mpiexec" --launcher "$dir/launch" --hostfile "$dir/slots" -n 2 "$spawn_hosts" universe 5 \
+    > "$dir/out" 2>&1 && grep -q "test universe_size ok" "$dir/out" ||
+    fail "universe size from hostfile slots: $(cat "$dir/out")"
+"$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 3 "$spawn_hosts" universe 3 \
+    > "$dir/out" 2>&1 && grep -q "test universe_size ok" "$dir/out" ||
+    fail "universe size without slots: $(cat "$dir/out")"
+
+# Spawn over the two "hosts" (FAKE_HOST tells the children's host).
+if [ -n "$prog" ]; then
+    FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 2 \
+        "$spawn_hosts" parent hA hB > "$dir/out" 2>&1
+    rc=$?
+    for t in spawn_spread spawn_host spawn_multiple_hosts spawn_remote_missing; do
+        grep -q "test $t ok" "$dir/out" || { fail "spawn over two hosts (exit $rc): $(cat "$dir/out")"; break; }
+    done
 fi
 [ $failures -eq 0 ] && echo "multihost_local_test: all passed"
 exit $((failures > 0))
