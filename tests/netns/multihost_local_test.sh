@@ -81,7 +81,7 @@ if [ -n "$prog" ]; then
     FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 2 \
         "$spawn_hosts" parent hA hB > "$dir/out" 2>&1
     rc=$?
-    for t in spawn_spread spawn_host spawn_multiple_hosts spawn_remote_missing; do
+    for t in spawn_spread spawn_host spawn_multiple_hosts spawn_hostfile spawn_remote_missing; do
         grep -q "test $t ok" "$dir/out" || { fail "spawn over two hosts (exit $rc): $(cat "$dir/out")"; break; }
     done
 fi

@@ -10,6 +10,7 @@
  *     every child and back, the children's allreduce over their own world
  *     (which spans the hosts), and each child's MPI_Get_processor_name (and
  *     FAKE_HOST) equal to the parent's on the host it was asked for;
+ *     spawn_hostfile: info hostfile naming host B with 2 slots: both there;
  *     spawn_remote_missing: a command that cannot be executed on host B
  *     beside one that starts on A: MPI_ERR_SPAWN naming the reason, every
  *     errcode MPI_ERR_SPAWN, and the child started on A is gone.
@@ -147,6 +148,24 @@ static void parent(const char *prog, const char *host_a, const char *host_b)
     MPI_Info infos[2] = {host_info(host_b), host_info(host_a)};
     MPI_Comm_spawn_multiple(2, cmds, argvs, maxprocs, infos, 1, MPI_COMM_WORLD, &ic, codes);
     check_children(ic, 2, (int[]){1, 0}, idents);
+    mtest_end();
+
+    /* A hostfile per spawn (MPICH's "hostfile" key; "file" is MPI's). */
+    mtest_begin("spawn_hostfile");
+    char path[64] = "/tmp/tern-spawn-hosts-XXXXXX";
+    if (mtest_rank == 0) {
+        int fd = mkstemp(path);
+        CHECK(fd >= 0, "mkstemp");
+        dprintf(fd, "# both on B\n%s:2\n", host_b);
+        close(fd);
+    }
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "hostfile", path);
+    MPI_Comm_spawn(prog, args, 2, info, 0, MPI_COMM_WORLD, &ic, codes);
+    MPI_Info_free(&info);
+    if (mtest_rank == 0)
+        unlink(path);
+    check_children(ic, 2, (int[]){1, 1}, idents);
     mtest_end();
 
     mtest_begin("spawn_remote_missing");
