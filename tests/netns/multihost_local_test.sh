@@ -85,5 +85,19 @@ if [ -n "$prog" ]; then
         grep -q "test $t ok" "$dir/out" || { fail "spawn over two hosts (exit $rc): $(cat "$dir/out")"; break; }
     done
 fi
+# A host without ranks gets its proxy at the first spawn placed there; one
+# that cannot be reached fails that spawn only.
+if [ -n "$prog" ]; then
+    FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 1 \
+        "$spawn_hosts" lazy hA hB > "$dir/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "test spawn_spread_without_ranks ok" "$dir/out" ||
+        fail "spawn onto a host without ranks (exit $rc): $(cat "$dir/out")"
+fi
+"$mpiexec" --launcher "$dir/launch" --hosts hA,dead1 -n 1 "$spawn_hosts" unreachable hA dead1 \
+    > "$dir/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "test spawn_unreachable_host ok" "$dir/out" ||
+    fail "spawn onto an unreachable host (exit $rc): $(cat "$dir/out")"
 [ $failures -eq 0 ] && echo "multihost_local_test: all passed"
 exit $((failures > 0))

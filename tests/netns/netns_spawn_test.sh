@@ -2,7 +2,8 @@
 # MPI_Comm_spawn over two "hosts" (two network namespaces, an sshd in each,
 # from scripts/netns-hosts.sh): a 2-rank job, one rank per host, runs
 # spawn_hosts' parent tests (children placed per host, spawn_multiple, a
-# program missing on the remote host), then, when PYTHON is given (a venv
+# program missing on the remote host), a 1-rank job spawns onto the host
+# that runs none of its ranks, then, when PYTHON is given (a venv
 # whose mpi4py is built against Tern), mpi4py's MPIPoolExecutor over both
 # hosts. After each run nothing but the sshds may be left in the namespaces.
 #
@@ -65,6 +66,18 @@ done
 grep -q "test spawn_remote_missing ok" "$dir/out" && [ $rc -eq 0 ] &&
     echo "netns_spawn_test: spawn over two hosts ok"
 settled || fail "left running after the spawn tests: $(leftovers)"
+
+# Host B without ranks of the first job: its proxy starts for the spawn.
+"$NETNS_ON_A" env ${NETNS_EXTRA_ENV:-} timeout 120 "$mpiexec" --launcher "$NETNS_SSH_CMD" \
+    --hosts "$ipa,$ipb" -n 1 "$spawn_hosts" lazy "$ipa" "$ipb" > "$dir/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "test spawn_spread_without_ranks ok" "$dir/out"; then
+    echo "netns_spawn_test: spawn onto a host without ranks ok"
+else
+    fail "spawn onto a host without ranks (exit $rc):"
+    cat "$dir/out"
+fi
+settled || fail "left running after the spawn onto a host without ranks: $(leftovers)"
 
 if [ -n "$python" ]; then
     # The workers load the libtern next to this mpiexec (ssh does not carry

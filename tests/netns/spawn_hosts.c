@@ -14,6 +14,12 @@
  *     spawn_remote_missing: a command that cannot be executed on host B
  *     beside one that starts on A: MPI_ERR_SPAWN naming the reason, every
  *     errcode MPI_ERR_SPAWN, and the child started on A is gone.
+ *   spawn_hosts lazy HOST_A HOST_B     1 rank, on host A (B runs none):
+ *     spawn_host_without_ranks: a child with info host=B runs elsewhere
+ *     than its parent; spawn_spread_without_ranks: 2 children, no host
+ *     key: one on A, one on B.
+ *   spawn_hosts unreachable HOST_A HOST_B  1 rank on A; B cannot be reached:
+ *     MPI_ERR_SPAWN saying so, and the job goes on.
  *   spawn_hosts universe N             MPI_UNIVERSE_SIZE is N. */
 #include "../mpi/mtest.h"
 
@@ -196,6 +202,54 @@ static void parent(const char *prog, const char *host_a, const char *host_b)
     mtest_end();
 }
 
+/* One parent on host A, host B without ranks of its own: B's proxy starts
+ * for the first spawn that places processes there. */
+static void lazy(const char *prog, const char *host_b)
+{
+    static char idents[2][IDENT_MAX];
+    ident(idents[0]);
+    char *args[] = {"child", NULL};
+    MPI_Comm ic;
+    mtest_begin("spawn_host_without_ranks");
+    MPI_Info info = host_info(host_b);
+    MPI_Comm_spawn(prog, args, 1, info, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+    MPI_Info_free(&info);
+    int v = 5, rank = -1, size = -1, sum = -1, v1 = -1;
+    char back[IDENT_MAX + 64] = "";
+    MPI_Send(&v, 1, MPI_INT, 0, 7, ic);
+    MPI_Recv(back, (int)sizeof back, MPI_CHAR, 0, 8, ic, MPI_STATUS_IGNORE);
+    CHECK(sscanf(back, "%d %d %d %d %255s", &v1, &rank, &size, &sum, idents[1]) == 5, "reply '%s'",
+          back);
+    CHECK_INT(v1, 6, "child's answer");
+    CHECK(strcmp(idents[0], idents[1]) != 0, "the child runs on the parent's host %s", idents[0]);
+    MPI_Comm_disconnect(&ic);
+    mtest_end();
+    /* No host key: the job's hosts in turn, B included. */
+    mtest_begin("spawn_spread_without_ranks");
+    MPI_Comm_spawn(prog, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+    check_children(ic, 2, (int[]){0, 1}, idents);
+    mtest_end();
+}
+
+/* Host B cannot be reached: the spawn fails, the job goes on. */
+static void unreachable(const char *prog, const char *host_b)
+{
+    char *args[] = {"child", NULL};
+    MPI_Comm ic = MPI_COMM_WORLD;
+    int code = -1;
+    mtest_begin("spawn_unreachable_host");
+    MPI_Info info = host_info(host_b);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Comm_spawn(prog, args, 1, info, 0, MPI_COMM_WORLD, &ic, &code);
+    MPI_Info_free(&info);
+    CHECK_CLASS(rc, MPI_ERR_SPAWN, "a spawn on a host that cannot be reached");
+    CHECK(strstr(mtest_errstr(rc), "cannot start mpiexec on host") != NULL, "error text: %s",
+          mtest_errstr(rc));
+    CHECK_INT(code, MPI_ERR_SPAWN, "errcode");
+    CHECK(ic == MPI_COMM_NULL, "an intercommunicator after a failed spawn");
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -215,10 +269,14 @@ int main(int argc, char **argv)
         if (flag && u)
             CHECK_INT(*u, atoi(argv[2]), "MPI_UNIVERSE_SIZE");
         mtest_end();
+    } else if (argc > 3 && strcmp(argv[1], "unreachable") == 0) {
+        unreachable(prog, argv[3]);
+    } else if (argc > 3 && strcmp(argv[1], "lazy") == 0) {
+        lazy(prog, argv[3]);
     } else if (argc > 3 && strcmp(argv[1], "parent") == 0) {
         parent(prog, argv[2], argv[3]);
     } else {
-        FATAL("usage: spawn_hosts parent HOST_A HOST_B | universe N");
+        FATAL("usage: spawn_hosts parent|lazy|unreachable HOST_A HOST_B | universe N");
     }
     return mtest_finalize();
 }

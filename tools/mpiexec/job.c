@@ -360,7 +360,11 @@ int mpiexec_job_run(mpiexec_job_t *job)
 
     for (;;) {
         reap(job);
-        int running = any_running(job);
+        /* A proxy started for a spawn (no ranks of the first job) waits for
+         * them and then for the root's word that the first job is done. */
+        int running = any_running(job) ||
+                      (job->upstream_fd >= 0 && job->n_main == 0 && !job->root_done &&
+                       !job->terminating);
         if (!running && !any_output_open(job))
             break;
         if (!running && drain_until == 0)

@@ -177,6 +177,7 @@ typedef struct {
     tern_pmi_reader_t upstream_in;
     mpiexec_outq_t upstream_out;
     unsigned char secret[MPIEXEC_SECRET_LEN]; /* proxy: the job's, from stdin */
+    int root_done;        /* proxy: the root said we may end once our ranks have */
 
     /* Failure policy. */
     int exit_code;        /* first failure's code; 0 while none */

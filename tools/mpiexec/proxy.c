@@ -2,7 +2,9 @@
  * serves their PMI locally; it talks to the root (root.c) over one TCP
  * connection, in PMI-1 lines:
  *   proxy -> root: hello host=I proof=P | put key value | fence | failed code=N
- *   root -> proxy: put key value (other hosts' puts) | release | terminate code=N
+ *   root -> proxy: put key value (other hosts' puts) | release | terminate code=N |
+ *                  finish (to a proxy without ranks of the first job, started for
+ *                  a spawn: end once its ranks have)
  * A spawned job's puts, fences and releases carry space=K (its number);
  * the spawn messages themselves are described in root_spawn.c.
  * The connection starts with root -> proxy: challenge nonce=HEX, answered
@@ -209,6 +211,8 @@ static void handle(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
                                      "job)", space);
     } else if (strcmp(msg->cmd, "release") == 0) {
         mpiexec_pmi_barrier_release(job, space);
+    } else if (strcmp(msg->cmd, "finish") == 0) {
+        job->root_done = 1; /* a proxy started for a spawn ends with its ranks */
     } else if (strncmp(msg->cmd, "spawn_", 6) == 0) {
         mpiexec_spawn_from_root(job, msg);
     } else if (strcmp(msg->cmd, "terminate") == 0) {

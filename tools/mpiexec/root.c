@@ -223,6 +223,20 @@ static tern_status_t start_host(root_t *rt, int h, const char *map)
     return TERN_OK;
 }
 
+tern_status_t mpiexec_root_start_host(root_t *rt, int h)
+{
+    host_t *ho = &rt->hosts[h];
+    const char *launcher = rt->opts->launcher ? rt->opts->launcher
+                                              : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
+    int ssh = strncmp(launcher, "ssh", 3) == 0 && (launcher[3] == ' ' || !launcher[3]);
+    int local = mpiexec_root_is_local(ho->name) && !rt->opts->launcher;
+    mpiexec_stream_free(&ho->out);
+    mpiexec_stream_free(&ho->err);
+    if (mpiexec_listen_for(&rt->listen, ho->name, local, ssh, ho->addr, sizeof ho->addr) != 0)
+        return TERN_ERR_IO;
+    return start_host(rt, h, rt->map);
+}
+
 static void drop_host_link(host_t *ho)
 {
     if (ho->ctl_fd >= 0)
@@ -236,12 +250,12 @@ static void drop_host_link(host_t *ho)
  * that stops reading can stall neither the root nor the other hosts. */
 void mpiexec_root_send(root_t *rt, host_t *ho, tern_pmi_line_t *line)
 {
-    int over = 0;
-    if (ho->ctl_fd >= 0 && tern_pmi_line_end(line) == TERN_OK)
+    int over = 0, waiting = ho->ctl_fd < 0 && ho->running && !ho->said_hello;
+    if ((ho->ctl_fd >= 0 || waiting) && tern_pmi_line_end(line) == TERN_OK)
         over = mpiexec_outq_push(&ho->ctl_out, line->buf, line->len, MPIEXEC_CTL_QUEUE_MAX) != 0;
     tern_pmi_line_free(line);
     if (ho->ctl_fd < 0)
-        return;
+        return; /* a proxy on its way gets the lines when it connects */
     if (over) {
         fprintf(stderr, "mpiexec: host %s left more than %d bytes of control messages unread "
                         "(the control queue limit); terminating the job\n",
@@ -323,7 +337,7 @@ static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
     } else if (strcmp(msg->cmd, "fence") == 0) {
         if (!ho->fenced) {
             ho->fenced = 1;
-            if (++rt->n_fenced == rt->n)
+            if (++rt->n_fenced == rt->n_ranked)
                 release_all(rt);
         }
     } else if (strcmp(msg->cmd, "failed") == 0) {
@@ -428,6 +442,8 @@ static void pending_read(root_t *rt, int i)
     ho->ctl_in = pe->in;
     ho->said_hello = 1;
     rt->pending[i] = rt->pending[--rt->n_pending];
+    if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) /* what waited for it */
+        drop_host_link(ho);
     /* Lines that came with the hello. */
     host_ctx_t c = {rt, ho};
     while (ho->ctl_fd >= 0 && (text = tern_pmi_reader_next(&ho->ctl_in)) != NULL)
@@ -500,8 +516,25 @@ static void host_exited(root_t *rt, host_t *ho)
         pending_read(rt, i);
     while (ho->ctl_fd >= 0 && host_read(rt, ho))
         ;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello)
+    if (ho->count == 0 && !ho->reported_failure && !rt->terminating) {
+        /* Started for a spawn: its end (or failure to start) is the
+         * spawn's business; a later spawn may start it again. */
+        char why[320];
+        int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello;
+        snprintf(why, sizeof why, "cannot start mpiexec on host %s (its remote start %s %d)",
+                 ho->name, WIFEXITED(st) ? "exited with code" : "was killed by signal",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        drop_host_link(ho);
+        tern_pmi_reader_free(&ho->ctl_in);
+        tern_pmi_reader_init(&ho->ctl_in);
+        ho->said_hello = ho->told_finish = 0;
+        mpiexec_root_spawn_host_ended(rt, (int)(ho - rt->hosts), ok ? NULL : why);
         return;
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello) {
+        mpiexec_root_spawn_host_ended(rt, (int)(ho - rt->hosts), NULL);
+        return;
+    }
     if (ho->reported_failure || rt->terminating) {
         if (!rt->failed && WIFEXITED(st))
             rt->exit_code = WEXITSTATUS(st);
@@ -545,7 +578,7 @@ static int setup(root_t *rt)
     const char *launcher = rt->opts->launcher ? rt->opts->launcher
                                               : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
     int ssh = strncmp(launcher, "ssh", 3) == 0 && (launcher[3] == ' ' || !launcher[3]);
-    for (int h = 0; h < rt->n; h++) {
+    for (int h = 0; h < rt->n_ranked; h++) {
         host_t *ho = &rt->hosts[h];
         int local = mpiexec_root_is_local(ho->name) && !rt->opts->launcher;
         if (mpiexec_listen_for(&rt->listen, ho->name, local, ssh, ho->addr, sizeof ho->addr) != 0)
@@ -574,9 +607,9 @@ static int setup(root_t *rt)
 static void build_map(root_t *rt, char *map, size_t cap)
 {
     size_t len = (size_t)snprintf(map, cap, "(vector");
-    for (int h = 0; h < rt->n;) {
+    for (int h = 0; h < rt->n_ranked;) {
         int run = 1;
-        while (h + run < rt->n && rt->hosts[h + run].count == rt->hosts[h].count)
+        while (h + run < rt->n_ranked && rt->hosts[h + run].count == rt->hosts[h].count)
             run++;
         len += (size_t)snprintf(map + len, cap - len, ",(%d,%d,%d)", h, run, rt->hosts[h].count);
         h += run;
@@ -623,7 +656,7 @@ typedef struct {
 
 static void root_loop(root_t *rt)
 {
-    size_t max = 6 + (size_t)rt->listen.n + (size_t)rt->max_pending + 3 * (size_t)rt->n;
+    size_t max = 6 + MPIEXEC_LISTEN_MAX + (size_t)rt->max_pending + 3 * (size_t)rt->n;
     struct pollfd *pfd = calloc(max, sizeof *pfd);
     who_t *who = calloc(max, sizeof *who);
     if (!pfd || !who) {
@@ -744,10 +777,11 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
         free(count);
         return 1;
     }
+    /* Hosts left without ranks come last (placement fills hosts in order);
+     * they get a proxy when a spawn places processes there. */
     int first = 0;
     for (int h = 0; h < opts->n_hosts; h++) {
-        if (!count[h])
-            continue;
+        rt.n_ranked += count[h] > 0;
         host_t *ho = &rt.hosts[rt.n++];
         ho->name = opts->hosts[h];
         ho->first = first;
@@ -776,12 +810,11 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
     (void)mpiexec_random(&seed, sizeof seed);
     snprintf(rt.fwd.kvsname, sizeof rt.fwd.kvsname, "tern-%ld-%08x", (long)getpid(), seed);
-    char map[4096];
-    build_map(&rt, map, sizeof map);
+    build_map(&rt, rt.map, sizeof rt.map);
     if (setup(&rt) != 0)
         return 1;
-    for (int h = 0; h < rt.n; h++)
-        if (start_host(&rt, h, map) != TERN_OK) {
+    for (int h = 0; h < rt.n_ranked; h++)
+        if (start_host(&rt, h, rt.map) != TERN_OK) {
             fprintf(stderr, "mpiexec: cannot start the proxy for host %s\n", rt.hosts[h].name);
             mpiexec_root_fail(&rt, 1);
             break;

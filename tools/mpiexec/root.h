@@ -22,6 +22,7 @@ typedef struct {
     int fenced;
     int reported_failure;
     int said_hello;
+    int told_finish;            /* a host without ranks of the first job: may end */
     mpiexec_stream_t out, err;
 } host_t;
 
@@ -59,6 +60,9 @@ typedef struct {
     mpiexec_opts_t fwd_opts;
     mpiexec_root_spawn_t *spawn; /* spawns under way and spawned jobs' fences */
     int universe;                /* MPI_UNIVERSE_SIZE */
+    int n_ranked;                /* hosts[0, n_ranked) run the first job's ranks; the
+                                  * others start when a spawn places processes there */
+    char map[4096];              /* the first job's PMI_process_mapping */
 } root_t;
 
 /* root.c */
@@ -68,10 +72,17 @@ int mpiexec_root_is_local(const char *host);
 void mpiexec_root_send(root_t *rt, host_t *ho, tern_pmi_line_t *line);
 /* Ends the job on every host with this exit code (the first failure's). */
 void mpiexec_root_fail(root_t *rt, int code);
+/* Starts host h's proxy (a host without ranks of the first job, for a
+ * spawn); lines sent to it wait until it connects. */
+tern_status_t mpiexec_root_start_host(root_t *rt, int h);
 
 /* root_spawn.c: a control message about spawns or a spawned job's keys
  * and fences; 0 when it is none of those. */
 int mpiexec_root_spawn_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg);
+/* A host started for a spawn ended (why: NULL when it ended normally):
+ * spawns waiting for it fail; once the first job's hosts are all done, the
+ * hosts started for spawns are told to end when their processes have. */
+void mpiexec_root_spawn_host_ended(root_t *rt, int h, const char *why);
 void mpiexec_root_spawn_free(root_t *rt);
 
 #endif

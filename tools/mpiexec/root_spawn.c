@@ -46,6 +46,7 @@ typedef struct {
     int *codes;
     char *in;              /* per host: runs ranks of it */
     char *fenced;          /* per host: in the job's barrier */
+    char *replied;         /* per host: said how its start went */
     int n_in, n_replies, n_fenced;
     int answered;
     char why[512];         /* the first host's failure */
@@ -263,6 +264,7 @@ static void space_free(rspace_t *s)
     free(s->codes);
     free(s->in);
     free(s->fenced);
+    free(s->replied);
     memset(s, 0, sizeof *s);
 }
 
@@ -292,7 +294,8 @@ static void request(root_t *rt, mpiexec_root_spawn_t *sp, int h, int from, int n
         s->codes = calloc((size_t)total, sizeof *s->codes);
         s->in = calloc((size_t)rt->n, 1);
         s->fenced = calloc((size_t)rt->n, 1);
-        if (!s->place || !s->codes || !s->in || !s->fenced)
+        s->replied = calloc((size_t)rt->n, 1);
+        if (!s->place || !s->codes || !s->in || !s->fenced || !s->replied)
             snprintf(why, sizeof why, "spawn: out of memory");
     }
     if (!why[0])
@@ -300,13 +303,18 @@ static void request(root_t *rt, mpiexec_root_spawn_t *sp, int h, int from, int n
     char *map = why[0] ? NULL : job_map(rt, s->place, total);
     if (!why[0] && !map)
         snprintf(why, sizeof why, "spawn: out of memory");
-    for (int i = 0; !why[0] && i < total; i++)
-        if (!s->in[s->place[i]]++) {
-            s->n_in++;
-            if (rt->hosts[s->place[i]].ctl_fd < 0)
-                snprintf(why, sizeof why, "spawn: host %.100s has no proxy running any more",
-                         rt->hosts[s->place[i]].name);
-        }
+    for (int i = 0; !why[0] && i < total; i++) {
+        host_t *ho = &rt->hosts[s->place[i]];
+        if (s->in[s->place[i]]++)
+            continue;
+        s->n_in++;
+        /* A host without ranks of the first job gets its proxy now. */
+        if (ho->count == 0 && !ho->running && mpiexec_root_start_host(rt, s->place[i]) != TERN_OK)
+            snprintf(why, sizeof why, "spawn: cannot start mpiexec on host %.100s", ho->name);
+        else if (ho->ctl_fd < 0 && !(ho->running && !ho->said_hello))
+            snprintf(why, sizeof why, "spawn: host %.100s has no proxy running any more",
+                     ho->name);
+    }
     if (why[0]) {
         if (s)
             space_free(s);
@@ -344,16 +352,17 @@ static void request(root_t *rt, mpiexec_root_spawn_t *sp, int h, int from, int n
     free(place_s);
     free(map);
     bkv_clear(l);
+    mpiexec_root_spawn_host_ended(rt, -1, NULL); /* a host started after the first job ended */
 }
 
 /* A host started its part (or not); once all did, the rank is answered. */
-static void spawned(root_t *rt, rspace_t *s, int h, const tern_pmi_msg_t *msg)
+static void spawned(root_t *rt, rspace_t *s, int h, int rc, const char *codes, const char *why)
 {
-    if (!s->in[h] || s->answered || s->n_replies == s->n_in)
+    if (!s->in[h] || s->replied[h] || s->answered)
         return;
+    s->replied[h] = 1;
     s->n_replies++;
-    const char *codes = tern_pmi_msg_get(msg, "codes"), *why = tern_pmi_msg_get(msg, "msg");
-    if (tern_pmi_msg_rc(msg) != 0 && !s->why[0])
+    if (rc != 0 && !s->why[0])
         snprintf(s->why, sizeof s->why, "%s", why ? why : "spawn failed on a host");
     for (int i = 0; i < s->n; i++) {
         if (s->place[i] != h)
@@ -484,12 +493,41 @@ int mpiexec_root_spawn_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg
         return 1; /* nothing of ours: dropped */
     rspace_t *s = &sp->spaces[space - 1];
     if (strcmp(msg->cmd, "spawned") == 0)
-        spawned(rt, s, h, msg);
+        spawned(rt, s, h, tern_pmi_msg_rc(msg), tern_pmi_msg_get(msg, "codes"),
+                tern_pmi_msg_get(msg, "msg"));
     else if (strcmp(msg->cmd, "put") == 0)
         put(rt, s, msg);
     else if (strcmp(msg->cmd, "fence") == 0)
         fence(rt, s, h);
     return 1;
+}
+
+void mpiexec_root_spawn_host_ended(root_t *rt, int h, const char *why)
+{
+    mpiexec_root_spawn_t *sp = rt->spawn;
+    /* Spawns still waiting for that host's answer fail. */
+    for (int k = 0; h >= 0 && sp && k < sp->n_spaces; k++) {
+        rspace_t *s = &sp->spaces[k];
+        if (why && s->in[h] && !s->answered) {
+            char text[400];
+            snprintf(text, sizeof text, "spawn: %s", why);
+            spawned(rt, s, h, -1, NULL, text);
+        }
+    }
+    /* Once the first job's hosts are done, a host started for a spawn may
+     * end when its processes have. */
+    for (int d = 0; d < rt->n_ranked; d++)
+        if (rt->hosts[d].running)
+            return;
+    for (int d = rt->n_ranked; d < rt->n; d++) {
+        host_t *ho = &rt->hosts[d];
+        if (ho->running && !ho->told_finish) {
+            tern_pmi_line_t line;
+            tern_pmi_line_begin(&line, "finish");
+            mpiexec_root_send(rt, ho, &line);
+            ho->told_finish = 1;
+        }
+    }
 }
 
 void mpiexec_root_spawn_free(root_t *rt)

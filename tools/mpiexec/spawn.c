@@ -12,7 +12,8 @@
  * on this host (PMI_SPAWNED=1 in their environment), forwarded and
  * watched like the first job's ranks: a failure of any ends everything.
  * Info keys: wdir (working directory), path (directories searched for the
- * program), host (must name this host). A process that cannot be executed
+ * program), host (must name this host), file or hostfile (a hostfile that
+ * names only this host). A process that cannot be executed
  * fails the whole spawn: the ones started are killed and the reply says
  * rc=-1 with the reason.
  *
@@ -156,6 +157,21 @@ static int block_procs(const block_t *b, int check_host, char *why, size_t cap)
             snprintf(why, cap, "spawn: host '%.100s' is not this host (mpiexec spawns on its own "
                                "host only)", val);
             return -1;
+        }
+        if (check_host && key && val && (!strcmp(key, "file") || !strcmp(key, "hostfile"))) {
+            /* A hostfile per spawn: on one host it may name only this one. */
+            mpiexec_opts_t o = {0};
+            int bad = mpiexec_hosts_read_file(&o, val) != 0 ? -1 : 0;
+            for (int h = 0; !bad && h < o.n_hosts; h++)
+                bad = is_this_host(o.hosts[h]) ? 0 : h + 1;
+            if (bad)
+                snprintf(why, cap, bad < 0 ? "spawn: cannot read hostfile '%.200s'"
+                                           : "spawn: hostfile '%.200s' names a host other than "
+                                             "this one (mpiexec spawns on its own host only)",
+                         val);
+            mpiexec_opts_free(&o);
+            if (bad)
+                return -1;
         }
     }
     return n;
