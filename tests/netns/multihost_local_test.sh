@@ -4,13 +4,15 @@
 # placement, hostfiles, stdio, exit codes and lost hosts are checked on any
 # machine. tests/netns does the same over real ssh between namespaces.
 #
-# Usage: multihost_local_test.sh MPIEXEC SPAWN_HOSTS [MPI_PROGRAM]
-# (SPAWN_HOSTS: tests/netns/spawn_hosts; MPI_PROGRAM: given with libfabric,
-# which ranks on two "hosts" need, and then spawn over them is run too.)
+# Usage: multihost_local_test.sh MPIEXEC SPAWN_HOSTS [MPI_PROGRAM CONNECT]
+# (SPAWN_HOSTS: tests/netns/spawn_hosts; MPI_PROGRAM and CONNECT (tests/spawn's
+# connect) are given with libfabric, which ranks on two "hosts" need; then
+# spawn and the name service over them are run too.)
 set -u
 mpiexec=$1
 spawn_hosts=$2
 prog=${3:-}
+connect=${4:-}
 dir=$(mktemp -d /tmp/tern-multihost-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/launch" <<'SH'
@@ -99,5 +101,13 @@ fi
 rc=$?
 [ $rc -eq 0 ] && grep -q "test spawn_unreachable_host ok" "$dir/out" ||
     fail "spawn onto an unreachable host (exit $rc): $(cat "$dir/out")"
+# One name service for the run: published on hA, looked up on hB.
+if [ -n "$connect" ]; then
+    FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 4 "$connect" publish \
+        > "$dir/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "test publish ok" "$dir/out" ||
+        fail "publish/lookup across hosts (exit $rc): $(cat "$dir/out")"
+fi
 [ $failures -eq 0 ] && echo "multihost_local_test: all passed"
 exit $((failures > 0))

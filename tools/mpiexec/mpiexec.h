@@ -308,6 +308,11 @@ void mpiexec_pmi_flush(mpiexec_rank_t *r);
 /* Replies are waiting: poll for POLLOUT. */
 int mpiexec_pmi_pending(const mpiexec_rank_t *r);
 void mpiexec_pmi_close(mpiexec_rank_t *r);
+/* The name service: answers a publish/unpublish/lookup_name msg into reply
+ * (rc, port or msg) from *names (made on first use). */
+void mpiexec_names_apply(mpiexec_kvs_t **names, const tern_pmi_msg_t *msg, tern_pmi_line_t *reply);
+/* Proxy: the root's answer (name_result from=I op=...) for rank I. */
+void mpiexec_names_from_root(mpiexec_job_t *job, const tern_pmi_msg_t *msg);
 void mpiexec_pmi_free(mpiexec_job_t *job);
 
 /* stdio_forward.c. mpiexec's own stdout and stderr are written without

@@ -315,39 +315,83 @@ static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
 }
 
 /* The name service (MPI_Publish_name & co.), one table for every job this
- * mpiexec runs, spawned ones included. */
-static void handle_names(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+ * mpiexec runs, spawned ones included: answers a publish_name,
+ * unpublish_name or lookup_name into reply (begun by the caller) from
+ * *names (created on first use). In a multi-host job the table is the
+ * root's (root_spawn.c); proxies forward the requests. */
+void mpiexec_names_apply(mpiexec_kvs_t **names, const tern_pmi_msg_t *msg, tern_pmi_line_t *reply)
 {
     const char *cmd = msg->cmd, *service = tern_pmi_msg_get(msg, "service");
-    const char *port = tern_pmi_msg_get(msg, "port");
-    const char *reply_cmd = strcmp(cmd, "publish_name") == 0     ? "publish_result"
-                            : strcmp(cmd, "unpublish_name") == 0 ? "unpublish_result"
-                                                                 : "lookup_result";
-    if (!job->names && !(job->names = mpiexec_kvs_new()))
-        { reply_error(job, r, reply_cmd, "out of memory"); return; }
-    if (!service || !service[0] || strlen(service) >= KEY_MAX)
-        { reply_error(job, r, reply_cmd, "a service name is needed"); return; }
-    kvs_entry_t *e = kvs_find(job->names, service);
-    tern_pmi_line_t line;
-    tern_pmi_line_begin(&line, reply_cmd);
-    if (strcmp(cmd, "publish_name") == 0) {
-        if (!port || strlen(port) >= VALUE_MAX)
-            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "a port is needed"); return; }
-        if (e)
-            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "already published"); return; }
-        if (kvs_put(job->names, service, port) != TERN_OK)
-            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "out of memory"); return; }
-        tern_pmi_line_add_int(&line, "rc", 0);
+    const char *port = tern_pmi_msg_get(msg, "port"), *why = NULL;
+    kvs_entry_t *e = NULL;
+    if (!*names && !(*names = mpiexec_kvs_new()))
+        why = "out of memory";
+    else if (!service || !service[0] || strlen(service) >= KEY_MAX)
+        why = "a service name is needed";
+    else
+        e = kvs_find(*names, service);
+    if (why) {
+    } else if (strcmp(cmd, "publish_name") == 0) {
+        why = !port || strlen(port) >= VALUE_MAX ? "a port is needed"
+              : e                                 ? "already published"
+              : kvs_put(*names, service, port) != TERN_OK ? "out of memory"
+                                                          : NULL;
+        if (!why)
+            tern_pmi_line_add_int(reply, "rc", 0);
     } else if (strcmp(cmd, "unpublish_name") == 0) {
-        tern_pmi_line_add_int(&line, "rc", kvs_del(job->names, service) ? 0 : -1);
+        tern_pmi_line_add_int(reply, "rc", kvs_del(*names, service) ? 0 : -1);
     } else if (e) {
-        tern_pmi_line_add_int(&line, "rc", 0);
-        tern_pmi_line_add(&line, "port", e->value);
+        tern_pmi_line_add_int(reply, "rc", 0);
+        tern_pmi_line_add(reply, "port", e->value);
     } else {
-        tern_pmi_line_add_int(&line, "rc", -1);
-        tern_pmi_line_add(&line, "msg", "not published");
+        why = "not published";
     }
+    if (why) {
+        tern_pmi_line_add_int(reply, "rc", -1);
+        tern_pmi_line_add(reply, "msg", why);
+    }
+}
+
+static const char *names_reply_cmd(const char *cmd)
+{
+    return strcmp(cmd, "publish_name") == 0     ? "publish_result"
+           : strcmp(cmd, "unpublish_name") == 0 ? "unpublish_result"
+                                                : "lookup_result";
+}
+
+static void handle_names(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    tern_pmi_line_t line;
+    if (job->upstream_fd >= 0) {
+        /* One table for the whole run: the root's. */
+        tern_pmi_line_begin(&line, "name");
+        tern_pmi_line_add(&line, "op", msg->cmd);
+        tern_pmi_line_add_int(&line, "from", (long)(r - job->ranks));
+        for (int i = 0; i < msg->n_fields; i++)
+            if (!strcmp(msg->fields[i].key, "service") || !strcmp(msg->fields[i].key, "port"))
+                tern_pmi_line_add(&line, msg->fields[i].key, msg->fields[i].value);
+        mpiexec_proxy_send(job, &line);
+        return;
+    }
+    tern_pmi_line_begin(&line, names_reply_cmd(msg->cmd));
+    mpiexec_names_apply(&job->names, msg, &line);
     reply(job, r, &line);
+}
+
+void mpiexec_names_from_root(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
+{
+    int from = -1;
+    const char *op = tern_pmi_msg_get(msg, "op");
+    tern_pmi_msg_get_int(msg, "from", &from);
+    if (!op || from < 0 || from >= job->n)
+        return;
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, names_reply_cmd(op));
+    tern_pmi_line_add_int(&line, "rc", tern_pmi_msg_rc(msg));
+    for (int i = 0; i < msg->n_fields; i++)
+        if (!strcmp(msg->fields[i].key, "port") || !strcmp(msg->fields[i].key, "msg"))
+            tern_pmi_line_add(&line, msg->fields[i].key, msg->fields[i].value);
+    reply(job, &job->ranks[from], &line);
 }
 
 static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)

@@ -6,6 +6,8 @@
  *                  finish (to a proxy without ranks of the first job, started for
  *                  a spawn: end once its ranks have)
  * A spawned job's puts, fences and releases carry space=K (its number);
+ * publish/unpublish/lookup_name go up as name op=CMD from=I service [port]
+ * and come back as name_result from=I op=CMD rc [port|msg] (root_spawn.c);
  * the spawn messages themselves are described in root_spawn.c.
  * The connection starts with root -> proxy: challenge nonce=HEX, answered
  * by hello's proof=HEX (auth.c). Both directions are non-blocking with
@@ -211,6 +213,8 @@ static void handle(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
                                      "job)", space);
     } else if (strcmp(msg->cmd, "release") == 0) {
         mpiexec_pmi_barrier_release(job, space);
+    } else if (strcmp(msg->cmd, "name_result") == 0) {
+        mpiexec_names_from_root(job, msg);
     } else if (strcmp(msg->cmd, "finish") == 0) {
         job->root_done = 1; /* a proxy started for a spawn ends with its ranks */
     } else if (strncmp(msg->cmd, "spawn_", 6) == 0) {

@@ -11,7 +11,8 @@
  *   root -> proxy: spawn_result from=I rc [msg] errcodes=.. (every rank's)
  *   root -> hosts: spawn_kill space=S when any host failed to start its part
  * and then, for the new job, put/fence/release with space=S as the first
- * job's (root.c), among the hosts that run its ranks.
+ * job's (root.c), among the hosts that run its ranks. The run's name
+ * service (publish/lookup) is here too: name -> name_result (proxy.c).
  *
  * Placement (info keys of each command): "host" (or "hosts"), a host or a
  * comma-separated list of this job's hosts, each name[:slots]; "file" (or
@@ -55,6 +56,7 @@ typedef struct {
 } rspace_t;
 
 struct mpiexec_root_spawn {
+    mpiexec_kvs_t *names;  /* the run's published names */
     bkv_list_t *incoming;  /* per host: the request being sent */
     rspace_t *spaces;
     int n_spaces;
@@ -450,13 +452,26 @@ int mpiexec_root_spawn_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg
 {
     int space = 0, h = (int)(ho - rt->hosts);
     tern_pmi_msg_get_int(msg, "space", &space);
-    int is_spawn = strncmp(msg->cmd, "spawn", 5) == 0;
+    int is_spawn = strncmp(msg->cmd, "spawn", 5) == 0 || strcmp(msg->cmd, "name") == 0;
     if (!is_spawn && space == 0)
         return 0;
     mpiexec_root_spawn_t *sp = state(rt);
     if (!sp) {
         fprintf(stderr, "mpiexec: out of memory\n");
         mpiexec_root_fail(rt, 1);
+        return 1;
+    }
+    if (strcmp(msg->cmd, "name") == 0) {
+        /* The name service of the whole run, for every host's ranks. */
+        const char *op = tern_pmi_msg_get(msg, "op");
+        tern_pmi_msg_t req = *msg;
+        req.cmd = op ? op : "lookup_name";
+        tern_pmi_line_t line;
+        tern_pmi_line_begin(&line, "name_result");
+        tern_pmi_line_add(&line, "op", req.cmd);
+        tern_pmi_line_add(&line, "from", tern_pmi_msg_get(msg, "from") ? tern_pmi_msg_get(msg, "from") : "-1");
+        mpiexec_names_apply(&sp->names, &req, &line);
+        mpiexec_root_send(rt, ho, &line);
         return 1;
     }
     if (strcmp(msg->cmd, "spawn_kv") == 0) {
@@ -539,6 +554,7 @@ void mpiexec_root_spawn_free(root_t *rt)
         bkv_clear(&sp->incoming[h]);
     for (int k = 0; sp->spaces && k < sp->n_spaces; k++)
         space_free(&sp->spaces[k]);
+    mpiexec_kvs_free(sp->names);
     free(sp->incoming);
     free(sp->spaces);
     free(sp);
