@@ -516,11 +516,12 @@ static void host_exited(root_t *rt, host_t *ho)
         pending_read(rt, i);
     while (ho->ctl_fd >= 0 && host_read(rt, ho))
         ;
-    if (ho->count == 0 && !ho->reported_failure && !rt->terminating) {
-        /* Started for a spawn: its end (or failure to start) is the
-         * spawn's business; a later spawn may start it again. */
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello;
+    if (ho->count == 0 && !ho->reported_failure && !rt->terminating && (ok || !ho->said_hello)) {
+        /* Started for a spawn: its end, or its failure to start, is the
+         * spawn's business (one that connected and was lost is the job's);
+         * a later spawn may start it again. */
         char why[320];
-        int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello;
         snprintf(why, sizeof why, "cannot start mpiexec on host %s (its remote start %s %d)",
                  ho->name, WIFEXITED(st) ? "exited with code" : "was killed by signal",
                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
@@ -531,7 +532,7 @@ static void host_exited(root_t *rt, host_t *ho)
         mpiexec_root_spawn_host_ended(rt, (int)(ho - rt->hosts), ok ? NULL : why);
         return;
     }
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello) {
+    if (ok) {
         mpiexec_root_spawn_host_ended(rt, (int)(ho - rt->hosts), NULL);
         return;
     }
