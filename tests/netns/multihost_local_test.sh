@@ -83,6 +83,7 @@ if [ -n "$prog" ]; then
     FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 2 \
         "$spawn_hosts" parent hA hB > "$dir/out" 2>&1
     rc=$?
+    [ $rc -eq 0 ] || fail "spawn over two hosts exited $rc: $(cat "$dir/out")"
     for t in spawn_spread spawn_host spawn_multiple_hosts spawn_hostfile spawn_remote_missing; do
         grep -q "test $t ok" "$dir/out" || { fail "spawn over two hosts (exit $rc): $(cat "$dir/out")"; break; }
     done

@@ -60,6 +60,7 @@ settled() {
 
 run "$spawn_hosts" parent "$ipa" "$ipb" > "$dir/out" 2>&1
 rc=$?
+[ $rc -eq 0 ] || { fail "spawn_hosts exited $rc"; cat "$dir/out"; }
 for t in spawn_spread spawn_host spawn_multiple_hosts spawn_hostfile spawn_remote_missing; do
     grep -q "test $t ok" "$dir/out" || { fail "spawn_hosts (exit $rc): $t"; cat "$dir/out"; break; }
 done
