@@ -201,7 +201,7 @@ proxy_kill)
     job=$BG
     wait_lines '^ready ' 4
     sleep "0.$(rand 3)"
-    proxy=$(pgrep -f -- "--proxy [^ ]+ 1,2,2,4 .*$PROG" | head -1)
+    proxy=$(pgrep -f -- "--proxy [^ ]+ 1,2,2,4(,[0-9]+)? .*$PROG" | head -1)
     [ -n "$proxy" ] || fail "no proxy for host hB: $(pgrep -af "$PROG" | tr '\n' ';')"
     echo "fault_test $CASE: SIGKILL to host hB's proxy (pid $proxy)"
     T0=$(now_ms)

@@ -4,10 +4,15 @@
 # placement, hostfiles, stdio, exit codes and lost hosts are checked on any
 # machine. tests/netns does the same over real ssh between namespaces.
 #
-# Usage: multihost_local_test.sh MPIEXEC [MPI_PROGRAM]
+# Usage: multihost_local_test.sh MPIEXEC SPAWN_HOSTS [MPI_PROGRAM CONNECT]
+# (SPAWN_HOSTS: tests/netns/spawn_hosts; MPI_PROGRAM and CONNECT (tests/spawn's
+# connect) are given with libfabric, which ranks on two "hosts" need; then
+# spawn and the name service over them are run too.)
 set -u
 mpiexec=$1
-prog=${2:-}
+spawn_hosts=$2
+prog=${3:-}
+connect=${4:-}
 dir=$(mktemp -d /tmp/tern-multihost-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/launch" <<'SH'
@@ -63,6 +68,47 @@ rc=$?
 if [ -n "$prog" ]; then
     FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 4 "$prog" > "$dir/out" 2>&1 ||
         fail "$(basename "$prog") over two hosts exited $?: $(cat "$dir/out")"
+fi
+# MPI_UNIVERSE_SIZE: the hostfile's slots (3 + 2), or -n without slots.
+printf 'hA:3\nhB:2\n' > "$dir/slots"
+"$mpiexec" --launcher "$dir/launch" --hostfile "$dir/slots" -n 2 "$spawn_hosts" universe 5 \
+    > "$dir/out" 2>&1 && grep -q "test universe_size ok" "$dir/out" ||
+    fail "universe size from hostfile slots: $(cat "$dir/out")"
+"$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 3 "$spawn_hosts" universe 3 \
+    > "$dir/out" 2>&1 && grep -q "test universe_size ok" "$dir/out" ||
+    fail "universe size without slots: $(cat "$dir/out")"
+
+# Spawn over the two "hosts" (FAKE_HOST tells the children's host).
+if [ -n "$prog" ]; then
+    FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 2 \
+        "$spawn_hosts" parent hA hB > "$dir/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || fail "spawn over two hosts exited $rc: $(cat "$dir/out")"
+    for t in spawn_spread spawn_host spawn_multiple_hosts spawn_hostfile spawn_remote_missing; do
+        grep -q "test $t ok" "$dir/out" || { fail "spawn over two hosts (exit $rc): $(cat "$dir/out")"; break; }
+    done
+fi
+# A host without ranks gets its proxy at the first spawn placed there; one
+# that cannot be reached fails that spawn only.
+if [ -n "$prog" ]; then
+    FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 1 \
+        "$spawn_hosts" lazy hA hB > "$dir/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "test spawn_spread_without_ranks ok" "$dir/out" ||
+        fail "spawn onto a host without ranks (exit $rc): $(cat "$dir/out")"
+fi
+"$mpiexec" --launcher "$dir/launch" --hosts hA,dead1 -n 1 "$spawn_hosts" unreachable hA dead1 \
+    > "$dir/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "test spawn_unreachable_host ok" "$dir/out" ||
+    fail "spawn onto an unreachable host (exit $rc): $(cat "$dir/out")"
+# One name service for the run: published on hA, looked up on hB.
+if [ -n "$connect" ]; then
+    FI_PROVIDER=tcp "$mpiexec" --launcher "$dir/launch" --hosts hA,hB -n 4 "$connect" publish \
+        > "$dir/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "test publish ok" "$dir/out" ||
+        fail "publish/lookup across hosts (exit $rc): $(cat "$dir/out")"
 fi
 [ $failures -eq 0 ] && echo "multihost_local_test: all passed"
 exit $((failures > 0))

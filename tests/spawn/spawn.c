@@ -167,6 +167,25 @@ static void spawn_missing(void)
     CHECK_INT(codes[0], MPI_ERR_SPAWN, "codes[0]");
     CHECK_INT(codes[1], MPI_ERR_SPAWN, "codes[1]");
     CHECK(ic == MPI_COMM_NULL);
+    /* A hostfile per spawn naming another host: refused by the single-host
+     * mpiexec with the reason. */
+    char path[64] = "/tmp/tern-spawn-hostfile-XXXXXX";
+    if (mtest_rank == 0) {
+        int fd = mkstemp(path);
+        CHECK(fd >= 0, "mkstemp");
+        dprintf(fd, "localhost\nno-such-host-of-tern:2\n");
+        close(fd);
+    }
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "hostfile", path);
+    rc = MPI_Comm_spawn(args[0], args, 1, info, 0, MPI_COMM_WORLD, &ic, codes);
+    MPI_Info_free(&info);
+    if (mtest_rank == 0)
+        unlink(path);
+    CHECK_CLASS(rc, MPI_ERR_SPAWN, "a hostfile naming another host");
+    CHECK(strstr(mtest_errstr(rc), "names a host other than this one") != NULL, "%s",
+          mtest_errstr(rc));
     /* Bad arguments at the root fail on every process. */
     rc = MPI_Comm_spawn("x", args, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, codes);
     CHECK(rc != MPI_SUCCESS);

@@ -64,9 +64,9 @@ tern_status_t mpiexec_job_init(mpiexec_job_t *job, const mpiexec_opts_t *opts)
     job->end_at = mpiexec_timeout_deadline(opts);
     tern_pmi_reader_init(&job->upstream_in);
     /* Room for spawned ranks too, so pointers to ranks stay valid. */
-    job->ranks = calloc((size_t)job->n + (opts->proxy ? 0 : MPIEXEC_SPAWN_MAX), sizeof *job->ranks);
-    job->spaces = opts->proxy ? NULL : calloc(MPIEXEC_SPAWN_MAX, sizeof *job->spaces);
-    if (!job->ranks || (!opts->proxy && !job->spaces))
+    job->ranks = calloc((size_t)job->n + MPIEXEC_SPAWN_MAX, sizeof *job->ranks);
+    job->spaces = calloc(MPIEXEC_SPAWN_MAX, sizeof *job->spaces);
+    if (!job->ranks || !job->spaces)
         return TERN_ERR_NOMEM;
     for (int i = 0; i < job->n; i++) {
         mpiexec_rank_t *r = &job->ranks[i];
@@ -360,7 +360,11 @@ int mpiexec_job_run(mpiexec_job_t *job)
 
     for (;;) {
         reap(job);
-        int running = any_running(job);
+        /* A proxy started for a spawn (no ranks of the first job) waits for
+         * them and then for the root's word that the first job is done. */
+        int running = any_running(job) ||
+                      (job->upstream_fd >= 0 && job->n_main == 0 && !job->root_done &&
+                       !job->terminating);
         if (!running && !any_output_open(job))
             break;
         if (!running && drain_until == 0)

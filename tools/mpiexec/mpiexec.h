@@ -11,7 +11,8 @@
  * barrier), stdio_forward.c (line-wise output, stdin to rank 0), bind.c
  * (hwloc core binding), hosts.c (host lists), root.c (the multi-host root),
  * proxy.c (a proxy's link to the root), spawn.c (MPI_Comm_spawn: new
- * jobs started by a rank, each with its own key-value space). */
+ * jobs started by a rank, each with its own key-value space), root_spawn.c
+ * (the root's part of a spawn over several hosts). */
 #ifndef TERN_MPIEXEC_H
 #define TERN_MPIEXEC_H
 
@@ -46,6 +47,7 @@ typedef struct {
     int world_size;
     const char *proxy_kvs;
     const char *proxy_map;   /* PMI_process_mapping of the job */
+    int universe_size;       /* MPI_UNIVERSE_SIZE; 0: the job's size */
 } mpiexec_opts_t;
 
 /* Bounds that keep one rank from stalling or exhausting mpiexec; a rank
@@ -138,11 +140,13 @@ typedef struct {
 
 typedef struct mpiexec_kvs mpiexec_kvs_t;
 
-/* A job started by MPI_Comm_spawn: its ranks are job->ranks[first, first + n). */
+/* A job started by MPI_Comm_spawn: n ranks in all; those on this host are
+ * job->ranks[first, first + n_local) (all of them on a single host; a
+ * proxy holds its host's part of a job that spans hosts). */
 typedef struct {
     char kvsname[96];
     mpiexec_kvs_t *kvs;
-    int first, n;
+    int first, n, n_local;
     int barrier_count;
 } mpiexec_space_t;
 
@@ -166,12 +170,14 @@ typedef struct {
     mpiexec_space_t *spaces; /* spawned jobs (MPIEXEC_SPAWN_MAX slots) */
     mpiexec_kvs_t *names;    /* published service names (NULL: none yet) */
     int n_spaces;
+    struct mpiexec_spawn_req *from_root; /* proxy: a spawn's commands arriving from the root */
     int rank_base;        /* world rank of ranks[0] (proxy mode) */
     int world_size;       /* PMI size: n, or the whole job's in proxy mode */
     int upstream_fd;      /* proxy: link to the root (non-blocking); -1 otherwise */
     tern_pmi_reader_t upstream_in;
     mpiexec_outq_t upstream_out;
     unsigned char secret[MPIEXEC_SECRET_LEN]; /* proxy: the job's, from stdin */
+    int root_done;        /* proxy: the root said we may end once our ranks have */
 
     /* Failure policy. */
     int exit_code;        /* first failure's code; 0 while none */
@@ -218,8 +224,9 @@ double mpiexec_timeout_deadline(const mpiexec_opts_t *opts);
 
 /* proxy.c: a proxy's link to the root (see root.c for the protocol). */
 tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job);
-/* Every local rank entered the barrier: send our new puts and the fence. */
-void mpiexec_proxy_fence(mpiexec_job_t *job);
+/* Every local rank of job `space` (0: the first) entered the barrier: tell
+ * the root (our puts went up as they came). */
+void mpiexec_proxy_fence(mpiexec_job_t *job, int space);
 /* Reads from the root; applies puts, releases barriers, obeys terminate. */
 void mpiexec_proxy_read(mpiexec_job_t *job);
 /* Ends and queues a line to the root (freed). */
@@ -276,6 +283,9 @@ int *mpiexec_hosts_place(const mpiexec_opts_t *opts);
  * its spawn_result. */
 void mpiexec_spawn_line(mpiexec_job_t *job, mpiexec_rank_t *r, const char *line);
 void mpiexec_spawn_free(mpiexec_job_t *job);
+/* Proxy: a spawn message from the root (spawn_kv, spawn_start, spawn_kill,
+ * spawn_result; see root_spawn.c for the protocol). */
+void mpiexec_spawn_from_root(mpiexec_job_t *job, const tern_pmi_msg_t *msg);
 
 /* pmi_server.c */
 mpiexec_kvs_t *mpiexec_kvs_new(void);
@@ -284,10 +294,12 @@ tern_status_t mpiexec_kvs_put(mpiexec_kvs_t *kvs, const char *key, const char *v
 /* Queues a finished reply line to the rank (freed). */
 void mpiexec_pmi_reply(mpiexec_job_t *job, mpiexec_rank_t *r, tern_pmi_line_t *line);
 tern_status_t mpiexec_pmi_init(mpiexec_job_t *job);
-/* Stores a key-value pair (from the root, in proxy mode). */
-tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value);
-/* Releases every local rank waiting in the barrier. */
-void mpiexec_pmi_barrier_release(mpiexec_job_t *job);
+/* Stores a key-value pair of job `space` (0: the first job, k: spaces[k - 1];
+ * from the root, in proxy mode). */
+tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, int space, const char *key,
+                                const char *value);
+/* Releases every local rank of job `space` waiting in the barrier. */
+void mpiexec_pmi_barrier_release(mpiexec_job_t *job, int space);
 /* Reads what the rank sent and answers it. Returns 0 when the connection
  * closed, 1 otherwise. */
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r);
@@ -296,6 +308,11 @@ void mpiexec_pmi_flush(mpiexec_rank_t *r);
 /* Replies are waiting: poll for POLLOUT. */
 int mpiexec_pmi_pending(const mpiexec_rank_t *r);
 void mpiexec_pmi_close(mpiexec_rank_t *r);
+/* The name service: answers a publish/unpublish/lookup_name msg into reply
+ * (rc, port or msg) from *names (made on first use). */
+void mpiexec_names_apply(mpiexec_kvs_t **names, const tern_pmi_msg_t *msg, tern_pmi_line_t *reply);
+/* Proxy: the root's answer (name_result from=I op=...) for rank I. */
+void mpiexec_names_from_root(mpiexec_job_t *job, const tern_pmi_msg_t *msg);
 void mpiexec_pmi_free(mpiexec_job_t *job);
 
 /* stdio_forward.c. mpiexec's own stdout and stderr are written without

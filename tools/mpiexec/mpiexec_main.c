@@ -52,7 +52,7 @@ static int run(mpiexec_opts_t *opts_p)
         fprintf(stderr, "mpiexec: cannot set up the job\n");
         return 1;
     }
-    if (opts.bind_core && mpiexec_bind_cores(job.n, &job.bind_sets) != TERN_OK) {
+    if (opts.bind_core && job.n > 0 && mpiexec_bind_cores(job.n, &job.bind_sets) != TERN_OK) {
         fprintf(stderr, "mpiexec: cannot compute core binding with hwloc\n");
         mpiexec_job_free(&job);
         return 1;

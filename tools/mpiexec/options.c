@@ -196,10 +196,11 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
             o->launcher = next;
             i++;
         } else if (!strcmp(name, "proxy")) {
-            /* Internal, from a root: --proxy ADDR HOST,FIRST,COUNT,SIZE KVS MAP */
+            /* Internal, from a root:
+             * --proxy ADDR HOST,FIRST,COUNT,SIZE[,UNIVERSE] KVS MAP */
             if (i + 4 >= argc ||
-                sscanf(argv[i + 2], "%d,%d,%d,%d", &o->proxy_index, &o->proxy_first, &o->np,
-                       &o->world_size) != 4) {
+                sscanf(argv[i + 2], "%d,%d,%d,%d,%d", &o->proxy_index, &o->proxy_first, &o->np,
+                       &o->world_size, &o->universe_size) < 4) {
                 fprintf(stderr, "mpiexec: bad --proxy arguments\n");
                 return -1;
             }
@@ -218,7 +219,8 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
     }
     /* A proxy's block must lie in its world; checked after every option, as
      * a later -n changes it (fuzz_args). */
-    if (o->proxy && (o->proxy_index < 0 || o->proxy_first < 0 || o->np < 1 ||
+    /* A proxy without ranks (np 0) serves the spawns the root sends it. */
+    if (o->proxy && (o->proxy_index < 0 || o->proxy_first < 0 || o->np < 0 ||
                      o->np > 1 << 20 || o->world_size < o->np ||
                      o->proxy_first > o->world_size - o->np)) {
         fprintf(stderr, "mpiexec: bad --proxy arguments\n");

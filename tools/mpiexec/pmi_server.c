@@ -134,9 +134,12 @@ static int kvs_del(mpiexec_kvs_t *kvs, const char *key)
     return 0;
 }
 
-tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, const char *key, const char *value)
+tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, int space, const char *key,
+                                const char *value)
 {
-    return kvs_put(job->kvs, key, value);
+    if (space < 0 || space > job->n_spaces || (space > 0 && !job->spaces[space - 1].kvs))
+        return TERN_ERR_ARG;
+    return kvs_put(space > 0 ? job->spaces[space - 1].kvs : job->kvs, key, value);
 }
 
 void mpiexec_kvs_free(mpiexec_kvs_t *kvs)
@@ -225,10 +228,16 @@ static void release_ranks(mpiexec_job_t *job, int first, int n)
     }
 }
 
-void mpiexec_pmi_barrier_release(mpiexec_job_t *job)
+void mpiexec_pmi_barrier_release(mpiexec_job_t *job, int space)
 {
-    release_ranks(job, 0, job->n_main);
-    job->barrier_count = 0;
+    if (space > 0 && space <= job->n_spaces) {
+        mpiexec_space_t *s = &job->spaces[space - 1];
+        release_ranks(job, s->first, s->n_local);
+        s->barrier_count = 0;
+    } else if (space == 0) {
+        release_ranks(job, 0, job->n_main);
+        job->barrier_count = 0;
+    }
 }
 
 static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
@@ -237,21 +246,15 @@ static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
         return;
     r->in_barrier = 1;
     mpiexec_space_t *s = space_of(job, r);
-    if (s) {
-        /* A spawned job fences by itself (on this host only, for now). */
-        if (++s->barrier_count == s->n) {
-            release_ranks(job, s->first, s->n);
-            s->barrier_count = 0;
-        }
+    int space = r->space;
+    if (s ? ++s->barrier_count < s->n_local : ++job->barrier_count < job->n_main)
         return;
-    }
-    if (++job->barrier_count < job->n_main)
-        return;
-    /* Everyone here arrived: a proxy now waits for the other hosts. */
+    /* Everyone of the job here arrived: a proxy now waits for the other
+     * hosts (a spawned job's own barrier, when it spans hosts). */
     if (job->upstream_fd >= 0)
-        mpiexec_proxy_fence(job);
+        mpiexec_proxy_fence(job, space);
     else
-        mpiexec_pmi_barrier_release(job);
+        mpiexec_pmi_barrier_release(job, space);
 }
 
 static int kvsname_ok(const mpiexec_job_t *job, const mpiexec_rank_t *r,
@@ -273,10 +276,12 @@ static void handle_put(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
         { reply_error(job, r, "put_result", "key or value too long"); return; }
     if (kvs_put(kvs_of(job, r), key, value) != TERN_OK)
         { reply_error(job, r, "put_result", "out of memory"); return; }
-    if (job->upstream_fd >= 0 && r->space == 0) {
-        /* The root hands it to every other host at the next fence. */
+    if (job->upstream_fd >= 0) {
+        /* The root hands it to the job's other hosts at the next fence. */
         tern_pmi_line_t up;
         tern_pmi_line_begin(&up, "put");
+        if (r->space > 0)
+            tern_pmi_line_add_int(&up, "space", r->space);
         tern_pmi_line_add(&up, "key", key);
         tern_pmi_line_add(&up, "value", value);
         mpiexec_proxy_send(job, &up);
@@ -310,39 +315,83 @@ static void handle_get(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg
 }
 
 /* The name service (MPI_Publish_name & co.), one table for every job this
- * mpiexec runs, spawned ones included. */
-static void handle_names(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+ * mpiexec runs, spawned ones included: answers a publish_name,
+ * unpublish_name or lookup_name into reply (begun by the caller) from
+ * *names (created on first use). In a multi-host job the table is the
+ * root's (root_spawn.c); proxies forward the requests. */
+void mpiexec_names_apply(mpiexec_kvs_t **names, const tern_pmi_msg_t *msg, tern_pmi_line_t *reply)
 {
     const char *cmd = msg->cmd, *service = tern_pmi_msg_get(msg, "service");
-    const char *port = tern_pmi_msg_get(msg, "port");
-    const char *reply_cmd = strcmp(cmd, "publish_name") == 0     ? "publish_result"
-                            : strcmp(cmd, "unpublish_name") == 0 ? "unpublish_result"
-                                                                 : "lookup_result";
-    if (!job->names && !(job->names = mpiexec_kvs_new()))
-        { reply_error(job, r, reply_cmd, "out of memory"); return; }
-    if (!service || !service[0] || strlen(service) >= KEY_MAX)
-        { reply_error(job, r, reply_cmd, "a service name is needed"); return; }
-    kvs_entry_t *e = kvs_find(job->names, service);
-    tern_pmi_line_t line;
-    tern_pmi_line_begin(&line, reply_cmd);
-    if (strcmp(cmd, "publish_name") == 0) {
-        if (!port || strlen(port) >= VALUE_MAX)
-            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "a port is needed"); return; }
-        if (e)
-            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "already published"); return; }
-        if (kvs_put(job->names, service, port) != TERN_OK)
-            { tern_pmi_line_free(&line); reply_error(job, r, reply_cmd, "out of memory"); return; }
-        tern_pmi_line_add_int(&line, "rc", 0);
+    const char *port = tern_pmi_msg_get(msg, "port"), *why = NULL;
+    kvs_entry_t *e = NULL;
+    if (!*names && !(*names = mpiexec_kvs_new()))
+        why = "out of memory";
+    else if (!service || !service[0] || strlen(service) >= KEY_MAX)
+        why = "a service name is needed";
+    else
+        e = kvs_find(*names, service);
+    if (why) {
+    } else if (strcmp(cmd, "publish_name") == 0) {
+        why = !port || strlen(port) >= VALUE_MAX ? "a port is needed"
+              : e                                 ? "already published"
+              : kvs_put(*names, service, port) != TERN_OK ? "out of memory"
+                                                          : NULL;
+        if (!why)
+            tern_pmi_line_add_int(reply, "rc", 0);
     } else if (strcmp(cmd, "unpublish_name") == 0) {
-        tern_pmi_line_add_int(&line, "rc", kvs_del(job->names, service) ? 0 : -1);
+        tern_pmi_line_add_int(reply, "rc", kvs_del(*names, service) ? 0 : -1);
     } else if (e) {
-        tern_pmi_line_add_int(&line, "rc", 0);
-        tern_pmi_line_add(&line, "port", e->value);
+        tern_pmi_line_add_int(reply, "rc", 0);
+        tern_pmi_line_add(reply, "port", e->value);
     } else {
-        tern_pmi_line_add_int(&line, "rc", -1);
-        tern_pmi_line_add(&line, "msg", "not published");
+        why = "not published";
     }
+    if (why) {
+        tern_pmi_line_add_int(reply, "rc", -1);
+        tern_pmi_line_add(reply, "msg", why);
+    }
+}
+
+static const char *names_reply_cmd(const char *cmd)
+{
+    return strcmp(cmd, "publish_name") == 0     ? "publish_result"
+           : strcmp(cmd, "unpublish_name") == 0 ? "unpublish_result"
+                                                : "lookup_result";
+}
+
+static void handle_names(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
+{
+    tern_pmi_line_t line;
+    if (job->upstream_fd >= 0) {
+        /* One table for the whole run: the root's. */
+        tern_pmi_line_begin(&line, "name");
+        tern_pmi_line_add(&line, "op", msg->cmd);
+        tern_pmi_line_add_int(&line, "from", (long)(r - job->ranks));
+        for (int i = 0; i < msg->n_fields; i++)
+            if (!strcmp(msg->fields[i].key, "service") || !strcmp(msg->fields[i].key, "port"))
+                tern_pmi_line_add(&line, msg->fields[i].key, msg->fields[i].value);
+        mpiexec_proxy_send(job, &line);
+        return;
+    }
+    tern_pmi_line_begin(&line, names_reply_cmd(msg->cmd));
+    mpiexec_names_apply(&job->names, msg, &line);
     reply(job, r, &line);
+}
+
+void mpiexec_names_from_root(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
+{
+    int from = -1;
+    const char *op = tern_pmi_msg_get(msg, "op");
+    tern_pmi_msg_get_int(msg, "from", &from);
+    if (!op || from < 0 || from >= job->n)
+        return;
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, names_reply_cmd(op));
+    tern_pmi_line_add_int(&line, "rc", tern_pmi_msg_rc(msg));
+    for (int i = 0; i < msg->n_fields; i++)
+        if (!strcmp(msg->fields[i].key, "port") || !strcmp(msg->fields[i].key, "msg"))
+            tern_pmi_line_add(&line, msg->fields[i].key, msg->fields[i].value);
+    reply(job, &job->ranks[from], &line);
 }
 
 static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *msg)
@@ -389,7 +438,9 @@ static void handle(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_msg_t *
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         tern_pmi_line_begin(&line, "universe_size");
-        tern_pmi_line_add_int(&line, "size", job->world_size);
+        /* The slots mpiexec was given (hostfile slots, else -n). */
+        tern_pmi_line_add_int(&line, "size", job->opts->universe_size > 0
+                                                 ? job->opts->universe_size : job->world_size);
         tern_pmi_line_add_int(&line, "rc", 0);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         tern_pmi_line_begin(&line, "my_kvsname");

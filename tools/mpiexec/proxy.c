@@ -2,7 +2,13 @@
  * serves their PMI locally; it talks to the root (root.c) over one TCP
  * connection, in PMI-1 lines:
  *   proxy -> root: hello host=I proof=P | put key value | fence | failed code=N
- *   root -> proxy: put key value (other hosts' puts) | release | terminate code=N
+ *   root -> proxy: put key value (other hosts' puts) | release | terminate code=N |
+ *                  finish (to a proxy without ranks of the first job, started for
+ *                  a spawn: end once its ranks have)
+ * A spawned job's puts, fences and releases carry space=K (its number);
+ * publish/unpublish/lookup_name go up as name op=CMD from=I service [port]
+ * and come back as name_result from=I op=CMD rc [port|msg] (root_spawn.c);
+ * the spawn messages themselves are described in root_spawn.c.
  * The connection starts with root -> proxy: challenge nonce=HEX, answered
  * by hello's proof=HEX (auth.c). Both directions are non-blocking with
  * bounded queues and line lengths (line_io.c).
@@ -178,10 +184,12 @@ tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job)
     return TERN_OK;
 }
 
-void mpiexec_proxy_fence(mpiexec_job_t *job)
+void mpiexec_proxy_fence(mpiexec_job_t *job, int space)
 {
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "fence");
+    if (space > 0)
+        tern_pmi_line_add_int(&line, "space", space);
     mpiexec_proxy_send(job, &line);
 }
 
@@ -195,13 +203,22 @@ void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code)
 
 static void handle(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
 {
+    int space = 0; /* a spawned job's puts and releases name it */
+    tern_pmi_msg_get_int(msg, "space", &space);
     if (strcmp(msg->cmd, "put") == 0) {
         const char *key = tern_pmi_msg_get(msg, "key");
         const char *value = tern_pmi_msg_get(msg, "value");
-        if (key && value && mpiexec_pmi_store(job, key, value) != TERN_OK)
-            mpiexec_job_fail(job, 1, "out of memory storing the job's keys");
+        if (key && value && mpiexec_pmi_store(job, space, key, value) != TERN_OK)
+            mpiexec_job_fail(job, 1, "cannot store a key of job %d (out of memory or no such "
+                                     "job)", space);
     } else if (strcmp(msg->cmd, "release") == 0) {
-        mpiexec_pmi_barrier_release(job);
+        mpiexec_pmi_barrier_release(job, space);
+    } else if (strcmp(msg->cmd, "name_result") == 0) {
+        mpiexec_names_from_root(job, msg);
+    } else if (strcmp(msg->cmd, "finish") == 0) {
+        job->root_done = 1; /* a proxy started for a spawn ends with its ranks */
+    } else if (strncmp(msg->cmd, "spawn_", 6) == 0) {
+        mpiexec_spawn_from_root(job, msg);
     } else if (strcmp(msg->cmd, "terminate") == 0) {
         int code = 1;
         tern_pmi_msg_get_int(msg, "code", &code);

@@ -12,6 +12,7 @@
  * then SIGKILL. The exit code is the first failure's. */
 #include "auth.h"
 #include "mpiexec.h"
+#include "root.h"
 #include "base/config.h"
 
 #include <arpa/inet.h>
@@ -40,55 +41,7 @@
 /* A hello line: host index and proof. */
 #define HELLO_LINE_MAX 512
 
-typedef struct {
-    const char *name;
-    int first, count;
-    pid_t pid;
-    int running, status;
-    int ctl_fd;                 /* proxy connection, once it proved itself */
-    tern_pmi_reader_t ctl_in;
-    mpiexec_outq_t ctl_out;
-    int stdin_fd;               /* the launcher's stdin, while the secret waits */
-    char addr[INET_ADDRSTRLEN + 16]; /* where its proxy connects: "a.b.c.d:port" */
-    int fenced;
-    int reported_failure;
-    int said_hello;
-    mpiexec_stream_t out, err;
-} host_t;
-
-typedef struct {
-    char *key, *value;
-} kv_t;
-
-/* An accepted connection that has not proved itself yet. */
-typedef struct {
-    int fd;
-    tern_pmi_reader_t in;
-    char nonce[2 * MPIEXEC_NONCE_LEN + 1];
-    char peer[INET6_ADDRSTRLEN + 8];
-    double deadline;
-} pending_t;
-
-typedef struct {
-    const mpiexec_opts_t *opts;
-    host_t *hosts;
-    int n;
-    mpiexec_listen_t listen;
-    int signal_fd;
-    unsigned char secret[MPIEXEC_SECRET_LEN];
-    pending_t *pending;
-    int n_pending, max_pending;
-    kv_t *fresh;                 /* puts since the last release */
-    int n_fresh, cap_fresh;
-    int n_fenced;
-    int failed, exit_code, terminating, killed;
-    double kill_at;
-    double end_at;               /* MPIEXEC_TIMEOUT's deadline; 0: none */
-    mpiexec_job_t fwd;           /* for the line forwarder (no tagging) */
-    mpiexec_opts_t fwd_opts;
-} root_t;
-
-static int is_local(const char *host)
+int mpiexec_root_is_local(const char *host)
 {
     char me[256] = "";
     gethostname(me, sizeof me - 1);
@@ -144,7 +97,7 @@ static char **proxy_argv(root_t *rt, int h, const char *root_addr, const char *m
     av[k++] = self;
     av[k++] = "--proxy";
     av[k++] = strdup(root_addr);
-    snprintf(buf, sizeof buf, "%d,%d,%d,%d", h, ho->first, ho->count, o->np);
+    snprintf(buf, sizeof buf, "%d,%d,%d,%d,%d", h, ho->first, ho->count, o->np, rt->universe);
     av[k++] = strdup(buf);
     av[k++] = (char *)rt->fwd.kvsname;
     av[k++] = (char *)map;
@@ -175,7 +128,7 @@ static char **proxy_argv(root_t *rt, int h, const char *root_addr, const char *m
 static tern_status_t start_host(root_t *rt, int h, const char *map)
 {
     host_t *ho = &rt->hosts[h];
-    int local = is_local(ho->name) && !rt->opts->launcher;
+    int local = mpiexec_root_is_local(ho->name) && !rt->opts->launcher;
     const char *launcher = rt->opts->launcher ? rt->opts->launcher
                                               : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
     char **pav = proxy_argv(rt, h, ho->addr, map);
@@ -270,6 +223,20 @@ static tern_status_t start_host(root_t *rt, int h, const char *map)
     return TERN_OK;
 }
 
+tern_status_t mpiexec_root_start_host(root_t *rt, int h)
+{
+    host_t *ho = &rt->hosts[h];
+    const char *launcher = rt->opts->launcher ? rt->opts->launcher
+                                              : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
+    int ssh = strncmp(launcher, "ssh", 3) == 0 && (launcher[3] == ' ' || !launcher[3]);
+    int local = mpiexec_root_is_local(ho->name) && !rt->opts->launcher;
+    mpiexec_stream_free(&ho->out);
+    mpiexec_stream_free(&ho->err);
+    if (mpiexec_listen_for(&rt->listen, ho->name, local, ssh, ho->addr, sizeof ho->addr) != 0)
+        return TERN_ERR_IO;
+    return start_host(rt, h, rt->map);
+}
+
 static void drop_host_link(host_t *ho)
 {
     if (ho->ctl_fd >= 0)
@@ -278,37 +245,41 @@ static void drop_host_link(host_t *ho)
     mpiexec_outq_free(&ho->ctl_out);
 }
 
-static void root_fail(root_t *rt, int code);
 
 /* Control lines are queued and written as the proxy takes them: a proxy
  * that stops reading can stall neither the root nor the other hosts. */
+void mpiexec_root_send(root_t *rt, host_t *ho, tern_pmi_line_t *line)
+{
+    int over = 0, waiting = ho->ctl_fd < 0 && ho->running && !ho->said_hello;
+    if ((ho->ctl_fd >= 0 || waiting) && tern_pmi_line_end(line) == TERN_OK)
+        over = mpiexec_outq_push(&ho->ctl_out, line->buf, line->len, MPIEXEC_CTL_QUEUE_MAX) != 0;
+    tern_pmi_line_free(line);
+    if (ho->ctl_fd < 0)
+        return; /* a proxy on its way gets the lines when it connects */
+    if (over) {
+        fprintf(stderr, "mpiexec: host %s left more than %d bytes of control messages unread "
+                        "(the control queue limit); terminating the job\n",
+                ho->name, MPIEXEC_CTL_QUEUE_MAX);
+        drop_host_link(ho);
+        mpiexec_root_fail(rt, 1);
+    } else if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) {
+        drop_host_link(ho); /* the proxy is gone: its launcher's exit tells */
+    }
+}
+
 static void send_to(root_t *rt, host_t *ho, const char *cmd, const char *k1, const char *v1,
                     const char *k2, const char *v2)
 {
-    if (ho->ctl_fd < 0)
-        return;
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, cmd);
     if (k1)
         tern_pmi_line_add(&line, k1, v1);
     if (k2)
         tern_pmi_line_add(&line, k2, v2);
-    int over = 0;
-    if (tern_pmi_line_end(&line) == TERN_OK)
-        over = mpiexec_outq_push(&ho->ctl_out, line.buf, line.len, MPIEXEC_CTL_QUEUE_MAX) != 0;
-    tern_pmi_line_free(&line);
-    if (over) {
-        fprintf(stderr, "mpiexec: host %s left more than %d bytes of control messages unread "
-                        "(the control queue limit); terminating the job\n",
-                ho->name, MPIEXEC_CTL_QUEUE_MAX);
-        drop_host_link(ho);
-        root_fail(rt, 1);
-    } else if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) {
-        drop_host_link(ho); /* the proxy is gone: its launcher's exit tells */
-    }
+    mpiexec_root_send(rt, ho, &line);
 }
 
-static void root_fail(root_t *rt, int code)
+void mpiexec_root_fail(root_t *rt, int code)
 {
     if (!rt->failed) {
         rt->failed = 1;
@@ -342,6 +313,9 @@ static void release_all(root_t *rt)
 
 static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
 {
+    /* Spawns, and the puts and fences of spawned jobs (space=K). */
+    if (mpiexec_root_spawn_message(rt, ho, msg))
+        return;
     if (strcmp(msg->cmd, "put") == 0) {
         const char *k = tern_pmi_msg_get(msg, "key"), *v = tern_pmi_msg_get(msg, "value");
         if (!k || !v)
@@ -351,7 +325,7 @@ static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
             kv_t *f = realloc(rt->fresh, (size_t)cap * sizeof *f);
             if (!f) {
                 fprintf(stderr, "mpiexec: out of memory\n");
-                root_fail(rt, 1);
+                mpiexec_root_fail(rt, 1);
                 return;
             }
             rt->fresh = f;
@@ -363,14 +337,14 @@ static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
     } else if (strcmp(msg->cmd, "fence") == 0) {
         if (!ho->fenced) {
             ho->fenced = 1;
-            if (++rt->n_fenced == rt->n)
+            if (++rt->n_fenced == rt->n_ranked)
                 release_all(rt);
         }
     } else if (strcmp(msg->cmd, "failed") == 0) {
         int code = 1;
         tern_pmi_msg_get_int(msg, "code", &code);
         ho->reported_failure = 1;
-        root_fail(rt, code);
+        mpiexec_root_fail(rt, code);
     }
 }
 
@@ -402,7 +376,7 @@ static int host_read(root_t *rt, host_t *ho)
         fprintf(stderr, "mpiexec: host %s sent a control line longer than %d bytes (the "
                         "control line limit); terminating the job\n",
                 ho->name, MPIEXEC_CTL_LINE_MAX);
-        root_fail(rt, 1);
+        mpiexec_root_fail(rt, 1);
     }
     drop_host_link(ho);
     return 0;
@@ -468,6 +442,8 @@ static void pending_read(root_t *rt, int i)
     ho->ctl_in = pe->in;
     ho->said_hello = 1;
     rt->pending[i] = rt->pending[--rt->n_pending];
+    if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) /* what waited for it */
+        drop_host_link(ho);
     /* Lines that came with the hello. */
     host_ctx_t c = {rt, ho};
     while (ho->ctl_fd >= 0 && (text = tern_pmi_reader_next(&ho->ctl_in)) != NULL)
@@ -540,8 +516,26 @@ static void host_exited(root_t *rt, host_t *ho)
         pending_read(rt, i);
     while (ho->ctl_fd >= 0 && host_read(rt, ho))
         ;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello)
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello;
+    if (ho->count == 0 && !ho->reported_failure && !rt->terminating && (ok || !ho->said_hello)) {
+        /* Started for a spawn: its end, or its failure to start, is the
+         * spawn's business (one that connected and was lost is the job's);
+         * a later spawn may start it again. */
+        char why[320];
+        snprintf(why, sizeof why, "cannot start mpiexec on host %s (its remote start %s %d)",
+                 ho->name, WIFEXITED(st) ? "exited with code" : "was killed by signal",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        drop_host_link(ho);
+        tern_pmi_reader_free(&ho->ctl_in);
+        tern_pmi_reader_init(&ho->ctl_in);
+        ho->said_hello = ho->told_finish = 0;
+        mpiexec_root_spawn_host_ended(rt, (int)(ho - rt->hosts), ok ? NULL : why);
         return;
+    }
+    if (ok) {
+        mpiexec_root_spawn_host_ended(rt, (int)(ho - rt->hosts), NULL);
+        return;
+    }
     if (ho->reported_failure || rt->terminating) {
         if (!rt->failed && WIFEXITED(st))
             rt->exit_code = WEXITSTATUS(st);
@@ -558,7 +552,7 @@ static void host_exited(root_t *rt, host_t *ho)
         fprintf(stderr, "mpiexec: lost host %s (ranks %d-%d): its remote start was killed by "
                         "signal %d; terminating the job\n",
                 ho->name, ho->first, ho->first + ho->count - 1, WTERMSIG(st));
-    root_fail(rt, WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : 1);
+    mpiexec_root_fail(rt, WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : 1);
 }
 
 static void reap(root_t *rt)
@@ -585,9 +579,9 @@ static int setup(root_t *rt)
     const char *launcher = rt->opts->launcher ? rt->opts->launcher
                                               : tern_knob_str(TERN_KNOB_MPIEXEC_LAUNCHER);
     int ssh = strncmp(launcher, "ssh", 3) == 0 && (launcher[3] == ' ' || !launcher[3]);
-    for (int h = 0; h < rt->n; h++) {
+    for (int h = 0; h < rt->n_ranked; h++) {
         host_t *ho = &rt->hosts[h];
-        int local = is_local(ho->name) && !rt->opts->launcher;
+        int local = mpiexec_root_is_local(ho->name) && !rt->opts->launcher;
         if (mpiexec_listen_for(&rt->listen, ho->name, local, ssh, ho->addr, sizeof ho->addr) != 0)
             return -1;
     }
@@ -614,9 +608,9 @@ static int setup(root_t *rt)
 static void build_map(root_t *rt, char *map, size_t cap)
 {
     size_t len = (size_t)snprintf(map, cap, "(vector");
-    for (int h = 0; h < rt->n;) {
+    for (int h = 0; h < rt->n_ranked;) {
         int run = 1;
-        while (h + run < rt->n && rt->hosts[h + run].count == rt->hosts[h].count)
+        while (h + run < rt->n_ranked && rt->hosts[h + run].count == rt->hosts[h].count)
             run++;
         len += (size_t)snprintf(map + len, cap - len, ",(%d,%d,%d)", h, run, rt->hosts[h].count);
         h += run;
@@ -636,7 +630,7 @@ static void on_signals(root_t *rt)
         }
         fprintf(stderr, "mpiexec: received signal %d (%s); ending the job on every host\n",
                 (int)si.ssi_signo, strsignal((int)si.ssi_signo));
-        root_fail(rt, 128 + (int)si.ssi_signo);
+        mpiexec_root_fail(rt, 128 + (int)si.ssi_signo);
     }
 }
 
@@ -663,7 +657,7 @@ typedef struct {
 
 static void root_loop(root_t *rt)
 {
-    size_t max = 6 + (size_t)rt->listen.n + (size_t)rt->max_pending + 3 * (size_t)rt->n;
+    size_t max = 6 + MPIEXEC_LISTEN_MAX + (size_t)rt->max_pending + 3 * (size_t)rt->n;
     struct pollfd *pfd = calloc(max, sizeof *pfd);
     who_t *who = calloc(max, sizeof *who);
     if (!pfd || !who) {
@@ -760,7 +754,7 @@ static void root_loop(root_t *rt)
         if (rt->end_at && !rt->terminating && mpiexec_now() >= rt->end_at) {
             fprintf(stderr, "mpiexec: the job ran past MPIEXEC_TIMEOUT (%d s); terminating the job\n",
                     rt->opts->timeout_s);
-            root_fail(rt, MPIEXEC_TIMEOUT_EXIT);
+            mpiexec_root_fail(rt, MPIEXEC_TIMEOUT_EXIT);
         }
         if (rt->terminating && !rt->killed && mpiexec_now() >= rt->kill_at) {
             for (int h = 0; h < rt->n; h++)
@@ -784,18 +778,26 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
         free(count);
         return 1;
     }
+    /* Hosts left without ranks come last (placement fills hosts in order);
+     * they get a proxy when a spawn places processes there. */
     int first = 0;
     for (int h = 0; h < opts->n_hosts; h++) {
-        if (!count[h])
-            continue;
+        rt.n_ranked += count[h] > 0;
         host_t *ho = &rt.hosts[rt.n++];
         ho->name = opts->hosts[h];
         ho->first = first;
         ho->count = count[h];
+        ho->slots = opts->host_slots ? opts->host_slots[h] : 0;
         ho->ctl_fd = -1;
         mpiexec_stream_init(&ho->out, -1, 1);
         mpiexec_stream_init(&ho->err, -1, 2);
         first += count[h];
+    }
+    /* MPI_UNIVERSE_SIZE: the slots given, a host without a count
+     * counting the ranks placed there (so -n when no slots are given). */
+    for (int h = 0; h < opts->n_hosts; h++) {
+        int slots = opts->host_slots ? opts->host_slots[h] : 0;
+        rt.universe += slots > count[h] ? slots : count[h];
     }
     free(count);
     /* Every host connects once; room for a few strangers besides. */
@@ -809,14 +811,13 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
     (void)mpiexec_random(&seed, sizeof seed);
     snprintf(rt.fwd.kvsname, sizeof rt.fwd.kvsname, "tern-%ld-%08x", (long)getpid(), seed);
-    char map[4096];
-    build_map(&rt, map, sizeof map);
+    build_map(&rt, rt.map, sizeof rt.map);
     if (setup(&rt) != 0)
         return 1;
-    for (int h = 0; h < rt.n; h++)
-        if (start_host(&rt, h, map) != TERN_OK) {
+    for (int h = 0; h < rt.n_ranked; h++)
+        if (start_host(&rt, h, rt.map) != TERN_OK) {
             fprintf(stderr, "mpiexec: cannot start the proxy for host %s\n", rt.hosts[h].name);
-            root_fail(&rt, 1);
+            mpiexec_root_fail(&rt, 1);
             break;
         }
     root_loop(&rt);
@@ -842,6 +843,7 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
         free(rt.fresh[i].value);
     }
     mpiexec_stdin_close(&rt.fwd);
+    mpiexec_root_spawn_free(&rt);
     memset(rt.secret, 0, sizeof rt.secret);
     free(rt.fresh);
     free(rt.pending);

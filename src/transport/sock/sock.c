@@ -5,6 +5,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -88,25 +90,40 @@ static void buf_free(sock_buf_t *b)
 }
 
 /* The address others reach us at: the host name's first IPv4 address that
- * is not loopback, else loopback (then only this host's jobs reach us). */
+ * is not loopback; else (a name that does not resolve, or resolves to
+ * loopback only, as on many clusters' /etc/hosts) the first non-loopback
+ * IPv4 address of an interface that is up; else loopback (then only this
+ * host's jobs reach us). */
 static void own_ip(char *ip, size_t cap)
 {
     snprintf(ip, cap, "127.0.0.1");
     char host[256];
-    if (gethostname(host, sizeof host - 1) != 0)
-        return;
-    host[sizeof host - 1] = '\0';
     struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
-    if (getaddrinfo(host, NULL, &hints, &res) != 0)
+    if (gethostname(host, sizeof host - 1) == 0) {
+        host[sizeof host - 1] = '\0';
+        if (getaddrinfo(host, NULL, &hints, &res) == 0) {
+            for (struct addrinfo *a = res; a; a = a->ai_next) {
+                struct in_addr in = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
+                if ((ntohl(in.s_addr) >> 24) == 127)
+                    continue;
+                inet_ntop(AF_INET, &in, ip, (socklen_t)cap);
+                freeaddrinfo(res);
+                return;
+            }
+            freeaddrinfo(res);
+        }
+    }
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0)
         return;
-    for (struct addrinfo *a = res; a; a = a->ai_next) {
-        struct in_addr in = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
-        if ((ntohl(in.s_addr) >> 24) == 127)
+    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK))
             continue;
-        inet_ntop(AF_INET, &in, ip, (socklen_t)cap);
+        inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, ip, (socklen_t)cap);
         break;
     }
-    freeaddrinfo(res);
+    freeifaddrs(ifs);
 }
 
 tern_status_t tern_sock_open(const tern_sock_params_t *p, tern_tl_t **tl_p)
