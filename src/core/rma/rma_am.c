@@ -8,6 +8,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
 #include "core/rma/rma_rdma.h"
+#include "core/rma/rma_shm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -356,7 +357,8 @@ static char *target_base(tern_win_t *w, const rma_hdr_t *h, const tern_dt_seg_t 
     return (char *)(uintptr_t)h->addr;
 }
 
-static void accumulate(MPI_Op op, MPI_Datatype basic, const char *in, char *t, size_t len)
+void tern_rma_accumulate_bytes(MPI_Op op, MPI_Datatype basic, const char *in, char *t,
+                               size_t len)
 {
     if (op == MPI_NO_OP)
         return;
@@ -391,7 +393,7 @@ void tern_rma_apply(char *base, const rma_hdr_t *h, const tern_dt_seg_t *segs, c
         if (h->type == RMA_PUT)
             memcpy(t, data, len);
         else if (h->type == RMA_ACC || h->type == RMA_GACC)
-            accumulate((MPI_Op)h->op, (MPI_Datatype)h->basic, data, t, len);
+            tern_rma_accumulate_bytes((MPI_Op)h->op, (MPI_Datatype)h->basic, data, t, len);
         if (h->type != RMA_GET)
             data += len;
     }
@@ -414,7 +416,14 @@ static void serve_data(tern_win_t *w, rma_incoming_t *in)
         send_reply(w, h->origin, h->reply_tag, TERN_ERR_NOMEM, NULL, 0);
         return;
     }
+    /* Origins on this node may apply accumulates here themselves (CMA,
+     * rma_cma_acc.c): the same lock makes them atomic with ours. */
+    int locked = w->ctrl && (h->type == RMA_ACC || h->type == RMA_GACC || h->type == RMA_CAS);
+    if (locked)
+        tern_rma_shm_acc_lock(w, w->rank);
     tern_rma_apply(base, h, segs, data, out ? out + 8 : NULL);
+    if (locked)
+        tern_rma_shm_acc_unlock(w, w->rank);
     send_reply(w, h->origin, h->reply_tag, TERN_OK, out, fetch ? h->bytes : 0);
 }
 

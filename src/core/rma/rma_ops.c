@@ -119,15 +119,23 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         h.addr = (uint64_t)off;
     }
     char *data = NULL;
+    /* The packed origin data; a contiguous origin going by CMA is used
+     * where it lies (no copy of a large accumulate). */
+    const char *src = NULL;
+    const int cma = tern_rma_cma_covers(w, c->target, h.type);
     if (ships) {
         h.data_bytes = c->type == RMA_CAS ? 2 * tbytes : tbytes;
-        if (!(data = malloc(h.data_bytes))) {
+        if (cma && c->type != RMA_CAS && tern_datatype_is_contig(c->otype)) {
+            src = (const char *)c->origin + tern_datatype_true_lb(c->otype);
+        } else if (!(data = malloc(h.data_bytes))) {
             free(segs);
             return TERN_ERR_NOMEM;
+        } else {
+            st = tern_datatype_pack(c->origin, (size_t)c->ocount, c->otype, data);
+            if (st == TERN_OK && c->type == RMA_CAS)
+                memcpy(data + tbytes, c->compare, tbytes);
+            src = data;
         }
-        st = tern_datatype_pack(c->origin, (size_t)c->ocount, c->otype, data);
-        if (st == TERN_OK && c->type == RMA_CAS)
-            memcpy(data + tbytes, c->compare, tbytes);
     }
     int fetch = c->type == RMA_GET || c->type == RMA_GACC || c->type == RMA_CAS;
     if (w->direct && st == TERN_OK) {
@@ -147,14 +155,19 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             return st;
         goto done_now;
     }
-    if (st == TERN_OK && tern_rma_cma_covers(w, c->target, h.type)) {
-        /* Win_create on one node: copied now, complete at once (rma_cma.c). */
-        char *out = c->type == RMA_GET ? malloc(tbytes) : NULL;
-        st = c->type == RMA_GET && !out ? TERN_ERR_NOMEM
-                                        : tern_rma_cma_apply(w, c->target, &h, segs, nsegs, data, out);
-        if (st == TERN_OK && out)
+    if (st == TERN_OK && cma) {
+        /* Win_create on one node: done now, complete at once (rma_cma.c). */
+        /* A get into a contiguous buffer reads straight into it. */
+        int in_place = c->type == RMA_GET && tern_datatype_is_contig(c->rtype);
+        char *out = !fetch ? NULL
+                    : in_place ? (char *)c->result + tern_datatype_true_lb(c->rtype)
+                               : malloc(tbytes);
+        st = fetch && !out ? TERN_ERR_NOMEM
+                           : tern_rma_cma_apply(w, c->target, &h, segs, nsegs, src, out);
+        if (st == TERN_OK && out && !in_place)
             st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
-        free(out);
+        if (!in_place)
+            free(out);
         if (st != TERN_ERR_NOT_SUPPORTED) {
             free(segs);
             free(data);
@@ -163,6 +176,13 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             goto done_now;
         }
         st = TERN_OK; /* refused by the kernel: by active messages instead */
+        if (ships && !data) {
+            if (!(data = malloc(h.data_bytes))) {
+                free(segs);
+                return TERN_ERR_NOMEM;
+            }
+            memcpy(data, src, h.data_bytes);
+        }
     }
     if (st == TERN_OK && w->rdma) {
         /* Over the network: the target's memory directly (rma_rdma.c). */

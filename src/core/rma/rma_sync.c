@@ -206,7 +206,7 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is locked already "
                                   "or another access epoch is open", rank);
     if (!(assert_ & MPI_MODE_NOCHECK)) {
-        if (w->direct)
+        if (w->ctrl)
             tern_rma_shm_lock(w, rank, lock_type);
         else if ((st = tern_rma_am_control(w, rank, RMA_LOCK, lock_type, 1)) != TERN_OK)
             return st;
@@ -230,7 +230,7 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
                                   rank);
     st = tern_rma_am_wait_target(w, rank);
     tern_status_t s = TERN_OK;
-    if (!(w->locked[rank] & LOCK_NOCHECK) && w->direct)
+    if (!(w->locked[rank] & LOCK_NOCHECK) && w->ctrl)
         tern_rma_shm_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
                                                                  : MPI_LOCK_SHARED);
     else if (!(w->locked[rank] & LOCK_NOCHECK))
@@ -253,7 +253,7 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
     w->lock_all_nocheck = !!(assert_ & MPI_MODE_NOCHECK);
     for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++) {
-        if (w->direct)
+        if (w->ctrl)
             tern_rma_shm_lock(w, r, MPI_LOCK_SHARED);
         else
             st = tern_rma_am_control(w, r, RMA_LOCK, MPI_LOCK_SHARED, 1);
@@ -269,7 +269,7 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch to end");
     tern_status_t st = tern_rma_am_wait_target(w, -1);
     for (int r = 0; r < w->size && !w->lock_all_nocheck; r++) {
-        if (w->direct) {
+        if (w->ctrl) {
             tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
             continue;
         }
