@@ -224,6 +224,10 @@ tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype ot
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
                            tern_req_t **req_p)
 {
+    if (!req_p && w->direct &&
+        tern_rma_shm_copy(w, 0, (void *)(uintptr_t)origin, ocount, otype, target, disp, tcount,
+                          ttype))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_PUT, .origin = origin, .ocount = ocount, .otype = otype,
                     .target = target, .disp = disp, .tcount = tcount, .ttype = ttype,
                     .passive = req_p != NULL};
@@ -234,6 +238,9 @@ tern_status_t tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, i
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
                            tern_req_t **req_p)
 {
+    if (!req_p && w->direct &&
+        tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_GET, .origin = origin, .ocount = ocount, .otype = otype,
                     .result = origin, .rcount = ocount, .rtype = otype, .target = target,
                     .disp = disp, .tcount = tcount, .ttype = ttype, .passive = req_p != NULL};

@@ -189,3 +189,33 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
     else
         atomic_thread_fence(memory_order_release);
 }
+
+int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
+                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
+{
+    /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes)
+     * goes the general way, which says what is wrong. */
+    if ((unsigned)target >= (unsigned)w->size ||
+        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
+        return 0;
+    tern_dt_desc_t o, t;
+    if (!tern_datatype_describe(otype, &o) || !tern_datatype_describe(ttype, &t) || !o.contig ||
+        !t.contig)
+        return 0;
+    MPI_Aint bytes, tbytes, off;
+    if (__builtin_mul_overflow(ocount, o.size, &bytes) ||
+        __builtin_mul_overflow(tcount, t.size, &tbytes) || bytes != tbytes || bytes <= 0 ||
+        __builtin_mul_overflow(disp, (MPI_Aint)w->disp_units[target], &off))
+        return 0;
+    off += t.true_lb;
+    if (off < 0 || off > w->sizes[target] - bytes)
+        return 0;
+    char *mem = (char *)w->shm + w->shm_offsets[target] + off;
+    char *buf = (char *)origin + o.true_lb;
+    if (get)
+        memcpy(buf, mem, (size_t)bytes);
+    else
+        memcpy(mem, buf, (size_t)bytes);
+    atomic_thread_fence(memory_order_release);
+    return 1;
+}

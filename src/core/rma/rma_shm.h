@@ -33,5 +33,10 @@ void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type);
  * fetched data into out. */
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                         const tern_dt_seg_t *segs, const char *data, char *out);
+/* The fast path of Put and Get to a direct window (w->direct): contiguous
+ * data on both sides, an epoch that covers target, in range: copied now
+ * and 1 returned. 0: nothing done, the caller takes the general path. */
+int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
+                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
 
 #endif
