@@ -294,6 +294,12 @@ tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare,
 {
     if (!tern_datatype_is_predefined(dt) || tern_datatype_size(dt) <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be a predefined type");
+    /* Integer, logical, byte or multi-language types: those MPI_BAND or
+     * MPI_LAND take (not floating point or complex). */
+    if (!tern_op_allowed(MPI_BAND, dt) && !tern_op_allowed(MPI_LAND, dt))
+        return tern_status_detail(TERN_ERR_TYPE, "%s is not an integer, logical or byte type "
+                                  "(MPI_Compare_and_swap takes only those)",
+                                  tern_datatype_name(dt));
     rma_call_t c = {.type = RMA_CAS, .origin = origin, .ocount = 1, .otype = dt,
                     .result = result, .rcount = 1, .rtype = dt, .target = target, .disp = disp,
                     .tcount = 1, .ttype = dt, .compare = compare};
