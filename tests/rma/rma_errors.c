@@ -112,6 +112,22 @@ int main(int argc, char **argv)
     EXPECT(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, op, win), MPI_ERR_OP);
     EXPECT(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_FLOAT, MPI_SUM, win), MPI_ERR_TYPE);
     EXPECT(MPI_Accumulate(&v, 1, MPI_FLOAT, 0, 0, 1, MPI_FLOAT, MPI_BAND, win), MPI_ERR_OP);
+    /* Compare_and_swap: integer, logical, byte and multi-language types
+     * only (MPICH's cas_type_check). */
+    {
+        float fv = 1, fc = 0, fr;
+        double dv = 1, dc = 0, dr;
+        EXPECT(MPI_Compare_and_swap(&fv, &fc, &fr, MPI_FLOAT, 0, 0, win), MPI_ERR_TYPE);
+        EXPECT(MPI_Compare_and_swap(&dv, &dc, &dr, MPI_DOUBLE, 0, 0, win), MPI_ERR_TYPE);
+        int iv = 0, ic = 0, ir;
+        EXPECT(MPI_Compare_and_swap(&iv, &ic, &ir, MPI_INT, 0, 0, win), MPI_SUCCESS);
+        char cv = 0, cc = 0, cr;
+        EXPECT(MPI_Compare_and_swap(&cv, &cc, &cr, MPI_BYTE, 0, 0, win), MPI_SUCCESS);
+        EXPECT(MPI_Compare_and_swap(&cv, &cc, &cr, MPI_C_BOOL, 0, 0, win), MPI_SUCCESS);
+        EXPECT(MPI_Compare_and_swap(&cv, &cc, &cr, MPI_CHAR, 0, 0, win), MPI_SUCCESS);
+        MPI_Aint av = 0, ac = 0, ar;
+        EXPECT(MPI_Compare_and_swap(&av, &ac, &ar, MPI_AINT, 0, 0, win), MPI_SUCCESS);
+    }
     MPI_Op_free(&op);
     /* Nothing moves: any types will do (MPICH's badrma). */
     MPI_Datatype empty;

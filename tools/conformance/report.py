@@ -107,8 +107,8 @@ f08 directory but io (basic and util have no `testlist` in 4.0.2), only
 their tests at 8 ranks or fewer (`--max-ranks 8`: the
 project's tests run 1-8 ranks on 2 cores) and not the few too slow for a
 2-core machine (`CI_SKIP` in `tools/conformance/conformance.py`, each with
-its reason: `rma/manyget`, `rma/large_acc_flush_local`, `rma/rma_contig
--iter=10000`; the full run keeps them), 45 s per test, and the mpi4py
+its reason: `rma/large_acc_flush_local`, `rma/rma_contig -iter=10000`;
+the full run keeps them), 45 s per test, and the mpi4py
 modules for the same features, at 1 and 2 ranks. It fails on any failure that is not in
 `tests/conformance/expected-failures.txt` and on any listed test that now
 passes, printing each (`NEW FAILURE ...`, `NOW PASSES ...`), so the list

@@ -11,6 +11,7 @@
 #define MAX_HOOKS 8
 static tern_progress_hook_fn hooks[MAX_HOOKS];
 static int n_hooks;
+uint64_t tern_progress_events;
 
 tern_status_t tern_progress_register(tern_progress_hook_fn fn)
 {
@@ -42,6 +43,7 @@ int tern_progress(void)
             n += tern_rt.poll[i].ops->progress(tern_rt.poll[i].tl);
     if (tern_rt.n_pending_peers)
         n += tern_p2p_flush_pending();
+    tern_progress_events += (uint64_t)n;
     for (int i = 0; i < n_hooks; i++)
         n += hooks[i]();
     return n;

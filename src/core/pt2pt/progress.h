@@ -6,9 +6,15 @@
 
 #include "base/status.h"
 
+#include <stdint.h>
+
 /* One pass over all transports and registered hooks; returns the number of
  * events handled. */
 int tern_progress(void);
+/* Events the transports have handled so far: a hook that serves many
+ * objects (one-sided windows) rescans them only when it changed, since
+ * nothing arrived for them otherwise. */
+extern uint64_t tern_progress_events;
 
 /* Layers above point-to-point (nonblocking collectives, RMA) register a
  * function called on every progress pass; it returns events handled. */

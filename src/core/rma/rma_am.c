@@ -8,6 +8,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
 #include "core/rma/rma_rdma.h"
+#include "core/rma/rma_shm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,12 @@ static tern_win_t *live;          /* windows served */
 static rma_op_t *ops;             /* the origin's operations in flight */
 static rma_reply_t *replies;
 static int hook_registered, in_poll;
+/* The windows are rescanned only when the transports handled an event
+ * since the last scan, or this engine sent something (a message to this
+ * very rank may complete a receive inside the send): with a thousand
+ * windows alive a scan per progress pass cost more than everything else. */
+static uint64_t scanned_at;
+static int rescan = 1;
 
 static int hook(void)
 {
@@ -70,6 +77,7 @@ tern_status_t tern_rma_am_open(tern_win_t *w)
         return st;
     w->next_live = live;
     live = w;
+    rescan = 1;
     return TERN_OK;
 }
 
@@ -176,6 +184,7 @@ tern_status_t tern_rma_am_issue(tern_win_t *w, int target, rma_hdr_t *hdr,
     if (result)
         tern_datatype_retain(result_type);
     uint32_t ctx = w->comm->context_id;
+    rescan = 1;
     tern_status_t st = tern_comm_irecv(w->comm, ctx, op->reply_buf, op->reply_bytes, target,
                                        (int)hdr->reply_tag, &op->reply);
     if (st == TERN_OK)
@@ -273,6 +282,7 @@ tern_status_t tern_rma_am_control(tern_win_t *w, int target, uint32_t type, int 
     }
     h.origin = w->rank;
     memcpy(r->buf, &h, sizeof h);
+    rescan = 1;
     tern_status_t st = tern_comm_isend(w->comm, w->comm->context_id, r->buf, sizeof h, target,
                                        RMA_TAG_REQ, TERN_SEND_STANDARD, &r->req);
     if (st != TERN_OK) {
@@ -323,6 +333,7 @@ static void send_reply(tern_win_t *w, int origin, uint32_t tag, tern_status_t st
     uint64_t word = (uint64_t)st;
     memcpy(buf, &word, 8);
     r->buf = buf;
+    rescan = 1;
     if (tern_comm_isend(w->comm, w->comm->context_id, buf, 8 + bytes, origin, (int)tag,
                         TERN_SEND_STANDARD, &r->req) != TERN_OK) {
         free(buf);
@@ -356,7 +367,8 @@ static char *target_base(tern_win_t *w, const rma_hdr_t *h, const tern_dt_seg_t 
     return (char *)(uintptr_t)h->addr;
 }
 
-static void accumulate(MPI_Op op, MPI_Datatype basic, const char *in, char *t, size_t len)
+void tern_rma_accumulate_bytes(MPI_Op op, MPI_Datatype basic, const char *in, char *t,
+                               size_t len)
 {
     if (op == MPI_NO_OP)
         return;
@@ -391,7 +403,7 @@ void tern_rma_apply(char *base, const rma_hdr_t *h, const tern_dt_seg_t *segs, c
         if (h->type == RMA_PUT)
             memcpy(t, data, len);
         else if (h->type == RMA_ACC || h->type == RMA_GACC)
-            accumulate((MPI_Op)h->op, (MPI_Datatype)h->basic, data, t, len);
+            tern_rma_accumulate_bytes((MPI_Op)h->op, (MPI_Datatype)h->basic, data, t, len);
         if (h->type != RMA_GET)
             data += len;
     }
@@ -414,7 +426,14 @@ static void serve_data(tern_win_t *w, rma_incoming_t *in)
         send_reply(w, h->origin, h->reply_tag, TERN_ERR_NOMEM, NULL, 0);
         return;
     }
+    /* Origins on this node may apply accumulates here themselves (CMA,
+     * rma_cma_acc.c): the same lock makes them atomic with ours. */
+    int locked = w->ctrl && (h->type == RMA_ACC || h->type == RMA_GACC || h->type == RMA_CAS);
+    if (locked)
+        tern_rma_shm_acc_lock(w, w->rank);
     tern_rma_apply(base, h, segs, data, out ? out + 8 : NULL);
+    if (locked)
+        tern_rma_shm_acc_unlock(w, w->rank);
     send_reply(w, h->origin, h->reply_tag, TERN_OK, out, fetch ? h->bytes : 0);
 }
 
@@ -557,8 +576,14 @@ int tern_rma_am_poll(void)
         return 0;
     in_poll = 1;
     int n = 0;
-    for (tern_win_t *w = live; w; w = w->next_live)
-        n += serve(w);
+    if (rescan || scanned_at != tern_progress_events) {
+        rescan = 0;
+        scanned_at = tern_progress_events;
+        for (tern_win_t *w = live; w; w = w->next_live)
+            n += serve(w);
+        if (n)
+            rescan = 1; /* what it served may have let more through */
+    }
     for (rma_op_t **p = &ops; *p;) {
         rma_op_t *op = *p;
         rma_op_t *next = op->next;

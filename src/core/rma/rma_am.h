@@ -89,6 +89,10 @@ tern_status_t tern_rma_am_wait_target(tern_win_t *w, int target);
  * target's accumulate lock. */
 void tern_rma_apply(char *base, const rma_hdr_t *h, const tern_dt_seg_t *segs, const char *data,
                     char *out);
+/* op (or MPI_REPLACE, MPI_NO_OP) applied to the len bytes at t, whole
+ * elements of basic, with the packed origin bytes in. */
+void tern_rma_accumulate_bytes(MPI_Op op, MPI_Datatype basic, const char *in, char *t,
+                               size_t len);
 /* One pass of the engine over every live window (also the progress hook). */
 int tern_rma_am_poll(void);
 

@@ -17,12 +17,6 @@
 /* Remote pieces per system call (the kernel's UIO_MAXIOV). */
 #define CMA_IOV_MAX 1024
 
-struct tern_rma_cma {
-    pid_t *pid;        /* per window rank */
-    uint64_t *base;    /* its window memory, in its address space */
-    uint8_t *ok;       /* CMA reaches it */
-};
-
 /* A word every rank reads in its peers to learn whether the kernel lets it. */
 static uint64_t probe_word;
 
@@ -86,11 +80,15 @@ tern_status_t tern_rma_cma_open(tern_win_t *w)
 
 int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type)
 {
-    return w->cma && (type == RMA_PUT || type == RMA_GET) && w->cma->ok[target];
+    if (!w->cma || !w->cma->ok[target])
+        return 0;
+    /* Accumulates only where every origin takes the target's accumulate
+     * lock (shared lock words, rma_shm.h). */
+    return type == RMA_PUT || type == RMA_GET ||
+           (w->ctrl && (type == RMA_ACC || type == RMA_GACC || type == RMA_CAS));
 }
 
-/* One batch of pieces; the remainder of a partial transfer piece by piece. */
-static tern_status_t cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
+tern_status_t tern_rma_cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
                                size_t cnt, size_t total)
 {
     struct iovec liov = {.iov_base = local, .iov_len = total};
@@ -131,6 +129,8 @@ tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr
                                  const tern_dt_seg_t *segs, size_t nsegs, const char *data,
                                  char *out)
 {
+    if (hdr->type != RMA_PUT && hdr->type != RMA_GET)
+        return tern_rma_cma_accumulate(w, target, hdr, segs, nsegs, data, out);
     const int write = hdr->type == RMA_PUT;
     char *local = write ? (char *)(uintptr_t)data : out;
     const uint64_t base = w->cma->base[target] + hdr->addr;
@@ -148,7 +148,7 @@ tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr
             total += segs[i].len;
         }
         if (cnt)
-            st = cma_batch(w->cma->pid[target], write, local, riov, cnt, total);
+            st = tern_rma_cma_batch(w->cma->pid[target], write, local, riov, cnt, total);
         local += total;
     }
     if (st == TERN_ERR_NOT_SUPPORTED) {

@@ -2,12 +2,17 @@
  * Memory Attach (rma_cma.c): a put is process_vm_writev into the target's
  * memory, a get process_vm_readv out of it, at the call, so they are
  * complete locally and at the target at once (no message, no answer; flush
- * has nothing to wait for). Accumulates and the fetching atomics stay on
- * the active-message path, which applies them one at a time at the target:
- * they remain atomic with respect to each other. A put or get by CMA to a
+ * has nothing to wait for). When every rank of the window is on this node
+ * the window also has shared lock words and accumulate locks (w->ctrl,
+ * rma_shm.h): locks are those words, and accumulates, Get_accumulate,
+ * Fetch_and_op and Compare_and_swap are read, combined and written back by
+ * the origin under the target's accumulate lock, which the target's engine
+ * also takes for any accumulate that still reaches it by message: atomic
+ * per element whatever the path. Without them (ranks on several nodes)
+ * accumulates and locks stay on active messages. A put or get by CMA to a
  * location that a concurrent accumulate also touches is a conflicting
- * access, which the standard leaves undefined anyway. Locks, fences and
- * PSCW keep their messages. TERN_RMA_CMA: auto (where the kernel permits,
+ * access, which the standard leaves undefined anyway. Fences and PSCW keep
+ * their messages. TERN_RMA_CMA: auto (where the kernel permits,
  * probed at creation, unless TERN_SHM_CMA=off), on (warns when denied), off
  * (active messages). */
 #ifndef TERN_CORE_RMA_RMA_CMA_H
@@ -15,12 +20,22 @@
 
 #include "core/rma/rma_am.h"
 
+#include <sys/types.h>
+#include <sys/uio.h>
+
+struct tern_rma_cma {
+    pid_t *pid;        /* per window rank */
+    uint64_t *base;    /* its window memory, in its address space */
+    uint8_t *ok;       /* CMA reaches it */
+};
+
 /* Collective over the window's ranks (at MPI_Win_create): exchanges pids
  * and bases, probes CMA to each rank on this node; w->cma stays NULL when
  * no target can be reached that way. */
 tern_status_t tern_rma_cma_open(tern_win_t *w);
 void tern_rma_cma_close(tern_win_t *w);
-/* Whether a put or get (hdr->type) to target goes by CMA. */
+/* Whether an operation (hdr->type) to target goes by CMA: puts and gets,
+ * and accumulates when the window has shared accumulate locks (w->ctrl). */
 int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type);
 /* The put or get now: data (packed origin) written into, or the target's
  * bytes read into out, piece by piece of segs at hdr->addr from its base.
@@ -29,5 +44,16 @@ int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type);
 tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                                  const tern_dt_seg_t *segs, size_t nsegs, const char *data,
                                  char *out);
+/* process_vm_writev (write) or readv of total bytes at local to the cnt
+ * pieces riov of pid; a partial transfer is finished piece by piece.
+ * TERN_ERR_NOT_SUPPORTED when the kernel refuses. */
+tern_status_t tern_rma_cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
+                                 size_t cnt, size_t total);
+/* Accumulate, Get_accumulate, Compare_and_swap (hdr->type) now, by a
+ * read-modify-write under the target's accumulate lock (rma_cma_acc.c);
+ * fetched bytes into out. */
+tern_status_t tern_rma_cma_accumulate(tern_win_t *w, int target, const rma_hdr_t *hdr,
+                                      const tern_dt_seg_t *segs, size_t nsegs,
+                                      const char *data, char *out);
 
 #endif

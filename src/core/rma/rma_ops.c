@@ -120,15 +120,23 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         h.addr = (uint64_t)off;
     }
     char *data = NULL;
+    /* The packed origin data; a contiguous origin going by CMA is used
+     * where it lies (no copy of a large accumulate). */
+    const char *src = NULL;
+    const int cma = tern_rma_cma_covers(w, c->target, h.type);
     if (ships) {
         h.data_bytes = c->type == RMA_CAS ? 2 * tbytes : tbytes;
-        if (!(data = malloc(h.data_bytes))) {
+        if (cma && c->type != RMA_CAS && tern_datatype_is_contig(c->otype)) {
+            src = (const char *)c->origin + tern_datatype_true_lb(c->otype);
+        } else if (!(data = malloc(h.data_bytes))) {
             free(segs);
             return TERN_ERR_NOMEM;
+        } else {
+            st = tern_datatype_pack(c->origin, (size_t)c->ocount, c->otype, data);
+            if (st == TERN_OK && c->type == RMA_CAS)
+                memcpy(data + tbytes, c->compare, tbytes);
+            src = data;
         }
-        st = tern_datatype_pack(c->origin, (size_t)c->ocount, c->otype, data);
-        if (st == TERN_OK && c->type == RMA_CAS)
-            memcpy(data + tbytes, c->compare, tbytes);
     }
     int fetch = c->type == RMA_GET || c->type == RMA_GACC || c->type == RMA_CAS;
     if (w->direct && st == TERN_OK) {
@@ -148,14 +156,19 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             return st;
         goto done_now;
     }
-    if (st == TERN_OK && tern_rma_cma_covers(w, c->target, h.type)) {
-        /* Win_create on one node: copied now, complete at once (rma_cma.c). */
-        char *out = c->type == RMA_GET ? malloc(tbytes) : NULL;
-        st = c->type == RMA_GET && !out ? TERN_ERR_NOMEM
-                                        : tern_rma_cma_apply(w, c->target, &h, segs, nsegs, data, out);
-        if (st == TERN_OK && out)
+    if (st == TERN_OK && cma) {
+        /* Win_create on one node: done now, complete at once (rma_cma.c). */
+        /* A get into a contiguous buffer reads straight into it. */
+        int in_place = c->type == RMA_GET && tern_datatype_is_contig(c->rtype);
+        char *out = !fetch ? NULL
+                    : in_place ? (char *)c->result + tern_datatype_true_lb(c->rtype)
+                               : malloc(tbytes);
+        st = fetch && !out ? TERN_ERR_NOMEM
+                           : tern_rma_cma_apply(w, c->target, &h, segs, nsegs, src, out);
+        if (st == TERN_OK && out && !in_place)
             st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
-        free(out);
+        if (!in_place)
+            free(out);
         if (st != TERN_ERR_NOT_SUPPORTED) {
             free(segs);
             free(data);
@@ -164,6 +177,13 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             goto done_now;
         }
         st = TERN_OK; /* refused by the kernel: by active messages instead */
+        if (ships && !data) {
+            if (!(data = malloc(h.data_bytes))) {
+                free(segs);
+                return TERN_ERR_NOMEM;
+            }
+            memcpy(data, src, h.data_bytes);
+        }
     }
     if (st == TERN_OK && w->atomic) {
         /* Accumulates as the network's remote atomics (rma_atomic.c). */
@@ -216,6 +236,10 @@ tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype ot
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
                            tern_req_t **req_p)
 {
+    if (!req_p && w->direct &&
+        tern_rma_shm_copy(w, 0, (void *)(uintptr_t)origin, ocount, otype, target, disp, tcount,
+                          ttype))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_PUT, .origin = origin, .ocount = ocount, .otype = otype,
                     .target = target, .disp = disp, .tcount = tcount, .ttype = ttype,
                     .passive = req_p != NULL};
@@ -226,6 +250,9 @@ tern_status_t tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, i
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
                            tern_req_t **req_p)
 {
+    if (!req_p && w->direct &&
+        tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_GET, .origin = origin, .ocount = ocount, .otype = otype,
                     .result = origin, .rcount = ocount, .rtype = otype, .target = target,
                     .disp = disp, .tcount = tcount, .ttype = ttype, .passive = req_p != NULL};
@@ -279,6 +306,12 @@ tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare,
 {
     if (!tern_datatype_is_predefined(dt) || tern_datatype_size(dt) <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be a predefined type");
+    /* Integer, logical, byte or multi-language types: those MPI_BAND or
+     * MPI_LAND take (not floating point or complex). */
+    if (!tern_op_allowed(MPI_BAND, dt) && !tern_op_allowed(MPI_LAND, dt))
+        return tern_status_detail(TERN_ERR_TYPE, "%s is not an integer, logical or byte type "
+                                  "(MPI_Compare_and_swap takes only those)",
+                                  tern_datatype_name(dt));
     rma_call_t c = {.type = RMA_CAS, .origin = origin, .ocount = 1, .otype = dt,
                     .result = result, .rcount = 1, .rtype = dt, .target = target, .disp = disp,
                     .tcount = 1, .ttype = dt, .compare = compare};

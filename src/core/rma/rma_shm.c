@@ -1,5 +1,6 @@
 /* Direct access to shared window memory (rma_shm.h). */
 #include "core/rma/rma_shm.h"
+#include "base/log.h"
 #include "core/coll/coll.h"
 #include "core/pt2pt/progress.h"
 
@@ -23,24 +24,12 @@ struct tern_rma_shm_ctrl {
 };
 _Static_assert(sizeof(struct tern_rma_shm_ctrl) == 64, "one cache line per rank");
 
-/* One memfd made by rank 0 that the others open through /proc: nothing in
- * /dev/shm, nothing left when a rank is killed (the pages go with the last
- * mapping). Each rank's part at an aligned offset after the control lines,
- * contiguous unless alloc_shared_noncontig. */
-tern_status_t tern_rma_shm_map(tern_win_t *w)
+/* One memfd of total bytes made by rank 0 that the others open through
+ * /proc: nothing in /dev/shm, nothing left when a rank is killed (the
+ * pages go with the last mapping). Collective; *err gets the first errno
+ * any rank met (then nothing is mapped anywhere). */
+static tern_status_t share(tern_win_t *w, size_t total, void **mem, int *err_out)
 {
-    int n = w->size;
-    size_t align = w->alloc_shared_noncontig ? (size_t)sysconf(_SC_PAGESIZE) : w->min_alignment;
-    if (align < 64)
-        align = 64;
-    if (!(w->shm_offsets = calloc((size_t)n, sizeof *w->shm_offsets)))
-        return TERN_ERR_NOMEM;
-    size_t total = (size_t)n * sizeof(struct tern_rma_shm_ctrl);
-    for (int r = 0; r < n; r++) {
-        total = (total + align - 1) / align * align;
-        w->shm_offsets[r] = (MPI_Aint)total;
-        total += (size_t)w->sizes[r];
-    }
     /* Rank 0's answer: {pid, fd, errno}. */
     int64_t made[3] = {(int64_t)getpid(), -1, 0};
     if (w->rank == 0) {
@@ -72,21 +61,83 @@ tern_status_t tern_rma_shm_map(tern_win_t *w)
     st = tern_coll_allreduce(w->comm, &err, &any, 1, MPI_INT, MPI_MAX, NULL, 0);
     if (fd >= 0)
         close(fd);
-    if (st == TERN_OK && any)
-        st = tern_status_detail(TERN_ERR_RMA_SHARED,
-                                "cannot share %zu bytes between the ranks: %s", total,
-                                strerror(any));
-    if (st != TERN_OK) {
+    if (st != TERN_OK || any) {
         if (m != MAP_FAILED)
             munmap(m, total);
-        return st;
+        m = NULL;
     }
+    *mem = m;
+    *err_out = any;
+    return st;
+}
+
+/* Each rank's part at an aligned offset after the control lines,
+ * contiguous unless alloc_shared_noncontig. */
+tern_status_t tern_rma_shm_map(tern_win_t *w)
+{
+    int n = w->size;
+    size_t align = w->alloc_shared_noncontig ? (size_t)sysconf(_SC_PAGESIZE) : w->min_alignment;
+    if (align < 64)
+        align = 64;
+    if (!(w->shm_offsets = calloc((size_t)n, sizeof *w->shm_offsets)))
+        return TERN_ERR_NOMEM;
+    size_t total = (size_t)n * sizeof(struct tern_rma_shm_ctrl);
+    for (int r = 0; r < n; r++) {
+        total = (total + align - 1) / align * align;
+        w->shm_offsets[r] = (MPI_Aint)total;
+        total += (size_t)w->sizes[r];
+    }
+    void *m;
+    int err;
+    tern_status_t st = share(w, total, &m, &err);
+    if (st == TERN_OK && err)
+        st = tern_status_detail(TERN_ERR_RMA_SHARED,
+                                "cannot share %zu bytes between the ranks: %s", total,
+                                strerror(err));
+    if (st != TERN_OK)
+        return st;
     w->shm = m;
     w->shm_bytes = total;
     w->ctrl = m;
     w->base = (char *)m + w->shm_offsets[w->rank];
     w->direct = 1;
     return TERN_OK;
+}
+
+tern_status_t tern_rma_shm_map_ctrl(tern_win_t *w)
+{
+    size_t total = (size_t)w->size * sizeof(struct tern_rma_shm_ctrl);
+    void *m;
+    int err;
+    tern_status_t st = share(w, total, &m, &err);
+    if (st == TERN_OK && err)
+        tern_debug("no shared lock words for the window (%s): locks and accumulates by "
+                   "active messages", strerror(err));
+    if (st == TERN_OK && !err) {
+        w->ctrl = m;
+        w->ctrl_bytes = total;
+    }
+    return st;
+}
+
+void tern_rma_shm_acc_lock(tern_win_t *w, int target)
+{
+    /* Short critical sections: spin, yield now and then (a holder
+     * descheduled on an oversubscribed node). */
+    atomic_int *acc = &w->ctrl[target].acc;
+    unsigned spins = 0;
+    int expect = 0;
+    while (!atomic_compare_exchange_weak_explicit(acc, &expect, 1, memory_order_acquire,
+                                                  memory_order_relaxed)) {
+        expect = 0;
+        if (++spins % 256 == 0)
+            sched_yield();
+    }
+}
+
+void tern_rma_shm_acc_unlock(tern_win_t *w, int target)
+{
+    atomic_store_explicit(&w->ctrl[target].acc, 0, memory_order_release);
 }
 
 /* Spin politely: progress (this rank may be a target of the general path,
@@ -130,22 +181,41 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
 {
     char *base = (char *)w->shm + w->shm_offsets[target] + hdr->addr;
     int atomic_ = hdr->type == RMA_ACC || hdr->type == RMA_GACC || hdr->type == RMA_CAS;
-    atomic_int *acc = &w->ctrl[target].acc;
-    if (atomic_) {
-        /* Short critical sections: spin, yield now and then (a holder
-         * descheduled on an oversubscribed node). */
-        unsigned spins = 0;
-        int expect = 0;
-        while (!atomic_compare_exchange_weak_explicit(acc, &expect, 1, memory_order_acquire,
-                                                      memory_order_relaxed)) {
-            expect = 0;
-            if (++spins % 256 == 0)
-                sched_yield();
-        }
-    }
+    if (atomic_)
+        tern_rma_shm_acc_lock(w, target);
     tern_rma_apply(base, hdr, segs, data, out);
     if (atomic_)
-        atomic_store_explicit(acc, 0, memory_order_release);
+        tern_rma_shm_acc_unlock(w, target);
     else
         atomic_thread_fence(memory_order_release);
+}
+
+int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
+                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
+{
+    /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes)
+     * goes the general way, which says what is wrong. */
+    if ((unsigned)target >= (unsigned)w->size ||
+        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
+        return 0;
+    tern_dt_desc_t o, t;
+    if (!tern_datatype_describe(otype, &o) || !tern_datatype_describe(ttype, &t) || !o.contig ||
+        !t.contig)
+        return 0;
+    MPI_Aint bytes, tbytes, off;
+    if (__builtin_mul_overflow(ocount, o.size, &bytes) ||
+        __builtin_mul_overflow(tcount, t.size, &tbytes) || bytes != tbytes || bytes <= 0 ||
+        __builtin_mul_overflow(disp, (MPI_Aint)w->disp_units[target], &off))
+        return 0;
+    off += t.true_lb;
+    if (off < 0 || off > w->sizes[target] - bytes)
+        return 0;
+    char *mem = (char *)w->shm + w->shm_offsets[target] + off;
+    char *buf = (char *)origin + o.true_lb;
+    if (get)
+        memcpy(buf, mem, (size_t)bytes);
+    else
+        memcpy(mem, buf, (size_t)bytes);
+    atomic_thread_fence(memory_order_release);
+    return 1;
 }

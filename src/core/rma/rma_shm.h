@@ -3,7 +3,10 @@
  * memory is one memfd; before the ranks' memory it holds, per rank, the
  * lock word of passive-target epochs and the lock that makes accumulates
  * atomic, so locks, puts, gets and accumulates need nothing from the
- * target process: it may compute without calling MPI. */
+ * target process: it may compute without calling MPI. Win_create windows
+ * of ranks on one node get the control lines alone (w->ctrl, its own
+ * memfd): their locks are these words, their accumulates go by CMA under
+ * the accumulate lock (rma_cma_acc.c). */
 #ifndef TERN_CORE_RMA_SHM_H
 #define TERN_CORE_RMA_SHM_H
 
@@ -13,6 +16,16 @@
  * w->shm_offsets, w->base, w->ctrl; w->direct = 1. TERN_ERR_RMA_SHARED when
  * the memory cannot be made or opened. */
 tern_status_t tern_rma_shm_map(tern_win_t *w);
+/* Win_create on one node: only the control lines, in their own memfd
+ * (collective). w->ctrl and w->ctrl_bytes are set when every rank mapped
+ * it; otherwise left NULL (locks and accumulates then by active messages),
+ * which every rank sees alike. */
+tern_status_t tern_rma_shm_map_ctrl(tern_win_t *w);
+/* The lock that makes accumulates to target atomic: every origin (shared
+ * memory, CMA) and the target's engine take it. Held only around a copy
+ * or a read-modify-write, never across a progress call. */
+void tern_rma_shm_acc_lock(tern_win_t *w, int target);
+void tern_rma_shm_acc_unlock(tern_win_t *w, int target);
 /* Passive-target locks on target's lock word (spins, running progress). */
 void tern_rma_shm_lock(tern_win_t *w, int target, int lock_type);
 void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type);
@@ -20,5 +33,10 @@ void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type);
  * fetched data into out. */
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                         const tern_dt_seg_t *segs, const char *data, char *out);
+/* The fast path of Put and Get to a direct window (w->direct): contiguous
+ * data on both sides, an epoch that covers target, in range: copied now
+ * and 1 returned. 0: nothing done, the caller takes the general path. */
+int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
+                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
 
 #endif

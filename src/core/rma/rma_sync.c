@@ -207,7 +207,7 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is locked already "
                                   "or another access epoch is open", rank);
     if (!(assert_ & MPI_MODE_NOCHECK)) {
-        if (w->direct)
+        if (w->ctrl)
             tern_rma_shm_lock(w, rank, lock_type);
         else if (tern_rma_atomic_locks(w) && (st = tern_rma_atomic_lock(w, rank, lock_type)) !=
                                                  TERN_OK)
@@ -235,7 +235,7 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
                                   rank);
     st = tern_rma_am_wait_target(w, rank);
     tern_status_t s = TERN_OK;
-    if (!(w->locked[rank] & LOCK_NOCHECK) && w->direct)
+    if (!(w->locked[rank] & LOCK_NOCHECK) && w->ctrl)
         tern_rma_shm_unlock(w, rank, (w->locked[rank] & 3) == 1 ? MPI_LOCK_EXCLUSIVE
                                                                  : MPI_LOCK_SHARED);
     else if (!(w->locked[rank] & LOCK_NOCHECK) && tern_rma_atomic_locks(w))
@@ -261,7 +261,7 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
     w->lock_all_nocheck = !!(assert_ & MPI_MODE_NOCHECK);
     for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++) {
-        if (w->direct)
+        if (w->ctrl)
             tern_rma_shm_lock(w, r, MPI_LOCK_SHARED);
         else if (tern_rma_atomic_locks(w))
             st = tern_rma_atomic_lock(w, r, MPI_LOCK_SHARED);
@@ -279,7 +279,7 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch to end");
     tern_status_t st = tern_rma_am_wait_target(w, -1);
     for (int r = 0; r < w->size && !w->lock_all_nocheck; r++) {
-        if (w->direct) {
+        if (w->ctrl) {
             tern_rma_shm_unlock(w, r, MPI_LOCK_SHARED);
             continue;
         }

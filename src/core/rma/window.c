@@ -224,18 +224,33 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     return TERN_OK;
 }
 
+static int one_node(const tern_comm_t *comm);
+
 tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, MPI_Info info,
                               tern_comm_t *comm, MPI_Win *win)
 {
     tern_win_t *w;
     tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit.v, &w);
-    if (st == TERN_OK && (st = tern_rma_cma_open(w)) != TERN_OK) {
+    if (st != TERN_OK)
+        return st;
+    st = tern_rma_cma_open(w);
+    /* Ranks on one node: shared lock words and accumulate locks (rma_shm.h).
+     * Then the network's atomics stay unused: every rank mapped the words
+     * (or creation failed everywhere), so all drop them alike, and no
+     * location is ever updated both by the NIC and under the shared lock
+     * (a CMA refusal falls back to messages, which take that lock). */
+    if (st == TERN_OK && one_node(comm) && tern_knob_bool(TERN_KNOB_RMA_DIRECT)) {
+        st = tern_rma_shm_map_ctrl(w);
+        if (st == TERN_OK && w->ctrl)
+            tern_rma_atomic_close(w);
+    }
+    if (st != TERN_OK) {
         tern_rma_am_close(w);
         win_destroy(w);
+        return st;
     }
-    if (st == TERN_OK)
-        *win = w->handle;
-    return st;
+    *win = w->handle;
+    return TERN_OK;
 }
 
 /* Whether every rank of comm is on this node. */
@@ -332,6 +347,8 @@ tern_status_t tern_win_free(tern_win_t *w, MPI_Win *win)
     tern_rma_atomic_close(w);
     if (w->shm)
         munmap(w->shm, w->shm_bytes);
+    if (w->ctrl_bytes)
+        munmap(w->ctrl, w->ctrl_bytes);
     if (w->alloc)
         tern_mem_free(w->alloc);
     win_destroy(w);
