@@ -145,9 +145,19 @@ def _patch_f08(tree):
 
 
 def _tool_id(prefix):
-    """Identifies the compiler wrapper, so another MPI means reconfiguring."""
-    path = os.path.realpath(os.path.join(prefix, "bin", "mpicc"))
-    return hashlib.sha1(path.encode()).hexdigest()
+    """Identifies the compiler wrapper and the MPI's interface (mpi.h,
+    mpif.h, the Fortran modules), so another MPI, or a changed interface
+    of this one, means reconfiguring: make does not see a changed header
+    or module, and programs compiled against the old one then fail to
+    link (or, worse, run with stale constants)."""
+    h = hashlib.sha1(os.path.realpath(os.path.join(prefix, "bin", "mpicc")).encode())
+    inc = os.path.join(prefix, "include")
+    if os.path.isdir(inc):
+        for name in sorted(os.listdir(inc)):
+            if name in ("mpi.h", "mpif.h") or name.endswith(".mod"):
+                with open(os.path.join(inc, name), "rb") as f:
+                    h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()
 
 
 class Test:
