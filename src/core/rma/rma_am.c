@@ -244,21 +244,10 @@ static int op_progress(rma_op_t *op)
         memcpy(&word, op->reply_buf, 8);
     if (st == TERN_OK)
         st = (tern_status_t)word;
-    if (st == TERN_OK && op->result)
-        st = tern_datatype_unpack((char *)op->reply_buf + 8, op->reply->status_bytes - 8,
-                                  op->result, (size_t)op->result_count, op->result_type);
-    if (st != TERN_OK && w->deferred == TERN_OK)
-        w->deferred = st;
+    tern_win_op_ended(w, op->target, op->footprint, st, (char *)op->reply_buf + 8,
+                      op->reply->status_bytes - 8, op->result, op->result_count,
+                      op->result_type, op->user_req);
     tern_req_release(op->reply);
-    if (op->result)
-        tern_datatype_release(op->result_type);
-    if (op->user_req) {
-        op->user_req->error = st;
-        tern_req_complete(op->user_req);
-    }
-    w->pending[op->target]--;
-    w->n_pending--;
-    w->inflight_bytes -= op->footprint;
     free(op->reply_buf);
     free(op);
     return 1;

@@ -288,21 +288,8 @@ static void op_done(rdma_op_t *op)
         in_flight = op->next;
     if (op->next)
         op->next->prev = op->prev;
-    tern_status_t st = op->st;
-    if (st == TERN_OK && op->result)
-        st = tern_datatype_unpack(op->buf, op->bytes, op->result, (size_t)op->rcount,
-                                  op->rtype);
-    if (op->result)
-        tern_datatype_release(op->rtype);
-    if (st != TERN_OK && w->deferred == TERN_OK)
-        w->deferred = st;
-    if (op->user_req) {
-        op->user_req->error = st;
-        tern_req_complete(op->user_req);
-    }
-    w->pending[op->target]--;
-    w->n_pending--;
-    w->inflight_bytes -= op->bytes;
+    tern_win_op_ended(w, op->target, op->bytes, op->st, op->buf, op->bytes, op->result,
+                      op->rcount, op->rtype, op->user_req);
     free(op->buf);
     free(op);
 }

@@ -11,6 +11,7 @@
 #include "core/rma/rma_cma.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
+#include "core/datatype/datatype.h"
 #include "base/config.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/mem.h"
@@ -453,4 +454,24 @@ tern_status_t tern_win_get_name(tern_win_t *w, char *name, int *resultlen)
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w ? w->name : "MPI_WIN_NULL");
     *resultlen = (int)strlen(name);
     return TERN_OK;
+}
+
+void tern_win_op_ended(tern_win_t *w, int target, size_t footprint, tern_status_t st,
+                       const void *fetched, size_t fetched_bytes, void *result,
+                       MPI_Count rcount, MPI_Datatype rtype, tern_req_t *user_req)
+{
+    if (result) {
+        if (st == TERN_OK)
+            st = tern_datatype_unpack(fetched, fetched_bytes, result, (size_t)rcount, rtype);
+        tern_datatype_release(rtype);
+    }
+    if (st != TERN_OK && w->deferred == TERN_OK)
+        w->deferred = st;
+    if (user_req) {
+        user_req->error = st;
+        tern_req_complete(user_req);
+    }
+    w->pending[target]--;
+    w->n_pending--;
+    w->inflight_bytes -= footprint;
 }

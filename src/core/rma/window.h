@@ -135,6 +135,16 @@ tern_status_t tern_win_get_info(tern_win_t *w, MPI_Info *info_used);
 tern_status_t tern_win_set_name(tern_win_t *w, const char *name);
 tern_status_t tern_win_get_name(tern_win_t *w, char *name, int *resultlen);
 
+/* An operation of w toward target ended with st, whichever path carried it
+ * (active messages, RDMA, remote atomics): the fetched bytes (result
+ * non-NULL) are unpacked into the origin's result buffer and its type is
+ * released, a failure becomes the window's deferred error, the user's
+ * request (if any) completes, and the operation leaves the window's counts
+ * (footprint: the bytes it held in flight). */
+void tern_win_op_ended(tern_win_t *w, int target, size_t footprint, tern_status_t st,
+                       const void *fetched, size_t fetched_bytes, void *result,
+                       MPI_Count rcount, MPI_Datatype rtype, tern_req_t *user_req);
+
 /* Attributes and error handlers (win_attr.c). */
 tern_status_t tern_win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                                      MPI_Win_delete_attr_function *delete_fn, void *extra_state,
