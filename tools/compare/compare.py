@@ -14,7 +14,11 @@ and lazily, for the cost of connection set-up and of each first message.
 One-sided: the OSU one-sided set (put/get latency and bandwidth, put
 bibw, accumulate, get_accumulate, fetch_and_op and compare_and_swap latency)
 with the synchronisation and window flavour of --rma-sync / --rma-win.
-The halo exchange of a stencil code (halo.py) runs at 4 ranks.
+The halo exchange of a stencil code (halo.py) runs at 4 ranks (--halo-ranks).
+--coll-ranks 4,8 also runs the collectives at those rank counts (unbound and
+oversubscribed above the core count, only for the MPIs of --oversub-impls).
+Targets (issue 17): collectives at 8 B and 64 KB at most 0.8x the best peer
+one rank per core, at most 1.0x oversubscribed; multi_lat at most 1.0x.
 Inter-host: latency, bw and bibw (and the one-sided benchmarks asked for) with one rank in each of two network
 namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
 MPI over TCP and launched over ssh. Writes report.md (medians over rounds, ratio
@@ -180,6 +184,14 @@ class Results:
         self.failures = []
         # status "ran", "skipped" or "off"; reason; na: {impl: why it has no figures}
         self.inter = {"status": "off", "reason": "not run", "na": {}}
+        # --ranks and the extra rank counts of --coll-ranks
+        self.ranks, self.coll_ranks = 2, []
+
+    def set_ranks(self, ranks, coll_ranks):
+        self.ranks, self.coll_ranks = ranks, [n for n in coll_ranks if n != ranks]
+        for c in COLL:
+            for n in self.coll_ranks:
+                METRIC[coll_key(c, n, ranks)] = METRIC[c]
 
     def add(self, impl, key, size, metric, value):
         self.raw[impl].setdefault(key, {}).setdefault(str(size), {}).setdefault(metric, []).append(value)
@@ -525,6 +537,7 @@ def targets(res):
         r, s, t, b = worst(key, metric, big, True)
         rows.append((f"{key} 256 KB-4 MB (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, ">= 1.2", r is not None and r >= 1.2, "MB/s"))
     rows += rma_targets(res, worst)
+    rows += coll_targets(res, worst)
     big = [s for s in res.sizes("bw_distinct") if 1 << 20 <= s <= 4 << 20]
     if big:
         r, s, t, b = worst("bw_distinct", "bw_mbs", big, True)
@@ -537,6 +550,40 @@ def targets(res):
     if res.inter["status"] == "ran":
         rows += inter_targets(res)
     return rows
+
+
+# Issue 17's collective targets: 8 B and 64 KB (barrier: its one row), at
+# most 0.8x the best peer with ranks one per core, at most 1.0x
+# oversubscribed; multi_lat at most 1.0x at every size.
+COLL_TARGET_SIZES = [8, 64 << 10]
+
+
+def coll_targets(res, worst):
+    rows = []
+    cores = os.cpu_count() or 1
+    for n in [res.ranks] + res.coll_ranks:
+        bound = 0.8 if n <= cores else 1.0
+        for c in COLL:
+            key = coll_key(c, n, res.ranks)
+            have = res.sizes(key)
+            if not have:
+                continue
+            sizes = have if c == "barrier" else [s for s in COLL_TARGET_SIZES if s in have]
+            r, s, t, b = worst(key, "latency_us", sizes, False)
+            what = f"{c}, {n} ranks" + ("" if n <= cores else " oversubscribed")
+            what += "" if c == "barrier" else ", 8 B and 64 KB" + (f" (worst: {size_label(s)})" if s is not None else "")
+            rows.append((what, t, b, r, f"<= {bound}", r is not None and r <= bound, "us"))
+    if res.sizes("multi_lat"):
+        r, s, t, b = worst("multi_lat", "latency_us", res.sizes("multi_lat"), False)
+        rows.append(("multi_lat, every size" + (f" (worst: {size_label(s)})" if s is not None else ""),
+                     t, b, r, "<= 1.0", r is not None and r <= 1.0, "us"))
+    return rows
+
+
+def coll_key(c, n, base_ranks):
+    """A collective's results key: its name at the run's --ranks, name_npN
+    at the extra rank counts of --coll-ranks."""
+    return c if n == base_ranks else f"{c}_np{n}"
 
 
 def rma_targets(res, worst):
@@ -721,7 +768,21 @@ def write_report(res, limits, args, meta, outdir, pngs):
             L.append(f"### {key}\n")
             L.append(table(res, key, metric, unit, higher) + "\n")
 
-    L.append(halo.section(res, table))
+    for n in res.coll_ranks:
+        keys = [c for c in COLL if res.sizes(coll_key(c, n, res.ranks))]
+        if not keys:
+            continue
+        ran = [LABEL[i] for i in IMPLS if any(res.raw[i].get(coll_key(c, n, res.ranks)) for c in keys)]
+        L.append(f"## Collectives ({n} ranks, average latency over ranks)\n")
+        if n > (os.cpu_count() or 1):
+            L.append(f"{n} ranks on {os.cpu_count()} cores, unbound and oversubscribed (`--oversubscribe` "
+                     f"for Open MPI); run for {', '.join(ran)} (`--oversub-impls`: an MPI whose waiting ranks "
+                     "spin without yielding takes minutes per benchmark here).\n")
+        for c in keys:
+            L.append(f"### {c}, {n} ranks\n")
+            L.append(table(res, coll_key(c, n, res.ranks), "latency_us", "us", False) + "\n")
+
+    L.append(halo.section(res, table, args.halo_ranks))
     L.append(inter_section(res, args))
 
     if pngs:
@@ -889,6 +950,8 @@ def rewrite(args, out):
     args.rounds, args.quick = meta["rounds"], meta["quick"]
     args.ranks, args.launch_reps = meta.get("ranks", args.ranks), meta.get("launch_reps", args.launch_reps)
     args.rma_sync, args.rma_win = meta.get("rma_sync"), meta.get("rma_win")
+    args.halo_ranks = meta.get("halo_ranks", halo.RANKS)
+    res.set_ranks(args.ranks, meta.get("coll_ranks", []))
     os.makedirs(out, exist_ok=True)
     pngs = plots(res, out)
     text = write_report(res, saved["limits"], args, meta, out, pngs)
@@ -943,11 +1006,21 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                         log(f"  inter-host {name}: {LABEL[impl]}")
                         run_inter(res, hosts, impl, tcs[impl], exes[impl][name], name,
                                   p2p_args + (rma_args(args, name) if name in RMA else []), args.timeout)
+        cores = os.cpu_count() or 1
+        for n in res.coll_ranks:
+            for key in [c for c in COLL if c in wanted]:
+                for impl in rot:
+                    if key in exes[impl] and (n <= cores or impl in args.oversub_impls):
+                        log(f"  {key}, {n} ranks: {LABEL[impl]}")
+                        run_bench(res, impl, tcs[impl], exes[impl][key], coll_key(key, n, args.ranks), n,
+                                  coll_args + ([] if args.quick else ["-m", args.coll_ranks_sizes]),
+                                  n <= cores, args.timeout)
         if halo.NAME in wanted:
             for impl in rot:
-                if halo.NAME in exes[impl]:
-                    log(f"  halo: {LABEL[impl]}")
-                    halo.run(run_bench, res, impl, tcs[impl], exes[impl][halo.NAME], coll_args, args.timeout)
+                if halo.NAME in exes[impl] and (args.halo_ranks <= cores or impl in args.oversub_impls):
+                    log(f"  halo, {args.halo_ranks} ranks: {LABEL[impl]}")
+                    halo.run(run_bench, res, impl, tcs[impl], exes[impl][halo.NAME], coll_args, args.timeout,
+                             args.halo_ranks, args.halo_ranks <= cores)
         if "init" in wanted:
             # Tern on the network transport runs beside the others, in the
             # same rotation.
@@ -986,6 +1059,17 @@ def main():
     ap.add_argument("--rma-win", choices=["create", "allocate", "dynamic"],
                     help="one-sided window flavour, -w of the benchmarks (default allocate)")
     ap.add_argument("--ranks", type=int, default=2, help="ranks for point-to-point and collectives (default 2)")
+    ap.add_argument("--coll-ranks", default="",
+                    help="more rank counts for the collectives, comma-separated (e.g. 4,8: unbound and "
+                         "oversubscribed above the core count), each with its tables and targets")
+    ap.add_argument("--coll-ranks-sizes", default="1:64K",
+                    help="message sizes of the collectives at --coll-ranks, -m of the benchmarks (default 1:64K: "
+                         "the targets' sizes; every size oversubscribed takes long)")
+    ap.add_argument("--halo-ranks", type=int, default=halo.RANKS,
+                    help=f"ranks of the halo exchange (default {halo.RANKS})")
+    ap.add_argument("--oversub-impls", default="tern,openmpi",
+                    help="implementations run when the ranks outnumber the cores (--coll-ranks, --halo-ranks; "
+                         "default tern,openmpi: MPICH's waiting ranks spin without yielding)")
     ap.add_argument("--launch-reps", type=int, default=10, help="runs of mpiexec -n 8 per round (default 10)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism for Tern")
@@ -999,6 +1083,13 @@ def main():
         ap.error("--rounds must be at least 1")
     if args.quick:
         args.launch_reps = min(args.launch_reps, 3)
+    try:
+        args.coll_ranks = [int(x) for x in args.coll_ranks.split(",") if x]
+    except ValueError:
+        ap.error("--coll-ranks takes rank counts, e.g. 4,8")
+    if any(n < 1 for n in args.coll_ranks) or args.halo_ranks < 1:
+        ap.error("rank counts must be at least 1")
+    args.oversub_impls = [i for i in args.oversub_impls.split(",") if i]
     impls = [i for i in args.impls.split(",") if i]
     wanted = [b for b in args.benchmarks.split(",") if b]
     for x in impls:
@@ -1037,6 +1128,7 @@ def main():
     else:
         p2p_args, coll_args = [], []
     res = Results()
+    res.set_ranks(args.ranks, args.coll_ranks)
     hosts = None
     if args.no_inter_host:
         res.inter = {"status": "off", "reason": "left out with --no-inter-host", "na": {}}
@@ -1070,6 +1162,8 @@ def main():
     meta = {"date": date, "git": tern_from, "load_before": load_before, "load_after": os.getloadavg()[0],
             "duration_s": time.time() - start, "rounds": args.rounds, "quick": args.quick,
             "ranks": args.ranks, "launch_reps": args.launch_reps,
+            "coll_ranks": res.coll_ranks, "halo_ranks": args.halo_ranks,
+            "oversub_impls": args.oversub_impls,
             "rma_sync": args.rma_sync, "rma_win": args.rma_win,
             "command": " ".join(["scripts/run-compare.sh"] + sys.argv[1:])}
     pngs = plots(res, out)

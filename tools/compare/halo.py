@@ -1,6 +1,6 @@
 """The halo exchange in the comparison (compare.py --benchmarks halo).
 
-tern-bench halo on a grid of 4 ranks, 2-D (2x2) and 3-D (2x2x1), not
+tern-bench halo on a grid of 4 ranks (--halo-ranks), 2-D (2x2) and 3-D (2x2x1), not
 periodic (tern-bench halo makes only dimensions of 3 ranks or more
 periodic, since MPICH 4.0 mixes up the two messages between ranks that are
 each other's neighbours on both sides), built like the other
@@ -21,17 +21,17 @@ def key(dims):
     return f"halo_{dims}d"
 
 
-def run(run_bench, res, impl, tc, exe, args, timeout):
-    """One round of the benchmark for impl: every grid, unbound (4 ranks
-    may be more than the cores)."""
+def run(run_bench, res, impl, tc, exe, args, timeout, ranks=RANKS, bound=False):
+    """One round of the benchmark for impl: every grid, bound one rank per
+    core when the ranks fit the cores, else unbound."""
     for d in DIMS:
-        run_bench(res, impl, tc, exe, key(d), RANKS, args + ["-d", str(d)], False, timeout)
+        run_bench(res, impl, tc, exe, key(d), ranks, args + ["-d", str(d)], bound, timeout)
 
 
-def section(res, table):
+def section(res, table, ranks=RANKS):
     """The report's section: one table per grid and way (medians over
     rounds, Tern / best peer), from compare.table."""
-    lines = [f"## Halo exchange ({RANKS} ranks, grid with reorder, bytes per neighbour; "
+    lines = [f"## Halo exchange ({ranks} ranks, grid with reorder, bytes per neighbour; "
              "average over ranks of one exchange)\n"]
     if not any(res.sizes(key(d)) for d in DIMS):
         return "\n".join(lines + ["(not run)\n"])
