@@ -198,6 +198,9 @@ int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MP
     if ((unsigned)target >= (unsigned)w->size ||
         !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
         return 0;
+    /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no
+     * lock or start epoch is open while fence_open is). */
+    w->fence_used |= w->fence_open;
     tern_dt_desc_t o, t;
     if (!tern_datatype_describe(otype, &o) || !tern_datatype_describe(ttype, &t) || !o.contig ||
         !t.contig)

@@ -17,13 +17,15 @@
  * sent (MPI_MODE_NOCHECK). */
 #define LOCK_NOCHECK 0x80
 
-tern_status_t tern_rma_check_epoch(const tern_win_t *w, int target, int passive)
+tern_status_t tern_rma_check_epoch(tern_win_t *w, int target, int passive)
 {
     if (w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL))
         return TERN_OK;
     if (!passive) {
-        if (w->fence_open)
+        if (w->fence_open) {
+            w->fence_used = 1; /* the fence opened an epoch: a fence must end it */
             return TERN_OK;
+        }
         if (w->epoch & TERN_EPOCH_PSCW)
             for (int i = 0; i < w->n_access; i++)
                 if (w->access_group[i] == target)
@@ -50,6 +52,43 @@ static tern_status_t check_rank(const tern_win_t *w, int rank)
     return TERN_OK;
 }
 
+/* The epoch rules between the synchronisation modes (MPI-4.1 12.5; what
+ * MPICH refuses, with MPI_ERR_RMA_SYNC). A fence without
+ * MPI_MODE_NOSUCCEED opens an epoch only if RMA operations follow it before
+ * the next fence (fence_used): until then it may as well have been the last
+ * fence, so a lock, lock_all or start right after it is legal and ends the
+ * fence sequence (fence_open cleared: operations need the new epoch, and
+ * after it a fence again). Once an operation was issued the fence epoch is
+ * open, and only a fence ends it. A fence is refused inside a lock,
+ * lock_all or start (access) epoch and inside a post (exposure) epoch. */
+
+/* TERN_ERR_RMA_SYNC naming the access epoch open on w, if any: a start or
+ * lock_all epoch always, a lock epoch when locks, a fence epoch with
+ * operations in it when fence. */
+static tern_status_t access_epoch_open(const tern_win_t *w, int locks, int fence)
+{
+    if (w->epoch & TERN_EPOCH_PSCW)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch of MPI_Win_start is open "
+                                  "on the window (MPI_Win_complete ends it)");
+    if (w->epoch & TERN_EPOCH_LOCK_ALL)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "a passive-target epoch of "
+                                  "MPI_Win_lock_all is open on the window (MPI_Win_unlock_all "
+                                  "ends it)");
+    if (locks && w->n_locked) {
+        int r = 0;
+        while (r < w->size - 1 && !w->locked[r])
+            r++;
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "a passive-target epoch of MPI_Win_lock "
+                                  "is open on the window (rank %d is locked; MPI_Win_unlock "
+                                  "ends it)", r);
+    }
+    if (fence && w->fence_open && w->fence_used)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "a fence epoch is open on the window (RMA "
+                                  "operations were issued after an MPI_Win_fence without "
+                                  "MPI_MODE_NOSUCCEED; only MPI_Win_fence ends it)");
+    return TERN_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 tern_status_t tern_win_fence(int assert_, tern_win_t *w)
@@ -58,9 +97,11 @@ tern_status_t tern_win_fence(int assert_, tern_win_t *w)
                                     MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, "MPI_Win_fence");
     if (st != TERN_OK)
         return st;
-    if (w->epoch & (TERN_EPOCH_PSCW | TERN_EPOCH_LOCK_ALL) || w->n_locked)
-        return tern_status_detail(TERN_ERR_RMA_SYNC,
-                                  "a post-start or lock epoch is open on the window");
+    if ((st = access_epoch_open(w, 1, 0)) != TERN_OK)
+        return st;
+    if (w->n_exposure)
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "an exposure epoch of MPI_Win_post is "
+                                  "open on the window (MPI_Win_wait or MPI_Win_test ends it)");
     st = tern_rma_am_wait_target(w, -1);
     atomic_thread_fence(memory_order_seq_cst); /* direct accesses, before the barrier */
     /* After the barrier every rank's operations are answered, so applied. */
@@ -68,6 +109,7 @@ tern_status_t tern_win_fence(int assert_, tern_win_t *w)
     if (st == TERN_OK)
         st = bst;
     w->fence_open = !(assert_ & MPI_MODE_NOSUCCEED);
+    w->fence_used = 0;
     return st;
 }
 
@@ -98,7 +140,13 @@ tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w)
     if (st != TERN_OK)
         return st;
     if (w->n_exposure)
-        return tern_status_detail(TERN_ERR_RMA_SYNC, "an exposure epoch is open already");
+        return tern_status_detail(TERN_ERR_RMA_SYNC, "an exposure epoch of MPI_Win_post is "
+                                  "open already (MPI_Win_wait or MPI_Win_test ends it)");
+    /* A fence epoch with operations in it exposes the window already; a
+     * fence with none after it is no epoch (as MPICH, the fence sequence
+     * is left to the access side: a start, lock or fence ends it). */
+    if (w->fence_open && w->fence_used)
+        return access_epoch_open(w, 0, 1);
     if ((st = group_ranks(w, g, w->exposure_group)) != TERN_OK)
         return st;
     for (int i = 0; i < g->size && st == TERN_OK; i++)
@@ -116,8 +164,8 @@ tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w)
     tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_start");
     if (st != TERN_OK)
         return st;
-    if (w->epoch & (TERN_EPOCH_PSCW | TERN_EPOCH_LOCK_ALL) || w->n_locked)
-        return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
+    if ((st = access_epoch_open(w, 1, 1)) != TERN_OK)
+        return st;
     if ((st = group_ranks(w, g, w->access_group)) != TERN_OK)
         return st;
     /* Each target's POST must have come (they may come in any order). */
@@ -130,6 +178,7 @@ tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w)
         w->posts_seen[w->access_group[i]]--;
     w->n_access = g->size;
     w->epoch |= TERN_EPOCH_PSCW;
+    w->fence_open = 0; /* the last fence had no operations after it: it ended the sequence */
     return TERN_OK;
 }
 
@@ -203,9 +252,11 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
         return TERN_OK;
     if ((st = check_rank(w, rank)) != TERN_OK)
         return st;
-    if (w->locked[rank] || (w->epoch & (TERN_EPOCH_LOCK_ALL | TERN_EPOCH_PSCW)))
+    if ((st = access_epoch_open(w, 0, 1)) != TERN_OK)
+        return st;
+    if (w->locked[rank])
         return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is locked already "
-                                  "or another access epoch is open", rank);
+                                  "(MPI_Win_unlock ends that epoch)", rank);
     if (!(assert_ & MPI_MODE_NOCHECK)) {
         if (w->ctrl)
             tern_rma_shm_lock(w, rank, lock_type);
@@ -220,6 +271,7 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
                       (assert_ & MPI_MODE_NOCHECK ? LOCK_NOCHECK : 0);
     w->n_locked++;
     w->epoch |= TERN_EPOCH_LOCK;
+    w->fence_open = 0; /* the last fence had no operations after it: it ended the sequence */
     return TERN_OK;
 }
 
@@ -257,8 +309,8 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
     tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_lock_all");
     if (st != TERN_OK)
         return st;
-    if (w->n_locked || (w->epoch & (TERN_EPOCH_LOCK_ALL | TERN_EPOCH_PSCW)))
-        return tern_status_detail(TERN_ERR_RMA_SYNC, "an access epoch is open already");
+    if ((st = access_epoch_open(w, 1, 1)) != TERN_OK)
+        return st;
     w->lock_all_nocheck = !!(assert_ & MPI_MODE_NOCHECK);
     for (int r = 0; r < w->size && !w->lock_all_nocheck && st == TERN_OK; r++) {
         if (w->ctrl)
@@ -268,8 +320,10 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
         else
             st = tern_rma_am_control(w, r, RMA_LOCK, MPI_LOCK_SHARED, 1);
     }
-    if (st == TERN_OK)
+    if (st == TERN_OK) {
         w->epoch |= TERN_EPOCH_LOCK_ALL;
+        w->fence_open = 0; /* as in Win_lock */
+    }
     return st;
 }
 

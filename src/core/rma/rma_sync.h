@@ -10,8 +10,10 @@
 
 /* TERN_OK when the origin may access target now (passive: only a lock or
  * lock_all epoch will do, as for the request-based operations);
- * TERN_ERR_RMA_SYNC otherwise. */
-tern_status_t tern_rma_check_epoch(const tern_win_t *w, int target, int passive);
+ * TERN_ERR_RMA_SYNC otherwise. An access granted by a fence marks the fence
+ * epoch as used (fence_used): a lock, lock_all or start is then refused
+ * until a fence ends it. */
+tern_status_t tern_rma_check_epoch(tern_win_t *w, int target, int passive);
 
 tern_status_t tern_win_fence(int assert_, tern_win_t *w);
 tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w);

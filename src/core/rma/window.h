@@ -72,7 +72,10 @@ typedef struct tern_win {
 
     /* Origin side. */
     int epoch;               /* TERN_EPOCH_* bits */
-    int fence_open;          /* a fence opened an epoch that a fence ends */
+    int fence_open;          /* the last fence had no MPI_MODE_NOSUCCEED (and no lock,
+                              * lock_all or start since ended the fence sequence) */
+    int fence_used;          /* an operation was issued since that fence: its epoch is
+                              * open, and only a fence ends it (rma_sync.c) */
     uint8_t *locked;         /* per target: 0, or the lock type held */
     int n_locked;
     int lock_all_nocheck;    /* Win_lock_all with MPI_MODE_NOCHECK: no lock messages */
