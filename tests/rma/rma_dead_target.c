@@ -9,6 +9,7 @@
  * without calling MPI, then kills itself. Rank 0 at once ends the epoch
  * (waiting for the write when rank 1 dies):
  *   flush    MPI_Win_flush, then MPI_Win_unlock
+ *   get      the same after an MPI_Get of the 32 MB (RDMA reads) instead
  *   unlock   MPI_Win_unlock
  *   fence    MPI_Win_fence
  * Under MPI_ERRORS_RETURN (the window's handler) each call must return an
@@ -92,12 +93,15 @@ int main(int argc, char **argv)
         usleep(300000); /* no MPI call: the put stays in flight */
         raise(SIGKILL);
     }
-    int rc = MPI_Put(src, WIN_BYTES, MPI_CHAR, 1, 0, WIN_BYTES, MPI_CHAR, win);
-    printf("rma_dead_target: rank 0 put %d bytes to rank 1: rc %d\n", WIN_BYTES, rc);
+    int is_get = strcmp(mode, "get") == 0;
+    int rc = is_get ? MPI_Get(src, WIN_BYTES, MPI_CHAR, 1, 0, WIN_BYTES, MPI_CHAR, win)
+                    : MPI_Put(src, WIN_BYTES, MPI_CHAR, 1, 0, WIN_BYTES, MPI_CHAR, win);
+    printf("rma_dead_target: rank 0 %s %d bytes to rank 1: rc %d\n", is_get ? "get" : "put",
+           WIN_BYTES, rc);
     fflush(stdout);
     /* At once: the call waits for the write while rank 1 sleeps and dies. */
     double t0 = MPI_Wtime();
-    if (strcmp(mode, "flush") == 0) {
+    if (strcmp(mode, "flush") == 0 || is_get) {
         rc = MPI_Win_flush(1, win);
         if (fatal)
             printf("ERRFATAL-NOT-FATAL: MPI_Win_flush returned %d\n", rc);

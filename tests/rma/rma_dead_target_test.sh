@@ -29,7 +29,7 @@ elapsed=$(( $(date +%s) - start ))
 cat "$WORK/out"
 [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || [ "$elapsed" -lt 60 ] || fail "the job was still running after 60 s"
 [ "$rc" -eq 137 ] || fail "exit status $rc, expected 137 (rank 1's SIGKILL)"
-grep -q "put .* to rank 1: rc 0" "$WORK/out" || fail "rank 0's put was not issued"
+grep -Eq "(put|get) .* to rank 1: rc 0" "$WORK/out" || fail "rank 0's put or get was not issued"
 grep -Eq "mpiexec: rank 1 \(pid [0-9]+\) killed by signal 9" "$WORK/out" ||
     fail "mpiexec did not name rank 1"
 grep -q "rma_dead_target: FAIL" "$WORK/out" && fail "rank 0 saw no error naming rank 1"
