@@ -70,6 +70,10 @@ struct atomic_op {
 };
 
 static atomic_op_t *in_flight;
+/* Operations whose peer failed with transfers still with the transport:
+ * kept (never freed, still reachable) since the provider may yet touch
+ * their buffers. */
+static atomic_op_t *abandoned;
 static int hook_registered;
 
 static int has(const uint64_t *mask, int bit)
@@ -321,7 +325,7 @@ void tern_rma_atomic_close(tern_win_t *w)
 /* abandoned: its peer failed with chunks still with the transport, which
  * may yet read or write its buffers (no callback comes for a failed
  * peer): they are left to it, not freed. */
-static void op_done(atomic_op_t *op, int abandoned)
+static void op_done(atomic_op_t *op, int abandoned_op)
 {
     tern_win_t *w = op->win;
     tern_rt.peers[tern_win_world(w, op->target)].rma_inflight--;
@@ -333,10 +337,13 @@ static void op_done(atomic_op_t *op, int abandoned)
         op->next->prev = op->prev;
     tern_win_op_ended(w, op->target, op->bytes, op->st, op->fetched, op->bytes, op->result,
                       op->rcount, op->rtype, op->user_req);
-    if (!abandoned) {
-        free(op->data);
-        free(op->fetched);
+    if (abandoned_op) {
+        op->next = abandoned;
+        abandoned = op;
+        return;
     }
+    free(op->data);
+    free(op->fetched);
     free(op);
 }
 

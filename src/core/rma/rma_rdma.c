@@ -59,6 +59,10 @@ struct rdma_op {
 };
 
 static rdma_op_t *in_flight;
+/* Operations whose peer failed with transfers still with the transport:
+ * kept (never freed, still reachable) since the provider may yet touch
+ * their buffers. */
+static rdma_op_t *abandoned;
 static int hook_registered;
 
 /* The transport that reaches peers over the network: one that serves a
@@ -283,7 +287,7 @@ static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, ui
 /* abandoned: its peer failed with transfers still with the transport,
  * which may yet read or write the bounce buffer (a failed peer's transfers
  * end with no callback): the buffer is left to it, not freed. */
-static void op_done(rdma_op_t *op, int abandoned)
+static void op_done(rdma_op_t *op, int abandoned_op)
 {
     tern_win_t *w = op->win;
     tern_rt.peers[tern_win_world(w, op->target)].rma_inflight--;
@@ -295,8 +299,12 @@ static void op_done(rdma_op_t *op, int abandoned)
         op->next->prev = op->prev;
     tern_win_op_ended(w, op->target, op->bytes, op->st, op->buf, op->bytes, op->result,
                       op->rcount, op->rtype, op->user_req);
-    if (!abandoned)
-        free(op->buf);
+    if (abandoned_op) {
+        op->next = abandoned;
+        abandoned = op;
+        return;
+    }
+    free(op->buf);
     free(op);
 }
 
