@@ -35,10 +35,12 @@
  *    TERN_PEER_CHECK_MS at most, never on the fast path, with the peers of
  *    this transport that the rank waits for (a request or a queued packet
  *    with them): a cheap liveness check (shm: is the process still there?)
- *    that reports the dead ones through params->peer_failed. ofi has none:
- *    it reports what the provider reports (a send or read that fails, a
- *    connection that cannot be set up). (A probe message was tried: the
- *    net provider retries a refused connection instead of failing it.)
+ *    that reports the dead ones through params->peer_failed. ofi checks
+ *    the peers on this host the same way (their pid and host identity come
+ *    with their address); for the others it reports what the provider
+ *    reports (a send or read that fails, a connection that cannot be set
+ *    up). (A probe message was tried: the net provider retries a refused
+ *    connection instead of failing it.)
  *
  *  - bulk_reserve / bulk_commit (optional, NULL when absent): a second
  *    in-order channel per peer with larger messages (bulk_max bytes), for

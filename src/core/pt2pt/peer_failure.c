@@ -82,7 +82,8 @@ static double now_ms(void)
 }
 
 /* The peers this rank waits for: a request in flight with them, packets
- * queued for them, or a posted receive naming them. */
+ * queued for them, a one-sided transfer to them, or a posted receive
+ * naming them. */
 typedef struct {
     unsigned char *marked; /* by world rank */
     int *list;
@@ -119,7 +120,7 @@ static void watch_waited_peers(void)
     w.n = 0;
     for (int p = 0; p < tern_rt.n_peers; p++) {
         const tern_peer_t *peer = &tern_rt.peers[p];
-        if (peer->inflight_head || peer->pending_head || peer->stream_head)
+        if (peer->inflight_head || peer->pending_head || peer->stream_head || peer->rma_inflight)
             mark_waited(&w, p);
     }
     tern_match_each_posted(mark_posted_source, &w);

@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
 
@@ -69,6 +70,10 @@ struct atomic_op {
 };
 
 static atomic_op_t *in_flight;
+/* Operations whose peer failed with transfers still with the transport:
+ * kept (never freed, still reachable) since the provider may yet touch
+ * their buffers. */
+static atomic_op_t *abandoned;
 static int hook_registered;
 
 static int has(const uint64_t *mask, int bit)
@@ -317,9 +322,13 @@ void tern_rma_atomic_close(tern_win_t *w)
 /* ------------------------------------------------------------------------ */
 /* Accumulates. */
 
-static void op_done(atomic_op_t *op)
+/* abandoned: its peer failed with chunks still with the transport, which
+ * may yet read or write its buffers (no callback comes for a failed
+ * peer): they are left to it, not freed. */
+static void op_done(atomic_op_t *op, int abandoned_op)
 {
     tern_win_t *w = op->win;
+    tern_rt.peers[tern_win_world(w, op->target)].rma_inflight--;
     if (op->prev)
         op->prev->next = op->next;
     else
@@ -328,6 +337,11 @@ static void op_done(atomic_op_t *op)
         op->next->prev = op->prev;
     tern_win_op_ended(w, op->target, op->bytes, op->st, op->fetched, op->bytes, op->result,
                       op->rcount, op->rtype, op->user_req);
+    if (abandoned_op) {
+        op->next = abandoned;
+        abandoned = op;
+        return;
+    }
     free(op->data);
     free(op->fetched);
     free(op);
@@ -339,7 +353,7 @@ static void op_drop(atomic_op_t *op, tern_status_t status)
         op->st = tern_status_detail(status, "a remote atomic to target rank %d failed",
                                     op->target);
     if (--op->left == 0)
-        op_done(op);
+        op_done(op, 0);
 }
 
 static void piece_done(tern_tl_comp_t *comp, tern_status_t status)
@@ -356,13 +370,15 @@ static int fail_hook(void)
     int n = 0;
     for (atomic_op_t *op = in_flight, *next; op; op = next) {
         next = op->next;
-        tern_status_t f = tern_rt.peers[tern_win_world(op->win, op->target)].failed;
+        int world = tern_win_world(op->win, op->target);
+        tern_status_t f = tern_rt.peers[world].failed;
         if (f == TERN_OK || op->issuing)
             continue;
         if (op->st == TERN_OK)
-            op->st = tern_status_detail(f, "target rank %d of the window failed before its "
-                                        "remote atomic completed", op->target);
-        op_done(op);
+            op->st = tern_status_detail(f, "target rank %d of the window (world rank %d) "
+                                        "failed before its remote atomic completed: %s",
+                                        op->target, world, tern_peer_failure(world));
+        op_done(op, 1);
         n++;
     }
     return n;
@@ -488,6 +504,7 @@ tern_status_t tern_rma_atomic_issue(tern_win_t *w, int target, const rma_hdr_t *
     w->pending[target]++;
     w->n_pending++;
     w->inflight_bytes += op->bytes;
+    tern_rt.peers[tern_win_world(w, target)].rma_inflight++;
     if ((op->next = in_flight))
         in_flight->prev = op;
     in_flight = op;
@@ -551,6 +568,7 @@ static tern_status_t word_op(tern_win_t *w, int target, int kind, int aop, int64
     int world = tern_win_world(w, target);
     word_comp_t x = {.comp.cb = word_done};
     int64_t res = 0;
+    tern_rt.peers[world].rma_inflight++; /* its liveness is watched meanwhile */
     tern_status_t st = issue_chunk(a, world, kind, aop, TERN_TL_AT_INT64, &operand,
                                    kind == TERN_TL_ATOMIC_COMPARE ? &compare : NULL,
                                    kind == TERN_TL_ATOMIC_PLAIN ? NULL : &res, 1,
@@ -558,13 +576,16 @@ static tern_status_t word_op(tern_win_t *w, int target, int kind, int aop, int64
     unsigned idle = 0;
     while (st == TERN_OK && !x.done) {
         /* A failed peer's atomics end with no callback. */
-        if (tern_rt.peers[world].failed != TERN_OK)
+        if (tern_rt.peers[world].failed != TERN_OK) {
+            tern_rt.peers[world].rma_inflight--;
             return tern_status_detail(tern_rt.peers[world].failed, "target rank %d of the "
                                       "window failed while its lock was being taken or "
                                       "released", target);
+        }
         if (!tern_progress())
             tern_progress_idle(&idle);
     }
+    tern_rt.peers[world].rma_inflight--;
     if (st == TERN_OK)
         st = x.st;
     if (old)

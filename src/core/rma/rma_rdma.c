@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
 
@@ -58,6 +59,10 @@ struct rdma_op {
 };
 
 static rdma_op_t *in_flight;
+/* Operations whose peer failed with transfers still with the transport:
+ * kept (never freed, still reachable) since the provider may yet touch
+ * their buffers. */
+static rdma_op_t *abandoned;
 static int hook_registered;
 
 /* The transport that reaches peers over the network: one that serves a
@@ -279,9 +284,13 @@ static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, ui
 
 /* ------------------------------------------------------------------------ */
 
-static void op_done(rdma_op_t *op)
+/* abandoned: its peer failed with transfers still with the transport,
+ * which may yet read or write the bounce buffer (a failed peer's transfers
+ * end with no callback): the buffer is left to it, not freed. */
+static void op_done(rdma_op_t *op, int abandoned_op)
 {
     tern_win_t *w = op->win;
+    tern_rt.peers[tern_win_world(w, op->target)].rma_inflight--;
     if (op->prev)
         op->prev->next = op->next;
     else
@@ -290,6 +299,11 @@ static void op_done(rdma_op_t *op)
         op->next->prev = op->prev;
     tern_win_op_ended(w, op->target, op->bytes, op->st, op->buf, op->bytes, op->result,
                       op->rcount, op->rtype, op->user_req);
+    if (abandoned_op) {
+        op->next = abandoned;
+        abandoned = op;
+        return;
+    }
     free(op->buf);
     free(op);
 }
@@ -301,7 +315,7 @@ static void op_drop(rdma_op_t *op, tern_status_t status)
         op->st = tern_status_detail(status, "an RDMA %s to target rank %d failed",
                                     op->result ? "read" : "write", op->target);
     if (--op->left == 0)
-        op_done(op);
+        op_done(op, 0);
 }
 
 static void piece_done(tern_tl_comp_t *comp, tern_status_t status)
@@ -318,14 +332,16 @@ static int fail_hook(void)
     int n = 0;
     for (rdma_op_t *op = in_flight, *next; op; op = next) {
         next = op->next;
-        tern_status_t f = tern_rt.peers[tern_win_world(op->win, op->target)].failed;
+        int world = tern_win_world(op->win, op->target);
+        tern_status_t f = tern_rt.peers[world].failed;
         if (f == TERN_OK)
             continue;
         if (op->st == TERN_OK)
-            op->st = tern_status_detail(f, "target rank %d of the window failed before its "
-                                        "RDMA %s completed", op->target,
-                                        op->result ? "read" : "write");
-        op_done(op);
+            op->st = tern_status_detail(f, "target rank %d of the window (world rank %d) "
+                                        "failed before its RDMA %s completed: %s", op->target,
+                                        world, op->result ? "read" : "write",
+                                        tern_peer_failure(world));
+        op_done(op, 1);
         n++;
     }
     return n;
@@ -403,6 +419,7 @@ tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hd
     w->pending[target]++;
     w->n_pending++;
     w->inflight_bytes += op->bytes;
+    tern_rt.peers[tern_win_world(w, target)].rma_inflight++;
     if ((op->next = in_flight))
         in_flight->prev = op;
     in_flight = op;

@@ -34,6 +34,9 @@ typedef struct {
      * synchronous sends, rendezvous receives under way), so that its
      * failure can complete them; linked through next / inflight_prev. */
     struct tern_req *inflight_head;
+    /* One-sided transfers in flight to this peer (RDMA, remote atomics):
+     * the rank waits for it too, so its liveness is watched. */
+    int rma_inflight;
     /* Match packets (eager, synchronous eager, rendezvous) sent to and
      * received from this peer: a send's number names its message to the
      * receiver when the send is cancelled (pt2pt/send_cancel.c). */

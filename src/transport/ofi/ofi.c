@@ -20,6 +20,8 @@
 #include "pmi/pmi.h"
 #include "pmi/pmi_profile.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -872,6 +874,33 @@ int tern_ofi_progress(tern_tl_t *tl)
 
 static int ofi_progress(tern_tl_t *tl) { return tern_ofi_progress(tl); }
 
+/* The peers this rank waits for (a request, a queued packet, a posted
+ * receive, a one-sided transfer in flight): the provider reports no dead
+ * peer by itself (a write to a killed process stays pending, the net and
+ * tcp providers alike), so a peer on this host whose process is gone is
+ * failed here. Found gone once, it is failed at the next check, not at
+ * once: what it sent before it exited is still read in between (progress
+ * runs all the while). Peers on other hosts: only the provider's errors,
+ * or the launcher ending the job. */
+static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
+{
+    if (tl->idle || !tl->peers)
+        return;
+    for (int i = 0; i < n_peers; i++) {
+        if (peers[i] < 0 || peers[i] >= tl->size)
+            continue;
+        ofi_peer_t *p = &tl->peers[peers[i]];
+        if (!p->pid || p->failed || !(kill((pid_t)p->pid, 0) != 0 && errno == ESRCH))
+            continue;
+        if (!p->gone_seen) {
+            p->gone_seen = 1;
+            continue;
+        }
+        tern_ofi_peer_error(tl, peers[i], TERN_ERR_PEER, "ofi: its process %d (on this host) "
+                            "is gone", p->pid);
+    }
+}
+
 const tern_tl_ops_t tern_tl_ofi_ops = {
     .name = "ofi",
     .init = ofi_init,
@@ -892,4 +921,5 @@ const tern_tl_ops_t tern_tl_ofi_ops = {
     .am_commit = ofi_am_commit,
     .atomic_max = tern_ofi_atomic_max,
     .atomic = tern_ofi_atomic,
+    .watch_peers = ofi_watch_peers,
 };

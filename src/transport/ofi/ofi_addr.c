@@ -4,7 +4,9 @@
  * (its endpoint names, one per rail) under one PMI key, so the key-value
  * space holds N entries, not N^2 per-pair ones; peers' blobs are fetched in
  * rank order. The blob, in hex: the rail count, then per rail the name's
- * length and the name.
+ * length and the name, then the process's pid (4 bytes) and host identity
+ * (8 bytes: its boot id and pid namespace, 0 unknown), so that a peer on
+ * the same host can tell whether the process is still there (watch_peers).
  *
  * TERN_CONNECT=all: at MPI_Init every address is fetched and inserted into
  * each rail's address vector in one fi_av_insert batch, then one HELLO per
@@ -17,13 +19,40 @@
 #include "base/log.h"
 #include "pmi/pmi.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* Longest endpoint name; the blob is at most 1 + rails x (1 + this). */
+/* Longest endpoint name; the blob is at most 1 + rails x (1 + this) + the
+ * process identity. */
 #define OFI_ADDR_MAX 255
-#define OFI_BLOB_MAX (1 + OFI_RAILS_MAX * (1 + OFI_ADDR_MAX))
+#define OFI_IDENT_LEN 12
+#define OFI_BLOB_MAX (1 + OFI_RAILS_MAX * (1 + OFI_ADDR_MAX) + OFI_IDENT_LEN)
+
+/* This host's boot (the kernel's random boot id) and pid namespace, hashed;
+ * 0 when either cannot be read: then no peer watches our pid. Two processes
+ * with the same identity see the same pids. */
+static uint64_t host_identity(void)
+{
+    char boot[64] = {0};
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f)
+        return 0;
+    size_t n = fread(boot, 1, sizeof boot - 1, f);
+    fclose(f);
+    struct stat ns;
+    if (n < 16 || stat("/proc/self/ns/pid", &ns) != 0)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)boot[i]) * 0x100000001b3ull;
+    h = (h ^ (uint64_t)ns.st_dev) * 0x100000001b3ull;
+    h = (h ^ (uint64_t)ns.st_ino) * 0x100000001b3ull;
+    return h ? h : 1;
+}
 
 static void key_of(int rank, char *key, size_t n) { snprintf(key, n, "tern-ofi-%d", rank); }
 
@@ -43,6 +72,11 @@ tern_status_t tern_ofi_publish_address(tern_tl_t *tl)
         used += 1 + len;
         tl->rails[r].addr_len = len;
     }
+    tl->host_id = host_identity();
+    uint32_t pid = tl->host_id ? (uint32_t)getpid() : 0;
+    memcpy(blob + used, &pid, 4);
+    memcpy(blob + used + 4, &tl->host_id, 8);
+    used += OFI_IDENT_LEN;
     char hex[2 * OFI_BLOB_MAX + 1];
     for (size_t i = 0; i < used; i++)
         snprintf(hex + 2 * i, 3, "%02x", blob[i]);
@@ -88,6 +122,13 @@ static tern_status_t fetch_address(tern_tl_t *tl, int peer, unsigned char *out, 
         }
         memcpy(out + (size_t)r * stride, blob + at + 1, blob[at]);
         at += 1 + blob[at];
+    }
+    if (at + OFI_IDENT_LEN <= n) {
+        uint32_t pid;
+        uint64_t host;
+        memcpy(&pid, blob + at, 4);
+        memcpy(&host, blob + at + 4, 8);
+        tl->peers[peer].pid = host && host == tl->host_id && pid <= INT32_MAX ? (int)pid : 0;
     }
     return TERN_OK;
 }

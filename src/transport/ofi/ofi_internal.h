@@ -95,6 +95,9 @@ typedef struct {
     int hellos_recvd;     /* one per rail (TERN_CONNECT=all) */
     int net;              /* served by us (shm takes on-node peers when allowed) */
     int failed;           /* the core gave up on it (disconnect): nothing more to or from it */
+    int pid;              /* its process, when on this host and in our pid namespace, else 0
+                           * (from its address blob: watch_peers checks it is still there) */
+    int gone_seen;        /* watch_peers found that process gone (fails it at the next check) */
 } ofi_peer_t;
 
 /* One rail: an endpoint of its own on one provider domain (a NIC, a port,
@@ -126,6 +129,8 @@ struct tern_tl {
     void *am_ctx;
     tern_peer_failed_fn peer_failed;
     int n_failed;               /* peers given up on: finalize fences with nobody */
+    uint64_t host_id;           /* this host's boot id and pid namespace, 0 unknown: a peer
+                                 * publishing the same one has a pid that means ours */
 
     ofi_rail_t rails[OFI_RAILS_MAX];
     int n_rails;

@@ -1,0 +1,51 @@
+#!/bin/sh
+# A window's target killed while an origin's RDMA write to it is in flight
+# (rma_dead_target.c, over the network transport: the caller sets
+# TERN_TRANSPORTS and friends). Asserts:
+#  - the job ends (within 60 s; it takes about 2 here) with rank 1's status
+#    (137: killed by signal 9) and mpiexec's message naming rank 1;
+#  - rank 0's flush / unlock / fence returned within mpiexec's grace second
+#    (rank 0 ignores SIGTERM; a call still waiting is SIGKILLed then and
+#    prints nothing): "rma_dead_target: ok", the error naming rank 1, rank 0
+#    finalized; with "fatal", its error handler's message naming the call
+#    and rank 1;
+#  - no process of the job is left.
+# Usage: rma_dead_target_test.sh <mpiexec> <rma_dead_target> <mode> [allocate|fatal]
+set -u
+MPIEXEC=$1 PROG_SRC=$2
+shift 2
+MODE=$1
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tern-rma-dead-XXXXXX")
+# A unique program name, so pgrep finds this test's processes only.
+PROG=$WORK/rmadead_$$
+cp "$PROG_SRC" "$PROG"
+trap 'pkill -KILL -f "$PROG" 2>/dev/null; rm -rf "$WORK"' EXIT
+fail() { echo "FAIL [$*]"; echo "--- output:"; cat "$WORK/out"; exit 1; }
+
+start=$(date +%s)
+timeout -k 5 60 "$MPIEXEC" -n 2 "$PROG" "$@" >"$WORK/out" 2>&1 </dev/null
+rc=$?
+elapsed=$(( $(date +%s) - start ))
+cat "$WORK/out"
+[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || [ "$elapsed" -lt 60 ] || fail "the job was still running after 60 s"
+[ "$rc" -eq 137 ] || fail "exit status $rc, expected 137 (rank 1's SIGKILL)"
+grep -Eq "(put|get) .* to rank 1: rc 0" "$WORK/out" || fail "rank 0's put or get was not issued"
+grep -Eq "mpiexec: rank 1 \(pid [0-9]+\) killed by signal 9" "$WORK/out" ||
+    fail "mpiexec did not name rank 1"
+grep -q "rma_dead_target: FAIL" "$WORK/out" && fail "rank 0 saw no error naming rank 1"
+grep -q "ERRFATAL-NOT-FATAL" "$WORK/out" && fail "the error was not fatal"
+case "$*" in
+*fatal*)
+    grep -Eiq "MPI_Win_(flush|unlock|fence): .*rank 1" "$WORK/out" ||
+        fail "no fatal error naming the call and rank 1 (the call hung until mpiexec killed rank 0?)" ;;
+*)
+    grep -q "rma_dead_target: ok" "$WORK/out" ||
+        fail "rank 0 did not finish: its $MODE hung until mpiexec killed it" ;;
+esac
+i=0
+while pgrep -f "$PROG" >/dev/null; do
+    i=$((i + 1))
+    [ $i -gt 100 ] && fail "processes left: $(pgrep -af "$PROG" | tr '\n' ';')"
+    sleep 0.01
+done
+echo "rma_dead_target_test: ok ($MODE $*: exit status $rc, ${elapsed} s)"
