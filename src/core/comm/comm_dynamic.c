@@ -243,7 +243,7 @@ tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const 
     swap_arg_t sw = {.accept = accept, .other = -1, .tag = port_tag};
     if (comm->rank == root) {
         bridge_hdr_t mine = {.size = comm->size, .root = root, .status = TERN_OK};
-        bridge_hdr_t theirs;
+        bridge_hdr_t theirs = {0};
         tern_status_t bst = bridge(accept, port, &mine, addrs, &theirs, &raddrs, &sw.other);
         if (bst == TERN_OK)
             g.remote_size = theirs.size;
