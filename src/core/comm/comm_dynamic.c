@@ -6,11 +6,12 @@
  * accepting root on the transport between jobs (runtime/dyn_peers.c) and
  * a tag unique to the port. The roots meet on a context reserved for it
  * (TERN_CTX_BRIDGE, never given to a communicator), matched by that tag:
- * the connecting root sends its group's addresses and context mask, the
+ * the connecting root sends its group's addresses, the
  * accepting root answers with its own. Each root bcasts the other group's
- * addresses and the combined mask to its group; every member makes the
- * remote processes peers and picks the same context ids from the mask
- * (the same agreement as MPI_Intercomm_create, spanning both jobs). */
+ * addresses to its group and every member makes the remote processes
+ * peers; then both groups agree on the context ids in rounds, the roots
+ * swapping their groups' masks (tern_ctx_agree_ex: windows under
+ * MPI_THREAD_MULTIPLE, so threads that spawn at once each find slots). */
 #include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_exchange.h"
@@ -32,7 +33,6 @@ typedef char addr_t[TERN_SOCK_ADDR_MAX];
 
 /* What one root sends the other. */
 typedef struct {
-    tern_ctx_mask_t m;
     int32_t size;
     int32_t root;  /* index of the sender among the addresses */
     int32_t status;
@@ -40,7 +40,6 @@ typedef struct {
 
 /* What a root bcasts to its group. */
 typedef struct {
-    tern_ctx_mask_t m;
     int32_t status;
     int32_t remote_size;
 } group_hdr_t;
@@ -79,6 +78,13 @@ static tern_status_t port_parse(const char *port, int *tag_p, const char **addr_
     return TERN_OK;
 }
 
+int tern_port_tag(const char *port)
+{
+    int tag = 0;
+    const char *addr = NULL;
+    return port_parse(port, &tag, &addr) == TERN_OK ? tag : 0;
+}
+
 tern_status_t tern_port_check(const char *port)
 {
     int tag = 0;
@@ -99,7 +105,8 @@ static tern_status_t wait_release(tern_req_t *req, size_t *bytes_p)
 /* The roots' exchange. The bridge is a two-process communicator that
  * exists only here: rank 0 the accepting root, rank 1 the connecting one. */
 static tern_status_t bridge(int accept, const char *port, const bridge_hdr_t *mine,
-                            const addr_t *my_addrs, bridge_hdr_t *theirs, addr_t **their_addrs)
+                            const addr_t *my_addrs, bridge_hdr_t *theirs, addr_t **their_addrs,
+                            int *other_p)
 {
     int tag = 0;
     const char *addr = NULL;
@@ -156,48 +163,94 @@ static tern_status_t bridge(int accept, const char *port, const bridge_hdr_t *mi
     }
     free(in);
     free(out);
+    *other_p = accept ? wr[1] : wr[0];
+    return st;
+}
+
+/* The roots' swap of their groups' context masks in each round of the
+ * agreement (tern_ctx_agree_ex), on the bridge's context with a negative
+ * tag of the port's (port tags are >= 0; -1 is MPI_ANY_TAG). */
+typedef struct {
+    int accept;
+    int other; /* the other root's world rank (a peer index) */
+    int tag;
+} swap_arg_t;
+
+static tern_status_t swap_masks(void *arg, tern_ctx_mask_t *m)
+{
+    const swap_arg_t *s = arg;
+    int wr[2] = {s->accept ? tern_rt.rank : s->other, s->accept ? s->other : tern_rt.rank};
+    tern_comm_t b = {.handle = MPI_COMM_NULL, .rank = s->accept ? 0 : 1, .size = 2,
+                     .world_ranks = wr};
+    tern_ctx_mask_t theirs;
+    tern_req_t *rreq, *sreq;
+    size_t got = 0;
+    int tag = -2 - s->tag;
+    tern_status_t st = tern_comm_irecv(&b, TERN_CTX_BRIDGE, &theirs, sizeof theirs,
+                                       1 - b.rank, tag, &rreq);
+    if (st != TERN_OK)
+        return st;
+    st = tern_comm_isend(&b, TERN_CTX_BRIDGE, m, sizeof *m, 1 - b.rank, tag, TERN_SEND_STANDARD,
+                         &sreq);
+    if (st == TERN_OK)
+        st = wait_release(sreq, NULL);
+    tern_status_t rst = wait_release(rreq, &got);
+    if (st == TERN_OK)
+        st = rst;
+    if (st == TERN_OK && got != sizeof theirs)
+        st = tern_status_detail(TERN_ERR_INTERNAL, "malformed context mask from the other root");
+    if (st == TERN_OK)
+        tern_ctx_mask_combine(m, &theirs, sizeof *m);
     return st;
 }
 
 tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const char *port,
-                                 tern_comm_t **new_p)
+                                 int port_tag, tern_comm_t **new_p)
 {
     *new_p = NULL;
     const char *my_addr;
     tern_status_t st = tern_dyn_open(&my_addr);
     if (st != TERN_OK)
         return st;
+    /* First the call's identity, the port's tag (0 for a malformed port:
+     * the bridge then fails at the root and says why): every later
+     * message of the call travels on tags of its own, so calls that
+     * threads make at once on one communicator keep apart. */
+    tern_xchg_t x = tern_xchg_over(comm, TERN_XTAG_DYN);
+    if (port_tag < 0) {
+        int32_t t = comm->rank == root ? tern_port_tag(port) : 0;
+        if ((st = tern_xchg_bcast(&x, root, &t, sizeof t)) != TERN_OK)
+            return st;
+        port_tag = t;
+    }
+    int base = TERN_XTAG_DYN_CALL(port_tag);
     addr_t *addrs = calloc((size_t)comm->size, sizeof *addrs), *raddrs = NULL;
     addr_t me;
     memset(me, 0, sizeof me);
     snprintf(me, sizeof me, "%s", my_addr);
     if (!addrs)
         return TERN_ERR_NOMEM;
-    tern_xchg_t x = tern_xchg_over(comm, TERN_XTAG_DYN);
+    x.tag = base;
     st = tern_xchg_allgather(&x, me, addrs, sizeof me);
-    tern_ctx_mask_t contributed;
-    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
-    group_hdr_t g = {.m = contributed, .status = TERN_OK};
-    x.tag = TERN_XTAG_DYN - 1;
-    if (st == TERN_OK)
-        st = tern_xchg_reduce(&x, root, &g.m, sizeof g.m, tern_ctx_mask_combine);
     if (st != TERN_OK) {
-        tern_ctx_withdraw(&contributed);
         free(addrs);
         return st;
     }
+    /* The roots meet (the accepting one waits here for the other side,
+     * children that are still starting); no context slot is held
+     * meanwhile, so other agreements of this process go on. */
+    group_hdr_t g = {.status = TERN_OK};
+    swap_arg_t sw = {.accept = accept, .other = -1, .tag = port_tag};
     if (comm->rank == root) {
-        bridge_hdr_t mine = {.m = g.m, .size = comm->size, .root = root, .status = TERN_OK};
-        bridge_hdr_t theirs;
-        tern_status_t bst = bridge(accept, port, &mine, addrs, &theirs, &raddrs);
-        if (bst == TERN_OK) {
-            tern_ctx_mask_combine(&g.m, &theirs.m, sizeof g.m);
+        bridge_hdr_t mine = {.size = comm->size, .root = root, .status = TERN_OK};
+        bridge_hdr_t theirs = {0};
+        tern_status_t bst = bridge(accept, port, &mine, addrs, &theirs, &raddrs, &sw.other);
+        if (bst == TERN_OK)
             g.remote_size = theirs.size;
-        } else {
+        else
             g.status = (int32_t)bst;
-        }
     }
-    x.tag = TERN_XTAG_DYN - 2;
+    x.tag = base - 1;
     st = tern_xchg_bcast(&x, root, &g, sizeof g);
     if (st == TERN_OK && g.status != TERN_OK)
         st = comm->rank == root ? (tern_status_t)g.status
@@ -206,18 +259,23 @@ tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const 
                                                      accept ? "accept" : "connect");
     if (st == TERN_OK && !raddrs && !(raddrs = malloc((size_t)g.remote_size * sizeof *raddrs)))
         st = TERN_ERR_NOMEM;
-    x.tag = TERN_XTAG_DYN - 3;
+    x.tag = base - 2;
     if (st == TERN_OK)
         st = tern_xchg_bcast(&x, root, raddrs, (size_t)g.remote_size * sizeof *raddrs);
-    tern_ctx_withdraw(&contributed);
     int *rranks = NULL;
     if (st == TERN_OK && !(rranks = malloc((size_t)g.remote_size * sizeof *rranks)))
         st = TERN_ERR_NOMEM;
     for (int i = 0; st == TERN_OK && i < g.remote_size; i++)
         st = tern_dyn_peer(raddrs[i], &rranks[i]);
+    /* Then the context ids, over both groups: each group reduces to its
+     * root, the roots swap, each bcasts; in windows and rounds as other
+     * agreements under MULTIPLE (context_id.c), the window the same on
+     * both sides (the port's tag), so concurrent joins of a process do
+     * not take every free slot from each other. */
     uint32_t ids[2];
+    x.tag = base - 3;
     if (st == TERN_OK)
-        st = tern_ctx_pick(&g.m, 2, ids);
+        st = tern_ctx_agree_ex(&x, root, 2, ids, TERN_CTX_BRIDGE, port_tag, swap_masks, &sw);
     if (st == TERN_OK) {
         int *lranks = malloc((size_t)comm->size * sizeof *lranks);
         if (!lranks)
@@ -261,7 +319,7 @@ tern_status_t tern_comm_dyn_join_checked(tern_comm_t *comm, int root, int accept
     tern_comm_t *nc;
     tern_status_t st = tern_comm_check_root(comm, root);
     if (st == TERN_OK)
-        st = tern_comm_dyn_join(comm, root, accept, comm->rank == root ? port : NULL, &nc);
+        st = tern_comm_dyn_join(comm, root, accept, comm->rank == root ? port : NULL, -1, &nc);
     if (st == TERN_OK)
         *newcomm = nc->handle;
     return st;
@@ -356,7 +414,7 @@ tern_status_t tern_comm_join(int fd, MPI_Comm *intercomm)
     }
     tern_comm_t *ic;
     if (st == TERN_OK)
-        st = tern_comm_dyn_join(tern_comm_lookup(MPI_COMM_SELF), 0, accept, port, &ic);
+        st = tern_comm_dyn_join(tern_comm_lookup(MPI_COMM_SELF), 0, accept, port, -1, &ic);
     if (st == TERN_OK)
         *intercomm = ic->handle;
     return st;

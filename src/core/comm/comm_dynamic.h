@@ -15,9 +15,13 @@ tern_status_t tern_port_open(char *port_name);
 tern_status_t tern_port_check(const char *port);
 /* Collective over comm: an intercommunicator between comm's group and
  * the group that calls the other side (accept or connect) with the same
- * port; port is read on root only. */
+ * port; port is read on root only. port_tag: the port's tag when every
+ * member knows it already (spawn bcasts it), else -1 (the root bcasts it
+ * first). */
 tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const char *port,
-                                 tern_comm_t **new_p);
+                                 int port_tag, tern_comm_t **new_p);
+/* The tag of a port name (>= 0), 0 if it is not one. */
+int tern_port_tag(const char *port);
 
 /* The MPI procedures: check comm (an intracommunicator) and root, then
  * join; *newcomm is the new intercommunicator's handle. */

@@ -30,6 +30,11 @@
  * tag, from -2^27 down to -2^28 (between the two ranges around it). */
 #define TERN_XTAG_FROM_GROUP(h) (-(1 << 27) - 8 * (int)((h) & 0xffffff))
 #define TERN_XTAG_INTERCOMM_CREATE(t) (-(1 << 30) - ((t) & 0x3fffffff))
+/* Accept/connect and spawn, after the root's first bcast of the call's
+ * port tag: eight tags per call from -2^28 down (between FROM_GROUP's and
+ * INTERCOMM_CREATE's ranges), so threads that run such calls at once on
+ * one communicator (MPICH's th_taskmanager) keep their messages apart. */
+#define TERN_XTAG_DYN_CALL(t) (-(1 << 28) - 8 * (int)((t) & 0xffffff))
 
 typedef struct {
     tern_comm_t *comm;  /* peers are addressed by ranks of this communicator */
@@ -58,5 +63,16 @@ tern_status_t tern_xchg_sendrecv(tern_comm_t *comm, uint32_t ctx, int peer, int 
 /* Agrees on n context ids (pairs) among the participants of x; root is any
  * index. Every participant marks them used; release the ones not needed. */
 tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids);
+
+/* The same in rounds with a hook: at the root, between the group's reduce
+ * and the bcast, swap(arg, m) combines the group's mask m with another
+ * group's (the other root's, over a channel both roots have) and returns
+ * TERN_OK or an error every member then returns. Both groups must run as
+ * many rounds, which they do: each round's outcome (pick or retry) is read
+ * from the combined mask. Windows come from (win_ctx, win_tag, round), so
+ * the groups must pass the same pair. */
+typedef tern_status_t (*tern_ctx_swap_fn)(void *arg, tern_ctx_mask_t *m);
+tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
+                                uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap, void *arg);
 
 #endif

@@ -90,7 +90,8 @@ tern_status_t tern_comm_spawn(tern_comm_t *comm, int root, int count, char *comm
     struct {
         int32_t status;
         int32_t total;
-    } out = {TERN_OK, 0};
+        int32_t port_tag; /* the call's identity (tern_comm_dyn_join) */
+    } out = {TERN_OK, 0, 0};
     int *codes = NULL;
     char port[MPI_MAX_PORT_NAME] = "";
     char why[256] = "";
@@ -107,17 +108,22 @@ tern_status_t tern_comm_spawn(tern_comm_t *comm, int root, int count, char *comm
             snprintf(why, sizeof why, "%s", d ? d : tern_status_string(st));
         }
         out.status = (int32_t)st;
+        out.port_tag = tern_port_tag(port);
         if (st != TERN_OK && st != TERN_ERR_SPAWN)
             out.total = 0; /* nothing was started: no codes to send */
     }
+    /* The outcome first, on the fixed tag; the rest of the call on tags of
+     * its port (TERN_XTAG_DYN_CALL), so spawns that threads run at once on
+     * one communicator (MPICH's th_taskmanager) do not cross: whichever
+     * outcome a rank's thread takes, it follows that spawn to the end. */
     tern_xchg_t x = tern_xchg_over(comm, TERN_XTAG_SPAWN);
     tern_status_t st = tern_xchg_bcast(&x, root, &out, sizeof out);
     if (st == TERN_OK && out.total > 0 && !codes && !(codes = calloc((size_t)out.total, sizeof *codes)))
         st = TERN_ERR_NOMEM;
-    x.tag = TERN_XTAG_SPAWN - 1;
+    x.tag = TERN_XTAG_DYN_CALL(out.port_tag) - 4;
     if (st == TERN_OK && out.total > 0)
         st = tern_xchg_bcast(&x, root, codes, (size_t)out.total * sizeof *codes);
-    x.tag = TERN_XTAG_SPAWN - 2;
+    x.tag = TERN_XTAG_DYN_CALL(out.port_tag) - 5;
     if (st == TERN_OK && out.status != TERN_OK)
         st = tern_xchg_bcast(&x, root, why, sizeof why);
     if (st == TERN_OK && errcodes)
@@ -129,7 +135,7 @@ tern_status_t tern_comm_spawn(tern_comm_t *comm, int root, int count, char *comm
     if (out.status != TERN_OK)
         return tern_status_detail((tern_status_t)out.status, "%s", why);
     tern_comm_t *ic;
-    st = tern_comm_dyn_join(comm, root, 1, port, &ic);
+    st = tern_comm_dyn_join(comm, root, 1, port, out.port_tag, &ic);
     if (st == TERN_OK)
         *intercomm = ic->handle;
     return st;
@@ -147,7 +153,7 @@ tern_status_t tern_comm_parent_init(void)
     if (st != TERN_OK)
         return st;
     tern_comm_t *world = tern_comm_lookup(MPI_COMM_WORLD), *ic;
-    st = tern_comm_dyn_join(world, 0, 0, port, &ic);
+    st = tern_comm_dyn_join(world, 0, 0, port, tern_port_tag(port), &ic);
     if (st != TERN_OK) {
         char why[256]; /* the detail's own buffer is rewritten below */
         const char *d = tern_status_take_detail(st);

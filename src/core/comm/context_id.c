@@ -23,7 +23,9 @@
  * Under MPI_THREAD_MULTIPLE blocking agreements overlap too: a thread's
  * wait lets another thread's agreement in (runtime/api_lock.h), so they
  * take windows the same way; otherwise the first would reserve every slot
- * and the second find none. */
+ * and the second find none. Agreements spanning two groups that meet only
+ * through their roots (accept/connect, spawn: comm_dynamic.c) run the same
+ * rounds with the roots swapping masks in between (tern_ctx_agree_ex). */
 #include "core/comm/comm.h"
 #include "core/comm/comm_exchange.h"
 #include "core/runtime/api_lock.h"
@@ -143,28 +145,52 @@ static int count_free(const tern_ctx_mask_t *m)
     return k;
 }
 
-tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids)
+tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
+                                uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap, void *arg)
 {
     /* Members may differ (MULTIPLE asked for on some): whether to retry
      * is decided on the combined mask, the same on all. */
     int windowed = atomic_load_explicit(&tern_api_locking, memory_order_relaxed);
     for (unsigned round = 0;; round++) {
-        tern_ctx_mask_t mine, m;
+        tern_ctx_mask_t mine;
+        struct {
+            tern_ctx_mask_t m;
+            int32_t status;
+        } all;
         if (windowed && round < WINDOW_ROUNDS)
-            tern_ctx_contribute(&mine, tern_ctx_window(x->ctx, x->tag, round), TERN_CTX_WINDOW);
+            tern_ctx_contribute(&mine, tern_ctx_window(win_ctx, win_tag, round), TERN_CTX_WINDOW);
         else
             tern_ctx_contribute(&mine, 0, TERN_CTX_SLOTS);
         mine.windowed = windowed && round < WINDOW_ROUNDS;
-        m = mine;
-        tern_status_t st = tern_xchg_reduce(x, root, &m, sizeof m, tern_ctx_mask_combine);
+        all.m = mine;
+        all.status = TERN_OK;
+        tern_status_t st = tern_xchg_reduce(x, root, &all.m, sizeof all.m, tern_ctx_mask_combine);
+        if (x->me == root) {
+            /* The root's failure (or the other group's) reaches every
+             * member in the bcast, so none waits for a round that never
+             * comes. */
+            if (st == TERN_OK && swap)
+                st = swap(arg, &all.m);
+            all.status = (int32_t)st;
+            st = TERN_OK;
+        }
         if (st == TERN_OK)
-            st = tern_xchg_bcast(x, root, &m, sizeof m);
+            st = tern_xchg_bcast(x, root, &all, sizeof all);
         tern_ctx_withdraw(&mine);
+        if (st == TERN_OK && all.status != TERN_OK)
+            st = x->me == root ? (tern_status_t)all.status
+                               : tern_status_detail((tern_status_t)all.status,
+                                                    "context-id agreement failed at its root");
         if (st != TERN_OK)
             return st;
-        /* All members saw the same m: they retry, or pick, together. */
-        if (m.windowed && count_free(&m) < n)
+        /* All members saw the same mask: they retry, or pick, together. */
+        if (all.m.windowed && count_free(&all.m) < n)
             continue;
-        return tern_ctx_pick(&m, n, ctx_ids);
+        return tern_ctx_pick(&all.m, n, ctx_ids);
     }
+}
+
+tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids)
+{
+    return tern_ctx_agree_ex(x, root, n, ctx_ids, x->ctx, x->tag, NULL, NULL);
 }
