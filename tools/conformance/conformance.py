@@ -4,6 +4,7 @@ writes docs/conformance.md. Called by scripts/run-conformance.sh; see
 docs/conformance.md for the options."""
 import argparse
 import datetime
+import gzip
 import json
 import os
 import shutil
@@ -169,8 +170,35 @@ def _failing(path):
     return tests, mods
 
 
+# The results behind docs/conformance.md, kept in the repository (gzip'ed
+# JSON), so that a later session on a fresh machine can rerun one directory
+# or one peer with --merge, or rewrite the page with --report-with, instead
+# of running every implementation again.
+KEPT = os.path.join(ROOT, "tests", "conformance", "results")
+
+
 def _results_path(args, impl):
-    return os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json")
+    """The implementation's saved results in the cache; on a fresh cache the
+    copy kept in the repository is brought there first (not for --ci)."""
+    path = os.path.join(args.cache, "results", f"{impl}{'-ci' if args.ci else ''}.json")
+    kept = os.path.join(KEPT, f"{impl}.json.gz")
+    if not args.ci and not os.path.isfile(path) and os.path.isfile(kept):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with gzip.open(kept, "rt") as f, open(path, "w") as out:
+            out.write(f.read())
+        log(f"{impl}: saved results taken from {os.path.relpath(kept, ROOT)}")
+    return path
+
+
+def _keep(results):
+    """Writes the results behind a docs/conformance.md into KEPT."""
+    os.makedirs(KEPT, exist_ok=True)
+    for impl, data in results.items():
+        # mtime=0: the same results give the same bytes (no diff churn).
+        with open(os.path.join(KEPT, f"{impl}.json.gz"), "wb") as raw, \
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+            f.write(json.dumps(data, indent=0, sort_keys=True).encode())
+    log(f"results kept in {os.path.relpath(KEPT, ROOT)}: {', '.join(sorted(results))}")
 
 
 def _timed_out(path):
@@ -306,7 +334,9 @@ def main(argv):
             where = prefix if name == "tern" else peer_prefix(args.cache, name)
             results[name] = run_impl(args, name, where, dirs, mods)
         elif name in saved:
-            with open(os.path.join(args.cache, "results", f"{name}{saved[name]}.json")) as f:
+            path = _results_path(args, name) if not saved[name] else \
+                os.path.join(args.cache, "results", f"{name}{saved[name]}.json")
+            with open(path) as f:
                 results[name] = json.load(f)
     if "tern" not in results:
         log("Tern not run: no report and no gate")
@@ -329,6 +359,8 @@ def main(argv):
     report.write(output, command.strip(), tern_commit(), results, entries,
                  PEERS, time.time() - t0)
     log(f"wrote {output} after {time.time() - t0:.0f} s")
+    if not args.ci and not args.output:
+        _keep(results)
 
     if not args.ci:
         return 0

@@ -61,7 +61,11 @@ script adds a `deb-src` entry when there is none), the mpi4py sdist
 implementation), the venvs with mpi4py built by each implementation's
 `mpicc` (Cython and unittest-xml-reporting from pip), the logs
 (`logs/<impl>/`: configure, build, and the output of every failing test in
-`out/`) and the results (`results/<impl>.json`).
+`out/`) and the results (`results/<impl>.json`). The results behind this
+page are also kept in the repository, `tests/conformance/results/<impl>.json.gz`
+(written with the page): on a fresh machine `--merge`, `--rerun-timeouts`
+and `--report-with` start from them, so one directory or one peer can be
+rerun and merged without running everything again.
 
 **MPICH's suite.** `test/mpi` is configured with `--with-mpi=<prefix>`
 (Tern's `mpicc`, `mpicxx`, `mpif77`, `mpifort`, `mpiexec`; for a peer
