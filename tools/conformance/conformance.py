@@ -359,7 +359,7 @@ def main(argv):
     report.write(output, command.strip(), tern_commit(), results, entries,
                  PEERS, time.time() - t0)
     log(f"wrote {output} after {time.time() - t0:.0f} s")
-    if not args.ci and not args.output:
+    if not args.ci:
         _keep(results)
 
     if not args.ci:

@@ -63,7 +63,7 @@ implementation), the venvs with mpi4py built by each implementation's
 (`logs/<impl>/`: configure, build, and the output of every failing test in
 `out/`) and the results (`results/<impl>.json`). The results behind this
 page are also kept in the repository, `tests/conformance/results/<impl>.json.gz`
-(written with the page): on a fresh machine `--merge`, `--rerun-timeouts`
+(written by every run but `--ci`): on a fresh machine `--merge`, `--rerun-timeouts`
 and `--report-with` start from them, so one directory or one peer can be
 rerun and merged without running everything again.
 
