@@ -4,7 +4,7 @@
 # TERN_TRANSPORTS and friends). Asserts:
 #  - the job ends (within 60 s; it takes about 2 here) with rank 1's status
 #    (137: killed by signal 9) and mpiexec's message naming rank 1;
-#  - rank 0's flush / unlock / fence returned within mpiexec's grace second
+#  - rank 0's flush / unlock / fence returned within mpiexec's grace (TERN_MPIEXEC_KILL_GRACE_MS)
 #    (rank 0 ignores SIGTERM; a call still waiting is SIGKILLed then and
 #    prints nothing): "rma_dead_target: ok", the error naming rank 1, rank 0
 #    finalized; with "fatal", its error handler's message naming the call

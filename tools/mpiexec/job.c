@@ -6,12 +6,13 @@
  * Failure: a rank killed by a signal, exiting non-zero before finalize,
  * exiting (even 0) after PMI init but without finalize while others still
  * run, or calling abort. Then every other rank's process group gets SIGTERM
- * and, GRACE_S later, SIGKILL; the exit code is the first failure's (exit
+ * and, mpiexec_grace_s() later, SIGKILL; the exit code is the first failure's (exit
  * code, 128+signal, or the abort code). A rank exiting non-zero after
  * finalize sets the exit code but lets the others finish.
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT to mpiexec are forwarded to every rank and
  * escalate to SIGKILL after the same grace (at once on a second signal). */
 #include "mpiexec.h"
+#include "base/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +28,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define GRACE_S 1.0
 /* After the last rank is reaped, output still held by its descendants is
  * awaited this long. */
 #define DRAIN_MS 500
+
+/* TERN_MPIEXEC_KILL_GRACE_MS, checked at start-up (options.c). */
+double mpiexec_grace_s(void)
+{
+    return (double)tern_knob_count(TERN_KNOB_MPIEXEC_KILL_GRACE_MS) / 1000.0;
+}
 
 double mpiexec_now(void)
 {
@@ -166,7 +172,7 @@ static void job_terminate(mpiexec_job_t *job, int first_sig)
     if (job->terminating)
         return;
     job->terminating = 1;
-    job->kill_at = mpiexec_now() + GRACE_S;
+    job->kill_at = mpiexec_now() + mpiexec_grace_s();
     signal_ranks(job, first_sig);
 }
 
@@ -321,7 +327,7 @@ static void close_outputs(mpiexec_job_t *job)
  * stdout goes out, unless a signal says to stop waiting for readers. */
 static void finish(mpiexec_job_t *job)
 {
-    double until = mpiexec_now() + GRACE_S;
+    double until = mpiexec_now() + mpiexec_grace_s();
     while (job->upstream_fd >= 0 && mpiexec_outq_pending(&job->upstream_out) &&
            mpiexec_now() < until) {
         struct pollfd p = {.fd = job->upstream_fd, .events = POLLOUT};

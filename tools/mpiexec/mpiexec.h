@@ -214,6 +214,9 @@ void mpiexec_job_kill_all(mpiexec_job_t *job);
 void mpiexec_job_cleanup_shm(const mpiexec_job_t *job);
 void mpiexec_job_free(mpiexec_job_t *job);
 double mpiexec_now(void);
+/* Seconds between SIGTERM and SIGKILL when the job ends early
+ * (TERN_MPIEXEC_KILL_GRACE_MS). */
+double mpiexec_grace_s(void);
 /* poll()'s timeout for a deadline on mpiexec_now()'s clock: milliseconds,
  * rounded up so the deadline has passed on waking; 0 once it has. */
 int mpiexec_ms_until(double deadline, double now);

@@ -1,5 +1,6 @@
 /* mpiexec's command line: options, --help, --version. */
 #include "mpiexec.h"
+#include "base/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,24 @@ static int parse_timeout(mpiexec_opts_t *o)
     return 0;
 }
 
+/* The knobs mpiexec itself reads: a value that does not parse stops it
+ * here, as MPI_Init stops a rank. */
+static int check_knobs(void)
+{
+    static const tern_knob_id_t mine[] = {TERN_KNOB_MPIEXEC_KILL_GRACE_MS};
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+        const char *bad = tern_knob_rejected(mine[i]);
+        if (bad) {
+            char allowed[128];
+            tern_knob_allowed(mine[i], allowed, sizeof allowed);
+            fprintf(stderr, "mpiexec: %s='%s': must be %s\n", tern_knob_table()[mine[i]].name, bad,
+                    allowed);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
 {
     o->np = 1;
@@ -232,6 +251,8 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
     }
     o->argv = argv + i;
     /* The root keeps the time; a proxy ends when the root tells it. */
+    if (check_knobs() != 0)
+        return -1;
     if (!o->proxy && parse_timeout(o) != 0)
         return -1;
     return 0;

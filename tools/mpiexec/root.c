@@ -33,9 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Longer than a proxy's own grace for its ranks (job.c), short enough
- * that a signalled job is gone within 2 s. */
-#define GRACE_S 1.5
+/* Longer than a proxy's own grace for its ranks (job.c): the proxies
+ * get 0.5 s to report their ranks' ends. */
+#define GRACE_S (mpiexec_grace_s() + 0.5)
 /* How long a connection may take to prove itself. */
 #define PENDING_S 10.0
 /* A hello line: host index and proof. */
