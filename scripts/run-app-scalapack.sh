@@ -20,6 +20,8 @@
 #   scripts/run-app-scalapack.sh --time --rounds 5    # per-program wall times
 #   scripts/run-app-scalapack.sh --tests "xdlu xdqr" --np 4
 #   scripts/run-app-scalapack.sh --build-only
+#   scripts/run-app-scalapack.sh --time --timeout 60   # a run over 60 s counts as failed
+#       (4 ranks on 2 cores: MPICH's waiting ranks spin, xdlu takes minutes)
 #
 # Source: SCALAPACK_SRC=<unpacked tree or .tar.gz>, else
 # /work/cache/scalapack/scalapack-2.2.1 when it is there, else Debian's
@@ -39,6 +41,7 @@ tern_build=${TERN_BUILD:-$root/build}
 rounds=1
 time_mode=0
 np=4
+run_timeout=600
 impls="tern mpich openmpi"
 # The LU, Cholesky, QR and inverse drivers in four precisions and the
 # banded/tridiagonal solvers in double: the programs ScaLAPACK's own CTest
@@ -52,8 +55,9 @@ while [ $# -gt 0 ]; do
     --impls|--impl) impls=${2//,/ }; shift 2 ;;
     --time) time_mode=1; [ "$rounds" -gt 1 ] || rounds=3; shift ;;
     --tests) tests=$2; shift 2 ;;
+    --timeout) run_timeout=$2; shift 2 ;;
     --build-only) rounds=0; shift ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "run-app-scalapack: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -125,7 +129,7 @@ run_one() { # impl test -> 0 pass, 1 fail
         [ "$(id -u)" -ne 0 ] || extra+=(--allow-run-as-root)
     fi
     if ! (cd "$cache/build-$impl/TESTING" &&
-          timeout 600 "$mpiexec" "${extra[@]}" -n "$np" "$exe") >"$log" 2>&1; then
+          timeout "$run_timeout" "$mpiexec" "${extra[@]}" -n "$np" "$exe") >"$log" 2>&1; then
         return 1
     fi
     grep -Eq '^ *[1-9][0-9]* tests completed and passed residual checks' "$log" &&
