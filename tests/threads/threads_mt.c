@@ -9,6 +9,9 @@
  *   colls        concurrent collectives, one dup'ed communicator a thread
  *   dup_free     concurrent MPI_Comm_dup/MPI_Comm_free (context ids agreed
  *                by overlapping agreements)
+ *   intercomm    concurrent MPI_Intercomm_create, MPI_Intercomm_merge and
+ *                dup of the intercommunicator (agreements spanning two
+ *                groups overlap; at np >= 2)
  *   cross_wait   MPI_Wait in one thread on a request another thread
  *                started, and MPI_Test polling from a third
  *   query        MPI_Query_thread, MPI_Is_thread_main in and off main
@@ -163,6 +166,61 @@ static void *dup_free_thread(void *arg)
     return NULL;
 }
 
+/* ---- intercomm ---- */
+static void *intercomm_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    int half = mtest_rank % 2, other = 1 - half; /* ranks 0, 1 lead the halves */
+    for (int r = 0; r < 10; r++) {
+        MPI_Comm local = MPI_COMM_NULL, ic = MPI_COMM_NULL, merged = MPI_COMM_NULL,
+                 icdup = MPI_COMM_NULL;
+        TRC(MPI_Comm_split(tcomm[t], half, mtest_rank, &local));
+        if (local == MPI_COMM_NULL)
+            return NULL;
+        TRC(MPI_Intercomm_create(local, 0, tcomm[t], other, 100 + t, &ic));
+        if (ic == MPI_COMM_NULL) {
+            MPI_Comm_free(&local);
+            return NULL;
+        }
+        int lsize = -1, rsize = -1, rank = -1;
+        MPI_Comm_size(local, &lsize);
+        MPI_Comm_remote_size(ic, &rsize);
+        TCHECK(lsize + rsize == mtest_size, "thread %d: sizes %d + %d", t, lsize, rsize);
+        /* The odd half goes high: the merged order is even ranks first. */
+        TRC(MPI_Intercomm_merge(ic, half, &merged));
+        if (merged != MPI_COMM_NULL) {
+            int lrank = -1;
+            MPI_Comm_rank(local, &lrank);
+            MPI_Comm_rank(merged, &rank);
+            int expect = half ? (mtest_size + 1) / 2 + lrank : lrank;
+            TCHECK(rank == expect, "thread %d: merged rank %d, expected %d", t, rank, expect);
+            int v = t + r + mtest_rank, sum = -1;
+            TRC(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, merged));
+            int want = mtest_size * (t + r) + mtest_size * (mtest_size - 1) / 2;
+            TCHECK(sum == want, "thread %d round %d: allreduce on merged %d, expected %d", t, r,
+                   sum, want);
+            TRC(MPI_Comm_free(&merged));
+        }
+        TRC(MPI_Comm_dup(ic, &icdup));
+        if (icdup != MPI_COMM_NULL) {
+            /* Leaders swap a value over the dup: traffic meets no other
+             * thread's. */
+            int lrank = -1;
+            MPI_Comm_rank(icdup, &lrank);
+            if (lrank == 0) {
+                int mine = 1000 * t + 10 * r + half, got = -1;
+                TRC(MPI_Sendrecv(&mine, 1, MPI_INT, 0, t, &got, 1, MPI_INT, 0, t, icdup,
+                                 MPI_STATUS_IGNORE));
+                TCHECK(got == 1000 * t + 10 * r + other, "thread %d round %d: got %d", t, r, got);
+            }
+            TRC(MPI_Comm_free(&icdup));
+        }
+        TRC(MPI_Comm_free(&ic));
+        TRC(MPI_Comm_free(&local));
+    }
+    return NULL;
+}
+
 /* ---- cross_wait ---- */
 static MPI_Request handed;
 static int cross_in, cross_out;
@@ -247,6 +305,12 @@ int main(int argc, char **argv)
     mtest_begin("dup_free");
     run_threads(dup_free_thread);
     mtest_end();
+
+    if (mtest_size >= 2) {
+        mtest_begin("intercomm");
+        run_threads(intercomm_thread);
+        mtest_end();
+    }
     for (int t = 0; t < n_threads; t++)
         CHECK_RC(MPI_Comm_free(&tcomm[t]));
 

@@ -4,6 +4,7 @@
 #include "core/coll/shm_region.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
@@ -202,7 +203,7 @@ static tern_status_t check_peer(tern_shm_region_t *reg, int q)
         reg->next_check_ms = t + (double)interval;
         pid_t pid = (pid_t)*(int32_t *)(void *)(reg->flags +
                                                 (size_t)q * TERN_SHM_N_FLAGS * LINE + PID_OFFSET);
-        if (kill(pid, 0) == 0 || errno != ESRCH)
+        if (!tern_pid_gone(pid))
             return TERN_OK;
         char buf[96];
         snprintf(buf, sizeof buf, "shm collective: its process %d (on this node) is gone", (int)pid);

@@ -49,36 +49,17 @@ tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, uint32_t ctx, ui
 }
 
 /* Context agreement spanning both groups of an intercommunicator: each
- * group reduces its masks to its rank 0, the two leaders swap theirs (with
- * one int of extra data each) and combine, and bcast to their group. */
-static tern_status_t inter_agree(tern_comm_t *inter, int n, uint32_t *ids, int extra,
-                                 int *remote_extra)
+ * group reduces its masks to its rank 0, the two leaders swap theirs and
+ * combine, and bcast to their group; in windows and rounds under
+ * MPI_THREAD_MULTIPLE (context_id.c), the window from the
+ * intercommunicator's context, the same on both sides. */
+static tern_status_t inter_agree(tern_comm_t *inter, int n, uint32_t *ids)
 {
-    tern_comm_t *lc = inter->local_comm;
-    struct {
-        tern_ctx_mask_t m;
-        int32_t extra;
-    } mine, theirs;
-    tern_ctx_mask_t contributed;
-    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
-    mine.m = contributed;
-    mine.extra = extra;
-    tern_xchg_t x = tern_xchg_over(lc, TERN_XTAG_CTX_AGREE);
-    tern_status_t st = tern_xchg_reduce(&x, 0, &mine.m, sizeof mine.m, tern_ctx_mask_combine);
-    if (st == TERN_OK && lc->rank == 0) {
-        st = tern_xchg_sendrecv(inter, inter->context_id + 1, 0, TERN_XTAG_INTER, &mine,
-                                sizeof mine, &theirs, sizeof theirs);
-        tern_ctx_mask_combine(&mine.m, &theirs.m, sizeof mine.m);
-        mine.extra = theirs.extra;
-    }
-    x.tag = TERN_XTAG_INTER_BCAST;
-    if (st == TERN_OK)
-        st = tern_xchg_bcast(&x, 0, &mine, sizeof mine);
-    tern_ctx_withdraw(&contributed);
-    if (st != TERN_OK)
-        return st;
-    *remote_extra = mine.extra;
-    return tern_ctx_pick(&mine.m, n, ids);
+    tern_xchg_t x = tern_xchg_over(inter->local_comm, TERN_XTAG_CTX_AGREE);
+    tern_ctx_peer_t other = {.comm = inter, .ctx = inter->context_id + 1, .peer = 0,
+                             .tag = TERN_XTAG_INTER};
+    return tern_ctx_agree_ex(&x, 0, n, ids, inter->context_id, TERN_XTAG_INTER,
+                             tern_ctx_swap_with_peer, &other);
 }
 
 tern_status_t tern_comm_dup_on(tern_comm_t *p, const uint32_t *ids, tern_comm_t **new_p)
@@ -100,8 +81,7 @@ tern_status_t tern_comm_dup(tern_comm_t *p, tern_comm_t **new_p)
     tern_status_t st;
     uint32_t ids[2];
     if (p->is_inter) {
-        int unused;
-        st = inter_agree(p, 2, ids, 0, &unused);
+        st = inter_agree(p, 2, ids);
     } else {
         tern_xchg_t x = tern_xchg_over(p, TERN_XTAG_CTX_AGREE);
         st = tern_ctx_agree(&x, 0, 1, ids);
@@ -222,53 +202,63 @@ tern_status_t tern_comm_create_group(tern_comm_t *p, const tern_group_t *g, int 
 tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_comm_t *peer,
                                     int remote_leader, int tag, tern_comm_t **new_p)
 {
+    /* The leaders swap their groups' sizes and world ranks over peer and
+     * bcast them, with the identity of the agreement's windows (the peer
+     * communicator's context and the tag, the same at both leaders, known
+     * to the other members only through them) and the outcome. */
     struct {
-        tern_ctx_mask_t m;
-        int32_t size;
-    } mine, theirs;
+        int32_t size, status, win_tag;
+        uint32_t win_ctx;
+    } hdr = {.size = local->size, .status = TERN_OK};
     int *lranks = local_world_ranks(local), *rranks = NULL;
     if (!lranks)
         return TERN_ERR_NOMEM;
-    tern_ctx_mask_t contributed;
-    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
-    mine.m = contributed;
-    mine.size = local->size;
-    tern_xchg_t x = tern_xchg_over(local, TERN_XTAG_CTX_AGREE);
-    tern_status_t st = tern_xchg_reduce(&x, local_leader, &mine.m, sizeof mine.m,
-                                        tern_ctx_mask_combine);
-    if (st == TERN_OK && local->rank == local_leader) {
-        uint32_t pctx = peer->context_id + 1;
-        int ptag = TERN_XTAG_INTERCOMM_CREATE(tag);
-        st = tern_xchg_sendrecv(peer, pctx, remote_leader, ptag, &mine, sizeof mine, &theirs,
-                                sizeof theirs);
-        if (st == TERN_OK && theirs.size <= 0)
-            st = TERN_ERR_INTERNAL;
-        if (st == TERN_OK && !(rranks = malloc((size_t)theirs.size * sizeof *rranks)))
+    tern_ctx_peer_t other = {.comm = peer, .peer = remote_leader,
+                             .tag = TERN_XTAG_INTERCOMM_CREATE(tag)};
+    tern_status_t st = TERN_OK;
+    if (local->rank == local_leader) {
+        other.ctx = peer->context_id + 1;
+        int32_t theirs = 0;
+        st = tern_xchg_sendrecv(peer, other.ctx, remote_leader, other.tag, &hdr.size,
+                                sizeof hdr.size, &theirs, sizeof theirs);
+        if (st == TERN_OK && theirs <= 0)
+            st = tern_status_detail(TERN_ERR_INTERNAL, "malformed group size from the other leader");
+        if (st == TERN_OK && !(rranks = malloc((size_t)theirs * sizeof *rranks)))
             st = TERN_ERR_NOMEM;
         if (st == TERN_OK)
-            st = tern_xchg_sendrecv(peer, pctx, remote_leader, ptag, lranks,
+            st = tern_xchg_sendrecv(peer, other.ctx, remote_leader, other.tag, lranks,
                                     (size_t)local->size * sizeof *lranks, rranks,
-                                    (size_t)theirs.size * sizeof *rranks);
-        if (st == TERN_OK) {
-            tern_ctx_mask_combine(&mine.m, &theirs.m, sizeof mine.m);
-            mine.size = theirs.size;
-        }
+                                    (size_t)theirs * sizeof *rranks);
+        hdr.size = theirs;
+        hdr.status = (int32_t)st;
+        hdr.win_ctx = peer->context_id;
+        hdr.win_tag = tag;
     }
-    x.tag = TERN_XTAG_INTER_BCAST;
+    tern_xchg_t x = tern_xchg_over(local, TERN_XTAG_INTER_BCAST);
+    tern_status_t bst = tern_xchg_bcast(&x, local_leader, &hdr, sizeof hdr);
     if (st == TERN_OK)
-        st = tern_xchg_bcast(&x, local_leader, &mine, sizeof mine);
-    if (st == TERN_OK && !rranks && !(rranks = malloc((size_t)mine.size * sizeof *rranks)))
+        st = bst;
+    if (st == TERN_OK && hdr.status != TERN_OK)
+        st = tern_status_detail((tern_status_t)hdr.status,
+                                "the local leader (rank %d) could not reach the remote leader",
+                                local_leader);
+    if (st == TERN_OK && !rranks && !(rranks = malloc((size_t)hdr.size * sizeof *rranks)))
         st = TERN_ERR_NOMEM;
     x.tag = TERN_XTAG_INTER_BCAST - 1;
     if (st == TERN_OK)
-        st = tern_xchg_bcast(&x, local_leader, rranks, (size_t)mine.size * sizeof *rranks);
-    tern_ctx_withdraw(&contributed);
+        st = tern_xchg_bcast(&x, local_leader, rranks, (size_t)hdr.size * sizeof *rranks);
+    /* Then the context ids over both groups, in windows and rounds under
+     * MPI_THREAD_MULTIPLE (context_id.c), so that threads creating
+     * intercommunicators at once do not take every free slot from each
+     * other. */
     uint32_t ids[2];
+    x.tag = TERN_XTAG_CTX_AGREE;
     if (st == TERN_OK)
-        st = tern_ctx_pick(&mine.m, 2, ids);
+        st = tern_ctx_agree_ex(&x, local_leader, 2, ids, hdr.win_ctx, hdr.win_tag,
+                               tern_ctx_swap_with_peer, &other);
     if (st == TERN_OK) {
-        st = tern_comm_new_inter(local, ids[0], ids[1], local->rank, local->size, lranks, mine.size,
-                        rranks, new_p);
+        st = tern_comm_new_inter(local, ids[0], ids[1], local->rank, local->size, lranks, hdr.size,
+                                 rranks, new_p);
         if (st != TERN_OK) {
             tern_ctx_release(ids[0]);
             tern_ctx_release(ids[1]);
@@ -279,12 +269,22 @@ tern_status_t tern_intercomm_create(tern_comm_t *local, int local_leader, tern_c
     return st;
 }
 
+static tern_status_t inter_swap(tern_comm_t *p, const int *mine, int nmine, int **theirs_p,
+                                int *ntheirs_p);
+
 tern_status_t tern_intercomm_merge(tern_comm_t *inter, int high, tern_comm_t **new_p)
 {
     uint32_t ctx;
-    int remote_high;
+    int remote_high = 0, *theirs = NULL, ntheirs = 0;
     high = high != 0;
-    tern_status_t st = inter_agree(inter, 1, &ctx, high, &remote_high);
+    tern_status_t st = inter_swap(inter, &high, 1, &theirs, &ntheirs);
+    if (st == TERN_OK && ntheirs != 1)
+        st = tern_status_detail(TERN_ERR_INTERNAL, "malformed high flag from the other group");
+    if (st == TERN_OK)
+        remote_high = theirs[0] != 0;
+    free(theirs);
+    if (st == TERN_OK)
+        st = inter_agree(inter, 1, &ctx);
     if (st != TERN_OK)
         return st;
     /* The low group first; on a tie, the group whose leader has the lower
@@ -385,9 +385,8 @@ static tern_status_t split_inter(tern_comm_t *p, int color, int key, tern_comm_t
     if (st == TERN_OK && nrp != 2 * nr)
         st = TERN_ERR_INTERNAL;
     uint32_t ids[2];
-    int unused;
     if (st == TERN_OK)
-        st = inter_agree(p, 2, ids, 0, &unused);
+        st = inter_agree(p, 2, ids);
     *new_p = NULL;
     if (st == TERN_OK) {
         int rank = 0, ignored = 0, ln = 0, rn = 0;
@@ -417,9 +416,8 @@ static tern_status_t create_inter(tern_comm_t *p, const tern_group_t *g, tern_co
     int *rranks = NULL, nr = 0;
     tern_status_t st = inter_swap(p, g->world_ranks, g->size, &rranks, &nr);
     uint32_t ids[2];
-    int unused;
     if (st == TERN_OK)
-        st = inter_agree(p, 2, ids, 0, &unused);
+        st = inter_agree(p, 2, ids);
     *new_p = NULL;
     if (st == TERN_OK) {
         if (g->rank != MPI_UNDEFINED && nr > 0)

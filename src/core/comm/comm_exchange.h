@@ -75,4 +75,16 @@ typedef tern_status_t (*tern_ctx_swap_fn)(void *arg, tern_ctx_mask_t *m);
 tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
                                 uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap, void *arg);
 
+/* A swap hook for roots that reach each other through a communicator they
+ * both have (an intercommunicator, the peer communicator of
+ * Intercomm_create, WORLD for the groups of a session): arg is a
+ * tern_ctx_peer_t naming the other root there. */
+typedef struct {
+    tern_comm_t *comm;
+    uint32_t ctx;
+    int peer; /* the other root, a rank of comm */
+    int tag;
+} tern_ctx_peer_t;
+tern_status_t tern_ctx_swap_with_peer(void *arg, tern_ctx_mask_t *m);
+
 #endif

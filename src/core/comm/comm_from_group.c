@@ -108,26 +108,15 @@ tern_status_t tern_intercomm_from_groups(const tern_group_t *lg, int local_leade
                                   "must be disjoint)");
     /* Each group reduces its free context ids to its leader, the leaders
      * swap and combine theirs, and each bcasts the result to its group:
-     * both ids are then free on every member of either group. */
+     * both ids are then free on every member of either group. In windows
+     * and rounds under MPI_THREAD_MULTIPLE (context_id.c), the window from
+     * the string tag, the same in both groups. */
     int base = TERN_XTAG_FROM_GROUP(tag_hash(stringtag));
     tern_xchg_t x = over_group(lg, base);
-    tern_ctx_mask_t contributed, mine, theirs;
-    tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
-    mine = contributed;
-    st = tern_xchg_reduce(&x, local_leader, &mine, sizeof mine, tern_ctx_mask_combine);
-    if (st == TERN_OK && lg->rank == local_leader) {
-        st = tern_xchg_sendrecv(x.comm, x.ctx, rg->world_ranks[remote_leader], base - 4, &mine,
-                                sizeof mine, &theirs, sizeof theirs);
-        if (st == TERN_OK)
-            tern_ctx_mask_combine(&mine, &theirs, sizeof mine);
-    }
-    x.tag = base - 4; /* its bcast uses base - 5 */
-    if (st == TERN_OK)
-        st = tern_xchg_bcast(&x, local_leader, &mine, sizeof mine);
-    tern_ctx_withdraw(&contributed);
+    tern_ctx_peer_t other = {.comm = x.comm, .ctx = x.ctx, .peer = rg->world_ranks[remote_leader],
+                             .tag = base - 4};
     uint32_t ids[2];
-    if (st == TERN_OK)
-        st = tern_ctx_pick(&mine, 2, ids);
+    st = tern_ctx_agree_ex(&x, local_leader, 2, ids, x.ctx, base, tern_ctx_swap_with_peer, &other);
     if (st != TERN_OK)
         return st;
     tern_comm_t *c;

@@ -194,3 +194,14 @@ tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ct
 {
     return tern_ctx_agree_ex(x, root, n, ctx_ids, x->ctx, x->tag, NULL, NULL);
 }
+
+tern_status_t tern_ctx_swap_with_peer(void *arg, tern_ctx_mask_t *m)
+{
+    const tern_ctx_peer_t *p = arg;
+    tern_ctx_mask_t theirs;
+    tern_status_t st = tern_xchg_sendrecv(p->comm, p->ctx, p->peer, p->tag, m, sizeof *m, &theirs,
+                                          sizeof theirs);
+    if (st == TERN_OK)
+        tern_ctx_mask_combine(m, &theirs, sizeof *m);
+    return st;
+}

@@ -17,6 +17,7 @@
 #include "transport/ofi/ofi_internal.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "pmi/pmi.h"
 #include "pmi/pmi_profile.h"
 
@@ -890,7 +891,7 @@ static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
         if (peers[i] < 0 || peers[i] >= tl->size)
             continue;
         ofi_peer_t *p = &tl->peers[peers[i]];
-        if (!p->pid || p->failed || !(kill((pid_t)p->pid, 0) != 0 && errno == ESRCH))
+        if (!p->pid || p->failed || !tern_pid_gone((pid_t)p->pid))
             continue;
         if (!p->gone_seen) {
             p->gone_seen = 1;

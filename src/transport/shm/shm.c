@@ -44,6 +44,7 @@
  * rings are parked: what it wrote before dying is never delivered. */
 #include "base/config.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "pmi/pmi_profile.h"
 #include "transport/shm/shm_cma.h"
 #include "transport/shm/shm_path.h"
@@ -690,7 +691,7 @@ static void shm_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
 {
     for (int i = 0; i < n_peers; i++) {
         pid_t pid = (pid_t)shm_slot(tl->seg.base, tl->local_of[peers[i]])->pid;
-        if (kill(pid, 0) != 0 && errno == ESRCH) {
+        if (tern_pid_gone(pid)) {
             shm_drain_dead(tl, peers[i]);
             char why[96];
             snprintf(why, sizeof why, "shm: its process %d (on this node) is gone", (int)pid);
