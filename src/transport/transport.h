@@ -141,6 +141,10 @@ typedef struct {
     /* Optional: the same for one peer (world rank), when it differs by
      * peer (shm: the topology of the two ranks). */
     size_t (*peer_rma_min)(tern_tl_t *tl, int peer);
+    /* Optional: where the choice between the get and the stream is left
+     * to measurement for this peer (core/pt2pt/rndv_path.h), the smallest
+     * message the get may serve (below peer_rma_min); 0: no choice. */
+    size_t (*peer_get_min)(tern_tl_t *tl, int peer);
     tern_status_t (*mem_reg)(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
     void (*mem_dereg)(tern_tl_t *tl, void *buf, size_t len);
     tern_status_t (*get)(tern_tl_t *tl, int peer, void *local, size_t len,

@@ -1,11 +1,13 @@
 #!/bin/sh
-# Usage: shm_large_path.sh <mpiexec> <p2p_sizes>
+# Usage: shm_large_path.sh <mpiexec> <p2p_sizes> <tern-bench-latency>
 # TERN_SHM_LARGE_PATH: each forced choice is the one the transport makes
 # (its debug line), and p2p_sizes (0 B .. 8 MB, checked) passes under it.
 # The probe is made to decide both ways with TERN_SHM_PROBE_FAR_NS.
 # TERN_SHM_COOP_SPLIT: the receiver's line shows each split.
+# TERN_SHM_LARGE_PATH=measure: the receivers time both paths and choose,
+# for every size class of a ping-pong, with the data checked.
 set -u
-mpiexec=$1 prog=$2
+mpiexec=$1 prog=$2 latency=$3
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 status=0
@@ -54,6 +56,26 @@ probe "single copy (CMA) from 32768 bytes" TERN_SHM_LARGE_PATH=probe TERN_SHM_PR
 probe "pipeline, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=probe TERN_SHM_PROBE_FAR_NS=1000000
 # An explicit threshold sets both paths.
 expect "single copy (CMA) from 65536 bytes" TERN_SHM_LARGE_PATH=cma TERN_SHM_CMA_MIN=65536
+# Measured: near by hwloc (unbound), so every class from 32 KB is timed.
+expect "measured from 32 KB, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=measure
+# Each rank chooses for each of the four classes from 32 KB to 256 KB
+# (alternating paths while it measures: tern-bench checks every byte).
+if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \
+        >"$out" 2>&1; then
+    n=$(grep -c "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")
+    if [ "$n" -eq 8 ]; then
+        echo "ok: TERN_SHM_LARGE_PATH=measure: 4 size classes chosen by each rank"
+        grep "rendezvous from rank" "$out"
+    else
+        echo "FAIL: TERN_SHM_LARGE_PATH=measure: $n of 8 choices made"
+        grep "rendezvous from\|large messages" "$out"
+        status=1
+    fi
+else
+    echo "FAIL: TERN_SHM_LARGE_PATH=measure: tern-bench-latency failed"
+    tail -20 "$out"
+    status=1
+fi
 # Cooperative copies happen (the receiver says how it split each).
 if TERN_SHM_LARGE_PATH=cma TERN_SHM_COOP_SPLIT=50 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$prog" >"$out" 2>&1 &&
     grep -q "cooperative copy from rank [01]: this rank reads 4194304 bytes, the sender writes 4194304" "$out"; then

@@ -1,6 +1,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/p2p_coop.h"
+#include "core/pt2pt/rndv_path.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
@@ -603,6 +604,7 @@ void tern_p2p_rndv_landed(int peer_world, tern_req_t *req, size_t bytes)
     if (req->offset < req->transfer_bytes)
         return; /* the other part of a cooperative copy */
     inflight_remove(&tern_rt.peers[peer_world], req);
+    tern_rndv_path_landed(&tern_rt.peers[peer_world], req);
     tern_req_complete(req);
 }
 
@@ -657,9 +659,15 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
             return;
         }
         /* Until the read completes or the last fragment arrives. */
+        int clean = peer->inflight_head == NULL;
         inflight_add(peer, req);
-        if ((peer->caps & TERN_TL_CAP_GET) && n >= peer->rma_min && !req->noncontig &&
-            !(msg->rts_flags & RTS_STREAM)) {
+        req->rndv_sample = 0;
+        int can_get = (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&
+                      !(msg->rts_flags & RTS_STREAM);
+        /* From get_min on the measurements decide (rndv_path.h). */
+        if (can_get && (n >= peer->rma_min ||
+                        (peer->get_min && n >= peer->get_min &&
+                         tern_rndv_path_by_get(peer, req, n, clean)))) {
             req->get_comp.cb = rndv_get_done;
             size_t head = tern_p2p_coop_begin(msg->src_world, req, n, msg->sreq);
             tern_status_t st = peer->ops->get(peer->tl, msg->src_world, req->buf, head, msg->addr,
@@ -839,6 +847,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         req->offset += n;
         if (req->offset == req->transfer_bytes) {
             inflight_remove(&tern_rt.peers[src_world], req);
+            tern_rndv_path_landed(&tern_rt.peers[src_world], req);
             tern_req_complete(req);
         }
         return;

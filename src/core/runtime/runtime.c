@@ -192,6 +192,9 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         peer->rma_min = peer->ops->peer_rma_min ? peer->ops->peer_rma_min(peer->tl, p)
                                                 : peer->ops->rma_min(peer->tl);
         peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
+        peer->get_min = peer->ops->peer_get_min ? peer->ops->peer_get_min(peer->tl, p) : 0;
+        if (peer->get_min >= peer->rma_min)
+            peer->get_min = 0;
         peer->credits = tern_rt.credit_max;
     }
     tern_init_profile_mark("peer table");

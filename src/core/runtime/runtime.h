@@ -18,6 +18,10 @@ typedef struct {
     size_t am_max;              /* largest active message */
     size_t eager_max;           /* largest eager payload */
     size_t rma_min;             /* smallest rendezvous worth a get */
+    /* From get_min up to rma_min the receiver measures which serves
+     * better (rndv_path.h); 0: rma_min alone decides. */
+    size_t get_min;
+    struct tern_rndv_path *rndv_path; /* its measurements, made on first use */
     unsigned caps;
     /* Flow control: eager bytes we may still send unmatched (sender side),
      * and eager bytes consumed since the last credit return (receiver). */

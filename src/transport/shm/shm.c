@@ -124,6 +124,7 @@ struct tern_tl {
     int cma;                  /* 1 while get/put are usable */
     size_t rma_min;
     size_t *peer_rma_min;     /* by local index: rma_min, or less where single copy wins */
+    size_t *peer_get_min;     /* by local index: where the receiver measures (0: no) */
     tern_shm_place_t place;   /* this rank's (shm_path.h) */
 
     int rank, size, local_size;
@@ -409,6 +410,7 @@ static void shm_free(tern_tl_t *tl)
     free(tl->bulk_out);
     free(tl->local_of_storage);
     free(tl->peer_rma_min);
+    free(tl->peer_get_min);
     free(tl);
 }
 
@@ -419,7 +421,8 @@ static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
 {
     size_t single = tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN, 32L << 10);
     int all_far = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "cma");
-    int by_place = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
+    int measure = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "measure");
+    int by_place = measure || tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
                    tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe");
     if (tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe") && tl->seg.base != NULL &&
         params->local_size > 1) {
@@ -443,9 +446,12 @@ static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
         int far = all_far || (by_place && tern_shm_places_far(&tl->place, &ps->place));
         if (far && single < tl->rma_min)
             tl->peer_rma_min[i] = single;
+        /* Near by what hwloc knows: the messages tell the rest. */
+        if (!far && measure && tl->bulk_max && single < tl->rma_min)
+            tl->peer_get_min[i] = single;
         tern_debug("shm transport: large messages to local rank %d: %s from %zu bytes "
                    "(TERN_SHM_LARGE_PATH=%s; places %d/%d/%d and %d/%d/%d)",
-                   i, far ? "single copy (CMA)" : "pipeline, CMA",
+                   i, far ? "single copy (CMA)" : tl->peer_get_min[i] ? "measured from 32 KB, CMA" : "pipeline, CMA",
                    tl->peer_rma_min[i], tern_knob_str(TERN_KNOB_SHM_LARGE_PATH), tl->place.package,
                    tl->place.numa, tl->place.l3, ps->place.package, ps->place.numa, ps->place.l3);
     }
@@ -469,12 +475,14 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->bulk_out = calloc((size_t)params->local_size, sizeof *tl->bulk_out);
         tl->in = calloc((size_t)params->local_size, sizeof *tl->in);
         tl->peer_rma_min = calloc((size_t)params->local_size, sizeof *tl->peer_rma_min);
+        tl->peer_get_min = calloc((size_t)params->local_size, sizeof *tl->peer_get_min);
         if (tl->local_of_storage == NULL || tl->out == NULL || tl->bulk_out == NULL || tl->in == NULL ||
-            tl->peer_rma_min == NULL)
+            tl->peer_rma_min == NULL || tl->peer_get_min == NULL)
             st = TERN_ERR_NOMEM;
         tl->place = (tern_shm_place_t){-1, -1, -1};
         if (params->local_size > 1 && (tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
-                                       tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe")))
+                                       tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe") ||
+                                       tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "measure")))
             tern_shm_place_self(&tl->place); /* published in its slot */
     } else {
         st = TERN_ERR_NOMEM;
@@ -742,6 +750,12 @@ static size_t shm_peer_rma_min(tern_tl_t *tl, int peer)
     return i >= 0 ? tl->peer_rma_min[i] : tl->rma_min;
 }
 
+static size_t shm_peer_get_min(tern_tl_t *tl, int peer)
+{
+    int i = tl->local_of[peer];
+    return i >= 0 ? tl->peer_get_min[i] : 0;
+}
+
 static tern_status_t shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
 {
     (void)tl;
@@ -803,6 +817,7 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .caps = shm_caps,
     .rma_min = shm_rma_min,
     .peer_rma_min = shm_peer_rma_min,
+    .peer_get_min = shm_peer_get_min,
     .mem_reg = shm_mem_reg,
     .mem_dereg = shm_mem_dereg,
     .get = shm_get,

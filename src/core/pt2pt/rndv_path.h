@@ -1,0 +1,38 @@
+/* Which copy serves a rendezvous between two ranks of a node where both
+ * can: the receiver's single read of the sender's buffer (a get: CMA), or
+ * the sender's stream through the two-copy bulk pipeline (shm.c). Which is
+ * faster depends on where the two cores are (a shared cache or not; a VM's
+ * host placing its vCPUs near or far, which hwloc cannot see) and changes
+ * while a job runs (docs/performance.md measured both ways round, 2-3x
+ * apart). So with TERN_SHM_LARGE_PATH=measure the receiver times both on
+ * the messages themselves: per peer and per power-of-two size class, the
+ * first messages alternate between the paths, each timed from the match of
+ * its RTS to its last byte landed, counted only when no other rendezvous
+ * with that peer was under way (so a queue does not count as copy time);
+ * after three clean samples of each (the first message each way in a round
+ * only warms it) the faster per byte serves the class,
+ * until TERN_SHM_MEASURE_MS later both are timed again. */
+#ifndef TERN_CORE_PT2PT_RNDV_PATH_H
+#define TERN_CORE_PT2PT_RNDV_PATH_H
+
+#include "core/pt2pt/request.h"
+#include "core/runtime/runtime.h"
+#include <stddef.h>
+
+/* Receiver, on the RTS of an n-byte message from peer with
+ * peer->get_min <= n < peer->rma_min: 1 read it with a get, 0 ask for the
+ * stream. clean: no other rendezvous with peer is under way. Marks req
+ * when this message is a sample. */
+int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n, int clean);
+
+void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req);
+
+/* Receiver, when all of a rendezvous receive's bytes landed: records the
+ * sample if req is one. */
+static inline void tern_rndv_path_landed(tern_peer_t *peer, tern_req_t *req)
+{
+    if (__builtin_expect(req->rndv_sample != 0, 0))
+        tern_rndv_path_record(peer, req);
+}
+
+#endif
