@@ -25,12 +25,15 @@ enum {
     PKT_CREDIT,        /* receiver consumed eager bytes: return credit */
 };
 
+/* 16 bytes: behind shm's 16-byte cell header an eager message of up to
+ * 32 bytes then fits one cache line (the line is what crosses between
+ * cores). An eager message's size is its packet's length less the header;
+ * a rendezvous carries it. */
 typedef struct {
     uint32_t type;
     int32_t tag;
     uint32_t context_id;
     int32_t src;
-    uint64_t size;
 } pkt_match_t;
 
 typedef struct {
@@ -40,6 +43,7 @@ typedef struct {
 
 typedef struct {
     pkt_match_t m;
+    uint64_t size;
     uint64_t sreq;
     uint64_t addr;
     tern_rkey_t rkey;
@@ -445,8 +449,7 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
     long cost = EAGER_COST(bytes);
     if (bytes > peer->eager_max || peer->credits < cost || peer->pending_head)
         return 0;
-    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm_rank,
-                     .size = bytes};
+    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm_rank};
     if (peer->ops->am_reserve) {
         /* Written in place (shm: straight into the queue cell): the header
          * is a fixed-size store, and eager_max leaves room for it. */
@@ -508,8 +511,7 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
 tern_status_t tern_p2p_start_send(tern_req_t *req)
 {
     tern_peer_t *peer = &tern_rt.peers[req->peer_world];
-    pkt_match_t m = {.tag = req->tag, .context_id = req->context_id, .src = req->comm_rank,
-                     .size = req->bytes};
+    pkt_match_t m = {.tag = req->tag, .context_id = req->context_id, .src = req->comm_rank};
     req->complete = 0;
     req->error = TERN_OK;
     req->offset = 0;
@@ -549,7 +551,8 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
         send_complete(req);
         return TERN_OK;
     }
-    pkt_rts_t r = {.m = m, .sreq = (uint64_t)(uintptr_t)req, .addr = (uint64_t)(uintptr_t)req->buf};
+    pkt_rts_t r = {.m = m, .size = req->bytes, .sreq = (uint64_t)(uintptr_t)req,
+                   .addr = (uint64_t)(uintptr_t)req->buf};
     r.m.type = PKT_RTS;
     if (req->noncontig) {
         /* The receiver cannot read a scattered layout: it asks for a
@@ -765,24 +768,27 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
     const pkt_match_t *m = pkt;
     int eager = m->type == PKT_EAGER;
     uint64_t seq = tern_rt.peers[src_world].match_recvd++; /* counted as the sender does */
-    if (eager) {
-        if (__builtin_expect(len - sizeof(pkt_match_t) != m->size, 0)) {
-            peer_broken(src_world, TERN_ERR_INTERNAL,
-                        "corrupt eager packet: %zu bytes for a %llu-byte message",
-                        len - sizeof(pkt_match_t), (unsigned long long)m->size);
-            return;
-        }
+    if (eager && __builtin_expect(len >= sizeof *m, 1)) {
         /* The common case, a plain eager message meeting a posted receive,
          * matches on the packet header itself (no tern_msg_t is built). */
         tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
         if (req) {
-            deliver_eager(req, src_world, m->src, m->tag, m->size, m + 1);
+            deliver_eager(req, src_world, m->src, m->tag, len - sizeof *m, m + 1);
             tern_req_complete(req);
             return;
         }
     }
+    size_t hdr_len = m->type == PKT_EAGER        ? sizeof(pkt_match_t)
+                     : m->type == PKT_EAGER_SYNC ? sizeof(pkt_sync_t)
+                                                 : sizeof(pkt_rts_t);
+    if (__builtin_expect(len < hdr_len, 0)) {
+        peer_broken(src_world, TERN_ERR_INTERNAL,
+                    "corrupt packet of type %u: %zu bytes, under its %zu-byte header",
+                    (unsigned)m->type, len, hdr_len);
+        return;
+    }
     tern_msg_t msg = {.type = m->type, .src_world = src_world, .src = m->src, .tag = m->tag,
-                      .context_id = m->context_id, .size = m->size, .seq = seq};
+                      .context_id = m->context_id, .size = len - hdr_len, .seq = seq};
     switch (m->type) {
     case PKT_EAGER:
         msg.data = (const char *)pkt + sizeof(pkt_match_t);
@@ -795,6 +801,7 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
     }
     case PKT_RTS: {
         const pkt_rts_t *r = pkt;
+        msg.size = r->size;
         msg.sreq = r->sreq;
         msg.addr = r->addr;
         msg.rkey = r->rkey;

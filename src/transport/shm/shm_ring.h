@@ -5,7 +5,8 @@
  * alone on its cache line), then `cells` cells of `cell_size` bytes each (a
  * multiple of 64, so every cell starts on a cache line). A cell is a 16-byte
  * header followed by the payload; a message of up to 48 bytes touches
- * exactly one cache line.
+ * exactly one cache line (an eager MPI message: a 16-byte match header and
+ * up to 32 bytes of data).
  *
  *   flag  n + 1 when the cell holds message number n (n counts from 0 per
  *         ring and never repeats, so a stale value is never taken for a new
