@@ -117,6 +117,17 @@ static void inflight_add(tern_peer_t *peer, tern_req_t *req)
     peer->inflight_head = req;
 }
 
+/* Whether another receive from the peer is under way (a rendezvous whose
+ * copy would share the time of a new one; our own sends to it do not
+ * count: an exchange's two directions always overlap). */
+static int inflight_has_recv(const tern_peer_t *peer)
+{
+    for (const tern_req_t *r = peer->inflight_head; r; r = r->next)
+        if (r->kind == TERN_REQ_RECV)
+            return 1;
+    return 0;
+}
+
 static void inflight_remove(tern_peer_t *peer, tern_req_t *req)
 {
     if (req->inflight_prev)
@@ -662,7 +673,8 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
             return;
         }
         /* Until the read completes or the last fragment arrives. */
-        int clean = peer->inflight_head == NULL;
+        int clean = peer->get_min && n >= peer->get_min && n < peer->rma_min &&
+                    !inflight_has_recv(peer);
         inflight_add(peer, req);
         req->rndv_sample = 0;
         int can_get = (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&

@@ -11,7 +11,7 @@
 #define CLASS_SHIFT 15
 #define N_CLASSES 12
 #define SAMPLES 3          /* clean samples of each path before choosing */
-#define EXPLORE_MAX 64     /* messages of a round before choosing anyway */
+#define EXPLORE_MAX 24     /* messages of a round before choosing anyway */
 
 enum { STREAM = 0, GET = 1 };
 

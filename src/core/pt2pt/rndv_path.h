@@ -7,8 +7,9 @@
  * apart). So with TERN_SHM_LARGE_PATH=measure the receiver times both on
  * the messages themselves: per peer and per power-of-two size class, the
  * first messages alternate between the paths, each timed from the match of
- * its RTS to its last byte landed, counted only when no other rendezvous
- * with that peer was under way (so a queue does not count as copy time);
+ * its RTS to its last byte landed, counted only when no other receive
+ * from that peer was under way (so a queue does not count as copy time;
+ * a send to it may be: the two directions of an exchange always overlap);
  * after three clean samples of each (the first message each way in a round
  * only warms it) the faster per byte serves the class,
  * until TERN_SHM_MEASURE_MS later both are timed again. */
@@ -21,7 +22,7 @@
 
 /* Receiver, on the RTS of an n-byte message from peer with
  * peer->get_min <= n < peer->rma_min: 1 read it with a get, 0 ask for the
- * stream. clean: no other rendezvous with peer is under way. Marks req
+ * stream. clean: no other receive from peer is under way. Marks req
  * when this message is a sample. */
 int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n, int clean);
 
