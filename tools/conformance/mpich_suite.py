@@ -52,6 +52,14 @@ FORTRAN_PROBES = {
 SERIAL_DIRS = {"io", "errors/io"}
 
 
+
+# A testlist's MPICH setting that has a Tern knob of the same meaning is
+# passed to that knob too (the peers ignore TERN_*): errors/spawn's
+# connect_timeout tests shorten MPICH's connect timeout this way.
+TERN_EQUIVALENTS = {
+    "MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT": "TERN_PORT_CONNECT_TIMEOUT",
+}
+
 def log(msg):
     print(f"conformance: {msg}", flush=True)
 
@@ -383,6 +391,8 @@ def run_tests(tree, tests, build_failed, mpiexec, jobs, timeout, max_timeout,
             if "=" in kv:
                 k, v = kv.split("=", 1)
                 e[k] = v
+                if k in TERN_EQUIVALENTS:
+                    e[TERN_EQUIVALENTS[k]] = v
         lock = locks.get(t.dir)
         if lock:
             lock.acquire()

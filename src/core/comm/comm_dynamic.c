@@ -16,8 +16,11 @@
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_exchange.h"
 #include "core/comm/comm_p2p.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/send_cancel.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
+#include "base/config.h"
 #include "pmi/pmi.h"
 #include "transport/sock/sock.h"
 
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PORT_PREFIX "tern-port:"
@@ -102,11 +106,52 @@ static tern_status_t wait_release(tern_req_t *req, size_t *bytes_p)
     return st;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The connecting root waits for the accepting root's answer (rreq) to its
+ * request (sreq, kept until then). Past timeout_s (> 0) it withdraws the
+ * request (a send cancel: the accepting process drops it unless an accept
+ * matched it already) and fails with TERN_ERR_PORT; if an accept matched
+ * it meanwhile, the answer is on its way and the wait goes on. */
+static tern_status_t connect_wait(tern_req_t *sreq, tern_req_t *rreq, double timeout_s,
+                                  const char *port, size_t *got_p)
+{
+    double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+    unsigned idle = 0;
+    while (!rreq->complete) {
+        if (tern_progress() == 0 && !rreq->complete)
+            tern_progress_idle(&idle);
+        if (deadline > 0 && !rreq->complete && now_s() > deadline) {
+            deadline = 0;
+            tern_send_cancel(sreq);
+            tern_progress_wait(&sreq->complete);
+            if (sreq->cancelled && tern_p2p_cancel_recv(rreq)) {
+                tern_req_release(sreq);
+                tern_req_release(rreq);
+                return tern_status_detail(TERN_ERR_PORT,
+                                          "no MPI_Comm_accept on port %s within %g s (the "
+                                          "info key \"timeout\" or TERN_PORT_CONNECT_TIMEOUT)",
+                                          port, timeout_s);
+            }
+        }
+    }
+    tern_progress_wait(&sreq->complete);
+    tern_status_t st = sreq->error;
+    tern_req_release(sreq);
+    tern_status_t rst = wait_release(rreq, got_p);
+    return st != TERN_OK ? st : rst;
+}
+
 /* The roots' exchange. The bridge is a two-process communicator that
  * exists only here: rank 0 the accepting root, rank 1 the connecting one. */
-static tern_status_t bridge(int accept, const char *port, const bridge_hdr_t *mine,
-                            const addr_t *my_addrs, bridge_hdr_t *theirs, addr_t **their_addrs,
-                            int *other_p)
+static tern_status_t bridge(int accept, const char *port, double timeout_s,
+                            const bridge_hdr_t *mine, const addr_t *my_addrs,
+                            bridge_hdr_t *theirs, addr_t **their_addrs, int *other_p)
 {
     int tag = 0;
     const char *addr = NULL;
@@ -134,9 +179,10 @@ static tern_status_t bridge(int accept, const char *port, const bridge_hdr_t *mi
     if (st == TERN_OK && !accept) {
         if ((st = tern_comm_isend(&b, TERN_CTX_BRIDGE, out, out_len, 0, tag, TERN_SEND_STANDARD,
                                   &sreq)) == TERN_OK)
-            st = wait_release(sreq, NULL);
-    }
-    if (st == TERN_OK)
+            st = connect_wait(sreq, rreq, timeout_s, port, &got);
+        else if (tern_p2p_cancel_recv(rreq)) /* no request went out: no answer comes */
+            tern_req_release(rreq);
+    } else if (st == TERN_OK)
         st = wait_release(rreq, &got);
     if (st == TERN_OK) {
         memcpy(theirs, in, sizeof *theirs);
@@ -205,7 +251,7 @@ static tern_status_t swap_masks(void *arg, tern_ctx_mask_t *m)
 }
 
 tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const char *port,
-                                 int port_tag, tern_comm_t **new_p)
+                                 int port_tag, double timeout_s, tern_comm_t **new_p)
 {
     *new_p = NULL;
     const char *my_addr;
@@ -244,7 +290,8 @@ tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const 
     if (comm->rank == root) {
         bridge_hdr_t mine = {.size = comm->size, .root = root, .status = TERN_OK};
         bridge_hdr_t theirs = {0};
-        tern_status_t bst = bridge(accept, port, &mine, addrs, &theirs, &raddrs, &sw.other);
+        tern_status_t bst =
+            bridge(accept, port, timeout_s, &mine, addrs, &theirs, &raddrs, &sw.other);
         if (bst == TERN_OK)
             g.remote_size = theirs.size;
         else
@@ -312,14 +359,32 @@ tern_status_t tern_comm_check_root(const tern_comm_t *comm, int root)
     return TERN_OK;
 }
 
+/* The connect timeout of one call: the info key "timeout" (seconds, as
+ * MPICH reads it) when it is a number, else TERN_PORT_CONNECT_TIMEOUT. */
+static double connect_timeout(const tern_info_t *info)
+{
+    const char *v = info ? tern_info_get(info, "timeout") : NULL;
+    if (v) {
+        char *end;
+        errno = 0;
+        double t = strtod(v, &end);
+        if (end != v && *end == '\0' && errno == 0 && t >= 0)
+            return t;
+    }
+    return (double)tern_knob_count(TERN_KNOB_PORT_CONNECT_TIMEOUT);
+}
+
 tern_status_t tern_comm_dyn_join_checked(tern_comm_t *comm, int root, int accept,
-                                         const char *port, MPI_Comm *newcomm)
+                                         const char *port, const tern_info_t *info,
+                                         MPI_Comm *newcomm)
 {
     *newcomm = MPI_COMM_NULL;
     tern_comm_t *nc;
     tern_status_t st = tern_comm_check_root(comm, root);
+    int at_root = st == TERN_OK && comm->rank == root;
+    double timeout_s = at_root && !accept ? connect_timeout(info) : 0;
     if (st == TERN_OK)
-        st = tern_comm_dyn_join(comm, root, accept, comm->rank == root ? port : NULL, -1, &nc);
+        st = tern_comm_dyn_join(comm, root, accept, at_root ? port : NULL, -1, timeout_s, &nc);
     if (st == TERN_OK)
         *newcomm = nc->handle;
     return st;
@@ -414,7 +479,7 @@ tern_status_t tern_comm_join(int fd, MPI_Comm *intercomm)
     }
     tern_comm_t *ic;
     if (st == TERN_OK)
-        st = tern_comm_dyn_join(tern_comm_lookup(MPI_COMM_SELF), 0, accept, port, -1, &ic);
+        st = tern_comm_dyn_join(tern_comm_lookup(MPI_COMM_SELF), 0, accept, port, -1, 0, &ic);
     if (st == TERN_OK)
         *intercomm = ic->handle;
     return st;

@@ -4,6 +4,7 @@
 #define TERN_CORE_COMM_DYNAMIC_H
 
 #include "core/comm/comm.h"
+#include "core/comm/info.h"
 
 /* The context the roots of an accept/connect meet on: slot 4095, which
  * tern_ctx_init keeps from every communicator. */
@@ -17,17 +18,22 @@ tern_status_t tern_port_check(const char *port);
  * the group that calls the other side (accept or connect) with the same
  * port; port is read on root only. port_tag: the port's tag when every
  * member knows it already (spawn bcasts it), else -1 (the root bcasts it
- * first). */
+ * first). timeout_s (connect, read at the root; 0: none): how long the
+ * connecting root waits for an accept before it withdraws its request
+ * and every member fails with TERN_ERR_PORT. */
 tern_status_t tern_comm_dyn_join(tern_comm_t *comm, int root, int accept, const char *port,
-                                 int port_tag, tern_comm_t **new_p);
+                                 int port_tag, double timeout_s, tern_comm_t **new_p);
 /* The tag of a port name (>= 0), 0 if it is not one. */
 int tern_port_tag(const char *port);
 
 /* The MPI procedures: check comm (an intracommunicator) and root, then
- * join; *newcomm is the new intercommunicator's handle. */
+ * join; *newcomm is the new intercommunicator's handle. info (connect,
+ * significant at root; NULL: MPI_INFO_NULL): its key "timeout" in
+ * seconds overrides TERN_PORT_CONNECT_TIMEOUT. */
 tern_status_t tern_comm_check_root(const tern_comm_t *comm, int root);
 tern_status_t tern_comm_dyn_join_checked(tern_comm_t *comm, int root, int accept,
-                                         const char *port, MPI_Comm *newcomm);
+                                         const char *port, const tern_info_t *info,
+                                         MPI_Comm *newcomm);
 
 /* MPI_Publish_name, MPI_Unpublish_name, MPI_Lookup_name (port:
  * MPI_MAX_PORT_NAME bytes), through the process manager's name service. */

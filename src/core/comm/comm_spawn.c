@@ -135,7 +135,7 @@ tern_status_t tern_comm_spawn(tern_comm_t *comm, int root, int count, char *comm
     if (out.status != TERN_OK)
         return tern_status_detail((tern_status_t)out.status, "%s", why);
     tern_comm_t *ic;
-    st = tern_comm_dyn_join(comm, root, 1, port, out.port_tag, &ic);
+    st = tern_comm_dyn_join(comm, root, 1, port, out.port_tag, 0, &ic);
     if (st == TERN_OK)
         *intercomm = ic->handle;
     return st;
@@ -153,7 +153,7 @@ tern_status_t tern_comm_parent_init(void)
     if (st != TERN_OK)
         return st;
     tern_comm_t *world = tern_comm_lookup(MPI_COMM_WORLD), *ic;
-    st = tern_comm_dyn_join(world, 0, 0, port, tern_port_tag(port), &ic);
+    st = tern_comm_dyn_join(world, 0, 0, port, tern_port_tag(port), 0, &ic);
     if (st != TERN_OK) {
         char why[256]; /* the detail's own buffer is rewritten below */
         const char *d = tern_status_take_detail(st);

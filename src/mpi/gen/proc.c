@@ -47,7 +47,7 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
         (err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 1, port_name, newcomm));
+    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 1, port_name, info_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_connect)
@@ -63,7 +63,7 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
         (err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 0, port_name, newcomm));
+    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 0, port_name, info_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_create_from_group)
