@@ -51,8 +51,6 @@ FORTRAN_PROBES = {
 # Directories whose tests share file names in their working directory.
 SERIAL_DIRS = {"io", "errors/io"}
 
-
-
 # A testlist's MPICH setting that has a Tern knob of the same meaning is
 # passed to that knob too (the peers ignore TERN_*): errors/spawn's
 # connect_timeout tests shorten MPICH's connect timeout this way.
