@@ -51,26 +51,6 @@
  * n + 1's while the others still read step n's. */
 #define BCAST_TOTAL_OFFSET 16
 
-/* A step of bcast, reduce or allreduce of at most INLINE_MAX bytes
- * travels in its writer's enter line, after the flag, the pid and the
- * bcast totals: the reader's poll of the flag brings the data with it, one
- * cross-core line transfer where the slot cost a second. Two areas, one
- * per slot parity, like the slots (a writer may fill step n + 1's while
- * step n's is read). */
-#define INLINE_OFFSET 32
-#define INLINE_MAX 16
-_Static_assert(BCAST_TOTAL_OFFSET + TERN_SHM_SLOTS * 8 <= INLINE_OFFSET, "bcast totals overlap");
-_Static_assert(INLINE_OFFSET + TERN_SHM_SLOTS * INLINE_MAX <= TERN_SHM_LINE, "inline data spills");
-
-/* Where rank q's data of step n (bytes long) is. */
-static char *step_data(tern_shm_region_t *reg, int q, uint64_t n, size_t bytes)
-{
-    if (bytes <= INLINE_MAX)
-        return reg->flags + (size_t)q * TERN_SHM_N_FLAGS * TERN_SHM_LINE + INLINE_OFFSET +
-               (size_t)(n % TERN_SHM_SLOTS) * INLINE_MAX;
-    return tern_shm_slot(reg, q, n);
-}
-
 enum { PH_CLAIM, PH_TURN, PH_ORDER, PH_SLOT_FREE, PH_ENTERED, PH_REDUCED, PH_OUT };
 
 typedef struct {
@@ -95,11 +75,10 @@ static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, char *dst)
     if (count == 0)
         return TERN_OK;
     int p = r->reg->p;
-    size_t step = r->len * r->a.esz;
-    memcpy(dst, step_data(r->reg, p - 1, r->n, step) + off_bytes, count * r->a.esz);
+    memcpy(dst, tern_shm_slot(r->reg, p - 1, r->n) + off_bytes, count * r->a.esz);
     for (int q = p - 2; q >= 0; q--) {
-        tern_status_t st = tern_op_apply(r->a.op, r->a.dt,
-                                         step_data(r->reg, q, r->n, step) + off_bytes, dst, count);
+        tern_status_t st = tern_op_apply(r->a.op, r->a.dt, tern_shm_slot(r->reg, q, r->n) + off_bytes,
+                                         dst, count);
         if (st != TERN_OK)
             return st;
     }
@@ -278,7 +257,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
                 size_t unit = r->kind == TERN_COLL_BCAST ? 1 : esz;
                 if (r->len) /* an empty bcast still takes its step; its buffer may be NULL */
-                    memcpy(step_data(reg, me, r->n, r->len * unit), (const char *)r->a.sbuf + r->off * unit,
+                    memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
                            r->len * unit);
                 if (r->kind == TERN_COLL_BCAST)
                     atomic_store_explicit(bcast_total_at(reg, me, r->n), r->total, memory_order_relaxed);
@@ -300,7 +279,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                     if (r->n == r->first)
                         bcast_learn_total(r);
                     if (r->off < r->room) /* what fits this rank's buffer */
-                        memcpy((char *)r->a.rbuf + r->off, step_data(reg, r->root, r->n, r->len),
+                        memcpy((char *)r->a.rbuf + r->off, tern_shm_slot(reg, r->root, r->n),
                                r->len < r->room - r->off ? r->len : r->room - r->off);
                     if (r->n + 1 == r->first + r->steps)
                         *st = bcast_mismatch(r);
