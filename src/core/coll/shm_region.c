@@ -2,6 +2,7 @@
  * communicators may have one, its creation (collective, over
  * point-to-point), its layout and the flag waits. See shm_region.h for the protocol. */
 #include "core/coll/shm_region.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -184,9 +185,7 @@ void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n)
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return tern_clock_s() * 1e3;
 }
 
 /* Called when a wait yields: the rank waited for has failed (reported by a

@@ -20,6 +20,7 @@
 #include "core/pt2pt/send_cancel.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "pmi/pmi.h"
 #include "transport/sock/sock.h"
@@ -28,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PORT_PREFIX "tern-port:"
@@ -106,13 +106,6 @@ static tern_status_t wait_release(tern_req_t *req, size_t *bytes_p)
     return st;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The connecting root waits for the accepting root's answer (rreq) to its
  * request (sreq, kept until then). Past timeout_s (> 0) it withdraws the
  * request (a send cancel: the accepting process drops it unless an accept
@@ -121,12 +114,12 @@ static double now_s(void)
 static tern_status_t connect_wait(tern_req_t *sreq, tern_req_t *rreq, double timeout_s,
                                   const char *port, size_t *got_p)
 {
-    double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+    double deadline = timeout_s > 0 ? tern_clock_s() + timeout_s : 0;
     unsigned idle = 0;
     while (!rreq->complete) {
         if (tern_progress() == 0 && !rreq->complete)
             tern_progress_idle(&idle);
-        if (deadline > 0 && !rreq->complete && now_s() > deadline) {
+        if (deadline > 0 && !rreq->complete && tern_clock_s() > deadline) {
             deadline = 0;
             tern_send_cancel(sreq);
             tern_progress_wait(&sreq->complete);

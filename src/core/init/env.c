@@ -7,6 +7,7 @@
 #include "core/init/init.h"
 #include "core/runtime/mem.h"
 #include "core/runtime/runtime.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 #include "transport/transport.h"
@@ -23,9 +24,7 @@ static pthread_t main_thread;
 
 double tern_env_clock(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return tern_clock_s();
 }
 
 tern_status_t tern_env_init(const char *func, int required, int *provided)

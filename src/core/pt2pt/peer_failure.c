@@ -2,6 +2,7 @@
 #include "core/pt2pt/match.h"
 #include "core/pt2pt/p2p.h"
 #include "core/runtime/runtime.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
 
@@ -76,9 +77,7 @@ const char *tern_peer_failure(int peer_world)
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    return tern_clock_s() * 1e3;
 }
 
 /* The peers this rank waits for: a request in flight with them, packets
