@@ -117,17 +117,6 @@ static void inflight_add(tern_peer_t *peer, tern_req_t *req)
     peer->inflight_head = req;
 }
 
-/* Whether another receive from the peer is under way (a rendezvous whose
- * copy would share the time of a new one; our own sends to it do not
- * count: an exchange's two directions always overlap). */
-static int inflight_has_recv(const tern_peer_t *peer)
-{
-    for (const tern_req_t *r = peer->inflight_head; r; r = r->next)
-        if (r->kind == TERN_REQ_RECV)
-            return 1;
-    return 0;
-}
-
 static void inflight_remove(tern_peer_t *peer, tern_req_t *req)
 {
     if (req->inflight_prev)
@@ -672,17 +661,15 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
             tern_req_complete(req);
             return;
         }
-        /* Until the read completes or the last fragment arrives. */
-        int clean = peer->get_min && n >= peer->get_min && n < peer->rma_min &&
-                    !inflight_has_recv(peer);
-        inflight_add(peer, req);
+        /* Below rma_min the receiver's measurements decide (rndv_path.h),
+         * before the request joins the in-flight list they look at. */
         req->rndv_sample = 0;
-        int can_get = (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&
-                      !(msg->rts_flags & RTS_STREAM);
-        /* From get_min on the measurements decide (rndv_path.h). */
-        if (can_get && (n >= peer->rma_min ||
-                        (peer->get_min && n >= peer->get_min &&
-                         tern_rndv_path_by_get(peer, req, n, clean)))) {
+        int by_get = (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&
+                     !(msg->rts_flags & RTS_STREAM) &&
+                     (n >= peer->rma_min || tern_rndv_path_by_get(peer, req, n));
+        /* Until the read completes or the last fragment arrives. */
+        inflight_add(peer, req);
+        if (by_get) {
             req->get_comp.cb = rndv_get_done;
             size_t head = tern_p2p_coop_begin(msg->src_world, req, n, msg->sreq);
             tern_status_t st = peer->ops->get(peer->tl, msg->src_world, req->buf, head, msg->addr,

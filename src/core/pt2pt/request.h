@@ -88,7 +88,7 @@ struct tern_req {
      * 1 + its size class, 0 when not timed; the path and the start. */
     uint8_t rndv_sample;
     uint8_t rndv_by_get;
-    uint64_t rndv_t0_ns;
+    double rndv_t0_s;
 
     /* The owner's state and callbacks. TERN_REQ_GENERIC: start (persistent
      * requests: MPI_Start) begins the operation. Any kind: release frees

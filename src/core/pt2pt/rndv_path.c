@@ -1,10 +1,10 @@
 /* The receiver's measured choice between get and stream (rndv_path.h). */
 #include "core/pt2pt/rndv_path.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 /* Size classes: [32 KB << c, 64 KB << c); messages from 32 KB on (the
  * smallest get_min) and up to 64 MB, larger ones share the last class. */
@@ -15,25 +15,20 @@
 
 enum { STREAM = 0, GET = 1 };
 
+/* A round of timing ends with a choice within EXPLORE_MAX messages, so
+ * the counts stay small. */
 typedef struct {
-    uint64_t round_ns;    /* when this round of timing began */
+    double chosen_s;      /* when the choice was made */
     uint32_t seen;        /* messages of the class in this round */
     int8_t choice;        /* -1: timing; else STREAM or GET */
     uint8_t samples[2];
     uint8_t tries[2];     /* messages sent each way this round */
-    double best[2];       /* ns per byte, the least of the clean samples */
+    double best[2];       /* seconds per byte, the least of the clean samples */
 } path_class_t;
 
 struct tern_rndv_path {
     path_class_t cls[N_CLASSES];
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int size_class(size_t n)
 {
@@ -43,59 +38,62 @@ static int size_class(size_t n)
     return c;
 }
 
-static void start_round(path_class_t *k, uint64_t t)
+static void start_round(path_class_t *k)
 {
-    k->round_ns = t;
-    k->seen = 0;
-    k->choice = -1;
-    k->samples[STREAM] = k->samples[GET] = 0;
-    k->tries[STREAM] = k->tries[GET] = 0;
-    k->best[STREAM] = k->best[GET] = 0;
+    *k = (path_class_t){.choice = -1};
 }
 
-int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n, int clean)
+/* Whether another receive from the peer is under way: a rendezvous whose
+ * copy would share the time of a new one (our own sends to it do not
+ * count: an exchange's two directions always overlap). */
+static int receiving_from(const tern_peer_t *peer)
 {
-    req->rndv_sample = 0;
+    for (const tern_req_t *r = peer->inflight_head; r; r = r->next)
+        if (r->kind == TERN_REQ_RECV)
+            return 1;
+    return 0;
+}
+
+int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
+{
+    if (!peer->get_min || n < peer->get_min)
+        return 0;
     if (!peer->rndv_path) {
-        peer->rndv_path = calloc(1, sizeof *peer->rndv_path);
+        peer->rndv_path = malloc(sizeof *peer->rndv_path);
         if (!peer->rndv_path) {
             peer->get_min = 0; /* no memory to measure: the static choice */
             return 0;
         }
         for (int c = 0; c < N_CLASSES; c++)
-            peer->rndv_path->cls[c].choice = -1;
+            start_round(&peer->rndv_path->cls[c]);
     }
     int c = size_class(n);
     path_class_t *k = &peer->rndv_path->cls[c];
-    uint64_t t = now_ns();
+    double t = tern_clock_s();
     if (k->choice >= 0) {
-        if (t - k->round_ns < (uint64_t)tern_knob_count(TERN_KNOB_SHM_MEASURE_MS) * 1000000ull)
+        if (t - k->chosen_s < 1e-3 * (double)tern_knob_count(TERN_KNOB_SHM_MEASURE_MS))
             return k->choice;
-        start_round(k, t);
+        start_round(k);
     }
-    if (k->seen == 0)
-        k->round_ns = t;
     /* Alternate, the stream first (the static default); a path that has
      * its samples gives its turns to the other. */
     int by_get = (int)(k->seen++ & 1u);
     if (k->samples[by_get] >= SAMPLES && k->samples[!by_get] < SAMPLES)
         by_get = !by_get;
-    if (k->tries[by_get] < 255)
-        k->tries[by_get]++;
     /* The first of each way warms it (the chunks of the bulk ring, the
      * pages of the buffers): not a sample. */
-    if (clean && k->tries[by_get] > 1) {
+    if (++k->tries[by_get] > 1 && !receiving_from(peer)) {
         req->rndv_sample = (uint8_t)(1 + c);
         req->rndv_by_get = (uint8_t)by_get;
-        req->rndv_t0_ns = t;
+        req->rndv_t0_s = t;
     }
-    if (k->seen >= EXPLORE_MAX && k->choice < 0) {
+    if (k->seen >= EXPLORE_MAX) {
         /* Too few clean samples (always other transfers under way):
          * choose on what there is, the stream without both. */
         k->choice = k->samples[STREAM] && k->samples[GET] && k->best[GET] < k->best[STREAM]
                         ? GET
                         : STREAM;
-        k->round_ns = t;
+        k->chosen_s = t;
     }
     return by_get;
 }
@@ -109,19 +107,17 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
     path_class_t *k = &peer->rndv_path->cls[c];
     if (k->choice >= 0)
         return; /* a late sample of a round already decided */
-    uint64_t t = now_ns();
-    double per_byte = (double)(t - req->rndv_t0_ns) / (double)req->transfer_bytes;
-    if (k->samples[p] == 0 || per_byte < k->best[p])
+    double t = tern_clock_s();
+    double per_byte = (t - req->rndv_t0_s) / (double)req->transfer_bytes;
+    if (k->samples[p]++ == 0 || per_byte < k->best[p])
         k->best[p] = per_byte;
-    if (k->samples[p] < 255)
-        k->samples[p]++;
     if (k->samples[STREAM] >= SAMPLES && k->samples[GET] >= SAMPLES) {
         k->choice = k->best[GET] < k->best[STREAM] ? GET : STREAM;
-        k->round_ns = t;
+        k->chosen_s = t;
         tern_debug("rendezvous from rank %d, %zu-%zu bytes: %s (%.3f ns/byte by get, %.3f by "
                    "stream)",
                    req->peer_world, (size_t)1 << (CLASS_SHIFT + c),
                    ((size_t)2 << (CLASS_SHIFT + c)) - 1, k->choice == GET ? "get" : "stream",
-                   k->best[GET], k->best[STREAM]);
+                   1e9 * k->best[GET], 1e9 * k->best[STREAM]);
     }
 }

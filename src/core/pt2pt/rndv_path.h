@@ -20,11 +20,12 @@
 #include "core/runtime/runtime.h"
 #include <stddef.h>
 
-/* Receiver, on the RTS of an n-byte message from peer with
- * peer->get_min <= n < peer->rma_min: 1 read it with a get, 0 ask for the
- * stream. clean: no other receive from peer is under way. Marks req
- * when this message is a sample. */
-int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n, int clean);
+/* Receiver, on the RTS of an n-byte message from peer below
+ * peer->rma_min, that could be read with a get, before req joins the
+ * peer's in-flight list: 1 read it with a get, 0 ask for the stream (below
+ * peer->get_min, or no measurement: always 0). Marks req when this message
+ * is a sample. */
+int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n);
 
 void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req);
 

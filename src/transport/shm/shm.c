@@ -414,6 +414,15 @@ static void shm_free(tern_tl_t *tl)
     free(tl);
 }
 
+/* Whether TERN_SHM_LARGE_PATH compares the ranks' hwloc places (every
+ * choice but the forced ones). */
+static int path_by_place(void)
+{
+    return tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
+           tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe") ||
+           tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "measure");
+}
+
 /* Per peer, which copy serves large messages (shm_path.h): the rendezvous
  * threshold stays rma_min (the pipeline below it) or drops to where CMA
  * wins. */
@@ -422,8 +431,7 @@ static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
     size_t single = tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN, 32L << 10);
     int all_far = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "cma");
     int measure = tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "measure");
-    int by_place = measure || tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
-                   tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe");
+    int by_place = path_by_place();
     if (tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe") && tl->seg.base != NULL &&
         params->local_size > 1) {
         double rtt = 0;
@@ -480,9 +488,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             tl->peer_rma_min == NULL || tl->peer_get_min == NULL)
             st = TERN_ERR_NOMEM;
         tl->place = (tern_shm_place_t){-1, -1, -1};
-        if (params->local_size > 1 && (tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "auto") ||
-                                       tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "probe") ||
-                                       tern_knob_is(TERN_KNOB_SHM_LARGE_PATH, "measure")))
+        if (params->local_size > 1 && path_by_place())
             tern_shm_place_self(&tl->place); /* published in its slot */
     } else {
         st = TERN_ERR_NOMEM;
