@@ -7,6 +7,7 @@
 #include "core/pt2pt/progress.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +107,26 @@ static int recycle(tern_sched_t *s)
             s->arena_cap = cap;
         }
     }
-    *s = (tern_sched_t){.steps = s->steps, .cap_steps = s->cap_steps,
-                        .inflight = s->inflight, .cap_inflight = s->cap_inflight,
-                        .tmps = s->tmps, .cap_tmps = s->cap_tmps,
-                        .arena = s->arena, .arena_cap = s->arena_cap,
-                        .next = pool};
+    /* Everything before `why` starts at zero; `why` only needs its first
+     * byte (clearing the whole struct was a tenth of a small collective). */
+    step_t *steps = s->steps;
+    tern_req_t **inflight = s->inflight;
+    void **tmps = s->tmps;
+    size_t cap_steps = s->cap_steps, cap_inflight = s->cap_inflight, cap_tmps = s->cap_tmps;
+    memset(s, 0, offsetof(tern_sched_t, why));
+    s->why[0] = 0;
+    s->steps = steps;
+    s->cap_steps = cap_steps;
+    s->inflight = inflight;
+    s->cap_inflight = cap_inflight;
+    s->tmps = tmps;
+    s->cap_tmps = cap_tmps;
+    s->held_op = MPI_OP_NULL;
+    s->req = NULL;
+    s->prev = NULL;
+    s->in_active = 0;
+    s->arena_used = s->arena_want = 0;
+    s->next = pool;
     pool = s;
     n_pool++;
     return 1;

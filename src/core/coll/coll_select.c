@@ -290,6 +290,25 @@ static int spans_nodes(tern_comm_t *c)
     return c->coll_spans_nodes > 0;
 }
 
+/* With more ranks than CPUs on the node, the table's shm rows are passed
+ * over for the rooted collectives: there a root or reader waits for a
+ * slot held by a descheduled rank, where the message algorithms let the
+ * senders run ahead (4 ranks on 2 cores, 8 B: bcast 0.94 against 2.5 us,
+ * reduce 1.5 against 3.4, gather 1.3 against 2.9, scatter 1.0 against 3.4;
+ * docs/performance.md). The collectives every rank waits for anyway
+ * (barrier, allreduce, allgather, alltoall) keep shm, which was as fast or
+ * faster there. TERN_<COLL>_ALGORITHM=shm still forces it. */
+static int rooted_shm(const tern_coll_algo_t *al, tern_coll_kind_t kind)
+{
+    return (al->flags & TERN_COLL_SHM) && (kind == TERN_COLL_BCAST || kind == TERN_COLL_REDUCE ||
+                                           kind == TERN_COLL_GATHER || kind == TERN_COLL_SCATTER);
+}
+
+static int shm_passed_over(const tern_coll_algo_t *al, tern_coll_kind_t kind)
+{
+    return tern_rt.node_oversubscribed && rooted_shm(al, kind);
+}
+
 static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
 {
     int p = a->comm->size;
@@ -340,7 +359,7 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
     for (size_t i = kind_first[kind]; !al && i < kind_first[kind + 1]; i++) {
         const entry_t *e = &table[i];
         if ((e->max_procs && a->comm->size > e->max_procs) ||
-            msg_bytes > e->max_bytes || !usable(e->algo, a))
+            msg_bytes > e->max_bytes || !usable(e->algo, a) || shm_passed_over(e->algo, kind))
             continue;
         al = e->algo;
     }
@@ -372,6 +391,7 @@ void tern_coll_print_table(FILE *f)
         fprintf(f, "  %-22s %10s %12s  %s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
                 e->algo->name,
                 e->algo->flags & TERN_COLL_NODE_AWARE          ? " (communicators spanning nodes)"
+                : rooted_shm(e->algo, e->kind) ? " (ranks on one node, not more than its CPUs)"
                 : e->algo->flags & TERN_COLL_SHM ? " (ranks on one node)"
                 : e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
                 : e->algo->flags & TERN_COLL_NEEDS_POW2     ? " (power-of-two sizes)"

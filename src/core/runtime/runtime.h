@@ -89,6 +89,10 @@ typedef struct {
     int n_poll;
     long credit_max;
     long spin_limit;            /* empty polls before sched_yield */
+    /* More ranks on this node than it has CPUs online: every rank of the
+     * node gets the same answer (unlike the affinity masks'), so the
+     * collectives may choose algorithms by it. */
+    int node_oversubscribed;
     /* Peers with packets waiting, so progress need not scan them all. */
     int *pending_peers;
     int n_pending_peers;

@@ -1,0 +1,32 @@
+#!/bin/sh
+# On a node with more ranks than CPUs the rooted collectives (bcast,
+# reduce, gather, scatter) leave the shm algorithm for their message
+# algorithms, and barrier keeps shm; with a rank per CPU bcast stays on shm.
+# Every rank must choose alike (a split choice would hang), so each line is
+# counted over all ranks.
+# Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
+set -u
+mpiexec=$1
+bench=$2
+fail() { echo "FAIL: $*"; exit 1; }
+cpus=$(getconf _NPROCESSORS_ONLN)
+[ "$cpus" -le 7 ] || { echo "SKIP: $cpus CPUs, the oversubscribed run would need $((cpus + 1)) ranks"; exit 77; }
+n=$((cpus + 1))
+
+chosen() { # <np> <bench> -> the debug lines naming the algorithms chosen
+    TERN_LOG_LEVEL=3 "$mpiexec" -n "$1" "$bench/tern-bench-$2" -m 8:8 -i 20 -x 2 2>&1 |
+        grep -E "debug: [a-z_]+ on $1 ranks, [0-9]+ bytes: "
+}
+for coll in bcast reduce gather scatter; do
+    out=$(chosen "$n" "$coll") || fail "$coll at $n ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, [0-9]* bytes: binomial")
+    [ "$k" -eq "$n" ] || fail "$coll at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
+    k=$(echo "$out" | grep -c "debug: barrier on $n ranks, 0 bytes: shm")
+    [ "$k" -eq "$n" ] || fail "barrier at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+done
+if [ "$cpus" -ge 2 ]; then
+    out=$(chosen 2 bcast) || fail "bcast at 2 ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 8 bytes: shm")
+    [ "$k" -eq 2 ] || fail "bcast at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+fi
+echo "oversubscribed selection ok ($n ranks on $cpus CPUs)"
