@@ -57,7 +57,7 @@ probe "pipeline, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=probe TERN_SHM_PRO
 # An explicit threshold sets both paths.
 expect "single copy (CMA) from 65536 bytes" TERN_SHM_LARGE_PATH=cma TERN_SHM_CMA_MIN=65536
 # Measured: near by hwloc (unbound), so every class from 32 KB is timed.
-expect "measured from 32 KB, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=measure
+expect "measured from 32768 bytes, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=measure
 # Each rank chooses for each of the four classes from 32 KB to 256 KB
 # (alternating paths while it measures: tern-bench checks every byte).
 if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \

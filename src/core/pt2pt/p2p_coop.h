@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Packet types, beside p2p.c's and send_cancel.h's. */
+/* Packet types, beside p2p_pkt.h's and send_cancel.h's. */
 enum { TERN_PKT_COOP = 66, TERN_PKT_COOP_DONE = 67 };
 
 /* Receiver, before its get of an n-byte rendezvous from src_world whose

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Packet types, beside p2p.c's (numbered apart from them). */
+/* Packet types, beside p2p_pkt.h's (numbered apart from them). */
 enum { TERN_PKT_SEND_CANCEL = 64, TERN_PKT_SEND_CANCEL_ANSWER = 65 };
 
 /* Asks to cancel an active send (the user's request: standard,

@@ -457,9 +457,13 @@ static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
         /* Near by what hwloc knows: the messages tell the rest. */
         if (!far && measure && tl->bulk_max && single < tl->rma_min)
             tl->peer_get_min[i] = single;
+        /* The measured range starts at peer_get_min (TERN_SHM_CMA_MIN's
+         * value, or its default). */
+        char measured[48];
+        snprintf(measured, sizeof measured, "measured from %zu bytes, CMA", tl->peer_get_min[i]);
         tern_debug("shm transport: large messages to local rank %d: %s from %zu bytes "
                    "(TERN_SHM_LARGE_PATH=%s; places %d/%d/%d and %d/%d/%d)",
-                   i, far ? "single copy (CMA)" : tl->peer_get_min[i] ? "measured from 32 KB, CMA" : "pipeline, CMA",
+                   i, far ? "single copy (CMA)" : tl->peer_get_min[i] ? measured : "pipeline, CMA",
                    tl->peer_rma_min[i], tern_knob_str(TERN_KNOB_SHM_LARGE_PATH), tl->place.package,
                    tl->place.numa, tl->place.l3, ps->place.package, ps->place.numa, ps->place.l3);
     }
