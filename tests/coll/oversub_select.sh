@@ -1,7 +1,8 @@
 #!/bin/sh
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
-# algorithms, and barrier keeps shm; with a rank per CPU bcast stays on shm.
+# algorithms, and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
+# on shm (at 2 ranks up to 256 bytes go binomial anyway).
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -13,8 +14,8 @@ cpus=$(getconf _NPROCESSORS_ONLN)
 [ "$cpus" -le 7 ] || { echo "SKIP: $cpus CPUs, the oversubscribed run would need $((cpus + 1)) ranks"; exit 77; }
 n=$((cpus + 1))
 
-chosen() { # <np> <bench> -> the debug lines naming the algorithms chosen
-    TERN_LOG_LEVEL=3 "$mpiexec" -n "$1" "$bench/tern-bench-$2" -m 8:8 -i 20 -x 2 2>&1 |
+chosen() { # <np> <bench> [bytes] -> the debug lines naming the algorithms chosen
+    TERN_LOG_LEVEL=3 "$mpiexec" -n "$1" "$bench/tern-bench-$2" -m "${3:-8}:${3:-8}" -i 20 -x 2 2>&1 |
         grep -E "debug: [a-z_]+ on $1 ranks, [0-9]+ bytes: "
 }
 for coll in bcast reduce gather scatter; do
@@ -25,8 +26,8 @@ for coll in bcast reduce gather scatter; do
     [ "$k" -eq "$n" ] || fail "barrier at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 done
 if [ "$cpus" -ge 2 ]; then
-    out=$(chosen 2 bcast) || fail "bcast at 2 ranks: no selection line"
-    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 8 bytes: shm")
+    out=$(chosen 2 bcast 1024) || fail "bcast at 2 ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 1024 bytes: shm")
     [ "$k" -eq 2 ] || fail "bcast at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
 fi
 echo "oversubscribed selection ok ($n ranks on $cpus CPUs)"

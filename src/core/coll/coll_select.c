@@ -35,10 +35,18 @@ static const row_t default_rows[] = {
     {TERN_COLL_BARRIER, 16, ANY_BYTES, "shm"},
     {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination"},
     {TERN_COLL_BCAST, 0, 12288, "node_aware"},
+    /* Two ranks, small messages: one message each way (or one) beat the
+     * shm flag handshake in A/Bs on the 2-core machine (2 bound ranks,
+     * medians of 3-5 rounds, 8 B: bcast 0.22 vs 0.41 us, reduce 0.31 vs
+     * 0.41, allreduce 0.54 vs 0.67, allgather 0.51 vs 0.76, alltoall 0.48
+     * vs 0.88; the byte limits are where shm caught up; docs/performance.md).
+     * The barrier keeps shm (0.30 vs 0.37). */
+    {TERN_COLL_BCAST, 2, 256, "binomial"},
     /* shm up to the size where binomial gave way to scatter_allgather
      * already: ranks passing different counts (erroneous) on the same
-     * side of 12288 bytes get MPI_ERR_TRUNCATE from either; counts on
-     * both sides pick different algorithms and would not meet. */
+     * side of 12288 bytes (256 at 2 ranks) get MPI_ERR_TRUNCATE from
+     * either; counts on both sides pick different algorithms and would
+     * not meet. */
     {TERN_COLL_BCAST, 16, 12288, "shm"},
     {TERN_COLL_BCAST, 0, 12288, "binomial"},
     {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial"},
@@ -59,12 +67,14 @@ static const row_t default_rows[] = {
     {TERN_COLL_SCATTER, 0, 2048, "binomial"},
     {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear"},
     {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear"},
+    {TERN_COLL_ALLGATHER, 2, 1024, "recursive_doubling"},
     {TERN_COLL_ALLGATHER, 8, 16384, "shm"},
     {TERN_COLL_ALLGATHER, 16, 4096, "shm"},
     {TERN_COLL_ALLGATHER, 0, 1024, "recursive_doubling"},
     {TERN_COLL_ALLGATHER, 0, 1024, "bruck"},
     {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring"},
     {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring"},
+    {TERN_COLL_ALLTOALL, 2, 1024, "pairwise"},
     {TERN_COLL_ALLTOALL, 8, 16384, "shm"},
     {TERN_COLL_ALLTOALL, 16, 1024, "shm"},
     {TERN_COLL_ALLTOALL, 0, 256, "bruck"},
@@ -73,9 +83,11 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLTOALLV, 0, ANY_BYTES, "pairwise"},
     {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise"},
     {TERN_COLL_REDUCE, 0, 65536, "node_aware"},
+    {TERN_COLL_REDUCE, 2, 2048, "binomial"},
     {TERN_COLL_REDUCE, 16, 16384, "shm"},
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial"},
     {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware"},
+    {TERN_COLL_ALLREDUCE, 2, 2048, "recursive_doubling"},
     {TERN_COLL_ALLREDUCE, 16, 16384, "shm"},
     {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling"},
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner"},
