@@ -13,7 +13,9 @@ tern_status_t tern_coll_allgather_recursive_doubling(tern_sched_t *s, const tern
         int peer = r ^ mask;
         size_t mine = (size_t)(r & ~(mask - 1)), theirs = (size_t)(peer & ~(mask - 1));
         tern_sched_recv(s, rb + theirs * b, (size_t)mask * b, peer);
-        tern_sched_send(s, rb + mine * b, (size_t)mask * b, peer);
+        /* Round one sends the own block from the send buffer, not from
+         * its fresh copy (allgather_ring.c says why). */
+        tern_sched_send(s, mask == 1 ? (const char *)a->sbuf : rb + mine * b, (size_t)mask * b, peer);
         tern_sched_fence(s);
     }
     return tern_sched_error(s);
