@@ -38,7 +38,7 @@ static const row_t default_rows[] = {
     /* Two ranks, small messages: one message each way (or one) beat the
      * shm flag handshake in A/Bs on the 2-core machine (2 bound ranks,
      * medians of 3-5 rounds, 8 B: bcast 0.22 vs 0.41 us, reduce 0.31 vs
-     * 0.41, allreduce 0.54 vs 0.67, allgather 0.51 vs 0.76, alltoall 0.48
+     * 0.39, allreduce 0.54 vs 0.67, allgather 0.54 vs 0.76, alltoall 0.48
      * vs 0.88; the byte limits are where shm caught up; docs/performance.md).
      * The barrier keeps shm (0.30 vs 0.37). */
     {TERN_COLL_BCAST, 2, 256, "binomial"},
