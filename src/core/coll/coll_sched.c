@@ -35,19 +35,15 @@ static int step_has_type(const step_t *st)
 }
 
 struct tern_sched {
+    /* What one use sets up; a recycled schedule zeroes all of it (up to
+     * `why`, which only needs its first byte). */
     tern_comm_t *comm;
     int tag;
     /* Where send/recv steps being added go: comm, or another communicator
      * (an intercommunicator's local_comm) with its own tag. */
     tern_comm_t *cur_comm, *alt_comm;
     int cur_tag, alt_tag;
-    step_t *steps;
-    size_t n_steps, cap_steps;
-    size_t cur;
-    tern_req_t **inflight;
-    size_t n_inflight, cap_inflight;
-    void **tmps;
-    size_t n_tmps, cap_tmps;
+    size_t n_steps, cur, n_inflight, n_tmps;
     tern_status_t build_error;
     tern_status_t run_error;
     int done;
@@ -56,17 +52,25 @@ struct tern_sched {
     uint8_t failed;                  /* immediate: a step failed, skip the rest */
     uint8_t last_kind;               /* of the last step added (fences after local steps are no-ops) */
     uint8_t exact_sizes;             /* tern_sched_exact_sizes */
-    char why[224];                   /* words for run_error, or "" */
     MPI_Op held_op;                  /* user op kept alive, or MPI_OP_NULL */
     tern_req_t *req;                 /* nonblocking/persistent owner */
     tern_sched_t *prev, *next;       /* list of active nonblocking schedules, or the pool */
     int in_active;
-    /* Scratch arena: tern_sched_tmp carves small blocks out of it (one
-     * malloc per schedule object, not per block); what does not fit is
-     * malloc'ed and listed in tmps. arena_want is what the build asked
-     * for in all, so a recycled schedule grows its arena to fit. */
+    size_t arena_used, arena_want;   /* arena_want: what the build asked for in all */
+    char why[224];                   /* words for run_error, or "" */
+    /* Kept across uses: the step list, the in-flight list, the list of
+     * scratch blocks, and the scratch arena that tern_sched_tmp carves
+     * small blocks out of (one malloc per schedule object, not per block;
+     * what does not fit is malloc'ed and listed in tmps; a recycled
+     * schedule grows its arena to fit arena_want). */
+    step_t *steps;
+    size_t cap_steps;
+    tern_req_t **inflight;
+    size_t cap_inflight;
+    void **tmps;
+    size_t cap_tmps;
     char *arena;
-    size_t arena_cap, arena_used, arena_want;
+    size_t arena_cap;
 };
 
 static tern_sched_t *active_head;
@@ -107,25 +111,9 @@ static int recycle(tern_sched_t *s)
             s->arena_cap = cap;
         }
     }
-    /* Everything before `why` starts at zero; `why` only needs its first
-     * byte (clearing the whole struct was a tenth of a small collective). */
-    step_t *steps = s->steps;
-    tern_req_t **inflight = s->inflight;
-    void **tmps = s->tmps;
-    size_t cap_steps = s->cap_steps, cap_inflight = s->cap_inflight, cap_tmps = s->cap_tmps;
     memset(s, 0, offsetof(tern_sched_t, why));
     s->why[0] = 0;
-    s->steps = steps;
-    s->cap_steps = cap_steps;
-    s->inflight = inflight;
-    s->cap_inflight = cap_inflight;
-    s->tmps = tmps;
-    s->cap_tmps = cap_tmps;
     s->held_op = MPI_OP_NULL;
-    s->req = NULL;
-    s->prev = NULL;
-    s->in_active = 0;
-    s->arena_used = s->arena_want = 0;
     s->next = pool;
     pool = s;
     n_pool++;
