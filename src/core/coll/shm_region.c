@@ -64,10 +64,7 @@ int tern_shm_coll_usable(const tern_coll_args_t *a)
         c->coll_shm = node_local(c) ? (void *)&shm_local : (void *)&shm_none;
     if (c->coll_shm == &shm_none || (!a->blocking && c->coll_shm == &shm_local))
         return 0;
-    static size_t slot; /* the knob, read once: this runs on every call */
-    if (!slot)
-        slot = tern_knob_size(TERN_KNOB_COLL_SHM_SLOT);
-    return a->esz <= slot;
+    return a->esz <= tern_knob_size(TERN_KNOB_COLL_SHM_SLOT);
 }
 
 static void region_free(void *p)
