@@ -50,6 +50,19 @@
     X(TERN_ERR_NAME, "service name not published")                 \
     X(TERN_ERR_SERVICE, "service name cannot be (un)published")    \
     X(TERN_ERR_ABI, "ABI property already set differently")        \
+    X(TERN_ERR_FILE, "invalid file handle")                        \
+    X(TERN_ERR_FILE_IO, "file read or write failed")               \
+    X(TERN_ERR_NO_SUCH_FILE, "no such file")                       \
+    X(TERN_ERR_FILE_EXISTS, "file exists")                         \
+    X(TERN_ERR_FILE_IN_USE, "file in use")                         \
+    X(TERN_ERR_BAD_FILE, "invalid file name")                      \
+    X(TERN_ERR_AMODE, "invalid access mode")                       \
+    X(TERN_ERR_ACCESS, "permission denied")                        \
+    X(TERN_ERR_READ_ONLY, "read-only file or file system")         \
+    X(TERN_ERR_NO_SPACE, "no space left on the device")            \
+    X(TERN_ERR_QUOTA, "disk quota exceeded")                       \
+    X(TERN_ERR_DUP_DATAREP, "data representation already defined") \
+    X(TERN_ERR_NOT_SAME, "collective arguments differ between ranks") \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -1,6 +1,7 @@
 #include "mpi/mpi_errors.h"
 #include "core/datatype/datatype.h"
 #include "core/init/session.h"
+#include "core/io/file.h"
 #include "core/runtime/handle.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/rma/window.h"
@@ -137,6 +138,19 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_NAME: return MPI_ERR_NAME;
     case TERN_ERR_SERVICE: return MPI_ERR_SERVICE;
     case TERN_ERR_ABI: return MPI_ERR_ABI;
+    case TERN_ERR_FILE: return MPI_ERR_FILE;
+    case TERN_ERR_FILE_IO: return MPI_ERR_IO;
+    case TERN_ERR_NO_SUCH_FILE: return MPI_ERR_NO_SUCH_FILE;
+    case TERN_ERR_FILE_EXISTS: return MPI_ERR_FILE_EXISTS;
+    case TERN_ERR_FILE_IN_USE: return MPI_ERR_FILE_IN_USE;
+    case TERN_ERR_BAD_FILE: return MPI_ERR_BAD_FILE;
+    case TERN_ERR_AMODE: return MPI_ERR_AMODE;
+    case TERN_ERR_ACCESS: return MPI_ERR_ACCESS;
+    case TERN_ERR_READ_ONLY: return MPI_ERR_READ_ONLY;
+    case TERN_ERR_NO_SPACE: return MPI_ERR_NO_SPACE;
+    case TERN_ERR_QUOTA: return MPI_ERR_QUOTA;
+    case TERN_ERR_DUP_DATAREP: return MPI_ERR_DUP_DATAREP;
+    case TERN_ERR_NOT_SAME: return MPI_ERR_NOT_SAME;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -178,9 +192,9 @@ static _Noreturn void abort_job(int code, const char *text)
     tern_pmi_abort(cls > 0 ? cls : 1, msg);
 }
 
-static int invoke_handler(MPI_Comm comm, int code);
+static int invoke_handler(int h, int code);
 
-int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
+int tern_mpi_error(int obj, int errclass, const char *func, const char *fmt, ...)
 {
     unsigned slot = next_slot++ % N_SLOTS;
     int code = errclass + CODE_STRIDE * (int)(slot + 1);
@@ -190,28 +204,28 @@ int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fm
     vsnprintf(slots[slot].text + n, sizeof slots[slot].text - (size_t)n, fmt, ap);
     va_end(ap);
     slots[slot].code = code;
-    return invoke_handler(comm, code);
+    return invoke_handler(obj, code);
 }
 
-int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st)
+int tern_mpi_raise(int obj, const char *func, tern_status_t st)
 {
     /* A user callback's own MPI error code goes back to the user as it is
      * (MPICH's errors/comm/userdup); a code MPI does not know gets words. */
     int user = st == TERN_ERR_CALLBACK ? tern_status_take_callback_code() : 0;
     if (user != MPI_SUCCESS && code_class(user) > 0) {
         tern_status_take_detail(st);
-        return invoke_handler(comm, user);
+        return invoke_handler(obj, user);
     }
     const char *detail = tern_status_take_detail(st);
     if (detail)
-        return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s", detail);
+        return tern_mpi_error(obj, tern_mpi_class_of(st), func, "%s", detail);
     /* A status alone (a collective's schedule, a communicator exchange)
      * does not say which peer failed: name the latest failure. */
     const char *failure = tern_rt.n_failed_peers ? tern_peer_failure(tern_rt.last_failed_peer) : NULL;
     if (failure && tern_rt.peers[tern_rt.last_failed_peer].failed == st)
-        return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s: world rank %d: %s",
+        return tern_mpi_error(obj, tern_mpi_class_of(st), func, "%s: world rank %d: %s",
                               tern_status_string(st), tern_rt.last_failed_peer, failure);
-    return tern_mpi_error(comm, tern_mpi_class_of(st), func, "%s", tern_status_string(st));
+    return tern_mpi_error(obj, tern_mpi_class_of(st), func, "%s", tern_status_string(st));
 }
 
 int tern_mpi_not_initialized(const char *func)
@@ -233,7 +247,7 @@ static unsigned char user_eh_freed[MAX_USER_EH];
 /* The kind of object each was made for (TERN_EH_FOR_*): MPI lets a handler
  * be set only on its kind. */
 static unsigned char user_eh_for[MAX_USER_EH];
-#define EH_USER_BASE 0x94000000
+#define EH_USER_BASE (TERN_HANDLE_DYNAMIC | TERN_KIND_ERRHANDLER)
 
 int tern_errhandler_valid(MPI_Errhandler eh)
 {
@@ -252,22 +266,43 @@ int tern_errhandler_for(MPI_Errhandler eh)
 }
 
 /* The handler an error raised on handle h goes to, and the handle the
- * user's function is given: a communicator's, a session's, or an error
- * handler itself (the constructors that name the new object's handler,
- * MPI_Comm_create_from_group: no object yet, MPI_COMM_NULL). With no
- * object, MPI_COMM_WORLD's while the world model runs; otherwise there is
- * no handler (MPI_ERRHANDLER_NULL: the code is returned). */
+ * user's function is given: the object the call is about (a communicator,
+ * window, file or session), or an error handler itself (the constructors
+ * that name the new object's handler, MPI_Comm_create_from_group: no
+ * object yet, MPI_COMM_NULL). A file handle that is no live file (the
+ * calls that open and delete files) has MPI_FILE_NULL's, the default file
+ * handler. Another handle with no object: MPI_COMM_WORLD's while the
+ * world model runs; otherwise there is no handler (MPI_ERRHANDLER_NULL:
+ * the code is returned). */
 static MPI_Errhandler handler_of(int h, int *obj)
 {
-    if (TERN_HANDLE_KIND(h) == TERN_KIND_SESSION) {
+    switch (TERN_HANDLE_KIND(h)) {
+    case TERN_KIND_SESSION: {
         tern_session_t *s = tern_session_lookup(h);
         if (s) {
             *obj = h;
             return s->errhandler;
         }
-    } else if (TERN_HANDLE_KIND(h) == TERN_KIND_ERRHANDLER && tern_errhandler_valid(h)) {
-        *obj = MPI_COMM_NULL;
-        return h;
+        break;
+    }
+    case TERN_KIND_WIN: {
+        tern_win_t *w = tern_win_lookup(h);
+        if (w) {
+            *obj = h;
+            return w->errhandler;
+        }
+        break;
+    }
+    case TERN_KIND_FILE:
+        *obj = tern_file_lookup(h) ? h : MPI_FILE_NULL;
+        return tern_file_errhandler_of(h);
+    case TERN_KIND_ERRHANDLER:
+        if (tern_errhandler_valid(h)) {
+            *obj = MPI_COMM_NULL;
+            return h;
+        }
+        break;
+    default: break;
     }
     tern_comm_t *c = tern_comm_lookup(h);
     if (!c && tern_rt.initialized && !tern_rt.finalized)
@@ -278,43 +313,46 @@ static MPI_Errhandler handler_of(int h, int *obj)
     return c->errhandler;
 }
 
-static int invoke_handler(MPI_Comm comm, int code)
+static int invoke_handler(int h, int code)
 {
     /* Before MPI starts and after it ends (procedures that may run then:
      * MPI_Initialized, MPI_Get_version...) there is no handler to call and
      * no job to abort: the code is returned. */
     if (!tern_rt.active)
         return code;
-    int h = MPI_COMM_NULL;
-    MPI_Errhandler eh = handler_of(comm, &h);
+    int obj = MPI_COMM_NULL;
+    MPI_Errhandler eh = handler_of(h, &obj);
     if (eh == MPI_ERRORS_RETURN || eh == MPI_ERRHANDLER_NULL)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || !tern_errhandler_valid(eh))
         abort_job(code, code_text(code));
-    /* A window's handler is its communicator's: the program gets the window. */
-    MPI_Win win = tern_win_of_comm(h);
-    if (win != MPI_WIN_NULL)
-        h = (int)win;
     int e = code;
-    user_eh[(unsigned)eh - EH_USER_BASE](&h, &e);
+    user_eh[(unsigned)eh - EH_USER_BASE](&obj, &e);
     return code;
 }
 
-int tern_mpi_handle_code(MPI_Comm comm, int code)
+int tern_mpi_handle_code(int obj, int code)
 {
-    return invoke_handler(comm, code);
+    return invoke_handler(obj, code);
 }
 
 /* The error-handler procedures and error codes, called by the generated
  * entry points (src/mpi/api/env.toml) once the arguments are checked. */
 
-int tern_check_errhandler(const char *func, MPI_Comm err_comm, MPI_Errhandler eh)
+int tern_check_errhandler(const char *func, int err_obj, MPI_Errhandler eh)
 {
     if (__builtin_expect(tern_errhandler_valid(eh), 1))
         return MPI_SUCCESS;
     if (eh == MPI_ERRHANDLER_NULL)
-        return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "errhandler is MPI_ERRHANDLER_NULL");
-    return tern_mpi_error(err_comm, MPI_ERR_ARG, func, "invalid error handler 0x%x", (unsigned)eh);
+        return tern_mpi_error(err_obj, MPI_ERR_ARG, func, "errhandler is MPI_ERRHANDLER_NULL");
+    return tern_mpi_error(err_obj, MPI_ERR_ARG, func, "invalid error handler 0x%x", (unsigned)eh);
+}
+
+/* A user handler freed by the program is kept while an object uses it. */
+static int errhandler_in_use(MPI_Errhandler eh)
+{
+    return tern_comm_errhandler_in_use(eh) || tern_session_errhandler_in_use(eh) ||
+           tern_win_errhandler_in_use(eh) || tern_file_errhandler_in_use(eh);
 }
 
 static int free_user_slot(void)
@@ -327,19 +365,13 @@ static int free_user_slot(void)
     int got = -1;
     for (unsigned i = 0; i < MAX_USER_EH; i++)
         if (user_eh_freed[i] &&
-            !tern_comm_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i)) &&
-            !tern_session_errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
+            !errhandler_in_use((MPI_Errhandler)(EH_USER_BASE + i))) {
             user_eh[i] = NULL;
             user_eh_freed[i] = 0;
             if (got < 0)
                 got = (int)i;
         }
     return got;
-}
-
-tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
-{
-    return tern_errhandler_create_for(TERN_EH_FOR_COMM, fn, errhandler);
 }
 
 tern_status_t tern_errhandler_create_for(int kind, MPI_Comm_errhandler_function *fn,
@@ -368,28 +400,36 @@ tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler)
     return TERN_OK;
 }
 
-tern_status_t tern_comm_set_errhandler(tern_comm_t *c, MPI_Errhandler errhandler)
+static const char *const eh_kind_names[] = {
+    [TERN_EH_FOR_COMM] = "communicators (MPI_Comm_create_errhandler)",
+    [TERN_EH_FOR_SESSION] = "sessions (MPI_Session_create_errhandler)",
+    [TERN_EH_FOR_WIN] = "windows (MPI_Win_create_errhandler)",
+    [TERN_EH_FOR_FILE] = "files (MPI_File_create_errhandler)",
+};
+
+tern_status_t tern_errhandler_set(int kind, MPI_Errhandler *slot, MPI_Errhandler errhandler)
 {
-    if (tern_errhandler_for(errhandler) == TERN_EH_FOR_SESSION)
-        return tern_status_detail(TERN_ERR_ARG,
-                                  "errhandler 0x%x was made for sessions "
-                                  "(MPI_Session_create_errhandler), not for communicators",
-                                  (unsigned)errhandler);
-    c->errhandler = errhandler;
+    int made_for = tern_errhandler_for(errhandler);
+    if (made_for >= 0 && made_for != kind)
+        return tern_status_detail(TERN_ERR_ARG, "errhandler 0x%x was made for %s, not for %s",
+                                  (unsigned)errhandler, eh_kind_names[made_for],
+                                  eh_kind_names[kind]);
+    *slot = errhandler;
     return TERN_OK;
 }
 
-tern_status_t tern_comm_get_errhandler(const tern_comm_t *c, MPI_Errhandler *errhandler)
+tern_status_t tern_errhandler_get(MPI_Errhandler current, MPI_Errhandler *errhandler)
 {
-    *errhandler = c->errhandler;
+    *errhandler = current;
     return TERN_OK;
 }
 
-tern_status_t tern_comm_call_errhandler(const tern_comm_t *c, int errorcode)
+tern_status_t tern_errhandler_call(int obj, int errorcode)
 {
-    invoke_handler(c->handle, errorcode);
+    invoke_handler(obj, errorcode);
     return TERN_OK;
 }
+
 
 tern_status_t tern_error_string(int errorcode, char *string, int *resultlen)
 {

@@ -1,7 +1,7 @@
 /* Errors at the API boundary: the only place that turns a tern_status_t into
  * an MPI error class. Every reported error gets a code whose message names
  * the function and the bad argument (MPI_Error_string returns it), and goes
- * through the communicator's error handler. */
+ * through the error handler of the object the call is about. */
 #ifndef TERN_MPI_ERRORS_H
 #define TERN_MPI_ERRORS_H
 
@@ -17,18 +17,19 @@
 
 int tern_mpi_class_of(tern_status_t st);
 
-/* Raises an error of class errclass on comm (MPI_COMM_NULL: on
- * MPI_COMM_WORLD): records the message, calls the error handler, and returns
- * the code when the handler returns. */
-int tern_mpi_error(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
+/* Raises an error of class errclass on the object with handle obj (a
+ * communicator, window, file or session; MPI_COMM_NULL: MPI_COMM_WORLD's):
+ * records the message, calls the object's error handler, and returns the
+ * code when the handler returns. */
+int tern_mpi_error(int obj, int errclass, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Same for an internal status: the detail the core recorded for st
  * (tern_status_detail), else the status's description (naming the latest
  * failed peer when st is its failure: collectives' schedules say no more). */
-int tern_mpi_raise(MPI_Comm comm, const char *func, tern_status_t st);
+int tern_mpi_raise(int obj, const char *func, tern_status_t st);
 /* A code made elsewhere (a user callback's) through comm's error handler
  * (MPI_COMM_WORLD's for MPI_COMM_NULL); returns it. */
-int tern_mpi_handle_code(MPI_Comm comm, int code);
+int tern_mpi_handle_code(int obj, int code);
 
 /* A function was called while MPI is not running (neither the world model
  * nor a session): fatal. */
@@ -62,20 +63,22 @@ int tern_check_recv_tag(const char *func, MPI_Comm comm, int tag);
 /* Error-handler objects. */
 int tern_errhandler_valid(MPI_Errhandler eh);
 /* MPI_ERR_ARG unless eh is a predefined or live user error handler. */
-int tern_check_errhandler(const char *func, MPI_Comm err_comm, MPI_Errhandler eh);
+int tern_check_errhandler(const char *func, int err_obj, MPI_Errhandler eh);
 
 /* The error-handler and error-code procedures on checked arguments. */
-tern_status_t tern_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
 /* The kinds of object a user's handler is made for, and the kind of eh
  * (-1 for a predefined handler, which serves every kind). */
-enum { TERN_EH_FOR_COMM, TERN_EH_FOR_SESSION };
+enum { TERN_EH_FOR_COMM, TERN_EH_FOR_SESSION, TERN_EH_FOR_WIN, TERN_EH_FOR_FILE };
 tern_status_t tern_errhandler_create_for(int kind, MPI_Comm_errhandler_function *fn,
                                          MPI_Errhandler *errhandler);
 int tern_errhandler_for(MPI_Errhandler eh);
 tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler);
-tern_status_t tern_comm_set_errhandler(tern_comm_t *c, MPI_Errhandler errhandler);
-tern_status_t tern_comm_get_errhandler(const tern_comm_t *c, MPI_Errhandler *errhandler);
-tern_status_t tern_comm_call_errhandler(const tern_comm_t *c, int errorcode);
+/* Sets an object's handler (*slot: its errhandler field) to errhandler,
+ * unless that is a user handler made for another kind of object. */
+tern_status_t tern_errhandler_set(int kind, MPI_Errhandler *slot, MPI_Errhandler errhandler);
+tern_status_t tern_errhandler_get(MPI_Errhandler current, MPI_Errhandler *errhandler);
+/* Calls the handler of the object with handle obj (MPI_*_call_errhandler). */
+tern_status_t tern_errhandler_call(int obj, int errorcode);
 /* The text of an error code (also written, as "unknown error code N", with
  * TERN_ERR_ARG for a code that is not one), and its class. */
 tern_status_t tern_error_string(int errorcode, char *string, int *resultlen);

@@ -67,13 +67,13 @@ int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag)
     return err ? err : tern_check_recv_tag(func, c->handle, tag);
 }
 
-int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, MPI_Count count,
+int tern_check_data(const char *func, int err_obj, const void *buf, MPI_Count count,
                     MPI_Datatype dt)
 {
     size_t size;
     int err;
-    if ((err = tern_check_count(func, err_comm, count)) ||
-        (err = tern_check_datatype(func, err_comm, dt, &size)))
+    if ((err = tern_check_count(func, err_obj, count)) ||
+        (err = tern_check_datatype(func, err_obj, dt, &size)))
         return err;
-    return tern_check_buffer(func, err_comm, buf, count, data_size(dt, size));
+    return tern_check_buffer(func, err_obj, buf, count, data_size(dt, size));
 }

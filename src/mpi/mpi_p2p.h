@@ -105,7 +105,7 @@ int tern_check_sendrecv_replace(const char *func, void *buf, MPI_Count count, MP
 /* Probes: source and tag on c. */
 int tern_check_source_tag(const char *func, tern_comm_t *c, int source, int tag);
 /* count x dt at buf (matched receives: no communicator). */
-int tern_check_data(const char *func, MPI_Comm err_comm, const void *buf, MPI_Count count,
+int tern_check_data(const char *func, int err_obj, const void *buf, MPI_Count count,
                     MPI_Datatype dt);
 /* MPI_Buffer_attach's size (and MPI_Buffer_attach_c's). */
 static inline int tern_check_buffer_size(const char *func, MPI_Count size)

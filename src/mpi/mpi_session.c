@@ -3,7 +3,7 @@
  * marked as made for sessions. */
 #include "mpi/mpi_session.h"
 
-int tern_check_session(const char *func, MPI_Comm err_comm, MPI_Session session,
+int tern_check_session(const char *func, int err_obj, MPI_Session session,
                        tern_session_t **session_p)
 {
     tern_session_t *s = tern_session_lookup(session);
@@ -12,8 +12,8 @@ int tern_check_session(const char *func, MPI_Comm err_comm, MPI_Session session,
         return MPI_SUCCESS;
     }
     if (session == MPI_SESSION_NULL)
-        return tern_mpi_error(err_comm, MPI_ERR_SESSION, func, "session is MPI_SESSION_NULL");
-    return tern_mpi_error(err_comm, MPI_ERR_SESSION, func, "invalid session handle 0x%x",
+        return tern_mpi_error(err_obj, MPI_ERR_SESSION, func, "session is MPI_SESSION_NULL");
+    return tern_mpi_error(err_obj, MPI_ERR_SESSION, func, "invalid session handle 0x%x",
                           (unsigned)session);
 }
 
@@ -24,28 +24,4 @@ tern_status_t tern_session_create_errhandler(MPI_Session_errhandler_function *fn
      * one to the code, and nothing else the caller passes. */
     return tern_errhandler_create_for(TERN_EH_FOR_SESSION, (MPI_Comm_errhandler_function *)fn,
                                       errhandler);
-}
-
-tern_status_t tern_session_set_errhandler(tern_session_t *s, MPI_Errhandler errhandler)
-{
-    int kind = tern_errhandler_for(errhandler);
-    if (kind >= 0 && kind != TERN_EH_FOR_SESSION)
-        return tern_status_detail(TERN_ERR_ARG,
-                                  "errhandler 0x%x was made for communicators "
-                                  "(MPI_Comm_create_errhandler), not for sessions",
-                                  (unsigned)errhandler);
-    s->errhandler = errhandler;
-    return TERN_OK;
-}
-
-tern_status_t tern_session_get_errhandler(const tern_session_t *s, MPI_Errhandler *errhandler)
-{
-    *errhandler = s->errhandler;
-    return TERN_OK;
-}
-
-tern_status_t tern_session_call_errhandler(const tern_session_t *s, int errorcode)
-{
-    (void)tern_mpi_handle_code(s->handle, errorcode);
-    return TERN_OK;
 }

@@ -1,5 +1,5 @@
 /* Sessions at the API (MPI-4.0 11.3): the handle check and the session's
- * error handler procedures; the rest is core/init/session.c. */
+ * handler constructor; the rest is core/init/session.c. */
 #ifndef TERN_MPI_SESSION_H
 #define TERN_MPI_SESSION_H
 
@@ -7,14 +7,10 @@
 #include "mpi/mpi_errors.h"
 
 /* MPI_ERR_SESSION unless session is a live session. */
-int tern_check_session(const char *func, MPI_Comm err_comm, MPI_Session session,
+int tern_check_session(const char *func, int err_obj, MPI_Session session,
                        tern_session_t **session_p);
 
 tern_status_t tern_session_create_errhandler(MPI_Session_errhandler_function *fn,
                                              MPI_Errhandler *errhandler);
-/* TERN_ERR_ARG for a handler made for communicators. */
-tern_status_t tern_session_set_errhandler(tern_session_t *s, MPI_Errhandler errhandler);
-tern_status_t tern_session_get_errhandler(const tern_session_t *s, MPI_Errhandler *errhandler);
-tern_status_t tern_session_call_errhandler(const tern_session_t *s, int errorcode);
 
 #endif

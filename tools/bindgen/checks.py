@@ -7,8 +7,8 @@ or name another rule in `check = {name = "rule"}`). The checks run in
 parameter order and stop at the first bad argument, whose error (class and a
 message naming the function and the argument) goes through the error
 handler of the object the call is about (the first communicator argument,
-else the first session argument, else MPI_COMM_WORLD's while the world
-model runs; `err_handle` names another). The core call is the spec's `core`
+else the first session, window or file argument, else MPI_COMM_WORLD's
+while the world model runs; `err_handle` names another: error_object). The core call is the spec's `core`
 expression over the parameter names and, for every checked input handle X,
 its object X_obj. Spec keys besides core (a chapter's [defaults] table
 applies to each of its procedures):
@@ -49,43 +49,46 @@ import re
 
 # The null handle of each kind a spec may accept (null_ok).
 NULL_HANDLE = {"COMMUNICATOR": "MPI_COMM_NULL", "DATATYPE": "MPI_DATATYPE_NULL",
-               "WINDOW": "MPI_WIN_NULL"}
+               "WINDOW": "MPI_WIN_NULL", "FILE": "MPI_FILE_NULL"}
 
 # Input handles: kind -> (object type or None, check call format).
 HANDLE_IN = {
     "COMMUNICATOR": ("tern_comm_t", "tern_check_comm(func, {x}, &{x}_obj)"),
-    "SESSION": ("tern_session_t", "tern_check_session(func, err_comm, {x}, &{x}_obj)"),
-    "GROUP": ("tern_group_t", "tern_check_group(func, err_comm, {x}, &{x}_obj)"),
+    "SESSION": ("tern_session_t", "tern_check_session(func, err_obj, {x}, &{x}_obj)"),
+    "GROUP": ("tern_group_t", "tern_check_group(func, err_obj, {x}, &{x}_obj)"),
     "INFO": ("tern_info_t",
-             "tern_check_info(func, err_comm, {x}, {info_flags}, &{x}_obj)"),
-    "ERRHANDLER": (None, "tern_check_errhandler(func, err_comm, {x})"),
-    "KEYVAL": (None, "tern_check_keyval(func, err_comm, {x}, {writable})"),
-    "OPERATION": (None, "tern_check_op(func, err_comm, {x})"),
+             "tern_check_info(func, err_obj, {x}, {info_flags}, &{x}_obj)"),
+    "ERRHANDLER": (None, "tern_check_errhandler(func, err_obj, {x})"),
+    "KEYVAL": (None, "tern_check_keyval(func, err_obj, {x}, {writable})"),
+    "OPERATION": (None, "tern_check_op(func, err_obj, {x})"),
     # Any type, committed or not (constructors, queries); data moves only
     # with committed ones: rule committed_type.
-    "DATATYPE": (None, 'tern_check_type(func, err_comm, {x}, "{x}")'),
-    # Windows: errors go to the window's handler (err_comm is the window's
-    # own communicator, tern_win_err_comm).
-    "WINDOW": ("tern_win_t", "tern_check_win(func, err_comm, {x}, &{x}_obj)"),
+    "DATATYPE": (None, 'tern_check_type(func, err_obj, {x}, "{x}")'),
+    # Windows and files: errors go to the object's own handler (err_obj is
+    # its handle; see error_object).
+    "WINDOW": ("tern_win_t", "tern_check_win(func, err_obj, {x}, &{x}_obj)"),
+    "FILE": ("tern_file_t", "tern_check_file(func, err_obj, {x}, &{x}_obj)"),
 }
 
 # Scalars checked against a fixed range: kind -> check call format.
 SCALAR_IN = {
-    "TAG": "tern_check_send_tag(func, err_comm, {x})",
-    "POLYDTYPE_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
-    "POLYNUM_BYTES_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
-    "ORDER": "tern_check_order(func, err_comm, {x})",
+    "TAG": "tern_check_send_tag(func, err_obj, {x})",
+    "POLYDTYPE_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_COUNT)',
+    "POLYNUM_BYTES_NNI": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_COUNT)',
+    "ORDER": "tern_check_order(func, err_obj, {x})",
     # Array and value lengths: MPI_ERR_ARG.
-    "ARRAY_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
-    "ARRAY_LENGTH_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
-    "INFO_VALUE_LENGTH": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    "ARRAY_LENGTH": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_ARG)',
+    "ARRAY_LENGTH_NNI": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_ARG)',
+    "INFO_VALUE_LENGTH": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_ARG)',
     # One-sided: counts, target displacements, window and attach sizes.
-    "POLYXFER_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
-    "RMA_DISPLACEMENT_NNI": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_DISP)',
-    "WINDOW_SIZE": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_SIZE)',
-    "WIN_ATTACH_SIZE": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_SIZE)',
+    "POLYXFER_NUM_ELEM_NNI": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_COUNT)',
+    # I/O: element counts of a data access.
+    "POLYXFER_NUM_ELEM": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_COUNT)',
+    "RMA_DISPLACEMENT_NNI": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_DISP)',
+    "WINDOW_SIZE": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_SIZE)',
+    "WIN_ATTACH_SIZE": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_SIZE)',
     # MPI_Alloc_mem's size: MPI_ERR_ARG, as MPICH.
-    "ALLOC_MEM_NUM_BYTES": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
+    "ALLOC_MEM_NUM_BYTES": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_ARG)',
 }
 
 # Kinds whose value needs no check here (any int is meaningful, or the
@@ -98,6 +101,9 @@ UNCHECKED_IN = {"COLOR", "KEY", "LOGICAL", "KEY_INDEX", "GROUP_COMPARISON", "ERR
                 # lock types and displacement units: the core checks them
                 # against the window.
                 "RANK_NNI", "ASSERT", "LOCK_TYPE", "POLYRMA_DISPLACEMENT",
+                # I/O: offsets, access modes and whence are checked by the
+                # core against the file (its messages name the file).
+                "OFFSET", "ACCESS_MODE", "UPDATE_MODE",
                 # Buffers may be NULL (count 0, MPI_BOTTOM); strides, bounds and
                 # displacements may be negative; sizes and array capacities are
                 # compared with what the core needs.
@@ -113,19 +119,19 @@ LENGTH_IN = {
 
 # Named rules a spec can pick with check = {param = "rule"}.
 NAMED = {
-    "info_key": "tern_check_info_key(func, err_comm, {x})",
-    "info_value": "tern_check_info_value(func, err_comm, {x})",
-    "ptr": "tern_check_ptr(func, err_comm, {x}, \"{x}\")",
-    "recv_tag": "tern_check_recv_tag(func, err_comm, {x})",
+    "info_key": "tern_check_info_key(func, err_obj, {x})",
+    "info_value": "tern_check_info_value(func, err_obj, {x})",
+    "ptr": "tern_check_ptr(func, err_obj, {x}, \"{x}\")",
+    "recv_tag": "tern_check_recv_tag(func, err_obj, {x})",
     # Datatypes: a type data moves with; counts of kinds that allow negative
     # values elsewhere (POLYDTYPE_NUM_ELEM is also a vector's stride); block
     # lengths (MPI_ERR_ARG, as MPICH); dimensions; a status to read or write.
-    "committed_type": 'tern_check_committed_type(func, err_comm, {x}, "{x}")',
-    "count": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_COUNT)',
-    "blocklength": 'tern_check_nonneg(func, err_comm, {x}, "{x}", MPI_ERR_ARG)',
-    "ndims": ('({x} <= 0 ? tern_mpi_error(err_comm, MPI_ERR_DIMS, func, "{x}=%d is not positive", '
+    "committed_type": 'tern_check_committed_type(func, err_obj, {x}, "{x}")',
+    "count": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_COUNT)',
+    "blocklength": 'tern_check_nonneg(func, err_obj, {x}, "{x}", MPI_ERR_ARG)',
+    "ndims": ('({x} <= 0 ? tern_mpi_error(err_obj, MPI_ERR_DIMS, func, "{x}=%d is not positive", '
               '{x}) : MPI_SUCCESS)'),
-    "status": "tern_check_status(func, err_comm, {x})",
+    "status": "tern_check_status(func, err_obj, {x})",
 }
 
 
@@ -166,7 +172,7 @@ def _rule(proc, prm, spec):
             x not in spec.get("also_check", []):
         return None, None  # the spec's check_call covers it
     if direction == "out" and x == spec.get("request"):
-        return f'tern_check_ptr(func, err_comm, {x}, "{x}")', f"tern_req_t *{x}_req = NULL;"
+        return f'tern_check_ptr(func, err_obj, {x}, "{x}")', f"tern_req_t *{x}_req = NULL;"
     if direction in ("in", "inout") and kind in HANDLE_IN and not is_array:
         obj, fmt = HANDLE_IN[kind]
         writable = int(x in spec.get("writable", []))
@@ -179,7 +185,7 @@ def _rule(proc, prm, spec):
         if direction == "in":
             return fmt.format(x=x, **args), decl
         # A handle to free or replace: the pointer, then the handle it holds.
-        check = (f'tern_check_ptr(func, err_comm, {x}, "{x}")) ||\n        (err = '
+        check = (f'tern_check_ptr(func, err_obj, {x}, "{x}")) ||\n        (err = '
                  + fmt.format(x="*" + x, **args)
                  .replace(f"&*{x}_obj", f"&{x}_obj"))
         return check, decl
@@ -187,7 +193,7 @@ def _rule(proc, prm, spec):
         return SCALAR_IN[kind].format(x=x), None
     if direction == "in" and kind in LENGTH_IN and not is_array:
         bad, msg = LENGTH_IN[kind]
-        return (f"({bad.format(x=x)} ? tern_mpi_error(err_comm, MPI_ERR_ARG, func, "
+        return (f"({bad.format(x=x)} ? tern_mpi_error(err_obj, MPI_ERR_ARG, func, "
                 f"{msg.format(x=x)}) : MPI_SUCCESS)"), None
     if direction == "in" and kind in UNCHECKED_IN and not is_array:
         return None, None
@@ -195,12 +201,35 @@ def _rule(proc, prm, spec):
         length = length[0]
     if is_array and length is not None:
         # An array (in or out): needed when its length is positive.
-        return (f'tern_check_array(func, err_comm, {x}, {length}, "{x}")'), None
+        return (f'tern_check_array(func, err_obj, {x}, {length}, "{x}")'), None
     if direction in ("out", "inout") or kind in ("STRING", "FUNCTION"):
-        return f'tern_check_ptr(func, err_comm, {x}, "{x}")', None
+        return f'tern_check_ptr(func, err_obj, {x}, "{x}")', None
     raise SystemExit(f"bindgen: {proc}: no check rule for parameter {x} of kind {kind} "
                      f"({direction}); add one to tools/bindgen/checks.py or list it in "
                      "unchecked=")
+
+
+# The kinds of object whose error handler a call's errors go to, in the order
+# a call's parameters are searched for one.
+ERROR_OBJECTS = ("COMMUNICATOR", "SESSION", "WINDOW", "FILE")
+
+
+def error_object(params):
+    """The C expression of the handle whose error handler gets a call's
+    errors: its first input communicator, else session, window or file
+    (for windows and files an in/out one too, MPI_Win_free's, read through
+    its pointer); None when it has none (MPI_COMM_WORLD's handler while the
+    world model runs)."""
+    for kind in ERROR_OBJECTS:
+        for p in params:
+            if p["kind"] != kind or p["length"] is not None:
+                continue
+            if p["dir"] == "in":
+                return p["name"]
+            if p["dir"] == "inout" and kind in ("WINDOW", "FILE"):
+                null = NULL_HANDLE.get(kind, "MPI_COMM_NULL")
+                return f'({p["name"]} ? *{p["name"]} : {null})'
+    return None
 
 
 def entry_point(expr, spec):
@@ -222,17 +251,8 @@ def entry_point(expr, spec):
         return "\n".join([f"TERN_PMPI_ALIAS({name[4:]})",
                           f"{ret} PMPI_{name[4:]}({args})", "{",
                           f"    return {spec['core']};", "}"])
-    comm = next((p["name"] for kind in ("COMMUNICATOR", "SESSION") for p in params
-                 if p["kind"] == kind and p["dir"] == "in" and p["length"] is None),
-                None)
-    if comm is None:
-        # A window's errors go to the window's error handler.
-        win = next((p for p in params if p["kind"] == "WINDOW" and p["dir"] != "out"), None)
-        if win and win["dir"] == "in":
-            comm = f'tern_win_err_comm({win["name"]})'
-        elif win:
-            comm = f'({win["name"]} ? tern_win_err_comm(*{win["name"]}) : MPI_COMM_NULL)'
-    comm = spec.get("err_handle", comm)
+    obj = error_object(params)
+    obj = spec.get("err_handle", obj)
     decls, checks = [], []
     for prm in params:
         check, decl = _rule(name, prm, spec)
@@ -250,9 +270,10 @@ def entry_point(expr, spec):
         out.append("    TERN_API_GUARD();")
     if spec.get("check_call"):
         checks.append(spec["check_call"])
-    # The error handler's communicator, when a check or the result uses it.
-    if spec.get("returns") != "mpi" or any("err_comm" in c for c in checks):
-        out.append(f"    const MPI_Comm err_comm = {comm or 'MPI_COMM_NULL'};")
+    # The object whose error handler gets the call's errors, when a check
+    # or the result uses it.
+    if spec.get("returns") != "mpi" or any("err_obj" in c for c in checks):
+        out.append(f"    const int err_obj = {obj or 'MPI_COMM_NULL'};")
     used = " ".join(checks) + " " + spec["core"]
     unused = [p["name"] for p in params
               if p["kind"] != "VARARGS" and not re.search(r"\b%s\b" % p["name"], used)]
@@ -270,13 +291,13 @@ def entry_point(expr, spec):
     req = spec.get("request")
     if req:
         # The core hands back a request object; the caller gets its handle.
-        out.append(f"    err = tern_mpi_result(err_comm, func, {spec['core']});")
+        out.append(f"    err = tern_mpi_result(err_obj, func, {spec['core']});")
         out.append("    if (err == MPI_SUCCESS)")
-        out.append(f"        err = tern_mpi_request_handle(func, err_comm, {req}_req, {req});")
+        out.append(f"        err = tern_mpi_request_handle(func, err_obj, {req}_req, {req});")
         out.append("    return err;")
     elif spec.get("returns") == "mpi":
         out.append(f"    return {spec['core']};")
     else:
-        out.append(f"    return tern_mpi_result(err_comm, func, {spec['core']});")
+        out.append(f"    return tern_mpi_result(err_obj, func, {spec['core']});")
     out.append("}")
     return "\n".join(out)

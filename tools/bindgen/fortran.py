@@ -61,7 +61,7 @@ COMPLETION_INDEX = {"MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome"
 # Fortran callbacks whose calling convention is the C one (every argument
 # by reference): the C function pointer is the Fortran procedure.
 SAME_CONVENTION = {"USER_FUNCTION", "COMM_ERRHANDLER_FUNCTION", "SESSION_ERRHANDLER_FUNCTION",
-                   "WIN_ERRHANDLER_FUNCTION"}
+                   "WIN_ERRHANDLER_FUNCTION", "FILE_ERRHANDLER_FUNCTION"}
 
 F_CTYPE = {
     "INTEGER": "MPI_Fint", "LOGICAL": "MPI_Fint",
@@ -110,7 +110,7 @@ def _cdecl_parts(cp):
 
 # C integer types of the width of a Fortran INTEGER (handles are ints).
 _INT_LIKE = re.compile(r"^(int|MPI_Fint|MPI_Comm|MPI_Datatype|MPI_Group|MPI_Request|MPI_Op|"
-                       r"MPI_Errhandler|MPI_Info|MPI_Message|MPI_Win|MPI_Session)$")
+                       r"MPI_Errhandler|MPI_Info|MPI_Message|MPI_Win|MPI_Session|MPI_File)$")
 
 
 def _check_width(name, x, fct, ctype):

@@ -465,8 +465,6 @@ def _abstract_interfaces():
                 continue
             lines = [x.strip() for x in str(f).splitlines()[1:]]
             head, decls = lines[0], [x for x in lines[1:] if not x.startswith("USE")]
-            if "MPI_File" in " ".join(decls):
-                continue
             out += [f"  SUBROUTINE {head}", "    IMPORT"] + ["    " + d for d in decls] \
                 + [f"  END SUBROUTINE {head.split('(')[0]}"]
     out.append("END INTERFACE")

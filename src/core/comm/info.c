@@ -8,9 +8,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#define INFO_KIND 0x1c000000u
 
-static tern_handle_table_t infos = TERN_HANDLE_TABLE(INFO_KIND, 16);
+static tern_handle_table_t infos = TERN_HANDLE_TABLE(TERN_KIND_INFO, 16);
 static tern_info_t info_env;
 static int info_env_ready;
 

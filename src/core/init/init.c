@@ -4,6 +4,7 @@
 #include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
 #include "core/init/env.h"
+#include "core/io/file.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
@@ -89,6 +90,7 @@ tern_status_t tern_runtime_finalize(void)
     while (tern_rt.n_pending_peers)
         tern_progress();
     tern_runtime_close_transports();
+    tern_io_finalize();
     tern_win_finalize();
     tern_comm_finalize();
     tern_status_t st = tern_pmi_finalize();

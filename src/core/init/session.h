@@ -1,4 +1,4 @@
-/* MPI sessions (MPI-4.0 11.3): handles of kind 0x38000000 (MPICH's), each
+/* MPI sessions (MPI-4.0 11.3): handles of kind TERN_KIND_SESSION, each
  * with its error handler and thread level. The first MPI_Session_init
  * brings the runtime up unless MPI_Init did; the last of the world model
  * and the sessions to end brings it down (init.h). */
@@ -8,8 +8,6 @@
 #include "base/status.h"
 #include "core/comm/info.h"
 #include <mpi.h>
-
-#define TERN_KIND_SESSION 0x38000000u
 
 typedef struct tern_session {
     MPI_Session handle;

@@ -29,21 +29,14 @@ tern_win_t *tern_win_lookup(MPI_Win win)
     return tern_handle_get(&wins, win);
 }
 
-MPI_Comm tern_win_err_comm(MPI_Win win)
+static int has_errhandler(const void *obj, const void *arg)
 {
-    tern_win_t *w = tern_win_lookup(win);
-    return w ? w->comm->handle : MPI_COMM_NULL;
+    return ((const tern_win_t *)obj)->errhandler == *(const MPI_Errhandler *)arg;
 }
 
-static int has_comm(const void *obj, const void *arg)
+int tern_win_errhandler_in_use(MPI_Errhandler eh)
 {
-    return ((const tern_win_t *)obj)->comm->handle == *(const MPI_Comm *)arg;
-}
-
-MPI_Win tern_win_of_comm(MPI_Comm comm)
-{
-    tern_win_t *w = tern_handle_find(&wins, has_comm, &comm);
-    return w ? w->handle : MPI_WIN_NULL;
+    return tern_handle_find(&wins, has_errhandler, &eh) != NULL;
 }
 
 static void drop(void *obj)
@@ -172,6 +165,7 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
         return st;
     }
     w->comm->errhandler = MPI_ERRORS_ARE_FATAL;
+    w->errhandler = MPI_ERRORS_ARE_FATAL;
     w->rank = comm->rank;
     int n = w->size = comm->size;
     w->sizes = calloc((size_t)n, sizeof *w->sizes);

@@ -6,8 +6,8 @@
  * its collectives are the window's fences and creation exchanges. Every
  * rank knows every other's size and displacement unit (gathered at
  * creation), so an origin checks the target range itself. Errors on a
- * window go through the duplicate's error handler (tern_win_err_comm), which
- * is the window's (MPI_ERRORS_ARE_FATAL unless set). */
+ * window go through the window's own error handler (errhandler:
+ * MPI_ERRORS_ARE_FATAL unless set), raised on its handle. */
 #ifndef TERN_CORE_RMA_WINDOW_H
 #define TERN_CORE_RMA_WINDOW_H
 
@@ -43,6 +43,7 @@ typedef struct tern_win_waiter {
 
 typedef struct tern_win {
     MPI_Win handle;
+    MPI_Errhandler errhandler;
     tern_comm_t *comm;       /* the window's own duplicate */
     int rank, size;          /* in comm */
     int flavor;              /* MPI_WIN_FLAVOR_* */
@@ -105,12 +106,9 @@ typedef struct tern_win {
 
 /* The window of a handle, NULL if not a live one. */
 tern_win_t *tern_win_lookup(MPI_Win win);
-/* The communicator whose error handler is the window's (its duplicate), or
- * MPI_COMM_NULL for a handle that is not a window. */
-MPI_Comm tern_win_err_comm(MPI_Win win);
-/* The window whose duplicate comm is, or MPI_WIN_NULL (error handlers get
- * the window's handle). */
-MPI_Win tern_win_of_comm(MPI_Comm comm);
+/* Whether a live window has error handler eh (a handler the user freed is
+ * kept while one uses it). */
+int tern_win_errhandler_in_use(MPI_Errhandler eh);
 void tern_win_finalize(void);
 
 /* A window rank's world rank. */

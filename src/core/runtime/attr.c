@@ -3,8 +3,7 @@
 
 #include <stdlib.h>
 
-#define KEYVAL_KIND 0x24000000u
-static tern_handle_table_t keyvals = TERN_HANDLE_TABLE(KEYVAL_KIND, 16);
+static tern_handle_table_t keyvals = TERN_HANDLE_TABLE(TERN_KIND_KEYVAL, 16);
 
 tern_status_t tern_keyval_new(tern_attr_kind_t kind, tern_attr_copy_fn *copy_fn,
                               tern_attr_delete_fn *delete_fn, void *extra_state, int *keyval_p)

@@ -485,402 +485,404 @@ out:
     *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror);
-void tern_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror)
+void tern_f08_file_get_type_extent_c(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror);
+void tern_f08_file_get_type_extent_c(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Free_mem", "base")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Free_mem(base_s.addr);
+    *ierror = MPI_File_get_type_extent_c(*fh, *datatype, (MPI_Count *)extent);
+}
+
+void tern_pf08_file_get_type_extent_c(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror);
+void tern_pf08_file_get_type_extent_c(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_get_type_extent_c(*fh, *datatype, (MPI_Count *)extent);
+}
+
+void tern_f08_file_iread(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror);
-void tern_pf08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror)
+void tern_pf08_file_iread(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Free_mem", "base")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Free_mem(base_s.addr);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_file_iread_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_file_iread_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_file_iread_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_file_iread_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iread_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iread_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iread_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iread_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_file_iread_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_file_iread_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_file_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_file_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iread_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iread_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iread_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Gatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iread_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Gatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void tern_f08_file_iread_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iread_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Get(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iread_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void tern_pf08_file_iread_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iread_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Get(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iread_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iread_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void tern_f08_file_iwrite(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Get_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void tern_pf08_file_iwrite(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Get_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void tern_f08_file_iwrite_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Get_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void tern_pf08_file_iwrite_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Get_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void tern_f08_file_iwrite_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Get_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_iwrite_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_iwrite_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_iwrite_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }

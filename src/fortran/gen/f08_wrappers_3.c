@@ -3,894 +3,896 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
-void tern_pf08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Get_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror);
-void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
-{
-    tern_f08_section_t location_s = {0};
-    if ((*ierror = tern_f08_section(location, NULL, NULL, TERN_F08_ADDRESS, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Get_address(location_s.addr, (MPI_Aint *)address);
-out:
-    tern_f08_section_done(&location_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_pf08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror);
-void tern_pf08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
-{
-    tern_f08_section_t location_s = {0};
-    if ((*ierror = tern_f08_section(location, NULL, NULL, TERN_F08_ADDRESS, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Get_address(location_s.addr, (MPI_Aint *)address);
-out:
-    tern_f08_section_done(&location_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = MPI_Get_count_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
-}
-
-void tern_pf08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_pf08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Get_count_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
-}
-
-void tern_f08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_f08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = MPI_Get_elements_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
-}
-
-void tern_pf08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_pf08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Get_elements_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
-}
-
-void tern_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iallgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iallgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iallgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iallgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ialltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ialltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ialltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ialltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ialltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ialltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ialltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ialltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ialltoallw(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ialltoallw(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ialltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ialltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ibcast(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ibcast(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast_c", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ibcast_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast_c", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ibcast_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iwrite_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ibsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ibsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ibsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ibsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Igather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Igather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Igather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Igather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Igatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Igatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Igatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Igatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Imrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iwrite_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Imrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Imrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Imrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iwrite_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iwrite_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iwrite_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_iwrite_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_iwrite_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_file_iwrite_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_iwrite_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_iwrite_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_file_iwrite_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_iwrite_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_iwrite_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_all_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_all_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_all_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_all_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_read_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_read_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_at_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at_all_begin(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_at_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at_all_begin(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_at_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at_all_begin_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_at_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at_all_begin_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_read_at_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_at_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_read_at_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_at_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_ordered", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_ordered(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_ordered", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_ordered(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_ordered_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_ordered_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_ordered_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_ordered_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_ordered_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_ordered_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_ordered_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_ordered_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_ordered_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_ordered_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_read_ordered_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_ordered_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_read_ordered_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_ordered_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_read_ordered_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_ordered_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_read_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_read_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_read_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_read_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_read_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_File_read_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_read_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_all(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_all_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_all_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_all_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_all_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_all_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_write_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_write_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }

@@ -3,592 +3,334 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
-void tern_pf08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ineighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ineighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Irecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Irecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at_all", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at_all(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Irecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_write_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Irecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_at_all_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at_all_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ireduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ireduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ireduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ireduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ireduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Irsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_at_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at_all_begin(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Irsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_at_all_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at_all_begin(*fh, *offset, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Irsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_at_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at_all_begin_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Irsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_at_all_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at_all_begin_c(*fh, *offset, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
 out:
     tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_write_at_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_at_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_write_at_all_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_at_all_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_ordered", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_ordered(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_write_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_ordered", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_ordered(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_ordered_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_ordered_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_file_write_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_ordered_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_ordered_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
 out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_ordered_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_ordered_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_ordered_begin", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_ordered_begin(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_f08_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_ordered_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_ordered_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void tern_pf08_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_File_write_ordered_begin_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_ordered_begin_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_write_ordered_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_ordered_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    if ((*ierror = tern_f08_section(buf, NULL, NULL, 0, &buf_s, "MPI_File_write_ordered_end", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_ordered_end(*fh, buf_s.addr, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_shared", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_shared(*fh, buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_file_write_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_file_write_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_File_write_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_file_write_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_file_write_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_File_write_shared_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_File_write_shared_c(*fh, buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror);
+void tern_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror)
+{
+    tern_f08_section_t base_s = {0};
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Free_mem", "base")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Free_mem(base_s.addr);
+out:
+    tern_f08_section_done(&base_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror);
+void tern_pf08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror)
+{
+    tern_f08_section_t base_s = {0};
+    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Free_mem", "base")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Free_mem(base_s.addr);
+out:
+    tern_f08_section_done(&base_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -596,17 +338,17 @@ void tern_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -614,17 +356,17 @@ void tern_pf08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iscatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -632,17 +374,17 @@ void tern_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *s
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -650,133 +392,17 @@ void tern_pf08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iscatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iscatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Iscatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Iscatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Isend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Isend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Isend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Isend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -784,17 +410,17 @@ void tern_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Isendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -802,17 +428,17 @@ void tern_pf08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Isendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -820,17 +446,17 @@ void tern_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Isendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -838,63 +464,429 @@ void tern_pf08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Isendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Gather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Isendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
 out:
-    tern_f08_section_done(&buf_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Isendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
 out:
-    tern_f08_section_done(&buf_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Isendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm);
 out:
-    tern_f08_section_done(&buf_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Isendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Gatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Gatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm);
 out:
-    tern_f08_section_done(&buf_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Gatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Gatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Gatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Gatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Get(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_pf08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Get(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Get_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_pf08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Get_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
+void tern_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Get_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
+void tern_pf08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Get_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
+void tern_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Get_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
+void tern_pf08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Get_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Get_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Get_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror);
+void tern_f08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
+{
+    tern_f08_section_t location_s = {0};
+    if ((*ierror = tern_f08_section(location, NULL, NULL, TERN_F08_ADDRESS, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Get_address(location_s.addr, (MPI_Aint *)address);
+out:
+    tern_f08_section_done(&location_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror);
+void tern_pf08_get_address(CFI_cdesc_t *location, MPI_Aint *address, MPI_Fint *ierror)
+{
+    tern_f08_section_t location_s = {0};
+    if ((*ierror = tern_f08_section(location, NULL, NULL, TERN_F08_ADDRESS, &location_s, "MPI_Get_address", "location")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Get_address(location_s.addr, (MPI_Aint *)address);
+out:
+    tern_f08_section_done(&location_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void tern_f08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_count_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+
+void tern_pf08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void tern_pf08_get_count_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_count_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+
+void tern_f08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void tern_f08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_elements_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+
+void tern_pf08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void tern_pf08_get_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_elements_c((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+
+void tern_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iallgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iallgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iallgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iallgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }

@@ -3,112 +3,628 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
-void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iallgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Iallgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iallgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iallreduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iallreduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iallreduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iallreduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ialltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ialltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ialltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ialltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ialltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ialltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ialltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ialltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ialltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ialltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ialltoallw(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ialltoallw(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ialltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ialltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ialltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ialltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buffer_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast", "buffer")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ibcast(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buffer_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buffer_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast", "buffer")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ibcast(buffer_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buffer_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buffer_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast_c", "buffer")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ibcast_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buffer_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buffer_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buffer, &count_c, &datatype_c, 0, &buffer_s, "MPI_Ibcast_c", "buffer")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ibcast_c(buffer_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buffer_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ibsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ibsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ibsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ibsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ibsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void tern_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iexscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iexscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iexscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iexscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Igather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Igather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Igather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Igather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Igather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Igatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Igatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Igatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Igatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Igatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Igatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Imrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void tern_pf08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Imrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void tern_f08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Mrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Imrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void tern_pf08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Mrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Imrecv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Imrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, (MPI_Request *)request);
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -116,17 +632,17 @@ void tern_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -134,17 +650,17 @@ void tern_pf08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -152,17 +668,17 @@ void tern_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -170,17 +686,81 @@ void tern_pf08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -188,17 +768,17 @@ void tern_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -206,17 +786,17 @@ void tern_pf08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -224,17 +804,17 @@ void tern_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     MPI_Count sendcount_c = *sendcount;
@@ -242,659 +822,67 @@ void tern_pf08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
     MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Ineighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Ineighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_allgatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_allgatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoall_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoall_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoall_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoall_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallw_init(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallw_init(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Neighbor_alltoallw_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Neighbor_alltoallw_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
-void tern_f08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = MPI_Op_create_c((MPI_User_function_c *)user_fn, *commute, (MPI_Op *)op);
-}
-
-void tern_pf08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
-void tern_pf08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Op_create_c((MPI_User_function_c *)user_fn, *commute, (MPI_Op *)op);
-}
-
-void tern_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Pack(inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (int *)position, *comm);
-out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Pack(inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (int *)position, *comm);
-out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Pack_c(inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position, *comm);
-out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Pack_c(inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position, *comm);
-out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
-void tern_f08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Pack_external(datarep_c, inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Aint *)position);
-out:
-    free(datarep_c);
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_pf08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
-void tern_pf08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Pack_external(datarep_c, inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Aint *)position);
-out:
-    free(datarep_c);
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_f08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len);
-void tern_f08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Pack_external_c(datarep_c, inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position);
-out:
-    free(datarep_c);
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_pf08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len);
-void tern_pf08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    tern_f08_section_t inbuf_s = {0};
-    MPI_Count incount_c = *incount;
-    MPI_Datatype datatype_c = *datatype;
-    tern_f08_section_t outbuf_s = {0};
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Pack_external_c(datarep_c, inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position);
-out:
-    free(datarep_c);
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }

@@ -3,889 +3,898 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
-void tern_f08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len);
-void tern_f08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Pack_external_size_c(datarep_c, *incount, *datatype, (MPI_Count *)size);
-out:
-    free(datarep_c);
-}
-
-void tern_pf08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len);
-void tern_pf08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Pack_external_size_c(datarep_c, *incount, *datatype, (MPI_Count *)size);
-out:
-    free(datarep_c);
-}
-
-void tern_f08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror);
-void tern_f08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Pack_size_c(*incount, *datatype, *comm, (MPI_Count *)size);
-}
-
-void tern_pf08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror);
-void tern_pf08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Pack_size_c(*incount, *datatype, *comm, (MPI_Count *)size);
-}
-
-void tern_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Precv_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Precv_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Precv_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Precv_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Psend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Psend_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Psend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Psend_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Put(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Put(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Put_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Put_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Raccumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Raccumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Raccumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Raccumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Recv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Recv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Recv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Recv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Recv_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Recv_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Recv_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Recv_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ineighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ineighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ineighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ineighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Irecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Irecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Irecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irecv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Irecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ireduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Ireduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Ireduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ireduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, (MPI_Request *)request);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
-void tern_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+void tern_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t inoutbuf_s = {0};
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ireduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Ireduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ireduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ireduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Ireduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Ireduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Ireduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Ireduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Irsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&inoutbuf_s);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Irsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Irsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Irsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Irsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iscan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Iscan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Iscan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iscan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iscatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Iscatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iscatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iscatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Iscatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Iscatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Iscatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Iscatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Isend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Isend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Isend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Isend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Isendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Isendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Isendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Isendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Isendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Isendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Isendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Isendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Isendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Isendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Isendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Issend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Issend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Issend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
+out:
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
-void tern_pf08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+void tern_pf08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t inoutbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Mrecv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&inoutbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
-void tern_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t inoutbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Mrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&inoutbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
-void tern_pf08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+void tern_pf08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t inoutbuf_s = {0};
+    tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Mrecv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Mrecv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, (MPI_Message *)message, tern_f_status(status));
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&inoutbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgather(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
     tern_f08_section_t recvbuf_s = {0};
     MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgather_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgather_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgather_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_block_init(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_block_init(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_block_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_block_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_init(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_init(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Reduce_scatter_init_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Reduce_scatter_init_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rget(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rget(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rget_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rget_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rget_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rget_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rget_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    tern_f08_section_t result_addr_s = {0};
-    MPI_Count result_count_c = *result_count;
-    MPI_Datatype result_datatype_c = *result_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rget_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    tern_f08_section_done(&result_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rput(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rput(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t origin_addr_s = {0};
-    MPI_Count origin_count_c = *origin_count;
-    MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&origin_addr_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
 }

@@ -3,893 +3,897 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
-void tern_pf08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgather_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgather_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_allgather_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgather_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgatherv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_allgatherv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_allgatherv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgatherv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgatherv_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_allgatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_allgatherv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_allgatherv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_allgatherv_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoall(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoall_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoall_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoall_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoall_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoall_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoall_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    MPI_Count sendcount_c = *sendcount;
+    MPI_Datatype sendtype_c = *sendtype;
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype recvtype_c = *recvtype;
+    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Neighbor_alltoall_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Neighbor_alltoall_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoall_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallv(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallv_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallv_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)sdispls, *sendtype, recvbuf_s.addr, (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, *sendtype, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallw(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Neighbor_alltoallw_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Neighbor_alltoallw_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallw_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallw_init(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallw_init(sendbuf_s.addr, (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Neighbor_alltoallw_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Neighbor_alltoallw_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Neighbor_alltoallw_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Neighbor_alltoallw_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, recvbuf_s.addr, (const MPI_Count *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
+void tern_f08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = MPI_Op_create_c((MPI_User_function_c *)user_fn, *commute, (MPI_Op *)op);
+}
+
+void tern_pf08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
+void tern_pf08_op_create_c(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Op_create_c((MPI_User_function_c *)user_fn, *commute, (MPI_Op *)op);
+}
+
+void tern_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Pack(inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (int *)position, *comm);
+out:
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Pack(inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (int *)position, *comm);
+out:
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_c", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Pack_c(inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position, *comm);
+out:
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_c", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Pack_c(inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position, *comm);
+out:
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
+void tern_f08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Pack_external(datarep_c, inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Aint *)position);
+out:
+    free(datarep_c);
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
+void tern_pf08_pack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Pack_external(datarep_c, inbuf_s.addr, (int)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Aint *)position);
+out:
+    free(datarep_c);
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len);
+void tern_f08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Pack_external_c(datarep_c, inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position);
+out:
+    free(datarep_c);
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_pf08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len);
+void tern_pf08_pack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    tern_f08_section_t inbuf_s = {0};
+    MPI_Count incount_c = *incount;
+    MPI_Datatype datatype_c = *datatype;
+    tern_f08_section_t outbuf_s = {0};
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if ((*ierror = tern_f08_section(inbuf, &incount_c, &datatype_c, TERN_F08_COPY_IN, &inbuf_s, "MPI_Pack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(outbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Pack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Pack_external_c(datarep_c, inbuf_s.addr, (MPI_Count)incount_c, (MPI_Datatype)datatype_c, outbuf_s.addr, *outsize, (MPI_Count *)position);
+out:
+    free(datarep_c);
+    tern_f08_section_done(&inbuf_s);
+    tern_f08_section_done(&outbuf_s);
+    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
+}
+
+void tern_f08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len);
+void tern_f08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Pack_external_size_c(datarep_c, *incount, *datatype, (MPI_Count *)size);
+out:
+    free(datarep_c);
+}
+
+void tern_pf08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len);
+void tern_pf08_pack_external_size_c(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Pack_external_size_c(datarep_c, *incount, *datatype, (MPI_Count *)size);
+out:
+    free(datarep_c);
+}
+
+void tern_f08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror);
+void tern_f08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Pack_size_c(*incount, *datatype, *comm, (MPI_Count *)size);
+}
+
+void tern_pf08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror);
+void tern_pf08_pack_size_c(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Pack_size_c(*incount, *datatype, *comm, (MPI_Count *)size);
+}
+
+void tern_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Precv_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Precv_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Precv_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Precv_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Psend_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Psend_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Psend_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Psend_init(buf_s.addr, *partitions, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     tern_f08_section_t origin_addr_s = {0};
     MPI_Count origin_count_c = *origin_count;
     MPI_Datatype origin_datatype_c = *origin_datatype;
-    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Put(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
     tern_f08_section_done(&origin_addr_s);
     *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_pf08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Put(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_pf08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Put_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void tern_pf08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Put_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Put_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_pf08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Raccumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Raccumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_pf08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Raccumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Rsend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Rsend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Scan_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Scan_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Scan_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Scan_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scan_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Scan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Scan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Scan_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Scan_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scan_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatter", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatter", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatter(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatter_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatter_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatter_init(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatter_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, 0, &sendbuf_s, "MPI_Scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatter_init_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatterv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatterv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatterv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatterv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatterv(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scatterv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scatterv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatterv_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Scatterv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatterv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatterv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Scatterv_init", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatterv_init", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatterv_init(sendbuf_s.addr, (const int *)sendcounts, (const int *)displs, *sendtype, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Scatterv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatterv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scatterv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Scatterv_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, 0, &recvbuf_s, "MPI_Scatterv_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scatterv_init_c(sendbuf_s.addr, (const MPI_Count *)sendcounts, (const MPI_Aint *)displs, *sendtype, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *root, *comm, *info, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Send", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Send(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Send", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Send(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Send_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Send_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Send_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Send_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Send_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Send_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Send_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Send_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Send_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Send_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Send_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Send_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Sendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Sendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Sendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Sendrecv", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Sendrecv", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Sendrecv(sendbuf_s.addr, (int)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Sendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Sendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Sendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    MPI_Count sendcount_c = *sendcount;
-    MPI_Datatype sendtype_c = *sendtype;
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count recvcount_c = *recvcount;
-    MPI_Datatype recvtype_c = *recvtype;
-    if ((*ierror = tern_f08_section(sendbuf, &sendcount_c, &sendtype_c, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Sendrecv_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &recvtype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Sendrecv_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Sendrecv_c(sendbuf_s.addr, (MPI_Count)sendcount_c, (MPI_Datatype)sendtype_c, *dest, *sendtag, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)recvtype_c, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Sendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Sendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Sendrecv_replace", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Sendrecv_replace(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_f08_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Sendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Sendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void tern_pf08_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Sendrecv_replace_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Sendrecv_replace_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror);
-void tern_f08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Session_attach_buffer", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Session_attach_buffer(*session, buffer_s.addr, *size);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_pf08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror);
-void tern_pf08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Session_attach_buffer", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Session_attach_buffer(*session, buffer_s.addr, *size);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_f08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror);
-void tern_f08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Session_attach_buffer_c", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Session_attach_buffer_c(*session, buffer_s.addr, *size);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_pf08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror);
-void tern_pf08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
-{
-    tern_f08_section_t buffer_s = {0};
-    if ((*ierror = tern_f08_section(buffer, NULL, NULL, 0, &buffer_s, "MPI_Session_attach_buffer_c", "buffer")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Session_attach_buffer_c(*session, buffer_s.addr, *size);
-out:
-    tern_f08_section_done(&buffer_s);
-    *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
-}
-
-void tern_f08_session_detach_buffer(MPI_Fint *session, void **buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
-void tern_f08_session_detach_buffer(MPI_Fint *session, void **buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_detach_buffer(*session, buffer_addr, (int *)size);
-}
-
-void tern_pf08_session_detach_buffer(MPI_Fint *session, void **buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
-void tern_pf08_session_detach_buffer(MPI_Fint *session, void **buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_detach_buffer(*session, buffer_addr, (int *)size);
-}
-
-void tern_f08_session_detach_buffer_c(MPI_Fint *session, void **buffer_addr, MPI_Count *size, MPI_Fint *ierror);
-void tern_f08_session_detach_buffer_c(MPI_Fint *session, void **buffer_addr, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_detach_buffer_c(*session, buffer_addr, (MPI_Count *)size);
-}
-
-void tern_pf08_session_detach_buffer_c(MPI_Fint *session, void **buffer_addr, MPI_Count *size, MPI_Fint *ierror);
-void tern_pf08_session_detach_buffer_c(MPI_Fint *session, void **buffer_addr, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_detach_buffer_c(*session, buffer_addr, (MPI_Count *)size);
-}
-
-void tern_f08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Ssend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ssend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Ssend", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ssend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Ssend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ssend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Ssend_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ssend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ssend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ssend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    tern_f08_section_t buf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ssend_init", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ssend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
-out:
-    tern_f08_section_done(&buf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }

@@ -3,556 +3,895 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
-void tern_f08_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_f08_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Raccumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Raccumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ssend_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Ssend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Recv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void tern_pf08_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void tern_pf08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     tern_f08_section_t buf_s = {0};
     MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Ssend_init_c", "buf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Ssend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Recv(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
 out:
     tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_status_f082f(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror);
-void tern_f08_status_f082f(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
+void tern_f08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void tern_f08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
-    *ierror = MPI_Status_f082f((const MPI_F08_status *)f08_status, (MPI_Fint *)f_status);
-}
-
-void tern_pf08_status_f082f(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror);
-void tern_pf08_status_f082f(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_f082f((const MPI_F08_status *)f08_status, (MPI_Fint *)f_status);
-}
-
-void tern_f08_status_f2f08(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror);
-void tern_f08_status_f2f08(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_f2f08((const MPI_Fint *)f_status, (MPI_F08_status *)f08_status);
-}
-
-void tern_pf08_status_f2f08(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror);
-void tern_pf08_status_f2f08(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_f2f08((const MPI_Fint *)f_status, (MPI_F08_status *)f08_status);
-}
-
-void tern_f08_status_set_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_f08_status_set_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_elements_c(tern_f_status(status), *datatype, *count);
-}
-
-void tern_pf08_status_set_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void tern_pf08_status_set_elements_c(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_elements_c(tern_f_status(status), *datatype, *count);
-}
-
-void tern_f08_type_contiguous_c(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_contiguous_c(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_contiguous_c(*count, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_contiguous_c(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_contiguous_c(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_contiguous_c(*count, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_darray_c(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_darray_c(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_darray_c(*size, *rank, *ndims, (const MPI_Count *)array_of_gsizes, (const int *)array_of_distribs, (const int *)array_of_dargs, (const int *)array_of_psizes, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_darray_c(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_darray_c(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_darray_c(*size, *rank, *ndims, (const MPI_Count *)array_of_gsizes, (const int *)array_of_distribs, (const int *)array_of_dargs, (const int *)array_of_psizes, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_hindexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_hindexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_hindexed_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_hindexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_hindexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_hindexed_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_hindexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_hindexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_hindexed_block_c(*count, *blocklength, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_hindexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_hindexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_hindexed_block_c(*count, *blocklength, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_hvector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_hvector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_hvector_c(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_hvector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_hvector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_hvector_c(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_indexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_indexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_indexed_block_c(*count, *blocklength, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_indexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_indexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_indexed_block_c(*count, *blocklength, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_resized_c(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_resized_c(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_struct_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_struct_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_subarray_c(*ndims, (const MPI_Count *)array_of_sizes, (const MPI_Count *)array_of_subsizes, (const MPI_Count *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_subarray_c(*ndims, (const MPI_Count *)array_of_sizes, (const MPI_Count *)array_of_subsizes, (const MPI_Count *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
-void tern_f08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Count *)array_of_large_counts, (MPI_Datatype *)array_of_datatypes);
-}
-
-void tern_pf08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
-void tern_pf08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Count *)array_of_large_counts, (MPI_Datatype *)array_of_datatypes);
-}
-
-void tern_f08_type_get_envelope_c(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
-void tern_f08_type_get_envelope_c(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_envelope_c(*datatype, (MPI_Count *)num_integers, (MPI_Count *)num_addresses, (MPI_Count *)num_large_counts, (MPI_Count *)num_datatypes, (int *)combiner);
-}
-
-void tern_pf08_type_get_envelope_c(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
-void tern_pf08_type_get_envelope_c(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_envelope_c(*datatype, (MPI_Count *)num_integers, (MPI_Count *)num_addresses, (MPI_Count *)num_large_counts, (MPI_Count *)num_datatypes, (int *)combiner);
-}
-
-void tern_f08_type_get_extent_c(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void tern_f08_type_get_extent_c(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_extent_c(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-
-void tern_pf08_type_get_extent_c(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void tern_pf08_type_get_extent_c(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent_c(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-
-void tern_f08_type_get_true_extent_c(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror);
-void tern_f08_type_get_true_extent_c(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_true_extent_c(*datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
-}
-
-void tern_pf08_type_get_true_extent_c(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror);
-void tern_pf08_type_get_true_extent_c(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_true_extent_c(*datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
-}
-
-void tern_f08_type_indexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_indexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_indexed_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_indexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_indexed_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_indexed_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_size_c(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void tern_f08_type_size_c(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size_c(*datatype, (MPI_Count *)size);
-}
-
-void tern_pf08_type_size_c(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void tern_pf08_type_size_c(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size_c(*datatype, (MPI_Count *)size);
-}
-
-void tern_f08_type_vector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_vector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_vector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_vector_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Unpack(inbuf_s.addr, *insize, (int *)position, outbuf_s.addr, (int)outcount_c, (MPI_Datatype)datatype_c, *comm);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Recv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void tern_pf08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Unpack(inbuf_s.addr, *insize, (int *)position, outbuf_s.addr, (int)outcount_c, (MPI_Datatype)datatype_c, *comm);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &buf_s, "MPI_Recv_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Recv_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, tern_f_status(status));
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_f08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Unpack_c(inbuf_s.addr, *insize, (MPI_Count *)position, outbuf_s.addr, (MPI_Count)outcount_c, (MPI_Datatype)datatype_c, *comm);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Recv_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
+void tern_pf08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Unpack_c(inbuf_s.addr, *insize, (MPI_Count *)position, outbuf_s.addr, (MPI_Count)outcount_c, (MPI_Datatype)datatype_c, *comm);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Recv_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&buf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_unpack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len);
-void tern_f08_unpack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+void tern_f08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
-    char *datarep_c = NULL;
-    tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_external", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_external", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Unpack_external(datarep_c, inbuf_s.addr, *insize, (MPI_Aint *)position, outbuf_s.addr, (int)outcount_c, (MPI_Datatype)datatype_c);
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Recv_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
 out:
-    free(datarep_c);
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Recv_init_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Recv_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *source, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_init(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, 0, &sendbuf_s, "MPI_Reduce_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, 0, &recvbuf_s, "MPI_Reduce_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *root, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
+void tern_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+{
+    tern_f08_section_t inbuf_s = {0};
+    tern_f08_section_t inoutbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op);
+out:
     tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&inoutbuf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_unpack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len);
-void tern_pf08_unpack_external(char *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+void tern_pf08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
+void tern_pf08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
-    char *datarep_c = NULL;
     tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t inoutbuf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_external", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_external", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Unpack_external(datarep_c, inbuf_s.addr, *insize, (MPI_Aint *)position, outbuf_s.addr, (int)outcount_c, (MPI_Datatype)datatype_c);
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local", "inoutbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_local(inbuf_s.addr, inoutbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op);
 out:
-    free(datarep_c);
     tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&inoutbuf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_unpack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len);
-void tern_f08_unpack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+void tern_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
+void tern_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
-    char *datarep_c = NULL;
     tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t inoutbuf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Unpack_external_c(datarep_c, inbuf_s.addr, *insize, (MPI_Count *)position, outbuf_s.addr, (MPI_Count)outcount_c, (MPI_Datatype)datatype_c);
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op);
 out:
-    free(datarep_c);
     tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&inoutbuf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_pf08_unpack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len);
-void tern_pf08_unpack_external_c(char *datarep, CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+void tern_pf08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
+void tern_pf08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
-    char *datarep_c = NULL;
     tern_f08_section_t inbuf_s = {0};
-    tern_f08_section_t outbuf_s = {0};
-    MPI_Count outcount_c = *outcount;
+    tern_f08_section_t inoutbuf_s = {0};
+    MPI_Count count_c = *count;
     MPI_Datatype datatype_c = *datatype;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if ((*ierror = tern_f08_section(inbuf, NULL, NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Unpack_external_c", "inbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(outbuf, &outcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &outbuf_s, "MPI_Unpack_external_c", "outbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Unpack_external_c(datarep_c, inbuf_s.addr, *insize, (MPI_Count *)position, outbuf_s.addr, (MPI_Count)outcount_c, (MPI_Datatype)datatype_c);
+    if ((*ierror = tern_f08_section(inbuf, tern_f08_in_place(inoutbuf) ? &count_c : NULL, tern_f08_in_place(inoutbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &inbuf_s, "MPI_Reduce_local_c", "inbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(inoutbuf, tern_f08_in_place(inbuf) ? &count_c : NULL, tern_f08_in_place(inbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &inoutbuf_s, "MPI_Reduce_local_c", "inoutbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_local_c(inbuf_s.addr, inoutbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op);
 out:
-    free(datarep_c);
     tern_f08_section_done(&inbuf_s);
-    tern_f08_section_done(&outbuf_s);
+    tern_f08_section_done(&inoutbuf_s);
     *ierror = tern_f08_raise_comm(MPI_COMM_WORLD, *ierror);
 }
 
-void tern_f08_win_allocate(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_win_allocate(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
+void tern_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    *ierror = MPI_Win_allocate(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_pf08_win_allocate(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_win_allocate(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_f08_win_allocate_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_win_allocate_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_allocate_c(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_pf08_win_allocate_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_win_allocate_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_allocate_c(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_f08_win_allocate_shared(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_win_allocate_shared(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_pf08_win_allocate_shared(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_win_allocate_shared(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_f08_win_allocate_shared_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_win_allocate_shared_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_pf08_win_allocate_shared_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_win_allocate_shared_c(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm, baseptr, (MPI_Win *)win);
-}
-
-void tern_f08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierror);
-void tern_f08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierror)
-{
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_attach", "base")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Win_attach(*win, base_s.addr, *size);
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm);
 out:
-    tern_f08_section_done(&base_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_pf08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierror);
-void tern_pf08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierror)
-{
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_attach", "base")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Win_attach(*win, base_s.addr, *size);
-out:
-    tern_f08_section_done(&base_s);
-    *ierror = tern_f08_raise_win(*win, *ierror);
-}
-
-void tern_f08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
-{
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_create", "base")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Win_create(base_s.addr, *size, *disp_unit, *info, *comm, (MPI_Win *)win);
-out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+void tern_pf08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_create", "base")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Win_create(base_s.addr, *size, *disp_unit, *info, *comm, (MPI_Win *)win);
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void tern_f08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+void tern_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_create_c", "base")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Win_create_c(base_s.addr, *size, *disp_unit, *info, *comm, (MPI_Win *)win);
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_pf08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void tern_pf08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+void tern_pf08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_create_c", "base")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Win_create_c(base_s.addr, *size, *disp_unit, *info, *comm, (MPI_Win *)win);
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
-void tern_f08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror);
-void tern_f08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror)
+void tern_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_detach", "base")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Win_detach(*win, base_s.addr);
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_block(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Reduce_scatter_block_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Reduce_scatter_block_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_block_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_block_init(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_block_init(sendbuf_s.addr, recvbuf_s.addr, (int)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_block_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count recvcount_c = *recvcount;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_block_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, &recvcount_c, &datatype_c, 0, &recvbuf_s, "MPI_Reduce_scatter_block_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_block_init_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)recvcount_c, (MPI_Datatype)datatype_c, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_init(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_init(sendbuf_s.addr, recvbuf_s.addr, (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Reduce_scatter_init_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    if ((*ierror = tern_f08_section(sendbuf, NULL, NULL, 0, &sendbuf_s, "MPI_Reduce_scatter_init_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, NULL, NULL, 0, &recvbuf_s, "MPI_Reduce_scatter_init_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Reduce_scatter_init_c(sendbuf_s.addr, recvbuf_s.addr, (const MPI_Count *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rget(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
     *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_pf08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror);
-void tern_pf08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror)
+void tern_pf08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    tern_f08_section_t base_s = {0};
-    if ((*ierror = tern_f08_section(base, NULL, NULL, 0, &base_s, "MPI_Win_detach", "base")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Win_detach(*win, base_s.addr);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rget(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
 out:
-    tern_f08_section_done(&base_s);
+    tern_f08_section_done(&origin_addr_s);
     *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_f08_win_shared_query(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void **baseptr, MPI_Fint *ierror);
-void tern_f08_win_shared_query(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void **baseptr, MPI_Fint *ierror)
+void tern_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    *ierror = MPI_Win_shared_query(*win, *rank, (MPI_Aint *)size, (int *)disp_unit, baseptr);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rget_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_pf08_win_shared_query(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void **baseptr, MPI_Fint *ierror);
-void tern_pf08_win_shared_query(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void **baseptr, MPI_Fint *ierror)
+void tern_pf08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Win_shared_query(*win, *rank, (MPI_Aint *)size, (int *)disp_unit, baseptr);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rget_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_f08_win_shared_query_c(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void **baseptr, MPI_Fint *ierror);
-void tern_f08_win_shared_query_c(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void **baseptr, MPI_Fint *ierror)
+void tern_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    *ierror = MPI_Win_shared_query_c(*win, *rank, (MPI_Aint *)size, (MPI_Aint *)disp_unit, baseptr);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rget_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
 }
 
-void tern_pf08_win_shared_query_c(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void **baseptr, MPI_Fint *ierror);
-void tern_pf08_win_shared_query_c(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void **baseptr, MPI_Fint *ierror)
+void tern_pf08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Win_shared_query_c(*win, *rank, (MPI_Aint *)size, (MPI_Aint *)disp_unit, baseptr);
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rget_accumulate(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (int)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rget_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    tern_f08_section_t result_addr_s = {0};
+    MPI_Count result_count_c = *result_count;
+    MPI_Datatype result_datatype_c = *result_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rget_accumulate_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(result_addr, &result_count_c, &result_datatype_c, 0, &result_addr_s, "MPI_Rget_accumulate_c", "result_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rget_accumulate_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, result_addr_s.addr, (MPI_Count)result_count_c, (MPI_Datatype)result_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    tern_f08_section_done(&result_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rput(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rput(origin_addr_s.addr, (int)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_pf08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t origin_addr_s = {0};
+    MPI_Count origin_count_c = *origin_count;
+    MPI_Datatype origin_datatype_c = *origin_datatype;
+    if ((*ierror = tern_f08_section(origin_addr, &origin_count_c, &origin_datatype_c, 0, &origin_addr_s, "MPI_Rput_c", "origin_addr")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rput_c(origin_addr_s.addr, (MPI_Count)origin_count_c, (MPI_Datatype)origin_datatype_c, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&origin_addr_s);
+    *ierror = tern_f08_raise_win(*win, *ierror);
+}
+
+void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rsend(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, TERN_F08_COPY_IN, &buf_s, "MPI_Rsend_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rsend_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rsend_init(buf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Rsend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void tern_pf08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    tern_f08_section_t buf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(buf, &count_c, &datatype_c, 0, &buf_s, "MPI_Rsend_init_c", "buf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Rsend_init_c(buf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *dest, *tag, *comm, (MPI_Request *)request);
+out:
+    tern_f08_section_done(&buf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
 }

@@ -72,7 +72,7 @@ MODULE MPI_F08_TYPES
   TYPE(MPI_Info), PARAMETER :: MPI_INFO_NULL = MPI_Info(469762048)
   TYPE(MPI_Info), PARAMETER :: MPI_INFO_ENV = MPI_Info(1543503873)
   TYPE(MPI_Win), PARAMETER :: MPI_WIN_NULL = MPI_Win(536870912)
-  TYPE(MPI_File), PARAMETER :: MPI_FILE_NULL = MPI_File(0)
+  TYPE(MPI_File), PARAMETER :: MPI_FILE_NULL = MPI_File(268435456)
   TYPE(MPI_Session), PARAMETER :: MPI_SESSION_NULL = MPI_Session(939524096)
   INTEGER, PARAMETER :: MPI_MAX_PSET_NAME_LEN = 256
   INTEGER, PARAMETER :: MPI_MAX_STRINGTAG_LEN = 256
@@ -295,6 +295,20 @@ MODULE MPI_F08_TYPES
   INTEGER, PARAMETER :: MPI_DISTRIBUTE_CYCLIC = 122
   INTEGER, PARAMETER :: MPI_DISTRIBUTE_NONE = 123
   INTEGER, PARAMETER :: MPI_DISTRIBUTE_DFLT_DARG = -49767
+  INTEGER, PARAMETER :: MPI_MODE_CREATE = 1
+  INTEGER, PARAMETER :: MPI_MODE_RDONLY = 2
+  INTEGER, PARAMETER :: MPI_MODE_WRONLY = 4
+  INTEGER, PARAMETER :: MPI_MODE_RDWR = 8
+  INTEGER, PARAMETER :: MPI_MODE_DELETE_ON_CLOSE = 16
+  INTEGER, PARAMETER :: MPI_MODE_UNIQUE_OPEN = 32
+  INTEGER, PARAMETER :: MPI_MODE_EXCL = 64
+  INTEGER, PARAMETER :: MPI_MODE_APPEND = 128
+  INTEGER, PARAMETER :: MPI_MODE_SEQUENTIAL = 256
+  INTEGER, PARAMETER :: MPI_SEEK_SET = 600
+  INTEGER, PARAMETER :: MPI_SEEK_CUR = 602
+  INTEGER, PARAMETER :: MPI_SEEK_END = 604
+  INTEGER, PARAMETER :: MPI_DISPLACEMENT_CURRENT = -54278278
+  INTEGER, PARAMETER :: MPI_MAX_DATAREP_STRING = 128
   INTEGER, PARAMETER :: MPI_STATUS_SIZE = 5
   INTEGER, PARAMETER :: MPI_ADDRESS_KIND = 8
   INTEGER, PARAMETER :: MPI_OFFSET_KIND = 8
@@ -374,6 +388,11 @@ MODULE MPI_F08_TYPES
       INTEGER(KIND=MPI_ADDRESS_KIND) :: extent, extra_state
       INTEGER :: ierror
     END SUBROUTINE MPI_Datarep_extent_function
+    SUBROUTINE MPI_File_errhandler_function(file, error_code)
+      IMPORT
+      TYPE(MPI_File) :: file
+      INTEGER :: error_code
+    END SUBROUTINE MPI_File_errhandler_function
     SUBROUTINE MPI_Grequest_cancel_function(extra_state, complete, ierror)
       IMPORT
       INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
@@ -2013,6 +2032,935 @@ MODULE MPI_F08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Fetch_and_op_f08ts
   END INTERFACE MPI_Fetch_and_op
+  INTERFACE MPI_File_call_errhandler
+    SUBROUTINE MPI_File_call_errhandler_f08(fh, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_call_errhandler_f08
+  END INTERFACE MPI_File_call_errhandler
+  INTERFACE MPI_File_close
+    SUBROUTINE MPI_File_close_f08(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(INOUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_close_f08
+  END INTERFACE MPI_File_close
+  INTERFACE MPI_File_create_errhandler
+    SUBROUTINE MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_create_errhandler_f08
+  END INTERFACE MPI_File_create_errhandler
+  INTERFACE MPI_File_delete
+    SUBROUTINE MPI_File_delete_f08(filename, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_delete_f08
+  END INTERFACE MPI_File_delete
+  INTERFACE MPI_File_get_amode
+    SUBROUTINE MPI_File_get_amode_f08(fh, amode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT) :: amode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_amode_f08
+  END INTERFACE MPI_File_get_amode
+  INTERFACE MPI_File_get_atomicity
+    SUBROUTINE MPI_File_get_atomicity_f08(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_atomicity_f08
+  END INTERFACE MPI_File_get_atomicity
+  INTERFACE MPI_File_get_byte_offset
+    SUBROUTINE MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_byte_offset_f08
+  END INTERFACE MPI_File_get_byte_offset
+  INTERFACE MPI_File_get_errhandler
+    SUBROUTINE MPI_File_get_errhandler_f08(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_errhandler_f08
+  END INTERFACE MPI_File_get_errhandler
+  INTERFACE MPI_File_get_group
+    SUBROUTINE MPI_File_get_group_f08(fh, group, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_group_f08
+  END INTERFACE MPI_File_get_group
+  INTERFACE MPI_File_get_info
+    SUBROUTINE MPI_File_get_info_f08(fh, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_info_f08
+  END INTERFACE MPI_File_get_info
+  INTERFACE MPI_File_get_position
+    SUBROUTINE MPI_File_get_position_f08(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_position_f08
+  END INTERFACE MPI_File_get_position
+  INTERFACE MPI_File_get_position_shared
+    SUBROUTINE MPI_File_get_position_shared_f08(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_position_shared_f08
+  END INTERFACE MPI_File_get_position_shared
+  INTERFACE MPI_File_get_size
+    SUBROUTINE MPI_File_get_size_f08(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_size_f08
+  END INTERFACE MPI_File_get_size
+  INTERFACE MPI_File_get_type_extent
+    SUBROUTINE MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_type_extent_f08
+  END INTERFACE MPI_File_get_type_extent
+  INTERFACE MPI_File_get_type_extent_c
+    SUBROUTINE MPI_File_get_type_extent_c_f08(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_type_extent_c_f08
+  END INTERFACE MPI_File_get_type_extent_c
+  INTERFACE MPI_File_get_view
+    SUBROUTINE MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      TYPE(MPI_Datatype), INTENT(OUT) :: etype, filetype
+      CHARACTER(LEN=*), INTENT(OUT) :: datarep
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_view_f08
+  END INTERFACE MPI_File_get_view
+  INTERFACE MPI_File_iread
+    SUBROUTINE MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_f08ts
+    SUBROUTINE MPI_File_iread_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_c_f08ts
+  END INTERFACE MPI_File_iread
+  INTERFACE MPI_File_iread_all
+    SUBROUTINE MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_all_f08ts
+    SUBROUTINE MPI_File_iread_all_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_all_c_f08ts
+  END INTERFACE MPI_File_iread_all
+  INTERFACE MPI_File_iread_at
+    SUBROUTINE MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_f08ts
+    SUBROUTINE MPI_File_iread_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_c_f08ts
+  END INTERFACE MPI_File_iread_at
+  INTERFACE MPI_File_iread_at_all
+    SUBROUTINE MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_all_f08ts
+    SUBROUTINE MPI_File_iread_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_all_c_f08ts
+  END INTERFACE MPI_File_iread_at_all
+  INTERFACE MPI_File_iread_shared
+    SUBROUTINE MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_shared_f08ts
+    SUBROUTINE MPI_File_iread_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_shared_c_f08ts
+  END INTERFACE MPI_File_iread_shared
+  INTERFACE MPI_File_iwrite
+    SUBROUTINE MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_f08ts
+    SUBROUTINE MPI_File_iwrite_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_c_f08ts
+  END INTERFACE MPI_File_iwrite
+  INTERFACE MPI_File_iwrite_all
+    SUBROUTINE MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_all_f08ts
+    SUBROUTINE MPI_File_iwrite_all_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_all_c_f08ts
+  END INTERFACE MPI_File_iwrite_all
+  INTERFACE MPI_File_iwrite_at
+    SUBROUTINE MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_f08ts
+    SUBROUTINE MPI_File_iwrite_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_c_f08ts
+  END INTERFACE MPI_File_iwrite_at
+  INTERFACE MPI_File_iwrite_at_all
+    SUBROUTINE MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_all_f08ts
+    SUBROUTINE MPI_File_iwrite_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_all_c_f08ts
+  END INTERFACE MPI_File_iwrite_at_all
+  INTERFACE MPI_File_iwrite_shared
+    SUBROUTINE MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_shared_f08ts
+    SUBROUTINE MPI_File_iwrite_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_shared_c_f08ts
+  END INTERFACE MPI_File_iwrite_shared
+  INTERFACE MPI_File_open
+    SUBROUTINE MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      INTEGER, INTENT(IN) :: amode
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_File), INTENT(OUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_open_f08
+  END INTERFACE MPI_File_open
+  INTERFACE MPI_File_preallocate
+    SUBROUTINE MPI_File_preallocate_f08(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_preallocate_f08
+  END INTERFACE MPI_File_preallocate
+  INTERFACE MPI_File_read
+    SUBROUTINE MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_f08ts
+    SUBROUTINE MPI_File_read_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_c_f08ts
+  END INTERFACE MPI_File_read
+  INTERFACE MPI_File_read_all
+    SUBROUTINE MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_f08ts
+    SUBROUTINE MPI_File_read_all_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_c_f08ts
+  END INTERFACE MPI_File_read_all
+  INTERFACE MPI_File_read_all_begin
+    SUBROUTINE MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_begin_f08ts
+    SUBROUTINE MPI_File_read_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_begin_c_f08ts
+  END INTERFACE MPI_File_read_all_begin
+  INTERFACE MPI_File_read_all_end
+    SUBROUTINE MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_end_f08ts
+  END INTERFACE MPI_File_read_all_end
+  INTERFACE MPI_File_read_at
+    SUBROUTINE MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_f08ts
+    SUBROUTINE MPI_File_read_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_c_f08ts
+  END INTERFACE MPI_File_read_at
+  INTERFACE MPI_File_read_at_all
+    SUBROUTINE MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_f08ts
+    SUBROUTINE MPI_File_read_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_c_f08ts
+  END INTERFACE MPI_File_read_at_all
+  INTERFACE MPI_File_read_at_all_begin
+    SUBROUTINE MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_begin_f08ts
+    SUBROUTINE MPI_File_read_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_begin_c_f08ts
+  END INTERFACE MPI_File_read_at_all_begin
+  INTERFACE MPI_File_read_at_all_end
+    SUBROUTINE MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_end_f08ts
+  END INTERFACE MPI_File_read_at_all_end
+  INTERFACE MPI_File_read_ordered
+    SUBROUTINE MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_f08ts
+    SUBROUTINE MPI_File_read_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_c_f08ts
+  END INTERFACE MPI_File_read_ordered
+  INTERFACE MPI_File_read_ordered_begin
+    SUBROUTINE MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_begin_f08ts
+    SUBROUTINE MPI_File_read_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_begin_c_f08ts
+  END INTERFACE MPI_File_read_ordered_begin
+  INTERFACE MPI_File_read_ordered_end
+    SUBROUTINE MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_end_f08ts
+  END INTERFACE MPI_File_read_ordered_end
+  INTERFACE MPI_File_read_shared
+    SUBROUTINE MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_shared_f08ts
+    SUBROUTINE MPI_File_read_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_shared_c_f08ts
+  END INTERFACE MPI_File_read_shared
+  INTERFACE MPI_File_seek
+    SUBROUTINE MPI_File_seek_f08(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_seek_f08
+  END INTERFACE MPI_File_seek
+  INTERFACE MPI_File_seek_shared
+    SUBROUTINE MPI_File_seek_shared_f08(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_seek_shared_f08
+  END INTERFACE MPI_File_seek_shared
+  INTERFACE MPI_File_set_atomicity
+    SUBROUTINE MPI_File_set_atomicity_f08(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_atomicity_f08
+  END INTERFACE MPI_File_set_atomicity
+  INTERFACE MPI_File_set_errhandler
+    SUBROUTINE MPI_File_set_errhandler_f08(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_errhandler_f08
+  END INTERFACE MPI_File_set_errhandler
+  INTERFACE MPI_File_set_info
+    SUBROUTINE MPI_File_set_info_f08(fh, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_info_f08
+  END INTERFACE MPI_File_set_info
+  INTERFACE MPI_File_set_size
+    SUBROUTINE MPI_File_set_size_f08(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_size_f08
+  END INTERFACE MPI_File_set_size
+  INTERFACE MPI_File_set_view
+    SUBROUTINE MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+      TYPE(MPI_Datatype), INTENT(IN) :: etype, filetype
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_view_f08
+  END INTERFACE MPI_File_set_view
+  INTERFACE MPI_File_sync
+    SUBROUTINE MPI_File_sync_f08(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_sync_f08
+  END INTERFACE MPI_File_sync
+  INTERFACE MPI_File_write
+    SUBROUTINE MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_f08ts
+    SUBROUTINE MPI_File_write_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_c_f08ts
+  END INTERFACE MPI_File_write
+  INTERFACE MPI_File_write_all
+    SUBROUTINE MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_f08ts
+    SUBROUTINE MPI_File_write_all_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_c_f08ts
+  END INTERFACE MPI_File_write_all
+  INTERFACE MPI_File_write_all_begin
+    SUBROUTINE MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_begin_f08ts
+    SUBROUTINE MPI_File_write_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_begin_c_f08ts
+  END INTERFACE MPI_File_write_all_begin
+  INTERFACE MPI_File_write_all_end
+    SUBROUTINE MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_end_f08ts
+  END INTERFACE MPI_File_write_all_end
+  INTERFACE MPI_File_write_at
+    SUBROUTINE MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_f08ts
+    SUBROUTINE MPI_File_write_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_c_f08ts
+  END INTERFACE MPI_File_write_at
+  INTERFACE MPI_File_write_at_all
+    SUBROUTINE MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_f08ts
+    SUBROUTINE MPI_File_write_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_c_f08ts
+  END INTERFACE MPI_File_write_at_all
+  INTERFACE MPI_File_write_at_all_begin
+    SUBROUTINE MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_begin_f08ts
+    SUBROUTINE MPI_File_write_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_begin_c_f08ts
+  END INTERFACE MPI_File_write_at_all_begin
+  INTERFACE MPI_File_write_at_all_end
+    SUBROUTINE MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_end_f08ts
+  END INTERFACE MPI_File_write_at_all_end
+  INTERFACE MPI_File_write_ordered
+    SUBROUTINE MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_f08ts
+    SUBROUTINE MPI_File_write_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_c_f08ts
+  END INTERFACE MPI_File_write_ordered
+  INTERFACE MPI_File_write_ordered_begin
+    SUBROUTINE MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_begin_f08ts
+    SUBROUTINE MPI_File_write_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_begin_c_f08ts
+  END INTERFACE MPI_File_write_ordered_begin
+  INTERFACE MPI_File_write_ordered_end
+    SUBROUTINE MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_end_f08ts
+  END INTERFACE MPI_File_write_ordered_end
+  INTERFACE MPI_File_write_shared
+    SUBROUTINE MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_shared_f08ts
+    SUBROUTINE MPI_File_write_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_shared_c_f08ts
+  END INTERFACE MPI_File_write_shared
   INTERFACE MPI_Finalize
     SUBROUTINE MPI_Finalize_f08(ierror)
       IMPORT
@@ -7447,6 +8395,935 @@ MODULE MPI_F08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Fetch_and_op_f08ts
   END INTERFACE PMPI_Fetch_and_op
+  INTERFACE PMPI_File_call_errhandler
+    SUBROUTINE PMPI_File_call_errhandler_f08(fh, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_call_errhandler_f08
+  END INTERFACE PMPI_File_call_errhandler
+  INTERFACE PMPI_File_close
+    SUBROUTINE PMPI_File_close_f08(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(INOUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_close_f08
+  END INTERFACE PMPI_File_close
+  INTERFACE PMPI_File_create_errhandler
+    SUBROUTINE PMPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_create_errhandler_f08
+  END INTERFACE PMPI_File_create_errhandler
+  INTERFACE PMPI_File_delete
+    SUBROUTINE PMPI_File_delete_f08(filename, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_delete_f08
+  END INTERFACE PMPI_File_delete
+  INTERFACE PMPI_File_get_amode
+    SUBROUTINE PMPI_File_get_amode_f08(fh, amode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT) :: amode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_amode_f08
+  END INTERFACE PMPI_File_get_amode
+  INTERFACE PMPI_File_get_atomicity
+    SUBROUTINE PMPI_File_get_atomicity_f08(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_atomicity_f08
+  END INTERFACE PMPI_File_get_atomicity
+  INTERFACE PMPI_File_get_byte_offset
+    SUBROUTINE PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_byte_offset_f08
+  END INTERFACE PMPI_File_get_byte_offset
+  INTERFACE PMPI_File_get_errhandler
+    SUBROUTINE PMPI_File_get_errhandler_f08(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_errhandler_f08
+  END INTERFACE PMPI_File_get_errhandler
+  INTERFACE PMPI_File_get_group
+    SUBROUTINE PMPI_File_get_group_f08(fh, group, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_group_f08
+  END INTERFACE PMPI_File_get_group
+  INTERFACE PMPI_File_get_info
+    SUBROUTINE PMPI_File_get_info_f08(fh, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_info_f08
+  END INTERFACE PMPI_File_get_info
+  INTERFACE PMPI_File_get_position
+    SUBROUTINE PMPI_File_get_position_f08(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_position_f08
+  END INTERFACE PMPI_File_get_position
+  INTERFACE PMPI_File_get_position_shared
+    SUBROUTINE PMPI_File_get_position_shared_f08(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_position_shared_f08
+  END INTERFACE PMPI_File_get_position_shared
+  INTERFACE PMPI_File_get_size
+    SUBROUTINE PMPI_File_get_size_f08(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_size_f08
+  END INTERFACE PMPI_File_get_size
+  INTERFACE PMPI_File_get_type_extent
+    SUBROUTINE PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_type_extent_f08
+  END INTERFACE PMPI_File_get_type_extent
+  INTERFACE PMPI_File_get_type_extent_c
+    SUBROUTINE PMPI_File_get_type_extent_c_f08(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_type_extent_c_f08
+  END INTERFACE PMPI_File_get_type_extent_c
+  INTERFACE PMPI_File_get_view
+    SUBROUTINE PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      TYPE(MPI_Datatype), INTENT(OUT) :: etype, filetype
+      CHARACTER(LEN=*), INTENT(OUT) :: datarep
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_view_f08
+  END INTERFACE PMPI_File_get_view
+  INTERFACE PMPI_File_iread
+    SUBROUTINE PMPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_f08ts
+    SUBROUTINE PMPI_File_iread_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_c_f08ts
+  END INTERFACE PMPI_File_iread
+  INTERFACE PMPI_File_iread_all
+    SUBROUTINE PMPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_all_f08ts
+    SUBROUTINE PMPI_File_iread_all_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_all_c_f08ts
+  END INTERFACE PMPI_File_iread_all
+  INTERFACE PMPI_File_iread_at
+    SUBROUTINE PMPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_f08ts
+    SUBROUTINE PMPI_File_iread_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_c_f08ts
+  END INTERFACE PMPI_File_iread_at
+  INTERFACE PMPI_File_iread_at_all
+    SUBROUTINE PMPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_all_f08ts
+    SUBROUTINE PMPI_File_iread_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_all_c_f08ts
+  END INTERFACE PMPI_File_iread_at_all
+  INTERFACE PMPI_File_iread_shared
+    SUBROUTINE PMPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_shared_f08ts
+    SUBROUTINE PMPI_File_iread_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_shared_c_f08ts
+  END INTERFACE PMPI_File_iread_shared
+  INTERFACE PMPI_File_iwrite
+    SUBROUTINE PMPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_f08ts
+    SUBROUTINE PMPI_File_iwrite_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_c_f08ts
+  END INTERFACE PMPI_File_iwrite
+  INTERFACE PMPI_File_iwrite_all
+    SUBROUTINE PMPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_all_f08ts
+    SUBROUTINE PMPI_File_iwrite_all_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_all_c_f08ts
+  END INTERFACE PMPI_File_iwrite_all
+  INTERFACE PMPI_File_iwrite_at
+    SUBROUTINE PMPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_f08ts
+    SUBROUTINE PMPI_File_iwrite_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_c_f08ts
+  END INTERFACE PMPI_File_iwrite_at
+  INTERFACE PMPI_File_iwrite_at_all
+    SUBROUTINE PMPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_all_f08ts
+    SUBROUTINE PMPI_File_iwrite_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_all_c_f08ts
+  END INTERFACE PMPI_File_iwrite_at_all
+  INTERFACE PMPI_File_iwrite_shared
+    SUBROUTINE PMPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_shared_f08ts
+    SUBROUTINE PMPI_File_iwrite_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_shared_c_f08ts
+  END INTERFACE PMPI_File_iwrite_shared
+  INTERFACE PMPI_File_open
+    SUBROUTINE PMPI_File_open_f08(comm, filename, amode, info, fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      INTEGER, INTENT(IN) :: amode
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_File), INTENT(OUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_open_f08
+  END INTERFACE PMPI_File_open
+  INTERFACE PMPI_File_preallocate
+    SUBROUTINE PMPI_File_preallocate_f08(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_preallocate_f08
+  END INTERFACE PMPI_File_preallocate
+  INTERFACE PMPI_File_read
+    SUBROUTINE PMPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_f08ts
+    SUBROUTINE PMPI_File_read_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_c_f08ts
+  END INTERFACE PMPI_File_read
+  INTERFACE PMPI_File_read_all
+    SUBROUTINE PMPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_f08ts
+    SUBROUTINE PMPI_File_read_all_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_c_f08ts
+  END INTERFACE PMPI_File_read_all
+  INTERFACE PMPI_File_read_all_begin
+    SUBROUTINE PMPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_begin_f08ts
+    SUBROUTINE PMPI_File_read_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_begin_c_f08ts
+  END INTERFACE PMPI_File_read_all_begin
+  INTERFACE PMPI_File_read_all_end
+    SUBROUTINE PMPI_File_read_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_end_f08ts
+  END INTERFACE PMPI_File_read_all_end
+  INTERFACE PMPI_File_read_at
+    SUBROUTINE PMPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_f08ts
+    SUBROUTINE PMPI_File_read_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_c_f08ts
+  END INTERFACE PMPI_File_read_at
+  INTERFACE PMPI_File_read_at_all
+    SUBROUTINE PMPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_f08ts
+    SUBROUTINE PMPI_File_read_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_c_f08ts
+  END INTERFACE PMPI_File_read_at_all
+  INTERFACE PMPI_File_read_at_all_begin
+    SUBROUTINE PMPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_begin_f08ts
+    SUBROUTINE PMPI_File_read_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_begin_c_f08ts
+  END INTERFACE PMPI_File_read_at_all_begin
+  INTERFACE PMPI_File_read_at_all_end
+    SUBROUTINE PMPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_end_f08ts
+  END INTERFACE PMPI_File_read_at_all_end
+  INTERFACE PMPI_File_read_ordered
+    SUBROUTINE PMPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_f08ts
+    SUBROUTINE PMPI_File_read_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_c_f08ts
+  END INTERFACE PMPI_File_read_ordered
+  INTERFACE PMPI_File_read_ordered_begin
+    SUBROUTINE PMPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_begin_f08ts
+    SUBROUTINE PMPI_File_read_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_begin_c_f08ts
+  END INTERFACE PMPI_File_read_ordered_begin
+  INTERFACE PMPI_File_read_ordered_end
+    SUBROUTINE PMPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_end_f08ts
+  END INTERFACE PMPI_File_read_ordered_end
+  INTERFACE PMPI_File_read_shared
+    SUBROUTINE PMPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_shared_f08ts
+    SUBROUTINE PMPI_File_read_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_shared_c_f08ts
+  END INTERFACE PMPI_File_read_shared
+  INTERFACE PMPI_File_seek
+    SUBROUTINE PMPI_File_seek_f08(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_seek_f08
+  END INTERFACE PMPI_File_seek
+  INTERFACE PMPI_File_seek_shared
+    SUBROUTINE PMPI_File_seek_shared_f08(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_seek_shared_f08
+  END INTERFACE PMPI_File_seek_shared
+  INTERFACE PMPI_File_set_atomicity
+    SUBROUTINE PMPI_File_set_atomicity_f08(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_atomicity_f08
+  END INTERFACE PMPI_File_set_atomicity
+  INTERFACE PMPI_File_set_errhandler
+    SUBROUTINE PMPI_File_set_errhandler_f08(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_errhandler_f08
+  END INTERFACE PMPI_File_set_errhandler
+  INTERFACE PMPI_File_set_info
+    SUBROUTINE PMPI_File_set_info_f08(fh, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_info_f08
+  END INTERFACE PMPI_File_set_info
+  INTERFACE PMPI_File_set_size
+    SUBROUTINE PMPI_File_set_size_f08(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_size_f08
+  END INTERFACE PMPI_File_set_size
+  INTERFACE PMPI_File_set_view
+    SUBROUTINE PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+      TYPE(MPI_Datatype), INTENT(IN) :: etype, filetype
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_view_f08
+  END INTERFACE PMPI_File_set_view
+  INTERFACE PMPI_File_sync
+    SUBROUTINE PMPI_File_sync_f08(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_sync_f08
+  END INTERFACE PMPI_File_sync
+  INTERFACE PMPI_File_write
+    SUBROUTINE PMPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_f08ts
+    SUBROUTINE PMPI_File_write_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_c_f08ts
+  END INTERFACE PMPI_File_write
+  INTERFACE PMPI_File_write_all
+    SUBROUTINE PMPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_f08ts
+    SUBROUTINE PMPI_File_write_all_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_c_f08ts
+  END INTERFACE PMPI_File_write_all
+  INTERFACE PMPI_File_write_all_begin
+    SUBROUTINE PMPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_begin_f08ts
+    SUBROUTINE PMPI_File_write_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_begin_c_f08ts
+  END INTERFACE PMPI_File_write_all_begin
+  INTERFACE PMPI_File_write_all_end
+    SUBROUTINE PMPI_File_write_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_end_f08ts
+  END INTERFACE PMPI_File_write_all_end
+  INTERFACE PMPI_File_write_at
+    SUBROUTINE PMPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_f08ts
+    SUBROUTINE PMPI_File_write_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_c_f08ts
+  END INTERFACE PMPI_File_write_at
+  INTERFACE PMPI_File_write_at_all
+    SUBROUTINE PMPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_f08ts
+    SUBROUTINE PMPI_File_write_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_c_f08ts
+  END INTERFACE PMPI_File_write_at_all
+  INTERFACE PMPI_File_write_at_all_begin
+    SUBROUTINE PMPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_begin_f08ts
+    SUBROUTINE PMPI_File_write_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_begin_c_f08ts
+  END INTERFACE PMPI_File_write_at_all_begin
+  INTERFACE PMPI_File_write_at_all_end
+    SUBROUTINE PMPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_end_f08ts
+  END INTERFACE PMPI_File_write_at_all_end
+  INTERFACE PMPI_File_write_ordered
+    SUBROUTINE PMPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_f08ts
+    SUBROUTINE PMPI_File_write_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_c_f08ts
+  END INTERFACE PMPI_File_write_ordered
+  INTERFACE PMPI_File_write_ordered_begin
+    SUBROUTINE PMPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_begin_f08ts
+    SUBROUTINE PMPI_File_write_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_begin_c_f08ts
+  END INTERFACE PMPI_File_write_ordered_begin
+  INTERFACE PMPI_File_write_ordered_end
+    SUBROUTINE PMPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_end_f08ts
+  END INTERFACE PMPI_File_write_ordered_end
+  INTERFACE PMPI_File_write_shared
+    SUBROUTINE PMPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_shared_f08ts
+    SUBROUTINE PMPI_File_write_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_shared_c_f08ts
+  END INTERFACE PMPI_File_write_shared
   INTERFACE PMPI_Finalize
     SUBROUTINE PMPI_Finalize_f08(ierror)
       IMPORT

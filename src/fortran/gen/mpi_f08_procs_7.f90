@@ -714,165 +714,174 @@ SUBROUTINE PMPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_ra
   CALL tern_c(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
 END SUBROUTINE PMPI_Fetch_and_op_f08ts
-SUBROUTINE MPI_Finalize_f08(ierror)
+SUBROUTINE MPI_File_call_errhandler_f08(fh, errorcode, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
+  TYPE(MPI_File), INTENT(IN) :: fh
+  INTEGER, INTENT(IN) :: errorcode
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(ierror) BIND(C, name="mpi_finalize_")
+    SUBROUTINE tern_c(fh, errorcode, ierror) BIND(C, name="mpi_file_call_errhandler_")
       IMPORT
+      TYPE(MPI_File) :: fh
+      INTEGER(C_INT) :: errorcode
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(tern_ierror)
+  CALL tern_c(fh, errorcode, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Finalize_f08
-SUBROUTINE PMPI_Finalize_f08(ierror)
+END SUBROUTINE MPI_File_call_errhandler_f08
+SUBROUTINE PMPI_File_call_errhandler_f08(fh, errorcode, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
+  TYPE(MPI_File), INTENT(IN) :: fh
+  INTEGER, INTENT(IN) :: errorcode
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(ierror) BIND(C, name="pmpi_finalize_")
+    SUBROUTINE tern_c(fh, errorcode, ierror) BIND(C, name="pmpi_file_call_errhandler_")
       IMPORT
+      TYPE(MPI_File) :: fh
+      INTEGER(C_INT) :: errorcode
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(tern_ierror)
+  CALL tern_c(fh, errorcode, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Finalize_f08
-SUBROUTINE MPI_Finalized_f08(flag, ierror)
+END SUBROUTINE PMPI_File_call_errhandler_f08
+SUBROUTINE MPI_File_close_f08(fh, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  LOGICAL, INTENT(OUT) :: flag
+  TYPE(MPI_File), INTENT(INOUT) :: fh
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: flag_c
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(flag, ierror) BIND(C, name="mpi_finalized_")
+    SUBROUTINE tern_c(fh, ierror) BIND(C, name="mpi_file_close_")
       IMPORT
-      INTEGER(C_INT) :: flag
+      TYPE(MPI_File) :: fh
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(flag_c, tern_ierror)
-  flag = flag_c /= 0
+  CALL tern_c(fh, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Finalized_f08
-SUBROUTINE PMPI_Finalized_f08(flag, ierror)
+END SUBROUTINE MPI_File_close_f08
+SUBROUTINE PMPI_File_close_f08(fh, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  LOGICAL, INTENT(OUT) :: flag
+  TYPE(MPI_File), INTENT(INOUT) :: fh
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: flag_c
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(flag, ierror) BIND(C, name="pmpi_finalized_")
+    SUBROUTINE tern_c(fh, ierror) BIND(C, name="pmpi_file_close_")
       IMPORT
-      INTEGER(C_INT) :: flag
+      TYPE(MPI_File) :: fh
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(flag_c, tern_ierror)
-  flag = flag_c /= 0
+  CALL tern_c(fh, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Finalized_f08
-SUBROUTINE MPI_Free_mem_f08ts(base, ierror)
+END SUBROUTINE PMPI_File_close_f08
+SUBROUTINE MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: base
+  PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
+  TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(base, ierror) BIND(C, name="tern_f08_free_mem")
+    SUBROUTINE tern_c(file_errhandler_fn, errhandler, ierror) BIND(C, &
+      name="mpi_file_create_errhandler_")
       IMPORT
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+      TYPE(C_FUNPTR), VALUE :: file_errhandler_fn
+      TYPE(MPI_Errhandler) :: errhandler
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(base, tern_ierror)
+  CALL tern_c(C_FUNLOC(file_errhandler_fn), errhandler, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Free_mem_f08ts
-SUBROUTINE PMPI_Free_mem_f08ts(base, ierror)
+END SUBROUTINE MPI_File_create_errhandler_f08
+SUBROUTINE PMPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: base
+  PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
+  TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(base, ierror) BIND(C, name="tern_pf08_free_mem")
+    SUBROUTINE tern_c(file_errhandler_fn, errhandler, ierror) BIND(C, &
+      name="pmpi_file_create_errhandler_")
       IMPORT
-      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
+      TYPE(C_FUNPTR), VALUE :: file_errhandler_fn
+      TYPE(MPI_Errhandler) :: errhandler
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(base, tern_ierror)
+  CALL tern_c(C_FUNLOC(file_errhandler_fn), errhandler, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Free_mem_f08ts
-SUBROUTINE MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
+END SUBROUTINE PMPI_File_create_errhandler_f08
+SUBROUTINE MPI_File_delete_f08(filename, info, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-  INTEGER, INTENT(IN) :: sendcount, recvcount, root
-  TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-  TYPE(*), DIMENSION(..) :: recvbuf
-  TYPE(MPI_Comm), INTENT(IN) :: comm
+  CHARACTER(LEN=*), INTENT(IN) :: filename
+  TYPE(MPI_Info), INTENT(IN) :: info
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-      ierror) BIND(C, name="tern_f08_gather")
+    SUBROUTINE tern_c(filename, info, ierror, filename_len) BIND(C, name="mpi_file_delete_")
       IMPORT
-      TYPE(*), DIMENSION(..) :: sendbuf
-      INTEGER(C_INT) :: sendcount
-      TYPE(MPI_Datatype) :: sendtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(C_INT) :: recvcount
-      TYPE(MPI_Datatype) :: recvtype
-      INTEGER(C_INT) :: root
-      TYPE(MPI_Comm) :: comm
+      CHARACTER(KIND=C_CHAR) :: filename(*)
+      TYPE(MPI_Info) :: info
       INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: filename_len
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, tern_ierror)
+  CALL tern_c(filename, info, tern_ierror, LEN(filename, KIND=C_SIZE_T))
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Gather_f08ts
-SUBROUTINE PMPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
+END SUBROUTINE MPI_File_delete_f08
+SUBROUTINE PMPI_File_delete_f08(filename, info, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
-  INTEGER, INTENT(IN) :: sendcount, recvcount, root
-  TYPE(MPI_Datatype), INTENT(IN) :: sendtype, recvtype
-  TYPE(*), DIMENSION(..) :: recvbuf
-  TYPE(MPI_Comm), INTENT(IN) :: comm
+  CHARACTER(LEN=*), INTENT(IN) :: filename
+  TYPE(MPI_Info), INTENT(IN) :: info
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-      ierror) BIND(C, name="tern_pf08_gather")
+    SUBROUTINE tern_c(filename, info, ierror, filename_len) BIND(C, name="pmpi_file_delete_")
       IMPORT
-      TYPE(*), DIMENSION(..) :: sendbuf
-      INTEGER(C_INT) :: sendcount
-      TYPE(MPI_Datatype) :: sendtype
-      TYPE(*), DIMENSION(..) :: recvbuf
-      INTEGER(C_INT) :: recvcount
-      TYPE(MPI_Datatype) :: recvtype
-      INTEGER(C_INT) :: root
-      TYPE(MPI_Comm) :: comm
+      CHARACTER(KIND=C_CHAR) :: filename(*)
+      TYPE(MPI_Info) :: info
+      INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: filename_len
+    END SUBROUTINE tern_c
+  END INTERFACE
+  CALL tern_c(filename, info, tern_ierror, LEN(filename, KIND=C_SIZE_T))
+  IF (PRESENT(ierror)) ierror = tern_ierror
+END SUBROUTINE PMPI_File_delete_f08
+SUBROUTINE MPI_File_get_amode_f08(fh, amode, ierror)
+  USE MPI_F08_TYPES
+  USE, INTRINSIC :: ISO_C_BINDING
+  IMPLICIT NONE
+  TYPE(MPI_File), INTENT(IN) :: fh
+  INTEGER, INTENT(OUT) :: amode
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER(C_INT) :: tern_ierror
+  INTERFACE
+    SUBROUTINE tern_c(fh, amode, ierror) BIND(C, name="mpi_file_get_amode_")
+      IMPORT
+      TYPE(MPI_File) :: fh
+      INTEGER(C_INT) :: amode
       INTEGER(C_INT) :: ierror
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, tern_ierror)
+  CALL tern_c(fh, amode, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Gather_f08ts
+END SUBROUTINE MPI_File_get_amode_f08

@@ -518,383 +518,383 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype
 }
 TERN_F_ALIASES(pmpi_fetch_and_op, PMPI_FETCH_AND_OP)
 
-void mpi_finalize_(MPI_Fint *ierror);
-void mpi_finalize_(MPI_Fint *ierror)
+void mpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror);
+void mpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
-    *ierror = MPI_Finalize();
+    *ierror = MPI_File_call_errhandler(*fh, *errorcode);
 }
-TERN_F_ALIASES(mpi_finalize, MPI_FINALIZE)
+TERN_F_ALIASES(mpi_file_call_errhandler, MPI_FILE_CALL_ERRHANDLER)
 
-void pmpi_finalize_(MPI_Fint *ierror);
-void pmpi_finalize_(MPI_Fint *ierror)
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror);
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Finalize();
+    *ierror = PMPI_File_call_errhandler(*fh, *errorcode);
 }
-TERN_F_ALIASES(pmpi_finalize, PMPI_FINALIZE)
+TERN_F_ALIASES(pmpi_file_call_errhandler, PMPI_FILE_CALL_ERRHANDLER)
 
-void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
+void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror);
+void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
-    *ierror = MPI_Finalized((int *)flag);
+    *ierror = MPI_File_close((MPI_File *)fh);
 }
-TERN_F_ALIASES(mpi_finalized, MPI_FINALIZED)
+TERN_F_ALIASES(mpi_file_close, MPI_FILE_CLOSE)
 
-void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror);
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Finalized((int *)flag);
+    *ierror = PMPI_File_close((MPI_File *)fh);
 }
-TERN_F_ALIASES(pmpi_finalized, PMPI_FINALIZED)
+TERN_F_ALIASES(pmpi_file_close, PMPI_FILE_CLOSE)
 
-void mpi_free_mem_(void *base, MPI_Fint *ierror);
-void mpi_free_mem_(void *base, MPI_Fint *ierror)
+void mpi_file_create_errhandler_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_file_create_errhandler_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
 {
-    *ierror = MPI_Free_mem(tern_f_buf(base));
+    *ierror = MPI_File_create_errhandler((MPI_File_errhandler_function *)file_errhandler_fn, (MPI_Errhandler *)errhandler);
 }
-TERN_F_ALIASES(mpi_free_mem, MPI_FREE_MEM)
+TERN_F_ALIASES(mpi_file_create_errhandler, MPI_FILE_CREATE_ERRHANDLER)
 
-void pmpi_free_mem_(void *base, MPI_Fint *ierror);
-void pmpi_free_mem_(void *base, MPI_Fint *ierror)
+void pmpi_file_create_errhandler_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
+void pmpi_file_create_errhandler_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Free_mem(tern_f_buf(base));
+    *ierror = PMPI_File_create_errhandler((MPI_File_errhandler_function *)file_errhandler_fn, (MPI_Errhandler *)errhandler);
 }
-TERN_F_ALIASES(pmpi_free_mem, PMPI_FREE_MEM)
+TERN_F_ALIASES(pmpi_file_create_errhandler, PMPI_FILE_CREATE_ERRHANDLER)
 
-void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len);
+void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
 {
-    *ierror = MPI_Gather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+    char *filename_c = NULL;
+    if (!(filename_c = tern_f_str_in(filename, filename_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_File_delete(filename_c, *info);
+out:
+    free(filename_c);
 }
-TERN_F_ALIASES(mpi_gather, MPI_GATHER)
+TERN_F_ALIASES(mpi_file_delete, MPI_FILE_DELETE)
 
-void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len);
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
 {
-    *ierror = PMPI_Gather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+    char *filename_c = NULL;
+    if (!(filename_c = tern_f_str_in(filename, filename_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_File_delete(filename_c, *info);
+out:
+    free(filename_c);
 }
-TERN_F_ALIASES(pmpi_gather, PMPI_GATHER)
+TERN_F_ALIASES(pmpi_file_delete, PMPI_FILE_DELETE)
 
-void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void mpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror);
+void mpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
 {
-    *ierror = MPI_Gather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    *ierror = MPI_File_get_amode(*fh, (int *)amode);
 }
-TERN_F_ALIASES(mpi_gather_init, MPI_GATHER_INIT)
+TERN_F_ALIASES(mpi_file_get_amode, MPI_FILE_GET_AMODE)
 
-void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror);
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Gather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    *ierror = PMPI_File_get_amode(*fh, (int *)amode);
 }
-TERN_F_ALIASES(pmpi_gather_init, PMPI_GATHER_INIT)
+TERN_F_ALIASES(pmpi_file_get_amode, PMPI_FILE_GET_AMODE)
 
-void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void mpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    *ierror = MPI_Gatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
+    *ierror = MPI_File_get_atomicity(*fh, (int *)flag);
 }
-TERN_F_ALIASES(mpi_gatherv, MPI_GATHERV)
+TERN_F_ALIASES(mpi_file_get_atomicity, MPI_FILE_GET_ATOMICITY)
 
-void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Gatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
+    *ierror = PMPI_File_get_atomicity(*fh, (int *)flag);
 }
-TERN_F_ALIASES(pmpi_gatherv, PMPI_GATHERV)
+TERN_F_ALIASES(pmpi_file_get_atomicity, PMPI_FILE_GET_ATOMICITY)
 
-void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void mpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror);
+void mpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
 {
-    *ierror = MPI_Gatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    *ierror = MPI_File_get_byte_offset(*fh, *offset, (MPI_Offset *)disp);
 }
-TERN_F_ALIASES(mpi_gatherv_init, MPI_GATHERV_INIT)
+TERN_F_ALIASES(mpi_file_get_byte_offset, MPI_FILE_GET_BYTE_OFFSET)
 
-void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror);
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Gatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+    *ierror = PMPI_File_get_byte_offset(*fh, *offset, (MPI_Offset *)disp);
 }
-TERN_F_ALIASES(pmpi_gatherv_init, PMPI_GATHERV_INIT)
+TERN_F_ALIASES(pmpi_file_get_byte_offset, PMPI_FILE_GET_BYTE_OFFSET)
 
-void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+    *ierror = MPI_File_get_errhandler(*file, (MPI_Errhandler *)errhandler);
 }
-TERN_F_ALIASES(mpi_get, MPI_GET)
+TERN_F_ALIASES(mpi_file_get_errhandler, MPI_FILE_GET_ERRHANDLER)
 
-void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror);
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+    *ierror = PMPI_File_get_errhandler(*file, (MPI_Errhandler *)errhandler);
 }
-TERN_F_ALIASES(pmpi_get, PMPI_GET)
+TERN_F_ALIASES(pmpi_file_get_errhandler, PMPI_FILE_GET_ERRHANDLER)
 
-void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror);
+void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+    *ierror = MPI_File_get_group(*fh, (MPI_Group *)group);
 }
-TERN_F_ALIASES(mpi_get_accumulate, MPI_GET_ACCUMULATE)
+TERN_F_ALIASES(mpi_file_get_group, MPI_FILE_GET_GROUP)
 
-void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror);
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+    *ierror = PMPI_File_get_group(*fh, (MPI_Group *)group);
 }
-TERN_F_ALIASES(pmpi_get_accumulate, PMPI_GET_ACCUMULATE)
+TERN_F_ALIASES(pmpi_file_get_group, PMPI_FILE_GET_GROUP)
 
-void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror);
-void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
+void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror);
+void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get_address(tern_f_buf(location), (MPI_Aint *)address);
+    *ierror = MPI_File_get_info(*fh, (MPI_Info *)info_used);
 }
-TERN_F_ALIASES(mpi_get_address, MPI_GET_ADDRESS)
+TERN_F_ALIASES(mpi_file_get_info, MPI_FILE_GET_INFO)
 
-void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror);
-void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror);
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_address(tern_f_buf(location), (MPI_Aint *)address);
+    *ierror = PMPI_File_get_info(*fh, (MPI_Info *)info_used);
 }
-TERN_F_ALIASES(pmpi_get_address, PMPI_GET_ADDRESS)
+TERN_F_ALIASES(pmpi_file_get_info, PMPI_FILE_GET_INFO)
 
-void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
-void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror);
+void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get_count((const MPI_Status *)status, *datatype, (int *)count);
+    *ierror = MPI_File_get_position(*fh, (MPI_Offset *)offset);
 }
-TERN_F_ALIASES(mpi_get_count, MPI_GET_COUNT)
+TERN_F_ALIASES(mpi_file_get_position, MPI_FILE_GET_POSITION)
 
-void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
-void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror);
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_count((const MPI_Status *)status, *datatype, (int *)count);
+    *ierror = PMPI_File_get_position(*fh, (MPI_Offset *)offset);
 }
-TERN_F_ALIASES(pmpi_get_count, PMPI_GET_COUNT)
+TERN_F_ALIASES(pmpi_file_get_position, PMPI_FILE_GET_POSITION)
 
-void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
-void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror);
+void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get_elements((const MPI_Status *)status, *datatype, (int *)count);
+    *ierror = MPI_File_get_position_shared(*fh, (MPI_Offset *)offset);
 }
-TERN_F_ALIASES(mpi_get_elements, MPI_GET_ELEMENTS)
+TERN_F_ALIASES(mpi_file_get_position_shared, MPI_FILE_GET_POSITION_SHARED)
 
-void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
-void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror);
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_elements((const MPI_Status *)status, *datatype, (int *)count);
+    *ierror = PMPI_File_get_position_shared(*fh, (MPI_Offset *)offset);
 }
-TERN_F_ALIASES(pmpi_get_elements, PMPI_GET_ELEMENTS)
+TERN_F_ALIASES(pmpi_file_get_position_shared, PMPI_FILE_GET_POSITION_SHARED)
 
-void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror);
+void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get_elements_x((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+    *ierror = MPI_File_get_size(*fh, (MPI_Offset *)size);
 }
-TERN_F_ALIASES(mpi_get_elements_x, MPI_GET_ELEMENTS_X)
+TERN_F_ALIASES(mpi_file_get_size, MPI_FILE_GET_SIZE)
 
-void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror);
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_elements_x((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+    *ierror = PMPI_File_get_size(*fh, (MPI_Offset *)size);
 }
-TERN_F_ALIASES(pmpi_get_elements_x, PMPI_GET_ELEMENTS_X)
+TERN_F_ALIASES(pmpi_file_get_size, PMPI_FILE_GET_SIZE)
 
-void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
-void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+void mpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror);
+void mpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
 {
-    *ierror = MPI_Get_hw_resource_info((MPI_Info *)hw_info);
+    *ierror = MPI_File_get_type_extent(*fh, *datatype, (MPI_Aint *)extent);
 }
-TERN_F_ALIASES(mpi_get_hw_resource_info, MPI_GET_HW_RESOURCE_INFO)
+TERN_F_ALIASES(mpi_file_get_type_extent, MPI_FILE_GET_TYPE_EXTENT)
 
-void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
-void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror);
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
 {
-    *ierror = PMPI_Get_hw_resource_info((MPI_Info *)hw_info);
+    *ierror = PMPI_File_get_type_extent(*fh, *datatype, (MPI_Aint *)extent);
 }
-TERN_F_ALIASES(pmpi_get_hw_resource_info, PMPI_GET_HW_RESOURCE_INFO)
+TERN_F_ALIASES(pmpi_file_get_type_extent, PMPI_FILE_GET_TYPE_EXTENT)
 
-void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len);
-void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
+void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len);
+void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len)
 {
-    char *version_c = NULL;
-    if (!(version_c = tern_f_str_buf(version_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Get_library_version(version_c, (int *)resultlen);
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_buf(datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_File_get_view(*fh, (MPI_Offset *)disp, (MPI_Datatype *)etype, (MPI_Datatype *)filetype, datarep_c);
 out:
     if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(version, version_len, version_c);
-    free(version_c);
+        tern_f_str_out(datarep, datarep_len, datarep_c);
+    free(datarep_c);
 }
-TERN_F_ALIASES(mpi_get_library_version, MPI_GET_LIBRARY_VERSION)
+TERN_F_ALIASES(mpi_file_get_view, MPI_FILE_GET_VIEW)
 
-void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len);
-void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len);
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len)
 {
-    char *version_c = NULL;
-    if (!(version_c = tern_f_str_buf(version_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Get_library_version(version_c, (int *)resultlen);
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_buf(datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_File_get_view(*fh, (MPI_Offset *)disp, (MPI_Datatype *)etype, (MPI_Datatype *)filetype, datarep_c);
 out:
     if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(version, version_len, version_c);
-    free(version_c);
+        tern_f_str_out(datarep, datarep_len, datarep_c);
+    free(datarep_c);
 }
-TERN_F_ALIASES(pmpi_get_library_version, PMPI_GET_LIBRARY_VERSION)
+TERN_F_ALIASES(pmpi_file_get_view, PMPI_FILE_GET_VIEW)
 
-void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len);
-void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
+void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
-    char *name_c = NULL;
-    if (!(name_c = tern_f_str_buf(name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Get_processor_name(name_c, (int *)resultlen);
+    *ierror = MPI_File_iread(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iread, MPI_FILE_IREAD)
+
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iread(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iread, PMPI_FILE_IREAD)
+
+void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iread_all(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iread_all, MPI_FILE_IREAD_ALL)
+
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iread_all(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iread_all, PMPI_FILE_IREAD_ALL)
+
+void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iread_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iread_at, MPI_FILE_IREAD_AT)
+
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iread_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iread_at, PMPI_FILE_IREAD_AT)
+
+void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iread_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iread_at_all, MPI_FILE_IREAD_AT_ALL)
+
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iread_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iread_at_all, PMPI_FILE_IREAD_AT_ALL)
+
+void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iread_shared(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iread_shared, MPI_FILE_IREAD_SHARED)
+
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iread_shared(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iread_shared, PMPI_FILE_IREAD_SHARED)
+
+void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iwrite(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iwrite, MPI_FILE_IWRITE)
+
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iwrite(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iwrite, PMPI_FILE_IWRITE)
+
+void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iwrite_all(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iwrite_all, MPI_FILE_IWRITE_ALL)
+
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iwrite_all(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iwrite_all, PMPI_FILE_IWRITE_ALL)
+
+void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iwrite_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iwrite_at, MPI_FILE_IWRITE_AT)
+
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iwrite_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iwrite_at, PMPI_FILE_IWRITE_AT)
+
+void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iwrite_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iwrite_at_all, MPI_FILE_IWRITE_AT_ALL)
+
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iwrite_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iwrite_at_all, PMPI_FILE_IWRITE_AT_ALL)
+
+void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_iwrite_shared(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_file_iwrite_shared, MPI_FILE_IWRITE_SHARED)
+
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_iwrite_shared(*fh, tern_f_buf(buf), *count, *datatype, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_file_iwrite_shared, PMPI_FILE_IWRITE_SHARED)
+
+void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len);
+void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
+{
+    char *filename_c = NULL;
+    if (!(filename_c = tern_f_str_in(filename, filename_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_File_open(*comm, filename_c, *amode, *info, (MPI_File *)fh);
 out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(name, name_len, name_c);
-    free(name_c);
+    free(filename_c);
 }
-TERN_F_ALIASES(mpi_get_processor_name, MPI_GET_PROCESSOR_NAME)
-
-void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len);
-void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
-{
-    char *name_c = NULL;
-    if (!(name_c = tern_f_str_buf(name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Get_processor_name(name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(name, name_len, name_c);
-    free(name_c);
-}
-TERN_F_ALIASES(pmpi_get_processor_name, PMPI_GET_PROCESSOR_NAME)
-
-void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror);
-void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
-{
-    *ierror = MPI_Get_version((int *)version, (int *)subversion);
-}
-TERN_F_ALIASES(mpi_get_version, MPI_GET_VERSION)
-
-void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror);
-void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Get_version((int *)version, (int *)subversion);
-}
-TERN_F_ALIASES(pmpi_get_version, PMPI_GET_VERSION)
-
-void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror);
-void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
-{
-    *ierror = MPI_Graph_create(*comm_old, *nnodes, (const int *)index, (const int *)edges, *reorder, (MPI_Comm *)comm_graph);
-}
-TERN_F_ALIASES(mpi_graph_create, MPI_GRAPH_CREATE)
-
-void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror);
-void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Graph_create(*comm_old, *nnodes, (const int *)index, (const int *)edges, *reorder, (MPI_Comm *)comm_graph);
-}
-TERN_F_ALIASES(pmpi_graph_create, PMPI_GRAPH_CREATE)
-
-void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror);
-void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
-{
-    *ierror = MPI_Graph_get(*comm, *maxindex, *maxedges, (int *)index, (int *)edges);
-}
-TERN_F_ALIASES(mpi_graph_get, MPI_GRAPH_GET)
-
-void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror);
-void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Graph_get(*comm, *maxindex, *maxedges, (int *)index, (int *)edges);
-}
-TERN_F_ALIASES(pmpi_graph_get, PMPI_GRAPH_GET)
-
-void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror);
-void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
-{
-    *ierror = MPI_Graph_map(*comm, *nnodes, (const int *)index, (const int *)edges, (int *)newrank);
-}
-TERN_F_ALIASES(mpi_graph_map, MPI_GRAPH_MAP)
-
-void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror);
-void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Graph_map(*comm, *nnodes, (const int *)index, (const int *)edges, (int *)newrank);
-}
-TERN_F_ALIASES(pmpi_graph_map, PMPI_GRAPH_MAP)
-
-void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror);
-void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
-{
-    *ierror = MPI_Graph_neighbors(*comm, *rank, *maxneighbors, (int *)neighbors);
-}
-TERN_F_ALIASES(mpi_graph_neighbors, MPI_GRAPH_NEIGHBORS)
-
-void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror);
-void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Graph_neighbors(*comm, *rank, *maxneighbors, (int *)neighbors);
-}
-TERN_F_ALIASES(pmpi_graph_neighbors, PMPI_GRAPH_NEIGHBORS)
-
-void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror);
-void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
-{
-    *ierror = MPI_Graph_neighbors_count(*comm, *rank, (int *)nneighbors);
-}
-TERN_F_ALIASES(mpi_graph_neighbors_count, MPI_GRAPH_NEIGHBORS_COUNT)
-
-void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror);
-void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Graph_neighbors_count(*comm, *rank, (int *)nneighbors);
-}
-TERN_F_ALIASES(pmpi_graph_neighbors_count, PMPI_GRAPH_NEIGHBORS_COUNT)
-
-void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror);
-void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
-{
-    *ierror = MPI_Graphdims_get(*comm, (int *)nnodes, (int *)nedges);
-}
-TERN_F_ALIASES(mpi_graphdims_get, MPI_GRAPHDIMS_GET)
-
-void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror);
-void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Graphdims_get(*comm, (int *)nnodes, (int *)nedges);
-}
-TERN_F_ALIASES(pmpi_graphdims_get, PMPI_GRAPHDIMS_GET)
-
-void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Grequest_complete(*request);
-}
-TERN_F_ALIASES(mpi_grequest_complete, MPI_GREQUEST_COMPLETE)
-
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Grequest_complete(*request);
-}
-TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
-
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
-
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
-void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
-}
-TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
-
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)
+TERN_F_ALIASES(mpi_file_open, MPI_FILE_OPEN)

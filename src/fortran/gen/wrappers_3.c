@@ -3,6 +3,868 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len);
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
+{
+    char *filename_c = NULL;
+    if (!(filename_c = tern_f_str_in(filename, filename_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_File_open(*comm, filename_c, *amode, *info, (MPI_File *)fh);
+out:
+    free(filename_c);
+}
+TERN_F_ALIASES(pmpi_file_open, PMPI_FILE_OPEN)
+
+void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror);
+void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_preallocate(*fh, *size);
+}
+TERN_F_ALIASES(mpi_file_preallocate, MPI_FILE_PREALLOCATE)
+
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror);
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_preallocate(*fh, *size);
+}
+TERN_F_ALIASES(pmpi_file_preallocate, PMPI_FILE_PREALLOCATE)
+
+void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read, MPI_FILE_READ)
+
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read, PMPI_FILE_READ)
+
+void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_all(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_all, MPI_FILE_READ_ALL)
+
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_all(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_all, PMPI_FILE_READ_ALL)
+
+void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_all_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(mpi_file_read_all_begin, MPI_FILE_READ_ALL_BEGIN)
+
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_all_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(pmpi_file_read_all_begin, PMPI_FILE_READ_ALL_BEGIN)
+
+void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_all_end, MPI_FILE_READ_ALL_END)
+
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_all_end, PMPI_FILE_READ_ALL_END)
+
+void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_at, MPI_FILE_READ_AT)
+
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_at, PMPI_FILE_READ_AT)
+
+void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL)
+
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_at_all, PMPI_FILE_READ_AT_ALL)
+
+void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_at_all_begin(*fh, *offset, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(mpi_file_read_at_all_begin, MPI_FILE_READ_AT_ALL_BEGIN)
+
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_at_all_begin(*fh, *offset, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(pmpi_file_read_at_all_begin, PMPI_FILE_READ_AT_ALL_BEGIN)
+
+void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_at_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_at_all_end, MPI_FILE_READ_AT_ALL_END)
+
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_at_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_at_all_end, PMPI_FILE_READ_AT_ALL_END)
+
+void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_ordered(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_ordered, MPI_FILE_READ_ORDERED)
+
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_ordered(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_ordered, PMPI_FILE_READ_ORDERED)
+
+void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_ordered_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(mpi_file_read_ordered_begin, MPI_FILE_READ_ORDERED_BEGIN)
+
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_ordered_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(pmpi_file_read_ordered_begin, PMPI_FILE_READ_ORDERED_BEGIN)
+
+void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_ordered_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_ordered_end, MPI_FILE_READ_ORDERED_END)
+
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_ordered_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_ordered_end, PMPI_FILE_READ_ORDERED_END)
+
+void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_read_shared(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_read_shared, MPI_FILE_READ_SHARED)
+
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_read_shared(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_read_shared, PMPI_FILE_READ_SHARED)
+
+void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror);
+void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_seek(*fh, *offset, *whence);
+}
+TERN_F_ALIASES(mpi_file_seek, MPI_FILE_SEEK)
+
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror);
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_seek(*fh, *offset, *whence);
+}
+TERN_F_ALIASES(pmpi_file_seek, PMPI_FILE_SEEK)
+
+void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror);
+void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_seek_shared(*fh, *offset, *whence);
+}
+TERN_F_ALIASES(mpi_file_seek_shared, MPI_FILE_SEEK_SHARED)
+
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror);
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_seek_shared(*fh, *offset, *whence);
+}
+TERN_F_ALIASES(pmpi_file_seek_shared, PMPI_FILE_SEEK_SHARED)
+
+void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_set_atomicity(*fh, *flag);
+}
+TERN_F_ALIASES(mpi_file_set_atomicity, MPI_FILE_SET_ATOMICITY)
+
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_set_atomicity(*fh, *flag);
+}
+TERN_F_ALIASES(pmpi_file_set_atomicity, PMPI_FILE_SET_ATOMICITY)
+
+void mpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_set_errhandler(*file, *errhandler);
+}
+TERN_F_ALIASES(mpi_file_set_errhandler, MPI_FILE_SET_ERRHANDLER)
+
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror);
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_set_errhandler(*file, *errhandler);
+}
+TERN_F_ALIASES(pmpi_file_set_errhandler, PMPI_FILE_SET_ERRHANDLER)
+
+void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror);
+void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_set_info(*fh, *info);
+}
+TERN_F_ALIASES(mpi_file_set_info, MPI_FILE_SET_INFO)
+
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror);
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_set_info(*fh, *info);
+}
+TERN_F_ALIASES(pmpi_file_set_info, PMPI_FILE_SET_INFO)
+
+void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror);
+void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_set_size(*fh, *size);
+}
+TERN_F_ALIASES(mpi_file_set_size, MPI_FILE_SET_SIZE)
+
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror);
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_set_size(*fh, *size);
+}
+TERN_F_ALIASES(pmpi_file_set_size, PMPI_FILE_SET_SIZE)
+
+void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len);
+void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_File_set_view(*fh, *disp, *etype, *filetype, datarep_c, *info);
+out:
+    free(datarep_c);
+}
+TERN_F_ALIASES(mpi_file_set_view, MPI_FILE_SET_VIEW)
+
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len);
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_File_set_view(*fh, *disp, *etype, *filetype, datarep_c, *info);
+out:
+    free(datarep_c);
+}
+TERN_F_ALIASES(pmpi_file_set_view, PMPI_FILE_SET_VIEW)
+
+void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror);
+void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_sync(*fh);
+}
+TERN_F_ALIASES(mpi_file_sync, MPI_FILE_SYNC)
+
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror);
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_sync(*fh);
+}
+TERN_F_ALIASES(pmpi_file_sync, PMPI_FILE_SYNC)
+
+void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write, MPI_FILE_WRITE)
+
+void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write, PMPI_FILE_WRITE)
+
+void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_all(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_all, MPI_FILE_WRITE_ALL)
+
+void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_all(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_all, PMPI_FILE_WRITE_ALL)
+
+void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_all_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(mpi_file_write_all_begin, MPI_FILE_WRITE_ALL_BEGIN)
+
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_all_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(pmpi_file_write_all_begin, PMPI_FILE_WRITE_ALL_BEGIN)
+
+void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_all_end, MPI_FILE_WRITE_ALL_END)
+
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_all_end, PMPI_FILE_WRITE_ALL_END)
+
+void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_at, MPI_FILE_WRITE_AT)
+
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_at(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_at, PMPI_FILE_WRITE_AT)
+
+void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL)
+
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_at_all(*fh, *offset, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_at_all, PMPI_FILE_WRITE_AT_ALL)
+
+void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_at_all_begin(*fh, *offset, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(mpi_file_write_at_all_begin, MPI_FILE_WRITE_AT_ALL_BEGIN)
+
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_at_all_begin(*fh, *offset, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(pmpi_file_write_at_all_begin, PMPI_FILE_WRITE_AT_ALL_BEGIN)
+
+void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_at_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_at_all_end, MPI_FILE_WRITE_AT_ALL_END)
+
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_at_all_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_at_all_end, PMPI_FILE_WRITE_AT_ALL_END)
+
+void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_ordered(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_ordered, MPI_FILE_WRITE_ORDERED)
+
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_ordered(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_ordered, PMPI_FILE_WRITE_ORDERED)
+
+void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_ordered_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(mpi_file_write_ordered_begin, MPI_FILE_WRITE_ORDERED_BEGIN)
+
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_ordered_begin(*fh, tern_f_buf(buf), *count, *datatype);
+}
+TERN_F_ALIASES(pmpi_file_write_ordered_begin, PMPI_FILE_WRITE_ORDERED_BEGIN)
+
+void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_ordered_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_ordered_end, MPI_FILE_WRITE_ORDERED_END)
+
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_ordered_end(*fh, tern_f_buf(buf), tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_ordered_end, PMPI_FILE_WRITE_ORDERED_END)
+
+void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_File_write_shared(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_file_write_shared, MPI_FILE_WRITE_SHARED)
+
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_File_write_shared(*fh, tern_f_buf(buf), *count, *datatype, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_file_write_shared, PMPI_FILE_WRITE_SHARED)
+
+void mpi_finalize_(MPI_Fint *ierror);
+void mpi_finalize_(MPI_Fint *ierror)
+{
+    *ierror = MPI_Finalize();
+}
+TERN_F_ALIASES(mpi_finalize, MPI_FINALIZE)
+
+void pmpi_finalize_(MPI_Fint *ierror);
+void pmpi_finalize_(MPI_Fint *ierror)
+{
+    *ierror = PMPI_Finalize();
+}
+TERN_F_ALIASES(pmpi_finalize, PMPI_FINALIZE)
+
+void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Finalized((int *)flag);
+}
+TERN_F_ALIASES(mpi_finalized, MPI_FINALIZED)
+
+void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Finalized((int *)flag);
+}
+TERN_F_ALIASES(pmpi_finalized, PMPI_FINALIZED)
+
+void mpi_free_mem_(void *base, MPI_Fint *ierror);
+void mpi_free_mem_(void *base, MPI_Fint *ierror)
+{
+    *ierror = MPI_Free_mem(tern_f_buf(base));
+}
+TERN_F_ALIASES(mpi_free_mem, MPI_FREE_MEM)
+
+void pmpi_free_mem_(void *base, MPI_Fint *ierror);
+void pmpi_free_mem_(void *base, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Free_mem(tern_f_buf(base));
+}
+TERN_F_ALIASES(pmpi_free_mem, PMPI_FREE_MEM)
+
+void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Gather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_gather, MPI_GATHER)
+
+void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Gather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_gather, PMPI_GATHER)
+
+void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Gather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_gather_init, MPI_GATHER_INIT)
+
+void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Gather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_gather_init, PMPI_GATHER_INIT)
+
+void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Gatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_gatherv, MPI_GATHERV)
+
+void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Gatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_gatherv, PMPI_GATHERV)
+
+void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Gatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_gatherv_init, MPI_GATHERV_INIT)
+
+void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Gatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_gatherv_init, PMPI_GATHERV_INIT)
+
+void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+}
+TERN_F_ALIASES(mpi_get, MPI_GET)
+
+void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+}
+TERN_F_ALIASES(pmpi_get, PMPI_GET)
+
+void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
+void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+}
+TERN_F_ALIASES(mpi_get_accumulate, MPI_GET_ACCUMULATE)
+
+void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror);
+void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+}
+TERN_F_ALIASES(pmpi_get_accumulate, PMPI_GET_ACCUMULATE)
+
+void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror);
+void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_address(tern_f_buf(location), (MPI_Aint *)address);
+}
+TERN_F_ALIASES(mpi_get_address, MPI_GET_ADDRESS)
+
+void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror);
+void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_address(tern_f_buf(location), (MPI_Aint *)address);
+}
+TERN_F_ALIASES(pmpi_get_address, PMPI_GET_ADDRESS)
+
+void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
+void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_count((const MPI_Status *)status, *datatype, (int *)count);
+}
+TERN_F_ALIASES(mpi_get_count, MPI_GET_COUNT)
+
+void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
+void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_count((const MPI_Status *)status, *datatype, (int *)count);
+}
+TERN_F_ALIASES(pmpi_get_count, PMPI_GET_COUNT)
+
+void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
+void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_elements((const MPI_Status *)status, *datatype, (int *)count);
+}
+TERN_F_ALIASES(mpi_get_elements, MPI_GET_ELEMENTS)
+
+void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
+void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_elements((const MPI_Status *)status, *datatype, (int *)count);
+}
+TERN_F_ALIASES(pmpi_get_elements, PMPI_GET_ELEMENTS)
+
+void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_elements_x((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+TERN_F_ALIASES(mpi_get_elements_x, MPI_GET_ELEMENTS_X)
+
+void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_elements_x((const MPI_Status *)status, *datatype, (MPI_Count *)count);
+}
+TERN_F_ALIASES(pmpi_get_elements_x, PMPI_GET_ELEMENTS_X)
+
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_hw_resource_info((MPI_Info *)hw_info);
+}
+TERN_F_ALIASES(mpi_get_hw_resource_info, MPI_GET_HW_RESOURCE_INFO)
+
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror);
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_hw_resource_info((MPI_Info *)hw_info);
+}
+TERN_F_ALIASES(pmpi_get_hw_resource_info, PMPI_GET_HW_RESOURCE_INFO)
+
+void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len);
+void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
+{
+    char *version_c = NULL;
+    if (!(version_c = tern_f_str_buf(version_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Get_library_version(version_c, (int *)resultlen);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(version, version_len, version_c);
+    free(version_c);
+}
+TERN_F_ALIASES(mpi_get_library_version, MPI_GET_LIBRARY_VERSION)
+
+void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len);
+void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
+{
+    char *version_c = NULL;
+    if (!(version_c = tern_f_str_buf(version_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Get_library_version(version_c, (int *)resultlen);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(version, version_len, version_c);
+    free(version_c);
+}
+TERN_F_ALIASES(pmpi_get_library_version, PMPI_GET_LIBRARY_VERSION)
+
+void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len);
+void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
+{
+    char *name_c = NULL;
+    if (!(name_c = tern_f_str_buf(name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Get_processor_name(name_c, (int *)resultlen);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(name, name_len, name_c);
+    free(name_c);
+}
+TERN_F_ALIASES(mpi_get_processor_name, MPI_GET_PROCESSOR_NAME)
+
+void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len);
+void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
+{
+    char *name_c = NULL;
+    if (!(name_c = tern_f_str_buf(name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Get_processor_name(name_c, (int *)resultlen);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(name, name_len, name_c);
+    free(name_c);
+}
+TERN_F_ALIASES(pmpi_get_processor_name, PMPI_GET_PROCESSOR_NAME)
+
+void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror);
+void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
+{
+    *ierror = MPI_Get_version((int *)version, (int *)subversion);
+}
+TERN_F_ALIASES(mpi_get_version, MPI_GET_VERSION)
+
+void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror);
+void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Get_version((int *)version, (int *)subversion);
+}
+TERN_F_ALIASES(pmpi_get_version, PMPI_GET_VERSION)
+
+void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror);
+void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
+{
+    *ierror = MPI_Graph_create(*comm_old, *nnodes, (const int *)index, (const int *)edges, *reorder, (MPI_Comm *)comm_graph);
+}
+TERN_F_ALIASES(mpi_graph_create, MPI_GRAPH_CREATE)
+
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror);
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Graph_create(*comm_old, *nnodes, (const int *)index, (const int *)edges, *reorder, (MPI_Comm *)comm_graph);
+}
+TERN_F_ALIASES(pmpi_graph_create, PMPI_GRAPH_CREATE)
+
+void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror);
+void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
+{
+    *ierror = MPI_Graph_get(*comm, *maxindex, *maxedges, (int *)index, (int *)edges);
+}
+TERN_F_ALIASES(mpi_graph_get, MPI_GRAPH_GET)
+
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror);
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Graph_get(*comm, *maxindex, *maxedges, (int *)index, (int *)edges);
+}
+TERN_F_ALIASES(pmpi_graph_get, PMPI_GRAPH_GET)
+
+void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror);
+void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
+{
+    *ierror = MPI_Graph_map(*comm, *nnodes, (const int *)index, (const int *)edges, (int *)newrank);
+}
+TERN_F_ALIASES(mpi_graph_map, MPI_GRAPH_MAP)
+
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror);
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Graph_map(*comm, *nnodes, (const int *)index, (const int *)edges, (int *)newrank);
+}
+TERN_F_ALIASES(pmpi_graph_map, PMPI_GRAPH_MAP)
+
+void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror);
+void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
+{
+    *ierror = MPI_Graph_neighbors(*comm, *rank, *maxneighbors, (int *)neighbors);
+}
+TERN_F_ALIASES(mpi_graph_neighbors, MPI_GRAPH_NEIGHBORS)
+
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror);
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Graph_neighbors(*comm, *rank, *maxneighbors, (int *)neighbors);
+}
+TERN_F_ALIASES(pmpi_graph_neighbors, PMPI_GRAPH_NEIGHBORS)
+
+void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror);
+void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
+{
+    *ierror = MPI_Graph_neighbors_count(*comm, *rank, (int *)nneighbors);
+}
+TERN_F_ALIASES(mpi_graph_neighbors_count, MPI_GRAPH_NEIGHBORS_COUNT)
+
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror);
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Graph_neighbors_count(*comm, *rank, (int *)nneighbors);
+}
+TERN_F_ALIASES(pmpi_graph_neighbors_count, PMPI_GRAPH_NEIGHBORS_COUNT)
+
+void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror);
+void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
+{
+    *ierror = MPI_Graphdims_get(*comm, (int *)nnodes, (int *)nedges);
+}
+TERN_F_ALIASES(mpi_graphdims_get, MPI_GRAPHDIMS_GET)
+
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror);
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Graphdims_get(*comm, (int *)nnodes, (int *)nedges);
+}
+TERN_F_ALIASES(pmpi_graphdims_get, PMPI_GRAPHDIMS_GET)
+
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Grequest_complete(*request);
+}
+TERN_F_ALIASES(mpi_grequest_complete, MPI_GREQUEST_COMPLETE)
+
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Grequest_complete(*request);
+}
+TERN_F_ALIASES(pmpi_grequest_complete, PMPI_GREQUEST_COMPLETE)
+
+void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
+void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_compare(*group1, *group2, (int *)result);
+}
+TERN_F_ALIASES(mpi_group_compare, MPI_GROUP_COMPARE)
+
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror);
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_compare(*group1, *group2, (int *)result);
+}
+TERN_F_ALIASES(pmpi_group_compare, PMPI_GROUP_COMPARE)
+
+void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_difference(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_difference, MPI_GROUP_DIFFERENCE)
+
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -30,870 +892,3 @@ void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
     *ierror = MPI_Group_free((MPI_Group *)group);
 }
 TERN_F_ALIASES(mpi_group_free, MPI_GROUP_FREE)
-
-void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror);
-void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_free((MPI_Group *)group);
-}
-TERN_F_ALIASES(pmpi_group_free, PMPI_GROUP_FREE)
-
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
-out:
-    free(pset_name_c);
-}
-TERN_F_ALIASES(mpi_group_from_session_pset, MPI_GROUP_FROM_SESSION_PSET)
-
-void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
-void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
-out:
-    free(pset_name_c);
-}
-TERN_F_ALIASES(pmpi_group_from_session_pset, PMPI_GROUP_FROM_SESSION_PSET)
-
-void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_incl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_incl, MPI_GROUP_INCL)
-
-void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_incl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_incl, PMPI_GROUP_INCL)
-
-void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_intersection(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_intersection, MPI_GROUP_INTERSECTION)
-
-void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_intersection(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_intersection, PMPI_GROUP_INTERSECTION)
-
-void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_range_excl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_range_excl, MPI_GROUP_RANGE_EXCL)
-
-void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_range_excl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_range_excl, PMPI_GROUP_RANGE_EXCL)
-
-void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_range_incl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_range_incl, MPI_GROUP_RANGE_INCL)
-
-void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_range_incl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_range_incl, PMPI_GROUP_RANGE_INCL)
-
-void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror);
-void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_rank(*group, (int *)rank);
-}
-TERN_F_ALIASES(mpi_group_rank, MPI_GROUP_RANK)
-
-void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror);
-void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_rank(*group, (int *)rank);
-}
-TERN_F_ALIASES(pmpi_group_rank, PMPI_GROUP_RANK)
-
-void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_size(*group, (int *)size);
-}
-TERN_F_ALIASES(mpi_group_size, MPI_GROUP_SIZE)
-
-void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_size(*group, (int *)size);
-}
-TERN_F_ALIASES(pmpi_group_size, PMPI_GROUP_SIZE)
-
-void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror);
-void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_translate_ranks(*group1, *n, (const int *)ranks1, *group2, (int *)ranks2);
-}
-TERN_F_ALIASES(mpi_group_translate_ranks, MPI_GROUP_TRANSLATE_RANKS)
-
-void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror);
-void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_translate_ranks(*group1, *n, (const int *)ranks1, *group2, (int *)ranks2);
-}
-TERN_F_ALIASES(pmpi_group_translate_ranks, PMPI_GROUP_TRANSLATE_RANKS)
-
-void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = MPI_Group_union(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(mpi_group_union, MPI_GROUP_UNION)
-
-void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
-void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Group_union(*group1, *group2, (MPI_Group *)newgroup);
-}
-TERN_F_ALIASES(pmpi_group_union, PMPI_GROUP_UNION)
-
-void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iallgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iallgather, MPI_IALLGATHER)
-
-void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iallgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iallgather, PMPI_IALLGATHER)
-
-void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iallgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iallgatherv, MPI_IALLGATHERV)
-
-void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iallgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iallgatherv, PMPI_IALLGATHERV)
-
-void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iallreduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iallreduce, MPI_IALLREDUCE)
-
-void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iallreduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iallreduce, PMPI_IALLREDUCE)
-
-void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ialltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ialltoall, MPI_IALLTOALL)
-
-void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ialltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ialltoall, PMPI_IALLTOALL)
-
-void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ialltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ialltoallv, MPI_IALLTOALLV)
-
-void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ialltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ialltoallv, PMPI_IALLTOALLV)
-
-void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ialltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ialltoallw, MPI_IALLTOALLW)
-
-void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ialltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ialltoallw, PMPI_IALLTOALLW)
-
-void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ibarrier(*comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ibarrier, MPI_IBARRIER)
-
-void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ibarrier(*comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ibarrier, PMPI_IBARRIER)
-
-void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ibcast(tern_f_buf(buffer), *count, *datatype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ibcast, MPI_IBCAST)
-
-void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ibcast(tern_f_buf(buffer), *count, *datatype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ibcast, PMPI_IBCAST)
-
-void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ibsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ibsend, MPI_IBSEND)
-
-void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ibsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ibsend, PMPI_IBSEND)
-
-void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iexscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iexscan, MPI_IEXSCAN)
-
-void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iexscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iexscan, PMPI_IEXSCAN)
-
-void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Igather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_igather, MPI_IGATHER)
-
-void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Igather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_igather, PMPI_IGATHER)
-
-void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Igatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_igatherv, MPI_IGATHERV)
-
-void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Igatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_igatherv, PMPI_IGATHERV)
-
-void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_improbe, MPI_IMPROBE)
-
-void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_improbe, PMPI_IMPROBE)
-
-void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Imrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_imrecv, MPI_IMRECV)
-
-void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Imrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_imrecv, PMPI_IMRECV)
-
-void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ineighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER)
-
-void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ineighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ineighbor_allgather, PMPI_INEIGHBOR_ALLGATHER)
-
-void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ineighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV)
-
-void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ineighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ineighbor_allgatherv, PMPI_INEIGHBOR_ALLGATHERV)
-
-void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ineighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL)
-
-void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ineighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ineighbor_alltoall, PMPI_INEIGHBOR_ALLTOALL)
-
-void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ineighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV)
-
-void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ineighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ineighbor_alltoallv, PMPI_INEIGHBOR_ALLTOALLV)
-
-void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ineighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
-
-void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ineighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ineighbor_alltoallw, PMPI_INEIGHBOR_ALLTOALLW)
-
-void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror);
-void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
-{
-    *ierror = MPI_Info_create((MPI_Info *)info);
-}
-TERN_F_ALIASES(mpi_info_create, MPI_INFO_CREATE)
-
-void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror);
-void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Info_create((MPI_Info *)info);
-}
-TERN_F_ALIASES(pmpi_info_create, PMPI_INFO_CREATE)
-
-void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len);
-void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
-{
-    char *key_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Info_delete(*info, key_c);
-out:
-    free(key_c);
-}
-TERN_F_ALIASES(mpi_info_delete, MPI_INFO_DELETE)
-
-void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len);
-void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
-{
-    char *key_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Info_delete(*info, key_c);
-out:
-    free(key_c);
-}
-TERN_F_ALIASES(pmpi_info_delete, PMPI_INFO_DELETE)
-
-void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror);
-void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
-{
-    *ierror = MPI_Info_dup(*info, (MPI_Info *)newinfo);
-}
-TERN_F_ALIASES(mpi_info_dup, MPI_INFO_DUP)
-
-void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror);
-void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Info_dup(*info, (MPI_Info *)newinfo);
-}
-TERN_F_ALIASES(pmpi_info_dup, PMPI_INFO_DUP)
-
-void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror);
-void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
-{
-    *ierror = MPI_Info_free((MPI_Info *)info);
-}
-TERN_F_ALIASES(mpi_info_free, MPI_INFO_FREE)
-
-void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror);
-void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Info_free((MPI_Info *)info);
-}
-TERN_F_ALIASES(pmpi_info_free, PMPI_INFO_FREE)
-
-void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
-void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    char *key_c = NULL;
-    char *value_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Info_get(*info, key_c, *valuelen, value_c, (int *)flag);
-out:
-    free(key_c);
-    if (*ierror == MPI_SUCCESS && *flag)
-        tern_f_str_out(value, value_len, value_c);
-    free(value_c);
-}
-TERN_F_ALIASES(mpi_info_get, MPI_INFO_GET)
-
-void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
-void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    char *key_c = NULL;
-    char *value_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Info_get(*info, key_c, *valuelen, value_c, (int *)flag);
-out:
-    free(key_c);
-    if (*ierror == MPI_SUCCESS && *flag)
-        tern_f_str_out(value, value_len, value_c);
-    free(value_c);
-}
-TERN_F_ALIASES(pmpi_info_get, PMPI_INFO_GET)
-
-void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror);
-void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
-{
-    *ierror = MPI_Info_get_nkeys(*info, (int *)nkeys);
-}
-TERN_F_ALIASES(mpi_info_get_nkeys, MPI_INFO_GET_NKEYS)
-
-void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror);
-void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Info_get_nkeys(*info, (int *)nkeys);
-}
-TERN_F_ALIASES(pmpi_info_get_nkeys, PMPI_INFO_GET_NKEYS)
-
-void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len);
-void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
-{
-    char *key_c = NULL;
-    if (!(key_c = tern_f_str_buf(key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Info_get_nthkey(*info, *n, key_c);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(key, key_len, key_c);
-    free(key_c);
-}
-TERN_F_ALIASES(mpi_info_get_nthkey, MPI_INFO_GET_NTHKEY)
-
-void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len);
-void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
-{
-    char *key_c = NULL;
-    if (!(key_c = tern_f_str_buf(key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Info_get_nthkey(*info, *n, key_c);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(key, key_len, key_c);
-    free(key_c);
-}
-TERN_F_ALIASES(pmpi_info_get_nthkey, PMPI_INFO_GET_NTHKEY)
-
-void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len);
-void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
-{
-    char *key_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Info_get_valuelen(*info, key_c, (int *)valuelen, (int *)flag);
-out:
-    free(key_c);
-}
-TERN_F_ALIASES(mpi_info_get_valuelen, MPI_INFO_GET_VALUELEN)
-
-void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len);
-void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
-{
-    char *key_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Info_get_valuelen(*info, key_c, (int *)valuelen, (int *)flag);
-out:
-    free(key_c);
-}
-TERN_F_ALIASES(pmpi_info_get_valuelen, PMPI_INFO_GET_VALUELEN)
-
-void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len);
-void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    char *key_c = NULL;
-    char *value_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_in_trim(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Info_set(*info, key_c, value_c);
-out:
-    free(key_c);
-    free(value_c);
-}
-TERN_F_ALIASES(mpi_info_set, MPI_INFO_SET)
-
-void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len);
-void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
-{
-    char *key_c = NULL;
-    char *value_c = NULL;
-    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(value_c = tern_f_str_in_trim(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Info_set(*info, key_c, value_c);
-out:
-    free(key_c);
-    free(value_c);
-}
-TERN_F_ALIASES(pmpi_info_set, PMPI_INFO_SET)
-
-void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Initialized((int *)flag);
-}
-TERN_F_ALIASES(mpi_initialized, MPI_INITIALIZED)
-
-void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Initialized((int *)flag);
-}
-TERN_F_ALIASES(pmpi_initialized, PMPI_INITIALIZED)
-
-void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror);
-void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, (MPI_Comm *)newintercomm);
-}
-TERN_F_ALIASES(mpi_intercomm_create, MPI_INTERCOMM_CREATE)
-
-void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror);
-void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, (MPI_Comm *)newintercomm);
-}
-TERN_F_ALIASES(pmpi_intercomm_create, PMPI_INTERCOMM_CREATE)
-
-void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len);
-void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
-{
-    char *stringtag_c = NULL;
-    if (!(stringtag_c = tern_f_str_in(stringtag, stringtag_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, stringtag_c, *info, *errhandler, (MPI_Comm *)newintercomm);
-out:
-    free(stringtag_c);
-}
-TERN_F_ALIASES(mpi_intercomm_create_from_groups, MPI_INTERCOMM_CREATE_FROM_GROUPS)
-
-void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len);
-void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
-{
-    char *stringtag_c = NULL;
-    if (!(stringtag_c = tern_f_str_in(stringtag, stringtag_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, stringtag_c, *info, *errhandler, (MPI_Comm *)newintercomm);
-out:
-    free(stringtag_c);
-}
-TERN_F_ALIASES(pmpi_intercomm_create_from_groups, PMPI_INTERCOMM_CREATE_FROM_GROUPS)
-
-void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror);
-void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Intercomm_merge(*intercomm, *high, (MPI_Comm *)newintracomm);
-}
-TERN_F_ALIASES(mpi_intercomm_merge, MPI_INTERCOMM_MERGE)
-
-void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror);
-void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Intercomm_merge(*intercomm, *high, (MPI_Comm *)newintracomm);
-}
-TERN_F_ALIASES(pmpi_intercomm_merge, PMPI_INTERCOMM_MERGE)
-
-void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iprobe(*source, *tag, *comm, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_iprobe, MPI_IPROBE)
-
-void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iprobe(*source, *tag, *comm, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_iprobe, PMPI_IPROBE)
-
-void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Irecv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_irecv, MPI_IRECV)
-
-void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Irecv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_irecv, PMPI_IRECV)
-
-void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ireduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ireduce, MPI_IREDUCE)
-
-void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ireduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ireduce, PMPI_IREDUCE)
-
-void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ireduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER)
-
-void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ireduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ireduce_scatter, PMPI_IREDUCE_SCATTER)
-
-void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ireduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK)
-
-void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ireduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ireduce_scatter_block, PMPI_IREDUCE_SCATTER_BLOCK)
-
-void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Irsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_irsend, MPI_IRSEND)
-
-void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Irsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_irsend, PMPI_IRSEND)
-
-void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Is_thread_main((int *)flag);
-}
-TERN_F_ALIASES(mpi_is_thread_main, MPI_IS_THREAD_MAIN)
-
-void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Is_thread_main((int *)flag);
-}
-TERN_F_ALIASES(pmpi_is_thread_main, PMPI_IS_THREAD_MAIN)
-
-void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iscan, MPI_ISCAN)
-
-void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iscan, PMPI_ISCAN)
-
-void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iscatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iscatter, MPI_ISCATTER)
-
-void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iscatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iscatter, PMPI_ISCATTER)
-
-void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Iscatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_iscatterv, MPI_ISCATTERV)
-
-void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Iscatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_iscatterv, PMPI_ISCATTERV)
-
-void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_isend, MPI_ISEND)
-
-void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_isend, PMPI_ISEND)
-
-void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_isendrecv, MPI_ISENDRECV)
-
-void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_isendrecv, PMPI_ISENDRECV)
-
-void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_isendrecv_replace, MPI_ISENDRECV_REPLACE)
-
-void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_isendrecv_replace, PMPI_ISENDRECV_REPLACE)
-
-void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_issend, MPI_ISSEND)
-
-void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_issend, PMPI_ISSEND)
-
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Keyval_free((int *)keyval);
-}
-TERN_F_ALIASES(mpi_keyval_free, MPI_KEYVAL_FREE)
-
-void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
-void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Keyval_free((int *)keyval);
-}
-TERN_F_ALIASES(pmpi_keyval_free, PMPI_KEYVAL_FREE)

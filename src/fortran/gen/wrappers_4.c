@@ -3,6 +3,873 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror);
+void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_free((MPI_Group *)group);
+}
+TERN_F_ALIASES(pmpi_group_free, PMPI_GROUP_FREE)
+
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
+out:
+    free(pset_name_c);
+}
+TERN_F_ALIASES(mpi_group_from_session_pset, MPI_GROUP_FROM_SESSION_PSET)
+
+void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len);
+void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Group_from_session_pset(*session, pset_name_c, (MPI_Group *)newgroup);
+out:
+    free(pset_name_c);
+}
+TERN_F_ALIASES(pmpi_group_from_session_pset, PMPI_GROUP_FROM_SESSION_PSET)
+
+void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_incl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_incl, MPI_GROUP_INCL)
+
+void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_incl(*group, *n, (const int *)ranks, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_incl, PMPI_GROUP_INCL)
+
+void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_intersection(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_intersection, MPI_GROUP_INTERSECTION)
+
+void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_intersection(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_intersection, PMPI_GROUP_INTERSECTION)
+
+void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_range_excl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_range_excl, MPI_GROUP_RANGE_EXCL)
+
+void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_range_excl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_range_excl, PMPI_GROUP_RANGE_EXCL)
+
+void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_range_incl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_range_incl, MPI_GROUP_RANGE_INCL)
+
+void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_range_incl(*group, *n, (int (*)[3])ranges, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_range_incl, PMPI_GROUP_RANGE_INCL)
+
+void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror);
+void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_rank(*group, (int *)rank);
+}
+TERN_F_ALIASES(mpi_group_rank, MPI_GROUP_RANK)
+
+void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror);
+void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_rank(*group, (int *)rank);
+}
+TERN_F_ALIASES(pmpi_group_rank, PMPI_GROUP_RANK)
+
+void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_size(*group, (int *)size);
+}
+TERN_F_ALIASES(mpi_group_size, MPI_GROUP_SIZE)
+
+void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_size(*group, (int *)size);
+}
+TERN_F_ALIASES(pmpi_group_size, PMPI_GROUP_SIZE)
+
+void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror);
+void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_translate_ranks(*group1, *n, (const int *)ranks1, *group2, (int *)ranks2);
+}
+TERN_F_ALIASES(mpi_group_translate_ranks, MPI_GROUP_TRANSLATE_RANKS)
+
+void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror);
+void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_translate_ranks(*group1, *n, (const int *)ranks1, *group2, (int *)ranks2);
+}
+TERN_F_ALIASES(pmpi_group_translate_ranks, PMPI_GROUP_TRANSLATE_RANKS)
+
+void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = MPI_Group_union(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(mpi_group_union, MPI_GROUP_UNION)
+
+void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror);
+void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Group_union(*group1, *group2, (MPI_Group *)newgroup);
+}
+TERN_F_ALIASES(pmpi_group_union, PMPI_GROUP_UNION)
+
+void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iallgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iallgather, MPI_IALLGATHER)
+
+void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iallgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iallgather, PMPI_IALLGATHER)
+
+void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iallgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iallgatherv, MPI_IALLGATHERV)
+
+void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iallgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iallgatherv, PMPI_IALLGATHERV)
+
+void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iallreduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iallreduce, MPI_IALLREDUCE)
+
+void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iallreduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iallreduce, PMPI_IALLREDUCE)
+
+void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ialltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ialltoall, MPI_IALLTOALL)
+
+void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ialltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ialltoall, PMPI_IALLTOALL)
+
+void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ialltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ialltoallv, MPI_IALLTOALLV)
+
+void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ialltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ialltoallv, PMPI_IALLTOALLV)
+
+void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ialltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ialltoallw, MPI_IALLTOALLW)
+
+void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ialltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ialltoallw, PMPI_IALLTOALLW)
+
+void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ibarrier(*comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ibarrier, MPI_IBARRIER)
+
+void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ibarrier(*comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ibarrier, PMPI_IBARRIER)
+
+void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ibcast(tern_f_buf(buffer), *count, *datatype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ibcast, MPI_IBCAST)
+
+void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ibcast(tern_f_buf(buffer), *count, *datatype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ibcast, PMPI_IBCAST)
+
+void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ibsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ibsend, MPI_IBSEND)
+
+void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ibsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ibsend, PMPI_IBSEND)
+
+void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iexscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iexscan, MPI_IEXSCAN)
+
+void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iexscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iexscan, PMPI_IEXSCAN)
+
+void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Igather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_igather, MPI_IGATHER)
+
+void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Igather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_igather, PMPI_IGATHER)
+
+void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Igatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_igatherv, MPI_IGATHERV)
+
+void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Igatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_igatherv, PMPI_IGATHERV)
+
+void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_improbe, MPI_IMPROBE)
+
+void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Improbe(*source, *tag, *comm, (int *)flag, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_improbe, PMPI_IMPROBE)
+
+void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Imrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_imrecv, MPI_IMRECV)
+
+void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Imrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_imrecv, PMPI_IMRECV)
+
+void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ineighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER)
+
+void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ineighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ineighbor_allgather, PMPI_INEIGHBOR_ALLGATHER)
+
+void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ineighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV)
+
+void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ineighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ineighbor_allgatherv, PMPI_INEIGHBOR_ALLGATHERV)
+
+void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ineighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL)
+
+void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ineighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ineighbor_alltoall, PMPI_INEIGHBOR_ALLTOALL)
+
+void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ineighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV)
+
+void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ineighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ineighbor_alltoallv, PMPI_INEIGHBOR_ALLTOALLV)
+
+void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ineighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
+
+void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ineighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ineighbor_alltoallw, PMPI_INEIGHBOR_ALLTOALLW)
+
+void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror);
+void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Info_create((MPI_Info *)info);
+}
+TERN_F_ALIASES(mpi_info_create, MPI_INFO_CREATE)
+
+void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror);
+void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Info_create((MPI_Info *)info);
+}
+TERN_F_ALIASES(pmpi_info_create, PMPI_INFO_CREATE)
+
+void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len);
+void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
+{
+    char *key_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Info_delete(*info, key_c);
+out:
+    free(key_c);
+}
+TERN_F_ALIASES(mpi_info_delete, MPI_INFO_DELETE)
+
+void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len);
+void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
+{
+    char *key_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Info_delete(*info, key_c);
+out:
+    free(key_c);
+}
+TERN_F_ALIASES(pmpi_info_delete, PMPI_INFO_DELETE)
+
+void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror);
+void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
+{
+    *ierror = MPI_Info_dup(*info, (MPI_Info *)newinfo);
+}
+TERN_F_ALIASES(mpi_info_dup, MPI_INFO_DUP)
+
+void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror);
+void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Info_dup(*info, (MPI_Info *)newinfo);
+}
+TERN_F_ALIASES(pmpi_info_dup, PMPI_INFO_DUP)
+
+void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror);
+void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = MPI_Info_free((MPI_Info *)info);
+}
+TERN_F_ALIASES(mpi_info_free, MPI_INFO_FREE)
+
+void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror);
+void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Info_free((MPI_Info *)info);
+}
+TERN_F_ALIASES(pmpi_info_free, PMPI_INFO_FREE)
+
+void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
+void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    char *key_c = NULL;
+    char *value_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Info_get(*info, key_c, *valuelen, value_c, (int *)flag);
+out:
+    free(key_c);
+    if (*ierror == MPI_SUCCESS && *flag)
+        tern_f_str_out(value, value_len, value_c);
+    free(value_c);
+}
+TERN_F_ALIASES(mpi_info_get, MPI_INFO_GET)
+
+void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len);
+void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    char *key_c = NULL;
+    char *value_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(value_c = tern_f_str_buf(value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Info_get(*info, key_c, *valuelen, value_c, (int *)flag);
+out:
+    free(key_c);
+    if (*ierror == MPI_SUCCESS && *flag)
+        tern_f_str_out(value, value_len, value_c);
+    free(value_c);
+}
+TERN_F_ALIASES(pmpi_info_get, PMPI_INFO_GET)
+
+void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror);
+void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
+{
+    *ierror = MPI_Info_get_nkeys(*info, (int *)nkeys);
+}
+TERN_F_ALIASES(mpi_info_get_nkeys, MPI_INFO_GET_NKEYS)
+
+void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror);
+void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Info_get_nkeys(*info, (int *)nkeys);
+}
+TERN_F_ALIASES(pmpi_info_get_nkeys, PMPI_INFO_GET_NKEYS)
+
+void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len);
+void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
+{
+    char *key_c = NULL;
+    if (!(key_c = tern_f_str_buf(key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Info_get_nthkey(*info, *n, key_c);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(key, key_len, key_c);
+    free(key_c);
+}
+TERN_F_ALIASES(mpi_info_get_nthkey, MPI_INFO_GET_NTHKEY)
+
+void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len);
+void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
+{
+    char *key_c = NULL;
+    if (!(key_c = tern_f_str_buf(key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Info_get_nthkey(*info, *n, key_c);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(key, key_len, key_c);
+    free(key_c);
+}
+TERN_F_ALIASES(pmpi_info_get_nthkey, PMPI_INFO_GET_NTHKEY)
+
+void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len);
+void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
+{
+    char *key_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Info_get_valuelen(*info, key_c, (int *)valuelen, (int *)flag);
+out:
+    free(key_c);
+}
+TERN_F_ALIASES(mpi_info_get_valuelen, MPI_INFO_GET_VALUELEN)
+
+void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len);
+void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
+{
+    char *key_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Info_get_valuelen(*info, key_c, (int *)valuelen, (int *)flag);
+out:
+    free(key_c);
+}
+TERN_F_ALIASES(pmpi_info_get_valuelen, PMPI_INFO_GET_VALUELEN)
+
+void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len);
+void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    char *key_c = NULL;
+    char *value_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(value_c = tern_f_str_in_trim(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Info_set(*info, key_c, value_c);
+out:
+    free(key_c);
+    free(value_c);
+}
+TERN_F_ALIASES(mpi_info_set, MPI_INFO_SET)
+
+void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len);
+void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    char *key_c = NULL;
+    char *value_c = NULL;
+    if (!(key_c = tern_f_str_in_trim(key, key_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(value_c = tern_f_str_in_trim(value, value_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Info_set(*info, key_c, value_c);
+out:
+    free(key_c);
+    free(value_c);
+}
+TERN_F_ALIASES(pmpi_info_set, PMPI_INFO_SET)
+
+void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Initialized((int *)flag);
+}
+TERN_F_ALIASES(mpi_initialized, MPI_INITIALIZED)
+
+void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Initialized((int *)flag);
+}
+TERN_F_ALIASES(pmpi_initialized, PMPI_INITIALIZED)
+
+void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror);
+void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, (MPI_Comm *)newintercomm);
+}
+TERN_F_ALIASES(mpi_intercomm_create, MPI_INTERCOMM_CREATE)
+
+void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror);
+void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, (MPI_Comm *)newintercomm);
+}
+TERN_F_ALIASES(pmpi_intercomm_create, PMPI_INTERCOMM_CREATE)
+
+void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len);
+void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *stringtag_c = NULL;
+    if (!(stringtag_c = tern_f_str_in(stringtag, stringtag_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, stringtag_c, *info, *errhandler, (MPI_Comm *)newintercomm);
+out:
+    free(stringtag_c);
+}
+TERN_F_ALIASES(mpi_intercomm_create_from_groups, MPI_INTERCOMM_CREATE_FROM_GROUPS)
+
+void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len);
+void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *stringtag_c = NULL;
+    if (!(stringtag_c = tern_f_str_in(stringtag, stringtag_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, stringtag_c, *info, *errhandler, (MPI_Comm *)newintercomm);
+out:
+    free(stringtag_c);
+}
+TERN_F_ALIASES(pmpi_intercomm_create_from_groups, PMPI_INTERCOMM_CREATE_FROM_GROUPS)
+
+void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror);
+void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Intercomm_merge(*intercomm, *high, (MPI_Comm *)newintracomm);
+}
+TERN_F_ALIASES(mpi_intercomm_merge, MPI_INTERCOMM_MERGE)
+
+void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror);
+void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Intercomm_merge(*intercomm, *high, (MPI_Comm *)newintracomm);
+}
+TERN_F_ALIASES(pmpi_intercomm_merge, PMPI_INTERCOMM_MERGE)
+
+void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iprobe(*source, *tag, *comm, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_iprobe, MPI_IPROBE)
+
+void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iprobe(*source, *tag, *comm, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_iprobe, PMPI_IPROBE)
+
+void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Irecv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_irecv, MPI_IRECV)
+
+void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Irecv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_irecv, PMPI_IRECV)
+
+void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ireduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ireduce, MPI_IREDUCE)
+
+void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ireduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ireduce, PMPI_IREDUCE)
+
+void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ireduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER)
+
+void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ireduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ireduce_scatter, PMPI_IREDUCE_SCATTER)
+
+void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ireduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK)
+
+void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ireduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ireduce_scatter_block, PMPI_IREDUCE_SCATTER_BLOCK)
+
+void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Irsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_irsend, MPI_IRSEND)
+
+void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Irsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_irsend, PMPI_IRSEND)
+
+void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Is_thread_main((int *)flag);
+}
+TERN_F_ALIASES(mpi_is_thread_main, MPI_IS_THREAD_MAIN)
+
+void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Is_thread_main((int *)flag);
+}
+TERN_F_ALIASES(pmpi_is_thread_main, PMPI_IS_THREAD_MAIN)
+
+void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iscan, MPI_ISCAN)
+
+void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iscan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iscan, PMPI_ISCAN)
+
+void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iscatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iscatter, MPI_ISCATTER)
+
+void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iscatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iscatter, PMPI_ISCATTER)
+
+void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Iscatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_iscatterv, MPI_ISCATTERV)
+
+void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Iscatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_iscatterv, PMPI_ISCATTERV)
+
+void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_isend, MPI_ISEND)
+
+void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Isend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_isend, PMPI_ISEND)
+
+void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_isendrecv, MPI_ISENDRECV)
+
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Isendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_isendrecv, PMPI_ISENDRECV)
+
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_isendrecv_replace, MPI_ISENDRECV_REPLACE)
+
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Isendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_isendrecv_replace, PMPI_ISENDRECV_REPLACE)
+
+void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_issend, MPI_ISSEND)
+
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Issend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_issend, PMPI_ISSEND)
+
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    *ierror = MPI_Keyval_free((int *)keyval);
+}
+TERN_F_ALIASES(mpi_keyval_free, MPI_KEYVAL_FREE)
+
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror);
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Keyval_free((int *)keyval);
+}
+TERN_F_ALIASES(pmpi_keyval_free, PMPI_KEYVAL_FREE)
+
 void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
 void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
@@ -18,880 +885,3 @@ out:
     free(port_name_c);
 }
 TERN_F_ALIASES(mpi_lookup_name, MPI_LOOKUP_NAME)
-
-void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
-void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
-{
-    char *service_name_c = NULL;
-    char *port_name_c = NULL;
-    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(port_name_c = tern_f_str_buf(port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Lookup_name(service_name_c, *info, port_name_c);
-out:
-    free(service_name_c);
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(port_name, port_name_len, port_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(pmpi_lookup_name, PMPI_LOOKUP_NAME)
-
-void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Mprobe(*source, *tag, *comm, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_mprobe, MPI_MPROBE)
-
-void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Mprobe(*source, *tag, *comm, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_mprobe, PMPI_MPROBE)
-
-void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Mrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_mrecv, MPI_MRECV)
-
-void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Mrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_mrecv, PMPI_MRECV)
-
-void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
-}
-TERN_F_ALIASES(mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER)
-
-void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
-}
-TERN_F_ALIASES(pmpi_neighbor_allgather, PMPI_NEIGHBOR_ALLGATHER)
-
-void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_allgather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_neighbor_allgather_init, MPI_NEIGHBOR_ALLGATHER_INIT)
-
-void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_allgather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_neighbor_allgather_init, PMPI_NEIGHBOR_ALLGATHER_INIT)
-
-void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
-}
-TERN_F_ALIASES(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV)
-
-void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
-}
-TERN_F_ALIASES(pmpi_neighbor_allgatherv, PMPI_NEIGHBOR_ALLGATHERV)
-
-void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_allgatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_neighbor_allgatherv_init, MPI_NEIGHBOR_ALLGATHERV_INIT)
-
-void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_allgatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_neighbor_allgatherv_init, PMPI_NEIGHBOR_ALLGATHERV_INIT)
-
-void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
-}
-TERN_F_ALIASES(mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL)
-
-void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
-}
-TERN_F_ALIASES(pmpi_neighbor_alltoall, PMPI_NEIGHBOR_ALLTOALL)
-
-void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_alltoall_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_neighbor_alltoall_init, MPI_NEIGHBOR_ALLTOALL_INIT)
-
-void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_alltoall_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_neighbor_alltoall_init, PMPI_NEIGHBOR_ALLTOALL_INIT)
-
-void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
-}
-TERN_F_ALIASES(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV)
-
-void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
-}
-TERN_F_ALIASES(pmpi_neighbor_alltoallv, PMPI_NEIGHBOR_ALLTOALLV)
-
-void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_alltoallv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_neighbor_alltoallv_init, MPI_NEIGHBOR_ALLTOALLV_INIT)
-
-void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_alltoallv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_neighbor_alltoallv_init, PMPI_NEIGHBOR_ALLTOALLV_INIT)
-
-void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
-}
-TERN_F_ALIASES(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW)
-
-void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
-}
-TERN_F_ALIASES(pmpi_neighbor_alltoallw, PMPI_NEIGHBOR_ALLTOALLW)
-
-void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Neighbor_alltoallw_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_INIT)
-
-void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Neighbor_alltoallw_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_neighbor_alltoallw_init, PMPI_NEIGHBOR_ALLTOALLW_INIT)
-
-void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror);
-void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
-{
-    *ierror = MPI_Op_commutative(*op, (int *)commute);
-}
-TERN_F_ALIASES(mpi_op_commutative, MPI_OP_COMMUTATIVE)
-
-void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror);
-void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Op_commutative(*op, (int *)commute);
-}
-TERN_F_ALIASES(pmpi_op_commutative, PMPI_OP_COMMUTATIVE)
-
-void mpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
-void mpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = MPI_Op_create((MPI_User_function *)user_fn, *commute, (MPI_Op *)op);
-}
-TERN_F_ALIASES(mpi_op_create, MPI_OP_CREATE)
-
-void pmpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
-void pmpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Op_create((MPI_User_function *)user_fn, *commute, (MPI_Op *)op);
-}
-TERN_F_ALIASES(pmpi_op_create, PMPI_OP_CREATE)
-
-void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror);
-void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = MPI_Op_free((MPI_Op *)op);
-}
-TERN_F_ALIASES(mpi_op_free, MPI_OP_FREE)
-
-void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror);
-void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Op_free((MPI_Op *)op);
-}
-TERN_F_ALIASES(pmpi_op_free, PMPI_OP_FREE)
-
-void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len);
-void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
-{
-    char *port_name_c = NULL;
-    if (!(port_name_c = tern_f_str_buf(port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Open_port(*info, port_name_c);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(port_name, port_name_len, port_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(mpi_open_port, MPI_OPEN_PORT)
-
-void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len);
-void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
-{
-    char *port_name_c = NULL;
-    if (!(port_name_c = tern_f_str_buf(port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Open_port(*info, port_name_c);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(port_name, port_name_len, port_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(pmpi_open_port, PMPI_OPEN_PORT)
-
-void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Pack(tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (int *)position, *comm);
-}
-TERN_F_ALIASES(mpi_pack, MPI_PACK)
-
-void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Pack(tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (int *)position, *comm);
-}
-TERN_F_ALIASES(pmpi_pack, PMPI_PACK)
-
-void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
-void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Pack_external(datarep_c, tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (MPI_Aint *)position);
-out:
-    free(datarep_c);
-}
-TERN_F_ALIASES(mpi_pack_external, MPI_PACK_EXTERNAL)
-
-void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
-void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Pack_external(datarep_c, tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (MPI_Aint *)position);
-out:
-    free(datarep_c);
-}
-TERN_F_ALIASES(pmpi_pack_external, PMPI_PACK_EXTERNAL)
-
-void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len);
-void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Pack_external_size(datarep_c, *incount, *datatype, (MPI_Aint *)size);
-out:
-    free(datarep_c);
-}
-TERN_F_ALIASES(mpi_pack_external_size, MPI_PACK_EXTERNAL_SIZE)
-
-void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len);
-void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Pack_external_size(datarep_c, *incount, *datatype, (MPI_Aint *)size);
-out:
-    free(datarep_c);
-}
-TERN_F_ALIASES(pmpi_pack_external_size, PMPI_PACK_EXTERNAL_SIZE)
-
-void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Pack_size(*incount, *datatype, *comm, (int *)size);
-}
-TERN_F_ALIASES(mpi_pack_size, MPI_PACK_SIZE)
-
-void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Pack_size(*incount, *datatype, *comm, (int *)size);
-}
-TERN_F_ALIASES(pmpi_pack_size, PMPI_PACK_SIZE)
-
-void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Parrived(*request, *partition, (int *)flag);
-}
-TERN_F_ALIASES(mpi_parrived, MPI_PARRIVED)
-
-void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Parrived(*request, *partition, (int *)flag);
-}
-TERN_F_ALIASES(pmpi_parrived, PMPI_PARRIVED)
-
-void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Pready(*partition, *request);
-}
-TERN_F_ALIASES(mpi_pready, MPI_PREADY)
-
-void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Pready(*partition, *request);
-}
-TERN_F_ALIASES(pmpi_pready, PMPI_PREADY)
-
-void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Pready_list(*length, (const int *)array_of_partitions, *request);
-}
-TERN_F_ALIASES(mpi_pready_list, MPI_PREADY_LIST)
-
-void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Pready_list(*length, (const int *)array_of_partitions, *request);
-}
-TERN_F_ALIASES(pmpi_pready_list, PMPI_PREADY_LIST)
-
-void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Pready_range(*partition_low, *partition_high, *request);
-}
-TERN_F_ALIASES(mpi_pready_range, MPI_PREADY_RANGE)
-
-void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Pready_range(*partition_low, *partition_high, *request);
-}
-TERN_F_ALIASES(pmpi_pready_range, PMPI_PREADY_RANGE)
-
-void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Precv_init(tern_f_buf(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_precv_init, MPI_PRECV_INIT)
-
-void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Precv_init(tern_f_buf(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_precv_init, PMPI_PRECV_INIT)
-
-void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Probe(*source, *tag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_probe, MPI_PROBE)
-
-void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Probe(*source, *tag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_probe, PMPI_PROBE)
-
-void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Psend_init(tern_f_buf(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_psend_init, MPI_PSEND_INIT)
-
-void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Psend_init(tern_f_buf(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_psend_init, PMPI_PSEND_INIT)
-
-void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
-void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
-{
-    char *service_name_c = NULL;
-    char *port_name_c = NULL;
-    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(port_name_c = tern_f_str_in(port_name, port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Publish_name(service_name_c, *info, port_name_c);
-out:
-    free(service_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(mpi_publish_name, MPI_PUBLISH_NAME)
-
-void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
-void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
-{
-    char *service_name_c = NULL;
-    char *port_name_c = NULL;
-    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(port_name_c = tern_f_str_in(port_name, port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Publish_name(service_name_c, *info, port_name_c);
-out:
-    free(service_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(pmpi_publish_name, PMPI_PUBLISH_NAME)
-
-void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Put(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
-}
-TERN_F_ALIASES(mpi_put, MPI_PUT)
-
-void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Put(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
-}
-TERN_F_ALIASES(pmpi_put, PMPI_PUT)
-
-void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror);
-void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
-{
-    *ierror = MPI_Query_thread((int *)provided);
-}
-TERN_F_ALIASES(mpi_query_thread, MPI_QUERY_THREAD)
-
-void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror);
-void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Query_thread((int *)provided);
-}
-TERN_F_ALIASES(pmpi_query_thread, PMPI_QUERY_THREAD)
-
-void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Raccumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_raccumulate, MPI_RACCUMULATE)
-
-void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Raccumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_raccumulate, PMPI_RACCUMULATE)
-
-void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Recv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_recv, MPI_RECV)
-
-void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Recv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_recv, PMPI_RECV)
-
-void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Recv_init(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_recv_init, MPI_RECV_INIT)
-
-void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Recv_init(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_recv_init, PMPI_RECV_INIT)
-
-void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm);
-}
-TERN_F_ALIASES(mpi_reduce, MPI_REDUCE)
-
-void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm);
-}
-TERN_F_ALIASES(pmpi_reduce, PMPI_REDUCE)
-
-void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_reduce_init, MPI_REDUCE_INIT)
-
-void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_reduce_init, PMPI_REDUCE_INIT)
-
-void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
-void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_local(tern_f_buf(inbuf), tern_f_buf(inoutbuf), *count, *datatype, *op);
-}
-TERN_F_ALIASES(mpi_reduce_local, MPI_REDUCE_LOCAL)
-
-void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
-void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce_local(tern_f_buf(inbuf), tern_f_buf(inoutbuf), *count, *datatype, *op);
-}
-TERN_F_ALIASES(pmpi_reduce_local, PMPI_REDUCE_LOCAL)
-
-void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(mpi_reduce_scatter, MPI_REDUCE_SCATTER)
-
-void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(pmpi_reduce_scatter, PMPI_REDUCE_SCATTER)
-
-void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK)
-
-void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(pmpi_reduce_scatter_block, PMPI_REDUCE_SCATTER_BLOCK)
-
-void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_scatter_block_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_reduce_scatter_block_init, MPI_REDUCE_SCATTER_BLOCK_INIT)
-
-void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce_scatter_block_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_reduce_scatter_block_init, PMPI_REDUCE_SCATTER_BLOCK_INIT)
-
-void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Reduce_scatter_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_reduce_scatter_init, MPI_REDUCE_SCATTER_INIT)
-
-void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Reduce_scatter_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_reduce_scatter_init, PMPI_REDUCE_SCATTER_INIT)
-
-void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror);
-void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
-{
-    *ierror = MPI_Remove_error_class(*errorclass);
-}
-TERN_F_ALIASES(mpi_remove_error_class, MPI_REMOVE_ERROR_CLASS)
-
-void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror);
-void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Remove_error_class(*errorclass);
-}
-TERN_F_ALIASES(pmpi_remove_error_class, PMPI_REMOVE_ERROR_CLASS)
-
-void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror);
-void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = MPI_Remove_error_code(*errorcode);
-}
-TERN_F_ALIASES(mpi_remove_error_code, MPI_REMOVE_ERROR_CODE)
-
-void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror);
-void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Remove_error_code(*errorcode);
-}
-TERN_F_ALIASES(pmpi_remove_error_code, PMPI_REMOVE_ERROR_CODE)
-
-void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror);
-void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = MPI_Remove_error_string(*errorcode);
-}
-TERN_F_ALIASES(mpi_remove_error_string, MPI_REMOVE_ERROR_STRING)
-
-void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror);
-void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Remove_error_string(*errorcode);
-}
-TERN_F_ALIASES(pmpi_remove_error_string, PMPI_REMOVE_ERROR_STRING)
-
-void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Request_free((MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_request_free, MPI_REQUEST_FREE)
-
-void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Request_free((MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_request_free, PMPI_REQUEST_FREE)
-
-void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Request_get_status(*request, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_request_get_status, MPI_REQUEST_GET_STATUS)
-
-void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Request_get_status(*request, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_request_get_status, PMPI_REQUEST_GET_STATUS)
-
-void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = MPI_Request_get_status_all(*count, (const MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL)
-
-void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Request_get_status_all(*count, (const MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(pmpi_request_get_status_all, PMPI_REQUEST_GET_STATUS_ALL)
-
-void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Request_get_status_any(*count, (const MPI_Request *)array_of_requests, (int *)index, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY)
-
-void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Request_get_status_any(*count, (const MPI_Request *)array_of_requests, (int *)index, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_request_get_status_any, PMPI_REQUEST_GET_STATUS_ANY)
-
-void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = MPI_Request_get_status_some(*incount, (const MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(mpi_request_get_status_some, MPI_REQUEST_GET_STATUS_SOME)
-
-void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Request_get_status_some(*incount, (const MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(pmpi_request_get_status_some, PMPI_REQUEST_GET_STATUS_SOME)
-
-void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Rget(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_rget, MPI_RGET)
-
-void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Rget(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_rget, PMPI_RGET)
-
-void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Rget_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_rget_accumulate, MPI_RGET_ACCUMULATE)
-
-void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Rget_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_rget_accumulate, PMPI_RGET_ACCUMULATE)
-
-void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Rput(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_rput, MPI_RPUT)
-
-void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Rput(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_rput, PMPI_RPUT)
-
-void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Rsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
-}
-TERN_F_ALIASES(mpi_rsend, MPI_RSEND)
-
-void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Rsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
-}
-TERN_F_ALIASES(pmpi_rsend, PMPI_RSEND)
-
-void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Rsend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_rsend_init, MPI_RSEND_INIT)
-
-void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Rsend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_rsend_init, PMPI_RSEND_INIT)
-
-void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Scan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(mpi_scan, MPI_SCAN)
-
-void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Scan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm);
-}
-TERN_F_ALIASES(pmpi_scan, PMPI_SCAN)
-
-void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Scan_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_scan_init, MPI_SCAN_INIT)
-
-void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Scan_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_scan_init, PMPI_SCAN_INIT)
-
-void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Scatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
-}
-TERN_F_ALIASES(mpi_scatter, MPI_SCATTER)
-
-void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Scatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
-}
-TERN_F_ALIASES(pmpi_scatter, PMPI_SCATTER)
-
-void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_scatter_init, MPI_SCATTER_INIT)
-
-void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_scatter_init, PMPI_SCATTER_INIT)
-
-void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
-}
-TERN_F_ALIASES(mpi_scatterv, MPI_SCATTERV)
-
-void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
-}
-TERN_F_ALIASES(pmpi_scatterv, PMPI_SCATTERV)
-
-void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Scatterv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_scatterv_init, MPI_SCATTERV_INIT)

@@ -3,6 +3,883 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *service_name_c = NULL;
+    char *port_name_c = NULL;
+    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(port_name_c = tern_f_str_buf(port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Lookup_name(service_name_c, *info, port_name_c);
+out:
+    free(service_name_c);
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(port_name, port_name_len, port_name_c);
+    free(port_name_c);
+}
+TERN_F_ALIASES(pmpi_lookup_name, PMPI_LOOKUP_NAME)
+
+void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Mprobe(*source, *tag, *comm, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_mprobe, MPI_MPROBE)
+
+void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Mprobe(*source, *tag, *comm, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_mprobe, PMPI_MPROBE)
+
+void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Mrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_mrecv, MPI_MRECV)
+
+void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Mrecv(tern_f_buf(buf), *count, *datatype, (MPI_Message *)message, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_mrecv, PMPI_MRECV)
+
+void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+}
+TERN_F_ALIASES(mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER)
+
+void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_allgather(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+}
+TERN_F_ALIASES(pmpi_neighbor_allgather, PMPI_NEIGHBOR_ALLGATHER)
+
+void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_allgather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_neighbor_allgather_init, MPI_NEIGHBOR_ALLGATHER_INIT)
+
+void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_allgather_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_neighbor_allgather_init, PMPI_NEIGHBOR_ALLGATHER_INIT)
+
+void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
+}
+TERN_F_ALIASES(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV)
+
+void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_allgatherv(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm);
+}
+TERN_F_ALIASES(pmpi_neighbor_allgatherv, PMPI_NEIGHBOR_ALLGATHERV)
+
+void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_allgatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_neighbor_allgatherv_init, MPI_NEIGHBOR_ALLGATHERV_INIT)
+
+void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_allgatherv_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)displs, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_neighbor_allgatherv_init, PMPI_NEIGHBOR_ALLGATHERV_INIT)
+
+void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+}
+TERN_F_ALIASES(mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL)
+
+void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_alltoall(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+}
+TERN_F_ALIASES(pmpi_neighbor_alltoall, PMPI_NEIGHBOR_ALLTOALL)
+
+void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_alltoall_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_neighbor_alltoall_init, MPI_NEIGHBOR_ALLTOALL_INIT)
+
+void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_alltoall_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_neighbor_alltoall_init, PMPI_NEIGHBOR_ALLTOALL_INIT)
+
+void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
+}
+TERN_F_ALIASES(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV)
+
+void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_alltoallv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm);
+}
+TERN_F_ALIASES(pmpi_neighbor_alltoallv, PMPI_NEIGHBOR_ALLTOALLV)
+
+void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_alltoallv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_neighbor_alltoallv_init, MPI_NEIGHBOR_ALLTOALLV_INIT)
+
+void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_alltoallv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)sdispls, *sendtype, tern_f_buf(recvbuf), (const int *)recvcounts, (const int *)rdispls, *recvtype, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_neighbor_alltoallv_init, PMPI_NEIGHBOR_ALLTOALLV_INIT)
+
+void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
+}
+TERN_F_ALIASES(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW)
+
+void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_alltoallw(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm);
+}
+TERN_F_ALIASES(pmpi_neighbor_alltoallw, PMPI_NEIGHBOR_ALLTOALLW)
+
+void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Neighbor_alltoallw_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_INIT)
+
+void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Neighbor_alltoallw_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const MPI_Aint *)sdispls, (const MPI_Datatype *)sendtypes, tern_f_buf(recvbuf), (const int *)recvcounts, (const MPI_Aint *)rdispls, (const MPI_Datatype *)recvtypes, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_neighbor_alltoallw_init, PMPI_NEIGHBOR_ALLTOALLW_INIT)
+
+void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror);
+void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
+{
+    *ierror = MPI_Op_commutative(*op, (int *)commute);
+}
+TERN_F_ALIASES(mpi_op_commutative, MPI_OP_COMMUTATIVE)
+
+void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror);
+void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Op_commutative(*op, (int *)commute);
+}
+TERN_F_ALIASES(pmpi_op_commutative, PMPI_OP_COMMUTATIVE)
+
+void mpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
+void mpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = MPI_Op_create((MPI_User_function *)user_fn, *commute, (MPI_Op *)op);
+}
+TERN_F_ALIASES(mpi_op_create, MPI_OP_CREATE)
+
+void pmpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror);
+void pmpi_op_create_(void (*user_fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Op_create((MPI_User_function *)user_fn, *commute, (MPI_Op *)op);
+}
+TERN_F_ALIASES(pmpi_op_create, PMPI_OP_CREATE)
+
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror);
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = MPI_Op_free((MPI_Op *)op);
+}
+TERN_F_ALIASES(mpi_op_free, MPI_OP_FREE)
+
+void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror);
+void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Op_free((MPI_Op *)op);
+}
+TERN_F_ALIASES(pmpi_op_free, PMPI_OP_FREE)
+
+void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len);
+void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *port_name_c = NULL;
+    if (!(port_name_c = tern_f_str_buf(port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Open_port(*info, port_name_c);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(port_name, port_name_len, port_name_c);
+    free(port_name_c);
+}
+TERN_F_ALIASES(mpi_open_port, MPI_OPEN_PORT)
+
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len);
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *port_name_c = NULL;
+    if (!(port_name_c = tern_f_str_buf(port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Open_port(*info, port_name_c);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(port_name, port_name_len, port_name_c);
+    free(port_name_c);
+}
+TERN_F_ALIASES(pmpi_open_port, PMPI_OPEN_PORT)
+
+void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Pack(tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (int *)position, *comm);
+}
+TERN_F_ALIASES(mpi_pack, MPI_PACK)
+
+void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Pack(tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (int *)position, *comm);
+}
+TERN_F_ALIASES(pmpi_pack, PMPI_PACK)
+
+void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
+void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Pack_external(datarep_c, tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (MPI_Aint *)position);
+out:
+    free(datarep_c);
+}
+TERN_F_ALIASES(mpi_pack_external, MPI_PACK_EXTERNAL)
+
+void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len);
+void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Pack_external(datarep_c, tern_f_buf(inbuf), *incount, *datatype, tern_f_buf(outbuf), *outsize, (MPI_Aint *)position);
+out:
+    free(datarep_c);
+}
+TERN_F_ALIASES(pmpi_pack_external, PMPI_PACK_EXTERNAL)
+
+void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len);
+void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Pack_external_size(datarep_c, *incount, *datatype, (MPI_Aint *)size);
+out:
+    free(datarep_c);
+}
+TERN_F_ALIASES(mpi_pack_external_size, MPI_PACK_EXTERNAL_SIZE)
+
+void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len);
+void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Pack_external_size(datarep_c, *incount, *datatype, (MPI_Aint *)size);
+out:
+    free(datarep_c);
+}
+TERN_F_ALIASES(pmpi_pack_external_size, PMPI_PACK_EXTERNAL_SIZE)
+
+void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Pack_size(*incount, *datatype, *comm, (int *)size);
+}
+TERN_F_ALIASES(mpi_pack_size, MPI_PACK_SIZE)
+
+void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Pack_size(*incount, *datatype, *comm, (int *)size);
+}
+TERN_F_ALIASES(pmpi_pack_size, PMPI_PACK_SIZE)
+
+void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Parrived(*request, *partition, (int *)flag);
+}
+TERN_F_ALIASES(mpi_parrived, MPI_PARRIVED)
+
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Parrived(*request, *partition, (int *)flag);
+}
+TERN_F_ALIASES(pmpi_parrived, PMPI_PARRIVED)
+
+void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Pready(*partition, *request);
+}
+TERN_F_ALIASES(mpi_pready, MPI_PREADY)
+
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Pready(*partition, *request);
+}
+TERN_F_ALIASES(pmpi_pready, PMPI_PREADY)
+
+void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Pready_list(*length, (const int *)array_of_partitions, *request);
+}
+TERN_F_ALIASES(mpi_pready_list, MPI_PREADY_LIST)
+
+void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Pready_list(*length, (const int *)array_of_partitions, *request);
+}
+TERN_F_ALIASES(pmpi_pready_list, PMPI_PREADY_LIST)
+
+void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Pready_range(*partition_low, *partition_high, *request);
+}
+TERN_F_ALIASES(mpi_pready_range, MPI_PREADY_RANGE)
+
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Pready_range(*partition_low, *partition_high, *request);
+}
+TERN_F_ALIASES(pmpi_pready_range, PMPI_PREADY_RANGE)
+
+void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Precv_init(tern_f_buf(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_precv_init, MPI_PRECV_INIT)
+
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Precv_init(tern_f_buf(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_precv_init, PMPI_PRECV_INIT)
+
+void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Probe(*source, *tag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_probe, MPI_PROBE)
+
+void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Probe(*source, *tag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_probe, PMPI_PROBE)
+
+void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Psend_init(tern_f_buf(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_psend_init, MPI_PSEND_INIT)
+
+void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Psend_init(tern_f_buf(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_psend_init, PMPI_PSEND_INIT)
+
+void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
+void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *service_name_c = NULL;
+    char *port_name_c = NULL;
+    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(port_name_c = tern_f_str_in(port_name, port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Publish_name(service_name_c, *info, port_name_c);
+out:
+    free(service_name_c);
+    free(port_name_c);
+}
+TERN_F_ALIASES(mpi_publish_name, MPI_PUBLISH_NAME)
+
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *service_name_c = NULL;
+    char *port_name_c = NULL;
+    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    if (!(port_name_c = tern_f_str_in(port_name, port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Publish_name(service_name_c, *info, port_name_c);
+out:
+    free(service_name_c);
+    free(port_name_c);
+}
+TERN_F_ALIASES(pmpi_publish_name, PMPI_PUBLISH_NAME)
+
+void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    *ierror = MPI_Put(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+}
+TERN_F_ALIASES(mpi_put, MPI_PUT)
+
+void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror);
+void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Put(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
+}
+TERN_F_ALIASES(pmpi_put, PMPI_PUT)
+
+void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror);
+void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
+{
+    *ierror = MPI_Query_thread((int *)provided);
+}
+TERN_F_ALIASES(mpi_query_thread, MPI_QUERY_THREAD)
+
+void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror);
+void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Query_thread((int *)provided);
+}
+TERN_F_ALIASES(pmpi_query_thread, PMPI_QUERY_THREAD)
+
+void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Raccumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_raccumulate, MPI_RACCUMULATE)
+
+void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Raccumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_raccumulate, PMPI_RACCUMULATE)
+
+void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Recv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_recv, MPI_RECV)
+
+void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Recv(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_recv, PMPI_RECV)
+
+void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Recv_init(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_recv_init, MPI_RECV_INIT)
+
+void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Recv_init(tern_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_recv_init, PMPI_RECV_INIT)
+
+void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm);
+}
+TERN_F_ALIASES(mpi_reduce, MPI_REDUCE)
+
+void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_reduce, PMPI_REDUCE)
+
+void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_reduce_init, MPI_REDUCE_INIT)
+
+void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_reduce_init, PMPI_REDUCE_INIT)
+
+void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
+void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_local(tern_f_buf(inbuf), tern_f_buf(inoutbuf), *count, *datatype, *op);
+}
+TERN_F_ALIASES(mpi_reduce_local, MPI_REDUCE_LOCAL)
+
+void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror);
+void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce_local(tern_f_buf(inbuf), tern_f_buf(inoutbuf), *count, *datatype, *op);
+}
+TERN_F_ALIASES(pmpi_reduce_local, PMPI_REDUCE_LOCAL)
+
+void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(mpi_reduce_scatter, MPI_REDUCE_SCATTER)
+
+void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce_scatter(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(pmpi_reduce_scatter, PMPI_REDUCE_SCATTER)
+
+void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK)
+
+void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce_scatter_block(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(pmpi_reduce_scatter_block, PMPI_REDUCE_SCATTER_BLOCK)
+
+void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_scatter_block_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_reduce_scatter_block_init, MPI_REDUCE_SCATTER_BLOCK_INIT)
+
+void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce_scatter_block_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_reduce_scatter_block_init, PMPI_REDUCE_SCATTER_BLOCK_INIT)
+
+void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Reduce_scatter_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_reduce_scatter_init, MPI_REDUCE_SCATTER_INIT)
+
+void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Reduce_scatter_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), (const int *)recvcounts, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_reduce_scatter_init, PMPI_REDUCE_SCATTER_INIT)
+
+void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror);
+void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{
+    *ierror = MPI_Remove_error_class(*errorclass);
+}
+TERN_F_ALIASES(mpi_remove_error_class, MPI_REMOVE_ERROR_CLASS)
+
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror);
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Remove_error_class(*errorclass);
+}
+TERN_F_ALIASES(pmpi_remove_error_class, PMPI_REMOVE_ERROR_CLASS)
+
+void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror);
+void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    *ierror = MPI_Remove_error_code(*errorcode);
+}
+TERN_F_ALIASES(mpi_remove_error_code, MPI_REMOVE_ERROR_CODE)
+
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror);
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Remove_error_code(*errorcode);
+}
+TERN_F_ALIASES(pmpi_remove_error_code, PMPI_REMOVE_ERROR_CODE)
+
+void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror);
+void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    *ierror = MPI_Remove_error_string(*errorcode);
+}
+TERN_F_ALIASES(mpi_remove_error_string, MPI_REMOVE_ERROR_STRING)
+
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror);
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Remove_error_string(*errorcode);
+}
+TERN_F_ALIASES(pmpi_remove_error_string, PMPI_REMOVE_ERROR_STRING)
+
+void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Request_free((MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_request_free, MPI_REQUEST_FREE)
+
+void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Request_free((MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_request_free, PMPI_REQUEST_FREE)
+
+void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Request_get_status(*request, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_request_get_status, MPI_REQUEST_GET_STATUS)
+
+void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Request_get_status(*request, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_request_get_status, PMPI_REQUEST_GET_STATUS)
+
+void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = MPI_Request_get_status_all(*count, (const MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
+}
+TERN_F_ALIASES(mpi_request_get_status_all, MPI_REQUEST_GET_STATUS_ALL)
+
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Request_get_status_all(*count, (const MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
+}
+TERN_F_ALIASES(pmpi_request_get_status_all, PMPI_REQUEST_GET_STATUS_ALL)
+
+void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Request_get_status_any(*count, (const MPI_Request *)array_of_requests, (int *)index, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_request_get_status_any, MPI_REQUEST_GET_STATUS_ANY)
+
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Request_get_status_any(*count, (const MPI_Request *)array_of_requests, (int *)index, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_request_get_status_any, PMPI_REQUEST_GET_STATUS_ANY)
+
+void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = MPI_Request_get_status_some(*incount, (const MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+}
+TERN_F_ALIASES(mpi_request_get_status_some, MPI_REQUEST_GET_STATUS_SOME)
+
+void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Request_get_status_some(*incount, (const MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+}
+TERN_F_ALIASES(pmpi_request_get_status_some, PMPI_REQUEST_GET_STATUS_SOME)
+
+void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Rget(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_rget, MPI_RGET)
+
+void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Rget(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_rget, PMPI_RGET)
+
+void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Rget_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_rget_accumulate, MPI_RGET_ACCUMULATE)
+
+void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Rget_accumulate(tern_f_buf(origin_addr), *origin_count, *origin_datatype, tern_f_buf(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_rget_accumulate, PMPI_RGET_ACCUMULATE)
+
+void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Rput(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_rput, MPI_RPUT)
+
+void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Rput(tern_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_rput, PMPI_RPUT)
+
+void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Rsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+TERN_F_ALIASES(mpi_rsend, MPI_RSEND)
+
+void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Rsend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+TERN_F_ALIASES(pmpi_rsend, PMPI_RSEND)
+
+void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Rsend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_rsend_init, MPI_RSEND_INIT)
+
+void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Rsend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_rsend_init, PMPI_RSEND_INIT)
+
+void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(mpi_scan, MPI_SCAN)
+
+void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scan(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm);
+}
+TERN_F_ALIASES(pmpi_scan, PMPI_SCAN)
+
+void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scan_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scan_init, MPI_SCAN_INIT)
+
+void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scan_init(tern_f_buf(sendbuf), tern_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_scan_init, PMPI_SCAN_INIT)
+
+void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_scatter, MPI_SCATTER)
+
+void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatter(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_scatter, PMPI_SCATTER)
+
+void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scatter_init, MPI_SCATTER_INIT)
+
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatter_init(tern_f_buf(sendbuf), *sendcount, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_scatter_init, PMPI_SCATTER_INIT)
+
+void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(mpi_scatterv, MPI_SCATTERV)
+
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Scatterv(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+TERN_F_ALIASES(pmpi_scatterv, PMPI_SCATTERV)
+
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Scatterv_init(tern_f_buf(sendbuf), (const int *)sendcounts, (const int *)displs, *sendtype, tern_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_scatterv_init, MPI_SCATTERV_INIT)
+
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -16,880 +893,3 @@ void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, M
     *ierror = MPI_Send(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
 }
 TERN_F_ALIASES(mpi_send, MPI_SEND)
-
-void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Send(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
-}
-TERN_F_ALIASES(pmpi_send, PMPI_SEND)
-
-void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Send_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_send_init, MPI_SEND_INIT)
-
-void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Send_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_send_init, PMPI_SEND_INIT)
-
-void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Sendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_sendrecv, MPI_SENDRECV)
-
-void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Sendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_sendrecv, PMPI_SENDRECV)
-
-void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Sendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE)
-
-void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Sendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_sendrecv_replace, PMPI_SENDRECV_REPLACE)
-
-void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
-}
-TERN_F_ALIASES(mpi_session_attach_buffer, MPI_SESSION_ATTACH_BUFFER)
-
-void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
-}
-TERN_F_ALIASES(pmpi_session_attach_buffer, PMPI_SESSION_ATTACH_BUFFER)
-
-void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror);
-void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_call_errhandler(*session, *errorcode);
-}
-TERN_F_ALIASES(mpi_session_call_errhandler, MPI_SESSION_CALL_ERRHANDLER)
-
-void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror);
-void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_call_errhandler(*session, *errorcode);
-}
-TERN_F_ALIASES(pmpi_session_call_errhandler, PMPI_SESSION_CALL_ERRHANDLER)
-
-void mpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_create_errhandler((MPI_Session_errhandler_function *)session_errhandler_fn, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(mpi_session_create_errhandler, MPI_SESSION_CREATE_ERRHANDLER)
-
-void pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
-void pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_create_errhandler((MPI_Session_errhandler_function *)session_errhandler_fn, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(pmpi_session_create_errhandler, PMPI_SESSION_CREATE_ERRHANDLER)
-
-void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
-{
-    void *buffer_addr_p = NULL;
-    (void)buffer_addr;
-    *ierror = MPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
-}
-TERN_F_ALIASES(mpi_session_detach_buffer, MPI_SESSION_DETACH_BUFFER)
-
-void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
-{
-    void *buffer_addr_p = NULL;
-    (void)buffer_addr;
-    *ierror = PMPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
-}
-TERN_F_ALIASES(pmpi_session_detach_buffer, PMPI_SESSION_DETACH_BUFFER)
-
-void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror);
-void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_finalize((MPI_Session *)session);
-}
-TERN_F_ALIASES(mpi_session_finalize, MPI_SESSION_FINALIZE)
-
-void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror);
-void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_finalize((MPI_Session *)session);
-}
-TERN_F_ALIASES(pmpi_session_finalize, PMPI_SESSION_FINALIZE)
-
-void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
-void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_flush_buffer(*session);
-}
-TERN_F_ALIASES(mpi_session_flush_buffer, MPI_SESSION_FLUSH_BUFFER)
-
-void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
-void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_flush_buffer(*session);
-}
-TERN_F_ALIASES(pmpi_session_flush_buffer, PMPI_SESSION_FLUSH_BUFFER)
-
-void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_get_errhandler(*session, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(mpi_session_get_errhandler, MPI_SESSION_GET_ERRHANDLER)
-
-void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
-void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_get_errhandler(*session, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(pmpi_session_get_errhandler, PMPI_SESSION_GET_ERRHANDLER)
-
-void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror);
-void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_get_info(*session, (MPI_Info *)info_used);
-}
-TERN_F_ALIASES(mpi_session_get_info, MPI_SESSION_GET_INFO)
-
-void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror);
-void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_get_info(*session, (MPI_Info *)info_used);
-}
-TERN_F_ALIASES(pmpi_session_get_info, PMPI_SESSION_GET_INFO)
-
-void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len);
-void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_buf(pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Session_get_nth_pset(*session, *info, *n, (int *)pset_len, pset_name_c);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(pset_name, pset_name_len, pset_name_c);
-    free(pset_name_c);
-}
-TERN_F_ALIASES(mpi_session_get_nth_pset, MPI_SESSION_GET_NTH_PSET)
-
-void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len);
-void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_buf(pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Session_get_nth_pset(*session, *info, *n, (int *)pset_len, pset_name_c);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(pset_name, pset_name_len, pset_name_c);
-    free(pset_name_c);
-}
-TERN_F_ALIASES(pmpi_session_get_nth_pset, PMPI_SESSION_GET_NTH_PSET)
-
-void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror);
-void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_get_num_psets(*session, *info, (int *)npset_names);
-}
-TERN_F_ALIASES(mpi_session_get_num_psets, MPI_SESSION_GET_NUM_PSETS)
-
-void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror);
-void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_get_num_psets(*session, *info, (int *)npset_names);
-}
-TERN_F_ALIASES(pmpi_session_get_num_psets, PMPI_SESSION_GET_NUM_PSETS)
-
-void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len);
-void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Session_get_pset_info(*session, pset_name_c, (MPI_Info *)info);
-out:
-    free(pset_name_c);
-}
-TERN_F_ALIASES(mpi_session_get_pset_info, MPI_SESSION_GET_PSET_INFO)
-
-void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len);
-void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *pset_name_c = NULL;
-    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Session_get_pset_info(*session, pset_name_c, (MPI_Info *)info);
-out:
-    free(pset_name_c);
-}
-TERN_F_ALIASES(pmpi_session_get_pset_info, PMPI_SESSION_GET_PSET_INFO)
-
-void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_iflush_buffer(*session, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_session_iflush_buffer, MPI_SESSION_IFLUSH_BUFFER)
-
-void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_iflush_buffer(*session, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_session_iflush_buffer, PMPI_SESSION_IFLUSH_BUFFER)
-
-void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror);
-void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_init(*info, *errhandler, (MPI_Session *)session);
-}
-TERN_F_ALIASES(mpi_session_init, MPI_SESSION_INIT)
-
-void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror);
-void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_init(*info, *errhandler, (MPI_Session *)session);
-}
-TERN_F_ALIASES(pmpi_session_init, PMPI_SESSION_INIT)
-
-void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Session_set_errhandler(*session, *errhandler);
-}
-TERN_F_ALIASES(mpi_session_set_errhandler, MPI_SESSION_SET_ERRHANDLER)
-
-void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
-void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Session_set_errhandler(*session, *errhandler);
-}
-TERN_F_ALIASES(pmpi_session_set_errhandler, PMPI_SESSION_SET_ERRHANDLER)
-
-void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ssend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
-}
-TERN_F_ALIASES(mpi_ssend, MPI_SSEND)
-
-void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ssend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
-}
-TERN_F_ALIASES(pmpi_ssend, PMPI_SSEND)
-
-void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Ssend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_ssend_init, MPI_SSEND_INIT)
-
-void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Ssend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_ssend_init, PMPI_SSEND_INIT)
-
-void mpi_start_(MPI_Fint *request, MPI_Fint *ierror);
-void mpi_start_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = MPI_Start((MPI_Request *)request);
-}
-TERN_F_ALIASES(mpi_start, MPI_START)
-
-void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror);
-void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Start((MPI_Request *)request);
-}
-TERN_F_ALIASES(pmpi_start, PMPI_START)
-
-void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror);
-void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
-{
-    *ierror = MPI_Startall(*count, (MPI_Request *)array_of_requests);
-}
-TERN_F_ALIASES(mpi_startall, MPI_STARTALL)
-
-void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror);
-void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Startall(*count, (MPI_Request *)array_of_requests);
-}
-TERN_F_ALIASES(pmpi_startall, PMPI_STARTALL)
-
-void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
-void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_get_error((const MPI_Status *)status, (int *)err);
-}
-TERN_F_ALIASES(mpi_status_get_error, MPI_STATUS_GET_ERROR)
-
-void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
-void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_get_error((const MPI_Status *)status, (int *)err);
-}
-TERN_F_ALIASES(pmpi_status_get_error, PMPI_STATUS_GET_ERROR)
-
-void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
-void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_get_source((const MPI_Status *)status, (int *)source);
-}
-TERN_F_ALIASES(mpi_status_get_source, MPI_STATUS_GET_SOURCE)
-
-void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
-void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_get_source((const MPI_Status *)status, (int *)source);
-}
-TERN_F_ALIASES(pmpi_status_get_source, PMPI_STATUS_GET_SOURCE)
-
-void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
-void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_get_tag((const MPI_Status *)status, (int *)tag);
-}
-TERN_F_ALIASES(mpi_status_get_tag, MPI_STATUS_GET_TAG)
-
-void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
-void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_get_tag((const MPI_Status *)status, (int *)tag);
-}
-TERN_F_ALIASES(pmpi_status_get_tag, PMPI_STATUS_GET_TAG)
-
-void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_cancelled(tern_f_status(status), *flag);
-}
-TERN_F_ALIASES(mpi_status_set_cancelled, MPI_STATUS_SET_CANCELLED)
-
-void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_cancelled(tern_f_status(status), *flag);
-}
-TERN_F_ALIASES(pmpi_status_set_cancelled, PMPI_STATUS_SET_CANCELLED)
-
-void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
-void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_elements(tern_f_status(status), *datatype, *count);
-}
-TERN_F_ALIASES(mpi_status_set_elements, MPI_STATUS_SET_ELEMENTS)
-
-void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
-void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_elements(tern_f_status(status), *datatype, *count);
-}
-TERN_F_ALIASES(pmpi_status_set_elements, PMPI_STATUS_SET_ELEMENTS)
-
-void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_elements_x(tern_f_status(status), *datatype, *count);
-}
-TERN_F_ALIASES(mpi_status_set_elements_x, MPI_STATUS_SET_ELEMENTS_X)
-
-void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
-void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_elements_x(tern_f_status(status), *datatype, *count);
-}
-TERN_F_ALIASES(pmpi_status_set_elements_x, PMPI_STATUS_SET_ELEMENTS_X)
-
-void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
-void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_error(tern_f_status(status), *err);
-}
-TERN_F_ALIASES(mpi_status_set_error, MPI_STATUS_SET_ERROR)
-
-void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
-void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_error(tern_f_status(status), *err);
-}
-TERN_F_ALIASES(pmpi_status_set_error, PMPI_STATUS_SET_ERROR)
-
-void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
-void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_source(tern_f_status(status), *source);
-}
-TERN_F_ALIASES(mpi_status_set_source, MPI_STATUS_SET_SOURCE)
-
-void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
-void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_source(tern_f_status(status), *source);
-}
-TERN_F_ALIASES(pmpi_status_set_source, PMPI_STATUS_SET_SOURCE)
-
-void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
-void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Status_set_tag(tern_f_status(status), *tag);
-}
-TERN_F_ALIASES(mpi_status_set_tag, MPI_STATUS_SET_TAG)
-
-void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
-void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Status_set_tag(tern_f_status(status), *tag);
-}
-TERN_F_ALIASES(pmpi_status_set_tag, PMPI_STATUS_SET_TAG)
-
-void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Test((MPI_Request *)request, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_test, MPI_TEST)
-
-void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Test((MPI_Request *)request, (int *)flag, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_test, PMPI_TEST)
-
-void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Test_cancelled((const MPI_Status *)status, (int *)flag);
-}
-TERN_F_ALIASES(mpi_test_cancelled, MPI_TEST_CANCELLED)
-
-void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Test_cancelled((const MPI_Status *)status, (int *)flag);
-}
-TERN_F_ALIASES(pmpi_test_cancelled, PMPI_TEST_CANCELLED)
-
-void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = MPI_Testall(*count, (MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(mpi_testall, MPI_TESTALL)
-
-void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Testall(*count, (MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(pmpi_testall, PMPI_TESTALL)
-
-void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    int index_c = MPI_UNDEFINED;
-    *ierror = MPI_Testany(*count, (MPI_Request *)array_of_requests, &index_c, (int *)flag, tern_f_status(status));
-    *index = index_c >= 0 ? index_c + 1 : index_c;
-}
-TERN_F_ALIASES(mpi_testany, MPI_TESTANY)
-
-void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    int index_c = MPI_UNDEFINED;
-    *ierror = PMPI_Testany(*count, (MPI_Request *)array_of_requests, &index_c, (int *)flag, tern_f_status(status));
-    *index = index_c >= 0 ? index_c + 1 : index_c;
-}
-TERN_F_ALIASES(pmpi_testany, PMPI_TESTANY)
-
-void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = MPI_Testsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
-    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
-        array_of_indices[i_]++;
-}
-TERN_F_ALIASES(mpi_testsome, MPI_TESTSOME)
-
-void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Testsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
-    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
-        array_of_indices[i_]++;
-}
-TERN_F_ALIASES(pmpi_testsome, PMPI_TESTSOME)
-
-void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Topo_test(*comm, (int *)status);
-}
-TERN_F_ALIASES(mpi_topo_test, MPI_TOPO_TEST)
-
-void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Topo_test(*comm, (int *)status);
-}
-TERN_F_ALIASES(pmpi_topo_test, PMPI_TOPO_TEST)
-
-void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror);
-void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_commit((MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(mpi_type_commit, MPI_TYPE_COMMIT)
-
-void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror);
-void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_commit((MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(pmpi_type_commit, PMPI_TYPE_COMMIT)
-
-void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_contiguous(*count, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_contiguous, MPI_TYPE_CONTIGUOUS)
-
-void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_contiguous(*count, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_contiguous, PMPI_TYPE_CONTIGUOUS)
-
-void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_darray(*size, *rank, *ndims, (const int *)array_of_gsizes, (const int *)array_of_distribs, (const int *)array_of_dargs, (const int *)array_of_psizes, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_darray, MPI_TYPE_CREATE_DARRAY)
-
-void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_darray(*size, *rank, *ndims, (const int *)array_of_gsizes, (const int *)array_of_distribs, (const int *)array_of_dargs, (const int *)array_of_psizes, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_darray, PMPI_TYPE_CREATE_DARRAY)
-
-void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_f90_complex(*p, *r, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_f90_complex, MPI_TYPE_CREATE_F90_COMPLEX)
-
-void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_f90_complex(*p, *r, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_f90_complex, PMPI_TYPE_CREATE_F90_COMPLEX)
-
-void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_f90_integer(*r, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_f90_integer, MPI_TYPE_CREATE_F90_INTEGER)
-
-void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_f90_integer(*r, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_f90_integer, PMPI_TYPE_CREATE_F90_INTEGER)
-
-void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_f90_real(*p, *r, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_f90_real, MPI_TYPE_CREATE_F90_REAL)
-
-void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_f90_real(*p, *r, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_f90_real, PMPI_TYPE_CREATE_F90_REAL)
-
-void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_hindexed(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_hindexed, MPI_TYPE_CREATE_HINDEXED)
-
-void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_hindexed(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_hindexed, PMPI_TYPE_CREATE_HINDEXED)
-
-void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_hindexed_block(*count, *blocklength, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_hindexed_block, MPI_TYPE_CREATE_HINDEXED_BLOCK)
-
-void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_hindexed_block(*count, *blocklength, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_hindexed_block, PMPI_TYPE_CREATE_HINDEXED_BLOCK)
-
-void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_hvector, MPI_TYPE_CREATE_HVECTOR)
-
-void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_hvector, PMPI_TYPE_CREATE_HVECTOR)
-
-void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_indexed_block(*count, *blocklength, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_indexed_block, MPI_TYPE_CREATE_INDEXED_BLOCK)
-
-void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_indexed_block(*count, *blocklength, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_indexed_block, PMPI_TYPE_CREATE_INDEXED_BLOCK)
-
-void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_resized(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_resized, MPI_TYPE_CREATE_RESIZED)
-
-void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_resized(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_resized, PMPI_TYPE_CREATE_RESIZED)
-
-void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_struct(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_struct, MPI_TYPE_CREATE_STRUCT)
-
-void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_struct(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_struct, PMPI_TYPE_CREATE_STRUCT)
-
-void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_subarray(*ndims, (const int *)array_of_sizes, (const int *)array_of_subsizes, (const int *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_create_subarray, MPI_TYPE_CREATE_SUBARRAY)
-
-void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_subarray(*ndims, (const int *)array_of_sizes, (const int *)array_of_subsizes, (const int *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_create_subarray, PMPI_TYPE_CREATE_SUBARRAY)
-
-void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror);
-void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_delete_attr(*datatype, *type_keyval);
-}
-TERN_F_ALIASES(mpi_type_delete_attr, MPI_TYPE_DELETE_ATTR)
-
-void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror);
-void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_delete_attr(*datatype, *type_keyval);
-}
-TERN_F_ALIASES(pmpi_type_delete_attr, PMPI_TYPE_DELETE_ATTR)
-
-void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_dup(*oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_dup, MPI_TYPE_DUP)
-
-void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_dup(*oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_dup, PMPI_TYPE_DUP)
-
-void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror);
-void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_free((MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(mpi_type_free, MPI_TYPE_FREE)
-
-void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror);
-void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_free((MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(pmpi_type_free, PMPI_TYPE_FREE)
-
-void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror);
-void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_free_keyval((int *)type_keyval);
-}
-TERN_F_ALIASES(mpi_type_free_keyval, MPI_TYPE_FREE_KEYVAL)
-
-void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror);
-void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_free_keyval((int *)type_keyval);
-}
-TERN_F_ALIASES(pmpi_type_free_keyval, PMPI_TYPE_FREE_KEYVAL)
-
-void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
-void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Datatype *)array_of_datatypes);
-}
-TERN_F_ALIASES(mpi_type_get_contents, MPI_TYPE_GET_CONTENTS)
-
-void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
-void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Datatype *)array_of_datatypes);
-}
-TERN_F_ALIASES(pmpi_type_get_contents, PMPI_TYPE_GET_CONTENTS)
-
-void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
-void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_envelope(*datatype, (int *)num_integers, (int *)num_addresses, (int *)num_datatypes, (int *)combiner);
-}
-TERN_F_ALIASES(mpi_type_get_envelope, MPI_TYPE_GET_ENVELOPE)
-
-void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
-void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_envelope(*datatype, (int *)num_integers, (int *)num_addresses, (int *)num_datatypes, (int *)combiner);
-}
-TERN_F_ALIASES(pmpi_type_get_envelope, PMPI_TYPE_GET_ENVELOPE)
-
-void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
-void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
-}
-TERN_F_ALIASES(mpi_type_get_extent, MPI_TYPE_GET_EXTENT)
-
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent, PMPI_TYPE_GET_EXTENT)
-
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(mpi_type_get_extent_x, MPI_TYPE_GET_EXTENT_X)
-
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
-void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
-}
-TERN_F_ALIASES(pmpi_type_get_extent_x, PMPI_TYPE_GET_EXTENT_X)
-
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_get_name, MPI_TYPE_GET_NAME)
-
-void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
-void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(type_name, type_name_len, type_name_c);
-    free(type_name_c);
-}
-TERN_F_ALIASES(pmpi_type_get_name, PMPI_TYPE_GET_NAME)
-
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
-}
-TERN_F_ALIASES(mpi_type_get_true_extent, MPI_TYPE_GET_TRUE_EXTENT)
-
-void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
-void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
-}
-TERN_F_ALIASES(pmpi_type_get_true_extent, PMPI_TYPE_GET_TRUE_EXTENT)

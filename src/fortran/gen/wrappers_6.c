@@ -3,6 +3,883 @@
  * (tools/bindgen/fortran.py; the helpers: src/fortran/fortran_support.h.) */
 #include "fortran/fortran_support.h"
 
+void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Send(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+TERN_F_ALIASES(pmpi_send, PMPI_SEND)
+
+void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Send_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_send_init, MPI_SEND_INIT)
+
+void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Send_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_send_init, PMPI_SEND_INIT)
+
+void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Sendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_sendrecv, MPI_SENDRECV)
+
+void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Sendrecv(tern_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_sendrecv, PMPI_SENDRECV)
+
+void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Sendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE)
+
+void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Sendrecv_replace(tern_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_sendrecv_replace, PMPI_SENDRECV_REPLACE)
+
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
+}
+TERN_F_ALIASES(mpi_session_attach_buffer, MPI_SESSION_ATTACH_BUFFER)
+
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_attach_buffer(*session, tern_f_buf(buffer), *size);
+}
+TERN_F_ALIASES(pmpi_session_attach_buffer, PMPI_SESSION_ATTACH_BUFFER)
+
+void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror);
+void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_call_errhandler(*session, *errorcode);
+}
+TERN_F_ALIASES(mpi_session_call_errhandler, MPI_SESSION_CALL_ERRHANDLER)
+
+void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror);
+void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_call_errhandler(*session, *errorcode);
+}
+TERN_F_ALIASES(pmpi_session_call_errhandler, PMPI_SESSION_CALL_ERRHANDLER)
+
+void mpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_create_errhandler((MPI_Session_errhandler_function *)session_errhandler_fn, (MPI_Errhandler *)errhandler);
+}
+TERN_F_ALIASES(mpi_session_create_errhandler, MPI_SESSION_CREATE_ERRHANDLER)
+
+void pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
+void pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_create_errhandler((MPI_Session_errhandler_function *)session_errhandler_fn, (MPI_Errhandler *)errhandler);
+}
+TERN_F_ALIASES(pmpi_session_create_errhandler, PMPI_SESSION_CREATE_ERRHANDLER)
+
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *buffer_addr_p = NULL;
+    (void)buffer_addr;
+    *ierror = MPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
+}
+TERN_F_ALIASES(mpi_session_detach_buffer, MPI_SESSION_DETACH_BUFFER)
+
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *buffer_addr_p = NULL;
+    (void)buffer_addr;
+    *ierror = PMPI_Session_detach_buffer(*session, &buffer_addr_p, (int *)size);
+}
+TERN_F_ALIASES(pmpi_session_detach_buffer, PMPI_SESSION_DETACH_BUFFER)
+
+void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror);
+void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_finalize((MPI_Session *)session);
+}
+TERN_F_ALIASES(mpi_session_finalize, MPI_SESSION_FINALIZE)
+
+void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror);
+void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_finalize((MPI_Session *)session);
+}
+TERN_F_ALIASES(pmpi_session_finalize, PMPI_SESSION_FINALIZE)
+
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_flush_buffer(*session);
+}
+TERN_F_ALIASES(mpi_session_flush_buffer, MPI_SESSION_FLUSH_BUFFER)
+
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror);
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_flush_buffer(*session);
+}
+TERN_F_ALIASES(pmpi_session_flush_buffer, PMPI_SESSION_FLUSH_BUFFER)
+
+void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_get_errhandler(*session, (MPI_Errhandler *)errhandler);
+}
+TERN_F_ALIASES(mpi_session_get_errhandler, MPI_SESSION_GET_ERRHANDLER)
+
+void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
+void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_get_errhandler(*session, (MPI_Errhandler *)errhandler);
+}
+TERN_F_ALIASES(pmpi_session_get_errhandler, PMPI_SESSION_GET_ERRHANDLER)
+
+void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror);
+void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_get_info(*session, (MPI_Info *)info_used);
+}
+TERN_F_ALIASES(mpi_session_get_info, MPI_SESSION_GET_INFO)
+
+void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror);
+void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_get_info(*session, (MPI_Info *)info_used);
+}
+TERN_F_ALIASES(pmpi_session_get_info, PMPI_SESSION_GET_INFO)
+
+void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len);
+void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_buf(pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Session_get_nth_pset(*session, *info, *n, (int *)pset_len, pset_name_c);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(pset_name, pset_name_len, pset_name_c);
+    free(pset_name_c);
+}
+TERN_F_ALIASES(mpi_session_get_nth_pset, MPI_SESSION_GET_NTH_PSET)
+
+void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len);
+void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_buf(pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Session_get_nth_pset(*session, *info, *n, (int *)pset_len, pset_name_c);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(pset_name, pset_name_len, pset_name_c);
+    free(pset_name_c);
+}
+TERN_F_ALIASES(pmpi_session_get_nth_pset, PMPI_SESSION_GET_NTH_PSET)
+
+void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror);
+void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_get_num_psets(*session, *info, (int *)npset_names);
+}
+TERN_F_ALIASES(mpi_session_get_num_psets, MPI_SESSION_GET_NUM_PSETS)
+
+void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror);
+void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_get_num_psets(*session, *info, (int *)npset_names);
+}
+TERN_F_ALIASES(pmpi_session_get_num_psets, PMPI_SESSION_GET_NUM_PSETS)
+
+void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len);
+void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Session_get_pset_info(*session, pset_name_c, (MPI_Info *)info);
+out:
+    free(pset_name_c);
+}
+TERN_F_ALIASES(mpi_session_get_pset_info, MPI_SESSION_GET_PSET_INFO)
+
+void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len);
+void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *pset_name_c = NULL;
+    if (!(pset_name_c = tern_f_str_in(pset_name, pset_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Session_get_pset_info(*session, pset_name_c, (MPI_Info *)info);
+out:
+    free(pset_name_c);
+}
+TERN_F_ALIASES(pmpi_session_get_pset_info, PMPI_SESSION_GET_PSET_INFO)
+
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_iflush_buffer(*session, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_session_iflush_buffer, MPI_SESSION_IFLUSH_BUFFER)
+
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_iflush_buffer(*session, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_session_iflush_buffer, PMPI_SESSION_IFLUSH_BUFFER)
+
+void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror);
+void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_init(*info, *errhandler, (MPI_Session *)session);
+}
+TERN_F_ALIASES(mpi_session_init, MPI_SESSION_INIT)
+
+void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror);
+void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_init(*info, *errhandler, (MPI_Session *)session);
+}
+TERN_F_ALIASES(pmpi_session_init, PMPI_SESSION_INIT)
+
+void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
+void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = MPI_Session_set_errhandler(*session, *errhandler);
+}
+TERN_F_ALIASES(mpi_session_set_errhandler, MPI_SESSION_SET_ERRHANDLER)
+
+void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror);
+void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Session_set_errhandler(*session, *errhandler);
+}
+TERN_F_ALIASES(pmpi_session_set_errhandler, PMPI_SESSION_SET_ERRHANDLER)
+
+void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ssend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+TERN_F_ALIASES(mpi_ssend, MPI_SSEND)
+
+void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror);
+void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ssend(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+TERN_F_ALIASES(pmpi_ssend, PMPI_SSEND)
+
+void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Ssend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_ssend_init, MPI_SSEND_INIT)
+
+void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Ssend_init(tern_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_ssend_init, PMPI_SSEND_INIT)
+
+void mpi_start_(MPI_Fint *request, MPI_Fint *ierror);
+void mpi_start_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = MPI_Start((MPI_Request *)request);
+}
+TERN_F_ALIASES(mpi_start, MPI_START)
+
+void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror);
+void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Start((MPI_Request *)request);
+}
+TERN_F_ALIASES(pmpi_start, PMPI_START)
+
+void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror);
+void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
+{
+    *ierror = MPI_Startall(*count, (MPI_Request *)array_of_requests);
+}
+TERN_F_ALIASES(mpi_startall, MPI_STARTALL)
+
+void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror);
+void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Startall(*count, (MPI_Request *)array_of_requests);
+}
+TERN_F_ALIASES(pmpi_startall, PMPI_STARTALL)
+
+void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
+void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_get_error((const MPI_Status *)status, (int *)err);
+}
+TERN_F_ALIASES(mpi_status_get_error, MPI_STATUS_GET_ERROR)
+
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_get_error((const MPI_Status *)status, (int *)err);
+}
+TERN_F_ALIASES(pmpi_status_get_error, PMPI_STATUS_GET_ERROR)
+
+void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
+void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_get_source((const MPI_Status *)status, (int *)source);
+}
+TERN_F_ALIASES(mpi_status_get_source, MPI_STATUS_GET_SOURCE)
+
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_get_source((const MPI_Status *)status, (int *)source);
+}
+TERN_F_ALIASES(pmpi_status_get_source, PMPI_STATUS_GET_SOURCE)
+
+void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
+void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_get_tag((const MPI_Status *)status, (int *)tag);
+}
+TERN_F_ALIASES(mpi_status_get_tag, MPI_STATUS_GET_TAG)
+
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_get_tag((const MPI_Status *)status, (int *)tag);
+}
+TERN_F_ALIASES(pmpi_status_get_tag, PMPI_STATUS_GET_TAG)
+
+void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_set_cancelled(tern_f_status(status), *flag);
+}
+TERN_F_ALIASES(mpi_status_set_cancelled, MPI_STATUS_SET_CANCELLED)
+
+void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_set_cancelled(tern_f_status(status), *flag);
+}
+TERN_F_ALIASES(pmpi_status_set_cancelled, PMPI_STATUS_SET_CANCELLED)
+
+void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
+void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_set_elements(tern_f_status(status), *datatype, *count);
+}
+TERN_F_ALIASES(mpi_status_set_elements, MPI_STATUS_SET_ELEMENTS)
+
+void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror);
+void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_set_elements(tern_f_status(status), *datatype, *count);
+}
+TERN_F_ALIASES(pmpi_status_set_elements, PMPI_STATUS_SET_ELEMENTS)
+
+void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_set_elements_x(tern_f_status(status), *datatype, *count);
+}
+TERN_F_ALIASES(mpi_status_set_elements_x, MPI_STATUS_SET_ELEMENTS_X)
+
+void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror);
+void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_set_elements_x(tern_f_status(status), *datatype, *count);
+}
+TERN_F_ALIASES(pmpi_status_set_elements_x, PMPI_STATUS_SET_ELEMENTS_X)
+
+void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
+void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_set_error(tern_f_status(status), *err);
+}
+TERN_F_ALIASES(mpi_status_set_error, MPI_STATUS_SET_ERROR)
+
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror);
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_set_error(tern_f_status(status), *err);
+}
+TERN_F_ALIASES(pmpi_status_set_error, PMPI_STATUS_SET_ERROR)
+
+void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
+void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_set_source(tern_f_status(status), *source);
+}
+TERN_F_ALIASES(mpi_status_set_source, MPI_STATUS_SET_SOURCE)
+
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror);
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_set_source(tern_f_status(status), *source);
+}
+TERN_F_ALIASES(pmpi_status_set_source, PMPI_STATUS_SET_SOURCE)
+
+void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
+void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Status_set_tag(tern_f_status(status), *tag);
+}
+TERN_F_ALIASES(mpi_status_set_tag, MPI_STATUS_SET_TAG)
+
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror);
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_set_tag(tern_f_status(status), *tag);
+}
+TERN_F_ALIASES(pmpi_status_set_tag, PMPI_STATUS_SET_TAG)
+
+void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Test((MPI_Request *)request, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(mpi_test, MPI_TEST)
+
+void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Test((MPI_Request *)request, (int *)flag, tern_f_status(status));
+}
+TERN_F_ALIASES(pmpi_test, PMPI_TEST)
+
+void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
+void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = MPI_Test_cancelled((const MPI_Status *)status, (int *)flag);
+}
+TERN_F_ALIASES(mpi_test_cancelled, MPI_TEST_CANCELLED)
+
+void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror);
+void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Test_cancelled((const MPI_Status *)status, (int *)flag);
+}
+TERN_F_ALIASES(pmpi_test_cancelled, PMPI_TEST_CANCELLED)
+
+void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = MPI_Testall(*count, (MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
+}
+TERN_F_ALIASES(mpi_testall, MPI_TESTALL)
+
+void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Testall(*count, (MPI_Request *)array_of_requests, (int *)flag, tern_f_statuses(array_of_statuses));
+}
+TERN_F_ALIASES(pmpi_testall, PMPI_TESTALL)
+
+void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int index_c = MPI_UNDEFINED;
+    *ierror = MPI_Testany(*count, (MPI_Request *)array_of_requests, &index_c, (int *)flag, tern_f_status(status));
+    *index = index_c >= 0 ? index_c + 1 : index_c;
+}
+TERN_F_ALIASES(mpi_testany, MPI_TESTANY)
+
+void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int index_c = MPI_UNDEFINED;
+    *ierror = PMPI_Testany(*count, (MPI_Request *)array_of_requests, &index_c, (int *)flag, tern_f_status(status));
+    *index = index_c >= 0 ? index_c + 1 : index_c;
+}
+TERN_F_ALIASES(pmpi_testany, PMPI_TESTANY)
+
+void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = MPI_Testsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
+        array_of_indices[i_]++;
+}
+TERN_F_ALIASES(mpi_testsome, MPI_TESTSOME)
+
+void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
+void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Testsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
+    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
+        array_of_indices[i_]++;
+}
+TERN_F_ALIASES(pmpi_testsome, PMPI_TESTSOME)
+
+void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = MPI_Topo_test(*comm, (int *)status);
+}
+TERN_F_ALIASES(mpi_topo_test, MPI_TOPO_TEST)
+
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror);
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Topo_test(*comm, (int *)status);
+}
+TERN_F_ALIASES(pmpi_topo_test, PMPI_TOPO_TEST)
+
+void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_commit((MPI_Datatype *)datatype);
+}
+TERN_F_ALIASES(mpi_type_commit, MPI_TYPE_COMMIT)
+
+void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_commit((MPI_Datatype *)datatype);
+}
+TERN_F_ALIASES(pmpi_type_commit, PMPI_TYPE_COMMIT)
+
+void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_contiguous(*count, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_contiguous, MPI_TYPE_CONTIGUOUS)
+
+void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_contiguous(*count, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_contiguous, PMPI_TYPE_CONTIGUOUS)
+
+void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_darray(*size, *rank, *ndims, (const int *)array_of_gsizes, (const int *)array_of_distribs, (const int *)array_of_dargs, (const int *)array_of_psizes, *order, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_darray, MPI_TYPE_CREATE_DARRAY)
+
+void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_darray(*size, *rank, *ndims, (const int *)array_of_gsizes, (const int *)array_of_distribs, (const int *)array_of_dargs, (const int *)array_of_psizes, *order, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_darray, PMPI_TYPE_CREATE_DARRAY)
+
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_f90_complex(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_f90_complex, MPI_TYPE_CREATE_F90_COMPLEX)
+
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_f90_complex(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_f90_complex, PMPI_TYPE_CREATE_F90_COMPLEX)
+
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_f90_integer(*r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_f90_integer, MPI_TYPE_CREATE_F90_INTEGER)
+
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_f90_integer(*r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_f90_integer, PMPI_TYPE_CREATE_F90_INTEGER)
+
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_f90_real(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_f90_real, MPI_TYPE_CREATE_F90_REAL)
+
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_f90_real(*p, *r, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_f90_real, PMPI_TYPE_CREATE_F90_REAL)
+
+void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_hindexed(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_hindexed, MPI_TYPE_CREATE_HINDEXED)
+
+void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_hindexed(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_hindexed, PMPI_TYPE_CREATE_HINDEXED)
+
+void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_hindexed_block(*count, *blocklength, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_hindexed_block, MPI_TYPE_CREATE_HINDEXED_BLOCK)
+
+void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_hindexed_block(*count, *blocklength, (const MPI_Aint *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_hindexed_block, PMPI_TYPE_CREATE_HINDEXED_BLOCK)
+
+void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_hvector, MPI_TYPE_CREATE_HVECTOR)
+
+void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_hvector, PMPI_TYPE_CREATE_HVECTOR)
+
+void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_indexed_block(*count, *blocklength, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_indexed_block, MPI_TYPE_CREATE_INDEXED_BLOCK)
+
+void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_indexed_block(*count, *blocklength, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_indexed_block, PMPI_TYPE_CREATE_INDEXED_BLOCK)
+
+void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_resized(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_resized, MPI_TYPE_CREATE_RESIZED)
+
+void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_resized(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_resized, PMPI_TYPE_CREATE_RESIZED)
+
+void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_struct(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_struct, MPI_TYPE_CREATE_STRUCT)
+
+void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_struct(*count, (const int *)array_of_blocklengths, (const MPI_Aint *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_struct, PMPI_TYPE_CREATE_STRUCT)
+
+void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_subarray(*ndims, (const int *)array_of_sizes, (const int *)array_of_subsizes, (const int *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_create_subarray, MPI_TYPE_CREATE_SUBARRAY)
+
+void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_subarray(*ndims, (const int *)array_of_sizes, (const int *)array_of_subsizes, (const int *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_create_subarray, PMPI_TYPE_CREATE_SUBARRAY)
+
+void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror);
+void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_delete_attr(*datatype, *type_keyval);
+}
+TERN_F_ALIASES(mpi_type_delete_attr, MPI_TYPE_DELETE_ATTR)
+
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror);
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_delete_attr(*datatype, *type_keyval);
+}
+TERN_F_ALIASES(pmpi_type_delete_attr, PMPI_TYPE_DELETE_ATTR)
+
+void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_dup(*oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(mpi_type_dup, MPI_TYPE_DUP)
+
+void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_dup(*oldtype, (MPI_Datatype *)newtype);
+}
+TERN_F_ALIASES(pmpi_type_dup, PMPI_TYPE_DUP)
+
+void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror);
+void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_free((MPI_Datatype *)datatype);
+}
+TERN_F_ALIASES(mpi_type_free, MPI_TYPE_FREE)
+
+void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror);
+void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_free((MPI_Datatype *)datatype);
+}
+TERN_F_ALIASES(pmpi_type_free, PMPI_TYPE_FREE)
+
+void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror);
+void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_free_keyval((int *)type_keyval);
+}
+TERN_F_ALIASES(mpi_type_free_keyval, MPI_TYPE_FREE_KEYVAL)
+
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror);
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_free_keyval((int *)type_keyval);
+}
+TERN_F_ALIASES(pmpi_type_free_keyval, PMPI_TYPE_FREE_KEYVAL)
+
+void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
+void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Datatype *)array_of_datatypes);
+}
+TERN_F_ALIASES(mpi_type_get_contents, MPI_TYPE_GET_CONTENTS)
+
+void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
+void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Datatype *)array_of_datatypes);
+}
+TERN_F_ALIASES(pmpi_type_get_contents, PMPI_TYPE_GET_CONTENTS)
+
+void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
+void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_get_envelope(*datatype, (int *)num_integers, (int *)num_addresses, (int *)num_datatypes, (int *)combiner);
+}
+TERN_F_ALIASES(mpi_type_get_envelope, MPI_TYPE_GET_ENVELOPE)
+
+void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
+void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_get_envelope(*datatype, (int *)num_integers, (int *)num_addresses, (int *)num_datatypes, (int *)combiner);
+}
+TERN_F_ALIASES(pmpi_type_get_envelope, PMPI_TYPE_GET_ENVELOPE)
+
+void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
+void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
+}
+TERN_F_ALIASES(mpi_type_get_extent, MPI_TYPE_GET_EXTENT)
+
+void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror);
+void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_get_extent(*datatype, (MPI_Aint *)lb, (MPI_Aint *)extent);
+}
+TERN_F_ALIASES(pmpi_type_get_extent, PMPI_TYPE_GET_EXTENT)
+
+void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
+void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
+}
+TERN_F_ALIASES(mpi_type_get_extent_x, MPI_TYPE_GET_EXTENT_X)
+
+void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror);
+void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_get_extent_x(*datatype, (MPI_Count *)lb, (MPI_Count *)extent);
+}
+TERN_F_ALIASES(pmpi_type_get_extent_x, PMPI_TYPE_GET_EXTENT_X)
+
+void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
+void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
+{
+    char *type_name_c = NULL;
+    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(type_name, type_name_len, type_name_c);
+    free(type_name_c);
+}
+TERN_F_ALIASES(mpi_type_get_name, MPI_TYPE_GET_NAME)
+
+void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len);
+void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
+{
+    char *type_name_c = NULL;
+    if (!(type_name_c = tern_f_str_buf(type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Type_get_name(*datatype, type_name_c, (int *)resultlen);
+out:
+    if (*ierror == MPI_SUCCESS)
+        tern_f_str_out(type_name, type_name_len, type_name_c);
+    free(type_name_c);
+}
+TERN_F_ALIASES(pmpi_type_get_name, PMPI_TYPE_GET_NAME)
+
+void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
+void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
+}
+TERN_F_ALIASES(mpi_type_get_true_extent, MPI_TYPE_GET_TRUE_EXTENT)
+
+void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror);
+void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_get_true_extent(*datatype, (MPI_Aint *)true_lb, (MPI_Aint *)true_extent);
+}
+TERN_F_ALIASES(pmpi_type_get_true_extent, PMPI_TYPE_GET_TRUE_EXTENT)
+
 void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror);
 void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
@@ -16,761 +893,3 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Co
     *ierror = PMPI_Type_get_true_extent_x(*datatype, (MPI_Count *)true_lb, (MPI_Count *)true_extent);
 }
 TERN_F_ALIASES(pmpi_type_get_true_extent_x, PMPI_TYPE_GET_TRUE_EXTENT_X)
-
-void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror);
-void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_value_index(*value_type, *index_type, (MPI_Datatype *)pair_type);
-}
-TERN_F_ALIASES(mpi_type_get_value_index, MPI_TYPE_GET_VALUE_INDEX)
-
-void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror);
-void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_value_index(*value_type, *index_type, (MPI_Datatype *)pair_type);
-}
-TERN_F_ALIASES(pmpi_type_get_value_index, PMPI_TYPE_GET_VALUE_INDEX)
-
-void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_indexed(*count, (const int *)array_of_blocklengths, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_indexed, MPI_TYPE_INDEXED)
-
-void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_indexed(*count, (const int *)array_of_blocklengths, (const int *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_indexed, PMPI_TYPE_INDEXED)
-
-void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror);
-void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_match_size(*typeclass, *size, (MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(mpi_type_match_size, MPI_TYPE_MATCH_SIZE)
-
-void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror);
-void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_match_size(*typeclass, *size, (MPI_Datatype *)datatype);
-}
-TERN_F_ALIASES(pmpi_type_match_size, PMPI_TYPE_MATCH_SIZE)
-
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(mpi_type_set_name, MPI_TYPE_SET_NAME)
-
-void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len);
-void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
-{
-    char *type_name_c = NULL;
-    if (!(type_name_c = tern_f_str_in(type_name, type_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Type_set_name(*datatype, type_name_c);
-out:
-    free(type_name_c);
-}
-TERN_F_ALIASES(pmpi_type_set_name, PMPI_TYPE_SET_NAME)
-
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size(*datatype, (int *)size);
-}
-TERN_F_ALIASES(mpi_type_size, MPI_TYPE_SIZE)
-
-void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror);
-void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size(*datatype, (int *)size);
-}
-TERN_F_ALIASES(pmpi_type_size, PMPI_TYPE_SIZE)
-
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_size_x(*datatype, (MPI_Count *)size);
-}
-TERN_F_ALIASES(mpi_type_size_x, MPI_TYPE_SIZE_X)
-
-void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror);
-void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_size_x(*datatype, (MPI_Count *)size);
-}
-TERN_F_ALIASES(pmpi_type_size_x, PMPI_TYPE_SIZE_X)
-
-void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_vector(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(mpi_type_vector, MPI_TYPE_VECTOR)
-
-void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_vector(*count, *blocklength, *stride, *oldtype, (MPI_Datatype *)newtype);
-}
-TERN_F_ALIASES(pmpi_type_vector, PMPI_TYPE_VECTOR)
-
-void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror);
-void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = MPI_Unpack(tern_f_buf(inbuf), *insize, (int *)position, tern_f_buf(outbuf), *outcount, *datatype, *comm);
-}
-TERN_F_ALIASES(mpi_unpack, MPI_UNPACK)
-
-void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror);
-void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Unpack(tern_f_buf(inbuf), *insize, (int *)position, tern_f_buf(outbuf), *outcount, *datatype, *comm);
-}
-TERN_F_ALIASES(pmpi_unpack, PMPI_UNPACK)
-
-void mpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len);
-void mpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Unpack_external(datarep_c, tern_f_buf(inbuf), *insize, (MPI_Aint *)position, tern_f_buf(outbuf), *outcount, *datatype);
-out:
-    free(datarep_c);
-}
-TERN_F_ALIASES(mpi_unpack_external, MPI_UNPACK_EXTERNAL)
-
-void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len);
-void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
-{
-    char *datarep_c = NULL;
-    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Unpack_external(datarep_c, tern_f_buf(inbuf), *insize, (MPI_Aint *)position, tern_f_buf(outbuf), *outcount, *datatype);
-out:
-    free(datarep_c);
-}
-TERN_F_ALIASES(pmpi_unpack_external, PMPI_UNPACK_EXTERNAL)
-
-void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
-void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
-{
-    char *service_name_c = NULL;
-    char *port_name_c = NULL;
-    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(port_name_c = tern_f_str_in(port_name, port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Unpublish_name(service_name_c, *info, port_name_c);
-out:
-    free(service_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(mpi_unpublish_name, MPI_UNPUBLISH_NAME)
-
-void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len);
-void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
-{
-    char *service_name_c = NULL;
-    char *port_name_c = NULL;
-    if (!(service_name_c = tern_f_str_in(service_name, service_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    if (!(port_name_c = tern_f_str_in(port_name, port_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Unpublish_name(service_name_c, *info, port_name_c);
-out:
-    free(service_name_c);
-    free(port_name_c);
-}
-TERN_F_ALIASES(pmpi_unpublish_name, PMPI_UNPUBLISH_NAME)
-
-void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = MPI_Wait((MPI_Request *)request, tern_f_status(status));
-}
-TERN_F_ALIASES(mpi_wait, MPI_WAIT)
-
-void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Wait((MPI_Request *)request, tern_f_status(status));
-}
-TERN_F_ALIASES(pmpi_wait, PMPI_WAIT)
-
-void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = MPI_Waitall(*count, (MPI_Request *)array_of_requests, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(mpi_waitall, MPI_WAITALL)
-
-void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Waitall(*count, (MPI_Request *)array_of_requests, tern_f_statuses(array_of_statuses));
-}
-TERN_F_ALIASES(pmpi_waitall, PMPI_WAITALL)
-
-void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror);
-void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
-{
-    int index_c = MPI_UNDEFINED;
-    *ierror = MPI_Waitany(*count, (MPI_Request *)array_of_requests, &index_c, tern_f_status(status));
-    *index = index_c >= 0 ? index_c + 1 : index_c;
-}
-TERN_F_ALIASES(mpi_waitany, MPI_WAITANY)
-
-void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror);
-void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
-{
-    int index_c = MPI_UNDEFINED;
-    *ierror = PMPI_Waitany(*count, (MPI_Request *)array_of_requests, &index_c, tern_f_status(status));
-    *index = index_c >= 0 ? index_c + 1 : index_c;
-}
-TERN_F_ALIASES(pmpi_waitany, PMPI_WAITANY)
-
-void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = MPI_Waitsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
-    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
-        array_of_indices[i_]++;
-}
-TERN_F_ALIASES(mpi_waitsome, MPI_WAITSOME)
-
-void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror);
-void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Waitsome(*incount, (MPI_Request *)array_of_requests, (int *)outcount, (int *)array_of_indices, tern_f_statuses(array_of_statuses));
-    for (int i_ = 0; (*ierror == MPI_SUCCESS || *ierror == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED && i_ < *outcount; i_++)
-        array_of_indices[i_]++;
-}
-TERN_F_ALIASES(pmpi_waitsome, PMPI_WAITSOME)
-
-void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_allocate(*size, *disp_unit, *info, *comm, (void *)baseptr, (MPI_Win *)win);
-}
-TERN_F_ALIASES(mpi_win_allocate, MPI_WIN_ALLOCATE)
-
-void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, (void *)baseptr, (MPI_Win *)win);
-}
-TERN_F_ALIASES(pmpi_win_allocate, PMPI_WIN_ALLOCATE)
-
-void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, (void *)baseptr, (MPI_Win *)win);
-}
-TERN_F_ALIASES(mpi_win_allocate_shared, MPI_WIN_ALLOCATE_SHARED)
-
-void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, (void *)baseptr, (MPI_Win *)win);
-}
-TERN_F_ALIASES(pmpi_win_allocate_shared, PMPI_WIN_ALLOCATE_SHARED)
-
-void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror);
-void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_attach(*win, tern_f_buf(base), *size);
-}
-TERN_F_ALIASES(mpi_win_attach, MPI_WIN_ATTACH)
-
-void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror);
-void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_attach(*win, tern_f_buf(base), *size);
-}
-TERN_F_ALIASES(pmpi_win_attach, PMPI_WIN_ATTACH)
-
-void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror);
-void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_call_errhandler(*win, *errorcode);
-}
-TERN_F_ALIASES(mpi_win_call_errhandler, MPI_WIN_CALL_ERRHANDLER)
-
-void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror);
-void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_call_errhandler(*win, *errorcode);
-}
-TERN_F_ALIASES(pmpi_win_call_errhandler, PMPI_WIN_CALL_ERRHANDLER)
-
-void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_complete(*win);
-}
-TERN_F_ALIASES(mpi_win_complete, MPI_WIN_COMPLETE)
-
-void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_complete(*win);
-}
-TERN_F_ALIASES(pmpi_win_complete, PMPI_WIN_COMPLETE)
-
-void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_create(tern_f_buf(base), *size, *disp_unit, *info, *comm, (MPI_Win *)win);
-}
-TERN_F_ALIASES(mpi_win_create, MPI_WIN_CREATE)
-
-void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_create(tern_f_buf(base), *size, *disp_unit, *info, *comm, (MPI_Win *)win);
-}
-TERN_F_ALIASES(pmpi_win_create, PMPI_WIN_CREATE)
-
-void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_create_dynamic(*info, *comm, (MPI_Win *)win);
-}
-TERN_F_ALIASES(mpi_win_create_dynamic, MPI_WIN_CREATE_DYNAMIC)
-
-void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_create_dynamic(*info, *comm, (MPI_Win *)win);
-}
-TERN_F_ALIASES(pmpi_win_create_dynamic, PMPI_WIN_CREATE_DYNAMIC)
-
-void mpi_win_create_errhandler_(void (*win_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_win_create_errhandler_(void (*win_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_create_errhandler((MPI_Win_errhandler_function *)win_errhandler_fn, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(mpi_win_create_errhandler, MPI_WIN_CREATE_ERRHANDLER)
-
-void pmpi_win_create_errhandler_(void (*win_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror);
-void pmpi_win_create_errhandler_(void (*win_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_create_errhandler((MPI_Win_errhandler_function *)win_errhandler_fn, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(pmpi_win_create_errhandler, PMPI_WIN_CREATE_ERRHANDLER)
-
-void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror);
-void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_delete_attr(*win, *win_keyval);
-}
-TERN_F_ALIASES(mpi_win_delete_attr, MPI_WIN_DELETE_ATTR)
-
-void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror);
-void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_delete_attr(*win, *win_keyval);
-}
-TERN_F_ALIASES(pmpi_win_delete_attr, PMPI_WIN_DELETE_ATTR)
-
-void mpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror);
-void mpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_detach(*win, tern_f_buf(base));
-}
-TERN_F_ALIASES(mpi_win_detach, MPI_WIN_DETACH)
-
-void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror);
-void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_detach(*win, tern_f_buf(base));
-}
-TERN_F_ALIASES(pmpi_win_detach, PMPI_WIN_DETACH)
-
-void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_fence(*assert, *win);
-}
-TERN_F_ALIASES(mpi_win_fence, MPI_WIN_FENCE)
-
-void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_fence(*assert, *win);
-}
-TERN_F_ALIASES(pmpi_win_fence, PMPI_WIN_FENCE)
-
-void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_flush(*rank, *win);
-}
-TERN_F_ALIASES(mpi_win_flush, MPI_WIN_FLUSH)
-
-void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_flush(*rank, *win);
-}
-TERN_F_ALIASES(pmpi_win_flush, PMPI_WIN_FLUSH)
-
-void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_flush_all(*win);
-}
-TERN_F_ALIASES(mpi_win_flush_all, MPI_WIN_FLUSH_ALL)
-
-void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_flush_all(*win);
-}
-TERN_F_ALIASES(pmpi_win_flush_all, PMPI_WIN_FLUSH_ALL)
-
-void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_flush_local(*rank, *win);
-}
-TERN_F_ALIASES(mpi_win_flush_local, MPI_WIN_FLUSH_LOCAL)
-
-void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_flush_local(*rank, *win);
-}
-TERN_F_ALIASES(pmpi_win_flush_local, PMPI_WIN_FLUSH_LOCAL)
-
-void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_flush_local_all(*win);
-}
-TERN_F_ALIASES(mpi_win_flush_local_all, MPI_WIN_FLUSH_LOCAL_ALL)
-
-void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_flush_local_all(*win);
-}
-TERN_F_ALIASES(pmpi_win_flush_local_all, PMPI_WIN_FLUSH_LOCAL_ALL)
-
-void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_free((MPI_Win *)win);
-}
-TERN_F_ALIASES(mpi_win_free, MPI_WIN_FREE)
-
-void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_free((MPI_Win *)win);
-}
-TERN_F_ALIASES(pmpi_win_free, PMPI_WIN_FREE)
-
-void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror);
-void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_free_keyval((int *)win_keyval);
-}
-TERN_F_ALIASES(mpi_win_free_keyval, MPI_WIN_FREE_KEYVAL)
-
-void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror);
-void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_free_keyval((int *)win_keyval);
-}
-TERN_F_ALIASES(pmpi_win_free_keyval, PMPI_WIN_FREE_KEYVAL)
-
-void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_get_errhandler(*win, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(mpi_win_get_errhandler, MPI_WIN_GET_ERRHANDLER)
-
-void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror);
-void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_get_errhandler(*win, (MPI_Errhandler *)errhandler);
-}
-TERN_F_ALIASES(pmpi_win_get_errhandler, PMPI_WIN_GET_ERRHANDLER)
-
-void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror);
-void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_get_group(*win, (MPI_Group *)group);
-}
-TERN_F_ALIASES(mpi_win_get_group, MPI_WIN_GET_GROUP)
-
-void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror);
-void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_get_group(*win, (MPI_Group *)group);
-}
-TERN_F_ALIASES(pmpi_win_get_group, PMPI_WIN_GET_GROUP)
-
-void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror);
-void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_get_info(*win, (MPI_Info *)info_used);
-}
-TERN_F_ALIASES(mpi_win_get_info, MPI_WIN_GET_INFO)
-
-void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror);
-void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_get_info(*win, (MPI_Info *)info_used);
-}
-TERN_F_ALIASES(pmpi_win_get_info, PMPI_WIN_GET_INFO)
-
-void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len);
-void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
-{
-    char *win_name_c = NULL;
-    if (!(win_name_c = tern_f_str_buf(win_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Win_get_name(*win, win_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(win_name, win_name_len, win_name_c);
-    free(win_name_c);
-}
-TERN_F_ALIASES(mpi_win_get_name, MPI_WIN_GET_NAME)
-
-void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len);
-void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
-{
-    char *win_name_c = NULL;
-    if (!(win_name_c = tern_f_str_buf(win_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Win_get_name(*win, win_name_c, (int *)resultlen);
-out:
-    if (*ierror == MPI_SUCCESS)
-        tern_f_str_out(win_name, win_name_len, win_name_c);
-    free(win_name_c);
-}
-TERN_F_ALIASES(pmpi_win_get_name, PMPI_WIN_GET_NAME)
-
-void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_lock(*lock_type, *rank, *assert, *win);
-}
-TERN_F_ALIASES(mpi_win_lock, MPI_WIN_LOCK)
-
-void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_lock(*lock_type, *rank, *assert, *win);
-}
-TERN_F_ALIASES(pmpi_win_lock, PMPI_WIN_LOCK)
-
-void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_lock_all(*assert, *win);
-}
-TERN_F_ALIASES(mpi_win_lock_all, MPI_WIN_LOCK_ALL)
-
-void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_lock_all(*assert, *win);
-}
-TERN_F_ALIASES(pmpi_win_lock_all, PMPI_WIN_LOCK_ALL)
-
-void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_post(*group, *assert, *win);
-}
-TERN_F_ALIASES(mpi_win_post, MPI_WIN_POST)
-
-void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_post(*group, *assert, *win);
-}
-TERN_F_ALIASES(pmpi_win_post, PMPI_WIN_POST)
-
-void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror);
-void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_set_errhandler(*win, *errhandler);
-}
-TERN_F_ALIASES(mpi_win_set_errhandler, MPI_WIN_SET_ERRHANDLER)
-
-void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror);
-void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_set_errhandler(*win, *errhandler);
-}
-TERN_F_ALIASES(pmpi_win_set_errhandler, PMPI_WIN_SET_ERRHANDLER)
-
-void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror);
-void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_set_info(*win, *info);
-}
-TERN_F_ALIASES(mpi_win_set_info, MPI_WIN_SET_INFO)
-
-void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror);
-void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_set_info(*win, *info);
-}
-TERN_F_ALIASES(pmpi_win_set_info, PMPI_WIN_SET_INFO)
-
-void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len);
-void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
-{
-    char *win_name_c = NULL;
-    if (!(win_name_c = tern_f_str_in(win_name, win_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Win_set_name(*win, win_name_c);
-out:
-    free(win_name_c);
-}
-TERN_F_ALIASES(mpi_win_set_name, MPI_WIN_SET_NAME)
-
-void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len);
-void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
-{
-    char *win_name_c = NULL;
-    if (!(win_name_c = tern_f_str_in(win_name, win_name_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Win_set_name(*win, win_name_c);
-out:
-    free(win_name_c);
-}
-TERN_F_ALIASES(pmpi_win_set_name, PMPI_WIN_SET_NAME)
-
-void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror);
-void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_shared_query(*win, *rank, (MPI_Aint *)size, (int *)disp_unit, (void *)baseptr);
-}
-TERN_F_ALIASES(mpi_win_shared_query, MPI_WIN_SHARED_QUERY)
-
-void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror);
-void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_shared_query(*win, *rank, (MPI_Aint *)size, (int *)disp_unit, (void *)baseptr);
-}
-TERN_F_ALIASES(pmpi_win_shared_query, PMPI_WIN_SHARED_QUERY)
-
-void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_start(*group, *assert, *win);
-}
-TERN_F_ALIASES(mpi_win_start, MPI_WIN_START)
-
-void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_start(*group, *assert, *win);
-}
-TERN_F_ALIASES(pmpi_win_start, PMPI_WIN_START)
-
-void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_sync(*win);
-}
-TERN_F_ALIASES(mpi_win_sync, MPI_WIN_SYNC)
-
-void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_sync(*win);
-}
-TERN_F_ALIASES(pmpi_win_sync, PMPI_WIN_SYNC)
-
-void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror);
-void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_test(*win, (int *)flag);
-}
-TERN_F_ALIASES(mpi_win_test, MPI_WIN_TEST)
-
-void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror);
-void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_test(*win, (int *)flag);
-}
-TERN_F_ALIASES(pmpi_win_test, PMPI_WIN_TEST)
-
-void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_unlock(*rank, *win);
-}
-TERN_F_ALIASES(mpi_win_unlock, MPI_WIN_UNLOCK)
-
-void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_unlock(*rank, *win);
-}
-TERN_F_ALIASES(pmpi_win_unlock, PMPI_WIN_UNLOCK)
-
-void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_unlock_all(*win);
-}
-TERN_F_ALIASES(mpi_win_unlock_all, MPI_WIN_UNLOCK_ALL)
-
-void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_unlock_all(*win);
-}
-TERN_F_ALIASES(pmpi_win_unlock_all, PMPI_WIN_UNLOCK_ALL)
-
-void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror);
-void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = MPI_Win_wait(*win);
-}
-TERN_F_ALIASES(mpi_win_wait, MPI_WIN_WAIT)
-
-void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror);
-void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Win_wait(*win);
-}
-TERN_F_ALIASES(pmpi_win_wait, PMPI_WIN_WAIT)
-
-double mpi_wtick_(void);
-double mpi_wtick_(void)
-{
-    return MPI_Wtick();
-}
-TERN_F_ALIASES(mpi_wtick, MPI_WTICK)
-
-double pmpi_wtick_(void);
-double pmpi_wtick_(void)
-{
-    return PMPI_Wtick();
-}
-TERN_F_ALIASES(pmpi_wtick, PMPI_WTICK)
-
-double mpi_wtime_(void);
-double mpi_wtime_(void)
-{
-    return MPI_Wtime();
-}
-TERN_F_ALIASES(mpi_wtime, MPI_WTIME)
-
-double pmpi_wtime_(void);
-double pmpi_wtime_(void)
-{
-    return PMPI_Wtime();
-}
-TERN_F_ALIASES(pmpi_wtime, PMPI_WTIME)

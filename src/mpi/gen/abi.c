@@ -10,13 +10,13 @@ int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *lo
 {
     static const char func[] = "MPI_Abi_get_fortran_booleans";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, logical_true, "logical_true")) ||
-        (err = tern_check_ptr(func, err_comm, logical_false, "logical_false")) ||
-        (err = tern_check_ptr(func, err_comm, is_set, "is_set")))
+    if ((err = tern_check_ptr(func, err_obj, logical_true, "logical_true")) ||
+        (err = tern_check_ptr(func, err_obj, logical_false, "logical_false")) ||
+        (err = tern_check_ptr(func, err_obj, is_set, "is_set")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_abi_fortran_booleans(logical_size, logical_true, logical_false, is_set));
+    return tern_mpi_result(err_obj, func, tern_lang_abi_fortran_booleans(logical_size, logical_true, logical_false, is_set));
 }
 
 TERN_PMPI_ALIAS(Abi_get_fortran_info)
@@ -24,11 +24,11 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
 {
     static const char func[] = "MPI_Abi_get_fortran_info";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+    if ((err = tern_check_ptr(func, err_obj, info, "info")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_abi_fortran_info(info));
+    return tern_mpi_result(err_obj, func, tern_lang_abi_fortran_info(info));
 }
 
 TERN_PMPI_ALIAS(Abi_get_info)
@@ -36,23 +36,23 @@ int PMPI_Abi_get_info(MPI_Info *info)
 {
     static const char func[] = "MPI_Abi_get_info";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+    if ((err = tern_check_ptr(func, err_obj, info, "info")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_abi_info(info));
+    return tern_mpi_result(err_obj, func, tern_lang_abi_info(info));
 }
 
 TERN_PMPI_ALIAS(Abi_get_version)
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
     static const char func[] = "MPI_Abi_get_version";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, abi_major, "abi_major")) ||
-        (err = tern_check_ptr(func, err_comm, abi_minor, "abi_minor")))
+    if ((err = tern_check_ptr(func, err_obj, abi_major, "abi_major")) ||
+        (err = tern_check_ptr(func, err_obj, abi_minor, "abi_minor")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_abi_version(abi_major, abi_minor));
+    return tern_mpi_result(err_obj, func, tern_lang_abi_version(abi_major, abi_minor));
 }
 
 TERN_PMPI_ALIAS(Abi_set_fortran_booleans)
@@ -60,12 +60,12 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *lo
 {
     static const char func[] = "MPI_Abi_set_fortran_booleans";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, logical_true, "logical_true")) ||
-        (err = tern_check_ptr(func, err_comm, logical_false, "logical_false")))
+    if ((err = tern_check_ptr(func, err_obj, logical_true, "logical_true")) ||
+        (err = tern_check_ptr(func, err_obj, logical_false, "logical_false")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_abi_set_fortran_booleans(logical_size, logical_true, logical_false));
+    return tern_mpi_result(err_obj, func, tern_lang_abi_set_fortran_booleans(logical_size, logical_true, logical_false));
 }
 
 TERN_PMPI_ALIAS(Abi_set_fortran_info)
@@ -73,12 +73,12 @@ int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
     static const char func[] = "MPI_Abi_set_fortran_info";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_abi_set_fortran_info(info));
+    return tern_mpi_result(err_obj, func, tern_lang_abi_set_fortran_info(info));
 }
 
 TERN_PMPI_ALIAS(Comm_fromint)
@@ -103,6 +103,18 @@ TERN_PMPI_ALIAS(Errhandler_toint)
 int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
 {
     return (int)errhandler;
+}
+
+TERN_PMPI_ALIAS(File_fromint)
+MPI_File PMPI_File_fromint(int file)
+{
+    return (MPI_File)file;
+}
+
+TERN_PMPI_ALIAS(File_toint)
+int PMPI_File_toint(MPI_File file)
+{
+    return (int)file;
 }
 
 TERN_PMPI_ALIAS(Group_fromint)

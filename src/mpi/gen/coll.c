@@ -12,13 +12,13 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     static const char func[] = "MPI_Allgather";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allgather_c)
@@ -26,13 +26,13 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     static const char func[] = "MPI_Allgather_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allgather_init)
@@ -40,19 +40,19 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     static const char func[] = "MPI_Allgather_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -61,19 +61,19 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 {
     static const char func[] = "MPI_Allgather_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -82,13 +82,13 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     static const char func[] = "MPI_Allgatherv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allgatherv_c)
@@ -96,13 +96,13 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     static const char func[] = "MPI_Allgatherv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allgatherv_init)
@@ -110,19 +110,19 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     static const char func[] = "MPI_Allgatherv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -131,19 +131,19 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
 {
     static const char func[] = "MPI_Allgatherv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -152,13 +152,13 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     static const char func[] = "MPI_Allreduce";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allreduce_c)
@@ -166,13 +166,13 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 {
     static const char func[] = "MPI_Allreduce_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Allreduce_init)
@@ -180,19 +180,19 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 {
     static const char func[] = "MPI_Allreduce_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -201,19 +201,19 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
 {
     static const char func[] = "MPI_Allreduce_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -222,13 +222,13 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char func[] = "MPI_Alltoall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoall_c)
@@ -236,13 +236,13 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     static const char func[] = "MPI_Alltoall_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoall_init)
@@ -250,19 +250,19 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 {
     static const char func[] = "MPI_Alltoall_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -271,19 +271,19 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 {
     static const char func[] = "MPI_Alltoall_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -292,13 +292,13 @@ int PMPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispl
 {
     static const char func[] = "MPI_Alltoallv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoallv_c)
@@ -306,13 +306,13 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI
 {
     static const char func[] = "MPI_Alltoallv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoallv_init)
@@ -320,19 +320,19 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *s
 {
     static const char func[] = "MPI_Alltoallv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -341,19 +341,19 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, cons
 {
     static const char func[] = "MPI_Alltoallv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -362,13 +362,13 @@ int PMPI_Alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispl
 {
     static const char func[] = "MPI_Alltoallw";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoallw_c)
@@ -376,13 +376,13 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI
 {
     static const char func[] = "MPI_Alltoallw_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Alltoallw_init)
@@ -390,19 +390,19 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *s
 {
     static const char func[] = "MPI_Alltoallw_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -411,19 +411,19 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, cons
 {
     static const char func[] = "MPI_Alltoallw_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -432,12 +432,12 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     static const char func[] = "MPI_Barrier";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_barrier(comm_obj));
+    return tern_mpi_result(err_obj, func, tern_coll_barrier(comm_obj));
 }
 
 TERN_PMPI_ALIAS(Barrier_init)
@@ -445,18 +445,18 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     static const char func[] = "MPI_Barrier_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_ibarrier(comm_obj, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_ibarrier(comm_obj, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -465,13 +465,13 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 {
     static const char func[] = "MPI_Bcast";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Bcast_c)
@@ -479,13 +479,13 @@ int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 {
     static const char func[] = "MPI_Bcast_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Bcast_init)
@@ -493,19 +493,19 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
 {
     static const char func[] = "MPI_Bcast_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -514,19 +514,19 @@ int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int 
 {
     static const char func[] = "MPI_Bcast_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -535,13 +535,13 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     static const char func[] = "MPI_Exscan";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Exscan_c)
@@ -549,13 +549,13 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 {
     static const char func[] = "MPI_Exscan_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Exscan_init)
@@ -563,19 +563,19 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     static const char func[] = "MPI_Exscan_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -584,19 +584,19 @@ int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 {
     static const char func[] = "MPI_Exscan_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -605,13 +605,13 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     static const char func[] = "MPI_Gather";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Gather_c)
@@ -619,13 +619,13 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     static const char func[] = "MPI_Gather_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Gather_init)
@@ -633,19 +633,19 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     static const char func[] = "MPI_Gather_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -654,19 +654,19 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 {
     static const char func[] = "MPI_Gather_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -675,13 +675,13 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char func[] = "MPI_Gatherv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Gatherv_c)
@@ -689,13 +689,13 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     static const char func[] = "MPI_Gatherv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Gatherv_init)
@@ -703,19 +703,19 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     static const char func[] = "MPI_Gatherv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -724,19 +724,19 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
     static const char func[] = "MPI_Gatherv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -745,17 +745,17 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     static const char func[] = "MPI_Iallgather";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -764,17 +764,17 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     static const char func[] = "MPI_Iallgather_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -783,17 +783,17 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     static const char func[] = "MPI_Iallgatherv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -802,17 +802,17 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 {
     static const char func[] = "MPI_Iallgatherv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allgatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_allgatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -821,17 +821,17 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     static const char func[] = "MPI_Iallreduce";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -840,17 +840,17 @@ int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 {
     static const char func[] = "MPI_Iallreduce_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_allreduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_allreduce(comm_obj, sendbuf, recvbuf, count, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -859,17 +859,17 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     static const char func[] = "MPI_Ialltoall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -878,16 +878,16 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     static const char func[] = "MPI_Ialltoall_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoall(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoall(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }

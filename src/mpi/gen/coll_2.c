@@ -12,17 +12,17 @@ int PMPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdisp
 {
     static const char func[] = "MPI_Ialltoallv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -31,17 +31,17 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MP
 {
     static const char func[] = "MPI_Ialltoallv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), NULL, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), NULL, recvtype, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -50,17 +50,17 @@ int PMPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdisp
 {
     static const char func[] = "MPI_Ialltoallw";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -69,17 +69,17 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MP
 {
     static const char func[] = "MPI_Ialltoallw_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_alltoallw(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_alltoallvw(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(sdispls), sendtypes, MPI_DATATYPE_NULL, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(rdispls), recvtypes, MPI_DATATYPE_NULL, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -88,16 +88,16 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Ibarrier";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_ibarrier(comm_obj, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_ibarrier(comm_obj, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -106,17 +106,17 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 {
     static const char func[] = "MPI_Ibcast";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -125,17 +125,17 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
 {
     static const char func[] = "MPI_Ibcast_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_bcast(func, comm_obj, buffer, count, datatype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_bcast(comm_obj, buffer, count, datatype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -144,17 +144,17 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     static const char func[] = "MPI_Iexscan";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -163,17 +163,17 @@ int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 {
     static const char func[] = "MPI_Iexscan_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 1, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -182,17 +182,17 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char func[] = "MPI_Igather";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -201,17 +201,17 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     static const char func[] = "MPI_Igather_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gather(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_gather(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -220,17 +220,17 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char func[] = "MPI_Igatherv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -239,17 +239,17 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     static const char func[] = "MPI_Igatherv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_gatherv(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_gatherv(comm_obj, sendbuf, sendcount, sendtype, recvbuf, TERN_NUMS(recvcounts), TERN_NUMS(displs), recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -258,17 +258,17 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     static const char func[] = "MPI_Ireduce";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -277,17 +277,17 @@ int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 {
     static const char func[] = "MPI_Ireduce_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -296,17 +296,17 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcoun
 {
     static const char func[] = "MPI_Ireduce_scatter";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -315,17 +315,17 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     static const char func[] = "MPI_Ireduce_scatter_block";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -334,17 +334,17 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 {
     static const char func[] = "MPI_Ireduce_scatter_block_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -353,17 +353,17 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *
 {
     static const char func[] = "MPI_Ireduce_scatter_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -372,17 +372,17 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     static const char func[] = "MPI_Iscan";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -391,17 +391,17 @@ int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 {
     static const char func[] = "MPI_Iscan_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -410,17 +410,17 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char func[] = "MPI_Iscatter";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -429,17 +429,17 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     static const char func[] = "MPI_Iscatter_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -448,17 +448,17 @@ int PMPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs
 {
     static const char func[] = "MPI_Iscatterv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -467,17 +467,17 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI
 {
     static const char func[] = "MPI_Iscatterv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -486,12 +486,12 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     static const char func[] = "MPI_Op_commutative";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_ptr(func, err_comm, commute, "commute")))
+    if ((err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_ptr(func, err_obj, commute, "commute")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_op_commutative(op, commute));
+    return tern_mpi_result(err_obj, func, tern_op_commutative(op, commute));
 }
 
 TERN_PMPI_ALIAS(Op_create)
@@ -499,12 +499,12 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     static const char func[] = "MPI_Op_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, user_fn, "user_fn")) ||
-        (err = tern_check_ptr(func, err_comm, op, "op")))
+    if ((err = tern_check_ptr(func, err_obj, user_fn, "user_fn")) ||
+        (err = tern_check_ptr(func, err_obj, op, "op")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_op_create(user_fn, NULL, commute, op));
+    return tern_mpi_result(err_obj, func, tern_op_create(user_fn, NULL, commute, op));
 }
 
 TERN_PMPI_ALIAS(Op_create_c)
@@ -512,12 +512,12 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
     static const char func[] = "MPI_Op_create_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, user_fn, "user_fn")) ||
-        (err = tern_check_ptr(func, err_comm, op, "op")))
+    if ((err = tern_check_ptr(func, err_obj, user_fn, "user_fn")) ||
+        (err = tern_check_ptr(func, err_obj, op, "op")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_op_create(NULL, user_fn, commute, op));
+    return tern_mpi_result(err_obj, func, tern_op_create(NULL, user_fn, commute, op));
 }
 
 TERN_PMPI_ALIAS(Op_free)
@@ -525,12 +525,12 @@ int PMPI_Op_free(MPI_Op *op)
 {
     static const char func[] = "MPI_Op_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, op, "op")) ||
-        (err = tern_check_op(func, err_comm, *op)))
+    if ((err = tern_check_ptr(func, err_obj, op, "op")) ||
+        (err = tern_check_op(func, err_obj, *op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_op_free(op));
+    return tern_mpi_result(err_obj, func, tern_op_free(op));
 }
 
 TERN_PMPI_ALIAS(Reduce)
@@ -538,13 +538,13 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     static const char func[] = "MPI_Reduce";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Reduce_c)
@@ -552,13 +552,13 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 {
     static const char func[] = "MPI_Reduce_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Reduce_init)
@@ -566,19 +566,19 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     static const char func[] = "MPI_Reduce_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -587,19 +587,19 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
 {
     static const char func[] = "MPI_Reduce_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce(func, comm_obj, sendbuf, recvbuf, count, datatype, op, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce(comm_obj, sendbuf, recvbuf, count, datatype, op, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -608,11 +608,11 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 {
     static const char func[] = "MPI_Reduce_local";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_reduce_local(func, inbuf, inoutbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_op_reduce_local(inbuf, inoutbuf, count, datatype, op));
+    return tern_mpi_result(err_obj, func, tern_op_reduce_local(inbuf, inoutbuf, count, datatype, op));
 }
 
 TERN_PMPI_ALIAS(Reduce_local_c)
@@ -620,11 +620,11 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 {
     static const char func[] = "MPI_Reduce_local_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_reduce_local(func, inbuf, inoutbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_op_reduce_local(inbuf, inoutbuf, count, datatype, op));
+    return tern_mpi_result(err_obj, func, tern_op_reduce_local(inbuf, inoutbuf, count, datatype, op));
 }
 
 TERN_PMPI_ALIAS(Reduce_scatter)
@@ -632,13 +632,13 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcount
 {
     static const char func[] = "MPI_Reduce_scatter";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Reduce_scatter_block)
@@ -646,13 +646,13 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     static const char func[] = "MPI_Reduce_scatter_block";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Reduce_scatter_block_c)
@@ -660,13 +660,13 @@ int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 {
     static const char func[] = "MPI_Reduce_scatter_block_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Reduce_scatter_block_init)
@@ -674,19 +674,19 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
 {
     static const char func[] = "MPI_Reduce_scatter_block_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -695,19 +695,19 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
 {
     static const char func[] = "MPI_Reduce_scatter_block_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter_block(func, comm_obj, sendbuf, recvbuf, recvcount, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NO_NUMS, recvcount, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -716,13 +716,13 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *r
 {
     static const char func[] = "MPI_Reduce_scatter_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Reduce_scatter_init)
@@ -730,19 +730,19 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recv
 {
     static const char func[] = "MPI_Reduce_scatter_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -751,19 +751,19 @@ int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Cou
 {
     static const char func[] = "MPI_Reduce_scatter_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_reduce_scatter(func, comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_reduce_scatter(comm_obj, sendbuf, recvbuf, TERN_NUMS(recvcounts), 0, datatype, op, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -772,13 +772,13 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 {
     static const char func[] = "MPI_Scan";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scan_c)
@@ -786,13 +786,13 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 {
     static const char func[] = "MPI_Scan_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scan_init)
@@ -800,19 +800,19 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     static const char func[] = "MPI_Scan_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -821,19 +821,19 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 {
     static const char func[] = "MPI_Scan_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scan(func, comm_obj, sendbuf, recvbuf, count, datatype, op)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scan(comm_obj, sendbuf, recvbuf, count, datatype, op, 0, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -842,13 +842,13 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char func[] = "MPI_Scatter";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scatter_c)
@@ -856,13 +856,13 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     static const char func[] = "MPI_Scatter_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scatter_init)
@@ -870,18 +870,18 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     static const char func[] = "MPI_Scatter_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }

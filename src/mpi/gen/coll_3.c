@@ -12,19 +12,19 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
     static const char func[] = "MPI_Scatter_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatter(func, comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatter(comm_obj, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -33,13 +33,13 @@ int PMPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
 {
     static const char func[] = "MPI_Scatterv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scatterv_c)
@@ -47,13 +47,13 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_
 {
     static const char func[] = "MPI_Scatterv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Scatterv_init)
@@ -61,19 +61,19 @@ int PMPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *di
 {
     static const char func[] = "MPI_Scatterv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -82,18 +82,18 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const
 {
     static const char func[] = "MPI_Scatterv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_scatterv(func, comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_scatterv(comm_obj, sendbuf, TERN_NUMS(sendcounts), TERN_NUMS(displs), sendtype, recvbuf, recvcount, recvtype, root, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }

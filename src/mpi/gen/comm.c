@@ -16,13 +16,13 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     static const char func[] = "MPI_Attr_delete";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_keyval(func, err_comm, keyval, 1)))
+        (err = tern_check_keyval(func, err_obj, keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_delete_attr(comm_obj, keyval));
+    return tern_mpi_result(err_obj, func, tern_comm_delete_attr(comm_obj, keyval));
 }
 
 TERN_PMPI_ALIAS(Attr_get)
@@ -30,15 +30,15 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     static const char func[] = "MPI_Attr_get";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_keyval(func, err_comm, keyval, 0)) ||
-        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        (err = tern_check_keyval(func, err_obj, keyval, 0)) ||
+        (err = tern_check_ptr(func, err_obj, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_attr(comm_obj, keyval, attribute_val, flag));
+    return tern_mpi_result(err_obj, func, tern_comm_get_attr(comm_obj, keyval, attribute_val, flag));
 }
 
 TERN_PMPI_ALIAS(Attr_put)
@@ -46,13 +46,13 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     static const char func[] = "MPI_Attr_put";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_keyval(func, err_comm, keyval, 1)))
+        (err = tern_check_keyval(func, err_obj, keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_set_attr(comm_obj, keyval, attribute_val));
+    return tern_mpi_result(err_obj, func, tern_comm_set_attr(comm_obj, keyval, attribute_val));
 }
 
 TERN_PMPI_ALIAS(Comm_compare)
@@ -60,15 +60,15 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char func[] = "MPI_Comm_compare";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm1;
+    const int err_obj = comm1;
     tern_comm_t *comm1_obj = NULL;
     tern_comm_t *comm2_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm1, &comm1_obj)) ||
         (err = tern_check_comm(func, comm2, &comm2_obj)) ||
-        (err = tern_check_ptr(func, err_comm, result, "result")))
+        (err = tern_check_ptr(func, err_obj, result, "result")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_compare(comm1_obj, comm2_obj, result));
+    return tern_mpi_result(err_obj, func, tern_comm_compare(comm1_obj, comm2_obj, result));
 }
 
 TERN_PMPI_ALIAS(Comm_create)
@@ -76,15 +76,15 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     static const char func[] = "MPI_Comm_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_group_t *group_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_create(comm_obj, group_obj, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_create(comm_obj, group_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_create_group)
@@ -92,16 +92,16 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 {
     static const char func[] = "MPI_Comm_create_group";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_group_t *group_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_send_tag(func, err_comm, tag)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_send_tag(func, err_obj, tag)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_create_group(comm_obj, group_obj, tag, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_create_group(comm_obj, group_obj, tag, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_create_keyval)
@@ -109,11 +109,11 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_
 {
     static const char func[] = "MPI_Comm_create_keyval";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, comm_keyval, "comm_keyval")))
+    if ((err = tern_check_ptr(func, err_obj, comm_keyval, "comm_keyval")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, extra_state, comm_keyval));
+    return tern_mpi_result(err_obj, func, tern_keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, extra_state, comm_keyval));
 }
 
 TERN_PMPI_ALIAS(Comm_delete_attr)
@@ -121,13 +121,13 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     static const char func[] = "MPI_Comm_delete_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_keyval(func, err_comm, comm_keyval, 1)))
+        (err = tern_check_keyval(func, err_obj, comm_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_delete_attr(comm_obj, comm_keyval));
+    return tern_mpi_result(err_obj, func, tern_comm_delete_attr(comm_obj, comm_keyval));
 }
 
 TERN_PMPI_ALIAS(Comm_dup)
@@ -135,13 +135,13 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char func[] = "MPI_Comm_dup";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_dup(comm_obj, MPI_INFO_NULL, 0, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_dup(comm_obj, MPI_INFO_NULL, 0, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_dup_with_info)
@@ -149,15 +149,15 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char func[] = "MPI_Comm_dup_with_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_dup(comm_obj, info, 1, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_dup(comm_obj, info, 1, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_free)
@@ -165,13 +165,13 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
     static const char func[] = "MPI_Comm_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, comm, "comm")) ||
+    if ((err = tern_check_ptr(func, err_obj, comm, "comm")) ||
         (err = tern_check_comm(func, *comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_free_handle(comm_obj, comm));
+    return tern_mpi_result(err_obj, func, tern_comm_free_handle(comm_obj, comm));
 }
 
 TERN_PMPI_ALIAS(Comm_free_keyval)
@@ -179,12 +179,12 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     static const char func[] = "MPI_Comm_free_keyval";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, comm_keyval, "comm_keyval")) ||
-        (err = tern_check_keyval(func, err_comm, *comm_keyval, 1)))
+    if ((err = tern_check_ptr(func, err_obj, comm_keyval, "comm_keyval")) ||
+        (err = tern_check_keyval(func, err_obj, *comm_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_keyval_release(comm_keyval));
+    return tern_mpi_result(err_obj, func, tern_keyval_release(comm_keyval));
 }
 
 TERN_PMPI_ALIAS(Comm_get_attr)
@@ -192,15 +192,15 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 {
     static const char func[] = "MPI_Comm_get_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_keyval(func, err_comm, comm_keyval, 0)) ||
-        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        (err = tern_check_keyval(func, err_obj, comm_keyval, 0)) ||
+        (err = tern_check_ptr(func, err_obj, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_attr(comm_obj, comm_keyval, attribute_val, flag));
+    return tern_mpi_result(err_obj, func, tern_comm_get_attr(comm_obj, comm_keyval, attribute_val, flag));
 }
 
 TERN_PMPI_ALIAS(Comm_get_info)
@@ -208,13 +208,13 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char func[] = "MPI_Comm_get_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, info_used, "info_used")))
+        (err = tern_check_ptr(func, err_obj, info_used, "info_used")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_info(comm_obj, info_used));
+    return tern_mpi_result(err_obj, func, tern_comm_get_info(comm_obj, info_used));
 }
 
 TERN_PMPI_ALIAS(Comm_get_name)
@@ -222,14 +222,14 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char func[] = "MPI_Comm_get_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = (comm == MPI_COMM_NULL ? MPI_SUCCESS : tern_check_comm(func, comm, &comm_obj))) ||
-        (err = tern_check_array(func, err_comm, comm_name, MPI_MAX_OBJECT_NAME, "comm_name")) ||
-        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+        (err = tern_check_array(func, err_obj, comm_name, MPI_MAX_OBJECT_NAME, "comm_name")) ||
+        (err = tern_check_ptr(func, err_obj, resultlen, "resultlen")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_name(comm_obj, comm_name, resultlen));
+    return tern_mpi_result(err_obj, func, tern_comm_get_name(comm_obj, comm_name, resultlen));
 }
 
 TERN_PMPI_ALIAS(Comm_group)
@@ -237,13 +237,13 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char func[] = "MPI_Comm_group";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, group, "group")))
+        (err = tern_check_ptr(func, err_obj, group, "group")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_group(comm_obj, group));
+    return tern_mpi_result(err_obj, func, tern_comm_get_group(comm_obj, group));
 }
 
 TERN_PMPI_ALIAS(Comm_idup)
@@ -251,17 +251,17 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     static const char func[] = "MPI_Comm_idup";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, MPI_INFO_NULL, 0, newcomm, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_comm_new_idup(comm_obj, MPI_INFO_NULL, 0, newcomm, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -270,19 +270,19 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
 {
     static const char func[] = "MPI_Comm_idup_with_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_comm_new_idup(comm_obj, info, 1, newcomm, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_comm_new_idup(comm_obj, info, 1, newcomm, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -291,13 +291,13 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     static const char func[] = "MPI_Comm_rank";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, rank, "rank")))
+        (err = tern_check_ptr(func, err_obj, rank, "rank")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_rank(comm_obj, rank));
+    return tern_mpi_result(err_obj, func, tern_comm_get_rank(comm_obj, rank));
 }
 
 TERN_PMPI_ALIAS(Comm_remote_group)
@@ -305,13 +305,13 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char func[] = "MPI_Comm_remote_group";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, group, "group")))
+        (err = tern_check_ptr(func, err_obj, group, "group")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_remote_group(comm_obj, group));
+    return tern_mpi_result(err_obj, func, tern_comm_get_remote_group(comm_obj, group));
 }
 
 TERN_PMPI_ALIAS(Comm_remote_size)
@@ -319,13 +319,13 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     static const char func[] = "MPI_Comm_remote_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_remote_size(comm_obj, size));
+    return tern_mpi_result(err_obj, func, tern_comm_get_remote_size(comm_obj, size));
 }
 
 TERN_PMPI_ALIAS(Comm_set_attr)
@@ -333,13 +333,13 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     static const char func[] = "MPI_Comm_set_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_keyval(func, err_comm, comm_keyval, 1)))
+        (err = tern_check_keyval(func, err_obj, comm_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_set_attr(comm_obj, comm_keyval, attribute_val));
+    return tern_mpi_result(err_obj, func, tern_comm_set_attr(comm_obj, comm_keyval, attribute_val));
 }
 
 TERN_PMPI_ALIAS(Comm_set_info)
@@ -347,14 +347,14 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char func[] = "MPI_Comm_set_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, 0, &info_obj)))
+        (err = tern_check_info(func, err_obj, info, 0, &info_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_set_info(comm_obj, info));
+    return tern_mpi_result(err_obj, func, tern_comm_set_info(comm_obj, info));
 }
 
 TERN_PMPI_ALIAS(Comm_set_name)
@@ -362,13 +362,13 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     static const char func[] = "MPI_Comm_set_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, comm_name, "comm_name")))
+        (err = tern_check_ptr(func, err_obj, comm_name, "comm_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_set_name(comm_obj, comm_name));
+    return tern_mpi_result(err_obj, func, tern_comm_set_name(comm_obj, comm_name));
 }
 
 TERN_PMPI_ALIAS(Comm_size)
@@ -376,13 +376,13 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     static const char func[] = "MPI_Comm_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_size(comm_obj, size));
+    return tern_mpi_result(err_obj, func, tern_comm_get_size(comm_obj, size));
 }
 
 TERN_PMPI_ALIAS(Comm_split)
@@ -390,13 +390,13 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     static const char func[] = "MPI_Comm_split";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_split(comm_obj, color, key, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_split(comm_obj, color, key, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_split_type)
@@ -404,15 +404,15 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 {
     static const char func[] = "MPI_Comm_split_type";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_split_type(comm_obj, split_type, key, info_obj, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_split_type(comm_obj, split_type, key, info_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_test_inter)
@@ -420,13 +420,13 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     static const char func[] = "MPI_Comm_test_inter";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_test_inter(comm_obj, flag));
+    return tern_mpi_result(err_obj, func, tern_comm_test_inter(comm_obj, flag));
 }
 
 TERN_PMPI_ALIAS(Group_compare)
@@ -434,15 +434,15 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     static const char func[] = "MPI_Group_compare";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group1_obj = NULL;
     tern_group_t *group2_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group1, &group1_obj)) ||
-        (err = tern_check_group(func, err_comm, group2, &group2_obj)) ||
-        (err = tern_check_ptr(func, err_comm, result, "result")))
+    if ((err = tern_check_group(func, err_obj, group1, &group1_obj)) ||
+        (err = tern_check_group(func, err_obj, group2, &group2_obj)) ||
+        (err = tern_check_ptr(func, err_obj, result, "result")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_compare(group1_obj, group2_obj, result));
+    return tern_mpi_result(err_obj, func, tern_group_compare(group1_obj, group2_obj, result));
 }
 
 TERN_PMPI_ALIAS(Group_difference)
@@ -450,15 +450,15 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 {
     static const char func[] = "MPI_Group_difference";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group1_obj = NULL;
     tern_group_t *group2_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group1, &group1_obj)) ||
-        (err = tern_check_group(func, err_comm, group2, &group2_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group1, &group1_obj)) ||
+        (err = tern_check_group(func, err_obj, group2, &group2_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_difference(group1_obj, group2_obj, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_difference(group1_obj, group2_obj, newgroup));
 }
 
 TERN_PMPI_ALIAS(Group_excl)
@@ -466,15 +466,15 @@ int PMPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgrou
 {
     static const char func[] = "MPI_Group_excl";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, ranks, n, "ranks")) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, ranks, n, "ranks")) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_excl(group_obj, n, ranks, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_excl(group_obj, n, ranks, newgroup));
 }
 
 TERN_PMPI_ALIAS(Group_free)
@@ -482,13 +482,13 @@ int PMPI_Group_free(MPI_Group *group)
 {
     static const char func[] = "MPI_Group_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, group, "group")) ||
-        (err = tern_check_group(func, err_comm, *group, &group_obj)))
+    if ((err = tern_check_ptr(func, err_obj, group, "group")) ||
+        (err = tern_check_group(func, err_obj, *group, &group_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_release(group));
+    return tern_mpi_result(err_obj, func, tern_group_release(group));
 }
 
 TERN_PMPI_ALIAS(Group_incl)
@@ -496,15 +496,15 @@ int PMPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgrou
 {
     static const char func[] = "MPI_Group_incl";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, ranks, n, "ranks")) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, ranks, n, "ranks")) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_incl(group_obj, n, ranks, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_incl(group_obj, n, ranks, newgroup));
 }
 
 TERN_PMPI_ALIAS(Group_intersection)
@@ -512,15 +512,15 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgr
 {
     static const char func[] = "MPI_Group_intersection";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group1_obj = NULL;
     tern_group_t *group2_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group1, &group1_obj)) ||
-        (err = tern_check_group(func, err_comm, group2, &group2_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group1, &group1_obj)) ||
+        (err = tern_check_group(func, err_obj, group2, &group2_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_intersection(group1_obj, group2_obj, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_intersection(group1_obj, group2_obj, newgroup));
 }
 
 TERN_PMPI_ALIAS(Group_range_excl)
@@ -528,15 +528,15 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 {
     static const char func[] = "MPI_Group_range_excl";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, ranges, n, "ranges")) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, ranges, n, "ranges")) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_range_excl(group_obj, n, ranges, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_range_excl(group_obj, n, ranges, newgroup));
 }
 
 TERN_PMPI_ALIAS(Group_range_incl)
@@ -544,15 +544,15 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 {
     static const char func[] = "MPI_Group_range_incl";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, ranges, n, "ranges")) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, ranges, n, "ranges")) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_range_incl(group_obj, n, ranges, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_range_incl(group_obj, n, ranges, newgroup));
 }
 
 TERN_PMPI_ALIAS(Group_rank)
@@ -560,13 +560,13 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     static const char func[] = "MPI_Group_rank";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_ptr(func, err_comm, rank, "rank")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_ptr(func, err_obj, rank, "rank")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_get_rank(group_obj, rank));
+    return tern_mpi_result(err_obj, func, tern_group_get_rank(group_obj, rank));
 }
 
 TERN_PMPI_ALIAS(Group_size)
@@ -574,13 +574,13 @@ int PMPI_Group_size(MPI_Group group, int *size)
 {
     static const char func[] = "MPI_Group_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_get_size(group_obj, size));
+    return tern_mpi_result(err_obj, func, tern_group_get_size(group_obj, size));
 }
 
 TERN_PMPI_ALIAS(Group_translate_ranks)
@@ -588,17 +588,17 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1, MPI_G
 {
     static const char func[] = "MPI_Group_translate_ranks";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group1_obj = NULL;
     tern_group_t *group2_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group1, &group1_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, ranks1, n, "ranks1")) ||
-        (err = tern_check_group(func, err_comm, group2, &group2_obj)) ||
-        (err = tern_check_array(func, err_comm, ranks2, n, "ranks2")))
+    if ((err = tern_check_group(func, err_obj, group1, &group1_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, ranks1, n, "ranks1")) ||
+        (err = tern_check_group(func, err_obj, group2, &group2_obj)) ||
+        (err = tern_check_array(func, err_obj, ranks2, n, "ranks2")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2));
+    return tern_mpi_result(err_obj, func, tern_group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2));
 }
 
 TERN_PMPI_ALIAS(Group_union)
@@ -606,15 +606,15 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     static const char func[] = "MPI_Group_union";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_group_t *group1_obj = NULL;
     tern_group_t *group2_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group1, &group1_obj)) ||
-        (err = tern_check_group(func, err_comm, group2, &group2_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_group(func, err_obj, group1, &group1_obj)) ||
+        (err = tern_check_group(func, err_obj, group2, &group2_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_group_union(group1_obj, group2_obj, newgroup));
+    return tern_mpi_result(err_obj, func, tern_group_union(group1_obj, group2_obj, newgroup));
 }
 
 TERN_PMPI_ALIAS(Intercomm_create)
@@ -622,14 +622,14 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 {
     static const char func[] = "MPI_Intercomm_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = local_comm;
+    const int err_obj = local_comm;
     tern_comm_t *local_comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, local_comm, &local_comm_obj)) ||
-        (err = tern_check_send_tag(func, err_comm, tag)) ||
-        (err = tern_check_ptr(func, err_comm, newintercomm, "newintercomm")))
+        (err = tern_check_send_tag(func, err_obj, tag)) ||
+        (err = tern_check_ptr(func, err_obj, newintercomm, "newintercomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_intercomm(local_comm_obj, local_leader, peer_comm, remote_leader, tag, newintercomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_intercomm(local_comm_obj, local_leader, peer_comm, remote_leader, tag, newintercomm));
 }
 
 TERN_PMPI_ALIAS(Intercomm_merge)
@@ -637,13 +637,13 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char func[] = "MPI_Intercomm_merge";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = intercomm;
+    const int err_obj = intercomm;
     tern_comm_t *intercomm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, intercomm, &intercomm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newintracomm, "newintracomm")))
+        (err = tern_check_ptr(func, err_obj, newintracomm, "newintracomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_new_merge(intercomm_obj, high, newintracomm));
+    return tern_mpi_result(err_obj, func, tern_comm_new_merge(intercomm_obj, high, newintracomm));
 }
 
 TERN_PMPI_ALIAS(Keyval_create)
@@ -651,11 +651,11 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 {
     static const char func[] = "MPI_Keyval_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, keyval, "keyval")))
+    if ((err = tern_check_ptr(func, err_obj, keyval, "keyval")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_keyval_create(copy_fn, delete_fn, extra_state, keyval));
+    return tern_mpi_result(err_obj, func, tern_keyval_create(copy_fn, delete_fn, extra_state, keyval));
 }
 
 TERN_PMPI_ALIAS(Keyval_free)
@@ -663,12 +663,12 @@ int PMPI_Keyval_free(int *keyval)
 {
     static const char func[] = "MPI_Keyval_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, keyval, "keyval")) ||
-        (err = tern_check_keyval(func, err_comm, *keyval, 1)))
+    if ((err = tern_check_ptr(func, err_obj, keyval, "keyval")) ||
+        (err = tern_check_keyval(func, err_obj, *keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_keyval_release(keyval));
+    return tern_mpi_result(err_obj, func, tern_keyval_release(keyval));
 }
 
 TERN_PMPI_ALIAS(Type_create_keyval)
@@ -676,11 +676,11 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_
 {
     static const char func[] = "MPI_Type_create_keyval";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, type_keyval, "type_keyval")))
+    if ((err = tern_check_ptr(func, err_obj, type_keyval, "type_keyval")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
+    return tern_mpi_result(err_obj, func, tern_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
 }
 
 TERN_PMPI_ALIAS(Type_delete_attr)
@@ -688,12 +688,12 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     static const char func[] = "MPI_Type_delete_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_keyval(func, err_comm, type_keyval, 1)))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_keyval(func, err_obj, type_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_type_delete_attr(datatype, type_keyval));
+    return tern_mpi_result(err_obj, func, tern_type_delete_attr(datatype, type_keyval));
 }
 
 TERN_PMPI_ALIAS(Type_free_keyval)
@@ -701,12 +701,12 @@ int PMPI_Type_free_keyval(int *type_keyval)
 {
     static const char func[] = "MPI_Type_free_keyval";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, type_keyval, "type_keyval")) ||
-        (err = tern_check_keyval(func, err_comm, *type_keyval, 1)))
+    if ((err = tern_check_ptr(func, err_obj, type_keyval, "type_keyval")) ||
+        (err = tern_check_keyval(func, err_obj, *type_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_type_free_keyval(type_keyval));
+    return tern_mpi_result(err_obj, func, tern_type_free_keyval(type_keyval));
 }
 
 TERN_PMPI_ALIAS(Type_get_attr)
@@ -714,14 +714,14 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 {
     static const char func[] = "MPI_Type_get_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_keyval(func, err_comm, type_keyval, 0)) ||
-        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_keyval(func, err_obj, type_keyval, 0)) ||
+        (err = tern_check_ptr(func, err_obj, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_type_get_attr(datatype, type_keyval, attribute_val, flag));
+    return tern_mpi_result(err_obj, func, tern_type_get_attr(datatype, type_keyval, attribute_val, flag));
 }
 
 TERN_PMPI_ALIAS(Type_get_name)
@@ -729,13 +729,13 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     static const char func[] = "MPI_Type_get_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = (datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : tern_check_type(func, err_comm, datatype, "datatype"))) ||
-        (err = tern_check_array(func, err_comm, type_name, MPI_MAX_OBJECT_NAME, "type_name")) ||
-        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+    if ((err = (datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : tern_check_type(func, err_obj, datatype, "datatype"))) ||
+        (err = tern_check_array(func, err_obj, type_name, MPI_MAX_OBJECT_NAME, "type_name")) ||
+        (err = tern_check_ptr(func, err_obj, resultlen, "resultlen")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_name(datatype, type_name, resultlen));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_name(datatype, type_name, resultlen));
 }
 
 TERN_PMPI_ALIAS(Type_set_attr)
@@ -743,12 +743,12 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 {
     static const char func[] = "MPI_Type_set_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_keyval(func, err_comm, type_keyval, 1)))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_keyval(func, err_obj, type_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_type_set_attr(datatype, type_keyval, attribute_val));
+    return tern_mpi_result(err_obj, func, tern_type_set_attr(datatype, type_keyval, attribute_val));
 }
 
 TERN_PMPI_ALIAS(Type_set_name)
@@ -756,12 +756,12 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char func[] = "MPI_Type_set_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, type_name, "type_name")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, type_name, "type_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_set_name(datatype, type_name));
+    return tern_mpi_result(err_obj, func, tern_dtype_set_name(datatype, type_name));
 }
 
 TERN_PMPI_ALIAS(Win_create_keyval)
@@ -769,11 +769,11 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win
 {
     static const char func[] = "MPI_Win_create_keyval";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, win_keyval, "win_keyval")))
+    if ((err = tern_check_ptr(func, err_obj, win_keyval, "win_keyval")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, extra_state, win_keyval));
+    return tern_mpi_result(err_obj, func, tern_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, extra_state, win_keyval));
 }
 
 TERN_PMPI_ALIAS(Win_delete_attr)
@@ -781,13 +781,13 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     static const char func[] = "MPI_Win_delete_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_keyval(func, err_comm, win_keyval, 1)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_keyval(func, err_obj, win_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_delete_attr(win_obj, win_keyval));
+    return tern_mpi_result(err_obj, func, tern_win_delete_attr(win_obj, win_keyval));
 }
 
 TERN_PMPI_ALIAS(Win_free_keyval)
@@ -795,12 +795,12 @@ int PMPI_Win_free_keyval(int *win_keyval)
 {
     static const char func[] = "MPI_Win_free_keyval";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, win_keyval, "win_keyval")) ||
-        (err = tern_check_keyval(func, err_comm, *win_keyval, 1)))
+    if ((err = tern_check_ptr(func, err_obj, win_keyval, "win_keyval")) ||
+        (err = tern_check_keyval(func, err_obj, *win_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_free_keyval(win_keyval));
+    return tern_mpi_result(err_obj, func, tern_win_free_keyval(win_keyval));
 }
 
 TERN_PMPI_ALIAS(Win_get_attr)
@@ -808,15 +808,15 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 {
     static const char func[] = "MPI_Win_get_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_keyval(func, err_comm, win_keyval, 0)) ||
-        (err = tern_check_ptr(func, err_comm, attribute_val, "attribute_val")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_keyval(func, err_obj, win_keyval, 0)) ||
+        (err = tern_check_ptr(func, err_obj, attribute_val, "attribute_val")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_get_attr(win_obj, win_keyval, attribute_val, flag));
+    return tern_mpi_result(err_obj, func, tern_win_get_attr(win_obj, win_keyval, attribute_val, flag));
 }
 
 TERN_PMPI_ALIAS(Win_get_name)
@@ -824,14 +824,14 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char func[] = "MPI_Win_get_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = (win == MPI_WIN_NULL ? MPI_SUCCESS : tern_check_win(func, err_comm, win, &win_obj))) ||
-        (err = tern_check_array(func, err_comm, win_name, MPI_MAX_OBJECT_NAME, "win_name")) ||
-        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+    if ((err = (win == MPI_WIN_NULL ? MPI_SUCCESS : tern_check_win(func, err_obj, win, &win_obj))) ||
+        (err = tern_check_array(func, err_obj, win_name, MPI_MAX_OBJECT_NAME, "win_name")) ||
+        (err = tern_check_ptr(func, err_obj, resultlen, "resultlen")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_get_name(win_obj, win_name, resultlen));
+    return tern_mpi_result(err_obj, func, tern_win_get_name(win_obj, win_name, resultlen));
 }
 
 TERN_PMPI_ALIAS(Win_set_attr)
@@ -839,13 +839,13 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     static const char func[] = "MPI_Win_set_attr";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_keyval(func, err_comm, win_keyval, 1)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_keyval(func, err_obj, win_keyval, 1)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_set_attr(win_obj, win_keyval, attribute_val));
+    return tern_mpi_result(err_obj, func, tern_win_set_attr(win_obj, win_keyval, attribute_val));
 }
 
 TERN_PMPI_ALIAS(Win_set_name)
@@ -853,11 +853,11 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     static const char func[] = "MPI_Win_set_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, win_name, "win_name")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, win_name, "win_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_set_name(win_obj, win_name));
+    return tern_mpi_result(err_obj, func, tern_win_set_name(win_obj, win_name));
 }

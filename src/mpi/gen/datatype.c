@@ -26,11 +26,11 @@ TERN_PMPI_ALIAS(Get_address)
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     static const char func[] = "MPI_Get_address";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, address, "address")))
+    if ((err = tern_check_ptr(func, err_obj, address, "address")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_address(location, address));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_address(location, address));
 }
 
 TERN_PMPI_ALIAS(Get_elements)
@@ -38,13 +38,13 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 {
     static const char func[] = "MPI_Get_elements";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, count, "count")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, count, "count")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_elements(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_elements(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
 }
 
 TERN_PMPI_ALIAS(Get_elements_c)
@@ -52,13 +52,13 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 {
     static const char func[] = "MPI_Get_elements_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, count, "count")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, count, "count")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_elements(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_elements(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
 }
 
 TERN_PMPI_ALIAS(Get_elements_x)
@@ -66,13 +66,13 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 {
     static const char func[] = "MPI_Get_elements_x";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, count, "count")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, count, "count")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_elements(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_elements(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
 }
 
 TERN_PMPI_ALIAS(Pack)
@@ -80,16 +80,16 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 {
     static const char func[] = "MPI_Pack";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, outsize, "outsize", MPI_ERR_COUNT)) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")) ||
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, outsize, "outsize", MPI_ERR_COUNT)) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")) ||
         (err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack(inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack(inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
 }
 
 TERN_PMPI_ALIAS(Pack_c)
@@ -97,16 +97,16 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 {
     static const char func[] = "MPI_Pack_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, outsize, "outsize", MPI_ERR_COUNT)) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")) ||
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, outsize, "outsize", MPI_ERR_COUNT)) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")) ||
         (err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack(inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack(inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
 }
 
 TERN_PMPI_ALIAS(Pack_external)
@@ -114,14 +114,14 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_
 {
     static const char func[] = "MPI_Pack_external";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datarep, "datarep")) ||
-        (err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")))
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
 }
 
 TERN_PMPI_ALIAS(Pack_external_c)
@@ -129,14 +129,14 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
 {
     static const char func[] = "MPI_Pack_external_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datarep, "datarep")) ||
-        (err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")))
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, TERN_NUM_REF(position)));
 }
 
 TERN_PMPI_ALIAS(Pack_external_size)
@@ -144,14 +144,14 @@ int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datat
 {
     static const char func[] = "MPI_Pack_external_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datarep, "datarep")) ||
-        (err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack_external_size(datarep, incount, datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack_external_size(datarep, incount, datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Pack_external_size_c)
@@ -159,14 +159,14 @@ int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Dataty
 {
     static const char func[] = "MPI_Pack_external_size_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datarep, "datarep")) ||
-        (err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack_external_size(datarep, incount, datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack_external_size(datarep, incount, datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Pack_size)
@@ -174,15 +174,15 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     static const char func[] = "MPI_Pack_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack_size(incount, datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack_size(incount, datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Pack_size_c)
@@ -190,15 +190,15 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 {
     static const char func[] = "MPI_Pack_size_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_pack_size(incount, datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_pack_size(incount, datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Type_commit)
@@ -206,12 +206,12 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     static const char func[] = "MPI_Type_commit";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_type(func, err_comm, *datatype, "*datatype")))
+    if ((err = tern_check_ptr(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_type(func, err_obj, *datatype, "*datatype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_commit(*datatype));
+    return tern_mpi_result(err_obj, func, tern_dtype_commit(*datatype));
 }
 
 TERN_PMPI_ALIAS(Type_contiguous)
@@ -219,13 +219,13 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char func[] = "MPI_Type_contiguous";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_contiguous(TERN_NUM(count), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_contiguous(TERN_NUM(count), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_contiguous_c)
@@ -233,13 +233,13 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
 {
     static const char func[] = "MPI_Type_contiguous_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_contiguous(TERN_NUM(count), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_contiguous(TERN_NUM(count), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_darray)
@@ -247,18 +247,18 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int *array_of_g
 {
     static const char func[] = "MPI_Type_create_darray";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = (ndims <= 0 ? tern_mpi_error(err_comm, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
-        (err = tern_check_array(func, err_comm, array_of_gsizes, ndims, "array_of_gsizes")) ||
-        (err = tern_check_array(func, err_comm, array_of_distribs, ndims, "array_of_distribs")) ||
-        (err = tern_check_array(func, err_comm, array_of_dargs, ndims, "array_of_dargs")) ||
-        (err = tern_check_array(func, err_comm, array_of_psizes, ndims, "array_of_psizes")) ||
-        (err = tern_check_order(func, err_comm, order)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = (ndims <= 0 ? tern_mpi_error(err_obj, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_obj, array_of_gsizes, ndims, "array_of_gsizes")) ||
+        (err = tern_check_array(func, err_obj, array_of_distribs, ndims, "array_of_distribs")) ||
+        (err = tern_check_array(func, err_obj, array_of_dargs, ndims, "array_of_dargs")) ||
+        (err = tern_check_array(func, err_obj, array_of_psizes, ndims, "array_of_psizes")) ||
+        (err = tern_check_order(func, err_obj, order)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_darray(size, rank, ndims, TERN_NUMS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_darray(size, rank, ndims, TERN_NUMS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_darray_c)
@@ -266,18 +266,18 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count *ar
 {
     static const char func[] = "MPI_Type_create_darray_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = (ndims <= 0 ? tern_mpi_error(err_comm, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
-        (err = tern_check_array(func, err_comm, array_of_gsizes, ndims, "array_of_gsizes")) ||
-        (err = tern_check_array(func, err_comm, array_of_distribs, ndims, "array_of_distribs")) ||
-        (err = tern_check_array(func, err_comm, array_of_dargs, ndims, "array_of_dargs")) ||
-        (err = tern_check_array(func, err_comm, array_of_psizes, ndims, "array_of_psizes")) ||
-        (err = tern_check_order(func, err_comm, order)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = (ndims <= 0 ? tern_mpi_error(err_obj, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_obj, array_of_gsizes, ndims, "array_of_gsizes")) ||
+        (err = tern_check_array(func, err_obj, array_of_distribs, ndims, "array_of_distribs")) ||
+        (err = tern_check_array(func, err_obj, array_of_dargs, ndims, "array_of_dargs")) ||
+        (err = tern_check_array(func, err_obj, array_of_psizes, ndims, "array_of_psizes")) ||
+        (err = tern_check_order(func, err_obj, order)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_darray(size, rank, ndims, TERN_NUMS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_darray(size, rank, ndims, TERN_NUMS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_hindexed)
@@ -285,15 +285,15 @@ int PMPI_Type_create_hindexed(int count, const int *array_of_blocklengths, const
 {
     static const char func[] = "MPI_Type_create_hindexed";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_blocklengths, count, "array_of_blocklengths")) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_blocklengths, count, "array_of_blocklengths")) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_hindexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_hindexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_hindexed_block)
@@ -301,15 +301,15 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint *
 {
     static const char func[] = "MPI_Type_create_hindexed_block";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_hindexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_hindexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_hindexed_block_c)
@@ -317,15 +317,15 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, co
 {
     static const char func[] = "MPI_Type_create_hindexed_block_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_hindexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_hindexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_hindexed_c)
@@ -333,15 +333,15 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count *array_of_block
 {
     static const char func[] = "MPI_Type_create_hindexed_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_blocklengths, count, "array_of_blocklengths")) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_blocklengths, count, "array_of_blocklengths")) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_hindexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_hindexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_hvector)
@@ -349,14 +349,14 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 {
     static const char func[] = "MPI_Type_create_hvector";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_hvector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_hvector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_hvector_c)
@@ -364,14 +364,14 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
 {
     static const char func[] = "MPI_Type_create_hvector_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_hvector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_hvector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_indexed_block)
@@ -379,15 +379,15 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int *array_
 {
     static const char func[] = "MPI_Type_create_indexed_block";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_indexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_indexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_indexed_block_c)
@@ -395,15 +395,15 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, con
 {
     static const char func[] = "MPI_Type_create_indexed_block_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_indexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_indexed_block(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_resized)
@@ -411,12 +411,12 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 {
     static const char func[] = "MPI_Type_create_resized";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_resized(oldtype, TERN_NUM(lb), TERN_NUM(extent), newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_resized(oldtype, TERN_NUM(lb), TERN_NUM(extent), newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_resized_c)
@@ -424,12 +424,12 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
 {
     static const char func[] = "MPI_Type_create_resized_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_resized(oldtype, TERN_NUM(lb), TERN_NUM(extent), newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_resized(oldtype, TERN_NUM(lb), TERN_NUM(extent), newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_struct)
@@ -437,15 +437,15 @@ int PMPI_Type_create_struct(int count, const int *array_of_blocklengths, const M
 {
     static const char func[] = "MPI_Type_create_struct";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_blocklengths, count, "array_of_blocklengths")) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_array(func, err_comm, array_of_types, count, "array_of_types")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_blocklengths, count, "array_of_blocklengths")) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_array(func, err_obj, array_of_types, count, "array_of_types")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_struct(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), array_of_types, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_struct(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), array_of_types, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_struct_c)
@@ -453,15 +453,15 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count *array_of_blockle
 {
     static const char func[] = "MPI_Type_create_struct_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_blocklengths, count, "array_of_blocklengths")) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_array(func, err_comm, array_of_types, count, "array_of_types")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_blocklengths, count, "array_of_blocklengths")) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_array(func, err_obj, array_of_types, count, "array_of_types")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_struct(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), array_of_types, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_struct(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), array_of_types, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_subarray)
@@ -469,17 +469,17 @@ int PMPI_Type_create_subarray(int ndims, const int *array_of_sizes, const int *a
 {
     static const char func[] = "MPI_Type_create_subarray";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = (ndims <= 0 ? tern_mpi_error(err_comm, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
-        (err = tern_check_array(func, err_comm, array_of_sizes, ndims, "array_of_sizes")) ||
-        (err = tern_check_array(func, err_comm, array_of_subsizes, ndims, "array_of_subsizes")) ||
-        (err = tern_check_array(func, err_comm, array_of_starts, ndims, "array_of_starts")) ||
-        (err = tern_check_order(func, err_comm, order)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = (ndims <= 0 ? tern_mpi_error(err_obj, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_obj, array_of_sizes, ndims, "array_of_sizes")) ||
+        (err = tern_check_array(func, err_obj, array_of_subsizes, ndims, "array_of_subsizes")) ||
+        (err = tern_check_array(func, err_obj, array_of_starts, ndims, "array_of_starts")) ||
+        (err = tern_check_order(func, err_obj, order)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_subarray(ndims, TERN_NUMS(array_of_sizes), TERN_NUMS(array_of_subsizes), TERN_NUMS(array_of_starts), order, oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_subarray(ndims, TERN_NUMS(array_of_sizes), TERN_NUMS(array_of_subsizes), TERN_NUMS(array_of_starts), order, oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_subarray_c)
@@ -487,17 +487,17 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_sizes, cons
 {
     static const char func[] = "MPI_Type_create_subarray_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = (ndims <= 0 ? tern_mpi_error(err_comm, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
-        (err = tern_check_array(func, err_comm, array_of_sizes, ndims, "array_of_sizes")) ||
-        (err = tern_check_array(func, err_comm, array_of_subsizes, ndims, "array_of_subsizes")) ||
-        (err = tern_check_array(func, err_comm, array_of_starts, ndims, "array_of_starts")) ||
-        (err = tern_check_order(func, err_comm, order)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = (ndims <= 0 ? tern_mpi_error(err_obj, MPI_ERR_DIMS, func, "ndims=%d is not positive", ndims) : MPI_SUCCESS)) ||
+        (err = tern_check_array(func, err_obj, array_of_sizes, ndims, "array_of_sizes")) ||
+        (err = tern_check_array(func, err_obj, array_of_subsizes, ndims, "array_of_subsizes")) ||
+        (err = tern_check_array(func, err_obj, array_of_starts, ndims, "array_of_starts")) ||
+        (err = tern_check_order(func, err_obj, order)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_subarray(ndims, TERN_NUMS(array_of_sizes), TERN_NUMS(array_of_subsizes), TERN_NUMS(array_of_starts), order, oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_subarray(ndims, TERN_NUMS(array_of_sizes), TERN_NUMS(array_of_subsizes), TERN_NUMS(array_of_starts), order, oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_dup)
@@ -505,12 +505,12 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char func[] = "MPI_Type_dup";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_dup(oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_dup(oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_free)
@@ -518,12 +518,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char func[] = "MPI_Type_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_type(func, err_comm, *datatype, "*datatype")))
+    if ((err = tern_check_ptr(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_type(func, err_obj, *datatype, "*datatype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_free(datatype));
+    return tern_mpi_result(err_obj, func, tern_dtype_free(datatype));
 }
 
 TERN_PMPI_ALIAS(Type_get_contents)
@@ -531,14 +531,14 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 {
     static const char func[] = "MPI_Type_get_contents";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_array(func, err_comm, array_of_integers, max_integers, "array_of_integers")) ||
-        (err = tern_check_array(func, err_comm, array_of_addresses, max_addresses, "array_of_addresses")) ||
-        (err = tern_check_array(func, err_comm, array_of_datatypes, max_datatypes, "array_of_datatypes")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_array(func, err_obj, array_of_integers, max_integers, "array_of_integers")) ||
+        (err = tern_check_array(func, err_obj, array_of_addresses, max_addresses, "array_of_addresses")) ||
+        (err = tern_check_array(func, err_obj, array_of_datatypes, max_datatypes, "array_of_datatypes")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers, array_of_addresses, NULL, array_of_datatypes));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers, array_of_addresses, NULL, array_of_datatypes));
 }
 
 TERN_PMPI_ALIAS(Type_get_contents_c)
@@ -546,15 +546,15 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
 {
     static const char func[] = "MPI_Type_get_contents_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_array(func, err_comm, array_of_integers, max_integers, "array_of_integers")) ||
-        (err = tern_check_array(func, err_comm, array_of_addresses, max_addresses, "array_of_addresses")) ||
-        (err = tern_check_array(func, err_comm, array_of_large_counts, max_large_counts, "array_of_large_counts")) ||
-        (err = tern_check_array(func, err_comm, array_of_datatypes, max_datatypes, "array_of_datatypes")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_array(func, err_obj, array_of_integers, max_integers, "array_of_integers")) ||
+        (err = tern_check_array(func, err_obj, array_of_addresses, max_addresses, "array_of_addresses")) ||
+        (err = tern_check_array(func, err_obj, array_of_large_counts, max_large_counts, "array_of_large_counts")) ||
+        (err = tern_check_array(func, err_obj, array_of_datatypes, max_datatypes, "array_of_datatypes")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes));
 }
 
 TERN_PMPI_ALIAS(Type_get_envelope)
@@ -562,15 +562,15 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 {
     static const char func[] = "MPI_Type_get_envelope";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, num_integers, "num_integers")) ||
-        (err = tern_check_ptr(func, err_comm, num_addresses, "num_addresses")) ||
-        (err = tern_check_ptr(func, err_comm, num_datatypes, "num_datatypes")) ||
-        (err = tern_check_ptr(func, err_comm, combiner, "combiner")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, num_integers, "num_integers")) ||
+        (err = tern_check_ptr(func, err_obj, num_addresses, "num_addresses")) ||
+        (err = tern_check_ptr(func, err_obj, num_datatypes, "num_datatypes")) ||
+        (err = tern_check_ptr(func, err_obj, combiner, "combiner")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_envelope(datatype, TERN_NUM_REF(num_integers), TERN_NUM_REF(num_addresses), NULL, TERN_NUM_REF(num_datatypes), combiner));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_envelope(datatype, TERN_NUM_REF(num_integers), TERN_NUM_REF(num_addresses), NULL, TERN_NUM_REF(num_datatypes), combiner));
 }
 
 TERN_PMPI_ALIAS(Type_get_envelope_c)
@@ -578,16 +578,16 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
 {
     static const char func[] = "MPI_Type_get_envelope_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, num_integers, "num_integers")) ||
-        (err = tern_check_ptr(func, err_comm, num_addresses, "num_addresses")) ||
-        (err = tern_check_ptr(func, err_comm, num_large_counts, "num_large_counts")) ||
-        (err = tern_check_ptr(func, err_comm, num_datatypes, "num_datatypes")) ||
-        (err = tern_check_ptr(func, err_comm, combiner, "combiner")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, num_integers, "num_integers")) ||
+        (err = tern_check_ptr(func, err_obj, num_addresses, "num_addresses")) ||
+        (err = tern_check_ptr(func, err_obj, num_large_counts, "num_large_counts")) ||
+        (err = tern_check_ptr(func, err_obj, num_datatypes, "num_datatypes")) ||
+        (err = tern_check_ptr(func, err_obj, combiner, "combiner")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_envelope(datatype, TERN_NUM_REF(num_integers), TERN_NUM_REF(num_addresses), num_large_counts, TERN_NUM_REF(num_datatypes), combiner));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_envelope(datatype, TERN_NUM_REF(num_integers), TERN_NUM_REF(num_addresses), num_large_counts, TERN_NUM_REF(num_datatypes), combiner));
 }
 
 TERN_PMPI_ALIAS(Type_get_extent)
@@ -595,13 +595,13 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     static const char func[] = "MPI_Type_get_extent";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, lb, "lb")) ||
-        (err = tern_check_ptr(func, err_comm, extent, "extent")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, lb, "lb")) ||
+        (err = tern_check_ptr(func, err_obj, extent, "extent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_extent(datatype, TERN_NUM_REF(lb), TERN_NUM_REF(extent)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_extent(datatype, TERN_NUM_REF(lb), TERN_NUM_REF(extent)));
 }
 
 TERN_PMPI_ALIAS(Type_get_extent_c)
@@ -609,13 +609,13 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 {
     static const char func[] = "MPI_Type_get_extent_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, lb, "lb")) ||
-        (err = tern_check_ptr(func, err_comm, extent, "extent")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, lb, "lb")) ||
+        (err = tern_check_ptr(func, err_obj, extent, "extent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_extent(datatype, TERN_NUM_REF(lb), TERN_NUM_REF(extent)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_extent(datatype, TERN_NUM_REF(lb), TERN_NUM_REF(extent)));
 }
 
 TERN_PMPI_ALIAS(Type_get_extent_x)
@@ -623,13 +623,13 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 {
     static const char func[] = "MPI_Type_get_extent_x";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, lb, "lb")) ||
-        (err = tern_check_ptr(func, err_comm, extent, "extent")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, lb, "lb")) ||
+        (err = tern_check_ptr(func, err_obj, extent, "extent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_extent(datatype, TERN_NUM_REF(lb), TERN_NUM_REF(extent)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_extent(datatype, TERN_NUM_REF(lb), TERN_NUM_REF(extent)));
 }
 
 TERN_PMPI_ALIAS(Type_get_true_extent)
@@ -637,13 +637,13 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 {
     static const char func[] = "MPI_Type_get_true_extent";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, true_lb, "true_lb")) ||
-        (err = tern_check_ptr(func, err_comm, true_extent, "true_extent")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, true_lb, "true_lb")) ||
+        (err = tern_check_ptr(func, err_obj, true_extent, "true_extent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
 }
 
 TERN_PMPI_ALIAS(Type_get_true_extent_c)
@@ -651,13 +651,13 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 {
     static const char func[] = "MPI_Type_get_true_extent_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, true_lb, "true_lb")) ||
-        (err = tern_check_ptr(func, err_comm, true_extent, "true_extent")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, true_lb, "true_lb")) ||
+        (err = tern_check_ptr(func, err_obj, true_extent, "true_extent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
 }
 
 TERN_PMPI_ALIAS(Type_get_true_extent_x)
@@ -665,13 +665,13 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 {
     static const char func[] = "MPI_Type_get_true_extent_x";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, true_lb, "true_lb")) ||
-        (err = tern_check_ptr(func, err_comm, true_extent, "true_extent")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, true_lb, "true_lb")) ||
+        (err = tern_check_ptr(func, err_obj, true_extent, "true_extent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_true_extent(datatype, TERN_NUM_REF(true_lb), TERN_NUM_REF(true_extent)));
 }
 
 TERN_PMPI_ALIAS(Type_get_value_index)
@@ -679,13 +679,13 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
 {
     static const char func[] = "MPI_Type_get_value_index";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, value_type, "value_type")) ||
-        (err = tern_check_type(func, err_comm, index_type, "index_type")) ||
-        (err = tern_check_ptr(func, err_comm, pair_type, "pair_type")))
+    if ((err = tern_check_type(func, err_obj, value_type, "value_type")) ||
+        (err = tern_check_type(func, err_obj, index_type, "index_type")) ||
+        (err = tern_check_ptr(func, err_obj, pair_type, "pair_type")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_value_index(value_type, index_type, pair_type));
+    return tern_mpi_result(err_obj, func, tern_dtype_value_index(value_type, index_type, pair_type));
 }
 
 TERN_PMPI_ALIAS(Type_indexed)
@@ -693,15 +693,15 @@ int PMPI_Type_indexed(int count, const int *array_of_blocklengths, const int *ar
 {
     static const char func[] = "MPI_Type_indexed";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_blocklengths, count, "array_of_blocklengths")) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_blocklengths, count, "array_of_blocklengths")) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_indexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_indexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_indexed_c)
@@ -709,15 +709,15 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths,
 {
     static const char func[] = "MPI_Type_indexed_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_blocklengths, count, "array_of_blocklengths")) ||
-        (err = tern_check_array(func, err_comm, array_of_displacements, count, "array_of_displacements")) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_blocklengths, count, "array_of_blocklengths")) ||
+        (err = tern_check_array(func, err_obj, array_of_displacements, count, "array_of_displacements")) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_indexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_indexed(TERN_NUM(count), TERN_NUMS(array_of_blocklengths), TERN_NUMS(array_of_displacements), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_size)
@@ -725,12 +725,12 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     static const char func[] = "MPI_Type_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_size(datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_size(datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Type_size_c)
@@ -738,12 +738,12 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
     static const char func[] = "MPI_Type_size_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_size(datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_size(datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Type_size_x)
@@ -751,12 +751,12 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     static const char func[] = "MPI_Type_size_x";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_size(datatype, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_size(datatype, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Type_vector)
@@ -764,14 +764,14 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
     static const char func[] = "MPI_Type_vector";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_vector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_vector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_vector_c)
@@ -779,14 +779,14 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 {
     static const char func[] = "MPI_Type_vector_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, blocklength, "blocklength", MPI_ERR_ARG)) ||
-        (err = tern_check_type(func, err_comm, oldtype, "oldtype")) ||
-        (err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, blocklength, "blocklength", MPI_ERR_ARG)) ||
+        (err = tern_check_type(func, err_obj, oldtype, "oldtype")) ||
+        (err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_vector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_vector(TERN_NUM(count), TERN_NUM(blocklength), TERN_NUM(stride), oldtype, newtype));
 }
 
 TERN_PMPI_ALIAS(Unpack)
@@ -794,16 +794,16 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 {
     static const char func[] = "MPI_Unpack";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, insize, "insize", MPI_ERR_COUNT)) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")) ||
-        (err = tern_check_nonneg(func, err_comm, outcount, "outcount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = tern_check_nonneg(func, err_obj, insize, "insize", MPI_ERR_COUNT)) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")) ||
+        (err = tern_check_nonneg(func, err_obj, outcount, "outcount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
         (err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_unpack(inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
+    return tern_mpi_result(err_obj, func, tern_dtype_unpack(inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
 }
 
 TERN_PMPI_ALIAS(Unpack_c)
@@ -811,16 +811,16 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 {
     static const char func[] = "MPI_Unpack_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, insize, "insize", MPI_ERR_COUNT)) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")) ||
-        (err = tern_check_nonneg(func, err_comm, outcount, "outcount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
+    if ((err = tern_check_nonneg(func, err_obj, insize, "insize", MPI_ERR_COUNT)) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")) ||
+        (err = tern_check_nonneg(func, err_obj, outcount, "outcount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
         (err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_unpack(inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
+    return tern_mpi_result(err_obj, func, tern_dtype_unpack(inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
 }
 
 TERN_PMPI_ALIAS(Unpack_external)
@@ -828,14 +828,14 @@ int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize
 {
     static const char func[] = "MPI_Unpack_external";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datarep, "datarep")) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")) ||
-        (err = tern_check_nonneg(func, err_comm, outcount, "outcount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")))
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")) ||
+        (err = tern_check_nonneg(func, err_obj, outcount, "outcount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_unpack_external(datarep, inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
+    return tern_mpi_result(err_obj, func, tern_dtype_unpack_external(datarep, inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
 }
 
 TERN_PMPI_ALIAS(Unpack_external_c)
@@ -843,12 +843,12 @@ int PMPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count ins
 {
     static const char func[] = "MPI_Unpack_external_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datarep, "datarep")) ||
-        (err = tern_check_ptr(func, err_comm, position, "position")) ||
-        (err = tern_check_nonneg(func, err_comm, outcount, "outcount", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")))
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_ptr(func, err_obj, position, "position")) ||
+        (err = tern_check_nonneg(func, err_obj, outcount, "outcount", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_unpack_external(datarep, inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
+    return tern_mpi_result(err_obj, func, tern_dtype_unpack_external(datarep, inbuf, insize, TERN_NUM_REF(position), outbuf, outcount, datatype));
 }

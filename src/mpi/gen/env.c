@@ -5,6 +5,7 @@
 #include "mpi/mpi_checks.h"
 #include "core/comm/split_type.h"
 #include "core/init/env.h"
+#include "core/io/file.h"
 #include "core/rma/window.h"
 #include "core/runtime/user_errors.h"
 #include "mpi/mpi_session.h"
@@ -14,11 +15,11 @@ int PMPI_Add_error_class(int *errorclass)
 {
     static const char func[] = "MPI_Add_error_class";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, errorclass, "errorclass")))
+    if ((err = tern_check_ptr(func, err_obj, errorclass, "errorclass")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_user_error_add_class(errorclass));
+    return tern_mpi_result(err_obj, func, tern_user_error_add_class(errorclass));
 }
 
 TERN_PMPI_ALIAS(Add_error_code)
@@ -26,11 +27,11 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     static const char func[] = "MPI_Add_error_code";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, errorcode, "errorcode")))
+    if ((err = tern_check_ptr(func, err_obj, errorcode, "errorcode")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_user_error_add_code(errorclass, errorcode));
+    return tern_mpi_result(err_obj, func, tern_user_error_add_code(errorclass, errorcode));
 }
 
 TERN_PMPI_ALIAS(Add_error_string)
@@ -38,11 +39,11 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 {
     static const char func[] = "MPI_Add_error_string";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, string, "string")))
+    if ((err = tern_check_ptr(func, err_obj, string, "string")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_user_error_add_string(errorcode, string));
+    return tern_mpi_result(err_obj, func, tern_user_error_add_string(errorcode, string));
 }
 
 TERN_PMPI_ALIAS(Alloc_mem)
@@ -50,14 +51,14 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char func[] = "MPI_Alloc_mem";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_ARG)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")))
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_ARG)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_alloc_mem(size, info_obj, baseptr));
+    return tern_mpi_result(err_obj, func, tern_env_alloc_mem(size, info_obj, baseptr));
 }
 
 TERN_PMPI_ALIAS(Comm_call_errhandler)
@@ -65,12 +66,12 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char func[] = "MPI_Comm_call_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_call_errhandler(comm_obj, errorcode));
+    return tern_mpi_result(err_obj, func, tern_errhandler_call(comm, errorcode));
 }
 
 TERN_PMPI_ALIAS(Comm_create_errhandler)
@@ -78,12 +79,12 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn
 {
     static const char func[] = "MPI_Comm_create_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, comm_errhandler_fn, "comm_errhandler_fn")) ||
-        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+    if ((err = tern_check_ptr(func, err_obj, comm_errhandler_fn, "comm_errhandler_fn")) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_errhandler_create(comm_errhandler_fn, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_create_for(TERN_EH_FOR_COMM, comm_errhandler_fn, errhandler));
 }
 
 TERN_PMPI_ALIAS(Comm_get_errhandler)
@@ -91,13 +92,13 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Comm_get_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_errhandler(comm_obj, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_get(comm_obj->errhandler, errhandler));
 }
 
 TERN_PMPI_ALIAS(Comm_set_errhandler)
@@ -105,13 +106,13 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char func[] = "MPI_Comm_set_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_errhandler(func, err_comm, errhandler)))
+        (err = tern_check_errhandler(func, err_obj, errhandler)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_set_errhandler(comm_obj, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_set(TERN_EH_FOR_COMM, &comm_obj->errhandler, errhandler));
 }
 
 TERN_PMPI_ALIAS(Errhandler_free)
@@ -119,12 +120,12 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Errhandler_free";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, errhandler, "errhandler")) ||
-        (err = tern_check_errhandler(func, err_comm, *errhandler)))
+    if ((err = tern_check_ptr(func, err_obj, errhandler, "errhandler")) ||
+        (err = tern_check_errhandler(func, err_obj, *errhandler)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_errhandler_release(errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_release(errhandler));
 }
 
 TERN_PMPI_ALIAS(Error_class)
@@ -132,11 +133,11 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 {
     static const char func[] = "MPI_Error_class";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, errorclass, "errorclass")))
+    if ((err = tern_check_ptr(func, err_obj, errorclass, "errorclass")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_error_class(errorcode, errorclass));
+    return tern_mpi_result(err_obj, func, tern_error_class(errorcode, errorclass));
 }
 
 TERN_PMPI_ALIAS(Error_string)
@@ -144,12 +145,66 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char func[] = "MPI_Error_string";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_array(func, err_comm, string, MPI_MAX_ERROR_STRING, "string")) ||
-        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+    if ((err = tern_check_array(func, err_obj, string, MPI_MAX_ERROR_STRING, "string")) ||
+        (err = tern_check_ptr(func, err_obj, resultlen, "resultlen")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_error_string(errorcode, string, resultlen));
+    return tern_mpi_result(err_obj, func, tern_error_string(errorcode, string, resultlen));
+}
+
+TERN_PMPI_ALIAS(File_call_errhandler)
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    static const char func[] = "MPI_File_call_errhandler";
+    TERN_CHECK_INIT(func);
+    const int err_obj = fh;
+    tern_file_t *fh_obj = NULL;
+    int err;
+    if ((err = (fh == MPI_FILE_NULL ? MPI_SUCCESS : tern_check_file(func, err_obj, fh, &fh_obj))))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_errhandler_call(fh, errorcode));
+}
+
+TERN_PMPI_ALIAS(File_create_errhandler)
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    static const char func[] = "MPI_File_create_errhandler";
+    TERN_CHECK_INIT(func);
+    const int err_obj = MPI_COMM_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_obj, file_errhandler_fn, "file_errhandler_fn")) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_errhandler_create_for(TERN_EH_FOR_FILE, (MPI_Comm_errhandler_function *)file_errhandler_fn, errhandler));
+}
+
+TERN_PMPI_ALIAS(File_get_errhandler)
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+    static const char func[] = "MPI_File_get_errhandler";
+    TERN_CHECK_INIT(func);
+    const int err_obj = file;
+    tern_file_t *file_obj = NULL;
+    int err;
+    if ((err = (file == MPI_FILE_NULL ? MPI_SUCCESS : tern_check_file(func, err_obj, file, &file_obj))) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_errhandler_get(*tern_file_errhandler_slot(file_obj), errhandler));
+}
+
+TERN_PMPI_ALIAS(File_set_errhandler)
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    static const char func[] = "MPI_File_set_errhandler";
+    TERN_CHECK_INIT(func);
+    const int err_obj = file;
+    tern_file_t *file_obj = NULL;
+    int err;
+    if ((err = (file == MPI_FILE_NULL ? MPI_SUCCESS : tern_check_file(func, err_obj, file, &file_obj))) ||
+        (err = tern_check_errhandler(func, err_obj, errhandler)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_errhandler_set(TERN_EH_FOR_FILE, tern_file_errhandler_slot(file_obj), errhandler));
 }
 
 TERN_PMPI_ALIAS(Free_mem)
@@ -157,8 +212,8 @@ int PMPI_Free_mem(void *base)
 {
     static const char func[] = "MPI_Free_mem";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_env_free_mem(base));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_env_free_mem(base));
 }
 
 TERN_PMPI_ALIAS(Get_hw_resource_info)
@@ -166,23 +221,23 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
     static const char func[] = "MPI_Get_hw_resource_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, hw_info, "hw_info")))
+    if ((err = tern_check_ptr(func, err_obj, hw_info, "hw_info")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_hw_resource_info(hw_info));
+    return tern_mpi_result(err_obj, func, tern_hw_resource_info(hw_info));
 }
 
 TERN_PMPI_ALIAS(Get_library_version)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     static const char func[] = "MPI_Get_library_version";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_array(func, err_comm, version, MPI_MAX_LIBRARY_VERSION_STRING, "version")) ||
-        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+    if ((err = tern_check_array(func, err_obj, version, MPI_MAX_LIBRARY_VERSION_STRING, "version")) ||
+        (err = tern_check_ptr(func, err_obj, resultlen, "resultlen")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_get_library_version(version, resultlen));
+    return tern_mpi_result(err_obj, func, tern_env_get_library_version(version, resultlen));
 }
 
 TERN_PMPI_ALIAS(Get_processor_name)
@@ -190,24 +245,24 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     static const char func[] = "MPI_Get_processor_name";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_array(func, err_comm, name, MPI_MAX_PROCESSOR_NAME, "name")) ||
-        (err = tern_check_ptr(func, err_comm, resultlen, "resultlen")))
+    if ((err = tern_check_array(func, err_obj, name, MPI_MAX_PROCESSOR_NAME, "name")) ||
+        (err = tern_check_ptr(func, err_obj, resultlen, "resultlen")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_get_processor_name(name, resultlen));
+    return tern_mpi_result(err_obj, func, tern_env_get_processor_name(name, resultlen));
 }
 
 TERN_PMPI_ALIAS(Get_version)
 int PMPI_Get_version(int *version, int *subversion)
 {
     static const char func[] = "MPI_Get_version";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, version, "version")) ||
-        (err = tern_check_ptr(func, err_comm, subversion, "subversion")))
+    if ((err = tern_check_ptr(func, err_obj, version, "version")) ||
+        (err = tern_check_ptr(func, err_obj, subversion, "subversion")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_get_version(version, subversion));
+    return tern_mpi_result(err_obj, func, tern_env_get_version(version, subversion));
 }
 
 TERN_PMPI_ALIAS(Remove_error_class)
@@ -215,8 +270,8 @@ int PMPI_Remove_error_class(int errorclass)
 {
     static const char func[] = "MPI_Remove_error_class";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_user_error_remove_class(errorclass));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_user_error_remove_class(errorclass));
 }
 
 TERN_PMPI_ALIAS(Remove_error_code)
@@ -224,8 +279,8 @@ int PMPI_Remove_error_code(int errorcode)
 {
     static const char func[] = "MPI_Remove_error_code";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_user_error_remove_code(errorcode));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_user_error_remove_code(errorcode));
 }
 
 TERN_PMPI_ALIAS(Remove_error_string)
@@ -233,8 +288,8 @@ int PMPI_Remove_error_string(int errorcode)
 {
     static const char func[] = "MPI_Remove_error_string";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_user_error_remove_string(errorcode));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_user_error_remove_string(errorcode));
 }
 
 TERN_PMPI_ALIAS(Session_call_errhandler)
@@ -242,12 +297,12 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     static const char func[] = "MPI_Session_call_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_call_errhandler(session_obj, errorcode));
+    return tern_mpi_result(err_obj, func, tern_errhandler_call(session, errorcode));
 }
 
 TERN_PMPI_ALIAS(Session_create_errhandler)
@@ -255,12 +310,12 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
 {
     static const char func[] = "MPI_Session_create_errhandler";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, session_errhandler_fn, "session_errhandler_fn")) ||
-        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+    if ((err = tern_check_ptr(func, err_obj, session_errhandler_fn, "session_errhandler_fn")) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_create_errhandler(session_errhandler_fn, errhandler));
+    return tern_mpi_result(err_obj, func, tern_session_create_errhandler(session_errhandler_fn, errhandler));
 }
 
 TERN_PMPI_ALIAS(Session_get_errhandler)
@@ -268,13 +323,13 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Session_get_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_get_errhandler(session_obj, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_get(session_obj->errhandler, errhandler));
 }
 
 TERN_PMPI_ALIAS(Session_set_errhandler)
@@ -282,13 +337,13 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     static const char func[] = "MPI_Session_set_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_errhandler(func, err_comm, errhandler)))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_errhandler(func, err_obj, errhandler)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_set_errhandler(session_obj, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_set(TERN_EH_FOR_SESSION, &session_obj->errhandler, errhandler));
 }
 
 TERN_PMPI_ALIAS(Win_call_errhandler)
@@ -296,12 +351,12 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     static const char func[] = "MPI_Win_call_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_call_errhandler(win_obj->comm, errorcode));
+    return tern_mpi_result(err_obj, func, tern_errhandler_call(win, errorcode));
 }
 
 TERN_PMPI_ALIAS(Win_create_errhandler)
@@ -309,12 +364,12 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
 {
     static const char func[] = "MPI_Win_create_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, win_errhandler_fn, "win_errhandler_fn")) ||
-        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+    if ((err = tern_check_ptr(func, err_obj, win_errhandler_fn, "win_errhandler_fn")) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_errhandler_create((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_create_for(TERN_EH_FOR_WIN, (MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler));
 }
 
 TERN_PMPI_ALIAS(Win_get_errhandler)
@@ -322,13 +377,13 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_Win_get_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, errhandler, "errhandler")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, errhandler, "errhandler")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_errhandler(win_obj->comm, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_get(win_obj->errhandler, errhandler));
 }
 
 TERN_PMPI_ALIAS(Win_set_errhandler)
@@ -336,13 +391,13 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     static const char func[] = "MPI_Win_set_errhandler";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_errhandler(func, err_comm, errhandler)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_errhandler(func, err_obj, errhandler)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_set_errhandler(win_obj->comm, errhandler));
+    return tern_mpi_result(err_obj, func, tern_errhandler_set(TERN_EH_FOR_WIN, &win_obj->errhandler, errhandler));
 }
 
 TERN_PMPI_ALIAS(Wtick)

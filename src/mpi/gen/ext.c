@@ -20,17 +20,17 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 {
     static const char func[] = "MPI_Grequest_start";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, query_fn, "query_fn")) ||
-        (err = tern_check_ptr(func, err_comm, free_fn, "free_fn")) ||
-        (err = tern_check_ptr(func, err_comm, cancel_fn, "cancel_fn")) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_ptr(func, err_obj, query_fn, "query_fn")) ||
+        (err = tern_check_ptr(func, err_obj, free_fn, "free_fn")) ||
+        (err = tern_check_ptr(func, err_obj, cancel_fn, "cancel_fn")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_mpi_grequest_start(query_fn, free_fn, cancel_fn, extra_state, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_mpi_grequest_start(query_fn, free_fn, cancel_fn, extra_state, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -38,9 +38,9 @@ TERN_PMPI_ALIAS(Status_set_cancelled)
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     static const char func[] = "MPI_Status_set_cancelled";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_status_set_cancelled(status, flag);
 }
@@ -50,13 +50,13 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
 {
     static const char func[] = "MPI_Status_set_elements";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+    return tern_mpi_result(err_obj, func, tern_mpi_status_set_elements(status, datatype, count));
 }
 
 TERN_PMPI_ALIAS(Status_set_elements_c)
@@ -64,13 +64,13 @@ int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 {
     static const char func[] = "MPI_Status_set_elements_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+    return tern_mpi_result(err_obj, func, tern_mpi_status_set_elements(status, datatype, count));
 }
 
 TERN_PMPI_ALIAS(Status_set_elements_x)
@@ -78,11 +78,11 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 {
     static const char func[] = "MPI_Status_set_elements_x";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_mpi_status_set_elements(status, datatype, count));
+    return tern_mpi_result(err_obj, func, tern_mpi_status_set_elements(status, datatype, count));
 }

@@ -10,11 +10,11 @@ int PMPI_Info_create(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_create";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+    if ((err = tern_check_ptr(func, err_obj, info, "info")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_create(info));
+    return tern_mpi_result(err_obj, func, tern_info_create(info));
 }
 
 TERN_PMPI_ALIAS(Info_create_env)
@@ -22,11 +22,11 @@ int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info)
 {
     static const char func[] = "MPI_Info_create_env";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, info, "info")))
+    if ((err = tern_check_ptr(func, err_obj, info, "info")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_create_env(argc, argv, info));
+    return tern_mpi_result(err_obj, func, tern_info_create_env(argc, argv, info));
 }
 
 TERN_PMPI_ALIAS(Info_delete)
@@ -34,13 +34,13 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char func[] = "MPI_Info_delete";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_WRITABLE, &info_obj)) ||
-        (err = tern_check_info_key(func, err_comm, key)))
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_WRITABLE, &info_obj)) ||
+        (err = tern_check_info_key(func, err_obj, key)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_delete_key(info_obj, key));
+    return tern_mpi_result(err_obj, func, tern_info_delete_key(info_obj, key));
 }
 
 TERN_PMPI_ALIAS(Info_dup)
@@ -48,13 +48,13 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char func[] = "MPI_Info_dup";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newinfo, "newinfo")))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newinfo, "newinfo")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_dup(info, newinfo));
+    return tern_mpi_result(err_obj, func, tern_info_dup(info, newinfo));
 }
 
 TERN_PMPI_ALIAS(Info_free)
@@ -62,13 +62,13 @@ int PMPI_Info_free(MPI_Info *info)
 {
     static const char func[] = "MPI_Info_free";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, info, "info")) ||
-        (err = tern_check_info(func, err_comm, *info, TERN_INFO_WRITABLE, &info_obj)))
+    if ((err = tern_check_ptr(func, err_obj, info, "info")) ||
+        (err = tern_check_info(func, err_obj, *info, TERN_INFO_WRITABLE, &info_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_release(info));
+    return tern_mpi_result(err_obj, func, tern_info_release(info));
 }
 
 TERN_PMPI_ALIAS(Info_get)
@@ -76,16 +76,16 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 {
     static const char func[] = "MPI_Info_get";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
-        (err = tern_check_info_key(func, err_comm, key)) ||
-        (err = tern_check_nonneg(func, err_comm, valuelen, "valuelen", MPI_ERR_ARG)) ||
-        (err = tern_check_ptr(func, err_comm, value, "value")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)) ||
+        (err = tern_check_info_key(func, err_obj, key)) ||
+        (err = tern_check_nonneg(func, err_obj, valuelen, "valuelen", MPI_ERR_ARG)) ||
+        (err = tern_check_ptr(func, err_obj, value, "value")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_get_value(info_obj, key, valuelen, value, flag));
+    return tern_mpi_result(err_obj, func, tern_info_get_value(info_obj, key, valuelen, value, flag));
 }
 
 TERN_PMPI_ALIAS(Info_get_nkeys)
@@ -93,13 +93,13 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char func[] = "MPI_Info_get_nkeys";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, nkeys, "nkeys")))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, nkeys, "nkeys")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_get_nkeys(info_obj, nkeys));
+    return tern_mpi_result(err_obj, func, tern_info_get_nkeys(info_obj, nkeys));
 }
 
 TERN_PMPI_ALIAS(Info_get_nthkey)
@@ -107,13 +107,13 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char func[] = "MPI_Info_get_nthkey";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, key, "key")))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, key, "key")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_get_nthkey(info_obj, n, key));
+    return tern_mpi_result(err_obj, func, tern_info_get_nthkey(info_obj, n, key));
 }
 
 TERN_PMPI_ALIAS(Info_get_string)
@@ -121,15 +121,15 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 {
     static const char func[] = "MPI_Info_get_string";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
-        (err = tern_check_info_key(func, err_comm, key)) ||
-        (err = tern_check_ptr(func, err_comm, buflen, "buflen")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)) ||
+        (err = tern_check_info_key(func, err_obj, key)) ||
+        (err = tern_check_ptr(func, err_obj, buflen, "buflen")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_get_string(info_obj, key, buflen, value, flag));
+    return tern_mpi_result(err_obj, func, tern_info_get_string(info_obj, key, buflen, value, flag));
 }
 
 TERN_PMPI_ALIAS(Info_get_valuelen)
@@ -137,15 +137,15 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 {
     static const char func[] = "MPI_Info_get_valuelen";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, 0, &info_obj)) ||
-        (err = tern_check_info_key(func, err_comm, key)) ||
-        (err = tern_check_ptr(func, err_comm, valuelen, "valuelen")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_info(func, err_obj, info, 0, &info_obj)) ||
+        (err = tern_check_info_key(func, err_obj, key)) ||
+        (err = tern_check_ptr(func, err_obj, valuelen, "valuelen")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_get_valuelen(info_obj, key, valuelen, flag));
+    return tern_mpi_result(err_obj, func, tern_info_get_valuelen(info_obj, key, valuelen, flag));
 }
 
 TERN_PMPI_ALIAS(Info_set)
@@ -153,12 +153,12 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char func[] = "MPI_Info_set";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_WRITABLE, &info_obj)) ||
-        (err = tern_check_info_key(func, err_comm, key)) ||
-        (err = tern_check_info_value(func, err_comm, value)))
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_WRITABLE, &info_obj)) ||
+        (err = tern_check_info_key(func, err_obj, key)) ||
+        (err = tern_check_info_value(func, err_obj, value)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_info_set(info_obj, key, value));
+    return tern_mpi_result(err_obj, func, tern_info_set(info_obj, key, value));
 }

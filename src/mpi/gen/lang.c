@@ -30,6 +30,18 @@ MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
     return (MPI_Errhandler)errhandler;
 }
 
+TERN_PMPI_ALIAS(File_c2f)
+MPI_Fint PMPI_File_c2f(MPI_File file)
+{
+    return (MPI_Fint)file;
+}
+
+TERN_PMPI_ALIAS(File_f2c)
+MPI_File PMPI_File_f2c(MPI_Fint file)
+{
+    return (MPI_File)file;
+}
+
 TERN_PMPI_ALIAS(Group_c2f)
 MPI_Fint PMPI_Group_c2f(MPI_Group group)
 {
@@ -106,72 +118,72 @@ TERN_PMPI_ALIAS(Status_c2f)
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
     static const char func[] = "MPI_Status_c2f";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, c_status)) ||
-        (err = tern_check_ptr(func, err_comm, f_status, "f_status")))
+    if ((err = tern_check_status(func, err_obj, c_status)) ||
+        (err = tern_check_ptr(func, err_obj, f_status, "f_status")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_status_copy(f_status, c_status));
+    return tern_mpi_result(err_obj, func, tern_lang_status_copy(f_status, c_status));
 }
 
 TERN_PMPI_ALIAS(Status_c2f08)
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
     static const char func[] = "MPI_Status_c2f08";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, c_status)) ||
-        (err = tern_check_ptr(func, err_comm, f08_status, "f08_status")))
+    if ((err = tern_check_status(func, err_obj, c_status)) ||
+        (err = tern_check_ptr(func, err_obj, f08_status, "f08_status")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_status_copy(f08_status, c_status));
+    return tern_mpi_result(err_obj, func, tern_lang_status_copy(f08_status, c_status));
 }
 
 TERN_PMPI_ALIAS(Status_f082c)
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
     static const char func[] = "MPI_Status_f082c";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, f08_status, "f08_status")) ||
-        (err = tern_check_status(func, err_comm, c_status)))
+    if ((err = tern_check_ptr(func, err_obj, f08_status, "f08_status")) ||
+        (err = tern_check_status(func, err_obj, c_status)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_status_copy(c_status, f08_status));
+    return tern_mpi_result(err_obj, func, tern_lang_status_copy(c_status, f08_status));
 }
 
 TERN_PMPI_ALIAS(Status_f082f)
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
     static const char func[] = "MPI_Status_f082f";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, f08_status, "f08_status")) ||
-        (err = tern_check_ptr(func, err_comm, f_status, "f_status")))
+    if ((err = tern_check_ptr(func, err_obj, f08_status, "f08_status")) ||
+        (err = tern_check_ptr(func, err_obj, f_status, "f_status")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_status_copy(f_status, f08_status));
+    return tern_mpi_result(err_obj, func, tern_lang_status_copy(f_status, f08_status));
 }
 
 TERN_PMPI_ALIAS(Status_f2c)
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     static const char func[] = "MPI_Status_f2c";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, f_status, "f_status")) ||
-        (err = tern_check_status(func, err_comm, c_status)))
+    if ((err = tern_check_ptr(func, err_obj, f_status, "f_status")) ||
+        (err = tern_check_status(func, err_obj, c_status)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_status_copy(c_status, f_status));
+    return tern_mpi_result(err_obj, func, tern_lang_status_copy(c_status, f_status));
 }
 
 TERN_PMPI_ALIAS(Status_f2f08)
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
     static const char func[] = "MPI_Status_f2f08";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, f_status, "f_status")) ||
-        (err = tern_check_ptr(func, err_comm, f08_status, "f08_status")))
+    if ((err = tern_check_ptr(func, err_obj, f_status, "f_status")) ||
+        (err = tern_check_ptr(func, err_obj, f08_status, "f08_status")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_status_copy(f08_status, f_status));
+    return tern_mpi_result(err_obj, func, tern_lang_status_copy(f08_status, f_status));
 }
 
 TERN_PMPI_ALIAS(Type_c2f)
@@ -185,11 +197,11 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     static const char func[] = "MPI_Type_create_f90_complex";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_create_f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_create_f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_f90_integer)
@@ -197,11 +209,11 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     static const char func[] = "MPI_Type_create_f90_integer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_create_f90(MPI_COMBINER_F90_INTEGER, 0, r, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_create_f90(MPI_COMBINER_F90_INTEGER, 0, r, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_create_f90_real)
@@ -209,11 +221,11 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     static const char func[] = "MPI_Type_create_f90_real";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, newtype, "newtype")))
+    if ((err = tern_check_ptr(func, err_obj, newtype, "newtype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_create_f90(MPI_COMBINER_F90_REAL, p, r, newtype));
+    return tern_mpi_result(err_obj, func, tern_dtype_create_f90(MPI_COMBINER_F90_REAL, p, r, newtype));
 }
 
 TERN_PMPI_ALIAS(Type_f2c)
@@ -227,11 +239,11 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char func[] = "MPI_Type_match_size";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, datatype, "datatype")))
+    if ((err = tern_check_ptr(func, err_obj, datatype, "datatype")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_lang_match_size(typeclass, size, datatype));
+    return tern_mpi_result(err_obj, func, tern_lang_match_size(typeclass, size, datatype));
 }
 
 TERN_PMPI_ALIAS(Win_c2f)

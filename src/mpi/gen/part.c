@@ -12,11 +12,11 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
     static const char func[] = "MPI_Parrived";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_part_parrived(request, partition, flag));
+    return tern_mpi_result(err_obj, func, tern_part_parrived(request, partition, flag));
 }
 
 TERN_PMPI_ALIAS(Pready)
@@ -24,8 +24,8 @@ int PMPI_Pready(int partition, MPI_Request request)
 {
     static const char func[] = "MPI_Pready";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_part_pready_range(request, partition, partition));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_part_pready_range(request, partition, partition));
 }
 
 TERN_PMPI_ALIAS(Pready_list)
@@ -33,11 +33,11 @@ int PMPI_Pready_list(int length, const int *array_of_partitions, MPI_Request req
 {
     static const char func[] = "MPI_Pready_list";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, length, "length", MPI_ERR_ARG)))
+    if ((err = tern_check_nonneg(func, err_obj, length, "length", MPI_ERR_ARG)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_part_pready_list(request, length, array_of_partitions));
+    return tern_mpi_result(err_obj, func, tern_part_pready_list(request, length, array_of_partitions));
 }
 
 TERN_PMPI_ALIAS(Pready_range)
@@ -45,8 +45,8 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 {
     static const char func[] = "MPI_Pready_range";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_part_pready_range(request, partition_low, partition_high));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_part_pready_range(request, partition_low, partition_high));
 }
 
 TERN_PMPI_ALIAS(Precv_init)
@@ -54,18 +54,18 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 {
     static const char func[] = "MPI_Precv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_part(func, buf, partitions, count, datatype, source, tag, comm, 0, &c)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_part_init_call(0, c, buf, partitions, (size_t)count, datatype, source, tag, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_part_init_call(0, c, buf, partitions, (size_t)count, datatype, source, tag, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -74,17 +74,17 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
 {
     static const char func[] = "MPI_Psend_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_part(func, buf, partitions, count, datatype, dest, tag, comm, 1, &c)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_part_init_call(1, c, buf, partitions, (size_t)count, datatype, dest, tag, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_part_init_call(1, c, buf, partitions, (size_t)count, datatype, dest, tag, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }

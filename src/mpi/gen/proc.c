@@ -14,12 +14,12 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     static const char func[] = "MPI_Abort";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_abort(comm_obj, errorcode));
+    return tern_mpi_result(err_obj, func, tern_env_abort(comm_obj, errorcode));
 }
 
 TERN_PMPI_ALIAS(Close_port)
@@ -27,11 +27,11 @@ int PMPI_Close_port(const char *port_name)
 {
     static const char func[] = "MPI_Close_port";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+    if ((err = tern_check_ptr(func, err_obj, port_name, "port_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_port_check(port_name));
+    return tern_mpi_result(err_obj, func, tern_port_check(port_name));
 }
 
 TERN_PMPI_ALIAS(Comm_accept)
@@ -39,15 +39,15 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
 {
     static const char func[] = "MPI_Comm_accept";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 1, port_name, info_obj, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_dyn_join_checked(comm_obj, root, 1, port_name, info_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_connect)
@@ -55,15 +55,15 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 {
     static const char func[] = "MPI_Comm_connect";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_dyn_join_checked(comm_obj, root, 0, port_name, info_obj, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_dyn_join_checked(comm_obj, root, 0, port_name, info_obj, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_create_from_group)
@@ -71,17 +71,17 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 {
     static const char func[] = "MPI_Comm_create_from_group";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = errhandler;
+    const int err_obj = errhandler;
     tern_group_t *group_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_ptr(func, err_comm, stringtag, "stringtag")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_errhandler(func, err_comm, errhandler)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_ptr(func, err_obj, stringtag, "stringtag")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_errhandler(func, err_obj, errhandler)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_from_group(group_obj, stringtag, info_obj, errhandler, newcomm));
+    return tern_mpi_result(err_obj, func, tern_comm_from_group(group_obj, stringtag, info_obj, errhandler, newcomm));
 }
 
 TERN_PMPI_ALIAS(Comm_disconnect)
@@ -89,13 +89,13 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     static const char func[] = "MPI_Comm_disconnect";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, comm, "comm")) ||
+    if ((err = tern_check_ptr(func, err_obj, comm, "comm")) ||
         (err = tern_check_comm(func, *comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_disconnect(comm_obj, comm));
+    return tern_mpi_result(err_obj, func, tern_comm_disconnect(comm_obj, comm));
 }
 
 TERN_PMPI_ALIAS(Comm_get_parent)
@@ -103,11 +103,11 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     static const char func[] = "MPI_Comm_get_parent";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, parent, "parent")))
+    if ((err = tern_check_ptr(func, err_obj, parent, "parent")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_get_parent(parent));
+    return tern_mpi_result(err_obj, func, tern_comm_get_parent(parent));
 }
 
 TERN_PMPI_ALIAS(Comm_join)
@@ -115,11 +115,11 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     static const char func[] = "MPI_Comm_join";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+    if ((err = tern_check_ptr(func, err_obj, intercomm, "intercomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_join(fd, intercomm));
+    return tern_mpi_result(err_obj, func, tern_comm_join(fd, intercomm));
 }
 
 TERN_PMPI_ALIAS(Comm_spawn)
@@ -127,13 +127,13 @@ int PMPI_Comm_spawn(const char *command, char * *argv, int maxprocs, MPI_Info in
 {
     static const char func[] = "MPI_Comm_spawn";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+        (err = tern_check_ptr(func, err_obj, intercomm, "intercomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_spawn_one(comm_obj, root, command, argv, maxprocs, info, intercomm, array_of_errcodes));
+    return tern_mpi_result(err_obj, func, tern_comm_spawn_one(comm_obj, root, command, argv, maxprocs, info, intercomm, array_of_errcodes));
 }
 
 TERN_PMPI_ALIAS(Comm_spawn_multiple)
@@ -141,13 +141,13 @@ int PMPI_Comm_spawn_multiple(int count, char * *array_of_commands, char ** *arra
 {
     static const char func[] = "MPI_Comm_spawn_multiple";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, intercomm, "intercomm")))
+        (err = tern_check_ptr(func, err_obj, intercomm, "intercomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_comm_spawn_checked(comm_obj, root, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, intercomm, array_of_errcodes));
+    return tern_mpi_result(err_obj, func, tern_comm_spawn_checked(comm_obj, root, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, intercomm, array_of_errcodes));
 }
 
 TERN_PMPI_ALIAS(Finalize)
@@ -155,19 +155,19 @@ int PMPI_Finalize(void)
 {
     static const char func[] = "MPI_Finalize";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_env_finalize());
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_env_finalize());
 }
 
 TERN_PMPI_ALIAS(Finalized)
 int PMPI_Finalized(int *flag)
 {
     static const char func[] = "MPI_Finalized";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_finalized(flag));
+    return tern_mpi_result(err_obj, func, tern_env_finalized(flag));
 }
 
 TERN_PMPI_ALIAS(Group_from_session_pset)
@@ -175,43 +175,43 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 {
     static const char func[] = "MPI_Group_from_session_pset";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, pset_name, "pset_name")) ||
-        (err = tern_check_ptr(func, err_comm, newgroup, "newgroup")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, pset_name, "pset_name")) ||
+        (err = tern_check_ptr(func, err_obj, newgroup, "newgroup")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_group_from_pset(session_obj, pset_name, newgroup));
+    return tern_mpi_result(err_obj, func, tern_session_group_from_pset(session_obj, pset_name, newgroup));
 }
 
 TERN_PMPI_ALIAS(Init)
 int PMPI_Init(int *argc, char ***argv)
 {
     static const char func[] = "MPI_Init";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     (void)argc, (void)argv; /* not the core's */
-    return tern_mpi_result(err_comm, func, tern_env_init(func, MPI_THREAD_SINGLE, NULL));
+    return tern_mpi_result(err_obj, func, tern_env_init(func, MPI_THREAD_SINGLE, NULL));
 }
 
 TERN_PMPI_ALIAS(Init_thread)
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     static const char func[] = "MPI_Init_thread";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     (void)argc, (void)argv; /* not the core's */
-    return tern_mpi_result(err_comm, func, tern_env_init(func, required, provided));
+    return tern_mpi_result(err_obj, func, tern_env_init(func, required, provided));
 }
 
 TERN_PMPI_ALIAS(Initialized)
 int PMPI_Initialized(int *flag)
 {
     static const char func[] = "MPI_Initialized";
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_initialized(flag));
+    return tern_mpi_result(err_obj, func, tern_env_initialized(flag));
 }
 
 TERN_PMPI_ALIAS(Intercomm_create_from_groups)
@@ -219,19 +219,19 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 {
     static const char func[] = "MPI_Intercomm_create_from_groups";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = errhandler;
+    const int err_obj = errhandler;
     tern_group_t *local_group_obj = NULL;
     tern_group_t *remote_group_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, local_group, &local_group_obj)) ||
-        (err = tern_check_group(func, err_comm, remote_group, &remote_group_obj)) ||
-        (err = tern_check_ptr(func, err_comm, stringtag, "stringtag")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_errhandler(func, err_comm, errhandler)) ||
-        (err = tern_check_ptr(func, err_comm, newintercomm, "newintercomm")))
+    if ((err = tern_check_group(func, err_obj, local_group, &local_group_obj)) ||
+        (err = tern_check_group(func, err_obj, remote_group, &remote_group_obj)) ||
+        (err = tern_check_ptr(func, err_obj, stringtag, "stringtag")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_errhandler(func, err_obj, errhandler)) ||
+        (err = tern_check_ptr(func, err_obj, newintercomm, "newintercomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_intercomm_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler, newintercomm));
+    return tern_mpi_result(err_obj, func, tern_intercomm_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler, newintercomm));
 }
 
 TERN_PMPI_ALIAS(Is_thread_main)
@@ -239,11 +239,11 @@ int PMPI_Is_thread_main(int *flag)
 {
     static const char func[] = "MPI_Is_thread_main";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_is_thread_main(flag));
+    return tern_mpi_result(err_obj, func, tern_env_is_thread_main(flag));
 }
 
 TERN_PMPI_ALIAS(Lookup_name)
@@ -251,14 +251,14 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     static const char func[] = "MPI_Lookup_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_array(func, err_comm, port_name, MPI_MAX_PORT_NAME, "port_name")))
+    if ((err = tern_check_ptr(func, err_obj, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_array(func, err_obj, port_name, MPI_MAX_PORT_NAME, "port_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_name_lookup(service_name, port_name));
+    return tern_mpi_result(err_obj, func, tern_name_lookup(service_name, port_name));
 }
 
 TERN_PMPI_ALIAS(Open_port)
@@ -266,13 +266,13 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     static const char func[] = "MPI_Open_port";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_array(func, err_comm, port_name, MPI_MAX_PORT_NAME, "port_name")))
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_array(func, err_obj, port_name, MPI_MAX_PORT_NAME, "port_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_port_open(port_name));
+    return tern_mpi_result(err_obj, func, tern_port_open(port_name));
 }
 
 TERN_PMPI_ALIAS(Publish_name)
@@ -280,14 +280,14 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
 {
     static const char func[] = "MPI_Publish_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+    if ((err = tern_check_ptr(func, err_obj, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, port_name, "port_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_name_publish(service_name, port_name));
+    return tern_mpi_result(err_obj, func, tern_name_publish(service_name, port_name));
 }
 
 TERN_PMPI_ALIAS(Query_thread)
@@ -295,11 +295,11 @@ int PMPI_Query_thread(int *provided)
 {
     static const char func[] = "MPI_Query_thread";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, provided, "provided")))
+    if ((err = tern_check_ptr(func, err_obj, provided, "provided")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_env_query_thread(provided));
+    return tern_mpi_result(err_obj, func, tern_env_query_thread(provided));
 }
 
 TERN_PMPI_ALIAS(Session_finalize)
@@ -307,13 +307,13 @@ int PMPI_Session_finalize(MPI_Session *session)
 {
     static const char func[] = "MPI_Session_finalize";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session ? *session : MPI_SESSION_NULL;
+    const int err_obj = session ? *session : MPI_SESSION_NULL;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, session, "session")) ||
-        (err = tern_check_session(func, err_comm, *session, &session_obj)))
+    if ((err = tern_check_ptr(func, err_obj, session, "session")) ||
+        (err = tern_check_session(func, err_obj, *session, &session_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_finalize(session));
+    return tern_mpi_result(err_obj, func, tern_session_finalize(session));
 }
 
 TERN_PMPI_ALIAS(Session_get_info)
@@ -321,13 +321,13 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
     static const char func[] = "MPI_Session_get_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, info_used, "info_used")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, info_used, "info_used")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_get_info(session_obj, info_used));
+    return tern_mpi_result(err_obj, func, tern_session_get_info(session_obj, info_used));
 }
 
 TERN_PMPI_ALIAS(Session_get_nth_pset)
@@ -335,15 +335,15 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 {
     static const char func[] = "MPI_Session_get_nth_pset";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, pset_len, "pset_len")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, pset_len, "pset_len")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_get_nth_pset(session_obj, n, pset_len, pset_name));
+    return tern_mpi_result(err_obj, func, tern_session_get_nth_pset(session_obj, n, pset_len, pset_name));
 }
 
 TERN_PMPI_ALIAS(Session_get_num_psets)
@@ -351,15 +351,15 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 {
     static const char func[] = "MPI_Session_get_num_psets";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, npset_names, "npset_names")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, npset_names, "npset_names")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_get_num_psets(session_obj, npset_names));
+    return tern_mpi_result(err_obj, func, tern_session_get_num_psets(session_obj, npset_names));
 }
 
 TERN_PMPI_ALIAS(Session_get_pset_info)
@@ -367,14 +367,14 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 {
     static const char func[] = "MPI_Session_get_pset_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, pset_name, "pset_name")) ||
-        (err = tern_check_ptr(func, err_comm, info, "info")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, pset_name, "pset_name")) ||
+        (err = tern_check_ptr(func, err_obj, info, "info")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_get_pset_info(session_obj, pset_name, info));
+    return tern_mpi_result(err_obj, func, tern_session_get_pset_info(session_obj, pset_name, info));
 }
 
 TERN_PMPI_ALIAS(Session_init)
@@ -382,14 +382,14 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 {
     static const char func[] = "MPI_Session_init";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = errhandler;
+    const int err_obj = errhandler;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_errhandler(func, err_comm, errhandler)) ||
-        (err = tern_check_ptr(func, err_comm, session, "session")))
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_errhandler(func, err_obj, errhandler)) ||
+        (err = tern_check_ptr(func, err_obj, session, "session")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_init(info_obj, errhandler, session));
+    return tern_mpi_result(err_obj, func, tern_session_init(info_obj, errhandler, session));
 }
 
 TERN_PMPI_ALIAS(Unpublish_name)
@@ -397,12 +397,12 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 {
     static const char func[] = "MPI_Unpublish_name";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, service_name, "service_name")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, port_name, "port_name")))
+    if ((err = tern_check_ptr(func, err_obj, service_name, "service_name")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, port_name, "port_name")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_name_unpublish(service_name, port_name));
+    return tern_mpi_result(err_obj, func, tern_name_unpublish(service_name, port_name));
 }

@@ -15,13 +15,13 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
     static const char func[] = "MPI_Bsend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Bsend_c)
@@ -29,13 +29,13 @@ int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     static const char func[] = "MPI_Bsend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Bsend_init)
@@ -43,17 +43,17 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 {
     static const char func[] = "MPI_Bsend_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -62,17 +62,17 @@ int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 {
     static const char func[] = "MPI_Bsend_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -81,11 +81,11 @@ int PMPI_Buffer_attach(void *buffer, int size)
 {
     static const char func[] = "MPI_Buffer_attach";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_buffer_size(func, size)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_attach_c)
@@ -93,11 +93,11 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
     static const char func[] = "MPI_Buffer_attach_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
     if ((err = tern_check_buffer_size(func, size)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_attach_to(NULL, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_detach)
@@ -105,12 +105,12 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     static const char func[] = "MPI_Buffer_detach";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_ptr(func, err_obj, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_detach_c)
@@ -118,12 +118,12 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     static const char func[] = "MPI_Buffer_detach_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_ptr(func, err_obj, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_detach_from(NULL, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Buffer_flush)
@@ -131,8 +131,8 @@ int PMPI_Buffer_flush(void)
 {
     static const char func[] = "MPI_Buffer_flush";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
-    return tern_mpi_result(err_comm, func, tern_buffer_flush_of(NULL));
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_buffer_flush_of(NULL));
 }
 
 TERN_PMPI_ALIAS(Buffer_iflush)
@@ -140,14 +140,14 @@ int PMPI_Buffer_iflush(MPI_Request *request)
 {
     static const char func[] = "MPI_Buffer_iflush";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_buffer_iflush_of(NULL, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_buffer_iflush_of(NULL, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -164,13 +164,13 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
     static const char func[] = "MPI_Comm_attach_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        (err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Comm_attach_buffer_c)
@@ -178,13 +178,13 @@ int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
     static const char func[] = "MPI_Comm_attach_buffer_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+        (err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_attach_to(comm_obj, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Comm_detach_buffer)
@@ -192,14 +192,14 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     static const char func[] = "MPI_Comm_detach_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+        (err = tern_check_ptr(func, err_obj, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Comm_detach_buffer_c)
@@ -207,14 +207,14 @@ int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
     static const char func[] = "MPI_Comm_detach_buffer_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+        (err = tern_check_ptr(func, err_obj, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_buffer_detach_from(comm_obj, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Comm_flush_buffer)
@@ -222,12 +222,12 @@ int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     static const char func[] = "MPI_Comm_flush_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_buffer_flush_of(comm_obj));
+    return tern_mpi_result(err_obj, func, tern_buffer_flush_of(comm_obj));
 }
 
 TERN_PMPI_ALIAS(Comm_iflush_buffer)
@@ -235,16 +235,16 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
     static const char func[] = "MPI_Comm_iflush_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_buffer_iflush_of(comm_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_buffer_iflush_of(comm_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -253,13 +253,13 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     static const char func[] = "MPI_Get_count";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, count, "count")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, count, "count")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_count(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_count(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
 }
 
 TERN_PMPI_ALIAS(Get_count_c)
@@ -267,13 +267,13 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 {
     static const char func[] = "MPI_Get_count_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_ptr(func, err_comm, count, "count")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_ptr(func, err_obj, count, "count")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dtype_get_count(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
+    return tern_mpi_result(err_obj, func, tern_dtype_get_count(datatype, tern_status_bytes(status), TERN_NUM_REF(count)));
 }
 
 TERN_PMPI_ALIAS(Ibsend)
@@ -281,17 +281,17 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 {
     static const char func[] = "MPI_Ibsend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -300,17 +300,17 @@ int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 {
     static const char func[] = "MPI_Ibsend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_BUFFERED, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -319,15 +319,15 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 {
     static const char func[] = "MPI_Improbe";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, message, "message")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_obj, message, "message")) ||
         (err = tern_check_source_tag(func, comm_obj, source, tag)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_probe_call(comm_obj, source, tag, 0, flag, message, status));
+    return tern_mpi_result(err_obj, func, tern_probe_call(comm_obj, source, tag, 0, flag, message, status));
 }
 
 TERN_PMPI_ALIAS(Imrecv)
@@ -335,16 +335,16 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 {
     static const char func[] = "MPI_Imrecv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, message, "message")) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_data(func, err_comm, buf, count, datatype)))
+    if ((err = tern_check_ptr(func, err_obj, message, "message")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
+        (err = tern_check_data(func, err_obj, buf, count, datatype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, MPI_STATUS_IGNORE, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_mrecv_call(buf, count, datatype, message, MPI_STATUS_IGNORE, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -353,16 +353,16 @@ int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
 {
     static const char func[] = "MPI_Imrecv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, message, "message")) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_data(func, err_comm, buf, count, datatype)))
+    if ((err = tern_check_ptr(func, err_obj, message, "message")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
+        (err = tern_check_data(func, err_obj, buf, count, datatype)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, MPI_STATUS_IGNORE, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_mrecv_call(buf, count, datatype, message, MPI_STATUS_IGNORE, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -371,14 +371,14 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 {
     static const char func[] = "MPI_Iprobe";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")) ||
         (err = tern_check_source_tag(func, comm_obj, source, tag)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_probe_call(comm_obj, source, tag, 0, flag, NULL, status));
+    return tern_mpi_result(err_obj, func, tern_probe_call(comm_obj, source, tag, 0, flag, NULL, status));
 }
 
 TERN_PMPI_ALIAS(Irecv)
@@ -386,17 +386,17 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 {
     static const char func[] = "MPI_Irecv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -405,17 +405,17 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 {
     static const char func[] = "MPI_Irecv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -424,17 +424,17 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 {
     static const char func[] = "MPI_Irsend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -443,17 +443,17 @@ int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 {
     static const char func[] = "MPI_Irsend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -462,17 +462,17 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
     static const char func[] = "MPI_Isend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -481,17 +481,17 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     static const char func[] = "MPI_Isend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -500,18 +500,18 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 {
     static const char func[] = "MPI_Isendrecv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t sd;
     tern_dt_desc_t rd;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -520,18 +520,18 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     static const char func[] = "MPI_Isendrecv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t sd;
     tern_dt_desc_t rd;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_isendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -540,17 +540,17 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 {
     static const char func[] = "MPI_Isendrecv_replace";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -559,17 +559,17 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 {
     static const char func[] = "MPI_Isendrecv_replace_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_isendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -578,17 +578,17 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 {
     static const char func[] = "MPI_Issend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -597,17 +597,17 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 {
     static const char func[] = "MPI_Issend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -616,14 +616,14 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 {
     static const char func[] = "MPI_Mprobe";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, message, "message")) ||
+        (err = tern_check_ptr(func, err_obj, message, "message")) ||
         (err = tern_check_source_tag(func, comm_obj, source, tag)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_probe_call(comm_obj, source, tag, 1, NULL, message, status));
+    return tern_mpi_result(err_obj, func, tern_probe_call(comm_obj, source, tag, 1, NULL, message, status));
 }
 
 TERN_PMPI_ALIAS(Mrecv)
@@ -631,12 +631,12 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 {
     static const char func[] = "MPI_Mrecv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, message, "message")) ||
-        (err = tern_check_data(func, err_comm, buf, count, datatype)))
+    if ((err = tern_check_ptr(func, err_obj, message, "message")) ||
+        (err = tern_check_data(func, err_obj, buf, count, datatype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, status, NULL));
+    return tern_mpi_result(err_obj, func, tern_mrecv_call(buf, count, datatype, message, status, NULL));
 }
 
 TERN_PMPI_ALIAS(Mrecv_c)
@@ -644,12 +644,12 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 {
     static const char func[] = "MPI_Mrecv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, message, "message")) ||
-        (err = tern_check_data(func, err_comm, buf, count, datatype)))
+    if ((err = tern_check_ptr(func, err_obj, message, "message")) ||
+        (err = tern_check_data(func, err_obj, buf, count, datatype)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_mrecv_call(buf, count, datatype, message, status, NULL));
+    return tern_mpi_result(err_obj, func, tern_mrecv_call(buf, count, datatype, message, status, NULL));
 }
 
 TERN_PMPI_ALIAS(Probe)
@@ -657,13 +657,13 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     static const char func[] = "MPI_Probe";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_source_tag(func, comm_obj, source, tag)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_probe_call(comm_obj, source, tag, 1, NULL, NULL, status));
+    return tern_mpi_result(err_obj, func, tern_probe_call(comm_obj, source, tag, 1, NULL, NULL, status));
 }
 
 TERN_PMPI_ALIAS(Recv)
@@ -671,13 +671,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 {
     static const char func[] = "MPI_Recv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, status, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, status, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Recv_c)
@@ -685,13 +685,13 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 {
     static const char func[] = "MPI_Recv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, status, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, status, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Recv_init)
@@ -699,17 +699,17 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 {
     static const char func[] = "MPI_Recv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -718,17 +718,17 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 {
     static const char func[] = "MPI_Recv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, source, tag, comm, 0, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_recv_call(c, buf, count, datatype, &d, source, tag, MPI_STATUS_IGNORE, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -737,9 +737,9 @@ int PMPI_Request_free(MPI_Request *request)
 {
     static const char func[] = "MPI_Request_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
     return tern_mpi_request_free(func, request);
 }
@@ -749,10 +749,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     static const char func[] = "MPI_Request_get_status";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_ptr(func, err_obj, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_request_get_status(func, request, flag, status);
 }
@@ -762,11 +762,11 @@ int PMPI_Request_get_status_all(int count, const MPI_Request *array_of_requests,
 {
     static const char func[] = "MPI_Request_get_status_all";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
     return tern_mpi_request_get_status_all(func, count, array_of_requests, flag, array_of_statuses);
 }
@@ -776,13 +776,13 @@ int PMPI_Request_get_status_any(int count, const MPI_Request *array_of_requests,
 {
     static const char func[] = "MPI_Request_get_status_any";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, index, "index")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, index, "index")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_request_get_status_any(func, count, array_of_requests, index, flag, status);
 }
@@ -792,11 +792,11 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request *array_of_reques
 {
     static const char func[] = "MPI_Request_get_status_some";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, outcount, "outcount")))
         return err;
     return tern_mpi_request_get_status_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
@@ -806,13 +806,13 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
     static const char func[] = "MPI_Rsend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Rsend_c)
@@ -820,13 +820,13 @@ int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     static const char func[] = "MPI_Rsend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Rsend_init)
@@ -834,17 +834,17 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 {
     static const char func[] = "MPI_Rsend_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -853,17 +853,17 @@ int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 {
     static const char func[] = "MPI_Rsend_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_READY, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -872,13 +872,13 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     static const char func[] = "MPI_Send";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Send_c)
@@ -886,11 +886,11 @@ int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 {
     static const char func[] = "MPI_Send_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, NULL, 0));
 }

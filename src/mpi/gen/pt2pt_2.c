@@ -15,17 +15,17 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 {
     static const char func[] = "MPI_Send_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -34,17 +34,17 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 {
     static const char func[] = "MPI_Send_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_STANDARD, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -53,14 +53,14 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 {
     static const char func[] = "MPI_Sendrecv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t sd;
     tern_dt_desc_t rd;
     int err;
     if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
+    return tern_mpi_result(err_obj, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
 }
 
 TERN_PMPI_ALIAS(Sendrecv_c)
@@ -68,14 +68,14 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     static const char func[] = "MPI_Sendrecv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t sd;
     tern_dt_desc_t rd;
     int err;
     if ((err = tern_check_sendrecv(func, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &sd, &rd)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
+    return tern_mpi_result(err_obj, func, tern_sendrecv_call(c, sendbuf, sendcount, sendtype, &sd, dest, sendtag, recvbuf, recvcount, recvtype, &rd, source, recvtag, status));
 }
 
 TERN_PMPI_ALIAS(Sendrecv_replace)
@@ -83,13 +83,13 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 {
     static const char func[] = "MPI_Sendrecv_replace";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
+    return tern_mpi_result(err_obj, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
 }
 
 TERN_PMPI_ALIAS(Sendrecv_replace_c)
@@ -97,13 +97,13 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 {
     static const char func[] = "MPI_Sendrecv_replace_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_sendrecv_replace(func, buf, count, datatype, dest, sendtag, source, recvtag, comm, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
+    return tern_mpi_result(err_obj, func, tern_sendrecv_replace_call(c, buf, count, datatype, &d, dest, sendtag, source, recvtag, status));
 }
 
 TERN_PMPI_ALIAS(Session_attach_buffer)
@@ -111,13 +111,13 @@ int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
     static const char func[] = "MPI_Session_attach_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_attach_buffer(session_obj, buffer, TERN_NUM(size)));
+    return tern_mpi_result(err_obj, func, tern_session_attach_buffer(session_obj, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Session_attach_buffer_c)
@@ -125,13 +125,13 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
 {
     static const char func[] = "MPI_Session_attach_buffer_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_COUNT)))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_COUNT)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_attach_buffer(session_obj, buffer, TERN_NUM(size)));
+    return tern_mpi_result(err_obj, func, tern_session_attach_buffer(session_obj, buffer, TERN_NUM(size)));
 }
 
 TERN_PMPI_ALIAS(Session_detach_buffer)
@@ -139,14 +139,14 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
 {
     static const char func[] = "MPI_Session_detach_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_detach_buffer(session_obj, buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_session_detach_buffer(session_obj, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Session_detach_buffer_c)
@@ -154,14 +154,14 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Cou
 {
     static const char func[] = "MPI_Session_detach_buffer_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, buffer_addr, "buffer_addr")) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, buffer_addr, "buffer_addr")) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_detach_buffer(session_obj, buffer_addr, TERN_NUM_REF(size)));
+    return tern_mpi_result(err_obj, func, tern_session_detach_buffer(session_obj, buffer_addr, TERN_NUM_REF(size)));
 }
 
 TERN_PMPI_ALIAS(Session_flush_buffer)
@@ -169,12 +169,12 @@ int PMPI_Session_flush_buffer(MPI_Session session)
 {
     static const char func[] = "MPI_Session_flush_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_session_flush_buffer(session_obj));
+    return tern_mpi_result(err_obj, func, tern_session_flush_buffer(session_obj));
 }
 
 TERN_PMPI_ALIAS(Session_iflush_buffer)
@@ -182,16 +182,16 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
     static const char func[] = "MPI_Session_iflush_buffer";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = session;
+    const int err_obj = session;
     tern_session_t *session_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_session(func, err_comm, session, &session_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_session(func, err_obj, session, &session_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_session_iflush_buffer(session_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_session_iflush_buffer(session_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -200,13 +200,13 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
     static const char func[] = "MPI_Ssend";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Ssend_c)
@@ -214,13 +214,13 @@ int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     static const char func[] = "MPI_Ssend_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
     if ((err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Ssend_init)
@@ -228,17 +228,17 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 {
     static const char func[] = "MPI_Ssend_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -247,17 +247,17 @@ int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 {
     static const char func[] = "MPI_Ssend_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_req_t *request_req = NULL;
     tern_comm_t *c;
     tern_dt_desc_t d;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_p2p(func, buf, count, datatype, dest, tag, comm, 1, &c, &d)))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_send_call(c, buf, count, datatype, &d, dest, tag, TERN_SEND_SYNC, &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -266,9 +266,9 @@ int PMPI_Start(MPI_Request *request)
 {
     static const char func[] = "MPI_Start";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
     return tern_mpi_start_request(func, request);
 }
@@ -278,10 +278,10 @@ int PMPI_Startall(int count, MPI_Request *array_of_requests)
 {
     static const char func[] = "MPI_Startall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")))
         return err;
     return tern_mpi_startall(func, count, array_of_requests);
 }
@@ -291,10 +291,10 @@ int PMPI_Status_get_error(const MPI_Status *status, int *err)
 {
     static const char func[] = "MPI_Status_get_error";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err_;
-    if ((err_ = tern_check_status(func, err_comm, status)) ||
-        (err_ = tern_check_ptr(func, err_comm, err, "err")))
+    if ((err_ = tern_check_status(func, err_obj, status)) ||
+        (err_ = tern_check_ptr(func, err_obj, err, "err")))
         return err_;
     return tern_mpi_status_get_field(status, &status->MPI_ERROR, err);
 }
@@ -304,10 +304,10 @@ int PMPI_Status_get_source(const MPI_Status *status, int *source)
 {
     static const char func[] = "MPI_Status_get_source";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_ptr(func, err_comm, source, "source")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_ptr(func, err_obj, source, "source")))
         return err;
     return tern_mpi_status_get_field(status, &status->MPI_SOURCE, source);
 }
@@ -317,10 +317,10 @@ int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
 {
     static const char func[] = "MPI_Status_get_tag";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)) ||
-        (err = tern_check_ptr(func, err_comm, tag, "tag")))
+    if ((err = tern_check_status(func, err_obj, status)) ||
+        (err = tern_check_ptr(func, err_obj, tag, "tag")))
         return err;
     return tern_mpi_status_get_field(status, &status->MPI_TAG, tag);
 }
@@ -330,9 +330,9 @@ int PMPI_Status_set_error(MPI_Status *status, int err)
 {
     static const char func[] = "MPI_Status_set_error";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err_;
-    if ((err_ = tern_check_status(func, err_comm, status)))
+    if ((err_ = tern_check_status(func, err_obj, status)))
         return err_;
     return tern_mpi_status_set_field(&status->MPI_ERROR, err);
 }
@@ -342,9 +342,9 @@ int PMPI_Status_set_source(MPI_Status *status, int source)
 {
     static const char func[] = "MPI_Status_set_source";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)))
+    if ((err = tern_check_status(func, err_obj, status)))
         return err;
     return tern_mpi_status_set_field(&status->MPI_SOURCE, source);
 }
@@ -354,9 +354,9 @@ int PMPI_Status_set_tag(MPI_Status *status, int tag)
 {
     static const char func[] = "MPI_Status_set_tag";
     TERN_API_GUARD();
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_status(func, err_comm, status)))
+    if ((err = tern_check_status(func, err_obj, status)))
         return err;
     return tern_mpi_status_set_field(&status->MPI_TAG, tag);
 }
@@ -366,11 +366,11 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     static const char func[] = "MPI_Test";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_test(func, request, flag, status);
 }
@@ -380,10 +380,10 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     static const char func[] = "MPI_Test_cancelled";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, status, "status")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_ptr(func, err_obj, status, "status")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
     return tern_mpi_test_cancelled(func, status, flag);
 }
@@ -393,11 +393,11 @@ int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag, MPI_Statu
 {
     static const char func[] = "MPI_Testall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
     return tern_mpi_testall(func, count, array_of_requests, flag, array_of_statuses);
 }
@@ -407,13 +407,13 @@ int PMPI_Testany(int count, MPI_Request *array_of_requests, int *index, int *fla
 {
     static const char func[] = "MPI_Testany";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, index, "index")) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, index, "index")) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")) ||
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_any(func, count, array_of_requests, index, flag, status, 0);
 }
@@ -423,11 +423,11 @@ int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, in
 {
     static const char func[] = "MPI_Testsome";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, outcount, "outcount")))
         return err;
     return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
 }
@@ -437,10 +437,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     static const char func[] = "MPI_Wait";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, request, "request")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_ptr(func, err_obj, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_wait(func, request, status);
 }
@@ -450,10 +450,10 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
 {
     static const char func[] = "MPI_Waitall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")))
         return err;
     return tern_mpi_waitall(func, count, array_of_requests, array_of_statuses);
 }
@@ -463,12 +463,12 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Stat
 {
     static const char func[] = "MPI_Waitany";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, count, "count", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, count, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, index, "index")) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+    if ((err = tern_check_nonneg(func, err_obj, count, "count", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, count, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, index, "index")) ||
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_any(func, count, array_of_requests, index, NULL, status, 1);
 }
@@ -478,11 +478,11 @@ int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, in
 {
     static const char func[] = "MPI_Waitsome";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, incount, "incount", MPI_ERR_COUNT)) ||
-        (err = tern_check_array(func, err_comm, array_of_requests, incount, "array_of_requests")) ||
-        (err = tern_check_ptr(func, err_comm, outcount, "outcount")))
+    if ((err = tern_check_nonneg(func, err_obj, incount, "incount", MPI_ERR_COUNT)) ||
+        (err = tern_check_array(func, err_obj, array_of_requests, incount, "array_of_requests")) ||
+        (err = tern_check_ptr(func, err_obj, outcount, "outcount")))
         return err;
     return tern_mpi_some(func, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1);
 }

@@ -12,18 +12,18 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 {
     static const char func[] = "MPI_Accumulate";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Accumulate_c)
@@ -31,18 +31,18 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 {
     static const char func[] = "MPI_Accumulate_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Compare_and_swap)
@@ -50,14 +50,14 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 {
     static const char func[] = "MPI_Compare_and_swap";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win_obj));
+    return tern_mpi_result(err_obj, func, tern_rma_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win_obj));
 }
 
 TERN_PMPI_ALIAS(Fetch_and_op)
@@ -65,15 +65,15 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 {
     static const char func[] = "MPI_Fetch_and_op";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_committed_type(func, err_comm, datatype, "datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_committed_type(func, err_obj, datatype, "datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win_obj));
+    return tern_mpi_result(err_obj, func, tern_rma_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win_obj));
 }
 
 TERN_PMPI_ALIAS(Get)
@@ -81,17 +81,17 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 {
     static const char func[] = "MPI_Get";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Get_accumulate)
@@ -99,19 +99,19 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 {
     static const char func[] = "MPI_Get_accumulate";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, result_count, "result_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, result_datatype, "result_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Get_accumulate_c)
@@ -119,19 +119,19 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 {
     static const char func[] = "MPI_Get_accumulate_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, result_count, "result_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, result_datatype, "result_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Get_c)
@@ -139,17 +139,17 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 {
     static const char func[] = "MPI_Get_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Put)
@@ -157,17 +157,17 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 {
     static const char func[] = "MPI_Put";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Put_c)
@@ -175,17 +175,17 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 {
     static const char func[] = "MPI_Put_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
+    return tern_mpi_result(err_obj, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, NULL));
 }
 
 TERN_PMPI_ALIAS(Raccumulate)
@@ -193,22 +193,22 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
 {
     static const char func[] = "MPI_Raccumulate";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -217,22 +217,22 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
 {
     static const char func[] = "MPI_Raccumulate_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -241,21 +241,21 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 {
     static const char func[] = "MPI_Rget";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -264,23 +264,23 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 {
     static const char func[] = "MPI_Rget_accumulate";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, result_count, "result_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, result_datatype, "result_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -289,23 +289,23 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_
 {
     static const char func[] = "MPI_Rget_accumulate_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_nonneg(func, err_comm, result_count, "result_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, result_datatype, "result_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_op(func, err_comm, op)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_nonneg(func, err_obj, result_count, "result_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, result_datatype, "result_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_op(func, err_obj, op)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -314,21 +314,21 @@ int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
 {
     static const char func[] = "MPI_Rget_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -337,21 +337,21 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
 {
     static const char func[] = "MPI_Rput";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -360,21 +360,21 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
 {
     static const char func[] = "MPI_Rput_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, origin_count, "origin_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, origin_datatype, "origin_datatype")) ||
-        (err = tern_check_nonneg(func, err_comm, target_disp, "target_disp", MPI_ERR_DISP)) ||
-        (err = tern_check_nonneg(func, err_comm, target_count, "target_count", MPI_ERR_COUNT)) ||
-        (err = tern_check_committed_type(func, err_comm, target_datatype, "target_datatype")) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")))
+    if ((err = tern_check_nonneg(func, err_obj, origin_count, "origin_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, origin_datatype, "origin_datatype")) ||
+        (err = tern_check_nonneg(func, err_obj, target_disp, "target_disp", MPI_ERR_DISP)) ||
+        (err = tern_check_nonneg(func, err_obj, target_count, "target_count", MPI_ERR_COUNT)) ||
+        (err = tern_check_committed_type(func, err_obj, target_datatype, "target_datatype")) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
+    err = tern_mpi_result(err_obj, func, tern_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win_obj, &request_req));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -383,17 +383,17 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 {
     static const char func[] = "MPI_Win_allocate";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")) ||
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_allocate(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
+    return tern_mpi_result(err_obj, func, tern_win_allocate(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
 }
 
 TERN_PMPI_ALIAS(Win_allocate_c)
@@ -401,17 +401,17 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 {
     static const char func[] = "MPI_Win_allocate_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")) ||
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_allocate(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
+    return tern_mpi_result(err_obj, func, tern_win_allocate(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
 }
 
 TERN_PMPI_ALIAS(Win_allocate_shared)
@@ -419,17 +419,17 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 {
     static const char func[] = "MPI_Win_allocate_shared";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")) ||
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_allocate_shared(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
+    return tern_mpi_result(err_obj, func, tern_win_allocate_shared(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
 }
 
 TERN_PMPI_ALIAS(Win_allocate_shared_c)
@@ -437,17 +437,17 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 {
     static const char func[] = "MPI_Win_allocate_shared_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")) ||
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_allocate_shared(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
+    return tern_mpi_result(err_obj, func, tern_win_allocate_shared(size, TERN_NUM(disp_unit), info, comm_obj, baseptr, win));
 }
 
 TERN_PMPI_ALIAS(Win_attach)
@@ -455,13 +455,13 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char func[] = "MPI_Win_attach";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_attach(win_obj, base, size));
+    return tern_mpi_result(err_obj, func, tern_win_attach(win_obj, base, size));
 }
 
 TERN_PMPI_ALIAS(Win_complete)
@@ -469,12 +469,12 @@ int PMPI_Win_complete(MPI_Win win)
 {
     static const char func[] = "MPI_Win_complete";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_complete(win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_complete(win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_create)
@@ -482,16 +482,16 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 {
     static const char func[] = "MPI_Win_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_create(base, size, TERN_NUM(disp_unit), info, comm_obj, win));
+    return tern_mpi_result(err_obj, func, tern_win_create(base, size, TERN_NUM(disp_unit), info, comm_obj, win));
 }
 
 TERN_PMPI_ALIAS(Win_create_c)
@@ -499,16 +499,16 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
 {
     static const char func[] = "MPI_Win_create_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_nonneg(func, err_comm, size, "size", MPI_ERR_SIZE)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_nonneg(func, err_obj, size, "size", MPI_ERR_SIZE)) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_create(base, size, TERN_NUM(disp_unit), info, comm_obj, win));
+    return tern_mpi_result(err_obj, func, tern_win_create(base, size, TERN_NUM(disp_unit), info, comm_obj, win));
 }
 
 TERN_PMPI_ALIAS(Win_create_dynamic)
@@ -516,15 +516,15 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     static const char func[] = "MPI_Win_create_dynamic";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_info_t *info_obj = NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
-    if ((err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
+    if ((err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
         (err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, win, "win")))
+        (err = tern_check_ptr(func, err_obj, win, "win")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_create_dynamic(info, comm_obj, win));
+    return tern_mpi_result(err_obj, func, tern_win_create_dynamic(info, comm_obj, win));
 }
 
 TERN_PMPI_ALIAS(Win_detach)
@@ -532,12 +532,12 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     static const char func[] = "MPI_Win_detach";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_detach(win_obj, base));
+    return tern_mpi_result(err_obj, func, tern_win_detach(win_obj, base));
 }
 
 TERN_PMPI_ALIAS(Win_fence)
@@ -545,12 +545,12 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 {
     static const char func[] = "MPI_Win_fence";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_fence(assert, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_fence(assert, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_flush)
@@ -558,12 +558,12 @@ int PMPI_Win_flush(int rank, MPI_Win win)
 {
     static const char func[] = "MPI_Win_flush";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_flush(rank, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_flush(rank, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_flush_all)
@@ -571,12 +571,12 @@ int PMPI_Win_flush_all(MPI_Win win)
 {
     static const char func[] = "MPI_Win_flush_all";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_flush_all(win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_flush_all(win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_flush_local)
@@ -584,12 +584,12 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
     static const char func[] = "MPI_Win_flush_local";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_flush(rank, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_flush(rank, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_flush_local_all)
@@ -597,12 +597,12 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 {
     static const char func[] = "MPI_Win_flush_local_all";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_flush_all(win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_flush_all(win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_free)
@@ -610,13 +610,13 @@ int PMPI_Win_free(MPI_Win *win)
 {
     static const char func[] = "MPI_Win_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = (win ? tern_win_err_comm(*win) : MPI_COMM_NULL);
+    const int err_obj = (win ? *win : MPI_WIN_NULL);
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_ptr(func, err_comm, win, "win")) ||
-        (err = tern_check_win(func, err_comm, *win, &win_obj)))
+    if ((err = tern_check_ptr(func, err_obj, win, "win")) ||
+        (err = tern_check_win(func, err_obj, *win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_free(win_obj, win));
+    return tern_mpi_result(err_obj, func, tern_win_free(win_obj, win));
 }
 
 TERN_PMPI_ALIAS(Win_get_group)
@@ -624,13 +624,13 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     static const char func[] = "MPI_Win_get_group";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, group, "group")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, group, "group")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_get_group(win_obj, group));
+    return tern_mpi_result(err_obj, func, tern_win_get_group(win_obj, group));
 }
 
 TERN_PMPI_ALIAS(Win_get_info)
@@ -638,13 +638,13 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     static const char func[] = "MPI_Win_get_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, info_used, "info_used")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, info_used, "info_used")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_get_info(win_obj, info_used));
+    return tern_mpi_result(err_obj, func, tern_win_get_info(win_obj, info_used));
 }
 
 TERN_PMPI_ALIAS(Win_lock)
@@ -652,12 +652,12 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     static const char func[] = "MPI_Win_lock";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_lock(lock_type, rank, assert, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_lock(lock_type, rank, assert, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_lock_all)
@@ -665,12 +665,12 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     static const char func[] = "MPI_Win_lock_all";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_lock_all(assert, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_lock_all(assert, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_post)
@@ -678,14 +678,14 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     static const char func[] = "MPI_Win_post";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_group_t *group_obj = NULL;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_post(group_obj, assert, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_post(group_obj, assert, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_set_info)
@@ -693,14 +693,14 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     static const char func[] = "MPI_Win_set_info";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_info(func, err_comm, info, 0, &info_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_info(func, err_obj, info, 0, &info_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_set_info(win_obj, info));
+    return tern_mpi_result(err_obj, func, tern_win_set_info(win_obj, info));
 }
 
 TERN_PMPI_ALIAS(Win_shared_query)
@@ -708,15 +708,15 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 {
     static const char func[] = "MPI_Win_shared_query";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")) ||
-        (err = tern_check_ptr(func, err_comm, disp_unit, "disp_unit")) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")) ||
+        (err = tern_check_ptr(func, err_obj, disp_unit, "disp_unit")) ||
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_shared_query(win_obj, rank, size, TERN_NUM_REF(disp_unit), baseptr));
+    return tern_mpi_result(err_obj, func, tern_win_shared_query(win_obj, rank, size, TERN_NUM_REF(disp_unit), baseptr));
 }
 
 TERN_PMPI_ALIAS(Win_shared_query_c)
@@ -724,15 +724,15 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *dis
 {
     static const char func[] = "MPI_Win_shared_query_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, size, "size")) ||
-        (err = tern_check_ptr(func, err_comm, disp_unit, "disp_unit")) ||
-        (err = tern_check_ptr(func, err_comm, baseptr, "baseptr")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, size, "size")) ||
+        (err = tern_check_ptr(func, err_obj, disp_unit, "disp_unit")) ||
+        (err = tern_check_ptr(func, err_obj, baseptr, "baseptr")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_shared_query(win_obj, rank, size, TERN_NUM_REF(disp_unit), baseptr));
+    return tern_mpi_result(err_obj, func, tern_win_shared_query(win_obj, rank, size, TERN_NUM_REF(disp_unit), baseptr));
 }
 
 TERN_PMPI_ALIAS(Win_start)
@@ -740,14 +740,14 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     static const char func[] = "MPI_Win_start";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_group_t *group_obj = NULL;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_group(func, err_comm, group, &group_obj)) ||
-        (err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_group(func, err_obj, group, &group_obj)) ||
+        (err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_start(group_obj, assert, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_start(group_obj, assert, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_sync)
@@ -755,12 +755,12 @@ int PMPI_Win_sync(MPI_Win win)
 {
     static const char func[] = "MPI_Win_sync";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_sync(win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_sync(win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_test)
@@ -768,13 +768,13 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 {
     static const char func[] = "MPI_Win_test";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)) ||
-        (err = tern_check_ptr(func, err_comm, flag, "flag")))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_test(win_obj, flag));
+    return tern_mpi_result(err_obj, func, tern_win_test(win_obj, flag));
 }
 
 TERN_PMPI_ALIAS(Win_unlock)
@@ -782,12 +782,12 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     static const char func[] = "MPI_Win_unlock";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_unlock(rank, win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_unlock(rank, win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_unlock_all)
@@ -795,12 +795,12 @@ int PMPI_Win_unlock_all(MPI_Win win)
 {
     static const char func[] = "MPI_Win_unlock_all";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_unlock_all(win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_unlock_all(win_obj));
 }
 
 TERN_PMPI_ALIAS(Win_wait)
@@ -808,10 +808,10 @@ int PMPI_Win_wait(MPI_Win win)
 {
     static const char func[] = "MPI_Win_wait";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = tern_win_err_comm(win);
+    const int err_obj = win;
     tern_win_t *win_obj = NULL;
     int err;
-    if ((err = tern_check_win(func, err_comm, win, &win_obj)))
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
         return err;
-    return tern_mpi_result(err_comm, func, tern_win_wait(win_obj));
+    return tern_mpi_result(err_obj, func, tern_win_wait(win_obj));
 }

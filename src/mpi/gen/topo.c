@@ -12,14 +12,14 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
 {
     static const char func[] = "MPI_Cart_coords";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, maxdims, "maxdims", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, coords, maxdims, "coords")))
+        (err = tern_check_nonneg(func, err_obj, maxdims, "maxdims", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, coords, maxdims, "coords")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_coords(comm_obj, rank, maxdims, coords));
+    return tern_mpi_result(err_obj, func, tern_cart_coords(comm_obj, rank, maxdims, coords));
 }
 
 TERN_PMPI_ALIAS(Cart_create)
@@ -27,15 +27,15 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *p
 {
     static const char func[] = "MPI_Cart_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm_old;
+    const int err_obj = comm_old;
     tern_comm_t *comm_old_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
-        (err = tern_check_array(func, err_comm, dims, ndims, "dims")) ||
-        (err = tern_check_array(func, err_comm, periods, ndims, "periods")) ||
-        (err = tern_check_ptr(func, err_comm, comm_cart, "comm_cart")))
+        (err = tern_check_array(func, err_obj, dims, ndims, "dims")) ||
+        (err = tern_check_array(func, err_obj, periods, ndims, "periods")) ||
+        (err = tern_check_ptr(func, err_obj, comm_cart, "comm_cart")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart));
+    return tern_mpi_result(err_obj, func, tern_cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart));
 }
 
 TERN_PMPI_ALIAS(Cart_get)
@@ -43,16 +43,16 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coor
 {
     static const char func[] = "MPI_Cart_get";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, maxdims, "maxdims", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, dims, maxdims, "dims")) ||
-        (err = tern_check_array(func, err_comm, periods, maxdims, "periods")) ||
-        (err = tern_check_array(func, err_comm, coords, maxdims, "coords")))
+        (err = tern_check_nonneg(func, err_obj, maxdims, "maxdims", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, dims, maxdims, "dims")) ||
+        (err = tern_check_array(func, err_obj, periods, maxdims, "periods")) ||
+        (err = tern_check_array(func, err_obj, coords, maxdims, "coords")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_get(comm_obj, maxdims, dims, periods, coords));
+    return tern_mpi_result(err_obj, func, tern_cart_get(comm_obj, maxdims, dims, periods, coords));
 }
 
 TERN_PMPI_ALIAS(Cart_map)
@@ -60,15 +60,15 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods,
 {
     static const char func[] = "MPI_Cart_map";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_array(func, err_comm, dims, ndims, "dims")) ||
-        (err = tern_check_array(func, err_comm, periods, ndims, "periods")) ||
-        (err = tern_check_ptr(func, err_comm, newrank, "newrank")))
+        (err = tern_check_array(func, err_obj, dims, ndims, "dims")) ||
+        (err = tern_check_array(func, err_obj, periods, ndims, "periods")) ||
+        (err = tern_check_ptr(func, err_obj, newrank, "newrank")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_map(comm_obj, ndims, dims, periods, newrank));
+    return tern_mpi_result(err_obj, func, tern_cart_map(comm_obj, ndims, dims, periods, newrank));
 }
 
 TERN_PMPI_ALIAS(Cart_rank)
@@ -76,13 +76,13 @@ int PMPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
 {
     static const char func[] = "MPI_Cart_rank";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, rank, "rank")))
+        (err = tern_check_ptr(func, err_obj, rank, "rank")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_rank(comm_obj, coords, rank));
+    return tern_mpi_result(err_obj, func, tern_cart_rank(comm_obj, coords, rank));
 }
 
 TERN_PMPI_ALIAS(Cart_shift)
@@ -90,14 +90,14 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 {
     static const char func[] = "MPI_Cart_shift";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, rank_source, "rank_source")) ||
-        (err = tern_check_ptr(func, err_comm, rank_dest, "rank_dest")))
+        (err = tern_check_ptr(func, err_obj, rank_source, "rank_source")) ||
+        (err = tern_check_ptr(func, err_obj, rank_dest, "rank_dest")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_shift(comm_obj, direction, disp, rank_source, rank_dest));
+    return tern_mpi_result(err_obj, func, tern_cart_shift(comm_obj, direction, disp, rank_source, rank_dest));
 }
 
 TERN_PMPI_ALIAS(Cart_sub)
@@ -105,13 +105,13 @@ int PMPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm)
 {
     static const char func[] = "MPI_Cart_sub";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, newcomm, "newcomm")))
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cart_sub(comm_obj, remain_dims, newcomm));
+    return tern_mpi_result(err_obj, func, tern_cart_sub(comm_obj, remain_dims, newcomm));
 }
 
 TERN_PMPI_ALIAS(Cartdim_get)
@@ -119,13 +119,13 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     static const char func[] = "MPI_Cartdim_get";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, ndims, "ndims")))
+        (err = tern_check_ptr(func, err_obj, ndims, "ndims")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_cartdim_get(comm_obj, ndims));
+    return tern_mpi_result(err_obj, func, tern_cartdim_get(comm_obj, ndims));
 }
 
 TERN_PMPI_ALIAS(Dims_create)
@@ -133,11 +133,11 @@ int PMPI_Dims_create(int nnodes, int ndims, int *dims)
 {
     static const char func[] = "MPI_Dims_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const int err_obj = MPI_COMM_NULL;
     int err;
-    if ((err = tern_check_array(func, err_comm, dims, ndims, "dims")))
+    if ((err = tern_check_array(func, err_obj, dims, ndims, "dims")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dims_create(nnodes, ndims, dims));
+    return tern_mpi_result(err_obj, func, tern_dims_create(nnodes, ndims, dims));
 }
 
 TERN_PMPI_ALIAS(Dist_graph_create)
@@ -145,18 +145,18 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const i
 {
     static const char func[] = "MPI_Dist_graph_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm_old;
+    const int err_obj = comm_old;
     tern_comm_t *comm_old_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, n, "n", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, sources, n, "sources")) ||
-        (err = tern_check_array(func, err_comm, degrees, n, "degrees")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, comm_dist_graph, "comm_dist_graph")))
+        (err = tern_check_nonneg(func, err_obj, n, "n", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, sources, n, "sources")) ||
+        (err = tern_check_array(func, err_obj, degrees, n, "degrees")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, comm_dist_graph, "comm_dist_graph")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, reorder, comm_dist_graph));
+    return tern_mpi_result(err_obj, func, tern_dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, reorder, comm_dist_graph));
 }
 
 TERN_PMPI_ALIAS(Dist_graph_create_adjacent)
@@ -164,17 +164,17 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *
 {
     static const char func[] = "MPI_Dist_graph_create_adjacent";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm_old;
+    const int err_obj = comm_old;
     tern_comm_t *comm_old_obj = NULL;
     tern_info_t *info_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
-        (err = tern_check_array(func, err_comm, sources, indegree, "sources")) ||
-        (err = tern_check_array(func, err_comm, destinations, outdegree, "destinations")) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, comm_dist_graph, "comm_dist_graph")))
+        (err = tern_check_array(func, err_obj, sources, indegree, "sources")) ||
+        (err = tern_check_array(func, err_obj, destinations, outdegree, "destinations")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, comm_dist_graph, "comm_dist_graph")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, reorder, comm_dist_graph));
+    return tern_mpi_result(err_obj, func, tern_dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, reorder, comm_dist_graph));
 }
 
 TERN_PMPI_ALIAS(Dist_graph_neighbors)
@@ -182,16 +182,16 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sources, int 
 {
     static const char func[] = "MPI_Dist_graph_neighbors";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, maxindegree, "maxindegree", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, sources, maxindegree, "sources")) ||
-        (err = tern_check_nonneg(func, err_comm, maxoutdegree, "maxoutdegree", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, destinations, maxoutdegree, "destinations")))
+        (err = tern_check_nonneg(func, err_obj, maxindegree, "maxindegree", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, sources, maxindegree, "sources")) ||
+        (err = tern_check_nonneg(func, err_obj, maxoutdegree, "maxoutdegree", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, destinations, maxoutdegree, "destinations")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights));
+    return tern_mpi_result(err_obj, func, tern_dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights));
 }
 
 TERN_PMPI_ALIAS(Dist_graph_neighbors_count)
@@ -199,15 +199,15 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 {
     static const char func[] = "MPI_Dist_graph_neighbors_count";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, indegree, "indegree")) ||
-        (err = tern_check_ptr(func, err_comm, outdegree, "outdegree")) ||
-        (err = tern_check_ptr(func, err_comm, weighted, "weighted")))
+        (err = tern_check_ptr(func, err_obj, indegree, "indegree")) ||
+        (err = tern_check_ptr(func, err_obj, outdegree, "outdegree")) ||
+        (err = tern_check_ptr(func, err_obj, weighted, "weighted")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted));
+    return tern_mpi_result(err_obj, func, tern_dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted));
 }
 
 TERN_PMPI_ALIAS(Graph_create)
@@ -215,14 +215,14 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int
 {
     static const char func[] = "MPI_Graph_create";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm_old;
+    const int err_obj = comm_old;
     tern_comm_t *comm_old_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm_old, &comm_old_obj)) ||
-        (err = tern_check_array(func, err_comm, index, nnodes, "index")) ||
-        (err = tern_check_ptr(func, err_comm, comm_graph, "comm_graph")))
+        (err = tern_check_array(func, err_obj, index, nnodes, "index")) ||
+        (err = tern_check_ptr(func, err_obj, comm_graph, "comm_graph")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph));
+    return tern_mpi_result(err_obj, func, tern_graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph));
 }
 
 TERN_PMPI_ALIAS(Graph_get)
@@ -230,16 +230,16 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *e
 {
     static const char func[] = "MPI_Graph_get";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, maxindex, "maxindex", MPI_ERR_ARG)) ||
-        (err = tern_check_nonneg(func, err_comm, maxedges, "maxedges", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, index, maxindex, "index")) ||
-        (err = tern_check_array(func, err_comm, edges, maxedges, "edges")))
+        (err = tern_check_nonneg(func, err_obj, maxindex, "maxindex", MPI_ERR_ARG)) ||
+        (err = tern_check_nonneg(func, err_obj, maxedges, "maxedges", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, index, maxindex, "index")) ||
+        (err = tern_check_array(func, err_obj, edges, maxedges, "edges")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_graph_get(comm_obj, maxindex, maxedges, index, edges));
+    return tern_mpi_result(err_obj, func, tern_graph_get(comm_obj, maxindex, maxedges, index, edges));
 }
 
 TERN_PMPI_ALIAS(Graph_map)
@@ -247,15 +247,15 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges
 {
     static const char func[] = "MPI_Graph_map";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, nnodes, "nnodes", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, index, nnodes, "index")) ||
-        (err = tern_check_ptr(func, err_comm, newrank, "newrank")))
+        (err = tern_check_nonneg(func, err_obj, nnodes, "nnodes", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, index, nnodes, "index")) ||
+        (err = tern_check_ptr(func, err_obj, newrank, "newrank")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_graph_map(comm_obj, nnodes, index, edges, newrank));
+    return tern_mpi_result(err_obj, func, tern_graph_map(comm_obj, nnodes, index, edges, newrank));
 }
 
 TERN_PMPI_ALIAS(Graph_neighbors)
@@ -263,14 +263,14 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbo
 {
     static const char func[] = "MPI_Graph_neighbors";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_nonneg(func, err_comm, maxneighbors, "maxneighbors", MPI_ERR_ARG)) ||
-        (err = tern_check_array(func, err_comm, neighbors, maxneighbors, "neighbors")))
+        (err = tern_check_nonneg(func, err_obj, maxneighbors, "maxneighbors", MPI_ERR_ARG)) ||
+        (err = tern_check_array(func, err_obj, neighbors, maxneighbors, "neighbors")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_graph_neighbors(comm_obj, rank, maxneighbors, neighbors));
+    return tern_mpi_result(err_obj, func, tern_graph_neighbors(comm_obj, rank, maxneighbors, neighbors));
 }
 
 TERN_PMPI_ALIAS(Graph_neighbors_count)
@@ -278,13 +278,13 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char func[] = "MPI_Graph_neighbors_count";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, nneighbors, "nneighbors")))
+        (err = tern_check_ptr(func, err_obj, nneighbors, "nneighbors")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_graph_neighbors_count(comm_obj, rank, nneighbors));
+    return tern_mpi_result(err_obj, func, tern_graph_neighbors_count(comm_obj, rank, nneighbors));
 }
 
 TERN_PMPI_ALIAS(Graphdims_get)
@@ -292,14 +292,14 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     static const char func[] = "MPI_Graphdims_get";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, nnodes, "nnodes")) ||
-        (err = tern_check_ptr(func, err_comm, nedges, "nedges")))
+        (err = tern_check_ptr(func, err_obj, nnodes, "nnodes")) ||
+        (err = tern_check_ptr(func, err_obj, nedges, "nedges")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_graphdims_get(comm_obj, nnodes, nedges));
+    return tern_mpi_result(err_obj, func, tern_graphdims_get(comm_obj, nnodes, nedges));
 }
 
 TERN_PMPI_ALIAS(Ineighbor_allgather)
@@ -307,17 +307,17 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     static const char func[] = "MPI_Ineighbor_allgather";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -326,17 +326,17 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 {
     static const char func[] = "MPI_Ineighbor_allgather_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -345,17 +345,17 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 {
     static const char func[] = "MPI_Ineighbor_allgatherv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -364,17 +364,17 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 {
     static const char func[] = "MPI_Ineighbor_allgatherv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -383,17 +383,17 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     static const char func[] = "MPI_Ineighbor_alltoall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -402,17 +402,17 @@ int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 {
     static const char func[] = "MPI_Ineighbor_alltoall_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -421,17 +421,17 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int *sendcounts, const i
 {
     static const char func[] = "MPI_Ineighbor_alltoallv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -440,17 +440,17 @@ int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts,
 {
     static const char func[] = "MPI_Ineighbor_alltoallv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -459,17 +459,17 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts, const M
 {
     static const char func[] = "MPI_Ineighbor_alltoallw";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -478,17 +478,17 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts,
 {
     static const char func[] = "MPI_Ineighbor_alltoallw_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 0));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 0));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -497,13 +497,13 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     static const char func[] = "MPI_Neighbor_allgather";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_allgather_c)
@@ -511,13 +511,13 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 {
     static const char func[] = "MPI_Neighbor_allgather_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_allgather_init)
@@ -525,19 +525,19 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
 {
     static const char func[] = "MPI_Neighbor_allgather_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -546,19 +546,19 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 {
     static const char func[] = "MPI_Neighbor_allgather_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -567,13 +567,13 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     static const char func[] = "MPI_Neighbor_allgatherv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_allgatherv_c)
@@ -581,13 +581,13 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 {
     static const char func[] = "MPI_Neighbor_allgatherv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_allgatherv_init)
@@ -595,19 +595,19 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
 {
     static const char func[] = "MPI_Neighbor_allgatherv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -616,19 +616,19 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 {
     static const char func[] = "MPI_Neighbor_allgatherv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_SAME_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, displs, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -637,13 +637,13 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 {
     static const char func[] = "MPI_Neighbor_alltoall";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_alltoall_c)
@@ -651,13 +651,13 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 {
     static const char func[] = "MPI_Neighbor_alltoall_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_alltoall_init)
@@ -665,19 +665,19 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
 {
     static const char func[] = "MPI_Neighbor_alltoall_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -686,19 +686,19 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 {
     static const char func[] = "MPI_Neighbor_alltoall_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_EACH_BLOCK(sendcount, sendtype), recvbuf, TERN_NBR_EACH_BLOCK(recvcount, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -707,13 +707,13 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int *sendcounts, const in
 {
     static const char func[] = "MPI_Neighbor_alltoallv";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_alltoallv_c)
@@ -721,13 +721,13 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, 
 {
     static const char func[] = "MPI_Neighbor_alltoallv_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_alltoallv_init)
@@ -735,19 +735,19 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, con
 {
     static const char func[] = "MPI_Neighbor_alltoallv_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -756,19 +756,19 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcou
 {
     static const char func[] = "MPI_Neighbor_alltoallv_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_V_BLOCKS(sendcounts, sdispls, sendtype), recvbuf, TERN_NBR_V_BLOCKS(recvcounts, rdispls, recvtype), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -777,13 +777,13 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MP
 {
     static const char func[] = "MPI_Neighbor_alltoallw";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_alltoallw_c)
@@ -791,13 +791,13 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, 
 {
     static const char func[] = "MPI_Neighbor_alltoallw_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
         return err;
-    return tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), NULL, 0));
+    return tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), NULL, 0));
 }
 
 TERN_PMPI_ALIAS(Neighbor_alltoallw_init)
@@ -805,19 +805,19 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, con
 {
     static const char func[] = "MPI_Neighbor_alltoallw_init";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -826,19 +826,19 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcou
 {
     static const char func[] = "MPI_Neighbor_alltoallw_init_c";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     tern_info_t *info_obj = NULL;
     tern_req_t *request_req = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_info(func, err_comm, info, TERN_INFO_NULL_OK, &info_obj)) ||
-        (err = tern_check_ptr(func, err_comm, request, "request")) ||
+        (err = tern_check_info(func, err_obj, info, TERN_INFO_NULL_OK, &info_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")) ||
         (err = tern_check_neighbor(func, comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes))))
         return err;
-    err = tern_mpi_result(err_comm, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 1));
+    err = tern_mpi_result(err_obj, func, tern_coll_neighbor(comm_obj, sendbuf, TERN_NBR_W_BLOCKS(sendcounts, sdispls, sendtypes), recvbuf, TERN_NBR_W_BLOCKS(recvcounts, rdispls, recvtypes), &request_req, 1));
     if (err == MPI_SUCCESS)
-        err = tern_mpi_request_handle(func, err_comm, request_req, request);
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
     return err;
 }
 
@@ -847,11 +847,11 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     static const char func[] = "MPI_Topo_test";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = comm;
+    const int err_obj = comm;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_comm(func, comm, &comm_obj)) ||
-        (err = tern_check_ptr(func, err_comm, status, "status")))
+        (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
-    return tern_mpi_result(err_comm, func, tern_topo_test(comm_obj, status));
+    return tern_mpi_result(err_obj, func, tern_topo_test(comm_obj, status));
 }

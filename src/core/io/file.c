@@ -1,0 +1,452 @@
+/* MPI-IO file handles (file.h). */
+#include "core/io/file.h"
+#include "core/coll/coll.h"
+#include "core/comm/comm_create.h"
+#include "core/comm/comm_query.h"
+#include "core/rma/rma_ops.h"
+#include "core/rma/rma_sync.h"
+#include "core/rma/window.h"
+#include "core/runtime/handle_table.h"
+#include "base/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static tern_handle_table_t files = TERN_HANDLE_TABLE(TERN_KIND_FILE, 8);
+/* MPI_FILE_NULL's handler: the default of new files (MPI-5.0 9.3). */
+static MPI_Errhandler default_errhandler = MPI_ERRORS_RETURN;
+
+tern_file_t *tern_file_lookup(MPI_File fh)
+{
+    return tern_handle_get(&files, fh);
+}
+
+MPI_Errhandler *tern_file_errhandler_slot(tern_file_t *f)
+{
+    return f ? &f->errhandler : &default_errhandler;
+}
+
+MPI_Errhandler tern_file_errhandler_of(MPI_File fh)
+{
+    return *tern_file_errhandler_slot(tern_file_lookup(fh));
+}
+
+static int has_errhandler(const void *obj, const void *arg)
+{
+    return ((const tern_file_t *)obj)->errhandler == *(const MPI_Errhandler *)arg;
+}
+
+int tern_file_errhandler_in_use(MPI_Errhandler eh)
+{
+    return default_errhandler == eh || tern_handle_find(&files, has_errhandler, &eh) != NULL;
+}
+
+/* ---- agreement ---------------------------------------------------------- */
+
+/* The worst status of the ranks of c and the rank that had it: a
+ * collective's arguments or system calls may fail on some ranks only, and
+ * every rank must return the same class (none may hang or go on alone). */
+static tern_status_t agree(tern_comm_t *c, tern_status_t mine, const char *name,
+                           const char *what)
+{
+    int in[2] = {(int)mine, c->rank}, out[2];
+    tern_status_t st = tern_coll_allreduce(c, in, out, 1, MPI_2INT, MPI_MAXLOC, NULL, 0);
+    if (st != TERN_OK)
+        return st;
+    if (out[0] == TERN_OK || mine != TERN_OK)
+        return mine;
+    return tern_status_detail((tern_status_t)out[0], "file '%s': %s failed on rank %d: %s", name,
+                              what, out[1], tern_status_string((tern_status_t)out[0]));
+}
+
+tern_status_t tern_file_agree(tern_file_t *f, tern_status_t mine, const char *what)
+{
+    return agree(f->comm, mine, f->name, what);
+}
+
+/* ---- hints -------------------------------------------------------------- */
+
+static const char *const switch_words[] = {"disable", "enable", "automatic"};
+
+static void parse_switch(const tern_info_t *in, const char *key, int *v)
+{
+    const char *s = in ? tern_info_get(in, key) : NULL;
+    for (int i = 0; s && i < 3; i++)
+        if (strcasecmp(s, switch_words[i]) == 0)
+            *v = i;
+}
+
+static void parse_number(const tern_info_t *in, const char *key, long long *v)
+{
+    const char *s = in ? tern_info_get(in, key) : NULL;
+    char *end;
+    long long x = s ? strtoll(s, &end, 10) : 0;
+    if (s && *s && !*end && x > 0)
+        *v = x;
+}
+
+/* Hints a file understands; others are kept and reported as given. */
+static void apply_hints(tern_file_t *f, const tern_info_t *in)
+{
+    tern_io_hints_t *h = &f->hints;
+    long long nodes = h->cb_nodes, factor = h->striping_factor;
+    parse_number(in, "cb_buffer_size", &h->cb_buffer_size);
+    parse_number(in, "cb_nodes", &nodes);
+    parse_number(in, "ind_rd_buffer_size", &h->ind_rd_buffer_size);
+    parse_number(in, "ind_wr_buffer_size", &h->ind_wr_buffer_size);
+    parse_number(in, "striping_unit", &h->striping_unit);
+    parse_number(in, "striping_factor", &factor);
+    parse_switch(in, "romio_cb_read", &h->cb_read);
+    parse_switch(in, "romio_cb_write", &h->cb_write);
+    parse_switch(in, "romio_ds_read", &h->ds_read);
+    parse_switch(in, "romio_ds_write", &h->ds_write);
+    h->cb_nodes = nodes > f->comm->size ? f->comm->size : (int)nodes;
+    h->striping_factor = (int)factor;
+}
+
+static void default_hints(tern_io_hints_t *h)
+{
+    *h = (tern_io_hints_t){
+        .cb_buffer_size = (long long)tern_knob_size(TERN_KNOB_IO_CB_BUFFER_SIZE),
+        .cb_read = 2,
+        .cb_write = 2,
+        .ind_rd_buffer_size = (long long)tern_knob_size(TERN_KNOB_IO_IND_BUFFER_SIZE),
+        .ind_wr_buffer_size = (long long)tern_knob_size(TERN_KNOB_IO_IND_BUFFER_SIZE),
+        .ds_read = 2,
+        .ds_write = 2,
+    };
+}
+
+/* Keeps the program's hints (a copy) for get_info. */
+static tern_status_t keep_info(tern_file_t *f, MPI_Info info)
+{
+    const tern_info_t *in = tern_info_lookup(info);
+    if (!in)
+        return TERN_OK;
+    MPI_Info copy;
+    tern_status_t st = tern_info_dup(info, &copy);
+    if (st != TERN_OK)
+        return st;
+    if (f->info != MPI_INFO_NULL)
+        tern_info_free(f->info);
+    f->info = copy;
+    apply_hints(f, in);
+    return TERN_OK;
+}
+
+/* ---- open and close ----------------------------------------------------- */
+
+static tern_status_t check_amode(const char *name, int amode)
+{
+    int access = amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
+    const int known = MPI_MODE_CREATE | MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR |
+                      MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN | MPI_MODE_EXCL |
+                      MPI_MODE_APPEND | MPI_MODE_SEQUENTIAL;
+    const char *why = NULL;
+    if (amode & ~known)
+        why = "has bits that are no MPI_MODE_* flag";
+    else if (access != MPI_MODE_RDONLY && access != MPI_MODE_WRONLY && access != MPI_MODE_RDWR)
+        why = "needs exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY and MPI_MODE_RDWR";
+    else if (access == MPI_MODE_RDONLY && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        why = "has MPI_MODE_RDONLY with MPI_MODE_CREATE or MPI_MODE_EXCL";
+    else if (access == MPI_MODE_RDWR && (amode & MPI_MODE_SEQUENTIAL))
+        why = "has MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL";
+    if (why)
+        return tern_status_detail(TERN_ERR_AMODE, "file '%s': amode 0x%x %s", name,
+                                  (unsigned)amode, why);
+    return TERN_OK;
+}
+
+static void file_free(tern_file_t *f)
+{
+    tern_io_view_free(&f->view);
+    if (f->info != MPI_INFO_NULL)
+        tern_info_free(f->info);
+    if (f->handle != MPI_FILE_NULL)
+        tern_handle_release(&files, f->handle);
+    if (f->comm)
+        tern_comm_destroy(f->comm);
+    free(f->name);
+    free(f);
+}
+
+/* The window of the shared file pointer: one MPI_Offset at rank 0. */
+static tern_status_t shared_open(tern_file_t *f)
+{
+    MPI_Offset *base = NULL;
+    MPI_Win win;
+    tern_status_t st = tern_win_allocate(f->comm->rank == 0 ? (MPI_Aint)sizeof(MPI_Offset) : 0,
+                                         TERN_NUM((int)sizeof(MPI_Offset)), MPI_INFO_NULL, f->comm,
+                                         &base, &win);
+    if (st != TERN_OK)
+        return st;
+    if (base)
+        *base = 0;
+    f->shared_win = tern_win_lookup(win);
+    return tern_coll_barrier(f->comm);
+}
+
+tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode, MPI_Info info,
+                             MPI_File *fh)
+{
+    *fh = MPI_FILE_NULL;
+    if (comm->is_inter)
+        return tern_status_detail(TERN_ERR_COMM, "file '%s': MPI_File_open needs an "
+                                  "intracommunicator", filename);
+    tern_status_t st = check_amode(filename, amode);
+    tern_file_t *f = calloc(1, sizeof *f);
+    char *name = strdup(filename);
+    if (st == TERN_OK && (!f || !name))
+        st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for file '%s'", filename);
+    /* The same everywhere: the program passes one amode (MPI_ERR_NOT_SAME
+     * is not required of it; a mismatch fails below like any other). */
+    tern_status_t all = agree(comm, st, filename, "MPI_File_open");
+    if (all != TERN_OK) {
+        free(f);
+        free(name);
+        return all;
+    }
+    f->handle = MPI_FILE_NULL;
+    f->name = name;
+    f->amode = amode;
+    f->info = MPI_INFO_NULL;
+    f->errhandler = default_errhandler;
+    f->fd.fd = -1;
+    tern_io_view_default(&f->view);
+    const char *path;
+    f->drv = tern_io_driver_for(filename, &path);
+    if ((st = tern_comm_dup(comm, &f->comm)) != TERN_OK) {
+        file_free(f);
+        return st;
+    }
+    default_hints(&f->hints);
+    st = keep_info(f, info);
+    /* Rank 0 creates the file (MPI_MODE_EXCL holds for the job, not for
+     * each rank); the others open what it made. */
+    if (f->comm->rank == 0 && st == TERN_OK)
+        st = f->drv->open(path, amode, &f->fd);
+    tern_status_t st0 = agree(f->comm, f->comm->rank == 0 ? st : TERN_OK, filename,
+                              "MPI_File_open");
+    if (st0 == TERN_OK && f->comm->rank != 0 && st == TERN_OK)
+        st = f->drv->open(path, amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL), &f->fd);
+    if (st0 == TERN_OK)
+        st = agree(f->comm, st, filename, "MPI_File_open");
+    else
+        st = st0;
+    if (st == TERN_OK)
+        st = agree(f->comm, tern_handle_new(&files, f, &f->handle), filename, "MPI_File_open");
+    if (st == TERN_OK)
+        st = shared_open(f);
+    if (st == TERN_OK && (amode & MPI_MODE_APPEND)) {
+        /* Both pointers start at the end of the file. */
+        MPI_Offset size = 0;
+        st = agree(f->comm, f->drv->get_size(&f->fd, &size), filename, "MPI_File_open");
+        f->fp = size;
+        if (st == TERN_OK && f->comm->rank == 0) {
+            MPI_Offset *base = f->shared_win->base;
+            *base = size;
+        }
+        if (st == TERN_OK)
+            st = tern_coll_barrier(f->comm);
+    }
+    if (st != TERN_OK) {
+        if (f->fd.fd >= 0)
+            f->drv->close(&f->fd);
+        if (f->shared_win) {
+            MPI_Win w = f->shared_win->handle;
+            tern_win_free(f->shared_win, &w);
+        }
+        file_free(f);
+        return st;
+    }
+    f->fd.path = f->name + (path - filename);
+    *fh = f->handle;
+    return TERN_OK;
+}
+
+tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
+{
+    if (f->split_active)
+        return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': MPI_File_close while a split "
+                                  "collective is under way (call its _end first)", f->name);
+    /* Every rank's writes are done before the file may go. */
+    tern_status_t st = tern_coll_barrier(f->comm);
+    MPI_Win w = f->shared_win->handle;
+    tern_status_t wst = tern_win_free(f->shared_win, &w);
+    f->shared_win = NULL;
+    tern_status_t cst = f->drv->close(&f->fd);
+    if (st == TERN_OK)
+        st = wst;
+    if (st == TERN_OK)
+        st = cst;
+    if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {
+        tern_status_t bst = tern_coll_barrier(f->comm);
+        if (f->comm->rank == 0) {
+            tern_status_t dst = f->drv->remove(f->fd.path);
+            if (st == TERN_OK)
+                st = dst;
+        }
+        if (st == TERN_OK)
+            st = bst;
+    }
+    file_free(f);
+    *fh = MPI_FILE_NULL;
+    return st;
+}
+
+tern_status_t tern_file_delete(const char *filename, MPI_Info info)
+{
+    (void)info;
+    const char *path;
+    const tern_io_driver_t *drv = tern_io_driver_for(filename, &path);
+    return drv->remove(path);
+}
+
+void tern_io_finalize(void)
+{
+    for (uint32_t i = 0; i < files.len; i++) {
+        tern_file_t *f = files.slots[i];
+        if (!f)
+            continue;
+        /* No collectives now: the fd goes, the windows and communicators
+         * go with theirs. */
+        f->drv->close(&f->fd);
+        if (f->amode & MPI_MODE_DELETE_ON_CLOSE && f->comm->rank == 0)
+            f->drv->remove(f->fd.path);
+        f->shared_win = NULL;
+        f->comm = NULL;
+        file_free(f);
+    }
+    default_errhandler = MPI_ERRORS_RETURN;
+}
+
+/* ---- size, hints, atomicity -------------------------------------------- */
+
+/* size must be the same on every rank: MPI_ERR_NOT_SAME otherwise. */
+static tern_status_t same_size(tern_file_t *f, MPI_Offset size, const char *what)
+{
+    MPI_Offset in[2] = {size, -size}, out[2];
+    tern_status_t st = tern_coll_allreduce(f->comm, in, out, 2, MPI_OFFSET, MPI_MAX, NULL, 0);
+    if (st == TERN_OK && out[0] != -out[1])
+        st = tern_status_detail(TERN_ERR_NOT_SAME,
+                                "file '%s': %s: size differs between ranks (%lld to %lld)",
+                                f->name, what, -out[1], out[0]);
+    return st;
+}
+
+static tern_status_t check_size(tern_file_t *f, MPI_Offset size, const char *what)
+{
+    if (size < 0)
+        return tern_status_detail(TERN_ERR_ARG, "file '%s': %s: size=%lld is negative", f->name,
+                                  what, size);
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return tern_status_detail(TERN_ERR_NOT_SUPPORTED, "file '%s': %s on a file opened with "
+                                  "MPI_MODE_SEQUENTIAL", f->name, what);
+    return TERN_OK;
+}
+
+/* Rank 0 changes the file; every rank gets its status. */
+static tern_status_t resize(tern_file_t *f, MPI_Offset size, int allocate, const char *what)
+{
+    tern_status_t st = agree(f->comm, check_size(f, size, what), f->name, what);
+    if (st == TERN_OK)
+        st = same_size(f, size, what);
+    if (st != TERN_OK)
+        return st;
+    if (!(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)))
+        st = tern_status_detail(TERN_ERR_READ_ONLY, "file '%s': %s on a file opened "
+                                "MPI_MODE_RDONLY", f->name, what);
+    else if (f->comm->rank == 0)
+        st = allocate ? f->drv->preallocate(&f->fd, size) : f->drv->set_size(&f->fd, size);
+    return agree(f->comm, st, f->name, what);
+}
+
+tern_status_t tern_file_set_size(tern_file_t *f, MPI_Offset size)
+{
+    return resize(f, size, 0, "MPI_File_set_size");
+}
+
+tern_status_t tern_file_preallocate(tern_file_t *f, MPI_Offset size)
+{
+    return resize(f, size, 1, "MPI_File_preallocate");
+}
+
+tern_status_t tern_file_get_size(tern_file_t *f, MPI_Offset *size)
+{
+    return f->drv->get_size(&f->fd, size);
+}
+
+tern_status_t tern_file_get_group(tern_file_t *f, MPI_Group *group)
+{
+    return tern_comm_get_group(f->comm, group);
+}
+
+tern_status_t tern_file_get_amode(tern_file_t *f, int *amode)
+{
+    *amode = f->amode;
+    return TERN_OK;
+}
+
+tern_status_t tern_file_set_info(tern_file_t *f, MPI_Info info)
+{
+    return agree(f->comm, keep_info(f, info), f->name, "MPI_File_set_info");
+}
+
+static tern_status_t put_number(tern_info_t *out, const char *key, long long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", v);
+    return tern_info_set(out, key, text);
+}
+
+tern_status_t tern_file_get_info(tern_file_t *f, MPI_Info *info_used)
+{
+    tern_status_t st = f->info != MPI_INFO_NULL ? tern_info_dup(f->info, info_used)
+                                                : tern_info_create(info_used);
+    if (st != TERN_OK)
+        return st;
+    tern_info_t *out = tern_info_lookup(*info_used);
+    const tern_io_hints_t *h = &f->hints;
+    int nodes = h->cb_nodes ? h->cb_nodes : f->comm->size;
+    if ((st = put_number(out, "cb_buffer_size", h->cb_buffer_size)) != TERN_OK ||
+        (st = put_number(out, "cb_nodes", nodes)) != TERN_OK ||
+        (st = tern_info_set(out, "romio_cb_read", switch_words[h->cb_read])) != TERN_OK ||
+        (st = tern_info_set(out, "romio_cb_write", switch_words[h->cb_write])) != TERN_OK ||
+        (st = put_number(out, "ind_rd_buffer_size", h->ind_rd_buffer_size)) != TERN_OK ||
+        (st = put_number(out, "ind_wr_buffer_size", h->ind_wr_buffer_size)) != TERN_OK ||
+        (st = tern_info_set(out, "romio_ds_read", switch_words[h->ds_read])) != TERN_OK ||
+        (st = tern_info_set(out, "romio_ds_write", switch_words[h->ds_write])) != TERN_OK ||
+        (st = tern_info_set(out, "filename", f->name)) != TERN_OK)
+        tern_info_free(*info_used);
+    else if (h->striping_unit && (st = put_number(out, "striping_unit", h->striping_unit)) != TERN_OK)
+        tern_info_free(*info_used);
+    return st;
+}
+
+tern_status_t tern_file_set_atomicity(tern_file_t *f, int flag)
+{
+    int in[2] = {!!flag, !flag}, out[2];
+    tern_status_t st = tern_coll_allreduce(f->comm, in, out, 2, MPI_INT, MPI_MAX, NULL, 0);
+    if (st == TERN_OK && out[0] && out[1])
+        return tern_status_detail(TERN_ERR_NOT_SAME, "file '%s': MPI_File_set_atomicity: flag "
+                                  "differs between ranks", f->name);
+    if (st == TERN_OK)
+        f->atomic = !!flag;
+    return st;
+}
+
+tern_status_t tern_file_get_atomicity(tern_file_t *f, int *flag)
+{
+    *flag = f->atomic;
+    return TERN_OK;
+}
+
+tern_status_t tern_file_sync(tern_file_t *f)
+{
+    tern_status_t st = TERN_OK;
+    if (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR))
+        st = f->drv->sync(&f->fd);
+    return agree(f->comm, st, f->name, "MPI_File_sync");
+}

@@ -1,0 +1,418 @@
+/* Data access through a view (io_access.h). */
+#include "core/io/io_access.h"
+#include "core/coll/coll.h"
+#include "core/datatype/dtype_build.h"
+#include "core/rma/rma_ops.h"
+#include "core/rma/rma_sync.h"
+#include "core/rma/window.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- moving bytes --------------------------------------------------------- */
+
+/* One access's walk over the file pieces of a range of the stream. */
+typedef struct {
+    tern_file_t *f;
+    int write;
+    char *mem;   /* the stream bytes of the range, contiguous */
+    size_t done; /* bytes moved */
+    int eof;     /* a read met the end of the file */
+} xfer_t;
+
+static tern_status_t move_piece(MPI_Offset off, size_t len, void *arg)
+{
+    xfer_t *x = arg;
+    struct iovec iov = {.iov_base = x->mem + x->done, .iov_len = len};
+    if (x->write) {
+        tern_status_t st = x->f->drv->writev(&x->f->fd, &iov, 1, off);
+        if (st == TERN_OK)
+            x->done += len;
+        return st;
+    }
+    size_t got = 0;
+    tern_status_t st = x->f->drv->readv(&x->f->fd, &iov, 1, off, &got);
+    x->done += got;
+    if (st == TERN_OK && got < len) {
+        x->eof = 1;
+        return TERN_ERR_TRUNCATE; /* stops the walk; not an error */
+    }
+    return st;
+}
+
+/* Moves [pos, pos + len) of the stream between mem and the file; *done:
+ * bytes moved (fewer on a read only at the end of the file). */
+static tern_status_t move_range(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
+                                size_t *done)
+{
+    xfer_t x = {.f = f, .write = write, .mem = mem};
+    tern_status_t st = tern_io_view_walk(&f->view, pos, len, move_piece, &x);
+    *done = x.done;
+    return st == TERN_ERR_TRUNCATE && x.eof ? TERN_OK : st;
+}
+
+/* Bytes of packing buffer for non-contiguous memory: the data moves in
+ * rounds of this much. */
+#define STAGE_BYTES ((size_t)4 << 20)
+
+/* Moves count elements of dt at buf to or from stream bytes from pos;
+ * *bytes: how many moved. */
+static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *buf,
+                              MPI_Count count, MPI_Datatype dt, size_t *bytes)
+{
+    size_t total = (size_t)count * (size_t)tern_datatype_size(dt);
+    *bytes = 0;
+    if (total == 0)
+        return TERN_OK;
+    tern_status_t st = TERN_OK;
+    /* Atomic mode: the bytes the access touches are locked, so that a
+     * concurrent access sees all of it or none. */
+    MPI_Offset lo = 0, hi = 0;
+    if (f->atomic) {
+        lo = tern_io_view_offset(&f->view, pos);
+        hi = tern_io_view_offset(&f->view, pos + (MPI_Offset)total - 1) + 1;
+        if ((st = f->drv->lock(&f->fd, lo, hi - lo, write)) != TERN_OK)
+            return st;
+    }
+    if (tern_datatype_is_contig(dt)) {
+        st = move_range(f, write, pos, (char *)buf + tern_datatype_true_lb(dt), total, bytes);
+    } else {
+        size_t stage = total < STAGE_BYTES ? total : STAGE_BYTES;
+        char *tmp = malloc(stage);
+        if (!tmp)
+            st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
+                                    "packing buffer", f->name, stage);
+        for (size_t off = 0; tmp && st == TERN_OK && off < total;) {
+            size_t n = total - off < stage ? total - off : stage, got = 0;
+            if (write && (st = tern_datatype_pack_range(buf, (size_t)count, dt, off, tmp, n)) != TERN_OK)
+                break;
+            st = move_range(f, write, pos + (MPI_Offset)off, tmp, n, &got);
+            if (st == TERN_OK && !write && got)
+                st = tern_datatype_unpack_range(tmp, got, buf, (size_t)count, dt, off);
+            off += got;
+            *bytes = off;
+            if (got < n)
+                break; /* end of the file */
+        }
+        free(tmp);
+    }
+    if (f->atomic) {
+        tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
+        if (st == TERN_OK)
+            st = ust;
+    }
+    return st;
+}
+
+/* ---- the shared file pointer ------------------------------------------------ */
+
+/* Adds n etypes to the shared pointer; *old: its value before. */
+static tern_status_t shared_fetch_add(tern_file_t *f, MPI_Offset n, MPI_Offset *old)
+{
+    tern_win_t *w = f->shared_win;
+    tern_status_t st = tern_win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+    if (st != TERN_OK)
+        return st;
+    st = tern_rma_fetch_and_op(&n, old, MPI_OFFSET, 0, 0, n ? MPI_SUM : MPI_NO_OP, w);
+    tern_status_t ust = tern_win_unlock(0, w);
+    return st != TERN_OK ? st : ust;
+}
+
+/* Sets the shared pointer (collective: rank 0 writes, all wait). */
+static tern_status_t shared_set(tern_file_t *f, MPI_Offset value)
+{
+    tern_status_t st = tern_coll_barrier(f->comm);
+    if (st == TERN_OK && f->comm->rank == 0)
+        *(MPI_Offset *)f->shared_win->base = value;
+    tern_status_t bst = tern_coll_barrier(f->comm);
+    return st != TERN_OK ? st : bst;
+}
+
+/* ---- the entry -------------------------------------------------------------- */
+
+static tern_status_t check_access(tern_file_t *f, int flags, MPI_Offset offset)
+{
+    int where = flags & TERN_IO_WHERE;
+    if ((flags & TERN_IO_WRITE) && !(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)))
+        return tern_status_detail(TERN_ERR_READ_ONLY, "file '%s' was opened MPI_MODE_RDONLY",
+                                  f->name);
+    if (!(flags & TERN_IO_WRITE) && (f->amode & MPI_MODE_WRONLY))
+        return tern_status_detail(TERN_ERR_ACCESS, "file '%s' was opened MPI_MODE_WRONLY",
+                                  f->name);
+    if ((f->amode & MPI_MODE_SEQUENTIAL) && where != TERN_IO_SHARED && where != TERN_IO_ORDERED)
+        return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
+                                  "file '%s' was opened MPI_MODE_SEQUENTIAL: only the shared "
+                                  "file pointer may be used", f->name);
+    if (where == TERN_IO_AT && offset < 0)
+        return tern_status_detail(TERN_ERR_ARG, "file '%s': offset=%lld is negative", f->name,
+                                  offset);
+    return TERN_OK;
+}
+
+/* Etypes that count elements of dt fill (whole ones; a partial one counts). */
+static MPI_Offset etypes_of(const tern_file_t *f, MPI_Count count, MPI_Datatype dt)
+{
+    MPI_Offset bytes = (MPI_Offset)count * tern_datatype_size(dt);
+    return (bytes + f->view.esize - 1) / f->view.esize;
+}
+
+/* Ordered access: each rank's place after the ranks before it; rank 0
+ * moves the shared pointer past them all. */
+static tern_status_t ordered_place(tern_file_t *f, MPI_Offset mine, MPI_Offset *at)
+{
+    int n = f->comm->size;
+    MPI_Offset *all = malloc((size_t)n * sizeof *all);
+    if (!all)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for an ordered access");
+    tern_status_t st = tern_coll_allgather(f->comm, &mine, 1, MPI_OFFSET, all, 1, MPI_OFFSET,
+                                           NULL, 0);
+    MPI_Offset before = 0, total = 0, base = 0;
+    for (int i = 0; i < n; i++) {
+        if (i < f->comm->rank)
+            before += all[i];
+        total += all[i];
+    }
+    free(all);
+    if (st == TERN_OK && f->comm->rank == 0)
+        st = shared_fetch_add(f, total, &base);
+    if (st == TERN_OK)
+        st = tern_coll_bcast(f->comm, &base, 1, MPI_OFFSET, 0, NULL, 0);
+    *at = base + before;
+    return st;
+}
+
+static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
+                                MPI_Count count, MPI_Datatype dt, size_t *bytes)
+{
+    int where = flags & TERN_IO_WHERE;
+    tern_status_t st = check_access(f, flags, offset);
+    MPI_Offset at = offset;
+    *bytes = 0;
+    if (where == TERN_IO_ORDERED) {
+        /* Collective: every rank takes part even when its own check
+         * failed, so that none waits for it. */
+        tern_status_t ost = ordered_place(f, st == TERN_OK ? etypes_of(f, count, dt) : 0, &at);
+        if (st == TERN_OK)
+            st = ost;
+    } else if (st == TERN_OK && where == TERN_IO_SHARED) {
+        st = shared_fetch_add(f, etypes_of(f, count, dt), &at);
+    } else if (where == TERN_IO_INDIVIDUAL) {
+        at = f->fp;
+    }
+    if (st != TERN_OK)
+        return st;
+    st = transfer(f, flags & TERN_IO_WRITE, at * f->view.esize, buf, count, dt, bytes);
+    if (where == TERN_IO_INDIVIDUAL)
+        f->fp += ((MPI_Offset)*bytes + f->view.esize - 1) / f->view.esize;
+    return st;
+}
+
+static void set_status(MPI_Status *status, size_t bytes)
+{
+    if (status != MPI_STATUS_IGNORE)
+        tern_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, status->MPI_ERROR, bytes, 0);
+}
+
+tern_status_t tern_file_access(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
+                               MPI_Count count, MPI_Datatype dt, MPI_Status *status,
+                               tern_req_t **req_p)
+{
+    size_t bytes = 0;
+    tern_status_t st = access_now(f, flags, offset, buf, count, dt, &bytes);
+    if (!req_p) {
+        if (st == TERN_OK)
+            set_status(status, bytes);
+        return st;
+    }
+    if (st != TERN_OK)
+        return st;
+    /* The data has moved: the request is complete from the start. */
+    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
+    if (!req)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a request");
+    req->comm = MPI_COMM_NULL;
+    req->status_source = MPI_ANY_SOURCE;
+    req->status_tag = MPI_ANY_TAG;
+    req->status_bytes = bytes;
+    tern_req_complete(req);
+    *req_p = req;
+    return TERN_OK;
+}
+
+tern_status_t tern_file_split_begin(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
+                                    MPI_Count count, MPI_Datatype dt)
+{
+    if (f->split_active)
+        return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': a split collective is already "
+                                  "under way (call its _end first)", f->name);
+    size_t bytes = 0;
+    f->split_error = access_now(f, flags | TERN_IO_COLLECTIVE, offset, buf, count, dt, &bytes);
+    f->split_active = 1;
+    set_status(&f->split_status, bytes);
+    return TERN_OK;
+}
+
+tern_status_t tern_file_split_end(tern_file_t *f, const void *buf, MPI_Status *status)
+{
+    (void)buf;
+    if (!f->split_active)
+        return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': no split collective is under "
+                                  "way (call its _begin first)", f->name);
+    f->split_active = 0;
+    if (f->split_error == TERN_OK && status != MPI_STATUS_IGNORE) {
+        int error = status->MPI_ERROR;
+        *status = f->split_status;
+        status->MPI_ERROR = error;
+    }
+    return f->split_error;
+}
+
+/* ---- pointers ------------------------------------------------------------ */
+
+/* The end of the file in etypes of the view (MPI_SEEK_END). */
+static tern_status_t end_etypes(tern_file_t *f, MPI_Offset *end)
+{
+    MPI_Offset size;
+    tern_status_t st = f->drv->get_size(&f->fd, &size);
+    if (st == TERN_OK)
+        *end = (tern_io_view_bytes_before(&f->view, size) + f->view.esize - 1) / f->view.esize;
+    return st;
+}
+
+static tern_status_t new_position(tern_file_t *f, MPI_Offset cur, MPI_Offset offset, int whence,
+                                  MPI_Offset *pos)
+{
+    MPI_Offset base;
+    tern_status_t st = TERN_OK;
+    switch (whence) {
+    case MPI_SEEK_SET: base = 0; break;
+    case MPI_SEEK_CUR: base = cur; break;
+    case MPI_SEEK_END: st = end_etypes(f, &base); break;
+    default:
+        return tern_status_detail(TERN_ERR_ARG, "file '%s': whence=%d is none of MPI_SEEK_SET, "
+                                  "MPI_SEEK_CUR and MPI_SEEK_END", f->name, whence);
+    }
+    if (st == TERN_OK && base + offset < 0)
+        st = tern_status_detail(TERN_ERR_ARG, "file '%s': the new position %lld (offset=%lld) "
+                                "is before the start of the view", f->name, base + offset, offset);
+    *pos = base + offset;
+    return st;
+}
+
+tern_status_t tern_file_seek(tern_file_t *f, MPI_Offset offset, int whence)
+{
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return tern_status_detail(TERN_ERR_NOT_SUPPORTED, "file '%s' was opened "
+                                  "MPI_MODE_SEQUENTIAL: it has no individual file pointer",
+                                  f->name);
+    MPI_Offset pos;
+    tern_status_t st = new_position(f, f->fp, offset, whence, &pos);
+    if (st == TERN_OK)
+        f->fp = pos;
+    return st;
+}
+
+tern_status_t tern_file_get_position(tern_file_t *f, MPI_Offset *offset)
+{
+    *offset = f->fp;
+    return TERN_OK;
+}
+
+tern_status_t tern_file_seek_shared(tern_file_t *f, MPI_Offset offset, int whence)
+{
+    /* Collective: rank 0 decides from its arguments (every rank passes the
+     * same), all agree on the outcome. */
+    MPI_Offset cur = 0, pos = 0;
+    tern_status_t st = TERN_OK;
+    if (f->comm->rank == 0) {
+        st = shared_fetch_add(f, 0, &cur);
+        if (st == TERN_OK)
+            st = new_position(f, cur, offset, whence, &pos);
+    }
+    st = tern_file_agree(f, st, "MPI_File_seek_shared");
+    return st == TERN_OK ? shared_set(f, pos) : st;
+}
+
+tern_status_t tern_file_get_position_shared(tern_file_t *f, MPI_Offset *offset)
+{
+    return shared_fetch_add(f, 0, offset);
+}
+
+tern_status_t tern_file_get_byte_offset(tern_file_t *f, MPI_Offset offset, MPI_Offset *disp)
+{
+    if (offset < 0)
+        return tern_status_detail(TERN_ERR_ARG, "file '%s': offset=%lld is negative", f->name,
+                                  offset);
+    *disp = tern_io_view_offset(&f->view, offset * f->view.esize);
+    return TERN_OK;
+}
+
+/* ---- views ---------------------------------------------------------------- */
+
+tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype etype,
+                                 MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    tern_status_t st = TERN_OK;
+    MPI_Offset cur = 0;
+    if (disp == MPI_DISPLACEMENT_CURRENT) {
+        /* Only with MPI_MODE_SEQUENTIAL: the shared pointer's byte. */
+        if (!(f->amode & MPI_MODE_SEQUENTIAL))
+            st = tern_status_detail(TERN_ERR_ARG, "file '%s': disp=MPI_DISPLACEMENT_CURRENT "
+                                    "needs a file opened MPI_MODE_SEQUENTIAL", f->name);
+        else if ((st = shared_fetch_add(f, 0, &cur)) == TERN_OK)
+            disp = tern_io_view_offset(&f->view, cur * f->view.esize);
+    } else if (disp < 0) {
+        st = tern_status_detail(TERN_ERR_ARG, "file '%s': disp=%lld is negative", f->name, disp);
+    }
+    if (f->split_active && st == TERN_OK)
+        st = tern_status_detail(TERN_ERR_FILE_IO, "file '%s': MPI_File_set_view while a split "
+                                "collective is under way", f->name);
+    tern_io_view_t v;
+    tern_io_view_default(&v);
+    if (st == TERN_OK)
+        st = tern_io_view_make(&v, disp, etype, filetype, datarep,
+                               (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0);
+    st = tern_file_agree(f, st, "MPI_File_set_view");
+    if (st == TERN_OK)
+        st = tern_file_set_info(f, info);
+    if (st != TERN_OK) {
+        tern_io_view_free(&v);
+        return st;
+    }
+    tern_io_view_free(&f->view);
+    f->view = v;
+    if (v.segs == &v.segs_one) {
+        f->view.segs = &f->view.segs_one;
+        f->view.before = &f->view.before_one;
+    }
+    /* Both pointers go back to the start of the new view. */
+    f->fp = 0;
+    return shared_set(f, 0);
+}
+
+tern_status_t tern_file_get_view(tern_file_t *f, MPI_Offset *disp, MPI_Datatype *etype,
+                                 MPI_Datatype *filetype, char *datarep)
+{
+    /* Derived types come back as new handles (the program frees them, as
+     * with ROMIO); predefined ones as they are. */
+    MPI_Datatype e = f->view.etype, t = f->view.filetype;
+    tern_status_t st = TERN_OK;
+    if (!tern_datatype_is_predefined(e))
+        st = tern_dtype_dup(f->view.etype, &e);
+    if (st == TERN_OK && !tern_datatype_is_predefined(t))
+        st = tern_dtype_dup(f->view.filetype, &t);
+    if (st != TERN_OK)
+        return st;
+    *disp = f->view.disp;
+    *etype = e;
+    *filetype = t;
+    strcpy(datarep, tern_io_datarep_name(f->view.datarep));
+    return TERN_OK;
+}
+
+tern_status_t tern_file_get_type_extent(tern_file_t *f, MPI_Datatype dt, tern_num_ref_t extent)
+{
+    (void)f; /* native and internal: the extent in memory */
+    tern_num_ref_set(extent, tern_datatype_extent(dt));
+    return TERN_OK;
+}

@@ -1,0 +1,196 @@
+/* File views (view.h). */
+#include "core/io/view.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const datarep_names[] = {
+    [TERN_DATAREP_NATIVE] = "native",
+    [TERN_DATAREP_INTERNAL] = "internal",
+    [TERN_DATAREP_EXTERNAL32] = "external32",
+};
+
+const char *tern_io_datarep_name(tern_datarep_t d)
+{
+    return datarep_names[d];
+}
+
+static void set_contiguous(tern_io_view_t *v, long size)
+{
+    v->segs_one = (tern_dt_seg_t){.offset = 0, .len = (size_t)size};
+    v->before_one = 0;
+    v->segs = &v->segs_one;
+    v->before = &v->before_one;
+    v->nsegs = 1;
+}
+
+void tern_io_view_default(tern_io_view_t *v)
+{
+    memset(v, 0, sizeof *v);
+    v->etype = v->filetype = MPI_BYTE;
+    v->datarep = TERN_DATAREP_NATIVE;
+    v->esize = v->fsize = 1;
+    v->fextent = 1;
+    set_contiguous(v, 1);
+}
+
+void tern_io_view_free(tern_io_view_t *v)
+{
+    if (v->segs != &v->segs_one) {
+        free(v->segs);
+        free(v->before);
+    }
+    tern_datatype_release(v->etype);
+    tern_datatype_release(v->filetype);
+    tern_io_view_default(v);
+}
+
+tern_status_t tern_io_view_make(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype etype,
+                                MPI_Datatype filetype, const char *datarep, int writable)
+{
+    tern_io_view_default(v);
+    if (strcasecmp(datarep, "native") == 0)
+        v->datarep = TERN_DATAREP_NATIVE;
+    else if (strcasecmp(datarep, "internal") == 0)
+        v->datarep = TERN_DATAREP_INTERNAL;
+    else
+        return tern_status_detail(TERN_ERR_DATAREP,
+                                  "datarep \"%s\" is not one Tern reads and writes (native, "
+                                  "internal)", datarep);
+    long esize = tern_datatype_size(etype), fsize = tern_datatype_size(filetype);
+    if (esize <= 0)
+        return tern_status_detail(TERN_ERR_TYPE, "etype has no data (size %ld)", esize);
+    if (fsize <= 0 || fsize % esize != 0)
+        return tern_status_detail(TERN_ERR_TYPE,
+                                  "filetype's %ld bytes of data are not whole etypes of %ld "
+                                  "bytes",
+                                  fsize, esize);
+    long extent = tern_datatype_extent(filetype);
+    if (extent <= 0)
+        return tern_status_detail(TERN_ERR_TYPE, "filetype's extent %ld is not positive",
+                                  extent);
+    tern_dt_seg_t *segs = NULL;
+    size_t n = 0;
+    tern_status_t st = tern_datatype_flatten(1, filetype, &segs, &n);
+    if (st != TERN_OK)
+        return st;
+    size_t *before = malloc((n ? n : 1) * sizeof *before);
+    if (!before) {
+        free(segs);
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a file view");
+    }
+    size_t sum = 0;
+    for (size_t j = 0; j < n; j++) {
+        /* MPI: the filetype's displacements are non-negative and ascend
+         * (14.3); a file open for writing must not see a byte twice. */
+        if (segs[j].offset < 0 ||
+            (j > 0 && segs[j].offset < segs[j - 1].offset + (writable ? (MPI_Aint)segs[j - 1].len : 0))) {
+            MPI_Aint off = segs[j].offset;
+            free(segs);
+            free(before);
+            return tern_status_detail(TERN_ERR_TYPE,
+                                      "filetype's data at byte %ld %s", (long)off,
+                                      off < 0 ? "has a negative displacement"
+                                              : writable ? "overlaps or precedes earlier data "
+                                                           "(the file is open for writing)"
+                                                         : "precedes earlier data");
+        }
+        before[j] = sum;
+        sum += segs[j].len;
+    }
+    v->disp = disp;
+    v->etype = etype;
+    v->filetype = filetype;
+    v->esize = esize;
+    v->fsize = fsize;
+    v->fextent = extent;
+    if (n == 1 && segs[0].offset == 0 && (MPI_Aint)segs[0].len == extent) {
+        free(segs);
+        free(before);
+        set_contiguous(v, fsize);
+    } else {
+        v->segs = segs;
+        v->before = before;
+        v->nsegs = n;
+    }
+    tern_datatype_retain(etype);
+    tern_datatype_retain(filetype);
+    return TERN_OK;
+}
+
+/* The piece holding data byte r (0 <= r < fsize) of one filetype. */
+static size_t piece_of(const tern_io_view_t *v, size_t r)
+{
+    size_t lo = 0, hi = v->nsegs - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (v->before[mid] <= r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+MPI_Offset tern_io_view_offset(const tern_io_view_t *v, MPI_Offset pos)
+{
+    MPI_Offset k = pos / v->fsize;
+    size_t r = (size_t)(pos % v->fsize);
+    size_t j = piece_of(v, r);
+    return v->disp + k * v->fextent + v->segs[j].offset + (MPI_Offset)(r - v->before[j]);
+}
+
+tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t len,
+                                tern_io_piece_fn fn, void *arg)
+{
+    if (len == 0)
+        return TERN_OK;
+    MPI_Offset k = pos / v->fsize;
+    size_t r = (size_t)(pos % v->fsize);
+    size_t j = piece_of(v, r);
+    size_t in = r - v->before[j];
+    MPI_Offset run_off = -1;
+    size_t run_len = 0;
+    while (len > 0) {
+        MPI_Offset off = v->disp + k * v->fextent + v->segs[j].offset + (MPI_Offset)in;
+        size_t n = v->segs[j].len - in;
+        if (n > len)
+            n = len;
+        if (run_len && run_off + (MPI_Offset)run_len == off) {
+            run_len += n;
+        } else {
+            if (run_len) {
+                tern_status_t st = fn(run_off, run_len, arg);
+                if (st != TERN_OK)
+                    return st;
+            }
+            run_off = off;
+            run_len = n;
+        }
+        len -= n;
+        in = 0;
+        if (++j == v->nsegs) {
+            j = 0;
+            k++;
+        }
+    }
+    return fn(run_off, run_len, arg);
+}
+
+MPI_Offset tern_io_view_bytes_before(const tern_io_view_t *v, MPI_Offset off)
+{
+    if (off <= v->disp)
+        return 0;
+    MPI_Offset rel = off - v->disp;
+    MPI_Offset k = rel / v->fextent, r = rel % v->fextent;
+    MPI_Offset bytes = k * v->fsize;
+    for (size_t j = 0; j < v->nsegs; j++) {
+        MPI_Offset start = v->segs[j].offset, end = start + (MPI_Offset)v->segs[j].len;
+        if (r >= end)
+            bytes += (MPI_Offset)v->segs[j].len;
+        else if (r > start)
+            bytes += r - start;
+    }
+    return bytes;
+}
