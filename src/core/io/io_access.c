@@ -1,5 +1,6 @@
 /* Data access through a view (io_access.h). */
 #include "core/io/io_access.h"
+#include "core/io/io_coll.h"
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_build.h"
 #include "core/rma/rma_ops.h"
@@ -199,9 +200,20 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
     } else if (where == TERN_IO_INDIVIDUAL) {
         at = f->fp;
     }
+    int write = flags & TERN_IO_WRITE, used = 0;
+    if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED &&
+        tern_io_coll_wanted(f, write)) {
+        /* Every rank takes part, those whose own check failed with no
+         * data, so that none waits for them. */
+        tern_status_t cst = tern_io_coll_access(f, write, st == TERN_OK ? at * f->view.esize : -1,
+                                                buf, count, dt, bytes, &used);
+        if (st == TERN_OK)
+            st = cst;
+    }
     if (st != TERN_OK)
         return st;
-    st = transfer(f, flags & TERN_IO_WRITE, at * f->view.esize, buf, count, dt, bytes);
+    if (!used)
+        st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes);
     if (where == TERN_IO_INDIVIDUAL)
         f->fp += ((MPI_Offset)*bytes + f->view.esize - 1) / f->view.esize;
     return st;

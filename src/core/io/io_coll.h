@@ -1,0 +1,26 @@
+/* Collective buffering (two-phase I/O) for the collective data-access
+ * calls: a few ranks, the aggregators, each own a domain of the file's
+ * bytes; in rounds of cb_buffer_size, every rank sends the aggregators the
+ * pieces of its access that fall in their window (a list of file pieces,
+ * then their data), and each aggregator writes its window with one large
+ * write (reads: reads its window once and sends every rank its pieces).
+ * docs/design.md, "I/O", says how aggregators and domains are chosen. */
+#ifndef TERN_CORE_IO_COLL_H
+#define TERN_CORE_IO_COLL_H
+
+#include "core/io/file.h"
+
+/* Every rank of f's communicator calls it together. pos: the first stream
+ * byte of this rank's access (-1: the rank takes part with no data, e.g.
+ * its own arguments were bad); *bytes: bytes moved for this rank. *used 0:
+ * the accesses do not interleave and the hint is automatic, so nothing
+ * moved: each rank does its own (the same answer on every rank). Returns
+ * this rank's status. */
+tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, void *buf,
+                                  MPI_Count count, MPI_Datatype dt, size_t *bytes, int *used);
+/* Whether f's collective calls use collective buffering for this
+ * direction: the hint romio_cb_read/write (automatic: yes when the file's
+ * communicator has more than one rank). */
+int tern_io_coll_wanted(const tern_file_t *f, int write);
+
+#endif

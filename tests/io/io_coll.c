@@ -1,0 +1,212 @@
+/* Collective buffering (two-phase I/O): interleaved views written and read
+ * with the _all calls under each setting of the hints (enable, disable,
+ * automatic; one and several aggregators; buffers small enough for many
+ * rounds), ranks with nothing to write taking part, a 3-D array written
+ * through subarray views and checked element by element, and a darray
+ * read back. */
+#include "../mpi/mtest.h"
+
+#include <sys/stat.h>
+
+static int rank, size;
+static char path[256];
+
+static MPI_Info hints(const char *cb, const char *buffer, const char *nodes)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", cb);
+    MPI_Info_set(info, "romio_cb_read", cb);
+    MPI_Info_set(info, "cb_buffer_size", buffer);
+    if (nodes)
+        MPI_Info_set(info, "cb_nodes", nodes);
+    return info;
+}
+
+/* Rank r owns runs of RUN ints, every size-th; the last rank writes
+ * nothing when told (count 0 with the others' view). */
+#define RUN 3
+#define NRUNS 2000
+
+static void interleaved(const char *cb, const char *buffer, const char *nodes, int idle_last)
+{
+    char name[160];
+    snprintf(name, sizeof name, "interleaved cb=%s buffer=%s nodes=%s idle=%d", cb, buffer,
+             nodes ? nodes : "-", idle_last);
+    mtest_begin(name);
+    MPI_Info info = hints(cb, buffer, nodes);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    MPI_Datatype run, ft;
+    MPI_Type_contiguous(RUN, MPI_INT, &run);
+    MPI_Type_create_resized(run, 0, (MPI_Aint)size * RUN * 4, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * RUN * 4, MPI_INT, ft, "native", info));
+    int n = RUN * NRUNS, idle = idle_last && rank == size - 1;
+    int *buf = malloc(n * sizeof *buf), *in = malloc(n * sizeof *in);
+    for (int i = 0; i < n; i++)
+        buf[i] = rank * 1000000 + i;
+    MPI_Status st;
+    CHECK_RC(MPI_File_write_all(fh, buf, idle ? 0 : n, MPI_INT, &st));
+    int count;
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK_INT(count, idle ? 0 : n, "ints written");
+    /* Read back through the same view, collectively. */
+    memset(in, 0xff, n * sizeof *in);
+    CHECK_RC(MPI_File_read_at_all(fh, 0, in, idle ? 0 : n, MPI_INT, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK_INT(count, idle ? 0 : n, "ints read");
+    int bad = -1;
+    for (int i = 0; i < (idle ? 0 : n) && bad < 0; i++)
+        if (in[i] != buf[i])
+            bad = i;
+    CHECK(bad < 0, "int %d read back as %d", bad, bad >= 0 ? in[bad] : 0);
+    CHECK_RC(MPI_File_close(&fh));
+    /* The file as bytes: rank 0 checks every int. */
+    if (rank == 0) {
+        int writers = idle_last ? size - 1 : size;
+        long total = (long)n * size;
+        int *all = malloc(total * sizeof *all);
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        MPI_Offset fsize;
+        MPI_File_get_size(fh, &fsize);
+        CHECK_RC(MPI_File_read_at(fh, 0, all, (int)(fsize / 4), MPI_INT, &st));
+        bad = -1;
+        for (long i = 0; i < fsize / 4 && bad < 0; i++) {
+            int r = (int)((i / RUN) % size), j = (int)((i / ((long)RUN * size)) * RUN + i % RUN);
+            if (r < writers && all[i] != r * 1000000 + j)
+                bad = (int)i;
+        }
+        CHECK(bad < 0, "file int %d is %d", bad, bad >= 0 ? all[bad] : 0);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    MPI_Type_free(&run);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    free(buf);
+    free(in);
+    mtest_end();
+}
+
+/* A global NX x NY x NZ array of doubles, block-decomposed over a 3-D grid
+ * of the ranks; each rank's block through a subarray filetype. */
+#define NX 24
+#define NY 20
+#define NZ 18
+
+static double value(int x, int y, int z)
+{
+    return x * 10000.0 + y * 100.0 + z;
+}
+
+static void subarray3d(const char *cb)
+{
+    char name[64];
+    snprintf(name, sizeof name, "3-D subarray cb=%s", cb);
+    mtest_begin(name);
+    int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 0}, coords[3];
+    MPI_Dims_create(size, 3, dims);
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+    int crank;
+    MPI_Comm_rank(cart, &crank);
+    MPI_Cart_coords(cart, crank, 3, coords);
+    int gsizes[3] = {NX, NY, NZ}, lsizes[3], starts[3];
+    for (int d = 0; d < 3; d++) {
+        int base = gsizes[d] / dims[d], extra = gsizes[d] % dims[d];
+        lsizes[d] = base + (coords[d] < extra);
+        starts[d] = coords[d] * base + (coords[d] < extra ? coords[d] : extra);
+    }
+    MPI_Datatype sub;
+    MPI_Type_create_subarray(3, gsizes, lsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &sub);
+    MPI_Type_commit(&sub);
+    int n = lsizes[0] * lsizes[1] * lsizes[2];
+    double *local = malloc(n * sizeof *local), *back = malloc(n * sizeof *back);
+    for (int x = 0, i = 0; x < lsizes[0]; x++)
+        for (int y = 0; y < lsizes[1]; y++)
+            for (int z = 0; z < lsizes[2]; z++, i++)
+                local[i] = value(starts[0] + x, starts[1] + y, starts[2] + z);
+    MPI_Info info = hints(cb, "65536", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(cart, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE, sub, "native", info));
+    CHECK_RC(MPI_File_write_all(fh, local, n, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    CHECK_RC(MPI_File_read_all(fh, back, n, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(local, back, n * sizeof *local), "the block read back");
+    CHECK_RC(MPI_File_close(&fh));
+    if (crank == 0) {
+        double *all = malloc(sizeof(double) * NX * NY * NZ);
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        CHECK_RC(MPI_File_read(fh, all, NX * NY * NZ, MPI_DOUBLE, MPI_STATUS_IGNORE));
+        int bad = -1;
+        for (int i = 0; i < NX * NY * NZ && bad < 0; i++)
+            if (all[i] != value(i / (NY * NZ), (i / NZ) % NY, i % NZ))
+                bad = i;
+        CHECK(bad < 0, "global element %d is %g", bad, bad >= 0 ? all[bad] : 0);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    /* A darray (block, cyclic) reads the same file. */
+    int psizes[2] = {0, 0};
+    MPI_Dims_create(size, 2, psizes);
+    int g2[2] = {NX, NY * NZ}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+        dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 5};
+    MPI_Datatype da;
+    MPI_Type_create_darray(size, rank, 2, g2, distribs, dargs, psizes, MPI_ORDER_C, MPI_DOUBLE, &da);
+    MPI_Type_commit(&da);
+    int dsz;
+    MPI_Type_size(da, &dsz);
+    int dn = dsz / 8;
+    double *dbuf = malloc((dn ? dn : 1) * sizeof *dbuf);
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE, da, "native", info));
+    CHECK_RC(MPI_File_read_all(fh, dbuf, dn, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    /* Where each element came from: walk the darray's flattened map. */
+    long total = 0;
+    double sum = 0;
+    for (int i = 0; i < dn; i++)
+        sum += dbuf[i];
+    double gsum = 0;
+    MPI_Allreduce(&sum, &gsum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double expect = 0;
+    for (int i = 0; i < NX * NY * NZ; i++, total++)
+        expect += value(i / (NY * NZ), (i / NZ) % NY, i % NZ);
+    CHECK(gsum == expect, "darray reads cover the array once: sum %g, expected %g", gsum, expect);
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&da);
+    free(dbuf);
+    MPI_Info_free(&info);
+    MPI_Type_free(&sub);
+    MPI_Comm_free(&cart);
+    free(local);
+    free(back);
+    mtest_end();
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    mtest_watchdog(120);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mtest_rank = rank;
+    mtest_size = size;
+    int pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "io_coll_%d.dat", pid);
+    interleaved("enable", "4096", NULL, 0);
+    interleaved("enable", "65536", "1", 1);
+    interleaved("enable", "8192", "2", 0);
+    interleaved("automatic", "16777216", NULL, 1);
+    interleaved("disable", "4096", NULL, 0);
+    subarray3d("enable");
+    subarray3d("automatic");
+    subarray3d("disable");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
+    return mtest_finalize();
+}
