@@ -22,6 +22,12 @@ if [ -x "$build/bin/mpifort" ]; then
     want+=(bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod lib/libmpifort.so
            lib/pkgconfig/tern-fort.pc)
 fi
+# The man pages, when the build makes them (a Python with pympistandard).
+manpages=
+if [ -d "$build/man/man3" ]; then
+    manpages=yes
+    want+=(share/man/man3/MPI_Send.3 share/man/man3/MPI_Send_c.3 share/man/man1/tern-info.1)
+fi
 for f in "${want[@]}"; do
     if [ -e "$prefix/$f" ]; then echo "ok: installed $f"; else echo "FAIL: $f not installed"; fail=1; fi
 done
@@ -77,5 +83,8 @@ for prog in "${progs[@]}"; do
     fi
 done
 "$prefix/bin/tern-info" --version
+if [ -n "$manpages" ] && command -v man >/dev/null; then
+    MANWIDTH=200 man -M "$prefix/share/man" MPI_Send | grep -F "int MPI_Send(const void *buf"
+fi
 set +x
 "$(dirname "$0")/check_exports.sh" "$prefix/lib/libtern.so" "$srcdir/../../src/mpi/gen/exports.txt"

@@ -10,6 +10,108 @@
 #define TERN_VERSION "unknown"
 #endif
 
+/* Every option, in the order --help lists them: the parser looks names up
+ * here and nowhere else, and --help and --list-options print this table, so
+ * an option cannot be accepted without being documented. */
+typedef enum {
+    OPT_NP,
+    OPT_HOSTS,
+    OPT_HOSTFILE,
+    OPT_PPN,
+    OPT_LAUNCHER,
+    OPT_EXPORT,
+    OPT_ENV,
+    OPT_GENV,
+    OPT_BIND,
+    OPT_TAG,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_LIST,
+    OPT_PROXY
+} opt_id_t;
+
+typedef struct {
+    opt_id_t id;
+    /* Spellings, without dashes; --help shows one-letter ones as -x and
+     * the others as --name, but both prefixes are accepted for all. */
+    const char *names[4];
+    /* What follows the option in --help; NULL: nothing. */
+    const char *arg;
+    /* Also written --name=VALUE. */
+    int takes_eq;
+    /* Lines of help, '\n'-separated. */
+    const char *help;
+} opt_row_t;
+
+static const opt_row_t options[] = {
+    {OPT_NP, {"n", "np", "c"}, "N", 1, "number of ranks (default 1)"},
+    {OPT_HOSTS, {"hosts", "host"}, "a,b[:slots]", 0,
+     "run on these hosts: one proxy per host, started with\n"
+     "the remote-start command; ranks placed in blocks"},
+    {OPT_HOSTFILE, {"hostfile", "f", "machinefile"}, "FILE", 0,
+     "hosts from FILE, one \"host[:slots]\" a line"},
+    {OPT_PPN, {"ppn", "npernode"}, "N", 0, "N ranks per host (default: the slots, else even)"},
+    {OPT_LAUNCHER, {"launcher", "launcher-exec"}, "CMD", 0,
+     "remote-start command, run as CMD HOST COMMAND (default\n"
+     "TERN_MPIEXEC_LAUNCHER: ssh); hosts named localhost or\n"
+     "like this one start without it unless CMD is given"},
+    {OPT_EXPORT, {"x"}, "VAR[=VAL]", 0,
+     "VAR: pass VAR from mpiexec's environment to the ranks;\n"
+     "VAR=VAL: set VAR to VAL in the ranks"},
+    {OPT_ENV, {"env"}, "VAR=VAL", 0, "set VAR to VAL in the ranks (also --env VAR VAL)"},
+    {OPT_GENV, {"genv"}, "VAR VAL", 0, "same, Hydra's spelling"},
+    {OPT_BIND, {"bind-to"}, "core|none", 1,
+     "core: rank i is bound to core i mod ncores (hwloc);\n"
+     "none (default): no binding"},
+    {OPT_TAG, {"tag-output", "l", "prepend-rank"}, NULL, 0,
+     "prefix every output line with \"[rank] \", e.g. \"[1] hello\""},
+    {OPT_HELP, {"help", "h"}, NULL, 0, "this text"},
+    {OPT_VERSION, {"version", "V"}, NULL, 0, "version"},
+    {OPT_LIST, {"list-options"}, NULL, 0,
+     "print every spelling of every option, one a line\n"
+     "(for scripts and shell completion)"},
+    {OPT_PROXY, {"proxy"}, "ADDR HOST,FIRST,COUNT,SIZE[,UNIVERSE] KVS MAP", 0,
+     "internal: how a multi-host mpiexec starts its proxy\n"
+     "on each host; not for users"},
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+#define HELP_COLUMN 25
+
+static void print_option(FILE *f, const opt_row_t *r)
+{
+    char left[160];
+    int n = snprintf(left, sizeof left, " ");
+    for (size_t k = 0; k < 4 && r->names[k]; k++) {
+        const char *nm = r->names[k];
+        n += snprintf(left + n, sizeof left - (size_t)n, "%s %s%s", k ? "," : "",
+                      nm[1] ? "--" : "-", nm);
+        if (n >= (int)sizeof left)
+            n = (int)sizeof left - 1;
+    }
+    if (r->arg) {
+        n += snprintf(left + n, sizeof left - (size_t)n, " %s", r->arg);
+        if (n >= (int)sizeof left)
+            n = (int)sizeof left - 1;
+    }
+    /* The help starts on the option's line when it fits, else on the next. */
+    fputs(left, f);
+    const char *h = r->help;
+    int col = n;
+    for (;;) {
+        const char *eol = strchr(h, '\n');
+        int len = eol ? (int)(eol - h) : (int)strlen(h);
+        if (col >= HELP_COLUMN - 1) {
+            fputc('\n', f);
+            col = 0;
+        }
+        fprintf(f, "%*s%.*s\n", HELP_COLUMN - col, "", len, h);
+        col = 0;
+        if (!eol)
+            break;
+        h = eol + 1;
+    }
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -17,24 +119,14 @@ static void usage(FILE *f)
             "Runs N ranks of program on this node, or over several hosts with --hosts or\n"
             "--hostfile (Tern's launcher and PMI-1 server).\n"
             "\n"
-            "Options:\n"
-            "  -n N, -np N            number of ranks (default 1)\n"
-            "  --hosts a,b[:slots]    run on these hosts: one proxy per host, started with\n"
-            "                         the remote-start command; ranks placed in blocks\n"
-            "  --hostfile FILE        hosts from FILE, one \"host[:slots]\" a line (also -f)\n"
-            "  -ppn N                 N ranks per host (default: the slots, else even)\n"
-            "  --launcher CMD         remote-start command, run as CMD HOST COMMAND (default\n"
-            "                         TERN_MPIEXEC_LAUNCHER: ssh); hosts named localhost or\n"
-            "                         like this one start without it unless CMD is given\n"
-            "  -x VAR                 pass VAR from mpiexec's environment to the ranks\n"
-            "  -x VAR=VAL             set VAR to VAL in the ranks\n"
-            "  --env VAR=VAL          set VAR to VAL in the ranks\n"
-            "  -genv VAR VAL          same, Hydra's spelling (also -env VAR VAL)\n"
-            "  --bind-to core|none    core: rank i is bound to core i mod ncores (hwloc);\n"
-            "                         none (default): no binding\n"
-            "  --tag-output, -l       prefix every output line with \"[rank] \", e.g. \"[1] hello\"\n"
-            "  -h, --help             this text\n"
-            "  -V, --version          version\n"
+            "Options (each may be written with - or --; -- ends the options):\n");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        print_option(f, &options[i]);
+        if (options[i].takes_eq)
+            fprintf(f, "%*s(also %s%s=%s)\n", HELP_COLUMN, "",
+                    options[i].names[0][1] ? "--" : "-", options[i].names[0], options[i].arg);
+    }
+    fprintf(f,
             "\n"
             "Environment:\n"
             "  MPIEXEC_TIMEOUT=S      end the job after S seconds (as Hydra and Open MPI do):\n"
@@ -50,6 +142,32 @@ static void usage(FILE *f)
             "When a rank fails (signal, non-zero exit, exit without MPI_Finalize while\n"
             "others run, MPI_Abort) the others get SIGTERM, then SIGKILL one second later.\n"
             "SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to every rank the same way.\n");
+}
+
+static void list_options(void)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        for (size_t k = 0; k < 4 && options[i].names[k]; k++)
+            printf("%s%s\n", options[i].names[k][1] ? "--" : "-", options[i].names[k]);
+}
+
+/* The row of name ("np", or "np=4" for a row that takes it: *eq_p then
+ * points at "4"), or NULL. */
+static const opt_row_t *find_option(const char *name, const char **eq_p)
+{
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        for (size_t k = 0; k < 4 && options[i].names[k]; k++) {
+            const char *nm = options[i].names[k];
+            if (strlen(nm) != len || strncmp(nm, name, len) != 0)
+                continue;
+            if (eq && !options[i].takes_eq)
+                return NULL;
+            *eq_p = eq ? eq + 1 : NULL;
+            return &options[i];
+        }
+    return NULL;
 }
 
 static int parse_np(const char *s, int *np_p)
@@ -137,13 +255,112 @@ static int check_knobs(void)
     return 0;
 }
 
+static int parse_bind(mpiexec_opts_t *o, const char *v)
+{
+    if (v && !strcmp(v, "core")) {
+        o->bind_core = 1;
+    } else if (v && !strcmp(v, "none")) {
+        o->bind_core = 0;
+    } else {
+        fprintf(stderr, "mpiexec: --bind-to takes core or none\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* -genv VAR VAL (also -env VAR VAL) at argv[i]. */
+static int parse_env_pair(int argc, char **argv, int i, mpiexec_opts_t *o)
+{
+    if (i + 2 >= argc || add_env(o, argv[i + 1], argv[i + 2]) != 0) {
+        fprintf(stderr, "mpiexec: %s needs VAR VAL\n", argv[i]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Internal, from a root: --proxy ADDR HOST,FIRST,COUNT,SIZE[,UNIVERSE] KVS MAP
+ * at argv[i]. */
+static int parse_proxy(int argc, char **argv, int i, mpiexec_opts_t *o)
+{
+    if (i + 4 >= argc || sscanf(argv[i + 2], "%d,%d,%d,%d,%d", &o->proxy_index, &o->proxy_first,
+                                &o->np, &o->world_size, &o->universe_size) < 4) {
+        fprintf(stderr, "mpiexec: bad --proxy arguments\n");
+        return -1;
+    }
+    o->proxy = 1;
+    o->proxy_root = argv[i + 1];
+    o->proxy_kvs = argv[i + 3];
+    o->proxy_map = argv[i + 4];
+    return 0;
+}
+
+/* Applies the option of row r at argv[i] (value eq when written
+ * --name=VALUE); *used_p: the arguments after it that it took. Returns 0,
+ * 1 (exit 0: --help, --version, --list-options) or mpiexec_parse_args's
+ * error codes. */
+static int apply_option(const opt_row_t *r, const char *eq, int argc, char **argv, int i,
+                        mpiexec_opts_t *o, int *used_p)
+{
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+    const char *v = eq ? eq : next;
+    *used_p = eq ? 0 : 1;
+    switch (r->id) {
+    case OPT_HELP:
+        usage(stdout);
+        return 1;
+    case OPT_VERSION:
+        printf("mpiexec (Tern) %s\n", TERN_VERSION);
+        return 1;
+    case OPT_LIST:
+        list_options();
+        return 1;
+    case OPT_NP:
+        return parse_np(v, &o->np);
+    case OPT_EXPORT:
+        return !next || add_export(o, next) != 0 ? -1 : 0;
+    case OPT_ENV:
+        if (next && strchr(next, '='))
+            return add_env(o, next, NULL) != 0 ? -1 : 0;
+        *used_p = 2; /* -env VAR VAL */
+        return parse_env_pair(argc, argv, i, o);
+    case OPT_GENV:
+        *used_p = 2;
+        return parse_env_pair(argc, argv, i, o);
+    case OPT_BIND:
+        return parse_bind(o, v);
+    case OPT_HOSTS:
+        if (!next)
+            return -1;
+        /* A bad host list is a bad input, exit 1 like other job errors. */
+        return mpiexec_hosts_parse_list(o, next, "--hosts") != 0 ? -2 : 0;
+    case OPT_HOSTFILE:
+        if (!next)
+            return -1;
+        return mpiexec_hosts_read_file(o, next) != 0 ? -2 : 0;
+    case OPT_PPN:
+        return parse_np(next, &o->ppn);
+    case OPT_LAUNCHER:
+        if (!next)
+            return -1;
+        o->launcher = next;
+        return 0;
+    case OPT_PROXY:
+        *used_p = 4;
+        return parse_proxy(argc, argv, i, o);
+    case OPT_TAG:
+        *used_p = 0;
+        o->tag_output = 1;
+        return 0;
+    }
+    return -1;
+}
+
 int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
 {
     o->np = 1;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -151,90 +368,17 @@ int mpiexec_parse_args(int argc, char **argv, mpiexec_opts_t *o)
         if (a[0] != '-')
             break;
         /* Accept --opt and -opt alike, as Hydra and Open MPI users type both. */
-        const char *name = a[1] == '-' ? a + 2 : a + 1;
-        if (!strcmp(name, "h") || !strcmp(name, "help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(name, "V") || !strcmp(name, "version")) {
-            printf("mpiexec (Tern) %s\n", TERN_VERSION);
-            return 1;
-        } else if (!strcmp(name, "n") || !strcmp(name, "np") || !strcmp(name, "c")) {
-            if (parse_np(next, &o->np) != 0)
-                return -1;
-            i++;
-        } else if (!strncmp(name, "n=", 2) || !strncmp(name, "np=", 3)) {
-            if (parse_np(strchr(name, '=') + 1, &o->np) != 0)
-                return -1;
-        } else if (!strcmp(name, "x")) {
-            if (!next || add_export(o, next) != 0)
-                return -1;
-            i++;
-        } else if (!strcmp(name, "env") && next && strchr(next, '=')) {
-            if (add_env(o, next, NULL) != 0)
-                return -1;
-            i++;
-        } else if (!strcmp(name, "env") || !strcmp(name, "genv")) {
-            if (!next || i + 2 >= argc || add_env(o, next, argv[i + 2]) != 0) {
-                fprintf(stderr, "mpiexec: %s needs VAR VAL\n", a);
-                return -1;
-            }
-            i += 2;
-        } else if (!strcmp(name, "bind-to") || !strncmp(name, "bind-to=", 8)) {
-            const char *v = name[7] == '=' ? name + 8 : next;
-            if (name[7] != '=')
-                i++;
-            if (v && !strcmp(v, "core")) {
-                o->bind_core = 1;
-            } else if (v && !strcmp(v, "none")) {
-                o->bind_core = 0;
-            } else {
-                fprintf(stderr, "mpiexec: --bind-to takes core or none\n");
-                return -1;
-            }
-        } else if (!strcmp(name, "hosts") || !strcmp(name, "host")) {
-            if (!next)
-                return -1;
-            /* A bad host list is a bad input, exit 1 like other job errors. */
-            if (mpiexec_hosts_parse_list(o, next, "--hosts") != 0)
-                return -2;
-            i++;
-        } else if (!strcmp(name, "hostfile") || !strcmp(name, "f") ||
-                   !strcmp(name, "machinefile")) {
-            if (!next)
-                return -1;
-            if (mpiexec_hosts_read_file(o, next) != 0)
-                return -2;
-            i++;
-        } else if (!strcmp(name, "ppn") || !strcmp(name, "npernode")) {
-            if (parse_np(next, &o->ppn) != 0)
-                return -1;
-            i++;
-        } else if (!strcmp(name, "launcher") || !strcmp(name, "launcher-exec")) {
-            if (!next)
-                return -1;
-            o->launcher = next;
-            i++;
-        } else if (!strcmp(name, "proxy")) {
-            /* Internal, from a root:
-             * --proxy ADDR HOST,FIRST,COUNT,SIZE[,UNIVERSE] KVS MAP */
-            if (i + 4 >= argc ||
-                sscanf(argv[i + 2], "%d,%d,%d,%d,%d", &o->proxy_index, &o->proxy_first, &o->np,
-                       &o->world_size, &o->universe_size) < 4) {
-                fprintf(stderr, "mpiexec: bad --proxy arguments\n");
-                return -1;
-            }
-            o->proxy = 1;
-            o->proxy_root = argv[i + 1];
-            o->proxy_kvs = argv[i + 3];
-            o->proxy_map = argv[i + 4];
-            i += 4;
-        } else if (!strcmp(name, "tag-output") || !strcmp(name, "l") ||
-                   !strcmp(name, "prepend-rank")) {
-            o->tag_output = 1;
-        } else {
+        const char *eq;
+        const opt_row_t *r = find_option(a[1] == '-' ? a + 2 : a + 1, &eq);
+        if (!r) {
             fprintf(stderr, "mpiexec: unknown option '%s' (see mpiexec --help)\n", a);
             return -1;
         }
+        int used;
+        int rc = apply_option(r, eq, argc, argv, i, o, &used);
+        if (rc != 0)
+            return rc;
+        i += used;
     }
     /* A proxy's block must lie in its world; checked after every option, as
      * a later -n changes it (fuzz_args). */

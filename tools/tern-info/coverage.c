@@ -58,29 +58,38 @@ static void print_names(int chapter, int implemented)
         printf("\n");
 }
 
-void tern_info_print_coverage(int json, int list)
+void tern_info_print_coverage_json(const char *indent)
 {
     size_t done, all;
     count(-1, &done, &all);
+    printf("{\n%s  \"implemented\": %zu,\n%s  \"procedures\": %zu,\n%s  \"chapters\": [\n", indent,
+           done, indent, all, indent);
+    for (size_t c = 0; c < N_CHAPTERS; c++) {
+        size_t d, a;
+        count(chapters[c].number, &d, &a);
+        printf("%s    {\"chapter\": %d, \"title\": \"%s\", \"implemented\": %zu, "
+               "\"procedures\": %zu, \"missing\": [",
+               indent, chapters[c].number, chapters[c].title, d, a);
+        int first = 1;
+        for (size_t i = 0; i < N_PROCS; i++)
+            if (procs[i].chapter == chapters[c].number && !procs[i].implemented) {
+                printf("%s\"%s\"", first ? "" : ", ", procs[i].name);
+                first = 0;
+            }
+        printf("]}%s\n", c + 1 < N_CHAPTERS ? "," : "");
+    }
+    printf("%s  ]\n%s}", indent, indent);
+}
+
+void tern_info_print_coverage(int json, int list)
+{
+    size_t done, all;
     if (json) {
-        printf("{\n  \"implemented\": %zu,\n  \"procedures\": %zu,\n  \"chapters\": [\n", done, all);
-        for (size_t c = 0; c < N_CHAPTERS; c++) {
-            size_t d, a;
-            count(chapters[c].number, &d, &a);
-            printf("    {\"chapter\": %d, \"title\": \"%s\", \"implemented\": %zu, "
-                   "\"procedures\": %zu, \"missing\": [",
-                   chapters[c].number, chapters[c].title, d, a);
-            int first = 1;
-            for (size_t i = 0; i < N_PROCS; i++)
-                if (procs[i].chapter == chapters[c].number && !procs[i].implemented) {
-                    printf("%s\"%s\"", first ? "" : ", ", procs[i].name);
-                    first = 0;
-                }
-            printf("]}%s\n", c + 1 < N_CHAPTERS ? "," : "");
-        }
-        printf("  ]\n}\n");
+        tern_info_print_coverage_json("");
+        printf("\n");
         return;
     }
+    count(-1, &done, &all);
     printf("MPI-5.0 C procedures implemented: %zu of %zu (the MPI Forum's API data)\n", done,
            all);
     for (size_t c = 0; c < N_CHAPTERS; c++) {

@@ -2,8 +2,10 @@
  *
  * Prints the Tern and MPI versions, the build configuration, the transports
  * compiled in, whether Cross Memory Attach (process_vm_readv) works on this
- * machine, the hardware hwloc sees, and every runtime knob (TERN_*) with its
- * default, its current value and its documentation. */
+ * machine, the hardware hwloc sees, the procedures implemented per chapter,
+ * the collective algorithms and their selection table, and every runtime
+ * knob (TERN_*) with its default, its current value and its documentation;
+ * --json: all of it as one JSON object. */
 #include "base/config.h"
 #include "core/coll/coll.h"
 #include "transport/transport.h"
@@ -264,18 +266,83 @@ static void print_knobs_json(const char *indent)
     printf("%s]", indent);
 }
 
+/* "max_procs": 0 and "max_bytes": SIZE_MAX (any) are null. */
+static void print_coll_json(void)
+{
+    size_t n;
+    const char *source;
+    const tern_coll_row_t *rows = tern_coll_table(&n, &source);
+    printf("{\"table_source\": ");
+    json_str(source);
+    printf(",\n    \"table\": [\n");
+    for (size_t i = 0; i < n; i++) {
+        printf("      {\"collective\": ");
+        json_str(tern_coll_kind_name(rows[i].kind));
+        if (rows[i].max_procs)
+            printf(", \"max_procs\": %d", rows[i].max_procs);
+        else
+            printf(", \"max_procs\": null");
+        if (rows[i].max_bytes != SIZE_MAX)
+            printf(", \"max_bytes\": %zu", rows[i].max_bytes);
+        else
+            printf(", \"max_bytes\": null");
+        printf(", \"algorithm\": ");
+        json_str(rows[i].algo->name);
+        printf(", \"condition\": ");
+        json_str(tern_coll_condition(rows[i].algo));
+        printf("}%s\n", i + 1 < n ? "," : "");
+    }
+    printf("    ],\n    \"collectives\": [\n");
+    size_t n_algo;
+    const tern_coll_algo_t *all = tern_coll_algorithms(&n_algo);
+    for (int k = 0; k < TERN_COLL_N; k++) {
+        const tern_coll_algo_t *forced = tern_coll_forced((tern_coll_kind_t)k);
+        printf("      {\"name\": ");
+        json_str(tern_coll_kind_name((tern_coll_kind_t)k));
+        printf(", \"knob\": ");
+        json_str(tern_coll_algorithm_knob((tern_coll_kind_t)k));
+        printf(", \"forced\": ");
+        if (forced)
+            json_str(forced->name);
+        else
+            printf("null");
+        /* The first algorithm of a collective is its general fallback. */
+        printf(",\n       \"algorithms\": [");
+        int first = 1;
+        for (size_t i = 0; i < n_algo; i++) {
+            if ((int)all[i].kind != k)
+                continue;
+            printf("%s{\"name\": ", first ? "" : ", ");
+            json_str(all[i].name);
+            printf(", \"condition\": ");
+            json_str(tern_coll_condition(&all[i]));
+            printf("}");
+            first = 0;
+        }
+        printf("]}%s\n", k + 1 < TERN_COLL_N ? "," : "");
+    }
+    printf("    ]}");
+}
+
 static void print_json(const cma_result_t *cma, const hw_result_t *hw)
 {
     printf("{\n  \"version\": ");
     json_str(TERN_INFO_VERSION);
     printf(",\n  \"mpi_version\": \"%d.%d\",\n", MPI_VERSION, MPI_SUBVERSION);
+    printf("  \"thread_support\": \"MPI_THREAD_MULTIPLE\",\n");
     printf("  \"build\": {\"type\": ");
     json_str(TERN_INFO_BUILD_TYPE);
     printf(", \"c_compiler\": ");
     json_str(TERN_INFO_C_COMPILER);
     printf(", \"c_flags\": ");
     json_str(TERN_INFO_C_FLAGS);
-    printf(", \"sanitizers\": %s, \"prefix\": ", TERN_INFO_SANITIZE ? "true" : "false");
+    printf(", \"sanitizers\": %s, \"sanitizer_names\": %s, \"hwloc\": ",
+           TERN_INFO_SANITIZE ? "true" : "false",
+           TERN_INFO_SANITIZE == 1   ? "[\"address\", \"undefined\"]"
+           : TERN_INFO_SANITIZE == 2 ? "[\"thread\"]"
+                                     : "[]");
+    json_str(TERN_INFO_HWLOC_VERSION);
+    printf(", \"prefix\": ");
     json_str(TERN_INFO_PREFIX);
     printf("},\n  \"transports\": [");
     for (size_t i = 0; tern_tl_all[i] != NULL; i++) {
@@ -292,7 +359,11 @@ static void print_json(const cma_result_t *cma, const hw_result_t *hw)
     json_str(cma->reason);
     printf(", \"ptrace_scope\": ");
     json_str(cma->ptrace_scope);
-    printf("},\n  \"knobs\": ");
+    printf("},\n  \"coverage\": ");
+    tern_info_print_coverage_json("  ");
+    printf(",\n  \"collective_selection\": ");
+    print_coll_json();
+    printf(",\n  \"knobs\": ");
     print_knobs_json("  ");
     printf("\n}\n");
 }

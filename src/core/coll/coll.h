@@ -101,6 +101,24 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
 /* Prints the selection table in effect (tern-info). */
 void tern_coll_print_table(FILE *f);
 
+/* The selection table in effect, row by row (tern-info --json): rows are
+ * grouped by collective and tried in order. */
+typedef struct {
+    tern_coll_kind_t kind;
+    int max_procs;    /* 0: any */
+    size_t max_bytes; /* SIZE_MAX: any */
+    const tern_coll_algo_t *algo;
+} tern_coll_row_t;
+/* *source_p: "built-in" or the TERN_COLL_TUNING_FILE path. */
+const tern_coll_row_t *tern_coll_table(size_t *n_p, const char **source_p);
+/* The algorithm TERN_<COLL>_ALGORITHM forces, or NULL (auto). */
+const tern_coll_algo_t *tern_coll_forced(tern_coll_kind_t kind);
+/* The name of that knob: "TERN_BCAST_ALGORITHM". */
+const char *tern_coll_algorithm_knob(tern_coll_kind_t kind);
+/* When an algorithm can serve a call, in words ("commutative ops"), or ""
+ * when always. */
+const char *tern_coll_condition(const tern_coll_algo_t *al);
+
 /* Runs a built schedule in the requested mode: req_p NULL blocks;
  * otherwise a request (started unless persistent). Consumes s. */
 tern_status_t tern_coll_launch(tern_sched_t *s, tern_req_t **req_p, int persistent);

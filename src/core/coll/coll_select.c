@@ -103,12 +103,7 @@ static const row_t default_rows[] = {
     {TERN_COLL_EXSCAN, 0, ANY_BYTES, "recursive_doubling"},
 };
 
-typedef struct {
-    tern_coll_kind_t kind;
-    int max_procs;
-    size_t max_bytes;
-    const tern_coll_algo_t *algo;
-} entry_t;
+typedef tern_coll_row_t entry_t;
 
 static entry_t *table;
 static size_t n_table;
@@ -383,6 +378,36 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
     return al;
 }
 
+const char *tern_coll_condition(const tern_coll_algo_t *al)
+{
+    return al->flags & TERN_COLL_NODE_AWARE          ? "communicators spanning nodes"
+           : rooted_shm(al, al->kind)               ? "ranks on one node, not more than its CPUs"
+           : al->flags & TERN_COLL_SHM              ? "ranks on one node"
+           : al->flags & TERN_COLL_NEEDS_COMMUTATIVE ? "commutative ops"
+           : al->flags & TERN_COLL_NEEDS_POW2       ? "power-of-two sizes"
+           : al->flags & TERN_COLL_INTER            ? "intercommunicators"
+                                                    : "";
+}
+
+const tern_coll_row_t *tern_coll_table(size_t *n_p, const char **source_p)
+{
+    load();
+    *n_p = n_table;
+    *source_p = table_source;
+    return table;
+}
+
+const tern_coll_algo_t *tern_coll_forced(tern_coll_kind_t kind)
+{
+    load();
+    return (unsigned)kind < TERN_COLL_N ? forced[kind] : NULL;
+}
+
+const char *tern_coll_algorithm_knob(tern_coll_kind_t kind)
+{
+    return (unsigned)kind < TERN_COLL_N ? tern_knob_table()[algorithm_knobs[kind]].name : "?";
+}
+
 void tern_coll_print_table(FILE *f)
 {
     load();
@@ -400,18 +425,14 @@ void tern_coll_print_table(FILE *f)
             snprintf(bytes, sizeof bytes, "*");
         else
             snprintf(bytes, sizeof bytes, "%zu", e->max_bytes);
-        fprintf(f, "  %-22s %10s %12s  %s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
-                e->algo->name,
-                e->algo->flags & TERN_COLL_NODE_AWARE          ? " (communicators spanning nodes)"
-                : rooted_shm(e->algo, e->kind) ? " (ranks on one node, not more than its CPUs)"
-                : e->algo->flags & TERN_COLL_SHM ? " (ranks on one node)"
-                : e->algo->flags & TERN_COLL_NEEDS_COMMUTATIVE ? " (commutative ops)"
-                : e->algo->flags & TERN_COLL_NEEDS_POW2     ? " (power-of-two sizes)"
-                                                            : "");
+        const char *cond = tern_coll_condition(e->algo);
+        fprintf(f, "  %-22s %10s %12s  %s%s%s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
+                e->algo->name, *cond ? " (" : "", cond, *cond ? ")" : "");
     }
     for (int k = 0; k < TERN_COLL_N; k++)
         if (forced[k])
-            fprintf(f, "  forced: %s=%s\n", tern_knob_table()[algorithm_knobs[k]].name, forced[k]->name);
+            fprintf(f, "  forced: %s=%s\n", tern_coll_algorithm_knob((tern_coll_kind_t)k),
+                    forced[k]->name);
     fprintf(f, "  algorithms:");
     size_t n;
     const tern_coll_algo_t *all = tern_coll_algorithms(&n);
