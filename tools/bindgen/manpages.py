@@ -194,10 +194,10 @@ def entry_facts(body, params, errors):
     the errors, whether it needs MPI initialised and holds the lock."""
     facts = {"init": "TERN_CHECK_INIT(" in body,
              "lock": "TERN_CHECK_INIT(" in body or "TERN_API_GUARD(" in body,
-             "err_comm": None, "checks": []}
-    m = re.search(r"const MPI_Comm err_comm = (.*);", body)
+             "err_obj": None, "checks": []}
+    m = re.search(r"const int err_obj = (.*);", body)
     if m:
-        facts["err_comm"] = m.group(1)
+        facts["err_obj"] = m.group(1)
     names = {p["name"] for p in params}
     stripped = strip_c(body)
     for m in re.finditer(r"\((err_?) = ", stripped):
@@ -274,7 +274,7 @@ def family_key(name, implemented):
 
 
 def handler_sentence(expr, params):
-    """Where an entry point's errors go, from its err_comm expression."""
+    """Where an entry point's errors go, from its err_obj expression."""
     kinds = {p["name"]: p["kind"] for p in params}
     rest = ("(\\fBMPI_ERRORS_ARE_FATAL\\fR unless the program set another), which decides "
             "whether the call returns the error code.")
@@ -285,15 +285,18 @@ def handler_sentence(expr, params):
         return ("The call is about no object: while the world model runs (after "
                 "\\fBMPI_Init\\fR) its errors go to the error handler of "
                 "\\fBMPI_COMM_WORLD\\fR " + rest[:-1] + "; otherwise the code is returned.")
-    m = re.search(r"tern_win_err_comm\(\*?(\w+)\)", expr)
-    if m:
-        return f"Errors go to the error handler of the window \\fI{m.group(1)}\\fR " + rest
+    file_rest = ("(\\fBMPI_ERRORS_RETURN\\fR unless the program set another), which decides "
+                 "whether the call returns the error code.")
+    if expr == "MPI_FILE_NULL":
+        return ("The call has no file: its errors go to the default file error handler, "
+                "\\fBMPI_FILE_NULL\\fR's " + file_rest)
     named = [x for x in re.findall(r"\w+", expr) if x in kinds]
     if named and kinds[named[0]] == "ERRHANDLER":
         return f"Errors go to the error handler the call names, \\fI{named[0]}\\fR " + rest
     if named:
         what = kinds[named[0]].lower()
-        return f"Errors go to the error handler of the {what} \\fI{named[0]}\\fR " + rest
+        return (f"Errors go to the error handler of the {what} \\fI{named[0]}\\fR "
+                + (file_rest if what == "file" else rest))
     return f"Errors go to the error handler of {roff(expr)} " + rest
 
 
@@ -360,7 +363,7 @@ def page(name, big, procs, entries, errors, info, implemented, version, tools):
         out.append("Returns \\fBMPI_SUCCESS\\fR or the MPI error code its operation produced.")
     else:
         out.append("Returns \\fBMPI_SUCCESS\\fR or an error code. "
-                   + handler_sentence(facts and facts["err_comm"], params))
+                   + handler_sentence(facts and facts["err_obj"], params))
         if facts and facts["checks"]:
             out += [".PP", "Tern checks the arguments in this order and raises the first "
                     "error it finds:"]
