@@ -1,5 +1,6 @@
 /* MPI-IO file handles (file.h). */
 #include "core/io/file.h"
+#include "core/io/io_async.h"
 #include "core/coll/coll.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_query.h"
@@ -272,6 +273,7 @@ tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': MPI_File_close while a split "
                                   "collective is under way (call its _end first)", f->name);
     /* Every rank's writes are done before the file may go. */
+    tern_io_async_drain(f);
     tern_status_t st = tern_coll_barrier(f->comm);
     MPI_Win w = f->shared_win->handle;
     tern_status_t wst = tern_win_free(f->shared_win, &w);
@@ -306,6 +308,7 @@ tern_status_t tern_file_delete(const char *filename, MPI_Info info)
 
 void tern_io_finalize(void)
 {
+    tern_io_async_finalize();
     for (uint32_t i = 0; i < files.len; i++) {
         tern_file_t *f = files.slots[i];
         if (!f)

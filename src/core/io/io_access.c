@@ -1,5 +1,6 @@
 /* Data access through a view (io_access.h). */
 #include "core/io/io_access.h"
+#include "core/io/io_async.h"
 #include "core/io/io_coll.h"
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_build.h"
@@ -56,8 +57,34 @@ static tern_status_t move_range(tern_file_t *f, int write, MPI_Offset pos, char 
  * rounds of this much. */
 #define STAGE_BYTES ((size_t)4 << 20)
 
+tern_status_t tern_io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
+                           size_t *moved)
+{
+    *moved = 0;
+    if (len == 0)
+        return TERN_OK;
+    /* Atomic mode: the bytes the access touches are locked, so that a
+     * concurrent access sees all of it or none. */
+    MPI_Offset lo = 0, hi = 0;
+    tern_status_t st;
+    if (f->atomic) {
+        lo = tern_io_view_offset(&f->view, pos);
+        hi = tern_io_view_offset(&f->view, pos + (MPI_Offset)len - 1) + 1;
+        if ((st = f->drv->lock(&f->fd, lo, hi - lo, write)) != TERN_OK)
+            return st;
+    }
+    st = move_range(f, write, pos, mem, len, moved);
+    if (f->atomic) {
+        tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
+        if (st == TERN_OK)
+            st = ust;
+    }
+    return st;
+}
+
 /* Moves count elements of dt at buf to or from stream bytes from pos;
- * *bytes: how many moved. */
+ * *bytes: how many moved. Non-contiguous memory is packed in rounds
+ * (atomic mode locks the whole access, not each round). */
 static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *buf,
                               MPI_Count count, MPI_Datatype dt, size_t *bytes)
 {
@@ -65,39 +92,38 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
     *bytes = 0;
     if (total == 0)
         return TERN_OK;
+    if (tern_datatype_is_contig(dt))
+        return tern_io_move(f, write, pos, (char *)buf + tern_datatype_true_lb(dt), total, bytes);
     tern_status_t st = TERN_OK;
-    /* Atomic mode: the bytes the access touches are locked, so that a
-     * concurrent access sees all of it or none. */
     MPI_Offset lo = 0, hi = 0;
-    if (f->atomic) {
+    int atomic = f->atomic;
+    if (atomic) {
         lo = tern_io_view_offset(&f->view, pos);
         hi = tern_io_view_offset(&f->view, pos + (MPI_Offset)total - 1) + 1;
         if ((st = f->drv->lock(&f->fd, lo, hi - lo, write)) != TERN_OK)
             return st;
+        f->atomic = 0;
     }
-    if (tern_datatype_is_contig(dt)) {
-        st = move_range(f, write, pos, (char *)buf + tern_datatype_true_lb(dt), total, bytes);
-    } else {
-        size_t stage = total < STAGE_BYTES ? total : STAGE_BYTES;
-        char *tmp = malloc(stage);
-        if (!tmp)
-            st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
-                                    "packing buffer", f->name, stage);
-        for (size_t off = 0; tmp && st == TERN_OK && off < total;) {
-            size_t n = total - off < stage ? total - off : stage, got = 0;
-            if (write && (st = tern_datatype_pack_range(buf, (size_t)count, dt, off, tmp, n)) != TERN_OK)
-                break;
-            st = move_range(f, write, pos + (MPI_Offset)off, tmp, n, &got);
-            if (st == TERN_OK && !write && got)
-                st = tern_datatype_unpack_range(tmp, got, buf, (size_t)count, dt, off);
-            off += got;
-            *bytes = off;
-            if (got < n)
-                break; /* end of the file */
-        }
-        free(tmp);
+    size_t stage = total < STAGE_BYTES ? total : STAGE_BYTES;
+    char *tmp = malloc(stage);
+    if (!tmp)
+        st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
+                                "packing buffer", f->name, stage);
+    for (size_t off = 0; tmp && st == TERN_OK && off < total;) {
+        size_t n = total - off < stage ? total - off : stage, got = 0;
+        if (write && (st = tern_datatype_pack_range(buf, (size_t)count, dt, off, tmp, n)) != TERN_OK)
+            break;
+        st = tern_io_move(f, write, pos + (MPI_Offset)off, tmp, n, &got);
+        if (st == TERN_OK && !write && got)
+            st = tern_datatype_unpack_range(tmp, got, buf, (size_t)count, dt, off);
+        off += got;
+        *bytes = off;
+        if (got < n)
+            break; /* end of the file */
     }
-    if (f->atomic) {
+    free(tmp);
+    if (atomic) {
+        f->atomic = 1;
         tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
         if (st == TERN_OK)
             st = ust;
@@ -182,8 +208,13 @@ static tern_status_t ordered_place(tern_file_t *f, MPI_Offset mine, MPI_Offset *
     return st;
 }
 
+/* Does the access, or (req_p) starts it: the file system's part of an
+ * access that needs no other rank runs on the I/O worker and *req_p
+ * completes when it is done; otherwise *req_p stays NULL and the data has
+ * moved. */
 static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
-                                MPI_Count count, MPI_Datatype dt, size_t *bytes)
+                                MPI_Count count, MPI_Datatype dt, size_t *bytes,
+                                tern_req_t **req_p)
 {
     int where = flags & TERN_IO_WHERE;
     tern_status_t st = check_access(f, flags, offset);
@@ -212,6 +243,13 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
     }
     if (st != TERN_OK)
         return st;
+    if (!used && req_p) {
+        /* The pointer moves by what was asked, at once (MPI 14.4.3). */
+        st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, req_p);
+        if (st == TERN_OK && where == TERN_IO_INDIVIDUAL)
+            f->fp += etypes_of(f, count, dt);
+        return st;
+    }
     if (!used)
         st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes);
     if (where == TERN_IO_INDIVIDUAL)
@@ -230,16 +268,19 @@ tern_status_t tern_file_access(tern_file_t *f, int flags, MPI_Offset offset, voi
                                tern_req_t **req_p)
 {
     size_t bytes = 0;
-    tern_status_t st = access_now(f, flags, offset, buf, count, dt, &bytes);
+    tern_req_t *req = NULL;
+    tern_status_t st = access_now(f, flags, offset, buf, count, dt, &bytes, req_p ? &req : NULL);
     if (!req_p) {
         if (st == TERN_OK)
             set_status(status, bytes);
         return st;
     }
-    if (st != TERN_OK)
+    if (st != TERN_OK || req) {
+        *req_p = req;
         return st;
-    /* The data has moved: the request is complete from the start. */
-    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
+    }
+    /* A collective whose data has moved: complete from the start. */
+    req = tern_req_alloc(TERN_REQ_GENERIC);
     if (!req)
         return tern_status_detail(TERN_ERR_NOMEM, "out of memory for a request");
     req->comm = MPI_COMM_NULL;
@@ -258,7 +299,8 @@ tern_status_t tern_file_split_begin(tern_file_t *f, int flags, MPI_Offset offset
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': a split collective is already "
                                   "under way (call its _end first)", f->name);
     size_t bytes = 0;
-    f->split_error = access_now(f, flags | TERN_IO_COLLECTIVE, offset, buf, count, dt, &bytes);
+    f->split_error = access_now(f, flags | TERN_IO_COLLECTIVE, offset, buf, count, dt, &bytes,
+                                NULL);
     f->split_active = 1;
     set_status(&f->split_status, bytes);
     return TERN_OK;
@@ -366,6 +408,7 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
 {
     tern_status_t st = TERN_OK;
     MPI_Offset cur = 0;
+    tern_io_async_drain(f);
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         /* Only with MPI_MODE_SEQUENTIAL: the shared pointer's byte. */
         if (!(f->amode & MPI_MODE_SEQUENTIAL))

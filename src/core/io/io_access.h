@@ -26,6 +26,13 @@ enum {
 tern_status_t tern_file_access(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
                                MPI_Count count, MPI_Datatype dt, MPI_Status *status,
                                tern_req_t **req_p);
+/* Moves stream bytes [pos, pos + len) of f's view between mem
+ * (contiguous) and the file, under the atomic-mode lock; *moved: bytes
+ * moved (fewer only for a read at the end of the file). Touches no MPI
+ * object but f's descriptor and view: the I/O worker calls it. */
+tern_status_t tern_io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
+                           size_t *moved);
+
 /* Split collectives: _begin starts (flags as above, TERN_IO_COLLECTIVE
  * implied), _end returns its status; one at a time per file. */
 tern_status_t tern_file_split_begin(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
