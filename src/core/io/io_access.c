@@ -3,6 +3,7 @@
 #include "core/io/io_coll.h"
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_build.h"
+#include "core/io/io_datarep.h"
 #include "core/rma/rma_ops.h"
 #include "core/rma/rma_sync.h"
 #include "core/rma/window.h"
@@ -57,15 +58,18 @@ static tern_status_t move_range(tern_file_t *f, int write, MPI_Offset pos, char 
 #define STAGE_BYTES ((size_t)4 << 20)
 
 /* Moves count elements of dt at buf to or from stream bytes from pos;
- * *bytes: how many moved. */
+ * *bytes: how many moved (native: the status's), *moved: the stream bytes
+ * they took (the same but in a converting representation, io_datarep.h). */
 static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *buf,
-                              MPI_Count count, MPI_Datatype dt, size_t *bytes)
+                              MPI_Count count, MPI_Datatype dt, size_t *bytes, size_t *moved)
 {
     size_t total = (size_t)count * (size_t)tern_datatype_size(dt);
-    *bytes = 0;
+    *bytes = *moved = 0;
+    tern_status_t st = TERN_OK;
+    if (f->view.rep && (st = tern_io_datarep_file_bytes(f->view.rep, count, dt, &total)) != TERN_OK)
+        return st;
     if (total == 0)
         return TERN_OK;
-    tern_status_t st = TERN_OK;
     /* Atomic mode: the bytes the access touches are locked, so that a
      * concurrent access sees all of it or none. */
     MPI_Offset lo = 0, hi = 0;
@@ -75,7 +79,10 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
         if ((st = f->drv->lock(&f->fd, lo, hi - lo, write)) != TERN_OK)
             return st;
     }
-    if (tern_datatype_is_contig(dt)) {
+    if (f->view.rep) {
+        st = tern_io_datarep_transfer(f, f->view.rep, write, pos, buf, count, dt, STAGE_BYTES,
+                                      move_range, bytes, moved);
+    } else if (tern_datatype_is_contig(dt)) {
         st = move_range(f, write, pos, (char *)buf + tern_datatype_true_lb(dt), total, bytes);
     } else {
         size_t stage = total < STAGE_BYTES ? total : STAGE_BYTES;
@@ -97,6 +104,8 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
         }
         free(tmp);
     }
+    if (!f->view.rep)
+        *moved = *bytes;
     if (f->atomic) {
         tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
         if (st == TERN_OK)
@@ -150,10 +159,16 @@ static tern_status_t check_access(tern_file_t *f, int flags, MPI_Offset offset)
     return TERN_OK;
 }
 
-/* Etypes that count elements of dt fill (whole ones; a partial one counts). */
+/* Etypes that count elements of dt fill (whole ones; a partial one counts),
+ * in the view's representation (a type it cannot size counts none: the
+ * access itself then fails with the reason). */
 static MPI_Offset etypes_of(const tern_file_t *f, MPI_Count count, MPI_Datatype dt)
 {
+    size_t file_bytes = 0;
     MPI_Offset bytes = (MPI_Offset)count * tern_datatype_size(dt);
+    if (f->view.rep)
+        bytes = tern_io_datarep_file_bytes(f->view.rep, count, dt, &file_bytes) == TERN_OK
+                    ? (MPI_Offset)file_bytes : 0;
     return (bytes + f->view.esize - 1) / f->view.esize;
 }
 
@@ -201,7 +216,9 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
         at = f->fp;
     }
     int write = flags & TERN_IO_WRITE, used = 0;
-    if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED &&
+    /* A converting representation (io_datarep.h; the same on every rank,
+     * MPI_File_set_view requires it) moves each rank's data itself. */
+    if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED && !f->view.rep &&
         tern_io_coll_wanted(f, write)) {
         /* Every rank takes part, those whose own check failed with no
          * data, so that none waits for them. */
@@ -212,10 +229,11 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
     }
     if (st != TERN_OK)
         return st;
+    size_t moved = *bytes;
     if (!used)
-        st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes);
+        st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes, &moved);
     if (where == TERN_IO_INDIVIDUAL)
-        f->fp += ((MPI_Offset)*bytes + f->view.esize - 1) / f->view.esize;
+        f->fp += ((MPI_Offset)moved + f->view.esize - 1) / f->view.esize;
     return st;
 }
 
@@ -418,13 +436,17 @@ tern_status_t tern_file_get_view(tern_file_t *f, MPI_Offset *disp, MPI_Datatype 
     *disp = f->view.disp;
     *etype = e;
     *filetype = t;
-    strcpy(datarep, tern_io_datarep_name(f->view.datarep));
+    strcpy(datarep, tern_io_view_datarep(&f->view));
     return TERN_OK;
 }
 
 tern_status_t tern_file_get_type_extent(tern_file_t *f, MPI_Datatype dt, tern_num_ref_t extent)
 {
-    (void)f; /* native and internal: the extent in memory */
-    tern_num_ref_set(extent, tern_datatype_extent(dt));
-    return TERN_OK;
+    /* native and internal: the extent in memory; otherwise in the file's
+     * representation (its layout, io_datarep.h). */
+    MPI_Aint x = tern_datatype_extent(dt);
+    tern_status_t st = f->view.rep ? tern_io_datarep_type_extent(f->view.rep, dt, &x) : TERN_OK;
+    if (st == TERN_OK)
+        tern_num_ref_set(extent, x);
+    return st;
 }
