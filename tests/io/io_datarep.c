@@ -303,6 +303,60 @@ static void test_ext32_ordered(void)
     mtest_end();
 }
 
+/* Collective buffering with a converting view: the ranks' longs
+ * interleave (4 bytes each in external32) and go through the aggregators. */
+static void test_ext32_collective(void)
+{
+    mtest_begin("external32 collective buffering");
+    char path[512];
+    fname(path, sizeof path, "ext32_coll", 0);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    MPI_Datatype vec;
+    MPI_Type_vector(3, 1, size, MPI_LONG, &vec);
+    MPI_Type_commit(&vec);
+    CHECK_RC(MPI_File_set_view(fh, 4 * rank, MPI_LONG, vec, "external32", MPI_INFO_NULL));
+    long mine[3] = {rank * 10 + 1, rank * 10 + 2, -(rank * 10 + 3)};
+    MPI_Status st;
+    CHECK_RC(MPI_File_write_all(fh, mine, 3, MPI_LONG, &st));
+    int count;
+    MPI_Get_count(&st, MPI_LONG, &count);
+    CHECK_INT(count, 3, "longs written");
+    MPI_Offset pos;
+    CHECK_RC(MPI_File_get_position(fh, &pos));
+    CHECK_INT(pos, 3, "the pointer after write_all");
+    long back[3] = {0, 0, 0};
+    CHECK_RC(MPI_File_read_at_all(fh, 0, back, 3, MPI_LONG, &st));
+    MPI_Get_count(&st, MPI_LONG, &count);
+    CHECK_INT(count, 3, "longs read");
+    for (int i = 0; i < 3; i++)
+        CHECK(back[i] == mine[i], "long %d read back: %ld", i, back[i]);
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        size_t n = 12 * (size_t)size;
+        unsigned char *want = calloc(n, 1);
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < 3; i++) {
+                uint32_t v = (uint32_t)(i < 2 ? r * 10 + 1 + i : -(r * 10 + 3));
+                unsigned char *p = want + 4 * ((size_t)i * (size_t)size + (size_t)r);
+                p[0] = (unsigned char)(v >> 24);
+                p[1] = (unsigned char)(v >> 16);
+                p[2] = (unsigned char)(v >> 8);
+                p[3] = (unsigned char)v;
+            }
+        check_bytes(path, want, n, "interleaved longs through the aggregators");
+        free(want);
+        CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
+    }
+    MPI_Type_free(&vec);
+    mtest_end();
+}
+
 /* ---- user representations ------------------------------------------------- */
 
 /* "swap": an int is stored big-endian plus 1000 (a conversion that is not
@@ -596,6 +650,7 @@ int main(int argc, char **argv)
     test_ext32_view_layout();
     test_ext32_constructors();
     test_ext32_ordered();
+    test_ext32_collective();
     test_user_swap();
     test_user_wide_and_null();
     test_errors();

@@ -216,20 +216,23 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
         at = f->fp;
     }
     int write = flags & TERN_IO_WRITE, used = 0;
-    /* A converting representation (io_datarep.h; the same on every rank,
-     * MPI_File_set_view requires it) moves each rank's data itself. */
-    if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED && !f->view.rep &&
+    size_t moved = 0; /* stream bytes: the file's form (io_datarep.h) */
+    if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED &&
         tern_io_coll_wanted(f, write)) {
         /* Every rank takes part, those whose own check failed with no
-         * data, so that none waits for them. */
-        tern_status_t cst = tern_io_coll_access(f, write, st == TERN_OK ? at * f->view.esize : -1,
-                                                buf, count, dt, bytes, &used);
+         * data, so that none waits for them. A converting view (the same
+         * on every rank) converts around the exchange. */
+        MPI_Offset cpos = st == TERN_OK ? at * f->view.esize : -1;
+        tern_status_t cst =
+            f->view.rep ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used)
+                        : tern_io_coll_access(f, write, cpos, buf, count, dt, bytes, &used);
+        if (!f->view.rep)
+            moved = *bytes;
         if (st == TERN_OK)
             st = cst;
     }
     if (st != TERN_OK)
         return st;
-    size_t moved = *bytes;
     if (!used)
         st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes, &moved);
     if (where == TERN_IO_INDIVIDUAL)

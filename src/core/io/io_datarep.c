@@ -3,6 +3,7 @@
 #include "core/datatype/datatype.h"
 #include "core/datatype/dtype_filerep.h"
 #include "core/io/file.h"
+#include "core/io/io_coll.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -229,6 +230,19 @@ static tern_status_t inside(const tern_io_datarep_t *rep, MPI_Datatype dt,
     return TERN_OK;
 }
 
+/* The whole items in the first got file bytes of elements of `one` each. */
+static tern_status_t whole_items(const tern_io_datarep_t *rep, MPI_Datatype dt,
+                                 const tern_dt_span_t *one, size_t got, tern_dt_span_t *part)
+{
+    size_t el = got / one->file_bytes;
+    tern_dt_span_t zero = {0, 0, 0};
+    tern_status_t st = inside(rep, dt, &zero, got % one->file_bytes, part);
+    part->items += el * one->items;
+    part->file_bytes += el * one->file_bytes;
+    part->native_bytes += el * one->native_bytes;
+    return st;
+}
+
 tern_status_t tern_io_datarep_transfer(tern_file_t *f, const tern_io_datarep_t *rep, int write,
                                        MPI_Offset pos, void *buf, MPI_Count count,
                                        MPI_Datatype dt, size_t stage, tern_io_move_fn move,
@@ -279,16 +293,10 @@ tern_status_t tern_io_datarep_transfer(tern_file_t *f, const tern_io_datarep_t *
                 /* The end of the file: the whole items read. */
                 eof = 1;
                 tern_dt_span_t part = {0, 0, 0};
-                if (whole) {
-                    size_t el = got / one.file_bytes;
-                    tern_dt_span_t zero = {0, 0, 0};
-                    st = inside(rep, dt, &zero, got % one.file_bytes, &part);
-                    part.items += el * one.items;
-                    part.file_bytes += el * one.file_bytes;
-                    part.native_bytes += el * one.native_bytes;
-                } else {
+                if (whole)
+                    st = whole_items(rep, dt, &one, got, &part);
+                else
                     st = inside(rep, dt, &at, got, &part);
-                }
                 c.n = part;
             }
             if (st == TERN_OK)
@@ -310,6 +318,50 @@ tern_status_t tern_io_datarep_transfer(tern_file_t *f, const tern_io_datarep_t *
                 e++;
                 at = (tern_dt_span_t){0, 0, 0};
             }
+        }
+    }
+    free(tmp);
+    return st;
+}
+
+tern_status_t tern_io_datarep_coll(tern_file_t *f, int write, MPI_Offset pos, void *buf,
+                                   MPI_Count count, MPI_Datatype dt, size_t *bytes,
+                                   size_t *moved, int *used)
+{
+    const tern_io_datarep_t *rep = f->view.rep;
+    *bytes = *moved = 0;
+    *used = 0;
+    tern_dt_span_t one = {0, 0, 0};
+    tern_status_t st = pos < 0 ? TERN_OK : span(rep, dt, SIZE_MAX, &one);
+    size_t total = st == TERN_OK && pos >= 0 && one.items ? (size_t)count * one.file_bytes : 0;
+    char *tmp = malloc(total ? total : 1);
+    if (!tmp && st == TERN_OK)
+        st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
+                                "conversion buffer", f->name, total);
+    if (st == TERN_OK && write && total) {
+        chunk_t c = {.pos = 0, .skip = 0,
+                     .n = {(size_t)count * one.items, total, (size_t)count * one.native_bytes}};
+        st = convert(f, rep, 1, buf, count, dt, &c, tmp);
+    }
+    /* Every rank takes part; one whose conversion failed with no data. */
+    size_t got = 0;
+    tern_status_t cst = tern_io_coll_access(f, write, st == TERN_OK && total ? pos : -1,
+                                            tmp ? tmp : (char *)&got, (MPI_Count)total,
+                                            MPI_BYTE, &got, used);
+    if (st == TERN_OK)
+        st = cst;
+    if (st == TERN_OK && *used && total) {
+        tern_dt_span_t done = {(size_t)count * one.items, total,
+                               (size_t)count * one.native_bytes};
+        if (!write && got < total)
+            st = whole_items(rep, dt, &one, got, &done); /* the end of the file */
+        if (st == TERN_OK && !write) {
+            chunk_t c = {.pos = 0, .skip = 0, .n = done};
+            st = convert(f, rep, 0, buf, count, dt, &c, tmp);
+        }
+        if (st == TERN_OK) {
+            *bytes = done.native_bytes;
+            *moved = done.file_bytes;
         }
     }
     free(tmp);

@@ -69,4 +69,14 @@ tern_status_t tern_io_datarep_transfer(struct tern_file *f, const tern_io_datare
                                        MPI_Datatype dt, size_t stage, tern_io_move_fn move,
                                        size_t *bytes, size_t *moved);
 
+/* A collective access with collective buffering (io_coll.h) through f's
+ * converting view: the whole access converted into a buffer of its file
+ * form, which the aggregators move as bytes (reads: converted after). pos
+ * -1: this rank takes part with no data. *used as tern_io_coll_access's
+ * (0: nothing moved, each rank does its own access); *bytes, *moved as
+ * tern_io_datarep_transfer's. */
+tern_status_t tern_io_datarep_coll(struct tern_file *f, int write, MPI_Offset pos, void *buf,
+                                   MPI_Count count, MPI_Datatype dt, size_t *bytes,
+                                   size_t *moved, int *used);
+
 #endif
