@@ -67,8 +67,13 @@ def load_standard():
 def load_predefined():
     """name -> C text of the predefined callback functions (MPI_COMM_DUP_FN...) and of
     the callback types (typedefs of MPI_User_function...)."""
-    names = {f.express.iso_c.name: c_decl(f.express.iso_c, "MPI_")
-             for f in std.PREDEFINED_FUNCTIONS.values()}
+    names = {}
+    for f in std.PREDEFINED_FUNCTIONS.values():
+        forms = [f.express.iso_c]
+        if f.has_embiggenment():  # MPI_CONVERSION_FN_NULL_C
+            forms.append(f.express.embiggen.iso_c)
+        for c in forms:
+            names[c.name] = c_decl(c, "MPI_")
     for cb in std.CALLBACKS.values():
         forms = [cb.express.iso_c]
         if cb.has_embiggenment():

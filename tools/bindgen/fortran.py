@@ -52,6 +52,12 @@ HAND_WRITTEN = {
 SKIPPED = {
     "MPI_Status_f2f08": "needs mpi_f08's TYPE(MPI_Status)",
     "MPI_Status_f082f": "needs mpi_f08's TYPE(MPI_Status)",
+    # A Fortran conversion function is a SUBROUTINE with IERROR and its
+    # extra state an INTEGER(KIND=MPI_ADDRESS_KIND) by reference, not the C
+    # int-returning function: each of the three callbacks needs a C
+    # trampoline that remembers the Fortran procedure per representation,
+    # and MPI_CONVERSION_FN_NULL a Fortran marker.
+    "MPI_Register_datarep": "its conversion and extent callbacks need Fortran trampolines",
 }
 
 # Completion procedures whose output indices count from 1 in Fortran (a

@@ -4,6 +4,7 @@
 #include "core/io/io_coll.h"
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_build.h"
+#include "core/io/io_datarep.h"
 #include "core/rma/rma_ops.h"
 #include "core/rma/rma_sync.h"
 #include "core/rma/window.h"
@@ -83,18 +84,25 @@ tern_status_t tern_io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem,
 }
 
 /* Moves count elements of dt at buf to or from stream bytes from pos;
- * *bytes: how many moved. Non-contiguous memory is packed in rounds
- * (atomic mode locks the whole access, not each round). */
+ * *bytes: how many moved (native: the status's), *moved: the stream bytes
+ * they took (the same but in a converting representation, io_datarep.h).
+ * Non-contiguous memory is packed in rounds; atomic mode locks the whole
+ * access, not each round. */
 static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *buf,
-                              MPI_Count count, MPI_Datatype dt, size_t *bytes)
+                              MPI_Count count, MPI_Datatype dt, size_t *bytes, size_t *moved)
 {
     size_t total = (size_t)count * (size_t)tern_datatype_size(dt);
-    *bytes = 0;
+    *bytes = *moved = 0;
+    tern_status_t st = TERN_OK;
+    if (f->view.rep && (st = tern_io_datarep_file_bytes(f->view.rep, count, dt, &total)) != TERN_OK)
+        return st;
     if (total == 0)
         return TERN_OK;
-    if (tern_datatype_is_contig(dt))
-        return tern_io_move(f, write, pos, (char *)buf + tern_datatype_true_lb(dt), total, bytes);
-    tern_status_t st = TERN_OK;
+    if (!f->view.rep && tern_datatype_is_contig(dt)) {
+        st = tern_io_move(f, write, pos, (char *)buf + tern_datatype_true_lb(dt), total, bytes);
+        *moved = *bytes;
+        return st;
+    }
     MPI_Offset lo = 0, hi = 0;
     int atomic = f->atomic;
     if (atomic) {
@@ -104,24 +112,30 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
             return st;
         f->atomic = 0;
     }
-    size_t stage = total < STAGE_BYTES ? total : STAGE_BYTES;
-    char *tmp = malloc(stage);
-    if (!tmp)
-        st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
-                                "packing buffer", f->name, stage);
-    for (size_t off = 0; tmp && st == TERN_OK && off < total;) {
-        size_t n = total - off < stage ? total - off : stage, got = 0;
-        if (write && (st = tern_datatype_pack_range(buf, (size_t)count, dt, off, tmp, n)) != TERN_OK)
-            break;
-        st = tern_io_move(f, write, pos + (MPI_Offset)off, tmp, n, &got);
-        if (st == TERN_OK && !write && got)
-            st = tern_datatype_unpack_range(tmp, got, buf, (size_t)count, dt, off);
-        off += got;
-        *bytes = off;
-        if (got < n)
-            break; /* end of the file */
+    if (f->view.rep) {
+        st = tern_io_datarep_transfer(f, f->view.rep, write, pos, buf, count, dt, STAGE_BYTES,
+                                      move_range, bytes, moved);
+    } else {
+        size_t stage = total < STAGE_BYTES ? total : STAGE_BYTES;
+        char *tmp = malloc(stage);
+        if (!tmp)
+            st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
+                                    "packing buffer", f->name, stage);
+        for (size_t off = 0; tmp && st == TERN_OK && off < total;) {
+            size_t n = total - off < stage ? total - off : stage, got = 0;
+            if (write && (st = tern_datatype_pack_range(buf, (size_t)count, dt, off, tmp, n)) != TERN_OK)
+                break;
+            st = tern_io_move(f, write, pos + (MPI_Offset)off, tmp, n, &got);
+            if (st == TERN_OK && !write && got)
+                st = tern_datatype_unpack_range(tmp, got, buf, (size_t)count, dt, off);
+            off += got;
+            *bytes = off;
+            if (got < n)
+                break; /* end of the file */
+        }
+        free(tmp);
+        *moved = *bytes;
     }
-    free(tmp);
     if (atomic) {
         f->atomic = 1;
         tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
@@ -176,10 +190,16 @@ static tern_status_t check_access(tern_file_t *f, int flags, MPI_Offset offset)
     return TERN_OK;
 }
 
-/* Etypes that count elements of dt fill (whole ones; a partial one counts). */
+/* Etypes that count elements of dt fill (whole ones; a partial one counts),
+ * in the view's representation (a type it cannot size counts none: the
+ * access itself then fails with the reason). */
 static MPI_Offset etypes_of(const tern_file_t *f, MPI_Count count, MPI_Datatype dt)
 {
+    size_t file_bytes = 0;
     MPI_Offset bytes = (MPI_Offset)count * tern_datatype_size(dt);
+    if (f->view.rep)
+        bytes = tern_io_datarep_file_bytes(f->view.rep, count, dt, &file_bytes) == TERN_OK
+                    ? (MPI_Offset)file_bytes : 0;
     return (bytes + f->view.esize - 1) / f->view.esize;
 }
 
@@ -232,28 +252,36 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
         at = f->fp;
     }
     int write = flags & TERN_IO_WRITE, used = 0;
+    size_t moved = 0; /* stream bytes: the file's form (io_datarep.h) */
     if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED &&
         tern_io_coll_wanted(f, write)) {
         /* Every rank takes part, those whose own check failed with no
-         * data, so that none waits for them. */
-        tern_status_t cst = tern_io_coll_access(f, write, st == TERN_OK ? at * f->view.esize : -1,
-                                                buf, count, dt, bytes, &used);
+         * data, so that none waits for them. A converting view (the same
+         * on every rank) converts around the exchange. */
+        MPI_Offset cpos = st == TERN_OK ? at * f->view.esize : -1;
+        tern_status_t cst =
+            f->view.rep ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used)
+                        : tern_io_coll_access(f, write, cpos, buf, count, dt, bytes, &used);
+        if (!f->view.rep)
+            moved = *bytes;
         if (st == TERN_OK)
             st = cst;
     }
     if (st != TERN_OK)
         return st;
-    if (!used && req_p) {
-        /* The pointer moves by what was asked, at once (MPI 14.4.3). */
+    if (!used && req_p && !f->view.rep) {
+        /* The pointer moves by what was asked, at once (MPI 14.4.3). A
+         * converting view's access stays in the call (its conversion
+         * functions are the program's, called on its thread). */
         st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, req_p);
         if (st == TERN_OK && where == TERN_IO_INDIVIDUAL)
             f->fp += etypes_of(f, count, dt);
         return st;
     }
     if (!used)
-        st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes);
+        st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes, &moved);
     if (where == TERN_IO_INDIVIDUAL)
-        f->fp += ((MPI_Offset)*bytes + f->view.esize - 1) / f->view.esize;
+        f->fp += ((MPI_Offset)moved + f->view.esize - 1) / f->view.esize;
     return st;
 }
 
@@ -461,13 +489,17 @@ tern_status_t tern_file_get_view(tern_file_t *f, MPI_Offset *disp, MPI_Datatype 
     *disp = f->view.disp;
     *etype = e;
     *filetype = t;
-    strcpy(datarep, tern_io_datarep_name(f->view.datarep));
+    strcpy(datarep, tern_io_view_datarep(&f->view));
     return TERN_OK;
 }
 
 tern_status_t tern_file_get_type_extent(tern_file_t *f, MPI_Datatype dt, tern_num_ref_t extent)
 {
-    (void)f; /* native and internal: the extent in memory */
-    tern_num_ref_set(extent, tern_datatype_extent(dt));
-    return TERN_OK;
+    /* native and internal: the extent in memory; otherwise in the file's
+     * representation (its layout, io_datarep.h). */
+    MPI_Aint x = tern_datatype_extent(dt);
+    tern_status_t st = f->view.rep ? tern_io_datarep_type_extent(f->view.rep, dt, &x) : TERN_OK;
+    if (st == TERN_OK)
+        tern_num_ref_set(extent, x);
+    return st;
 }

@@ -1,5 +1,6 @@
 /* File views (view.h). */
 #include "core/io/view.h"
+#include "core/io/io_datarep.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +10,17 @@ static const char *const datarep_names[] = {
     [TERN_DATAREP_NATIVE] = "native",
     [TERN_DATAREP_INTERNAL] = "internal",
     [TERN_DATAREP_EXTERNAL32] = "external32",
+    [TERN_DATAREP_USER] = "user",
 };
 
 const char *tern_io_datarep_name(tern_datarep_t d)
 {
     return datarep_names[d];
+}
+
+const char *tern_io_view_datarep(const tern_io_view_t *v)
+{
+    return v->rep ? tern_io_datarep_name_of(v->rep) : datarep_names[v->datarep];
 }
 
 static void set_contiguous(tern_io_view_t *v, long size)
@@ -46,19 +53,14 @@ void tern_io_view_free(tern_io_view_t *v)
     tern_io_view_default(v);
 }
 
-tern_status_t tern_io_view_make(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype etype,
-                                MPI_Datatype filetype, const char *datarep, int writable)
+/* The view of etype and filetype at disp, whose data lies in the file as
+ * placed's does (filetype itself, or its layout in the representation),
+ * etypes of esize bytes there. */
+static tern_status_t view_place(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype etype,
+                                MPI_Datatype filetype, MPI_Datatype placed, long esize,
+                                int writable)
 {
-    tern_io_view_default(v);
-    if (strcasecmp(datarep, "native") == 0)
-        v->datarep = TERN_DATAREP_NATIVE;
-    else if (strcasecmp(datarep, "internal") == 0)
-        v->datarep = TERN_DATAREP_INTERNAL;
-    else
-        return tern_status_detail(TERN_ERR_DATAREP,
-                                  "datarep \"%s\" is not one Tern reads and writes (native, "
-                                  "internal)", datarep);
-    long esize = tern_datatype_size(etype), fsize = tern_datatype_size(filetype);
+    long fsize = tern_datatype_size(placed);
     if (esize <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "etype has no data (size %ld)", esize);
     if (fsize <= 0 || fsize % esize != 0)
@@ -66,13 +68,13 @@ tern_status_t tern_io_view_make(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype
                                   "filetype's %ld bytes of data are not whole etypes of %ld "
                                   "bytes",
                                   fsize, esize);
-    long extent = tern_datatype_extent(filetype);
+    long extent = tern_datatype_extent(placed);
     if (extent <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "filetype's extent %ld is not positive",
                                   extent);
     tern_dt_seg_t *segs = NULL;
     size_t n = 0;
-    tern_status_t st = tern_datatype_flatten(1, filetype, &segs, &n);
+    tern_status_t st = tern_datatype_flatten(1, placed, &segs, &n);
     if (st != TERN_OK)
         return st;
     size_t *before = malloc((n ? n : 1) * sizeof *before);
@@ -117,6 +119,58 @@ tern_status_t tern_io_view_make(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype
     tern_datatype_retain(etype);
     tern_datatype_retain(filetype);
     return TERN_OK;
+}
+
+/* The sizes of a view in its representation: the etype's bytes, and the
+ * filetype whose pieces, size and extent place the data (for a converting
+ * representation its layout in the file, *layout to release). */
+static tern_status_t rep_sizes(const struct tern_io_datarep *rep, MPI_Datatype etype,
+                               MPI_Datatype filetype, long *esize, MPI_Datatype *placed,
+                               MPI_Datatype *layout)
+{
+    *layout = MPI_DATATYPE_NULL;
+    *placed = filetype;
+    if (!rep) {
+        *esize = tern_datatype_size(etype);
+        return TERN_OK;
+    }
+    size_t e = 0;
+    tern_status_t st = tern_io_datarep_file_bytes(rep, 1, etype, &e);
+    if (st == TERN_OK)
+        st = tern_io_datarep_layout(rep, filetype, layout);
+    if (st == TERN_OK)
+        *placed = *layout;
+    *esize = (long)e;
+    return st;
+}
+
+tern_status_t tern_io_view_make(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype etype,
+                                MPI_Datatype filetype, const char *datarep, int writable)
+{
+    tern_io_view_default(v);
+    const struct tern_io_datarep *rep = NULL;
+    if (strcasecmp(datarep, "native") == 0)
+        v->datarep = TERN_DATAREP_NATIVE;
+    else if (strcasecmp(datarep, "internal") == 0)
+        v->datarep = TERN_DATAREP_INTERNAL;
+    else if ((rep = tern_io_datarep_find(datarep)) != NULL)
+        v->datarep = strcasecmp(datarep, "external32") == 0 ? TERN_DATAREP_EXTERNAL32
+                                                            : TERN_DATAREP_USER;
+    else
+        return tern_status_detail(TERN_ERR_DATAREP,
+                                  "datarep=\"%s\" is none of native, internal, external32 and "
+                                  "the representations registered with MPI_Register_datarep",
+                                  datarep);
+    long esize = 0;
+    MPI_Datatype placed, layout;
+    tern_status_t st = rep_sizes(rep, etype, filetype, &esize, &placed, &layout);
+    if (st == TERN_OK)
+        st = view_place(v, disp, etype, filetype, placed, esize, writable);
+    if (layout != MPI_DATATYPE_NULL)
+        tern_datatype_release(layout);
+    if (st == TERN_OK)
+        v->rep = rep;
+    return st;
 }
 
 /* The piece holding data byte r (0 <= r < fsize) of one filetype. */

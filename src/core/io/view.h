@@ -1,5 +1,8 @@
 /* File views (MPI-5.0 14.3): which bytes of a file a rank sees, and in
- * which representation.
+ * which representation (14.5; io_datarep.h: with external32 or a
+ * registered representation, every size below is in the file's
+ * representation: the stream is the data in the file's form, the pieces
+ * are the filetype's layout in the file).
  *
  * A view is a displacement, an etype and a filetype tiled from the
  * displacement on. The data a rank reads or writes is a stream of bytes
@@ -17,12 +20,22 @@
 #include <mpi.h>
 #include <stddef.h>
 
-typedef enum { TERN_DATAREP_NATIVE, TERN_DATAREP_INTERNAL, TERN_DATAREP_EXTERNAL32 } tern_datarep_t;
+typedef enum {
+    TERN_DATAREP_NATIVE,
+    TERN_DATAREP_INTERNAL,
+    TERN_DATAREP_EXTERNAL32,
+    TERN_DATAREP_USER /* registered with MPI_Register_datarep(_c) */
+} tern_datarep_t;
+
+struct tern_io_datarep;
 
 typedef struct tern_io_view {
     MPI_Offset disp;
     MPI_Datatype etype, filetype; /* the view holds a reference on each */
     tern_datarep_t datarep;
+    /* The representation that converts (external32, registered); NULL:
+     * the file holds the data as memory does (native, internal). */
+    const struct tern_io_datarep *rep;
     long esize;        /* bytes of one etype */
     long fsize;        /* bytes of data in one filetype */
     MPI_Aint fextent;  /* bytes one filetype spans in the file */
@@ -55,5 +68,7 @@ MPI_Offset tern_io_view_offset(const tern_io_view_t *v, MPI_Offset pos);
 MPI_Offset tern_io_view_bytes_before(const tern_io_view_t *v, MPI_Offset off);
 /* The datarep's name. */
 const char *tern_io_datarep_name(tern_datarep_t d);
+/* The name of a view's datarep (MPI_File_get_view). */
+const char *tern_io_view_datarep(const tern_io_view_t *v);
 
 #endif

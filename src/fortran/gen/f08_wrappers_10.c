@@ -3,6 +3,54 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
+void tern_f08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror);
+void tern_f08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_resized_c(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
+}
+
+void tern_pf08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror);
+void tern_pf08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_resized_c(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
+}
+
+void tern_f08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
+void tern_f08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_struct_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
+}
+
+void tern_pf08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
+void tern_pf08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_struct_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
+}
+
+void tern_f08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void tern_f08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_create_subarray_c(*ndims, (const MPI_Count *)array_of_sizes, (const MPI_Count *)array_of_subsizes, (const MPI_Count *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
+}
+
+void tern_pf08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
+void tern_pf08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_create_subarray_c(*ndims, (const MPI_Count *)array_of_sizes, (const MPI_Count *)array_of_subsizes, (const MPI_Count *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
+}
+
+void tern_f08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
+void tern_f08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+{
+    *ierror = MPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Count *)array_of_large_counts, (MPI_Datatype *)array_of_datatypes);
+}
+
+void tern_pf08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
+void tern_pf08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Count *)array_of_large_counts, (MPI_Datatype *)array_of_datatypes);
+}
+
 void tern_f08_type_get_envelope_c(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror);
 void tern_f08_type_get_envelope_c(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {

@@ -552,6 +552,46 @@ out:
     *ierror = tern_f08_raise_comm(*comm, *ierror);
 }
 
+void tern_f08_register_datarep(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len);
+void tern_f08_register_datarep(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Register_datarep(datarep_c, (MPI_Datarep_conversion_function *)read_conversion_fn, (MPI_Datarep_conversion_function *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+out:
+    free(datarep_c);
+}
+
+void tern_pf08_register_datarep(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len);
+void tern_pf08_register_datarep(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Register_datarep(datarep_c, (MPI_Datarep_conversion_function *)read_conversion_fn, (MPI_Datarep_conversion_function *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+out:
+    free(datarep_c);
+}
+
+void tern_f08_register_datarep_c(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len);
+void tern_f08_register_datarep_c(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = MPI_Register_datarep_c(datarep_c, (MPI_Datarep_conversion_function_c *)read_conversion_fn, (MPI_Datarep_conversion_function_c *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+out:
+    free(datarep_c);
+}
+
+void tern_pf08_register_datarep_c(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len);
+void tern_pf08_register_datarep_c(char *datarep, void (*read_conversion_fn)(void), void (*write_conversion_fn)(void), void (*dtype_file_extent_fn)(void), MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *datarep_c = NULL;
+    if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
+    *ierror = PMPI_Register_datarep_c(datarep_c, (MPI_Datarep_conversion_function_c *)read_conversion_fn, (MPI_Datarep_conversion_function_c *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+out:
+    free(datarep_c);
+}
+
 void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror);
 void tern_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -842,54 +882,6 @@ void tern_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, 
     if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
     if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
     *ierror = MPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
-out:
-    tern_f08_section_done(&sendbuf_s);
-    tern_f08_section_done(&recvbuf_s);
-    *ierror = tern_f08_raise_comm(*comm, *ierror);
-}
-
-void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    tern_f08_section_t sendbuf_s = {0};
-    tern_f08_section_t recvbuf_s = {0};
-    MPI_Count count_c = *count;
-    MPI_Datatype datatype_c = *datatype;
-    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
-    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
-    *ierror = PMPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
 out:
     tern_f08_section_done(&sendbuf_s);
     tern_f08_section_done(&recvbuf_s);

@@ -3,6 +3,54 @@
  * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */
 #include "fortran/f08_support.h"
 
+void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Scan(sendbuf_s.addr, recvbuf_s.addr, (int)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = MPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
+void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
+void tern_pf08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    tern_f08_section_t sendbuf_s = {0};
+    tern_f08_section_t recvbuf_s = {0};
+    MPI_Count count_c = *count;
+    MPI_Datatype datatype_c = *datatype;
+    if ((*ierror = tern_f08_section(sendbuf, tern_f08_in_place(recvbuf) ? &count_c : NULL, tern_f08_in_place(recvbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN, &sendbuf_s, "MPI_Scan_c", "sendbuf")) != MPI_SUCCESS) goto out;
+    if ((*ierror = tern_f08_section(recvbuf, tern_f08_in_place(sendbuf) ? &count_c : NULL, tern_f08_in_place(sendbuf) ? &datatype_c : NULL, TERN_F08_COPY_IN | TERN_F08_COPY_OUT, &recvbuf_s, "MPI_Scan_c", "recvbuf")) != MPI_SUCCESS) goto out;
+    *ierror = PMPI_Scan_c(sendbuf_s.addr, recvbuf_s.addr, (MPI_Count)count_c, (MPI_Datatype)datatype_c, *op, *comm);
+out:
+    tern_f08_section_done(&sendbuf_s);
+    tern_f08_section_done(&recvbuf_s);
+    *ierror = tern_f08_raise_comm(*comm, *ierror);
+}
+
 void tern_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror);
 void tern_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -845,52 +893,4 @@ void tern_pf08_type_create_indexed_block_c(MPI_Count *count, MPI_Count *blocklen
 void tern_pf08_type_create_indexed_block_c(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     *ierror = PMPI_Type_create_indexed_block_c(*count, *blocklength, (const MPI_Count *)array_of_displacements, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_resized_c(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_resized_c(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_resized_c(*oldtype, *lb, *extent, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_struct_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_struct_c(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_struct_c(*count, (const MPI_Count *)array_of_blocklengths, (const MPI_Count *)array_of_displacements, (const MPI_Datatype *)array_of_types, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_f08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_create_subarray_c(*ndims, (const MPI_Count *)array_of_sizes, (const MPI_Count *)array_of_subsizes, (const MPI_Count *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_pf08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror);
-void tern_pf08_type_create_subarray_c(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_create_subarray_c(*ndims, (const MPI_Count *)array_of_sizes, (const MPI_Count *)array_of_subsizes, (const MPI_Count *)array_of_starts, *order, *oldtype, (MPI_Datatype *)newtype);
-}
-
-void tern_f08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
-void tern_f08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
-{
-    *ierror = MPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Count *)array_of_large_counts, (MPI_Datatype *)array_of_datatypes);
-}
-
-void tern_pf08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror);
-void tern_pf08_type_get_contents_c(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
-{
-    *ierror = PMPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int *)array_of_integers, (MPI_Aint *)array_of_addresses, (MPI_Count *)array_of_large_counts, (MPI_Datatype *)array_of_datatypes);
 }

@@ -5245,6 +5245,30 @@ MODULE MPI_F08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Reduce_scatter_init_c_f08ts
   END INTERFACE MPI_Reduce_scatter_init
+  INTERFACE MPI_Register_datarep
+    SUBROUTINE MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
+      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Register_datarep_f08
+  END INTERFACE MPI_Register_datarep
+  INTERFACE MPI_Register_datarep_c
+    SUBROUTINE MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn, write_conversion_fn
+      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Register_datarep_c_f08
+  END INTERFACE MPI_Register_datarep_c
   INTERFACE MPI_Remove_error_class
     SUBROUTINE MPI_Remove_error_class_f08(errorclass, ierror)
       IMPORT
@@ -11609,6 +11633,30 @@ MODULE MPI_F08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Reduce_scatter_init_c_f08ts
   END INTERFACE PMPI_Reduce_scatter_init
+  INTERFACE PMPI_Register_datarep
+    SUBROUTINE PMPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
+      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Register_datarep_f08
+  END INTERFACE PMPI_Register_datarep
+  INTERFACE PMPI_Register_datarep_c
+    SUBROUTINE PMPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn, write_conversion_fn
+      PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Register_datarep_c_f08
+  END INTERFACE PMPI_Register_datarep_c
   INTERFACE PMPI_Remove_error_class
     SUBROUTINE PMPI_Remove_error_class_f08(errorclass, ierror)
       IMPORT

@@ -792,105 +792,87 @@ SUBROUTINE PMPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, dataty
   CALL tern_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, tern_ierror)
   IF (PRESENT(ierror)) ierror = tern_ierror
 END SUBROUTINE PMPI_Reduce_scatter_init_c_f08ts
-SUBROUTINE MPI_Remove_error_class_f08(errorclass, ierror)
+SUBROUTINE MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  INTEGER, INTENT(IN) :: errorclass
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
+  PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(errorclass, ierror) BIND(C, name="mpi_remove_error_class_")
+    SUBROUTINE tern_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state, ierror, datarep_len) BIND(C, name="tern_f08_register_datarep")
       IMPORT
-      INTEGER(C_INT) :: errorclass
+      CHARACTER(KIND=C_CHAR) :: datarep(*)
+      TYPE(C_FUNPTR), VALUE :: read_conversion_fn
+      TYPE(C_FUNPTR), VALUE :: write_conversion_fn
+      TYPE(C_FUNPTR), VALUE :: dtype_file_extent_fn
+      INTEGER(C_INT64_T) :: extra_state
       INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: datarep_len
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(errorclass, tern_ierror)
+  CALL tern_c(datarep, C_FUNLOC(read_conversion_fn), C_FUNLOC(write_conversion_fn), &
+      C_FUNLOC(dtype_file_extent_fn), extra_state, tern_ierror, LEN(datarep, KIND=C_SIZE_T))
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Remove_error_class_f08
-SUBROUTINE PMPI_Remove_error_class_f08(errorclass, ierror)
+END SUBROUTINE MPI_Register_datarep_f08
+SUBROUTINE PMPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  INTEGER, INTENT(IN) :: errorclass
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
+  PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(errorclass, ierror) BIND(C, name="pmpi_remove_error_class_")
+    SUBROUTINE tern_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state, ierror, datarep_len) BIND(C, name="tern_pf08_register_datarep")
       IMPORT
-      INTEGER(C_INT) :: errorclass
+      CHARACTER(KIND=C_CHAR) :: datarep(*)
+      TYPE(C_FUNPTR), VALUE :: read_conversion_fn
+      TYPE(C_FUNPTR), VALUE :: write_conversion_fn
+      TYPE(C_FUNPTR), VALUE :: dtype_file_extent_fn
+      INTEGER(C_INT64_T) :: extra_state
       INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: datarep_len
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(errorclass, tern_ierror)
+  CALL tern_c(datarep, C_FUNLOC(read_conversion_fn), C_FUNLOC(write_conversion_fn), &
+      C_FUNLOC(dtype_file_extent_fn), extra_state, tern_ierror, LEN(datarep, KIND=C_SIZE_T))
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Remove_error_class_f08
-SUBROUTINE MPI_Remove_error_code_f08(errorcode, ierror)
+END SUBROUTINE PMPI_Register_datarep_f08
+SUBROUTINE MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
   USE MPI_F08_TYPES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
-  INTEGER, INTENT(IN) :: errorcode
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn, write_conversion_fn
+  PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER(C_INT) :: tern_ierror
   INTERFACE
-    SUBROUTINE tern_c(errorcode, ierror) BIND(C, name="mpi_remove_error_code_")
+    SUBROUTINE tern_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state, ierror, datarep_len) BIND(C, name="tern_f08_register_datarep_c")
       IMPORT
-      INTEGER(C_INT) :: errorcode
+      CHARACTER(KIND=C_CHAR) :: datarep(*)
+      TYPE(C_FUNPTR), VALUE :: read_conversion_fn
+      TYPE(C_FUNPTR), VALUE :: write_conversion_fn
+      TYPE(C_FUNPTR), VALUE :: dtype_file_extent_fn
+      INTEGER(C_INT64_T) :: extra_state
       INTEGER(C_INT) :: ierror
+      INTEGER(C_SIZE_T), VALUE :: datarep_len
     END SUBROUTINE tern_c
   END INTERFACE
-  CALL tern_c(errorcode, tern_ierror)
+  CALL tern_c(datarep, C_FUNLOC(read_conversion_fn), C_FUNLOC(write_conversion_fn), &
+      C_FUNLOC(dtype_file_extent_fn), extra_state, tern_ierror, LEN(datarep, KIND=C_SIZE_T))
   IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Remove_error_code_f08
-SUBROUTINE PMPI_Remove_error_code_f08(errorcode, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  INTEGER, INTENT(IN) :: errorcode
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(errorcode, ierror) BIND(C, name="pmpi_remove_error_code_")
-      IMPORT
-      INTEGER(C_INT) :: errorcode
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  CALL tern_c(errorcode, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Remove_error_code_f08
-SUBROUTINE MPI_Remove_error_string_f08(errorcode, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  INTEGER, INTENT(IN) :: errorcode
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(errorcode, ierror) BIND(C, name="mpi_remove_error_string_")
-      IMPORT
-      INTEGER(C_INT) :: errorcode
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  CALL tern_c(errorcode, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE MPI_Remove_error_string_f08
-SUBROUTINE PMPI_Remove_error_string_f08(errorcode, ierror)
-  USE MPI_F08_TYPES
-  USE, INTRINSIC :: ISO_C_BINDING
-  IMPLICIT NONE
-  INTEGER, INTENT(IN) :: errorcode
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  INTEGER(C_INT) :: tern_ierror
-  INTERFACE
-    SUBROUTINE tern_c(errorcode, ierror) BIND(C, name="pmpi_remove_error_string_")
-      IMPORT
-      INTEGER(C_INT) :: errorcode
-      INTEGER(C_INT) :: ierror
-    END SUBROUTINE tern_c
-  END INTERFACE
-  CALL tern_c(errorcode, tern_ierror)
-  IF (PRESENT(ierror)) ierror = tern_ierror
-END SUBROUTINE PMPI_Remove_error_string_f08
+END SUBROUTINE MPI_Register_datarep_c_f08

@@ -5,6 +5,7 @@
 #include "mpi/mpi_checks.h"
 #include "core/io/file.h"
 #include "core/io/io_access.h"
+#include "core/io/io_datarep.h"
 
 TERN_PMPI_ALIAS(File_close)
 int PMPI_File_close(MPI_File *fh)

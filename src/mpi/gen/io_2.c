@@ -5,6 +5,7 @@
 #include "mpi/mpi_checks.h"
 #include "core/io/file.h"
 #include "core/io/io_access.h"
+#include "core/io/io_datarep.h"
 
 TERN_PMPI_ALIAS(File_read_ordered_c)
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
@@ -488,4 +489,30 @@ int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
         (err = tern_check_ptr(func, err_obj, status, "status")))
         return err;
     return tern_mpi_result(err_obj, func, tern_file_access(fh_obj, TERN_IO_WRITE | TERN_IO_SHARED, 0, (void *)buf, count, datatype, status, NULL));
+}
+
+TERN_PMPI_ALIAS(Register_datarep)
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    static const char func[] = "MPI_Register_datarep";
+    TERN_CHECK_INIT(func);
+    const int err_obj = MPI_FILE_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_ptr(func, err_obj, dtype_file_extent_fn, "dtype_file_extent_fn")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_io_datarep_register(datarep, read_conversion_fn == MPI_CONVERSION_FN_NULL ? NULL : read_conversion_fn, write_conversion_fn == MPI_CONVERSION_FN_NULL ? NULL : write_conversion_fn, dtype_file_extent_fn, extra_state));
+}
+
+TERN_PMPI_ALIAS(Register_datarep_c)
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    static const char func[] = "MPI_Register_datarep_c";
+    TERN_CHECK_INIT(func);
+    const int err_obj = MPI_FILE_NULL;
+    int err;
+    if ((err = tern_check_ptr(func, err_obj, datarep, "datarep")) ||
+        (err = tern_check_ptr(func, err_obj, dtype_file_extent_fn, "dtype_file_extent_fn")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_io_datarep_register_c(datarep, read_conversion_fn == MPI_CONVERSION_FN_NULL_C ? NULL : read_conversion_fn, write_conversion_fn == MPI_CONVERSION_FN_NULL_C ? NULL : write_conversion_fn, dtype_file_extent_fn, extra_state));
 }
