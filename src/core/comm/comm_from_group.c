@@ -59,8 +59,13 @@ tern_status_t tern_comm_from_group(const tern_group_t *g, const char *stringtag,
     tern_status_t st = check_tag(stringtag);
     if (st != TERN_OK)
         return st;
-    if (g->rank == MPI_UNDEFINED)
-        return tern_status_detail(TERN_ERR_GROUP, "this process is not a member of group");
+    if (g->rank == MPI_UNDEFINED) {
+        /* Not a member (MPI_GROUP_EMPTY among others): nothing to agree
+         * on, MPI_COMM_NULL at once; the members agree among themselves
+         * (as MPI_Comm_create_group, MPI-4.1 7.4.2). */
+        *newcomm = MPI_COMM_NULL;
+        return TERN_OK;
+    }
     tern_xchg_t x = over_group(g, TERN_XTAG_FROM_GROUP(tag_hash(stringtag)));
     uint32_t ctx;
     if ((st = tern_ctx_agree(&x, 0, 1, &ctx)) != TERN_OK)

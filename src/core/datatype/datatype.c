@@ -417,6 +417,14 @@ tern_status_t tern_datatype_flatten(size_t count, MPI_Datatype dt, tern_dt_seg_t
     return TERN_OK;
 }
 
+/* Basic elements of one element of dt (size bytes, tree root). */
+static size_t elements_of_one(const tern_dtnode_t *root, MPI_Aint extent, size_t size)
+{
+    tern_dtwalk_t all = {.op = DTW_COUNT, .rem = size};
+    tern_dtn_walk_count(root, 1, extent, 0, 0, &all);
+    return all.elems;
+}
+
 long long tern_datatype_elements(MPI_Datatype dt, size_t bytes)
 {
     MPI_Aint extent;
@@ -430,7 +438,35 @@ long long tern_datatype_elements(MPI_Datatype dt, size_t bytes)
     size_t whole = bytes / (size_t)size;
     tern_dtwalk_t w = {.op = DTW_COUNT, .rem = bytes % (size_t)size};
     tern_dtn_walk_count(root, 1, extent, 0, 0, &w);
-    tern_dtwalk_t all = {.op = DTW_COUNT, .rem = (size_t)size};
-    tern_dtn_walk_count(root, 1, extent, 0, 0, &all);
-    return (long long)(whole * all.elems + w.elems);
+    if (w.partial)
+        return -1;
+    return (long long)(whole * elements_of_one(root, extent, (size_t)size) + w.elems);
+}
+
+int tern_datatype_elements_bytes(MPI_Datatype dt, unsigned long long count, size_t *bytes)
+{
+    MPI_Aint extent;
+    const tern_dtnode_t *root = walk_tree(dt, &extent);
+    long size = tern_datatype_size(dt);
+    if (!root || size < 0)
+        return -1;
+    *bytes = 0;
+    if (count == 0)
+        return 0;
+    size_t per = size ? elements_of_one(root, extent, (size_t)size) : 0;
+    if (per == 0)
+        return -2;
+    /* Whole elements of dt, then the bytes of the first `part` basic
+     * elements of one more. */
+    unsigned long long whole = count / per, part = count % per;
+    if (whole > (unsigned long long)INT64_MAX / (unsigned long long)size)
+        return -3;
+    tern_dtwalk_t w = {.op = DTW_ELEMS, .rem = (size_t)size, .want = (size_t)part};
+    if (part)
+        tern_dtn_walk_count(root, 1, extent, 0, 0, &w);
+    unsigned long long b = whole * (unsigned long long)size;
+    if (b > (unsigned long long)INT64_MAX - w.bytes)
+        return -3;
+    *bytes = (size_t)(b + w.bytes);
+    return 0;
 }

@@ -75,10 +75,17 @@ tern_status_t tern_datatype_pack_range(const void *buf, size_t count, MPI_Dataty
                                        size_t offset, void *out, size_t len);
 tern_status_t tern_datatype_unpack_range(const void *in, size_t len, void *buf, size_t count,
                                          MPI_Datatype dt, size_t offset);
-/* Whole basic elements in the first `bytes` of the packed stream of dt
- * (MPI_Get_elements; a trailing partial element does not count), or -1 if
- * dt is not valid. */
+/* Basic elements in the first `bytes` of the packed stream of dt
+ * (MPI_Get_elements), or -1 if dt is not valid or the bytes end inside a
+ * basic element (a type-signature mismatch: MPI_UNDEFINED, as in Open
+ * MPI). */
 long long tern_datatype_elements(MPI_Datatype dt, size_t bytes);
+/* The inverse (MPI_Status_set_elements): *bytes gets the bytes of the
+ * packed stream of dt that hold `count` basic elements, so that
+ * tern_datatype_elements gives count back. -1 if dt is not valid, -2 if dt
+ * has no basic elements and count is not 0, -3 if the bytes are past
+ * INT64_MAX. */
+int tern_datatype_elements_bytes(MPI_Datatype dt, unsigned long long count, size_t *bytes);
 /* The memory layout of count elements of dt, in packed-stream order: the
  * byte pieces (offset from the buffer, length), adjacent pieces merged
  * (one-sided communication ships a target type as this list). *segs is

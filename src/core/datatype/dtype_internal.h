@@ -105,12 +105,23 @@ int tern_dtn_is_dense(const tern_dtnode_t *n, MPI_Aint *first);
 
 /* Walk the packed range [skip, skip + len) of count elements of root at
  * base (an address; MPI_BOTTOM is 0). */
-typedef enum { DTW_PACK, DTW_UNPACK, DTW_COUNT, DTW_EXT_PACK, DTW_EXT_UNPACK, DTW_SEGS } tern_dtw_op_t;
+typedef enum {
+    DTW_PACK,
+    DTW_UNPACK,
+    DTW_COUNT,
+    DTW_ELEMS,
+    DTW_EXT_PACK,
+    DTW_EXT_UNPACK,
+    DTW_SEGS
+} tern_dtw_op_t;
 typedef struct {
     tern_dtw_op_t op;
     char *pk;             /* packed-side cursor */
     size_t rem;           /* bytes still to walk */
     size_t elems;         /* DTW_COUNT: whole basic elements walked */
+    int partial;          /* DTW_COUNT: the range ends inside a basic element */
+    size_t want;          /* DTW_ELEMS: basic elements still to pass (stops at 0) */
+    size_t bytes;         /* DTW_ELEMS: packed bytes of those passed */
     tern_status_t status; /* external32: a type it cannot convert; DTW_SEGS: no memory */
     struct tern_dt_seg *segs; /* DTW_SEGS: the pieces walked, adjacent ones merged */
     size_t nsegs, segs_cap;

@@ -251,7 +251,22 @@ static void walk_piece(const tern_dtnode_t *leaf, uintptr_t addr, size_t skip, s
         break;
     case DTW_COUNT:
         w->elems += (skip + k) / leaf->esize - skip / leaf->esize;
+        w->partial = (skip + k) % leaf->esize != 0;
         break;
+    case DTW_ELEMS: {
+        /* The walk starts at an element boundary and pieces end at leaf
+         * ends, so skip is one too. */
+        size_t n = k / leaf->esize;
+        if (n < w->want) {
+            w->want -= n;
+            w->bytes += k;
+        } else {
+            w->bytes += w->want * leaf->esize;
+            w->want = 0;
+            w->rem = k; /* stops the walk (rem -= k below) */
+        }
+        break;
+    }
     case DTW_SEGS: {
         MPI_Aint off = (MPI_Aint)(addr + skip);
         if (w->nsegs && w->segs[w->nsegs - 1].offset + (MPI_Aint)w->segs[w->nsegs - 1].len == off) {
@@ -288,12 +303,56 @@ static void walk_piece(const tern_dtnode_t *leaf, uintptr_t addr, size_t skip, s
         return;
     }
     }
-    if (w->op != DTW_COUNT)
+    if (w->op != DTW_COUNT && w->op != DTW_ELEMS)
         w->pk += k;
     w->rem -= k;
 }
 
 static void walk(const tern_dtnode_t *n, uintptr_t base, size_t skip, tern_dtwalk_t *w);
+
+/* Basic elements of one node (what DTW_COUNT counts over its size). */
+static size_t node_elems(const tern_dtnode_t *n)
+{
+    switch (n->kind) {
+    case DTN_LEAF:
+        return n->size / n->esize;
+    case DTN_REPEAT:
+        return n->count * node_elems(n->child);
+    case DTN_BLOCKS: {
+        size_t e = 0, one = n->single_child ? node_elems(n->children[0]) : 0;
+        for (size_t b = 0; b < n->nblocks; b++)
+            e += n->blen[b] * (n->single_child ? one : node_elems(n->children[b]));
+        return e;
+    }
+    }
+    return 0;
+}
+
+/* DTW_COUNT and DTW_ELEMS pass whole copies of a run without walking them
+ * (a block of INT_MAX chars is one run of INT_MAX leaves): from copy *i,
+ * at most count - *i copies. */
+static void count_whole_copies(const tern_dtnode_t *child, size_t count, size_t *i,
+                               tern_dtwalk_t *w)
+{
+    size_t cs = child->size, ce = node_elems(child), q = count - *i;
+    if (w->op == DTW_COUNT) {
+        if (q > w->rem / cs)
+            q = w->rem / cs;
+        w->elems += q * ce;
+        w->rem -= q * cs;
+        if (q)
+            w->partial = 0;
+    } else {
+        if (ce == 0 || q > w->want / ce)
+            q = ce ? w->want / ce : 0;
+        w->want -= q * ce;
+        w->bytes += q * cs;
+        w->rem -= q * cs;
+        if (w->want == 0)
+            w->rem = 0;
+    }
+    *i += q;
+}
 
 /* count copies of child at base + i * stride, from packed offset skip. */
 static void walk_run(const tern_dtnode_t *child, size_t count, MPI_Aint stride, uintptr_t base,
@@ -304,6 +363,16 @@ static void walk_run(const tern_dtnode_t *child, size_t count, MPI_Aint stride, 
         return;
     size_t i = skip / cs;
     skip %= cs;
+    if ((w->op == DTW_COUNT || w->op == DTW_ELEMS) && i < count && w->rem) {
+        if (skip) {
+            walk(child, base + (uintptr_t)((MPI_Aint)i * stride), skip, w);
+            i++;
+            skip = 0;
+        }
+        if (i < count && w->rem)
+            count_whole_copies(child, count, &i, w);
+        /* At most one copy is left to walk: the one the range ends in. */
+    }
     if (child->kind == DTN_LEAF && (w->op == DTW_PACK || w->op == DTW_UNPACK)) {
         /* The hot loop of vectors: one memcpy per block. */
         for (; i < count && w->rem; i++) {

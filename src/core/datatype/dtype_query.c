@@ -220,13 +220,9 @@ tern_status_t tern_dtype_get_count(MPI_Datatype dt, size_t bytes, tern_num_ref_t
 
 tern_status_t tern_dtype_get_elements(MPI_Datatype dt, size_t bytes, tern_num_ref_t count)
 {
-    /* A predefined type ending inside an element has no count (as in
-     * MPICH); a derived one counts the whole basic elements it holds. */
-    size_t size = (size_t)tern_datatype_size(dt);
-    if (tern_datatype_is_predefined(dt) && size && bytes % size) {
-        tern_num_ref_set(count, MPI_UNDEFINED);
-        return TERN_OK;
-    }
+    /* Bytes that end inside a basic element cannot have come from a
+     * matching type signature: MPI_UNDEFINED (as Open MPI; MPI does not
+     * require the check, but it costs nothing here). */
     long long e = tern_datatype_elements(dt, bytes);
     tern_num_ref_set(count, e < 0 ? MPI_UNDEFINED : (MPI_Count)e);
     return TERN_OK;
@@ -234,13 +230,22 @@ tern_status_t tern_dtype_get_elements(MPI_Datatype dt, size_t bytes, tern_num_re
 
 tern_status_t tern_dtype_elements_bytes(MPI_Datatype dt, MPI_Count count, size_t *bytes)
 {
-    /* Basic elements of dt itself when predefined, else of the one basic
-     * type dt is made of. */
-    MPI_Datatype basic = tern_datatype_is_predefined(dt) ? dt : tern_datatype_basic(dt);
-    if (basic == MPI_DATATYPE_NULL)
-        return tern_status_detail(TERN_ERR_TYPE,
-                                  "datatype 0x%x mixes basic types: elements have no single size",
+    /* count basic elements of dt's type map, whole copies of dt first: a
+     * type that mixes basic types has them in the order of its map. */
+    switch (tern_datatype_elements_bytes(dt, (unsigned long long)count, bytes)) {
+    case 0:
+        return TERN_OK;
+    case -2:
+        return tern_status_detail(TERN_ERR_COUNT,
+                                  "count=%lld, but datatype 0x%x holds no basic elements",
+                                  (long long)count, (unsigned)dt);
+    case -3:
+        return tern_status_detail(TERN_ERR_COUNT,
+                                  "count=%lld basic elements of datatype 0x%x take more than "
+                                  "2^63 bytes",
+                                  (long long)count, (unsigned)dt);
+    default:
+        return tern_status_detail(TERN_ERR_TYPE, "datatype 0x%x is not a committed datatype",
                                   (unsigned)dt);
-    *bytes = (size_t)tern_datatype_size(basic) * (size_t)count;
-    return TERN_OK;
+    }
 }

@@ -67,11 +67,14 @@ static inline MPI_Aint tern_dtype_aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 
 /* The first `bytes` of a packed stream of committed dt, as whole elements
  * of dt (MPI_Get_count) or as basic elements (MPI_Get_elements);
- * MPI_UNDEFINED when they end inside an element. */
+ * MPI_UNDEFINED when they end inside an element (of dt for the count, a
+ * basic one for the elements). */
 tern_status_t tern_dtype_get_count(MPI_Datatype dt, size_t bytes, tern_num_ref_t count);
 tern_status_t tern_dtype_get_elements(MPI_Datatype dt, size_t bytes, tern_num_ref_t count);
-/* The bytes of count basic elements of committed dt (MPI_Status_set_elements):
- * TERN_ERR_TYPE when dt mixes basic types. */
+/* The bytes of count basic elements of committed dt, any type map
+ * (MPI_Status_set_elements): MPI_Get_elements with dt then gives count.
+ * TERN_ERR_COUNT when dt has no basic elements (count > 0) or the bytes
+ * pass 2^63. */
 tern_status_t tern_dtype_elements_bytes(MPI_Datatype dt, MPI_Count count, size_t *bytes);
 
 #endif

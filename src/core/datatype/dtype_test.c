@@ -68,8 +68,10 @@ int main(void)
     size_t frags[] = {1, 3, 5, 12, 13, 59, 60, 4096};
     for (unsigned k = 0; k < sizeof frags / sizeof *frags; k++)
         fragments("vector", v, 10, ints, sizeof ints, frags[k]);
-    /* Elements: 7 whole ints in 30 bytes. */
-    EXPECT(tern_datatype_elements(v, 30) == 7, "elements of 30 bytes: %lld",
+    /* Elements: 7 ints in 28 bytes; 30 bytes end inside an int (-1). */
+    EXPECT(tern_datatype_elements(v, 28) == 7, "elements of 28 bytes: %lld",
+           tern_datatype_elements(v, 28));
+    EXPECT(tern_datatype_elements(v, 30) == -1, "elements of 30 bytes: %lld",
            tern_datatype_elements(v, 30));
     EXPECT(tern_datatype_elements(v, 120) == 30, "elements of 2 vectors");
 
@@ -83,6 +85,15 @@ int main(void)
     EXPECT(tern_datatype_size(s) == 1 + 8 + 2 * 12 && tern_datatype_extent(s) == 48,
            "struct size %ld extent %ld", tern_datatype_size(s), tern_datatype_extent(s));
     EXPECT(tern_datatype_basic(s) == MPI_DATATYPE_NULL, "a struct of mixed types has no basic");
+    /* Its elements: char, double, then double, int twice (6 a copy); 15
+     * elements are 2 copies and char, double, double (2 * 33 + 17 bytes). */
+    size_t eb = 0;
+    EXPECT(tern_datatype_elements_bytes(s, 15, &eb) == 0 && eb == 83, "bytes of 15 elements: %zu",
+           eb);
+    EXPECT(tern_datatype_elements(s, 83) == 15, "elements of 83 bytes: %lld",
+           tern_datatype_elements(s, 83));
+    EXPECT(tern_datatype_elements(s, 84) == -1, "84 bytes end inside an int");
+    EXPECT(tern_datatype_elements_bytes(s, 0, &eb) == 0 && eb == 0, "no elements");
     unsigned char bytes[48 * 6];
     for (size_t i = 0; i < sizeof bytes; i++)
         bytes[i] = (unsigned char)(i * 13 + 1);

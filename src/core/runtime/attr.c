@@ -89,6 +89,40 @@ static tern_attr_t **find(tern_attr_t **list, int keyval)
     return NULL;
 }
 
+/* Takes keyval's attribute out of the list; *pos gets its place (0: the
+ * newest). NULL when there is none. */
+static tern_attr_t *unlink_attr(tern_attr_t **list, int keyval, size_t *pos)
+{
+    size_t i = 0;
+    for (tern_attr_t **p = list; *p; p = &(*p)->next, i++)
+        if ((*p)->keyval == keyval) {
+            tern_attr_t *a = *p;
+            *p = a->next;
+            a->next = NULL;
+            *pos = i;
+            return a;
+        }
+    return NULL;
+}
+
+/* Puts a back at place pos, or last when the list has become shorter. */
+static void link_at(tern_attr_t **list, tern_attr_t *a, size_t pos)
+{
+    tern_attr_t **p = list;
+    for (size_t i = 0; i < pos && *p; i++)
+        p = &(*p)->next;
+    a->next = *p;
+    *p = a;
+}
+
+/* Frees an attribute taken out of its list, with its keyval reference. */
+static void drop(tern_attr_t *a)
+{
+    int keyval = a->keyval;
+    free(a);
+    keyval_unref(keyval);
+}
+
 static int call_delete(int obj, tern_attr_t *a)
 {
     tern_keyval_t *k = keyval_any(a->keyval);
@@ -97,22 +131,47 @@ static int call_delete(int obj, tern_attr_t *a)
     return MPI_SUCCESS;
 }
 
+/* The delete callback of a (out of list) failed: a goes back where it was,
+ * unless the callback set keyval again (its value stays). */
+static int restore(tern_attr_t **list, tern_attr_t *a, size_t pos, int err)
+{
+    if (find(list, a->keyval))
+        drop(a);
+    else
+        link_at(list, a, pos);
+    return err;
+}
+
+/* A delete callback runs with its attribute out of the list and touches
+ * nothing of it afterwards: callbacks may call back into MPI on the same
+ * object (get, set, delete any key, this one too) while the list changes
+ * under them. The attribute keeps its keyval alive until it is freed. */
 int tern_attrs_set(tern_attr_t **list, int obj, int keyval, void *value)
 {
-    tern_attr_t **p = find(list, keyval);
-    if (p) {
-        int err = call_delete(obj, *p);
+    tern_attr_t *a = NULL, *old;
+    size_t pos = 0, p;
+    /* Replacing: the old value's delete callback first (again when that
+     * callback set keyval anew: each value set is deleted once). */
+    while ((old = unlink_attr(list, keyval, &p))) {
+        int err = call_delete(obj, old);
+        if (a)
+            drop(a);
         if (err != MPI_SUCCESS)
-            return err;
-        (*p)->value = value;
-        return MPI_SUCCESS;
+            return restore(list, old, p, err);
+        a = old;
+        pos = p;
     }
-    tern_attr_t *a = malloc(sizeof *a);
-    if (!a)
-        return MPI_ERR_NO_MEM;
-    *a = (tern_attr_t){.next = *list, .keyval = keyval, .value = value};
-    *list = a;
-    keyval_any(keyval)->refs++;
+    if (!a) {
+        tern_keyval_t *k = keyval_any(keyval);
+        if (!k)
+            return MPI_ERR_KEYVAL;
+        if (!(a = malloc(sizeof *a)))
+            return MPI_ERR_NO_MEM;
+        a->keyval = keyval;
+        k->refs++;
+    }
+    a->value = value;
+    link_at(list, a, pos);
     return MPI_SUCCESS;
 }
 
@@ -130,46 +189,53 @@ int tern_attrs_get(tern_attr_t *const *list, int keyval, void **value_p, int *fl
 
 int tern_attrs_delete(tern_attr_t **list, int obj, int keyval, int *found)
 {
-    tern_attr_t **p = find(list, keyval);
-    *found = p != NULL;
-    if (!p)
+    size_t pos;
+    tern_attr_t *a = unlink_attr(list, keyval, &pos);
+    *found = a != NULL;
+    if (!a)
         return MPI_SUCCESS;
-    tern_attr_t *a = *p;
     int err = call_delete(obj, a);
     if (err != MPI_SUCCESS)
-        return err;
-    *p = a->next;
-    free(a);
-    keyval_unref(keyval);
+        return restore(list, a, pos, err);
+    drop(a);
     return MPI_SUCCESS;
 }
 
 int tern_attrs_copy_all(tern_attr_t **from, int from_obj, tern_attr_t **to, int to_obj)
 {
-    /* Oldest first, so the copy keeps the same order. */
-    int n = 0;
+    /* The keyvals first, oldest first (so the copy keeps the order): a copy
+     * callback may set or delete attributes of from meanwhile; one deleted
+     * before its turn is not copied. */
+    size_t n = 0;
     for (tern_attr_t *a = *from; a; a = a->next)
         n++;
-    for (int i = n - 1; i >= 0; i--) {
-        tern_attr_t *a = *from;
-        for (int j = 0; j < i; j++)
-            a = a->next;
-        tern_keyval_t *k = keyval_any(a->keyval);
+    if (n == 0)
+        return MPI_SUCCESS;
+    int *keyvals = malloc(n * sizeof *keyvals);
+    if (!keyvals)
+        return MPI_ERR_NO_MEM;
+    size_t i = n;
+    for (tern_attr_t *a = *from; a; a = a->next)
+        keyvals[--i] = a->keyval;
+    int err = MPI_SUCCESS;
+    for (i = 0; i < n && err == MPI_SUCCESS; i++) {
+        tern_attr_t **p = find(from, keyvals[i]);
+        tern_keyval_t *k = p ? keyval_any(keyvals[i]) : NULL;
         if (!k || !k->copy_fn)
             continue;
         void *out = NULL;
         int flag = 0;
-        int err = k->copy_fn(from_obj, a->keyval, k->extra_state, a->value, &out, &flag);
-        if (err != MPI_SUCCESS)
-            return err;
-        if (flag && (err = tern_attrs_set(to, to_obj, a->keyval, out)) != MPI_SUCCESS)
-            return err;
+        err = k->copy_fn(from_obj, keyvals[i], k->extra_state, (*p)->value, &out, &flag);
+        if (err == MPI_SUCCESS && flag)
+            err = tern_attrs_set(to, to_obj, keyvals[i], out);
     }
-    return MPI_SUCCESS;
+    free(keyvals);
+    return err;
 }
 
 int tern_attrs_delete_all(tern_attr_t **list, int obj)
 {
+    /* Newest first; callbacks that set new attributes get them deleted too. */
     while (*list) {
         int found;
         int err = tern_attrs_delete(list, obj, (*list)->keyval, &found);

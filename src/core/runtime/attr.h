@@ -56,7 +56,10 @@ tern_status_t tern_keyval_free_of_kind(tern_attr_kind_t kind, int *keyval);
 /* The attributes of one object (list, newest first; obj: its handle, for
  * the callbacks). Set replaces (the old value's delete callback runs
  * first); get finds; delete removes. Return an MPI code: MPI_SUCCESS or a
- * callback's error. */
+ * callback's error. Callbacks may call these on the same list (set, get,
+ * delete any key): a delete callback runs with its attribute out of the
+ * list (a failing one puts it back), a copy callback's object may change
+ * under copy_all. */
 int tern_attrs_set(tern_attr_t **list, int obj, int keyval, void *value);
 int tern_attrs_get(tern_attr_t *const *list, int keyval, void **value_p, int *flag);
 int tern_attrs_delete(tern_attr_t **list, int obj, int keyval, int *found);
