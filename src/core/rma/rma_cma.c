@@ -1,11 +1,11 @@
 /* Puts and gets of MPI_Win_create windows by Cross Memory Attach
  * (rma_cma.h). */
 #include "core/rma/rma_cma.h"
+#include "base/cma.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "core/coll/coll.h"
 #include "core/runtime/runtime.h"
-#include "transport/shm/shm_cma.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,9 +13,6 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-/* Remote pieces per system call (the kernel's UIO_MAXIOV). */
-#define CMA_IOV_MAX 1024
 
 /* A word every rank reads in its peers to learn whether the kernel lets it. */
 static uint64_t probe_word;
@@ -37,7 +34,7 @@ tern_status_t tern_rma_cma_open(tern_win_t *w)
     /* auto follows TERN_SHM_CMA: off there keeps Yama's default (docs/security.md). */
     const bool want = tern_knob_bool_or(TERN_KNOB_RMA_CMA, tern_knob_bool_or(TERN_KNOB_SHM_CMA, true));
     if (want)
-        tern_shm_cma_allow_peers(); /* before the peers' probes, which follow the allgather */
+        tern_cma_allow_peers(); /* before the peers' probes, which follow the allgather */
     probe_word = 0x7465726e636d6100ull ^ (uint64_t)getpid();
     /* Every rank takes part, whatever its knob says: the exchange is collective. */
     uint64_t mine[4] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)w->base,
@@ -64,7 +61,7 @@ tern_status_t tern_rma_cma_open(tern_win_t *w)
         c->pid[r] = (pid_t)all[4 * r];
         c->base[r] = all[4 * r + 1];
         tern_status_t pst = r == w->rank ? TERN_OK
-                                         : tern_shm_cma_probe(c->pid[r], all[4 * r + 2], all[4 * r + 3]);
+                                         : tern_cma_probe(c->pid[r], all[4 * r + 2], all[4 * r + 3]);
         c->ok[r] = pst == TERN_OK;
         reached += c->ok[r];
         if (pst != TERN_OK && !tern_knob_is_auto(TERN_KNOB_RMA_CMA))
@@ -88,43 +85,6 @@ int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type)
            (w->ctrl && (type == RMA_ACC || type == RMA_GACC || type == RMA_CAS));
 }
 
-tern_status_t tern_rma_cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
-                               size_t cnt, size_t total)
-{
-    struct iovec liov = {.iov_base = local, .iov_len = total};
-    ssize_t done;
-    do
-        done = write ? process_vm_writev(pid, &liov, 1, riov, cnt, 0)
-                     : process_vm_readv(pid, &liov, 1, riov, cnt, 0);
-    while (done < 0 && errno == EINTR);
-    if (done < 0) {
-        int err = errno;
-        if (err == EPERM || err == EACCES || err == ENOSYS)
-            return TERN_ERR_NOT_SUPPORTED;
-        return tern_status_detail(err == ESRCH ? TERN_ERR_PEER : TERN_ERR_INTERNAL,
-                                  "process_vm_%s of %zu bytes in %zu pieces of pid %d: %s",
-                                  write ? "writev" : "readv", total, cnt, (int)pid, strerror(err));
-    }
-    /* Partial: the kernel stops at a piece boundary or inside one. */
-    size_t skip = (size_t)done;
-    for (size_t i = 0; i < cnt; i++) {
-        size_t len = riov[i].iov_len;
-        if (skip >= len) {
-            skip -= len;
-            local += len;
-            continue;
-        }
-        uint64_t at = (uint64_t)(uintptr_t)riov[i].iov_base + skip;
-        tern_status_t st = write ? tern_shm_cma_write(pid, local + skip, at, len - skip)
-                                 : tern_shm_cma_read(pid, local + skip, at, len - skip);
-        if (st != TERN_OK)
-            return st;
-        local += len;
-        skip = 0;
-    }
-    return TERN_OK;
-}
-
 tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                                  const tern_dt_seg_t *segs, size_t nsegs, const char *data,
                                  char *out)
@@ -135,8 +95,8 @@ tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr
     char *local = write ? (char *)(uintptr_t)data : out;
     const uint64_t base = w->cma->base[target] + hdr->addr;
     struct iovec riov[64];
-    const size_t cap = sizeof riov / sizeof riov[0] < CMA_IOV_MAX ? sizeof riov / sizeof riov[0]
-                                                                   : CMA_IOV_MAX;
+    const size_t cap = sizeof riov / sizeof riov[0] < TERN_CMA_IOV_MAX ? sizeof riov / sizeof riov[0]
+                                                                   : TERN_CMA_IOV_MAX;
     tern_status_t st = TERN_OK;
     for (size_t i = 0; i < nsegs && st == TERN_OK;) {
         size_t cnt = 0, total = 0;
@@ -148,7 +108,7 @@ tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr
             total += segs[i].len;
         }
         if (cnt)
-            st = tern_rma_cma_batch(w->cma->pid[target], write, local, riov, cnt, total);
+            st = tern_cma_copyv(w->cma->pid[target], write, local, riov, cnt, total);
         local += total;
     }
     if (st == TERN_ERR_NOT_SUPPORTED) {

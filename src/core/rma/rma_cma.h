@@ -44,11 +44,6 @@ int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type);
 tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                                  const tern_dt_seg_t *segs, size_t nsegs, const char *data,
                                  char *out);
-/* process_vm_writev (write) or readv of total bytes at local to the cnt
- * pieces riov of pid; a partial transfer is finished piece by piece.
- * TERN_ERR_NOT_SUPPORTED when the kernel refuses. */
-tern_status_t tern_rma_cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
-                                 size_t cnt, size_t total);
 /* Accumulate, Get_accumulate, Compare_and_swap (hdr->type) now, by a
  * read-modify-write under the target's accumulate lock (rma_cma_acc.c);
  * fetched bytes into out. */

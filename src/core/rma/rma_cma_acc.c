@@ -5,6 +5,7 @@
  * and written back with process_vm_writev, a chunk at a time so a large
  * accumulate costs a cache-sized buffer, not a copy of its size. */
 #include "core/rma/rma_cma.h"
+#include "base/cma.h"
 #include "core/datatype/datatype.h"
 #include "core/rma/rma_shm.h"
 
@@ -91,7 +92,7 @@ static tern_status_t rmw(pid_t pid, uint64_t base, const rma_hdr_t *h, const ter
              * whole element, so the op sees whole ones. */
             got = gather(base, segs, nsegs, c, got - got % es, riov, &cnt);
         }
-        if (read && (st = tern_rma_cma_batch(pid, 0, tmp, riov, cnt, got)) != TERN_OK)
+        if (read && (st = tern_cma_copyv(pid, 0, tmp, riov, cnt, got)) != TERN_OK)
             break;
         if (out) {
             memcpy(out, tmp, got);
@@ -107,7 +108,7 @@ static tern_status_t rmw(pid_t pid, uint64_t base, const rma_hdr_t *h, const ter
                                       got);
         }
         if (modify) {
-            if ((st = tern_rma_cma_batch(pid, 1, tmp, riov, cnt, got)) != TERN_OK)
+            if ((st = tern_cma_copyv(pid, 1, tmp, riov, cnt, got)) != TERN_OK)
                 break;
             *wrote = 1;
         }

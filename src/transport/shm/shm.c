@@ -1,6 +1,6 @@
 /* Shared-memory transport: active messages through one SPSC ring of cells
  * per ordered pair of ranks on a node (shm_ring.h), in one POSIX segment per
- * node (shm_segment.h); get/put with Cross Memory Attach (shm_cma.h).
+ * node (shm_node_segment.h); get/put with Cross Memory Attach (base/cma.h).
  *
  * Segment layout (local rank 0 writes the header; the others take the
  * geometry from it, so only local rank 0's knobs matter):
@@ -42,14 +42,14 @@
  * process that died is found once its parent has reaped it, at once under
  * mpiexec). Once the core gives up on a peer (disconnect) its incoming
  * rings are parked: what it wrote before dying is never delivered. */
+#include "base/cma.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "pmi/pmi_profile.h"
-#include "transport/shm/shm_cma.h"
 #include "transport/shm/shm_path.h"
 #include "transport/shm/shm_ring.h"
-#include "transport/shm/shm_segment.h"
+#include "transport/shm/shm_node_segment.h"
 #include "transport/transport.h"
 
 #include <errno.h>
@@ -512,7 +512,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     /* Collective from here on, even after an error: every rank fences twice. */
     bool cma_allowed = tern_knob_bool_or(TERN_KNOB_SHM_CMA, true);
     if (cma_allowed && params->local_size > 1)
-        tern_shm_cma_allow_peers(); /* before the peers' probe below */
+        tern_cma_allow_peers(); /* before the peers' probe below */
     tern_shm_segment_t seg;
     tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? shm_create : NULL,
                                                st == TERN_OK ? shm_attached : NULL, tl, &seg);
@@ -582,7 +582,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         if (cma_allowed) {
             int peer = (tl->my_local + 1) % params->local_size;
             const shm_slot_t *ps = shm_slot(tl->seg.base, peer);
-            tern_status_t pst = tern_shm_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
+            tern_status_t pst = tern_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
             tl->cma = pst == TERN_OK;
             if (pst != TERN_OK) {
                 if (!tern_knob_is_auto(TERN_KNOB_SHM_CMA))
@@ -802,7 +802,7 @@ static tern_status_t shm_get(tern_tl_t *tl, int peer, void *local, size_t len, u
     (void)peer;
     if (!tl->cma)
         return TERN_ERR_NOT_SUPPORTED;
-    return shm_rma_done(tl, tern_shm_cma_read((pid_t)rkey->words[0], local, remote_addr, len), comp);
+    return shm_rma_done(tl, tern_cma_read((pid_t)rkey->words[0], local, remote_addr, len), comp);
 }
 
 static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t len, uint64_t remote_addr,
@@ -811,7 +811,7 @@ static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t 
     (void)peer;
     if (!tl->cma)
         return TERN_ERR_NOT_SUPPORTED;
-    return shm_rma_done(tl, tern_shm_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
+    return shm_rma_done(tl, tern_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
 }
 
 const tern_tl_ops_t tern_tl_shm_ops = {

@@ -12,7 +12,7 @@
  *
  *   shm_ring_stress_test [messages]     (default 2000000) */
 #include "base/log.h"
-#include "transport/shm/shm_cma.h"
+#include "base/cma.h"
 #include "base/config.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
@@ -206,7 +206,7 @@ static int cma_test(void)
     const size_t size = (16u << 20) + 13;
     unsigned char *buf = malloc(size);
     volatile int *sync = shared_alloc(4096);
-    tern_shm_cma_allow_peers();
+    tern_cma_allow_peers();
     pid_t parent = getpid();
 
     pid_t child = fork();
@@ -217,7 +217,7 @@ static int cma_test(void)
             sched_yield();
         unsigned char *mine = malloc(size);
         memset(mine, 0, size);
-        tern_status_t st = tern_shm_cma_read(parent, mine, (uint64_t)(uintptr_t)buf, size);
+        tern_status_t st = tern_cma_read(parent, mine, (uint64_t)(uintptr_t)buf, size);
         if (st == TERN_ERR_NOT_SUPPORTED)
             _exit(SKIP);
         if (st != TERN_OK)
@@ -227,7 +227,7 @@ static int cma_test(void)
                 _exit(3);
         /* Unaligned partial read. */
         memset(mine, 0, 1000);
-        if (tern_shm_cma_read(parent, mine, (uint64_t)(uintptr_t)(buf + 4095), 999) != TERN_OK)
+        if (tern_cma_read(parent, mine, (uint64_t)(uintptr_t)(buf + 4095), 999) != TERN_OK)
             _exit(4);
         for (size_t i = 0; i < 999; i++)
             if (mine[i] != (unsigned char)((i + 4095) * 7 + 3))
@@ -235,10 +235,10 @@ static int cma_test(void)
         /* Write back a different pattern. */
         for (size_t i = 0; i < size; i++)
             mine[i] = (unsigned char)(i * 13 + 1);
-        if (tern_shm_cma_write(parent, mine, (uint64_t)(uintptr_t)buf, size) != TERN_OK)
+        if (tern_cma_write(parent, mine, (uint64_t)(uintptr_t)buf, size) != TERN_OK)
             _exit(6);
         /* A bad address is an error, not a crash. */
-        if (tern_shm_cma_read(parent, mine, 8, 64) == TERN_OK)
+        if (tern_cma_read(parent, mine, 8, 64) == TERN_OK)
             _exit(7);
         _exit(0);
     }
