@@ -49,6 +49,14 @@
  *    and commits it. Its messages reach the same handler but are not
  *    ordered with am_send messages, so they must name what they belong to.
  *
+ * Reach: a transport serves either the job's ranks (TERN_TL_REACH_JOB:
+ * started by MPI_Init in registry order, its peers the world ranks it
+ * reports reachable) or processes of other jobs known by an address
+ * (TERN_TL_REACH_BY_ADDRESS, dynamic processes: started when this process
+ * first takes part in a spawn or accept/connect; address() is what others
+ * reach it at, add_peer() names a peer index's address, and a connection
+ * from an unknown address asks params->peer_for_addr for its index).
+ *
  * The handler receives a pointer into the transport's own buffer, valid only
  * during the call.
  */
@@ -60,6 +68,14 @@
 #include <stdint.h>
 
 typedef struct tern_tl tern_tl_t;
+
+/* Room for a process's address on a by-address transport, NUL included. */
+enum { TERN_TL_ADDR_MAX = 64 };
+
+typedef enum {
+    TERN_TL_REACH_JOB,        /* the job's ranks, from MPI_Init */
+    TERN_TL_REACH_BY_ADDRESS, /* processes of other jobs, by address */
+} tern_tl_reach_t;
 
 /* Opaque remote-access key: for shm words[0] is the owner's pid. */
 typedef struct {
@@ -100,6 +116,9 @@ typedef struct {
     tern_am_handler_fn am_handler;
     void *am_ctx;
     tern_peer_failed_fn peer_failed;
+    /* By-address transports: the peer index of the process at addr (a new
+     * one when unknown); -1 when no more peers fit. NULL otherwise. */
+    int (*peer_for_addr)(const char *addr);
 } tern_tl_params_t;
 
 enum {
@@ -124,6 +143,7 @@ enum { TERN_TL_ATOMIC_PLAIN, TERN_TL_ATOMIC_FETCH, TERN_TL_ATOMIC_COMPARE, TERN_
 
 typedef struct {
     const char *name;
+    tern_tl_reach_t reach;
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
     void (*finalize)(tern_tl_t *tl);
     /* 1 if this transport can reach world rank `peer`. */
@@ -183,10 +203,16 @@ typedef struct {
     tern_status_t (*atomic)(tern_tl_t *tl, int peer, int kind, int op, int type, const void *src,
                             const void *compare, void *result, size_t count,
                             uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+    /* By-address transports only (NULL otherwise): this process's address
+     * (NUL-terminated, shorter than TERN_TL_ADDR_MAX), and peer index
+     * `peer` is the process listening at addr. */
+    const char *(*address)(tern_tl_t *tl);
+    tern_status_t (*add_peer)(tern_tl_t *tl, int peer, const char *addr);
 } tern_tl_ops_t;
 
-/* The transports compiled in, in order of preference for a peer (self
- * first, then shm, then network); NULL-terminated. src/transport/registry.c */
+/* The transports compiled in, NULL-terminated (src/transport/registry.c):
+ * those that reach the job's ranks in order of preference for a peer (self
+ * first, then shm, then network), then those that reach other jobs. */
 extern const tern_tl_ops_t tern_tl_self_ops;
 extern const tern_tl_ops_t tern_tl_shm_ops;
 extern const tern_tl_ops_t *const tern_tl_all[];

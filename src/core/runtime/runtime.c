@@ -148,6 +148,9 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
      * init may use collective PMI fences): allowance is a job-wide knob. */
     for (int i = 0; tern_tl_all[i]; i++) {
         const tern_tl_ops_t *ops = tern_tl_all[i];
+        /* Transports to other jobs start at the first dynamic connection (dyn_peers.c). */
+        if (ops->reach != TERN_TL_REACH_JOB)
+            continue;
         if (strcmp(ops->name, "self") != 0 && !tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name))
             continue;
         tern_tl_t *tl;

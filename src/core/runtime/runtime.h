@@ -67,7 +67,7 @@ typedef struct {
      * met through dynamic processes (dyn_peers.c), up to peer_cap. Tables
      * indexed by world rank (peers, node_of_rank) have peer_cap entries. */
     int n_peers, peer_cap;
-    tern_tl_t *dyn_tl;          /* the transport to them (sock), once opened */
+    tern_tl_t *dyn_tl;          /* the transport to them (by address: sock), once opened */
     int appnum, universe_size;
     double wtime_base;
     int node, local_rank, local_size;

@@ -904,6 +904,7 @@ static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
 
 const tern_tl_ops_t tern_tl_ofi_ops = {
     .name = "ofi",
+    .reach = TERN_TL_REACH_JOB,
     .init = ofi_init,
     .finalize = ofi_finalize,
     .reachable = ofi_reachable,

@@ -124,6 +124,7 @@ static tern_status_t self_put(tern_tl_t *tl, int peer, const void *local, size_t
 
 const tern_tl_ops_t tern_tl_self_ops = {
     .name = "self",
+    .reach = TERN_TL_REACH_JOB,
     .init = self_init,
     .finalize = self_finalize,
     .reachable = self_reachable,

@@ -816,6 +816,7 @@ static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t 
 
 const tern_tl_ops_t tern_tl_shm_ops = {
     .name = "shm",
+    .reach = TERN_TL_REACH_JOB,
     .init = shm_init,
     .finalize = shm_finalize,
     .reachable = shm_reachable,
