@@ -5,6 +5,10 @@
  * (eager, rendezvous) and drives every transport through this ops table.
  * The interface is shaped for RDMA networks from the start:
  *
+ *  - query: what the transport offers (tern_tl_attr_t: capabilities, message
+ *    limits, thresholds), for one peer or for any; the core asks once per
+ *    peer when it assigns the peer its transport and keeps the answer in
+ *    its peer table, so no limit costs a call on the fast path.
  *  - am_send: an "active message" of at most am_max bytes (a protocol header
  *    followed by an optional payload), delivered in order per (sender,
  *    receiver) pair to the receiver's handler. Returns TERN_ERR_AGAIN when
@@ -43,7 +47,7 @@
  *    connection instead of failing it.)
  *
  *  - bulk_reserve / bulk_commit (optional, NULL when absent): a second
- *    in-order channel per peer with larger messages (bulk_max bytes), for
+ *    in-order channel per peer with larger messages (attr bulk_max bytes), for
  *    the data fragments of a streamed rendezvous. The caller writes the
  *    message in place (copy or datatype pack straight into shared memory)
  *    and commits it. Its messages reach the same handler but are not
@@ -126,6 +130,31 @@ enum {
     TERN_TL_CAP_PUT = 1u << 1,
 };
 
+/* query's peer for the values that hold for the transport as a whole. */
+enum { TERN_TL_ANY_PEER = -1 };
+
+/* What a transport offers (query). The values for one peer may differ
+ * from TERN_TL_ANY_PEER's where the peer matters (shm: the topology of
+ * the two ranks decides rma_min and get_min). */
+typedef struct {
+    unsigned caps;        /* TERN_TL_CAP_* */
+    size_t am_max;        /* largest active message, header and payload */
+    /* Smallest message worth a get/put instead of copying through active
+     * messages (the transport's measured crossover; a TERN_* knob);
+     * SIZE_MAX: never. */
+    size_t rma_min;
+    /* Where the choice between the get and the stream is left to
+     * measurement for this peer (core/pt2pt/rndv_path.h), the smallest
+     * message the get may serve (below rma_min); 0: no choice. */
+    size_t get_min;
+    /* Largest bulk-channel message to the peer; 0: no channel. */
+    size_t bulk_max;
+    /* A counter that is 0 whenever progress would find nothing (the self
+     * transport's queue length), so the progress loop can skip the call;
+     * NULL means "always poll". */
+    const int *work_hint;
+} tern_tl_attr_t;
+
 /* Remote atomics (the optional atomic_max and atomic ops): operations, in
  * the order of MPI's predefined reductions, then read, write, compare-swap;
  * element types; the three kinds of call (no result, fetching, compare). */
@@ -150,41 +179,27 @@ typedef struct {
     int (*reachable)(tern_tl_t *tl, int peer);
     tern_status_t (*connect)(tern_tl_t *tl, int peer);
     void (*disconnect)(tern_tl_t *tl, int peer);
-    size_t (*am_max)(tern_tl_t *tl);
+    /* Fills *attr_p with what the transport offers peer (a peer it
+     * reaches, or TERN_TL_ANY_PEER). */
+    void (*query)(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p);
     tern_status_t (*am_send)(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                              const void *payload, size_t payload_len);
     int (*progress)(tern_tl_t *tl);
-    unsigned (*caps)(tern_tl_t *tl);
-    /* Smallest message worth a get/put instead of copying through active
-     * messages (the transport's measured crossover; a TERN_* knob). */
-    size_t (*rma_min)(tern_tl_t *tl);
-    /* Optional: the same for one peer (world rank), when it differs by
-     * peer (shm: the topology of the two ranks). */
-    size_t (*peer_rma_min)(tern_tl_t *tl, int peer);
-    /* Optional: where the choice between the get and the stream is left
-     * to measurement for this peer (core/pt2pt/rndv_path.h), the smallest
-     * message the get may serve (below peer_rma_min); 0: no choice. */
-    size_t (*peer_get_min)(tern_tl_t *tl, int peer);
     tern_status_t (*mem_reg)(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
     void (*mem_dereg)(tern_tl_t *tl, void *buf, size_t len);
     tern_status_t (*get)(tern_tl_t *tl, int peer, void *local, size_t len,
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
     tern_status_t (*put)(tern_tl_t *tl, int peer, const void *local, size_t len,
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
-    /* Bulk channel (optional). bulk_max: largest bulk message to peer, 0 when
-     * there is no channel to it. bulk_reserve: room for bulk_max bytes, or
-     * NULL when the channel is full now. bulk_commit: publishes len bytes
-     * written at the reserved address. */
-    size_t (*bulk_max)(tern_tl_t *tl, int peer);
     /* Optional: am_send in two steps, so the caller can write (pack) the
      * message in place: am_reserve returns room for am_max bytes or NULL
      * when full now; am_commit sends len bytes written there. */
     void *(*am_reserve)(tern_tl_t *tl, int peer);
     void (*am_commit)(tern_tl_t *tl, int peer, size_t len);
-    /* Optional: a counter that is 0 whenever progress would find nothing
-     * (the self transport's queue length), so the progress loop can skip
-     * the call; NULL means "always poll". */
-    const int *(*work_hint)(tern_tl_t *tl);
+    /* Bulk channel (optional; where attr bulk_max is not 0): bulk_reserve
+     * returns room for bulk_max bytes, or NULL when the channel is full
+     * now; bulk_commit publishes len bytes written at the reserved
+     * address. */
     void *(*bulk_reserve)(tern_tl_t *tl, int peer);
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
@@ -193,12 +208,13 @@ typedef struct {
      * by the provider, atomic per element with respect to each other
      * whatever the origin (this rank included: a peer may be ourselves or
      * a rank on this node). atomic_max: elements one call of that kind,
-     * op and type takes, 0 when not offered. atomic: count elements at
-     * remote_addr of peer; src (the operand; ignored for READ), compare
-     * (COMPARE only), result (FETCH and COMPARE: the old values) stay
-     * valid until comp's callback. A non-fetching atomic completes once
-     * applied at the target. TERN_ERR_AGAIN: no room now, retry after
-     * progress. */
+     * op and type takes, 0 when not offered (a question per call, not an
+     * attribute: the provider is asked lazily, on first use). atomic:
+     * count elements at remote_addr of peer; src (the operand; ignored
+     * for READ), compare (COMPARE only), result (FETCH and COMPARE: the
+     * old values) stay valid until comp's callback. A non-fetching atomic
+     * completes once applied at the target. TERN_ERR_AGAIN: no room now,
+     * retry after progress. */
     size_t (*atomic_max)(tern_tl_t *tl, int kind, int op, int type);
     tern_status_t (*atomic)(tern_tl_t *tl, int peer, int kind, int op, int type, const void *src,
                             const void *compare, void *result, size_t count,

@@ -57,14 +57,7 @@ tern_status_t tern_dyn_peer(const char *addr, int *peer_p)
     memset(peer, 0, sizeof *peer);
     peer->ops = dyn_ops;
     peer->tl = tern_rt.dyn_tl;
-    peer->am_max = peer->ops->am_max(peer->tl);
-    peer->eager_max = peer->am_max - 64;
-    size_t eager_knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);
-    if (eager_knob < peer->eager_max)
-        peer->eager_max = eager_knob;
-    peer->caps = peer->ops->caps(peer->tl);
-    peer->rma_min = peer->ops->rma_min(peer->tl);
-    peer->credits = tern_rt.credit_max;
+    tern_peer_set_attr(peer, p, tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX));
     tern_rt.node_of_rank[p] = first_node + (p - tern_rt.size);
     tern_rt.n_peers++;
     *peer_p = p;
@@ -125,7 +118,9 @@ tern_status_t tern_dyn_open(const char **addr_p)
         dyn_ops = ops;
         tern_rt.poll[tern_rt.n_poll].ops = ops;
         tern_rt.poll[tern_rt.n_poll].tl = tern_rt.dyn_tl;
-        tern_rt.poll[tern_rt.n_poll].hint = NULL;
+        tern_tl_attr_t a;
+        ops->query(tern_rt.dyn_tl, TERN_TL_ANY_PEER, &a);
+        tern_rt.poll[tern_rt.n_poll].hint = a.work_hint;
         tern_rt.n_poll++;
     }
     *addr_p = dyn_ops->address(tern_rt.dyn_tl);

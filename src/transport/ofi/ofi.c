@@ -549,8 +549,14 @@ static void transport_failed(tern_tl_t *tl, const char *what, int ret)
                                 fi_strerror(ret < 0 ? -ret : ret));
 }
 static size_t ofi_am_max(tern_tl_t *tl) { return tl->buf_size - sizeof(ofi_hdr_t); }
-static unsigned ofi_caps(tern_tl_t *tl) { (void)tl; return TERN_TL_CAP_GET | TERN_TL_CAP_PUT; }
-static size_t ofi_rma_min(tern_tl_t *tl) { return tl->rma_min; }
+
+static void ofi_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
+{
+    (void)peer;
+    *attr_p = (tern_tl_attr_t){.caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT,
+                               .am_max = ofi_am_max(tl),
+                               .rma_min = tl->rma_min};
+}
 
 /* Fills a send buffer and posts it on the rail. Credits returned ride
  * along. */
@@ -910,11 +916,9 @@ const tern_tl_ops_t tern_tl_ofi_ops = {
     .reachable = ofi_reachable,
     .connect = ofi_connect,
     .disconnect = ofi_disconnect,
-    .am_max = ofi_am_max,
+    .query = ofi_query,
     .am_send = ofi_am_send,
     .progress = ofi_progress,
-    .caps = ofi_caps,
-    .rma_min = ofi_rma_min,
     .mem_reg = tern_ofi_mem_reg,
     .mem_dereg = tern_ofi_mem_dereg,
     .get = tern_ofi_get,

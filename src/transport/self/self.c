@@ -46,10 +46,18 @@ static void self_finalize(tern_tl_t *tl)
 static int self_reachable(tern_tl_t *tl, int peer) { return peer == tl->rank; }
 static tern_status_t self_connect(tern_tl_t *tl, int peer) { (void)tl, (void)peer; return TERN_OK; }
 static void self_disconnect(tern_tl_t *tl, int peer) { (void)tl, (void)peer; }
-/* Large enough that eager covers what other transports send eagerly. */
-static size_t self_am_max(tern_tl_t *tl) { (void)tl; return 16384; }
-static unsigned self_caps(tern_tl_t *tl) { (void)tl; return TERN_TL_CAP_GET | TERN_TL_CAP_PUT; }
-static size_t self_rma_min(tern_tl_t *tl) { (void)tl; return 0; }
+
+static void self_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
+{
+    (void)peer;
+    *attr_p = (tern_tl_attr_t){
+        .caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT,
+        /* Large enough that eager covers what other transports send eagerly. */
+        .am_max = 16384,
+        .rma_min = 0,
+        .work_hint = &tl->queued,
+    };
+}
 
 static tern_status_t self_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                                   const void *payload, size_t payload_len)
@@ -71,8 +79,6 @@ static tern_status_t self_am_send(tern_tl_t *tl, int peer, const void *hdr, size
     tl->queued++;
     return TERN_OK;
 }
-
-static const int *self_work_hint(tern_tl_t *tl) { return &tl->queued; }
 
 static int self_progress(tern_tl_t *tl)
 {
@@ -130,12 +136,9 @@ const tern_tl_ops_t tern_tl_self_ops = {
     .reachable = self_reachable,
     .connect = self_connect,
     .disconnect = self_disconnect,
-    .am_max = self_am_max,
+    .query = self_query,
     .am_send = self_am_send,
     .progress = self_progress,
-    .work_hint = self_work_hint,
-    .caps = self_caps,
-    .rma_min = self_rma_min,
     .mem_reg = self_mem_reg,
     .mem_dereg = self_mem_dereg,
     .get = self_get,

@@ -645,11 +645,6 @@ static void shm_disconnect(tern_tl_t *tl, int peer)
         }
 }
 
-static size_t shm_am_max(tern_tl_t *tl)
-{
-    return tl->am_max;
-}
-
 static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len, const void *payload,
                                  size_t payload_len)
 {
@@ -728,12 +723,6 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->out[tl->local_of[peer]], len);
 }
 
-static size_t shm_bulk_max(tern_tl_t *tl, int peer)
-{
-    (void)peer;
-    return tl->bulk_max;
-}
-
 static void *shm_bulk_reserve(tern_tl_t *tl, int peer)
 {
     return tern_shm_ring_reserve(&tl->bulk_out[tl->local_of[peer]]);
@@ -744,26 +733,18 @@ static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->bulk_out[tl->local_of[peer]], len);
 }
 
-static unsigned shm_caps(tern_tl_t *tl)
+/* The thresholds differ by peer (shm_choose_paths: the topology of the
+ * two ranks); the rest is the node's. */
+static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
-    return tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0;
-}
-
-static size_t shm_rma_min(tern_tl_t *tl)
-{
-    return tl->rma_min;
-}
-
-static size_t shm_peer_rma_min(tern_tl_t *tl, int peer)
-{
-    int i = tl->local_of[peer];
-    return i >= 0 ? tl->peer_rma_min[i] : tl->rma_min;
-}
-
-static size_t shm_peer_get_min(tern_tl_t *tl, int peer)
-{
-    int i = tl->local_of[peer];
-    return i >= 0 ? tl->peer_get_min[i] : 0;
+    int i = peer >= 0 && peer < tl->size ? tl->local_of[peer] : -1;
+    *attr_p = (tern_tl_attr_t){
+        .caps = tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0,
+        .am_max = tl->am_max,
+        .rma_min = i >= 0 ? tl->peer_rma_min[i] : tl->rma_min,
+        .get_min = i >= 0 ? tl->peer_get_min[i] : 0,
+        .bulk_max = tl->bulk_max,
+    };
 }
 
 static tern_status_t shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
@@ -822,20 +803,15 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .reachable = shm_reachable,
     .connect = shm_connect,
     .disconnect = shm_disconnect,
-    .am_max = shm_am_max,
+    .query = shm_query,
     .am_send = shm_am_send,
     .progress = shm_progress,
-    .caps = shm_caps,
-    .rma_min = shm_rma_min,
-    .peer_rma_min = shm_peer_rma_min,
-    .peer_get_min = shm_peer_get_min,
     .mem_reg = shm_mem_reg,
     .mem_dereg = shm_mem_dereg,
     .get = shm_get,
     .put = shm_put,
     .am_reserve = shm_am_reserve,
     .am_commit = shm_am_commit,
-    .bulk_max = shm_bulk_max,
     .bulk_reserve = shm_bulk_reserve,
     .bulk_commit = shm_bulk_commit,
     .watch_peers = shm_watch_peers,

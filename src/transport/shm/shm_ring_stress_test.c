@@ -419,7 +419,9 @@ static void rank_main(int rank, const char *job)
         if (tern_tl_shm_ops.reachable(s.tl, p) != want)
             FAIL("reachable(%d) wrong", p);
     }
-    size_t am_max = tern_tl_shm_ops.am_max(s.tl);
+    tern_tl_attr_t attr;
+    tern_tl_shm_ops.query(s.tl, TERN_TL_ANY_PEER, &attr);
+    size_t am_max = attr.am_max;
     /* The cell size comes from the knob (cache-line rounded). */
     size_t knob = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
     size_t want = (knob + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
@@ -485,7 +487,7 @@ static void rank_main(int rank, const char *job)
             FAIL("%d errors in received messages", s.errors);
 
         /* One-sided: get every peer's buffer, put into it, read back. */
-        if (tern_tl_shm_ops.caps(s.tl) & TERN_TL_CAP_GET) {
+        if (attr.caps & TERN_TL_CAP_GET) {
             unsigned char *tmp = malloc(1 << 20);
             for (int i = 0; i < ls; i++) {
                 int p = lr[i];

@@ -317,12 +317,6 @@ static void sock_disconnect(tern_tl_t *tl, int peer)
     p->failed = 1;
 }
 
-static size_t sock_am_max(tern_tl_t *tl)
-{
-    (void)tl;
-    return SOCK_AM_MAX;
-}
-
 static tern_status_t sock_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                                   const void *payload, size_t payload_len)
 {
@@ -489,16 +483,11 @@ static void sock_finalize(tern_tl_t *tl)
     free(tl);
 }
 
-static unsigned sock_caps(tern_tl_t *tl)
+/* No get/put: rendezvous streams through active messages. */
+static void sock_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
-    (void)tl;
-    return 0;
-}
-
-static size_t sock_rma_min(tern_tl_t *tl)
-{
-    (void)tl;
-    return SIZE_MAX;
+    (void)tl, (void)peer;
+    *attr_p = (tern_tl_attr_t){.caps = 0, .am_max = SOCK_AM_MAX, .rma_min = SIZE_MAX};
 }
 
 static tern_status_t sock_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
@@ -531,11 +520,9 @@ const tern_tl_ops_t tern_tl_sock_ops = {
     .reachable = sock_reachable,
     .connect = sock_connect,
     .disconnect = sock_disconnect,
-    .am_max = sock_am_max,
+    .query = sock_query,
     .am_send = sock_am_send,
     .progress = sock_progress,
-    .caps = sock_caps,
-    .rma_min = sock_rma_min,
     .mem_reg = sock_mem_reg,
     .mem_dereg = sock_mem_dereg,
     .get = sock_rma,
