@@ -20,6 +20,11 @@
  *    is reported through the completion callback, possibly before the call
  *    returns. TERN_ERR_NOT_SUPPORTED means the core must fall back to copying
  *    through active messages (for example when CMA is denied).
+ *  - getv / putv (optional, caps GETV / PUTV): the same between one
+ *    contiguous local buffer and a list of pieces of the peer's memory
+ *    (MPI_Win_create windows with derived datatypes at the target). Where
+ *    caps has TERN_TL_CAP_RMA_SYNC they are complete when they return, and
+ *    comp may be NULL.
  *  - progress: polls for incoming messages and completions and calls the
  *    handler for each message; returns how many events it processed.
  *  - connect / disconnect: per-peer connection set-up for transports that need
@@ -70,6 +75,7 @@
 #include "base/status.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 typedef struct tern_tl tern_tl_t;
 
@@ -128,7 +134,16 @@ typedef struct {
 enum {
     TERN_TL_CAP_GET = 1u << 0,   /* get() works (one-sided read) */
     TERN_TL_CAP_PUT = 1u << 1,
+    /* getv() / putv() are offered to the peer; the kernel or provider may
+     * still refuse a call (TERN_ERR_NOT_SUPPORTED), which only a call tells. */
+    TERN_TL_CAP_GETV = 1u << 2,
+    TERN_TL_CAP_PUTV = 1u << 3,
+    /* getv() / putv() are complete, at both ends, when they return. */
+    TERN_TL_CAP_RMA_SYNC = 1u << 4,
 };
+
+/* Most remote pieces one getv / putv takes (the kernel's UIO_MAXIOV). */
+enum { TERN_TL_IOV_MAX = 1024 };
 
 /* query's peer for the values that hold for the transport as a whole. */
 enum { TERN_TL_ANY_PEER = -1 };
@@ -191,6 +206,17 @@ typedef struct {
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
     tern_status_t (*put)(tern_tl_t *tl, int peer, const void *local, size_t len,
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+    /* Optional (caps GETV / PUTV): len bytes between local (contiguous) and
+     * the n_remote pieces remote of peer's memory registered as rkey, in
+     * order; iov_base is an address at the peer as get's remote_addr, the
+     * pieces' lengths add up to len, n_remote <= TERN_TL_IOV_MAX.
+     * Completion as get/put; comp may be NULL with TERN_TL_CAP_RMA_SYNC. */
+    tern_status_t (*getv)(tern_tl_t *tl, int peer, void *local, size_t len,
+                          const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                          tern_tl_comp_t *comp);
+    tern_status_t (*putv)(tern_tl_t *tl, int peer, const void *local, size_t len,
+                          const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                          tern_tl_comp_t *comp);
     /* Optional: am_send in two steps, so the caller can write (pack) the
      * message in place: am_reserve returns room for am_max bytes or NULL
      * when full now; am_commit sends len bytes written there. */

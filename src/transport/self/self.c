@@ -51,7 +51,8 @@ static void self_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
     (void)peer;
     *attr_p = (tern_tl_attr_t){
-        .caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT,
+        .caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT | TERN_TL_CAP_GETV | TERN_TL_CAP_PUTV |
+                TERN_TL_CAP_RMA_SYNC,
         /* Large enough that eager covers what other transports send eagerly. */
         .am_max = 16384,
         .rma_min = 0,
@@ -128,6 +129,37 @@ static tern_status_t self_put(tern_tl_t *tl, int peer, const void *local, size_t
     return TERN_OK;
 }
 
+/* Our own memory: a memcpy per piece. */
+static tern_status_t self_getv(tern_tl_t *tl, int peer, void *local, size_t len,
+                               const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                               tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer, (void)len, (void)rkey;
+    char *at = local;
+    for (size_t i = 0; i < n_remote; i++) {
+        memcpy(at, remote[i].iov_base, remote[i].iov_len);
+        at += remote[i].iov_len;
+    }
+    if (comp)
+        comp->cb(comp, TERN_OK);
+    return TERN_OK;
+}
+
+static tern_status_t self_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
+                               const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                               tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer, (void)len, (void)rkey;
+    const char *at = local;
+    for (size_t i = 0; i < n_remote; i++) {
+        memcpy(remote[i].iov_base, at, remote[i].iov_len);
+        at += remote[i].iov_len;
+    }
+    if (comp)
+        comp->cb(comp, TERN_OK);
+    return TERN_OK;
+}
+
 const tern_tl_ops_t tern_tl_self_ops = {
     .name = "self",
     .reach = TERN_TL_REACH_JOB,
@@ -143,4 +175,6 @@ const tern_tl_ops_t tern_tl_self_ops = {
     .mem_dereg = self_mem_dereg,
     .get = self_get,
     .put = self_put,
+    .getv = self_getv,
+    .putv = self_putv,
 };

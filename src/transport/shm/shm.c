@@ -738,8 +738,11 @@ static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
 static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
     int i = peer >= 0 && peer < tl->size ? tl->local_of[peer] : -1;
+    /* The vector ops are CMA whatever TERN_SHM_CMA says of messages: their
+     * user (MPI_Win_create windows) has its own knob and probe. */
     *attr_p = (tern_tl_attr_t){
-        .caps = tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0,
+        .caps = (tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0) | TERN_TL_CAP_GETV |
+                TERN_TL_CAP_PUTV | TERN_TL_CAP_RMA_SYNC,
         .am_max = tl->am_max,
         .rma_min = i >= 0 ? tl->peer_rma_min[i] : tl->rma_min,
         .get_min = i >= 0 ? tl->peer_get_min[i] : 0,
@@ -795,6 +798,33 @@ static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t 
     return shm_rma_done(tl, tern_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
 }
 
+/* CMA into the process named by the key; complete at once. Unlike get and
+ * put, a refusal leaves the messages' use of CMA alone. */
+static tern_status_t shm_rma_vector(int write, void *local, size_t len, const struct iovec *remote,
+                                    size_t n_remote, const tern_rkey_t *rkey, tern_tl_comp_t *comp)
+{
+    tern_status_t st = tern_cma_copyv((pid_t)rkey->words[0], write, local, remote, n_remote, len);
+    if (st == TERN_OK && comp != NULL)
+        comp->cb(comp, TERN_OK);
+    return st;
+}
+
+static tern_status_t shm_getv(tern_tl_t *tl, int peer, void *local, size_t len,
+                              const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                              tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer;
+    return shm_rma_vector(0, local, len, remote, n_remote, rkey, comp);
+}
+
+static tern_status_t shm_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
+                              const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                              tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer;
+    return shm_rma_vector(1, (void *)(uintptr_t)local, len, remote, n_remote, rkey, comp);
+}
+
 const tern_tl_ops_t tern_tl_shm_ops = {
     .name = "shm",
     .reach = TERN_TL_REACH_JOB,
@@ -810,6 +840,8 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .mem_dereg = shm_mem_dereg,
     .get = shm_get,
     .put = shm_put,
+    .getv = shm_getv,
+    .putv = shm_putv,
     .am_reserve = shm_am_reserve,
     .am_commit = shm_am_commit,
     .bulk_reserve = shm_bulk_reserve,
