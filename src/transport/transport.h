@@ -5,6 +5,10 @@
  * (eager, rendezvous) and drives every transport through this ops table.
  * The interface is shaped for RDMA networks from the start:
  *
+ *  - query: what the transport offers (tern_tl_attr_t: capabilities, message
+ *    limits, thresholds), for one peer or for any; the core asks once per
+ *    peer when it assigns the peer its transport and keeps the answer in
+ *    its peer table, so no limit costs a call on the fast path.
  *  - am_send: an "active message" of at most am_max bytes (a protocol header
  *    followed by an optional payload), delivered in order per (sender,
  *    receiver) pair to the receiver's handler. Returns TERN_ERR_AGAIN when
@@ -16,6 +20,11 @@
  *    is reported through the completion callback, possibly before the call
  *    returns. TERN_ERR_NOT_SUPPORTED means the core must fall back to copying
  *    through active messages (for example when CMA is denied).
+ *  - getv / putv (optional, caps GETV / PUTV): the same between one
+ *    contiguous local buffer and a list of pieces of the peer's memory
+ *    (MPI_Win_create windows with derived datatypes at the target). Where
+ *    caps has TERN_TL_CAP_RMA_SYNC they are complete when they return, and
+ *    comp may be NULL.
  *  - progress: polls for incoming messages and completions and calls the
  *    handler for each message; returns how many events it processed.
  *  - connect / disconnect: per-peer connection set-up for transports that need
@@ -43,11 +52,19 @@
  *    connection instead of failing it.)
  *
  *  - bulk_reserve / bulk_commit (optional, NULL when absent): a second
- *    in-order channel per peer with larger messages (bulk_max bytes), for
+ *    in-order channel per peer with larger messages (attr bulk_max bytes), for
  *    the data fragments of a streamed rendezvous. The caller writes the
  *    message in place (copy or datatype pack straight into shared memory)
  *    and commits it. Its messages reach the same handler but are not
  *    ordered with am_send messages, so they must name what they belong to.
+ *
+ * Reach: a transport serves either the job's ranks (TERN_TL_REACH_JOB:
+ * started by MPI_Init in registry order, its peers the world ranks it
+ * reports reachable) or processes of other jobs known by an address
+ * (TERN_TL_REACH_BY_ADDRESS, dynamic processes: started when this process
+ * first takes part in a spawn or accept/connect; address() is what others
+ * reach it at, add_peer() names a peer index's address, and a connection
+ * from an unknown address asks params->peer_for_addr for its index).
  *
  * The handler receives a pointer into the transport's own buffer, valid only
  * during the call.
@@ -58,8 +75,17 @@
 #include "base/status.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 typedef struct tern_tl tern_tl_t;
+
+/* Room for a process's address on a by-address transport, NUL included. */
+enum { TERN_TL_ADDR_MAX = 64 };
+
+typedef enum {
+    TERN_TL_REACH_JOB,        /* the job's ranks, from MPI_Init */
+    TERN_TL_REACH_BY_ADDRESS, /* processes of other jobs, by address */
+} tern_tl_reach_t;
 
 /* Opaque remote-access key: for shm words[0] is the owner's pid. */
 typedef struct {
@@ -100,12 +126,49 @@ typedef struct {
     tern_am_handler_fn am_handler;
     void *am_ctx;
     tern_peer_failed_fn peer_failed;
+    /* By-address transports: the peer index of the process at addr (a new
+     * one when unknown); -1 when no more peers fit. NULL otherwise. */
+    int (*peer_for_addr)(const char *addr);
 } tern_tl_params_t;
 
 enum {
     TERN_TL_CAP_GET = 1u << 0,   /* get() works (one-sided read) */
     TERN_TL_CAP_PUT = 1u << 1,
+    /* getv() / putv() are offered to the peer; the kernel or provider may
+     * still refuse a call (TERN_ERR_NOT_SUPPORTED), which only a call tells. */
+    TERN_TL_CAP_GETV = 1u << 2,
+    TERN_TL_CAP_PUTV = 1u << 3,
+    /* getv() / putv() are complete, at both ends, when they return. */
+    TERN_TL_CAP_RMA_SYNC = 1u << 4,
 };
+
+/* Most remote pieces one getv / putv takes (the kernel's UIO_MAXIOV). */
+enum { TERN_TL_IOV_MAX = 1024 };
+
+/* query's peer for the values that hold for the transport as a whole. */
+enum { TERN_TL_ANY_PEER = -1 };
+
+/* What a transport offers (query). The values for one peer may differ
+ * from TERN_TL_ANY_PEER's where the peer matters (shm: the topology of
+ * the two ranks decides rma_min and get_min). */
+typedef struct {
+    unsigned caps;        /* TERN_TL_CAP_* */
+    size_t am_max;        /* largest active message, header and payload */
+    /* Smallest message worth a get/put instead of copying through active
+     * messages (the transport's measured crossover; a TERN_* knob);
+     * SIZE_MAX: never. */
+    size_t rma_min;
+    /* Where the choice between the get and the stream is left to
+     * measurement for this peer (core/pt2pt/rndv_path.h), the smallest
+     * message the get may serve (below rma_min); 0: no choice. */
+    size_t get_min;
+    /* Largest bulk-channel message to the peer; 0: no channel. */
+    size_t bulk_max;
+    /* A counter that is 0 whenever progress would find nothing (the self
+     * transport's queue length), so the progress loop can skip the call;
+     * NULL means "always poll". */
+    const int *work_hint;
+} tern_tl_attr_t;
 
 /* Remote atomics (the optional atomic_max and atomic ops): operations, in
  * the order of MPI's predefined reductions, then read, write, compare-swap;
@@ -124,47 +187,45 @@ enum { TERN_TL_ATOMIC_PLAIN, TERN_TL_ATOMIC_FETCH, TERN_TL_ATOMIC_COMPARE, TERN_
 
 typedef struct {
     const char *name;
+    tern_tl_reach_t reach;
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
     void (*finalize)(tern_tl_t *tl);
     /* 1 if this transport can reach world rank `peer`. */
     int (*reachable)(tern_tl_t *tl, int peer);
     tern_status_t (*connect)(tern_tl_t *tl, int peer);
     void (*disconnect)(tern_tl_t *tl, int peer);
-    size_t (*am_max)(tern_tl_t *tl);
+    /* Fills *attr_p with what the transport offers peer (a peer it
+     * reaches, or TERN_TL_ANY_PEER). */
+    void (*query)(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p);
     tern_status_t (*am_send)(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                              const void *payload, size_t payload_len);
     int (*progress)(tern_tl_t *tl);
-    unsigned (*caps)(tern_tl_t *tl);
-    /* Smallest message worth a get/put instead of copying through active
-     * messages (the transport's measured crossover; a TERN_* knob). */
-    size_t (*rma_min)(tern_tl_t *tl);
-    /* Optional: the same for one peer (world rank), when it differs by
-     * peer (shm: the topology of the two ranks). */
-    size_t (*peer_rma_min)(tern_tl_t *tl, int peer);
-    /* Optional: where the choice between the get and the stream is left
-     * to measurement for this peer (core/pt2pt/rndv_path.h), the smallest
-     * message the get may serve (below peer_rma_min); 0: no choice. */
-    size_t (*peer_get_min)(tern_tl_t *tl, int peer);
     tern_status_t (*mem_reg)(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
     void (*mem_dereg)(tern_tl_t *tl, void *buf, size_t len);
     tern_status_t (*get)(tern_tl_t *tl, int peer, void *local, size_t len,
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
     tern_status_t (*put)(tern_tl_t *tl, int peer, const void *local, size_t len,
                          uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
-    /* Bulk channel (optional). bulk_max: largest bulk message to peer, 0 when
-     * there is no channel to it. bulk_reserve: room for bulk_max bytes, or
-     * NULL when the channel is full now. bulk_commit: publishes len bytes
-     * written at the reserved address. */
-    size_t (*bulk_max)(tern_tl_t *tl, int peer);
+    /* Optional (caps GETV / PUTV): len bytes between local (contiguous) and
+     * the n_remote pieces remote of peer's memory registered as rkey, in
+     * order; iov_base is an address at the peer as get's remote_addr, the
+     * pieces' lengths add up to len, n_remote <= TERN_TL_IOV_MAX.
+     * Completion as get/put; comp may be NULL with TERN_TL_CAP_RMA_SYNC. */
+    tern_status_t (*getv)(tern_tl_t *tl, int peer, void *local, size_t len,
+                          const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                          tern_tl_comp_t *comp);
+    tern_status_t (*putv)(tern_tl_t *tl, int peer, const void *local, size_t len,
+                          const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                          tern_tl_comp_t *comp);
     /* Optional: am_send in two steps, so the caller can write (pack) the
      * message in place: am_reserve returns room for am_max bytes or NULL
      * when full now; am_commit sends len bytes written there. */
     void *(*am_reserve)(tern_tl_t *tl, int peer);
     void (*am_commit)(tern_tl_t *tl, int peer, size_t len);
-    /* Optional: a counter that is 0 whenever progress would find nothing
-     * (the self transport's queue length), so the progress loop can skip
-     * the call; NULL means "always poll". */
-    const int *(*work_hint)(tern_tl_t *tl);
+    /* Bulk channel (optional; where attr bulk_max is not 0): bulk_reserve
+     * returns room for bulk_max bytes, or NULL when the channel is full
+     * now; bulk_commit publishes len bytes written at the reserved
+     * address. */
     void *(*bulk_reserve)(tern_tl_t *tl, int peer);
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
@@ -173,20 +234,27 @@ typedef struct {
      * by the provider, atomic per element with respect to each other
      * whatever the origin (this rank included: a peer may be ourselves or
      * a rank on this node). atomic_max: elements one call of that kind,
-     * op and type takes, 0 when not offered. atomic: count elements at
-     * remote_addr of peer; src (the operand; ignored for READ), compare
-     * (COMPARE only), result (FETCH and COMPARE: the old values) stay
-     * valid until comp's callback. A non-fetching atomic completes once
-     * applied at the target. TERN_ERR_AGAIN: no room now, retry after
-     * progress. */
+     * op and type takes, 0 when not offered (a question per call, not an
+     * attribute: the provider is asked lazily, on first use). atomic:
+     * count elements at remote_addr of peer; src (the operand; ignored
+     * for READ), compare (COMPARE only), result (FETCH and COMPARE: the
+     * old values) stay valid until comp's callback. A non-fetching atomic
+     * completes once applied at the target. TERN_ERR_AGAIN: no room now,
+     * retry after progress. */
     size_t (*atomic_max)(tern_tl_t *tl, int kind, int op, int type);
     tern_status_t (*atomic)(tern_tl_t *tl, int peer, int kind, int op, int type, const void *src,
                             const void *compare, void *result, size_t count,
                             uint64_t remote_addr, const tern_rkey_t *rkey, tern_tl_comp_t *comp);
+    /* By-address transports only (NULL otherwise): this process's address
+     * (NUL-terminated, shorter than TERN_TL_ADDR_MAX), and peer index
+     * `peer` is the process listening at addr. */
+    const char *(*address)(tern_tl_t *tl);
+    tern_status_t (*add_peer)(tern_tl_t *tl, int peer, const char *addr);
 } tern_tl_ops_t;
 
-/* The transports compiled in, in order of preference for a peer (self
- * first, then shm, then network); NULL-terminated. src/transport/registry.c */
+/* The transports compiled in, NULL-terminated (src/transport/registry.c):
+ * those that reach the job's ranks in order of preference for a peer (self
+ * first, then shm, then network), then those that reach other jobs. */
 extern const tern_tl_ops_t tern_tl_self_ops;
 extern const tern_tl_ops_t tern_tl_shm_ops;
 extern const tern_tl_ops_t *const tern_tl_all[];

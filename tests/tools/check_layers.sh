@@ -7,6 +7,10 @@
 #     of its room or of a room before it (the order given, lowest first);
 #   - includes are rooted at src/ (they name the layer: "core/pt2pt/p2p.h"),
 #     never relative ("../").
+#   - a file outside the transport layer includes only its contract (the
+#     files directly in transport/: transport.h), never a transport's own
+#     header (transport/<name>/...): everything the layers above use of a
+#     transport goes through the ops table.
 #   - a .c file of the core declares nothing extern: such a declaration is
 #     an include this check cannot see (as p2p.c once reached bsend).
 # Each violation is printed with the file, line and include; any fails the
@@ -98,6 +102,9 @@ while IFS= read -r file; do
             fail=1
         elif [ "$trank" -gt "$lrank" ]; then
             echo "FAIL: $where: layer $layer is below $tlayer ($layer_order)"
+            fail=1
+        elif [ "$tlayer" = transport ] && [ "$layer" != transport ] && [[ ${inc#transport/} == */* ]]; then
+            echo "FAIL: $where: a transport's own header; use the contract (transport/transport.h)"
             fail=1
         elif [ "$layer" = core ] && [ "$tlayer" = core ]; then
             read -r troom trrank < <(room_of "$inc")

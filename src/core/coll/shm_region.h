@@ -28,9 +28,9 @@
 #ifndef TERN_CORE_COLL_SHM_REGION_H
 #define TERN_CORE_COLL_SHM_REGION_H
 
+#include "base/shm_segment.h"
 #include "base/status.h"
 #include "core/coll/coll.h"
-#include "transport/shm/shm_segment.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -23,7 +23,6 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "pmi/pmi.h"
-#include "transport/sock/sock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +32,7 @@
 
 #define PORT_PREFIX "tern-port:"
 
-typedef char addr_t[TERN_SOCK_ADDR_MAX];
+typedef char addr_t[TERN_TL_ADDR_MAX];
 
 /* What one root sends the other. */
 typedef struct {
@@ -75,7 +74,7 @@ static tern_status_t port_parse(const char *port, int *tag_p, const char **addr_
                                   "with " PORT_PREFIX ")", port);
     long tag = strtol(port + strlen(PORT_PREFIX), &end, 10);
     if (end == port + strlen(PORT_PREFIX) || *end != ':' || tag < 0 || tag > 0x3fffffff ||
-        strlen(end + 1) >= TERN_SOCK_ADDR_MAX)
+        strlen(end + 1) >= TERN_TL_ADDR_MAX)
         return tern_status_detail(TERN_ERR_PORT, "malformed port name '%.64s'", port);
     *tag_p = (int)tag;
     *addr_p = end + 1;
@@ -190,7 +189,7 @@ static tern_status_t bridge(int accept, const char *port, double timeout_s,
     if (st == TERN_OK) {
         memcpy(*their_addrs, in + sizeof *theirs, (size_t)theirs->size * sizeof(addr_t));
         for (int i = 0; i < theirs->size; i++)
-            (*their_addrs)[i][TERN_SOCK_ADDR_MAX - 1] = '\0';
+            (*their_addrs)[i][TERN_TL_ADDR_MAX - 1] = '\0';
     }
     if (st == TERN_OK && accept) {
         /* Answer the connector that came. */

@@ -1,34 +1,126 @@
-/* Puts and gets of MPI_Win_create windows by Cross Memory Attach
- * (rma_cma.h). */
+/* Puts and gets of MPI_Win_create windows through the vector get/put of
+ * the transport that reaches each target rank (rma_cma.h). */
 #include "core/rma/rma_cma.h"
+#include "base/cma.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "core/coll/coll.h"
 #include "core/runtime/runtime.h"
-#include "transport/shm/shm_cma.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-/* Remote pieces per system call (the kernel's UIO_MAXIOV). */
-#define CMA_IOV_MAX 1024
+/* What each rank publishes at creation: the key and base of its window
+ * memory and of its probe word with the transport of its node, the probe
+ * word's value, and whether it registered them. */
+enum { KEY_WORDS = 3, PUB_WIN_KEY = 0, PUB_BASE = 3, PUB_PROBE_KEY = 4, PUB_PROBE_ADDR = 7,
+       PUB_PROBE_VALUE = 8, PUB_REGISTERED = 9, PUB_WORDS = 10 };
 
-/* A word every rank reads in its peers to learn whether the kernel lets it. */
-static uint64_t probe_word;
+#define VECTOR_CAPS (TERN_TL_CAP_GETV | TERN_TL_CAP_PUTV | TERN_TL_CAP_RMA_SYNC)
+
+/* Whether the transport of a peer does vector transfers complete at once. */
+static int vector_peer(const tern_peer_t *p)
+{
+    return p->ops && p->ops->getv && p->ops->putv && (p->caps & VECTOR_CAPS) == VECTOR_CAPS;
+}
+
+/* The peer entry of another rank of this node (one transport serves them
+ * all), or NULL when this rank is alone on it. */
+static const tern_peer_t *node_peer(void)
+{
+    for (int i = 0; i < tern_rt.local_size; i++)
+        if (tern_rt.local_ranks[i] != tern_rt.rank)
+            return &tern_rt.peers[tern_rt.local_ranks[i]];
+    return NULL;
+}
 
 void tern_rma_cma_close(tern_win_t *w)
 {
-    if (!w->cma)
+    struct tern_rma_cma *c = w->cma;
+    if (!c)
         return;
-    free(w->cma->pid);
-    free(w->cma->base);
-    free(w->cma->ok);
-    free(w->cma);
+    if (c->reg_ops) {
+        if (w->win_size > 0)
+            c->reg_ops->mem_dereg(c->reg_tl, w->base, (size_t)w->win_size);
+        c->reg_ops->mem_dereg(c->reg_tl, c->probe, sizeof *c->probe);
+    }
+    if (c->ok && c->ok[w->rank]) { /* registered with the self transport */
+        const tern_peer_t *me = &tern_rt.peers[tern_win_world(w, w->rank)];
+        me->ops->mem_dereg(me->tl, w->base, (size_t)w->win_size);
+    }
+    free(c->probe);
+    free(c->rkey);
+    free(c->base);
+    free(c->ok);
+    free(c);
     w->cma = NULL;
+}
+
+/* Registers this rank's window memory and probe word with the transport of
+ * its node and fills what it publishes; nothing published when that
+ * transport has no vector transfers or refuses. */
+static void publish(struct tern_rma_cma *c, const tern_win_t *w, uint64_t *pub)
+{
+    const tern_peer_t *np = node_peer();
+    pub[PUB_BASE] = (uint64_t)(uintptr_t)w->base;
+    if (!np || !vector_peer(np))
+        return;
+    tern_rkey_t win_key = {{0}}, probe_key;
+    *c->probe = 0x7465726e636d6100ull ^ (uint64_t)getpid();
+    if (np->ops->mem_reg(np->tl, c->probe, sizeof *c->probe, &probe_key) != TERN_OK)
+        return;
+    if (w->win_size > 0 &&
+        np->ops->mem_reg(np->tl, w->base, (size_t)w->win_size, &win_key) != TERN_OK) {
+        np->ops->mem_dereg(np->tl, c->probe, sizeof *c->probe);
+        return;
+    }
+    c->reg_ops = np->ops;
+    c->reg_tl = np->tl;
+    memcpy(&pub[PUB_WIN_KEY], win_key.words, sizeof win_key.words);
+    memcpy(&pub[PUB_PROBE_KEY], probe_key.words, sizeof probe_key.words);
+    pub[PUB_PROBE_ADDR] = (uint64_t)(uintptr_t)c->probe;
+    pub[PUB_PROBE_VALUE] = *c->probe;
+    pub[PUB_REGISTERED] = 1;
+}
+
+/* Reads window rank r's probe word through its transport: TERN_OK when the
+ * value is the one it published (the key names the right process). */
+static tern_status_t probe(const tern_win_t *w, int r, const uint64_t *pub)
+{
+    int wr = tern_win_world(w, r);
+    const tern_peer_t *p = &tern_rt.peers[wr];
+    tern_rkey_t key;
+    memcpy(key.words, &pub[PUB_PROBE_KEY], sizeof key.words);
+    uint64_t word = 0;
+    struct iovec at = {.iov_base = (void *)(uintptr_t)pub[PUB_PROBE_ADDR], .iov_len = sizeof word};
+    tern_status_t st = p->ops->getv(p->tl, wr, &word, sizeof word, &at, 1, &key, NULL);
+    if (st != TERN_OK && st != TERN_ERR_NOT_SUPPORTED)
+        (void)tern_status_take_detail(st); /* the warning below names the status */
+    if (st == TERN_OK && word != pub[PUB_PROBE_VALUE])
+        st = TERN_ERR_INTERNAL;
+    return st;
+}
+
+/* Whether window rank r is reached with vector transfers: this rank
+ * through the self transport, the others through the one that serves them,
+ * where they registered and their probe word reads back. */
+static int reach(struct tern_rma_cma *c, const tern_win_t *w, int r, const uint64_t *pub)
+{
+    const tern_peer_t *p = &tern_rt.peers[tern_win_world(w, r)];
+    c->base[r] = pub[PUB_BASE];
+    if (!vector_peer(p))
+        return 0;
+    if (r == w->rank)
+        return p->ops->mem_reg(p->tl, w->base, (size_t)w->win_size, &c->rkey[r]) == TERN_OK;
+    if (!pub[PUB_REGISTERED])
+        return 0;
+    memcpy(c->rkey[r].words, &pub[PUB_WIN_KEY], sizeof c->rkey[r].words);
+    tern_status_t st = probe(w, r, pub);
+    if (st != TERN_OK && !tern_knob_is_auto(TERN_KNOB_RMA_CMA))
+        tern_warn("TERN_RMA_CMA=on but process_vm_readv of window rank %d failed (%s): its puts "
+                  "and gets go by active messages", r, tern_status_string(st));
+    return st == TERN_OK;
 }
 
 tern_status_t tern_rma_cma_open(tern_win_t *w)
@@ -36,22 +128,23 @@ tern_status_t tern_rma_cma_open(tern_win_t *w)
     const int n = w->size;
     /* auto follows TERN_SHM_CMA: off there keeps Yama's default (docs/security.md). */
     const bool want = tern_knob_bool_or(TERN_KNOB_RMA_CMA, tern_knob_bool_or(TERN_KNOB_SHM_CMA, true));
-    if (want)
-        tern_shm_cma_allow_peers(); /* before the peers' probes, which follow the allgather */
-    probe_word = 0x7465726e636d6100ull ^ (uint64_t)getpid();
-    /* Every rank takes part, whatever its knob says: the exchange is collective. */
-    uint64_t mine[4] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)w->base,
-                        (uint64_t)(uintptr_t)&probe_word, probe_word};
-    uint64_t *all = malloc((size_t)n * sizeof mine);
+    uint64_t *all = malloc((size_t)n * PUB_WORDS * sizeof *all);
     struct tern_rma_cma *c = calloc(1, sizeof *c);
     if (c) {
-        c->pid = calloc((size_t)n, sizeof *c->pid);
+        c->rkey = calloc((size_t)n, sizeof *c->rkey);
         c->base = calloc((size_t)n, sizeof *c->base);
         c->ok = calloc((size_t)n, 1);
+        c->probe = malloc(sizeof *c->probe);
     }
-    tern_status_t st = all && c && c->pid && c->base && c->ok ? TERN_OK : TERN_ERR_NOMEM;
+    int have = all && c && c->rkey && c->base && c->ok && c->probe;
+    tern_status_t st = have ? TERN_OK : TERN_ERR_NOMEM;
+    uint64_t mine[PUB_WORDS] = {0};
+    if (st == TERN_OK && want) {
+        tern_cma_allow_peers(); /* before the peers' probes, which follow the allgather */
+        publish(c, w, mine);
+    }
     /* Out of memory here or not, the peers wait in the allgather: join it. */
-    uint64_t dummy[4];
+    uint64_t dummy[PUB_WORDS];
     tern_status_t gst = tern_coll_allgather(w->comm, mine, sizeof mine, MPI_BYTE,
                                             all ? (void *)all : (void *)dummy,
                                             all ? sizeof mine : 0, MPI_BYTE, NULL, 0);
@@ -59,17 +152,8 @@ tern_status_t tern_rma_cma_open(tern_win_t *w)
         st = gst;
     int reached = 0;
     for (int r = 0; st == TERN_OK && want && r < n; r++) {
-        if (tern_rt.node_of_rank[tern_win_world(w, r)] != tern_rt.node)
-            continue;
-        c->pid[r] = (pid_t)all[4 * r];
-        c->base[r] = all[4 * r + 1];
-        tern_status_t pst = r == w->rank ? TERN_OK
-                                         : tern_shm_cma_probe(c->pid[r], all[4 * r + 2], all[4 * r + 3]);
-        c->ok[r] = pst == TERN_OK;
+        c->ok[r] = (uint8_t)reach(c, w, r, &all[(size_t)r * PUB_WORDS]);
         reached += c->ok[r];
-        if (pst != TERN_OK && !tern_knob_is_auto(TERN_KNOB_RMA_CMA))
-            tern_warn("TERN_RMA_CMA=on but process_vm_readv of window rank %d failed (%s): its puts "
-                      "and gets go by active messages", r, tern_status_string(pst));
     }
     free(all);
     w->cma = c;
@@ -88,41 +172,14 @@ int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type)
            (w->ctrl && (type == RMA_ACC || type == RMA_GACC || type == RMA_CAS));
 }
 
-tern_status_t tern_rma_cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
-                               size_t cnt, size_t total)
+tern_status_t tern_rma_cma_copyv(tern_win_t *w, int target, int write, char *local, size_t total,
+                                 const struct iovec *riov, size_t cnt)
 {
-    struct iovec liov = {.iov_base = local, .iov_len = total};
-    ssize_t done;
-    do
-        done = write ? process_vm_writev(pid, &liov, 1, riov, cnt, 0)
-                     : process_vm_readv(pid, &liov, 1, riov, cnt, 0);
-    while (done < 0 && errno == EINTR);
-    if (done < 0) {
-        int err = errno;
-        if (err == EPERM || err == EACCES || err == ENOSYS)
-            return TERN_ERR_NOT_SUPPORTED;
-        return tern_status_detail(err == ESRCH ? TERN_ERR_PEER : TERN_ERR_INTERNAL,
-                                  "process_vm_%s of %zu bytes in %zu pieces of pid %d: %s",
-                                  write ? "writev" : "readv", total, cnt, (int)pid, strerror(err));
-    }
-    /* Partial: the kernel stops at a piece boundary or inside one. */
-    size_t skip = (size_t)done;
-    for (size_t i = 0; i < cnt; i++) {
-        size_t len = riov[i].iov_len;
-        if (skip >= len) {
-            skip -= len;
-            local += len;
-            continue;
-        }
-        uint64_t at = (uint64_t)(uintptr_t)riov[i].iov_base + skip;
-        tern_status_t st = write ? tern_shm_cma_write(pid, local + skip, at, len - skip)
-                                 : tern_shm_cma_read(pid, local + skip, at, len - skip);
-        if (st != TERN_OK)
-            return st;
-        local += len;
-        skip = 0;
-    }
-    return TERN_OK;
+    int wr = tern_win_world(w, target);
+    const tern_peer_t *p = &tern_rt.peers[wr];
+    const tern_rkey_t *key = &w->cma->rkey[target];
+    return write ? p->ops->putv(p->tl, wr, local, total, riov, cnt, key, NULL)
+                 : p->ops->getv(p->tl, wr, local, total, riov, cnt, key, NULL);
 }
 
 tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
@@ -135,8 +192,8 @@ tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr
     char *local = write ? (char *)(uintptr_t)data : out;
     const uint64_t base = w->cma->base[target] + hdr->addr;
     struct iovec riov[64];
-    const size_t cap = sizeof riov / sizeof riov[0] < CMA_IOV_MAX ? sizeof riov / sizeof riov[0]
-                                                                   : CMA_IOV_MAX;
+    const size_t cap = sizeof riov / sizeof riov[0] < TERN_TL_IOV_MAX ? sizeof riov / sizeof riov[0]
+                                                                      : TERN_TL_IOV_MAX;
     tern_status_t st = TERN_OK;
     for (size_t i = 0; i < nsegs && st == TERN_OK;) {
         size_t cnt = 0, total = 0;
@@ -148,7 +205,7 @@ tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr
             total += segs[i].len;
         }
         if (cnt)
-            st = tern_rma_cma_batch(w->cma->pid[target], write, local, riov, cnt, total);
+            st = tern_rma_cma_copyv(w, target, write, local, total, riov, cnt);
         local += total;
     }
     if (st == TERN_ERR_NOT_SUPPORTED) {

@@ -1,8 +1,10 @@
-/* Direct access to MPI_Win_create windows of ranks on one node with Cross
- * Memory Attach (rma_cma.c): a put is process_vm_writev into the target's
- * memory, a get process_vm_readv out of it, at the call, so they are
- * complete locally and at the target at once (no message, no answer; flush
- * has nothing to wait for). When every rank of the window is on this node
+/* Direct access to MPI_Win_create windows of ranks on one node with the
+ * vector get/put of the transport that reaches each (rma_cma.c; shm, or
+ * ofi under TERN_TRANSPORTS=ofi: Cross Memory Attach, self: memcpy): a put
+ * is process_vm_writev into the target's memory, a get process_vm_readv
+ * out of it, at the call, so they are complete locally and at the target
+ * at once (caps TERN_TL_CAP_RMA_SYNC: no message, no answer; flush has
+ * nothing to wait for). When every rank of the window is on this node
  * the window also has shared lock words and accumulate locks (w->ctrl,
  * rma_shm.h): locks are those words, and accumulates, Get_accumulate,
  * Fetch_and_op and Compare_and_swap are read, combined and written back by
@@ -24,14 +26,21 @@
 #include <sys/uio.h>
 
 struct tern_rma_cma {
-    pid_t *pid;        /* per window rank */
+    tern_rkey_t *rkey; /* per window rank: its window memory's key */
     uint64_t *base;    /* its window memory, in its address space */
-    uint8_t *ok;       /* CMA reaches it */
+    uint8_t *ok;       /* vector transfers reach it */
+    /* This rank's registrations with the transport of its node (NULL:
+     * none), undone at close: the window memory and the probe word. */
+    const tern_tl_ops_t *reg_ops;
+    tern_tl_t *reg_tl;
+    uint64_t *probe;
 };
 
-/* Collective over the window's ranks (at MPI_Win_create): exchanges pids
- * and bases, probes CMA to each rank on this node; w->cma stays NULL when
- * no target can be reached that way. */
+/* Collective over the window's ranks (at MPI_Win_create): registers the
+ * window with the transport of this node, exchanges keys and bases, and
+ * probes each rank whose transport has vector transfers complete at once
+ * by reading a word of it; w->cma stays NULL when no target can be
+ * reached that way. */
 tern_status_t tern_rma_cma_open(tern_win_t *w);
 void tern_rma_cma_close(tern_win_t *w);
 /* Whether an operation (hdr->type) to target goes by CMA: puts and gets,
@@ -44,11 +53,11 @@ int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type);
 tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                                  const tern_dt_seg_t *segs, size_t nsegs, const char *data,
                                  char *out);
-/* process_vm_writev (write) or readv of total bytes at local to the cnt
- * pieces riov of pid; a partial transfer is finished piece by piece.
- * TERN_ERR_NOT_SUPPORTED when the kernel refuses. */
-tern_status_t tern_rma_cma_batch(pid_t pid, int write, char *local, const struct iovec *riov,
-                                 size_t cnt, size_t total);
+/* total bytes between local and the cnt pieces riov of target's memory
+ * (write: local to them), through its transport's putv or getv, complete
+ * at return; TERN_ERR_NOT_SUPPORTED when the kernel refuses. */
+tern_status_t tern_rma_cma_copyv(tern_win_t *w, int target, int write, char *local, size_t total,
+                                 const struct iovec *riov, size_t cnt);
 /* Accumulate, Get_accumulate, Compare_and_swap (hdr->type) now, by a
  * read-modify-write under the target's accumulate lock (rma_cma_acc.c);
  * fetched bytes into out. */

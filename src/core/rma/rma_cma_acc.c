@@ -1,9 +1,9 @@
 /* Accumulates to MPI_Win_create windows of ranks on one node, applied by
  * the origin (rma_cma.h): under the target's accumulate lock, which every
  * origin and the target's own engine take, the target bytes are read with
- * process_vm_readv into a bounce buffer, combined with the origin's data
- * and written back with process_vm_writev, a chunk at a time so a large
- * accumulate costs a cache-sized buffer, not a copy of its size. */
+ * the transport's getv (process_vm_readv) into a bounce buffer, combined
+ * with the origin's data and written back with putv, a chunk at a time so
+ * a large accumulate costs a cache-sized buffer, not a copy of its size. */
 #include "core/rma/rma_cma.h"
 #include "core/datatype/datatype.h"
 #include "core/rma/rma_shm.h"
@@ -71,9 +71,9 @@ static void advance(const tern_dt_seg_t *segs, cursor_t *c, size_t bytes)
 /* The read-modify-write of every chunk; the caller holds the lock. *wrote
  * tells whether any target byte changed (a refusal after that cannot be
  * retried by messages). */
-static tern_status_t rmw(pid_t pid, uint64_t base, const rma_hdr_t *h, const tern_dt_seg_t *segs,
-                         size_t nsegs, const char *data, char *out, char *tmp, size_t chunk,
-                         int *wrote)
+static tern_status_t rmw(tern_win_t *w, int target, uint64_t base, const rma_hdr_t *h,
+                         const tern_dt_seg_t *segs, size_t nsegs, const char *data, char *out,
+                         char *tmp, size_t chunk, int *wrote)
 {
     struct iovec riov[ACC_IOV];
     const size_t es = elem_size(h);
@@ -91,7 +91,7 @@ static tern_status_t rmw(pid_t pid, uint64_t base, const rma_hdr_t *h, const ter
              * whole element, so the op sees whole ones. */
             got = gather(base, segs, nsegs, c, got - got % es, riov, &cnt);
         }
-        if (read && (st = tern_rma_cma_batch(pid, 0, tmp, riov, cnt, got)) != TERN_OK)
+        if (read && (st = tern_rma_cma_copyv(w, target, 0, tmp, got, riov, cnt)) != TERN_OK)
             break;
         if (out) {
             memcpy(out, tmp, got);
@@ -107,7 +107,7 @@ static tern_status_t rmw(pid_t pid, uint64_t base, const rma_hdr_t *h, const ter
                                       got);
         }
         if (modify) {
-            if ((st = tern_rma_cma_batch(pid, 1, tmp, riov, cnt, got)) != TERN_OK)
+            if ((st = tern_rma_cma_copyv(w, target, 1, tmp, got, riov, cnt)) != TERN_OK)
                 break;
             *wrote = 1;
         }
@@ -137,7 +137,7 @@ tern_status_t tern_rma_cma_accumulate(tern_win_t *w, int target, const rma_hdr_t
         return TERN_ERR_NOMEM;
     int wrote = 0;
     tern_rma_shm_acc_lock(w, target);
-    tern_status_t st = rmw(w->cma->pid[target], w->cma->base[target] + hdr->addr, hdr, segs,
+    tern_status_t st = rmw(w, target, w->cma->base[target] + hdr->addr, hdr, segs,
                            nsegs, data, out, tmp, chunk, &wrote);
     tern_rma_shm_acc_unlock(w, target);
     free(tmp);

@@ -72,10 +72,11 @@ static int find_net(const tern_tl_ops_t **ops, tern_tl_t **tl)
     for (int i = 0; i < tern_rt.n_poll; i++) {
         const tern_tl_ops_t *o = tern_rt.poll[i].ops;
         if (o == &tern_tl_shm_ops || o == &tern_tl_self_ops || !o->mem_reg || !o->put ||
-            !o->get || !o->caps)
+            !o->get)
             continue;
-        unsigned caps = o->caps(tern_rt.poll[i].tl);
-        if ((caps & (TERN_TL_CAP_GET | TERN_TL_CAP_PUT)) !=
+        tern_tl_attr_t a;
+        o->query(tern_rt.poll[i].tl, TERN_TL_ANY_PEER, &a);
+        if ((a.caps & (TERN_TL_CAP_GET | TERN_TL_CAP_PUT)) !=
             (TERN_TL_CAP_GET | TERN_TL_CAP_PUT))
             continue;
         *ops = o;

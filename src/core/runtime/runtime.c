@@ -127,6 +127,22 @@ static int node_served(void)
     return 0;
 }
 
+void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
+{
+    tern_tl_attr_t a;
+    peer->ops->query(peer->tl, p, &a);
+    peer->am_max = a.am_max;
+    /* Eager payload must leave room for the largest match header (64 B). */
+    peer->eager_max = a.am_max > 64 ? a.am_max - 64 : 0;
+    if (eager_knob < peer->eager_max)
+        peer->eager_max = eager_knob;
+    peer->caps = a.caps;
+    peer->rma_min = a.rma_min;
+    peer->bulk_max = a.bulk_max;
+    peer->get_min = a.get_min < a.rma_min ? a.get_min : 0;
+    peer->credits = tern_rt.credit_max;
+}
+
 static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler,
                                      tern_peer_failed_fn peer_failed)
 {
@@ -148,6 +164,9 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
      * init may use collective PMI fences): allowance is a job-wide knob. */
     for (int i = 0; tern_tl_all[i]; i++) {
         const tern_tl_ops_t *ops = tern_tl_all[i];
+        /* Transports to other jobs start at the first dynamic connection (dyn_peers.c). */
+        if (ops->reach != TERN_TL_REACH_JOB)
+            continue;
         if (strcmp(ops->name, "self") != 0 && !tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name))
             continue;
         tern_tl_t *tl;
@@ -183,19 +202,7 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
                        tern_knob_str(TERN_KNOB_TRANSPORTS));
             return TERN_ERR_NOT_SUPPORTED;
         }
-        peer->am_max = peer->ops->am_max(peer->tl);
-        /* Eager payload must leave room for the largest match header (64 B). */
-        peer->eager_max = peer->am_max > 64 ? peer->am_max - 64 : 0;
-        if (eager_knob < peer->eager_max)
-            peer->eager_max = eager_knob;
-        peer->caps = peer->ops->caps(peer->tl);
-        peer->rma_min = peer->ops->peer_rma_min ? peer->ops->peer_rma_min(peer->tl, p)
-                                                : peer->ops->rma_min(peer->tl);
-        peer->bulk_max = peer->ops->bulk_max ? peer->ops->bulk_max(peer->tl, p) : 0;
-        peer->get_min = peer->ops->peer_get_min ? peer->ops->peer_get_min(peer->tl, p) : 0;
-        if (peer->get_min >= peer->rma_min)
-            peer->get_min = 0;
-        peer->credits = tern_rt.credit_max;
+        tern_peer_set_attr(peer, p, eager_knob);
     }
     tern_init_profile_mark("peer table");
     /* Poll only transports that serve someone: on one node the network
@@ -207,10 +214,11 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
             used = tern_rt.peers[p].tl == tern_rt.tls[i].tl;
         if (!used)
             continue;
-        const tern_tl_ops_t *ops = tern_rt.tls[i].ops;
-        tern_rt.poll[tern_rt.n_poll].ops = ops;
+        tern_tl_attr_t a;
+        tern_rt.tls[i].ops->query(tern_rt.tls[i].tl, TERN_TL_ANY_PEER, &a);
+        tern_rt.poll[tern_rt.n_poll].ops = tern_rt.tls[i].ops;
         tern_rt.poll[tern_rt.n_poll].tl = tern_rt.tls[i].tl;
-        tern_rt.poll[tern_rt.n_poll].hint = ops->work_hint ? ops->work_hint(tern_rt.tls[i].tl) : NULL;
+        tern_rt.poll[tern_rt.n_poll].hint = a.work_hint;
         tern_rt.n_poll++;
     }
     return TERN_OK;

@@ -67,7 +67,7 @@ typedef struct {
      * met through dynamic processes (dyn_peers.c), up to peer_cap. Tables
      * indexed by world rank (peers, node_of_rank) have peer_cap entries. */
     int n_peers, peer_cap;
-    tern_tl_t *dyn_tl;          /* the transport to them (sock), once opened */
+    tern_tl_t *dyn_tl;          /* the transport to them (by address: sock), once opened */
     int appnum, universe_size;
     double wtime_base;
     int node, local_rank, local_size;
@@ -108,6 +108,9 @@ extern tern_runtime_t tern_rt;
  * and opens the transports, which deliver active messages to am_handler;
  * peers then know their transport and limits. */
 tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed);
+/* Fills peer's limits and capabilities (index p) from its transport's
+ * query, the eager payload capped at eager_knob, and its credits. */
+void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob);
 /* Closes the transports (packets still queued must have left). */
 void tern_runtime_close_transports(void);
 

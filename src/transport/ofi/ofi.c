@@ -376,6 +376,8 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         return TERN_ERR_NOMEM;
     tl->rank = p->rank;
     tl->size = p->size;
+    tl->node_of_rank = p->node_of_rank;
+    tl->node = p->node;
     tl->handler = p->am_handler;
     tl->am_ctx = p->am_ctx;
     tl->peer_failed = p->peer_failed;
@@ -549,8 +551,16 @@ static void transport_failed(tern_tl_t *tl, const char *what, int ret)
                                 fi_strerror(ret < 0 ? -ret : ret));
 }
 static size_t ofi_am_max(tern_tl_t *tl) { return tl->buf_size - sizeof(ofi_hdr_t); }
-static unsigned ofi_caps(tern_tl_t *tl) { (void)tl; return TERN_TL_CAP_GET | TERN_TL_CAP_PUT; }
-static size_t ofi_rma_min(tern_tl_t *tl) { return tl->rma_min; }
+
+/* The ranks of this host also get the vector ops (CMA, ofi_rma.c). */
+static void ofi_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
+{
+    unsigned vec = TERN_TL_CAP_GETV | TERN_TL_CAP_PUTV | TERN_TL_CAP_RMA_SYNC;
+    int here = peer >= 0 && peer < tl->size && tl->node_of_rank[peer] == tl->node;
+    *attr_p = (tern_tl_attr_t){.caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT | (here ? vec : 0),
+                               .am_max = ofi_am_max(tl),
+                               .rma_min = tl->rma_min};
+}
 
 /* Fills a send buffer and posts it on the rail. Credits returned ride
  * along. */
@@ -904,20 +914,21 @@ static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
 
 const tern_tl_ops_t tern_tl_ofi_ops = {
     .name = "ofi",
+    .reach = TERN_TL_REACH_JOB,
     .init = ofi_init,
     .finalize = ofi_finalize,
     .reachable = ofi_reachable,
     .connect = ofi_connect,
     .disconnect = ofi_disconnect,
-    .am_max = ofi_am_max,
+    .query = ofi_query,
     .am_send = ofi_am_send,
     .progress = ofi_progress,
-    .caps = ofi_caps,
-    .rma_min = ofi_rma_min,
     .mem_reg = tern_ofi_mem_reg,
     .mem_dereg = tern_ofi_mem_dereg,
     .get = tern_ofi_get,
     .put = tern_ofi_put,
+    .getv = tern_ofi_getv,
+    .putv = tern_ofi_putv,
     .am_reserve = ofi_am_reserve,
     .am_commit = ofi_am_commit,
     .atomic_max = tern_ofi_atomic_max,

@@ -124,6 +124,8 @@ typedef struct {
 
 struct tern_tl {
     int rank, size;
+    const int *node_of_rank;    /* the runtime's (params): who shares this host */
+    int node;
     int idle;                   /* no peer needs the network: nothing opened */
     tern_am_handler_fn handler;
     void *am_ctx;
@@ -194,6 +196,13 @@ tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, int rail, uint16_t typ
 
 /* ofi_rma.c */
 tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
+/* getv / putv to a rank of this host, by CMA (ofi_rma.c). */
+tern_status_t tern_ofi_getv(tern_tl_t *tl, int peer, void *local, size_t len,
+                            const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                            tern_tl_comp_t *comp);
+tern_status_t tern_ofi_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
+                            const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                            tern_tl_comp_t *comp);
 void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len);
 tern_status_t tern_ofi_get(tern_tl_t *tl, int peer, void *local, size_t len, uint64_t remote_addr,
                            const tern_rkey_t *rkey, tern_tl_comp_t *comp);

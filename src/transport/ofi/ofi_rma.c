@@ -21,6 +21,7 @@
  * Smaller ones go whole on the peer's rail. */
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_regcache.h"
+#include "base/cma.h"
 #include "base/log.h"
 
 #include <stdlib.h>
@@ -58,6 +59,46 @@ tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t
     if (tl->rkey_key_words < 3)
         rkey_p->words[tl->rkey_key_words] = (uint64_t)r->entry->base;
     return TERN_OK;
+}
+
+/* The vector ops reach the ranks of this host only (ofi_query), by CMA to
+ * the pid their address carries: complete at once, and the target's
+ * process need not call into libfabric (a Win_create window whose owner
+ * computes). No pid (another pid namespace): TERN_ERR_NOT_SUPPORTED. */
+static tern_status_t ofi_rma_vector(tern_tl_t *tl, int peer, int write, void *local, size_t len,
+                                    const struct iovec *remote, size_t n_remote,
+                                    tern_tl_comp_t *comp)
+{
+    if (peer < 0 || peer >= tl->size || tl->node_of_rank[peer] != tl->node)
+        return TERN_ERR_NOT_SUPPORTED;
+    if (!tl->peers[peer].resolved) {
+        tern_status_t st = tern_ofi_resolve(tl, peer);
+        if (st != TERN_OK)
+            return st;
+    }
+    if (!tl->peers[peer].pid)
+        return TERN_ERR_NOT_SUPPORTED;
+    pid_t pid = (pid_t)tl->peers[peer].pid;
+    tern_status_t st = tern_cma_copyv(pid, write, local, remote, n_remote, len);
+    if (st == TERN_OK && comp != NULL)
+        comp->cb(comp, TERN_OK);
+    return st;
+}
+
+tern_status_t tern_ofi_getv(tern_tl_t *tl, int peer, void *local, size_t len,
+                            const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                            tern_tl_comp_t *comp)
+{
+    (void)rkey;
+    return ofi_rma_vector(tl, peer, 0, local, len, remote, n_remote, comp);
+}
+
+tern_status_t tern_ofi_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
+                            const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                            tern_tl_comp_t *comp)
+{
+    (void)rkey;
+    return ofi_rma_vector(tl, peer, 1, (void *)(uintptr_t)local, len, remote, n_remote, comp);
 }
 
 void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len)

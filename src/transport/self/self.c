@@ -46,10 +46,19 @@ static void self_finalize(tern_tl_t *tl)
 static int self_reachable(tern_tl_t *tl, int peer) { return peer == tl->rank; }
 static tern_status_t self_connect(tern_tl_t *tl, int peer) { (void)tl, (void)peer; return TERN_OK; }
 static void self_disconnect(tern_tl_t *tl, int peer) { (void)tl, (void)peer; }
-/* Large enough that eager covers what other transports send eagerly. */
-static size_t self_am_max(tern_tl_t *tl) { (void)tl; return 16384; }
-static unsigned self_caps(tern_tl_t *tl) { (void)tl; return TERN_TL_CAP_GET | TERN_TL_CAP_PUT; }
-static size_t self_rma_min(tern_tl_t *tl) { (void)tl; return 0; }
+
+static void self_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
+{
+    (void)peer;
+    *attr_p = (tern_tl_attr_t){
+        .caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT | TERN_TL_CAP_GETV | TERN_TL_CAP_PUTV |
+                TERN_TL_CAP_RMA_SYNC,
+        /* Large enough that eager covers what other transports send eagerly. */
+        .am_max = 16384,
+        .rma_min = 0,
+        .work_hint = &tl->queued,
+    };
+}
 
 static tern_status_t self_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                                   const void *payload, size_t payload_len)
@@ -71,8 +80,6 @@ static tern_status_t self_am_send(tern_tl_t *tl, int peer, const void *hdr, size
     tl->queued++;
     return TERN_OK;
 }
-
-static const int *self_work_hint(tern_tl_t *tl) { return &tl->queued; }
 
 static int self_progress(tern_tl_t *tl)
 {
@@ -122,21 +129,52 @@ static tern_status_t self_put(tern_tl_t *tl, int peer, const void *local, size_t
     return TERN_OK;
 }
 
+/* Our own memory: a memcpy per piece. */
+static tern_status_t self_getv(tern_tl_t *tl, int peer, void *local, size_t len,
+                               const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                               tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer, (void)len, (void)rkey;
+    char *at = local;
+    for (size_t i = 0; i < n_remote; i++) {
+        memcpy(at, remote[i].iov_base, remote[i].iov_len);
+        at += remote[i].iov_len;
+    }
+    if (comp)
+        comp->cb(comp, TERN_OK);
+    return TERN_OK;
+}
+
+static tern_status_t self_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
+                               const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                               tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer, (void)len, (void)rkey;
+    const char *at = local;
+    for (size_t i = 0; i < n_remote; i++) {
+        memcpy(remote[i].iov_base, at, remote[i].iov_len);
+        at += remote[i].iov_len;
+    }
+    if (comp)
+        comp->cb(comp, TERN_OK);
+    return TERN_OK;
+}
+
 const tern_tl_ops_t tern_tl_self_ops = {
     .name = "self",
+    .reach = TERN_TL_REACH_JOB,
     .init = self_init,
     .finalize = self_finalize,
     .reachable = self_reachable,
     .connect = self_connect,
     .disconnect = self_disconnect,
-    .am_max = self_am_max,
+    .query = self_query,
     .am_send = self_am_send,
     .progress = self_progress,
-    .work_hint = self_work_hint,
-    .caps = self_caps,
-    .rma_min = self_rma_min,
     .mem_reg = self_mem_reg,
     .mem_dereg = self_mem_dereg,
     .get = self_get,
     .put = self_put,
+    .getv = self_getv,
+    .putv = self_putv,
 };

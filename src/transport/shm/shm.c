@@ -1,6 +1,6 @@
 /* Shared-memory transport: active messages through one SPSC ring of cells
  * per ordered pair of ranks on a node (shm_ring.h), in one POSIX segment per
- * node (shm_segment.h); get/put with Cross Memory Attach (shm_cma.h).
+ * node (shm_node_segment.h); get/put with Cross Memory Attach (base/cma.h).
  *
  * Segment layout (local rank 0 writes the header; the others take the
  * geometry from it, so only local rank 0's knobs matter):
@@ -42,14 +42,14 @@
  * process that died is found once its parent has reaped it, at once under
  * mpiexec). Once the core gives up on a peer (disconnect) its incoming
  * rings are parked: what it wrote before dying is never delivered. */
+#include "base/cma.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "pmi/pmi_profile.h"
-#include "transport/shm/shm_cma.h"
 #include "transport/shm/shm_path.h"
 #include "transport/shm/shm_ring.h"
-#include "transport/shm/shm_segment.h"
+#include "transport/shm/shm_node_segment.h"
 #include "transport/transport.h"
 
 #include <errno.h>
@@ -512,7 +512,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     /* Collective from here on, even after an error: every rank fences twice. */
     bool cma_allowed = tern_knob_bool_or(TERN_KNOB_SHM_CMA, true);
     if (cma_allowed && params->local_size > 1)
-        tern_shm_cma_allow_peers(); /* before the peers' probe below */
+        tern_cma_allow_peers(); /* before the peers' probe below */
     tern_shm_segment_t seg;
     tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? shm_create : NULL,
                                                st == TERN_OK ? shm_attached : NULL, tl, &seg);
@@ -582,7 +582,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         if (cma_allowed) {
             int peer = (tl->my_local + 1) % params->local_size;
             const shm_slot_t *ps = shm_slot(tl->seg.base, peer);
-            tern_status_t pst = tern_shm_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
+            tern_status_t pst = tern_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
             tl->cma = pst == TERN_OK;
             if (pst != TERN_OK) {
                 if (!tern_knob_is_auto(TERN_KNOB_SHM_CMA))
@@ -643,11 +643,6 @@ static void shm_disconnect(tern_tl_t *tl, int peer)
             if (tl->bulk_max)
                 tern_shm_ring_park(&tl->in[i].bulk);
         }
-}
-
-static size_t shm_am_max(tern_tl_t *tl)
-{
-    return tl->am_max;
 }
 
 static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len, const void *payload,
@@ -728,12 +723,6 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->out[tl->local_of[peer]], len);
 }
 
-static size_t shm_bulk_max(tern_tl_t *tl, int peer)
-{
-    (void)peer;
-    return tl->bulk_max;
-}
-
 static void *shm_bulk_reserve(tern_tl_t *tl, int peer)
 {
     return tern_shm_ring_reserve(&tl->bulk_out[tl->local_of[peer]]);
@@ -744,26 +733,21 @@ static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->bulk_out[tl->local_of[peer]], len);
 }
 
-static unsigned shm_caps(tern_tl_t *tl)
+/* The thresholds differ by peer (shm_choose_paths: the topology of the
+ * two ranks); the rest is the node's. */
+static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
-    return tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0;
-}
-
-static size_t shm_rma_min(tern_tl_t *tl)
-{
-    return tl->rma_min;
-}
-
-static size_t shm_peer_rma_min(tern_tl_t *tl, int peer)
-{
-    int i = tl->local_of[peer];
-    return i >= 0 ? tl->peer_rma_min[i] : tl->rma_min;
-}
-
-static size_t shm_peer_get_min(tern_tl_t *tl, int peer)
-{
-    int i = tl->local_of[peer];
-    return i >= 0 ? tl->peer_get_min[i] : 0;
+    int i = peer >= 0 && peer < tl->size ? tl->local_of[peer] : -1;
+    /* The vector ops are CMA whatever TERN_SHM_CMA says of messages: their
+     * user (MPI_Win_create windows) has its own knob and probe. */
+    *attr_p = (tern_tl_attr_t){
+        .caps = (tl->cma ? (TERN_TL_CAP_GET | TERN_TL_CAP_PUT) : 0) | TERN_TL_CAP_GETV |
+                TERN_TL_CAP_PUTV | TERN_TL_CAP_RMA_SYNC,
+        .am_max = tl->am_max,
+        .rma_min = i >= 0 ? tl->peer_rma_min[i] : tl->rma_min,
+        .get_min = i >= 0 ? tl->peer_get_min[i] : 0,
+        .bulk_max = tl->bulk_max,
+    };
 }
 
 static tern_status_t shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
@@ -802,7 +786,7 @@ static tern_status_t shm_get(tern_tl_t *tl, int peer, void *local, size_t len, u
     (void)peer;
     if (!tl->cma)
         return TERN_ERR_NOT_SUPPORTED;
-    return shm_rma_done(tl, tern_shm_cma_read((pid_t)rkey->words[0], local, remote_addr, len), comp);
+    return shm_rma_done(tl, tern_cma_read((pid_t)rkey->words[0], local, remote_addr, len), comp);
 }
 
 static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t len, uint64_t remote_addr,
@@ -811,30 +795,55 @@ static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t 
     (void)peer;
     if (!tl->cma)
         return TERN_ERR_NOT_SUPPORTED;
-    return shm_rma_done(tl, tern_shm_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
+    return shm_rma_done(tl, tern_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
+}
+
+/* CMA into the process named by the key; complete at once. Unlike get and
+ * put, a refusal leaves the messages' use of CMA alone. */
+static tern_status_t shm_rma_vector(int write, void *local, size_t len, const struct iovec *remote,
+                                    size_t n_remote, const tern_rkey_t *rkey, tern_tl_comp_t *comp)
+{
+    tern_status_t st = tern_cma_copyv((pid_t)rkey->words[0], write, local, remote, n_remote, len);
+    if (st == TERN_OK && comp != NULL)
+        comp->cb(comp, TERN_OK);
+    return st;
+}
+
+static tern_status_t shm_getv(tern_tl_t *tl, int peer, void *local, size_t len,
+                              const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                              tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer;
+    return shm_rma_vector(0, local, len, remote, n_remote, rkey, comp);
+}
+
+static tern_status_t shm_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
+                              const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
+                              tern_tl_comp_t *comp)
+{
+    (void)tl, (void)peer;
+    return shm_rma_vector(1, (void *)(uintptr_t)local, len, remote, n_remote, rkey, comp);
 }
 
 const tern_tl_ops_t tern_tl_shm_ops = {
     .name = "shm",
+    .reach = TERN_TL_REACH_JOB,
     .init = shm_init,
     .finalize = shm_finalize,
     .reachable = shm_reachable,
     .connect = shm_connect,
     .disconnect = shm_disconnect,
-    .am_max = shm_am_max,
+    .query = shm_query,
     .am_send = shm_am_send,
     .progress = shm_progress,
-    .caps = shm_caps,
-    .rma_min = shm_rma_min,
-    .peer_rma_min = shm_peer_rma_min,
-    .peer_get_min = shm_peer_get_min,
     .mem_reg = shm_mem_reg,
     .mem_dereg = shm_mem_dereg,
     .get = shm_get,
     .put = shm_put,
+    .getv = shm_getv,
+    .putv = shm_putv,
     .am_reserve = shm_am_reserve,
     .am_commit = shm_am_commit,
-    .bulk_max = shm_bulk_max,
     .bulk_reserve = shm_bulk_reserve,
     .bulk_commit = shm_bulk_commit,
     .watch_peers = shm_watch_peers,

@@ -12,7 +12,7 @@
  *
  *   shm_ring_stress_test [messages]     (default 2000000) */
 #include "base/log.h"
-#include "transport/shm/shm_cma.h"
+#include "base/cma.h"
 #include "base/config.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
@@ -206,7 +206,7 @@ static int cma_test(void)
     const size_t size = (16u << 20) + 13;
     unsigned char *buf = malloc(size);
     volatile int *sync = shared_alloc(4096);
-    tern_shm_cma_allow_peers();
+    tern_cma_allow_peers();
     pid_t parent = getpid();
 
     pid_t child = fork();
@@ -217,7 +217,7 @@ static int cma_test(void)
             sched_yield();
         unsigned char *mine = malloc(size);
         memset(mine, 0, size);
-        tern_status_t st = tern_shm_cma_read(parent, mine, (uint64_t)(uintptr_t)buf, size);
+        tern_status_t st = tern_cma_read(parent, mine, (uint64_t)(uintptr_t)buf, size);
         if (st == TERN_ERR_NOT_SUPPORTED)
             _exit(SKIP);
         if (st != TERN_OK)
@@ -227,7 +227,7 @@ static int cma_test(void)
                 _exit(3);
         /* Unaligned partial read. */
         memset(mine, 0, 1000);
-        if (tern_shm_cma_read(parent, mine, (uint64_t)(uintptr_t)(buf + 4095), 999) != TERN_OK)
+        if (tern_cma_read(parent, mine, (uint64_t)(uintptr_t)(buf + 4095), 999) != TERN_OK)
             _exit(4);
         for (size_t i = 0; i < 999; i++)
             if (mine[i] != (unsigned char)((i + 4095) * 7 + 3))
@@ -235,10 +235,10 @@ static int cma_test(void)
         /* Write back a different pattern. */
         for (size_t i = 0; i < size; i++)
             mine[i] = (unsigned char)(i * 13 + 1);
-        if (tern_shm_cma_write(parent, mine, (uint64_t)(uintptr_t)buf, size) != TERN_OK)
+        if (tern_cma_write(parent, mine, (uint64_t)(uintptr_t)buf, size) != TERN_OK)
             _exit(6);
         /* A bad address is an error, not a crash. */
-        if (tern_shm_cma_read(parent, mine, 8, 64) == TERN_OK)
+        if (tern_cma_read(parent, mine, 8, 64) == TERN_OK)
             _exit(7);
         _exit(0);
     }
@@ -419,7 +419,9 @@ static void rank_main(int rank, const char *job)
         if (tern_tl_shm_ops.reachable(s.tl, p) != want)
             FAIL("reachable(%d) wrong", p);
     }
-    size_t am_max = tern_tl_shm_ops.am_max(s.tl);
+    tern_tl_attr_t attr;
+    tern_tl_shm_ops.query(s.tl, TERN_TL_ANY_PEER, &attr);
+    size_t am_max = attr.am_max;
     /* The cell size comes from the knob (cache-line rounded). */
     size_t knob = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
     size_t want = (knob + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
@@ -485,7 +487,7 @@ static void rank_main(int rank, const char *job)
             FAIL("%d errors in received messages", s.errors);
 
         /* One-sided: get every peer's buffer, put into it, read back. */
-        if (tern_tl_shm_ops.caps(s.tl) & TERN_TL_CAP_GET) {
+        if (attr.caps & TERN_TL_CAP_GET) {
             unsigned char *tmp = malloc(1 << 20);
             for (int i = 0; i < ls; i++) {
                 int p = lr[i];

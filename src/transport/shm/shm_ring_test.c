@@ -2,7 +2,7 @@
  * wrap-around, every message size, re-entrant consumption, out-of-order
  * frees; and the segment helpers (name, create, attach, unlink). */
 #include "transport/shm/shm_ring.h"
-#include "transport/shm/shm_segment.h"
+#include "transport/shm/shm_node_segment.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* shm_segment.c calls PMI in its collective set-up, which this test does
+/* shm_node_segment.c calls PMI in its collective set-up, which this test does
  * not use. */
 tern_status_t tern_pmi_fence(void)
 {

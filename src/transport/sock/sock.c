@@ -1,6 +1,20 @@
-/* TCP transport for peers of other jobs (see sock.h). */
-#include "transport/sock/sock.h"
+/* The sock transport: TCP between processes of different jobs (dynamic
+ * processes: MPI_Comm_spawn, accept/connect), which the start-up
+ * transports cannot reach: their peer tables are fixed at MPI_Init. TCP
+ * streams, opened only when a process first takes part in a dynamic
+ * connection (reach TERN_TL_REACH_BY_ADDRESS, transport.h); a process is
+ * known by its listening address ("tcp:<ipv4>:<port>"), which the core
+ * passes in port names and connection handshakes.
+ *
+ * Each ordered pair uses the connection its sender opened (one per
+ * direction), so messages stay in order per pair. The first frame on a
+ * connection is the sender's address; the receiver asks the core for the
+ * peer index of that address (params->peer_for_addr), so a process can
+ * receive from one it has not heard of yet (an accepting root). Frames are a
+ * 4-byte length and the message. No get/put: rendezvous streams through
+ * active messages. */
 #include "base/log.h"
+#include "transport/transport.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,7 +47,7 @@ typedef struct {
 } sock_buf_t;
 
 typedef struct {
-    char addr[TERN_SOCK_ADDR_MAX]; /* "" until known */
+    char addr[TERN_TL_ADDR_MAX]; /* "" until known */
     int out_fd;                    /* connection we send on; -1: none yet */
     sock_buf_t out;
     int failed;
@@ -48,9 +62,9 @@ typedef struct {
 } sock_conn_t;
 
 struct tern_tl {
-    tern_sock_params_t p;
+    tern_tl_params_t p;
     int listen_fd;
-    char addr[TERN_SOCK_ADDR_MAX];
+    char addr[TERN_TL_ADDR_MAX];
     sock_peer_t *peers;
     int n_peers;
     sock_conn_t *conns;
@@ -126,8 +140,10 @@ static void own_ip(char *ip, size_t cap)
     freeifaddrs(ifs);
 }
 
-tern_status_t tern_sock_open(const tern_sock_params_t *p, tern_tl_t **tl_p)
+static tern_status_t sock_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
 {
+    if (!p->peer_for_addr)
+        return tern_status_detail(TERN_ERR_ARG, "the sock transport needs params.peer_for_addr");
     tern_tl_t *tl = calloc(1, sizeof *tl);
     if (!tl)
         return TERN_ERR_NOMEM;
@@ -153,7 +169,7 @@ tern_status_t tern_sock_open(const tern_sock_params_t *p, tern_tl_t **tl_p)
     return TERN_OK;
 }
 
-const char *tern_sock_address(const tern_tl_t *tl) { return tl->addr; }
+static const char *sock_address(tern_tl_t *tl) { return tl->addr; }
 
 static sock_peer_t *peer_slot(tern_tl_t *tl, int peer)
 {
@@ -174,7 +190,7 @@ static sock_peer_t *peer_slot(tern_tl_t *tl, int peer)
     return &tl->peers[peer];
 }
 
-tern_status_t tern_sock_add_peer(tern_tl_t *tl, int peer, const char *addr)
+static tern_status_t sock_add_peer(tern_tl_t *tl, int peer, const char *addr)
 {
     sock_peer_t *p = peer_slot(tl, peer);
     if (!p)
@@ -301,12 +317,6 @@ static void sock_disconnect(tern_tl_t *tl, int peer)
     p->failed = 1;
 }
 
-static size_t sock_am_max(tern_tl_t *tl)
-{
-    (void)tl;
-    return SOCK_AM_MAX;
-}
-
 static tern_status_t sock_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                                   const void *payload, size_t payload_len)
 {
@@ -384,7 +394,7 @@ static int conn_read(tern_tl_t *tl, int i, int *events)
         const char *msg = c->in.buf + c->in.off + FRAME_HDR;
         c->in.off += whole;
         if (c->peer < 0) {
-            char addr[TERN_SOCK_ADDR_MAX];
+            char addr[TERN_TL_ADDR_MAX];
             snprintf(addr, sizeof addr, "%.*s", (int)(len ? len - 1 : 0), msg);
             c->peer = tl->p.peer_for_addr(addr);
             if (c->peer < 0) {
@@ -473,16 +483,11 @@ static void sock_finalize(tern_tl_t *tl)
     free(tl);
 }
 
-static unsigned sock_caps(tern_tl_t *tl)
+/* No get/put: rendezvous streams through active messages. */
+static void sock_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
-    (void)tl;
-    return 0;
-}
-
-static size_t sock_rma_min(tern_tl_t *tl)
-{
-    (void)tl;
-    return SIZE_MAX;
+    (void)tl, (void)peer;
+    *attr_p = (tern_tl_attr_t){.caps = 0, .am_max = SOCK_AM_MAX, .rma_min = SIZE_MAX};
 }
 
 static tern_status_t sock_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
@@ -509,18 +514,19 @@ static tern_status_t sock_put(tern_tl_t *tl, int peer, const void *local, size_t
 
 const tern_tl_ops_t tern_tl_sock_ops = {
     .name = "sock",
-    .init = NULL, /* opened on demand by tern_sock_open, not at start-up */
+    .reach = TERN_TL_REACH_BY_ADDRESS,
+    .init = sock_init,
     .finalize = sock_finalize,
     .reachable = sock_reachable,
     .connect = sock_connect,
     .disconnect = sock_disconnect,
-    .am_max = sock_am_max,
+    .query = sock_query,
     .am_send = sock_am_send,
     .progress = sock_progress,
-    .caps = sock_caps,
-    .rma_min = sock_rma_min,
     .mem_reg = sock_mem_reg,
     .mem_dereg = sock_mem_dereg,
     .get = sock_rma,
     .put = sock_put,
+    .address = sock_address,
+    .add_peer = sock_add_peer,
 };

@@ -1,6 +1,6 @@
 /* Cross Memory Attach: process_vm_readv / process_vm_writev with a loop over
  * partial transfers. */
-#include "transport/shm/shm_cma.h"
+#include "base/cma.h"
 #include "base/log.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
  * length well inside ssize_t. */
 #define CMA_CHUNK ((size_t)1 << 30)
 
-void tern_shm_cma_allow_peers(void)
+void tern_cma_allow_peers(void)
 {
 #if defined(PR_SET_PTRACER) && defined(PR_SET_PTRACER_ANY)
     /* Fails with EINVAL where Yama is absent: then nothing is needed. */
@@ -72,17 +72,17 @@ static tern_status_t cma_copy(pid_t pid, char *local, uint64_t remote_addr, size
     return TERN_OK;
 }
 
-tern_status_t tern_shm_cma_read(pid_t pid, void *local, uint64_t remote_addr, size_t len)
+tern_status_t tern_cma_read(pid_t pid, void *local, uint64_t remote_addr, size_t len)
 {
     return cma_copy(pid, (char *)local, remote_addr, len, 0);
 }
 
-tern_status_t tern_shm_cma_write(pid_t pid, const void *local, uint64_t remote_addr, size_t len)
+tern_status_t tern_cma_write(pid_t pid, const void *local, uint64_t remote_addr, size_t len)
 {
     return cma_copy(pid, (char *)(uintptr_t)local, remote_addr, len, 1);
 }
 
-tern_status_t tern_shm_cma_probe(pid_t pid, uint64_t remote_addr, uint64_t expected)
+tern_status_t tern_cma_probe(pid_t pid, uint64_t remote_addr, uint64_t expected)
 {
     uint64_t word = 0;
     struct iovec liov = {.iov_base = &word, .iov_len = sizeof word};
@@ -95,5 +95,42 @@ tern_status_t tern_shm_cma_probe(pid_t pid, uint64_t remote_addr, uint64_t expec
         return cma_errno_status(errno);
     if (done != (ssize_t)sizeof word || word != expected)
         return TERN_ERR_INTERNAL;
+    return TERN_OK;
+}
+
+tern_status_t tern_cma_copyv(pid_t pid, int write, char *local, const struct iovec *riov, size_t cnt,
+                             size_t total)
+{
+    struct iovec liov = {.iov_base = local, .iov_len = total};
+    ssize_t done;
+    do
+        done = write ? process_vm_writev(pid, &liov, 1, riov, cnt, 0)
+                     : process_vm_readv(pid, &liov, 1, riov, cnt, 0);
+    while (done < 0 && errno == EINTR);
+    if (done < 0) {
+        int err = errno;
+        if (err == EPERM || err == EACCES || err == ENOSYS)
+            return TERN_ERR_NOT_SUPPORTED;
+        return tern_status_detail(err == ESRCH ? TERN_ERR_PEER : TERN_ERR_INTERNAL,
+                                  "process_vm_%s of %zu bytes in %zu pieces of pid %d: %s",
+                                  write ? "writev" : "readv", total, cnt, (int)pid, strerror(err));
+    }
+    /* Partial: the kernel stops at a piece boundary or inside one. */
+    size_t skip = (size_t)done;
+    for (size_t i = 0; i < cnt; i++) {
+        size_t len = riov[i].iov_len;
+        if (skip >= len) {
+            skip -= len;
+            local += len;
+            continue;
+        }
+        uint64_t at = (uint64_t)(uintptr_t)riov[i].iov_base + skip;
+        tern_status_t st = write ? tern_cma_write(pid, local + skip, at, len - skip)
+                                 : tern_cma_read(pid, local + skip, at, len - skip);
+        if (st != TERN_OK)
+            return st;
+        local += len;
+        skip = 0;
+    }
     return TERN_OK;
 }

@@ -1,4 +1,5 @@
-/* One POSIX shared-memory segment per node, named /tern-<job_id>-shm-<node>.
+/* The shm transport's segment: one per node, named
+ * /tern-<job_id>-shm-<node>, over base/shm_segment.h.
  *
  * tern_shm_segment_setup is collective over the whole job (it calls
  * tern_pmi_fence exactly twice on every rank, whatever happens):
@@ -16,35 +17,17 @@
  *   local rank 0: shm_unlink, so that nothing is left in /dev/shm even if a
  *   rank is later killed. (The launcher also sweeps /dev/shm/tern-<job_id>-*.)
  * A rank alone on its node still fences twice but maps nothing. */
-#ifndef TERN_TRANSPORT_SHM_SHM_SEGMENT_H
-#define TERN_TRANSPORT_SHM_SHM_SEGMENT_H
+#ifndef TERN_TRANSPORT_SHM_SHM_NODE_SEGMENT_H
+#define TERN_TRANSPORT_SHM_SHM_NODE_SEGMENT_H
 
+#include "base/shm_segment.h"
 #include "base/status.h"
 #include "transport/transport.h"
 #include <stddef.h>
 
-typedef struct {
-    void *base;      /* NULL when not mapped */
-    size_t size;
-    int owner;       /* 1 in the process that created it */
-    int linked;      /* 1 while the name exists in /dev/shm (owner only) */
-    char name[256];
-} tern_shm_segment_t;
-
 /* Writes "/tern-<job_id>-shm-<node>" (characters of job_id other than
  * [A-Za-z0-9._-] become '_'). TERN_ERR_ARG if it does not fit. */
 tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, int node);
-/* Creates and maps a zero-filled segment whose pages are all reserved now
- * (posix_fallocate: tmpfs allocates them, so no later touch can die of
- * SIGBUS). TERN_ERR_NO_ROOM, with nothing logged and nothing left behind,
- * when the file system cannot hold size bytes (*err_p: the errno). */
-tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p);
-/* Opens and maps an existing segment (its size from fstat). */
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name);
-/* Removes the name (owner only; the mappings stay valid). */
-void tern_shm_segment_unlink(tern_shm_segment_t *seg);
-/* Unmaps (and unlinks if still linked). */
-void tern_shm_segment_detach(tern_shm_segment_t *seg);
 
 typedef void (*tern_shm_segment_fn)(void *base, size_t size, void *arg);
 /* Local rank 0's part: TERN_OK with seg mapped and formatted, TERN_OK with

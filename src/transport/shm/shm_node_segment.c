@@ -1,15 +1,11 @@
-/* Node-wide POSIX shared-memory segment: create, attach, unlink. */
-#include "transport/shm/shm_segment.h"
+/* The node's shared-memory segment of the shm transport: its name and
+ * its collective set-up over PMI (shm_node_segment.h). */
+#include "transport/shm/shm_node_segment.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, int node)
 {
@@ -25,113 +21,6 @@ tern_status_t tern_shm_segment_name(char *buf, size_t len, const char *job_id, i
             *p = '_';
     }
     return TERN_OK;
-}
-
-static tern_status_t segment_map(tern_shm_segment_t *seg, int fd, size_t size)
-{
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED) {
-        tern_error("mmap of shared-memory segment %s (%zu bytes): %s", seg->name, size, strerror(errno));
-        return TERN_ERR_NOMEM;
-    }
-    seg->base = base;
-    seg->size = size;
-    return TERN_OK;
-}
-
-/* Reserves every page of the file (tmpfs allocates them at once; ENOSPC now
- * instead of SIGBUS at the first touch of a page it cannot allocate). */
-static int segment_reserve(int fd, size_t size)
-{
-    int err;
-    do
-        err = posix_fallocate(fd, 0, (off_t)size);
-    while (err == EINTR);
-    return err;
-}
-
-tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p)
-{
-    memset(seg, 0, sizeof *seg);
-    snprintf(seg->name, sizeof seg->name, "%s", name);
-    *err_p = 0;
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* Left over from an earlier job with the same id. */
-        tern_warn("shared-memory segment %s exists; replacing it", name);
-        shm_unlink(name);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd < 0) {
-        *err_p = errno;
-        if (errno == ENOSPC) /* no inode left */
-            return TERN_ERR_NO_ROOM;
-        tern_error("shm_open(%s, O_CREAT): %s", name, strerror(errno));
-        return TERN_ERR_IO;
-    }
-    seg->owner = 1;
-    seg->linked = 1;
-    tern_status_t st = TERN_OK;
-    int err = segment_reserve(fd, size);
-    if (err != 0) {
-        *err_p = err;
-        if (err == ENOSPC || err == ENOMEM || err == EFBIG) {
-            st = TERN_ERR_NO_ROOM;
-        } else {
-            tern_error("posix_fallocate(%s, %zu bytes): %s", name, size, strerror(err));
-            st = TERN_ERR_IO;
-        }
-        goto err_unlink;
-    }
-    st = segment_map(seg, fd, size);
-    if (st != TERN_OK)
-        goto err_unlink;
-    close(fd);
-    return TERN_OK;
-
-err_unlink:
-    close(fd);
-    tern_shm_segment_unlink(seg);
-    return st;
-}
-
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name)
-{
-    memset(seg, 0, sizeof *seg);
-    snprintf(seg->name, sizeof seg->name, "%s", name);
-    int fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0) {
-        tern_error("shm_open(%s): %s", name, strerror(errno));
-        return TERN_ERR_IO;
-    }
-    struct stat sb;
-    tern_status_t st;
-    if (fstat(fd, &sb) != 0 || sb.st_size <= 0) {
-        tern_error("shared-memory segment %s: cannot read its size", name);
-        st = TERN_ERR_IO;
-    } else {
-        st = segment_map(seg, fd, (size_t)sb.st_size);
-    }
-    close(fd);
-    return st;
-}
-
-void tern_shm_segment_unlink(tern_shm_segment_t *seg)
-{
-    if (seg->owner && seg->linked) {
-        if (shm_unlink(seg->name) != 0 && errno != ENOENT)
-            tern_warn("shm_unlink(%s): %s", seg->name, strerror(errno));
-        seg->linked = 0;
-    }
-}
-
-void tern_shm_segment_detach(tern_shm_segment_t *seg)
-{
-    tern_shm_segment_unlink(seg);
-    if (seg->base != NULL)
-        munmap(seg->base, seg->size);
-    seg->base = NULL;
-    seg->size = 0;
 }
 
 /* Local rank 0's outcome, for the node's other ranks. */

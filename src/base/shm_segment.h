@@ -1,0 +1,34 @@
+/* POSIX shared-memory segments (shm_open + mmap), for every part of Tern
+ * that shares memory between the processes of one node: the shm
+ * transport's node segment (transport/shm/shm_node_segment.h) and the
+ * regions of the shm collectives (core/coll/shm_region.h). A segment is
+ * created by one process, attached by the others under the same name, and
+ * unlinked as soon as all have it open, so that nothing is left in
+ * /dev/shm if a process is killed. */
+#ifndef TERN_BASE_SHM_SEGMENT_H
+#define TERN_BASE_SHM_SEGMENT_H
+
+#include "base/status.h"
+#include <stddef.h>
+
+typedef struct {
+    void *base;      /* NULL when not mapped */
+    size_t size;
+    int owner;       /* 1 in the process that created it */
+    int linked;      /* 1 while the name exists in /dev/shm (owner only) */
+    char name[256];
+} tern_shm_segment_t;
+
+/* Creates and maps a zero-filled segment whose pages are all reserved now
+ * (posix_fallocate: tmpfs allocates them, so no later touch can die of
+ * SIGBUS). TERN_ERR_NO_ROOM, with nothing logged and nothing left behind,
+ * when the file system cannot hold size bytes (*err_p: the errno). */
+tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p);
+/* Opens and maps an existing segment (its size from fstat). */
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name);
+/* Removes the name (owner only; the mappings stay valid). */
+void tern_shm_segment_unlink(tern_shm_segment_t *seg);
+/* Unmaps (and unlinks if still linked). */
+void tern_shm_segment_detach(tern_shm_segment_t *seg);
+
+#endif
