@@ -14,6 +14,9 @@
  *                process denied) before / after MPI_Init, then `bytes`
  *                (default 64 MB) exchanged between ranks 0 and 1 and checked
  *   big          the same exchange with nothing denied
+ *   io_collective MPI_Init, "ready R", collective writes without end to
+ *                <dir>/data (argv[2]) through interleaved views, collective
+ *                buffering and atomic mode on (aggregators, locks)
  * R is the world rank (PMI_RANK before MPI_Init), P the pid. Ranks never
  * leave a point by themselves before 30 s: the test ends them. */
 #include <mpi.h>
@@ -69,6 +72,32 @@ static int exchange(size_t bytes)
     return 0;
 }
 
+static int io_forever(const char *dir, int rank)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/data", dir);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "cb_buffer_size", "65536");
+    MPI_File fh;
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh))
+        return 1;
+    MPI_File_set_atomicity(fh, 1);
+    MPI_Datatype run, ft;
+    MPI_Type_contiguous(256, MPI_INT, &run);
+    MPI_Type_create_resized(run, 0, (MPI_Aint)size * 1024, &ft);
+    MPI_Type_commit(&ft);
+    MPI_File_set_view(fh, (MPI_Offset)rank * 1024, MPI_INT, ft, "native", info);
+    static int buf[256 * 64];
+    for (int i = 0; i < 256 * 64; i++)
+        buf[i] = rank;
+    for (;;)
+        MPI_File_write_at_all(fh, 0, buf, 256 * 64, MPI_INT, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     const char *point = argc > 1 ? argv[1] : "after_init";
@@ -91,6 +120,8 @@ int main(int argc, char **argv)
             long in = i, sum;
             MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         }
+    } else if (strcmp(point, "io_collective") == 0) {
+        rc = io_forever(argc > 2 ? argv[2] : ".", rank);
     } else if (strcmp(point, "p2p_wait") == 0) {
         int x;
         MPI_Request req;

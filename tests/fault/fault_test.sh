@@ -118,7 +118,7 @@ kill_rank() {
     point=$1
     np=$2
     victim=$(rand "$np")
-    start -n "$np" "$PROG" "$point"
+    start -n "$np" "$PROG" "$point" ${3:+"$3"}
     job=$BG
     case $point in
     before_init) wait_lines '^pid ' "$np" ;;
@@ -178,6 +178,15 @@ rank_init) kill_rank init 4 ;;
 rank_after_init) kill_rank after_init 4 ;;
 rank_collective) kill_rank collective 4 ;;
 rank_p2p_wait) kill_rank p2p_wait 4 ;;
+rank_io_collective)
+    # A rank killed in the middle of collective writes: the job ends within
+    # the bound and leaves the data file alone: no lock or temporary file.
+    mkdir "$WORK/io"
+    kill_rank io_collective 4 "$WORK/io"
+    left=$(ls -A "$WORK/io" | grep -v '^data$' || true)
+    [ -z "$left" ] || fail "files left beside the data file: $left"
+    [ -e "$WORK/io/data" ] || fail "the data file was never written"
+    ;;
 rank_finalize) kill_rank finalize 4 ;;
 mpiexec_kill)
     # The ranks (PR_SET_PDEATHSIG) must not outlive their mpiexec.
