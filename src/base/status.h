@@ -50,6 +50,7 @@
     X(TERN_ERR_NAME, "service name not published")                 \
     X(TERN_ERR_SERVICE, "service name cannot be (un)published")    \
     X(TERN_ERR_ABI, "ABI property already set differently")        \
+    X(TERN_ERR_UNMATCHED, "messages arrived that were never received") \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

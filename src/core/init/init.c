@@ -3,6 +3,7 @@
 #include "core/comm/comm.h"
 #include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
+#include "core/comm/unmatched.h"
 #include "core/init/env.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/peer_failure.h"
@@ -69,13 +70,18 @@ tern_status_t tern_runtime_init(int required, int *provided)
     return st;
 }
 
-tern_status_t tern_runtime_release(void)
+tern_status_t tern_runtime_release(const char *func)
 {
     if (tern_rt.n_sessions > 0 || (tern_rt.initialized && !tern_rt.finalized))
         return TERN_OK;
     /* Everyone arrives before anyone tears down its transports (the
      * world's internal object serves sessions too). */
     tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
+    /* What the peers sent before they arrived is here now: messages left
+     * unmatched are reported (their status is the caller's to return,
+     * once MPI has ended). */
+    if (st == TERN_OK)
+        (void)tern_unmatched_check_all(func);
     if (st == TERN_OK)
         st = tern_runtime_finalize();
     return st;

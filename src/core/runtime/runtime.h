@@ -98,6 +98,9 @@ typedef struct {
     int n_pending_peers;
     int n_failed_peers;
     int last_failed_peer;       /* world rank of the latest failure, for messages */
+    /* Messages that arrived and were never received, since the process
+     * started (comm/unmatched.h), for the tools interface to read. */
+    uint64_t n_unmatched;
     char processor_name[256];
     char job_id[256];           /* PMI kvsname: names shared files (coll/shm_region.c) */
 } tern_runtime_t;

@@ -165,7 +165,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
     static const char func[] = "MPI_Comm_free";
     TERN_CHECK_INIT(func);
-    const MPI_Comm err_comm = MPI_COMM_NULL;
+    const MPI_Comm err_comm = comm ? *comm : MPI_COMM_NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_ptr(func, err_comm, comm, "comm")) ||
