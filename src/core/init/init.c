@@ -44,11 +44,13 @@ tern_status_t tern_runtime_init(int required, int *provided)
         *provided = tern_runtime_thread_level(required);
         return TERN_OK;
     }
-    /* Once per process: PMI cannot be joined again. */
-    if (tern_rt.ended)
-        return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
-                                  "MPI ended in this process (the last session or the world "
-                                  "model finalized) and cannot start again");
+    /* Starting again (only sessions may: MPI_Init after MPI_Finalize is
+     * refused before this): the job is still joined (the PMI client
+     * finalizes at exit), and this start's keys are new ones. Every
+     * process of the job starts again, as every process started. */
+    int again = tern_rt.ended;
+    if (again)
+        tern_pmi_next_epoch();
     /* A failed peer's posted receives are found through the communicator
      * their source rank belongs to: the comm room tells pt2pt how. */
     tern_peer_failure_set_source_map(tern_comm_request_source_world);
@@ -61,8 +63,9 @@ tern_status_t tern_runtime_init(int required, int *provided)
     *provided = tern_runtime_thread_level(required);
     tern_rt.wtime_base = tern_env_clock();
     tern_rt.active = 1;
-    /* A spawned process meets its parents before the first init returns. */
-    if ((st = tern_comm_parent_init()) != TERN_OK)
+    /* A spawned process meets its parents before the first init returns
+     * (once: a later start has no parents). */
+    if (!again && (st = tern_comm_parent_init()) != TERN_OK)
         return st;
     st = tern_progress_thread_start();
     tern_init_profile_mark("parent, progress");
@@ -87,6 +90,11 @@ tern_status_t tern_runtime_release(const char *func)
     return st;
 }
 
+static int runtime_running(void)
+{
+    return tern_rt.active;
+}
+
 tern_status_t tern_runtime_finalize(void)
 {
     tern_progress_thread_stop();
@@ -97,8 +105,12 @@ tern_status_t tern_runtime_finalize(void)
     tern_runtime_close_transports();
     tern_win_finalize();
     tern_comm_finalize();
-    tern_status_t st = tern_pmi_finalize();
+    tern_runtime_free();
+    /* The job stays joined, so that sessions may start MPI again (PMI
+     * cannot be joined twice): the PMI client finalizes when the process
+     * exits, unless MPI runs again by then. */
+    tern_pmi_finalize_at_exit(runtime_running);
     tern_rt.active = 0;
     tern_rt.ended = 1;
-    return st;
+    return TERN_OK;
 }

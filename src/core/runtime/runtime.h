@@ -113,6 +113,11 @@ extern tern_runtime_t tern_rt;
 tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed_fn peer_failed);
 /* Closes the transports (packets still queued must have left). */
 void tern_runtime_close_transports(void);
+/* After the transports closed: frees the peer and node tables and resets
+ * what tern_runtime_start set up, so that MPI may start again (sessions).
+ * The job stays joined (PMI) and the counters since the process started
+ * (n_unmatched) stay. */
+void tern_runtime_free(void);
 
 /* ---- Peers of other jobs (dyn_peers.c) ---- */
 #define TERN_DYN_PEERS_MAX 1024
