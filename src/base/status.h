@@ -63,6 +63,7 @@
     X(TERN_ERR_QUOTA, "disk quota exceeded")                       \
     X(TERN_ERR_DUP_DATAREP, "data representation already defined") \
     X(TERN_ERR_NOT_SAME, "collective arguments differ between ranks") \
+    X(TERN_ERR_UNMATCHED, "messages arrived that were never received") \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

@@ -43,6 +43,15 @@ tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len);
  * first appearance. TERN_ERR_NOT_SUPPORTED when the launcher offers none:
  * then exchange host names. */
 tern_status_t tern_pmi_node_map(int *node_of_rank);
+/* MPI started again in this process (sessions may, MPI-4.1 11.3): the job
+ * stays joined, and every rank's puts and gets from now on go to keys of
+ * a new epoch ("e<n>." before the key), so the keys of the last start,
+ * which a process manager may refuse to overwrite, are never met. Every
+ * rank calls it before its first put of the new start. */
+void tern_pmi_next_epoch(void);
+/* tern_pmi_finalize when the process exits, unless MPI is running then
+ * (running(): then the process ended without finalizing, as before). */
+void tern_pmi_finalize_at_exit(int (*running)(void));
 /* One command of a spawn: maxprocs copies of command with argv
  * (NULL-terminated, without the command; NULL: none) and info pairs the
  * process manager reads (host, wdir, path). */

@@ -32,7 +32,19 @@ static struct {
     /* Singleton key-value table. */
     local_kv_t *kv;
     size_t n_kv;
+    unsigned epoch;            /* tern_pmi_next_epoch: 0 at the first start */
+    int (*running)(void);      /* tern_pmi_finalize_at_exit */
 } pmi;
+
+/* The key as the process manager sees it: with the epoch's prefix after a
+ * restart. NULL when it does not fit. */
+static const char *epoch_key(const char *key, char *buf, size_t len)
+{
+    if (!pmi.epoch)
+        return key;
+    int n = snprintf(buf, len, "e%u.%s", pmi.epoch, key);
+    return n > 0 && (size_t)n < len ? buf : NULL;
+}
 
 /* --- singleton ------------------------------------------------------------- */
 
@@ -287,10 +299,14 @@ tern_status_t tern_pmi_lookup(const char *service, char *port, size_t port_len)
                                               : no_names();
 }
 
-tern_status_t tern_pmi_put(const char *key, const char *value)
+tern_status_t tern_pmi_put(const char *user_key, const char *value)
 {
     if (!pmi.flavour)
         return TERN_ERR_PMI;
+    char kbuf[512];
+    const char *key = epoch_key(user_key, kbuf, sizeof kbuf);
+    if (!key)
+        return TERN_ERR_ARG;
     size_t len = strlen(value);
     size_t piece = pmi.info.value_max - 1;
     if (value[0] == '^' || strchr(value, ' ') || strchr(value, '=')) {
@@ -331,10 +347,14 @@ tern_status_t tern_pmi_put(const char *key, const char *value)
     return pmi.flavour->put(key, header);
 }
 
-tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
+tern_status_t tern_pmi_get(const char *user_key, char *value, size_t value_len)
 {
     if (!pmi.flavour)
         return TERN_ERR_PMI;
+    char kbuf[512];
+    const char *key = epoch_key(user_key, kbuf, sizeof kbuf);
+    if (!key)
+        return TERN_ERR_ARG;
     size_t buf_len = pmi.info.value_max + 1;
     char *buf = malloc(buf_len);
     if (!buf)
@@ -411,6 +431,24 @@ tern_status_t tern_pmi_node_map(int *node_of_rank)
     }
     free(ids);
     return TERN_OK;
+}
+
+void tern_pmi_next_epoch(void)
+{
+    pmi.epoch++;
+}
+
+static void finalize_at_exit(void)
+{
+    if (pmi.running && !pmi.running())
+        (void)tern_pmi_finalize();
+}
+
+void tern_pmi_finalize_at_exit(int (*running)(void))
+{
+    if (!pmi.running)
+        atexit(finalize_at_exit);
+    pmi.running = running;
 }
 
 tern_status_t tern_pmi_finalize(void)

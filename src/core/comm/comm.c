@@ -130,6 +130,28 @@ void tern_comm_init_predefined(int world_rank, int world_size)
     strcpy(comm_self.name, "MPI_COMM_SELF");
 }
 
+typedef struct {
+    void (*fn)(tern_comm_t *c, void *arg);
+    void *arg;
+} visit_t;
+
+static int visit(const void *obj, const void *arg)
+{
+    const visit_t *v = arg;
+    v->fn((tern_comm_t *)obj, v->arg);
+    return 0;
+}
+
+void tern_comm_each(void (*fn)(tern_comm_t *c, void *arg), void *arg)
+{
+    if (comm_world.handle == MPI_COMM_WORLD)
+        fn(&comm_world, arg);
+    if (comm_self.handle == MPI_COMM_SELF)
+        fn(&comm_self, arg);
+    visit_t v = {fn, arg};
+    (void)tern_handle_find(&comms, visit, &v);
+}
+
 static void free_unfreed(void *obj)
 {
     tern_comm_t *c = obj;

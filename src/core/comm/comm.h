@@ -78,6 +78,9 @@ static inline int tern_comm_next_coll_tag(tern_comm_t *c, int blocking)
 tern_comm_t *tern_comm_lookup(MPI_Comm comm);
 void tern_comm_init_predefined(int world_rank, int world_size);
 void tern_comm_finalize(void);
+/* Calls fn on MPI_COMM_WORLD, MPI_COMM_SELF and every communicator with a
+ * handle (fn must not create or free communicators). */
+void tern_comm_each(void (*fn)(tern_comm_t *c, void *arg), void *arg);
 
 /* A new communicator with a handle, context id ctx, our rank and the world
  * ranks of its (local) group (copied; NULL: the identity over n ranks).

@@ -8,6 +8,7 @@
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/request.h"
 #include "core/comm/topo.h"
+#include "core/comm/unmatched.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>
@@ -174,10 +175,17 @@ tern_status_t tern_comm_new_merge(tern_comm_t *inter, int high, MPI_Comm *newint
     return hand_out(tern_intercomm_merge(inter, high, &nc), &nc, newintracomm);
 }
 
-tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm)
+static tern_status_t free_handle(tern_comm_t *c, MPI_Comm *comm, const char *func)
 {
     if (c->handle == MPI_COMM_WORLD || c->handle == MPI_COMM_SELF)
         return tern_status_detail(TERN_ERR_COMM, "cannot free %s", c->name);
+    /* Messages that arrived on it and were never received: nobody can
+     * receive them once the handle is gone. Under TERN_UNMATCHED=error the
+     * call fails and the communicator stays (its handler runs on it); the
+     * messages are gone either way, so freeing it again succeeds. */
+    tern_status_t st = tern_unmatched_check(c, func);
+    if (st != TERN_OK)
+        return st;
     int err = tern_attr_delete_all(c);
     if (err != MPI_SUCCESS)
         return tern_status_callback(err,
@@ -187,6 +195,11 @@ tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm)
     tern_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return TERN_OK;
+}
+
+tern_status_t tern_comm_free_handle(tern_comm_t *c, MPI_Comm *comm)
+{
+    return free_handle(c, comm, "MPI_Comm_free");
 }
 
 tern_status_t tern_comm_disconnect(tern_comm_t *c, MPI_Comm *comm)
@@ -200,5 +213,5 @@ tern_status_t tern_comm_disconnect(tern_comm_t *c, MPI_Comm *comm)
     while (tern_req_pending_on(c->handle))
         if (!tern_progress())
             tern_progress_idle(&idle);
-    return tern_comm_free_handle(c, comm);
+    return free_handle(c, comm, "MPI_Comm_disconnect");
 }

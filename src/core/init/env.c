@@ -3,6 +3,7 @@
 #include "core/init/env.h"
 #include "core/comm/attr.h"
 #include "core/comm/info.h"
+#include "core/comm/unmatched.h"
 #include "core/coll/coll.h"
 #include "core/init/init.h"
 #include "core/runtime/mem.h"
@@ -54,13 +55,20 @@ tern_status_t tern_env_finalize(void)
      * MPI still works, so libraries can clean up (even communicate) in
      * their delete callbacks. */
     (void)tern_attr_delete_all(tern_comm_lookup(MPI_COMM_SELF));
+    /* Nobody can receive on MPI_COMM_WORLD and MPI_COMM_SELF any more:
+     * messages that arrived on them unmatched are reported (those still on
+     * the way when the runtime comes down, after its barrier). */
+    uint64_t unmatched = tern_rt.n_unmatched;
+    (void)tern_unmatched_check(tern_comm_lookup(MPI_COMM_WORLD), "MPI_Finalize");
+    (void)tern_unmatched_check(tern_comm_lookup(MPI_COMM_SELF), "MPI_Finalize");
     /* The world model ends; the runtime too unless sessions still use it
      * (the last MPI_Session_finalize then brings it down). */
     tern_rt.finalized = 1;
-    tern_status_t st = tern_runtime_release();
+    tern_status_t st = tern_runtime_release("MPI_Finalize");
     if (st != TERN_OK)
         return tern_status_detail(st, "finalization failed: %s", tern_status_string(st));
-    return TERN_OK;
+    /* MPI has ended (or the world model has): the code is returned. */
+    return tern_unmatched_since(unmatched);
 }
 
 tern_status_t tern_env_initialized(int *flag)

@@ -3,6 +3,7 @@
 #include "core/comm/comm.h"
 #include "core/comm/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
+#include "core/comm/unmatched.h"
 #include "core/init/env.h"
 #include "core/io/file.h"
 #include "core/pt2pt/p2p.h"
@@ -44,11 +45,13 @@ tern_status_t tern_runtime_init(int required, int *provided)
         *provided = tern_runtime_thread_level(required);
         return TERN_OK;
     }
-    /* Once per process: PMI cannot be joined again. */
-    if (tern_rt.ended)
-        return tern_status_detail(TERN_ERR_NOT_SUPPORTED,
-                                  "MPI ended in this process (the last session or the world "
-                                  "model finalized) and cannot start again");
+    /* Starting again (only sessions may: MPI_Init after MPI_Finalize is
+     * refused before this): the job is still joined (the PMI client
+     * finalizes at exit), and this start's keys are new ones. Every
+     * process of the job starts again, as every process started. */
+    int again = tern_rt.ended;
+    if (again)
+        tern_pmi_next_epoch();
     /* A failed peer's posted receives are found through the communicator
      * their source rank belongs to: the comm room tells pt2pt how. */
     tern_peer_failure_set_source_map(tern_comm_request_source_world);
@@ -61,8 +64,9 @@ tern_status_t tern_runtime_init(int required, int *provided)
     *provided = tern_runtime_thread_level(required);
     tern_rt.wtime_base = tern_env_clock();
     tern_rt.active = 1;
-    /* A spawned process meets its parents before the first init returns. */
-    if ((st = tern_comm_parent_init()) != TERN_OK)
+    /* A spawned process meets its parents before the first init returns
+     * (once: a later start has no parents). */
+    if (!again && (st = tern_comm_parent_init()) != TERN_OK)
         return st;
     st = tern_progress_thread_start();
     tern_init_profile_mark("parent, progress");
@@ -70,16 +74,26 @@ tern_status_t tern_runtime_init(int required, int *provided)
     return st;
 }
 
-tern_status_t tern_runtime_release(void)
+tern_status_t tern_runtime_release(const char *func)
 {
     if (tern_rt.n_sessions > 0 || (tern_rt.initialized && !tern_rt.finalized))
         return TERN_OK;
     /* Everyone arrives before anyone tears down its transports (the
      * world's internal object serves sessions too). */
     tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
+    /* What the peers sent before they arrived is here now: messages left
+     * unmatched are reported (their status is the caller's to return,
+     * once MPI has ended). */
+    if (st == TERN_OK)
+        (void)tern_unmatched_check_all(func);
     if (st == TERN_OK)
         st = tern_runtime_finalize();
     return st;
+}
+
+static int runtime_running(void)
+{
+    return tern_rt.active;
 }
 
 tern_status_t tern_runtime_finalize(void)
@@ -93,8 +107,12 @@ tern_status_t tern_runtime_finalize(void)
     tern_io_finalize();
     tern_win_finalize();
     tern_comm_finalize();
-    tern_status_t st = tern_pmi_finalize();
+    tern_runtime_free();
+    /* The job stays joined, so that sessions may start MPI again (PMI
+     * cannot be joined twice): the PMI client finalizes when the process
+     * exits, unless MPI runs again by then. */
+    tern_pmi_finalize_at_exit(runtime_running);
     tern_rt.active = 0;
     tern_rt.ended = 1;
-    return st;
+    return TERN_OK;
 }

@@ -15,7 +15,7 @@ int tern_runtime_thread_level(int required);
 /* Called when the world model or a session ended: the last of them to end
  * brings the runtime down (a barrier over every process, then
  * tern_runtime_finalize); otherwise nothing. */
-tern_status_t tern_runtime_release(void);
+tern_status_t tern_runtime_release(const char *func);
 /* Tears the runtime down (after the callers' barrier). */
 tern_status_t tern_runtime_finalize(void);
 

@@ -2,6 +2,7 @@
 #include "core/init/session.h"
 #include "core/comm/group.h"
 #include "core/comm/pset.h"
+#include "core/comm/unmatched.h"
 #include "core/init/init.h"
 #include "core/pt2pt/bsend.h"
 #include "core/runtime/handle_table.h"
@@ -89,6 +90,11 @@ tern_status_t tern_session_init(const tern_info_t *info, MPI_Errhandler errhandl
 tern_status_t tern_session_finalize(MPI_Session *session)
 {
     tern_session_t *s = tern_session_lookup(*session);
+    /* Its communicators receive nothing more: messages that arrived on
+     * them unmatched are reported (MPI_Comm_free would have, had the
+     * program freed them). */
+    uint64_t unmatched = tern_rt.n_unmatched;
+    (void)tern_unmatched_check_session((uint32_t)s->handle, "MPI_Session_finalize");
     /* Its buffered messages go out before it ends; a buffer still attached
      * is the user's again. */
     tern_bsend_pool_t *p = tern_bsend_session_pool((uint32_t)s->handle, 0);
@@ -99,7 +105,8 @@ tern_status_t tern_session_finalize(MPI_Session *session)
     free(s);
     *session = MPI_SESSION_NULL;
     tern_rt.n_sessions--;
-    return tern_runtime_release();
+    tern_status_t st = tern_runtime_release("MPI_Session_finalize");
+    return st != TERN_OK ? st : tern_unmatched_since(unmatched);
 }
 
 tern_status_t tern_session_get_num_psets(const tern_session_t *s, int *npset_names)

@@ -146,6 +146,25 @@ tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq)
     return NULL;
 }
 
+tern_unexp_t *tern_match_take_unexpected_if(int (*pred)(const tern_msg_t *msg, void *arg),
+                                            void *arg)
+{
+    tern_unexp_t *prev = NULL;
+    for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
+        if (!pred(&u->msg, arg))
+            continue;
+        if (prev)
+            prev->next = u->next;
+        else
+            unexp_head = u->next;
+        if (unexp_tail == u)
+            unexp_tail = prev;
+        u->next = NULL;
+        return u;
+    }
+    return NULL;
+}
+
 void tern_match_free_unexpected(tern_unexp_t *u)
 {
     free(u->owned_data);

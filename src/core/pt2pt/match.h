@@ -63,5 +63,9 @@ void tern_match_free_unexpected(tern_unexp_t *u);
 /* Removes and returns the unexpected message that was match packet seq
  * from src_world (a cancelled send), or NULL when it is not there. */
 tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq);
+/* Removes and returns the first unexpected message for which pred is true,
+ * or NULL (messages nobody will receive: comm/unmatched.c). */
+tern_unexp_t *tern_match_take_unexpected_if(int (*pred)(const tern_msg_t *msg, void *arg),
+                                            void *arg);
 
 #endif

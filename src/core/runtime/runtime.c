@@ -275,3 +275,24 @@ void tern_runtime_close_transports(void)
     tern_rt.n_tls = 0;
     tern_rt.n_poll = 0;
 }
+
+void tern_runtime_free(void)
+{
+    for (int p = 0; tern_rt.peers && p < tern_rt.peer_cap; p++) {
+        free(tern_rt.peers[p].rndv_path);
+        free(tern_rt.peers[p].failure);
+    }
+    free(tern_rt.peers);
+    free(tern_rt.pending_peers);
+    free(tern_rt.node_of_rank);
+    free(tern_rt.local_ranks);
+    tern_rt.peers = NULL;
+    tern_rt.pending_peers = NULL;
+    tern_rt.node_of_rank = NULL;
+    tern_rt.local_ranks = NULL;
+    tern_rt.n_pending_peers = 0;
+    tern_rt.n_failed_peers = 0;
+    tern_rt.last_failed_peer = 0;
+    tern_rt.n_peers = tern_rt.peer_cap = 0;
+    tern_rt.dyn_tl = NULL;
+}

@@ -98,6 +98,9 @@ typedef struct {
     int n_pending_peers;
     int n_failed_peers;
     int last_failed_peer;       /* world rank of the latest failure, for messages */
+    /* Messages that arrived and were never received, since the process
+     * started (comm/unmatched.h), for the tools interface to read. */
+    uint64_t n_unmatched;
     char processor_name[256];
     char job_id[256];           /* PMI kvsname: names shared files (coll/shm_region.c) */
 } tern_runtime_t;
@@ -113,6 +116,11 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
 void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob);
 /* Closes the transports (packets still queued must have left). */
 void tern_runtime_close_transports(void);
+/* After the transports closed: frees the peer and node tables and resets
+ * what tern_runtime_start set up, so that MPI may start again (sessions).
+ * The job stays joined (PMI) and the counters since the process started
+ * (n_unmatched) stay. */
+void tern_runtime_free(void);
 
 /* ---- Peers of other jobs (dyn_peers.c) ---- */
 #define TERN_DYN_PEERS_MAX 1024

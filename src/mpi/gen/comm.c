@@ -165,7 +165,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
     static const char func[] = "MPI_Comm_free";
     TERN_CHECK_INIT(func);
-    const int err_obj = MPI_COMM_NULL;
+    const int err_obj = comm ? *comm : MPI_COMM_NULL;
     tern_comm_t *comm_obj = NULL;
     int err;
     if ((err = tern_check_ptr(func, err_obj, comm, "comm")) ||
