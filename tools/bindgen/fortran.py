@@ -337,10 +337,21 @@ def _fixed(lines):
     return out
 
 
+# Constants of a kind other than the default INTEGER: a program passes them
+# where the binding takes that kind (MPI_File_set_view's disp is an
+# INTEGER(KIND=MPI_OFFSET_KIND)), so a default INTEGER would be read as 8
+# bytes of which 4 are not its own.
+KINDED = {"MPI_DISPLACEMENT_CURRENT": "MPI_OFFSET_KIND"}
+
+
 def _constant_lines(consts):
     lines = []
-    for name, v in consts + FORTRAN_ONLY:
+    for name, v in [c for c in consts if c[0] not in KINDED] + FORTRAN_ONLY:
         lines.append(f"INTEGER {name}")
+        lines.append(f"PARAMETER ({name}={v})")
+    # After FORTRAN_ONLY: their kinds must be declared first.
+    for name, v in [c for c in consts if c[0] in KINDED]:
+        lines.append(f"INTEGER(KIND={KINDED[name]}) {name}")
         lines.append(f"PARAMETER ({name}={v})")
     return lines
 

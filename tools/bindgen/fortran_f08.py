@@ -492,15 +492,19 @@ def gen_module(header_text, forms):
             "    INTEGER(C_INT) :: tern_count_lo, tern_count_hi_and_cancelled",
             "    INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
             "  END TYPE MPI_Status"]
+    kinded = []
     for n, t, v in _constants(header_text):
         if t:
             out.append(f"  TYPE(MPI_{t}), PARAMETER :: {n} = MPI_{t}({v})")
+        elif n in fortran.KINDED:
+            kinded.append(f"  INTEGER(KIND={fortran.KINDED[n]}), PARAMETER :: {n} = {v}")
         else:
             out.append(f"  INTEGER, PARAMETER :: {n} = {v}")
     for n, v in fortran.FORTRAN_ONLY:
         if n in ("MPI_SOURCE", "MPI_TAG", "MPI_ERROR"):
             continue  # TYPE(MPI_Status)'s components here
         out.append(f"  INTEGER, PARAMETER :: {n} = {v}")
+    out += kinded
     out += ["  ! Choice buffers of any section are taken: contiguous ones by address,",
             "  ! others as a datatype over the user's or, in blocking calls, through",
             "  ! a copy (docs/design.md).",

@@ -48,8 +48,13 @@ FORTRAN_PROBES = {
     "f08": ("mpifort", "probe.f90", "program p\nuse mpi_f08\ncall mpi_init()\nend program\n",
             "no mpi_f08 module (mpifort cannot build a program that uses mpi_f08)"),
 }
-# Directories whose tests share file names in their working directory.
-SERIAL_DIRS = {"io", "errors/io"}
+# Directories whose tests share file names in their working directory
+# (io, errors/io and the Fortran ones, f77/io, f90/io, f08/io, errors/f77/io...:
+# every test of f77/io writes iotest.txt): their tests run one at a time.
+
+
+def serial_dir(d):
+    return d == "io" or d.endswith("/io")
 
 # A testlist's MPICH setting that has a Tern knob of the same meaning is
 # passed to that knob too (the peers ignore TERN_*): errors/spawn's
@@ -362,7 +367,7 @@ def run_tests(tree, tests, build_failed, mpiexec, jobs, timeout, max_timeout,
     """Runs the tests; returns {test.key + np: outcome dict}."""
     results = {}
     base = runner.shm_baseline()
-    locks = {d: threading.Lock() for d in SERIAL_DIRS}
+    locks = {d: threading.Lock() for d in {t.dir for t in tests} if serial_dir(d)}
     env = dict(os.environ)
     env.update(extra_env or {})
     outdir = os.path.join(logdir, "out")
