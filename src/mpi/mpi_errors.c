@@ -328,7 +328,9 @@ static int invoke_handler(int h, int code)
         abort_job(code, code_text(code));
     int e = code;
     user_eh[(unsigned)eh - EH_USER_BASE](&obj, &e);
-    return code;
+    /* A file handler may rewrite the code, and the call returns what it
+     * left (ROMIO does; MPICH's errors/io/fileerrret sets MPI_SUCCESS). */
+    return TERN_HANDLE_KIND(h) == TERN_KIND_FILE ? e : code;
 }
 
 int tern_mpi_handle_code(int obj, int code)

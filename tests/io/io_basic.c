@@ -23,11 +23,14 @@ static int exists(const char *path)
 
 static int handler_calls, handler_code;
 static MPI_File handler_file;
+static int handler_rewrites;
 static void file_handler(MPI_File *fh, int *code, ...)
 {
     handler_calls++;
     handler_code = *code;
     handler_file = *fh;
+    if (handler_rewrites)
+        *code = MPI_SUCCESS;
 }
 
 static void test_errors(void)
@@ -111,6 +114,11 @@ static void test_errors(void)
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     CHECK(handler_calls == 1 && handler_file == MPI_FILE_NULL,
           "open's error went to MPI_FILE_NULL's handler (%d calls)", handler_calls);
+    /* The call returns the code the handler left (ROMIO's behaviour). */
+    handler_rewrites = 1;
+    rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    handler_rewrites = 0;
+    CHECK(rc == MPI_SUCCESS && handler_calls == 2, "open returned the handler's code %d", rc);
     CHECK_RC(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
     MPI_Errhandler_free(&mine);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -282,7 +290,16 @@ static void test_view(void)
     for (int i = 0; i < K * RUNS / 2; i++)
         ok &= in[2 * i] == rank * 100000 + i && in[2 * i + 1] == 0;
     CHECK(ok, "a strided memory type read through the view");
-    int rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL);
+    /* A filetype whose data goes backwards: MPI_ERR_IO, as ROMIO. */
+    int blens[2] = {1, 1};
+    MPI_Aint backwards[2] = {8, 0};
+    MPI_Datatype back;
+    MPI_Type_create_hindexed(2, blens, backwards, MPI_INT, &back);
+    MPI_Type_commit(&back);
+    int rc = MPI_File_set_view(fh, 0, MPI_INT, back, "native", MPI_INFO_NULL);
+    CHECK_CLASS(rc, MPI_ERR_IO, "a filetype going backwards");
+    MPI_Type_free(&back);
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL);
     CHECK_CLASS(rc, MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep");
     CHECK_RC(MPI_File_close(&fh));
     MPI_Type_free(&strided);

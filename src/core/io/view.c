@@ -91,7 +91,8 @@ static tern_status_t view_place(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype
             MPI_Aint off = segs[j].offset;
             free(segs);
             free(before);
-            return tern_status_detail(TERN_ERR_TYPE,
+            /* MPI_ERR_IO, as ROMIO (MPICH's io/tst_fileview expects it). */
+            return tern_status_detail(TERN_ERR_FILE_IO,
                                       "filetype's data at byte %ld %s", (long)off,
                                       off < 0 ? "has a negative displacement"
                                               : writable ? "overlaps or precedes earlier data "
