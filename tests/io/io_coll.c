@@ -30,7 +30,7 @@ static MPI_Info hints(const char *cb, const char *buffer, const char *nodes)
 
 static void interleaved(const char *cb, const char *buffer, const char *nodes, int idle_last)
 {
-    char name[160];
+    char name[112];
     snprintf(name, sizeof name, "interleaved cb=%s buffer=%s nodes=%s idle=%d", cb, buffer,
              nodes ? nodes : "-", idle_last);
     mtest_begin(name);

@@ -160,7 +160,10 @@ static size_t message_size(const pieces_t *ps, window_t w, int with_data, size_t
     *npieces = k;
     if (k == 0)
         return 0;
-    return sizeof(MPI_Offset) * (1 + 2 * k) + (with_data ? data : 0);
+    /* Whole MPI_Offsets: messages lie end to end in the receive buffer, and
+     * the next one's header must be aligned. */
+    size_t bytes = sizeof(MPI_Offset) * (1 + 2 * k) + (with_data ? data : 0);
+    return (bytes + sizeof(MPI_Offset) - 1) / sizeof(MPI_Offset) * sizeof(MPI_Offset);
 }
 
 /* Fills a message (size as message_size) for window w. */
