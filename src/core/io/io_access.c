@@ -354,7 +354,7 @@ tern_status_t tern_file_split_end(tern_file_t *f, const void *buf, MPI_Status *s
 /* The end of the file in etypes of the view (MPI_SEEK_END). */
 static tern_status_t end_etypes(tern_file_t *f, MPI_Offset *end)
 {
-    MPI_Offset size;
+    MPI_Offset size = 0;
     tern_status_t st = f->drv->get_size(&f->fd, &size);
     if (st == TERN_OK)
         *end = (tern_io_view_bytes_before(&f->view, size) + f->view.esize - 1) / f->view.esize;
@@ -364,7 +364,7 @@ static tern_status_t end_etypes(tern_file_t *f, MPI_Offset *end)
 static tern_status_t new_position(tern_file_t *f, MPI_Offset cur, MPI_Offset offset, int whence,
                                   MPI_Offset *pos)
 {
-    MPI_Offset base;
+    MPI_Offset base = 0;
     tern_status_t st = TERN_OK;
     switch (whence) {
     case MPI_SEEK_SET: base = 0; break;
@@ -387,7 +387,7 @@ tern_status_t tern_file_seek(tern_file_t *f, MPI_Offset offset, int whence)
         return tern_status_detail(TERN_ERR_NOT_SUPPORTED, "file '%s' was opened "
                                   "MPI_MODE_SEQUENTIAL: it has no individual file pointer",
                                   f->name);
-    MPI_Offset pos;
+    MPI_Offset pos = 0;
     tern_status_t st = new_position(f, f->fp, offset, whence, &pos);
     if (st == TERN_OK)
         f->fp = pos;
