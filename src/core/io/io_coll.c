@@ -144,6 +144,16 @@ typedef struct {
     MPI_Offset lo, hi;
 } window_t;
 
+/* Aggregator a's window in round k: [start + a*dom + k*cb, +cb), clipped
+ * to its domain (empty past the domain's end). */
+static window_t round_window(MPI_Offset start, MPI_Offset dom, MPI_Offset cb, int a, int k)
+{
+    window_t w = {start + a * dom + k * cb, 0};
+    MPI_Offset end = start + (a + 1) * dom;
+    w.hi = w.lo + cb < end ? w.lo + cb : end;
+    return w;
+}
+
 /* The message to an aggregator for its window: the number of pieces, the
  * pieces (offset, length), then (writes) their data. */
 static size_t message_size(const pieces_t *ps, window_t w, int with_data, size_t *first,
@@ -394,8 +404,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         size_t need = 0;
         memset(r.scount, 0, (size_t)n * 2 * sizeof *r.scount);
         for (int a = 0; a < na; a++) {
-            window_t w = {start + a * dom + k * cb, 0};
-            w.hi = w.lo + cb < start + (a + 1) * dom ? w.lo + cb : start + (a + 1) * dom;
+            window_t w = round_window(start, dom, cb, a, k);
             size_t m = st == TERN_OK && w.hi > w.lo
                            ? message_size(&ps, w, write, &firsts[a], &ks[a]) : 0;
             if (m == 0)
@@ -409,8 +418,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         for (int a = 0; a < na && st == TERN_OK; a++) {
             if (!ks[a])
                 continue;
-            window_t w = {start + a * dom + k * cb, 0};
-            w.hi = w.lo + cb < start + (a + 1) * dom ? w.lo + cb : start + (a + 1) * dom;
+            window_t w = round_window(start, dom, cb, a, k);
             st = message_fill(&ps, w, firsts[a], ks[a], write, buf, count, dt, contig,
                               r.sbuf + r.sdispl[agg[a]]);
         }
@@ -418,11 +426,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
             memset(r.scount, 0, (size_t)n * sizeof *r.scount);
         if ((cst = exchange(c, &r)) != TERN_OK)
             break;
-        window_t mw = {0, 0};
-        if (me_agg >= 0) {
-            mw.lo = start + me_agg * dom + k * cb;
-            mw.hi = mw.lo + cb < start + (me_agg + 1) * dom ? mw.lo + cb : start + (me_agg + 1) * dom;
-        }
+        window_t mw = me_agg >= 0 ? round_window(start, dom, cb, me_agg, k) : (window_t){0, 0};
         if (write) {
             if (me_agg >= 0 && win && mw.hi > mw.lo) {
                 tern_status_t ast = aggregate_write(f, &r, win, mw, covered);
@@ -448,8 +452,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         for (int a = 0; a < na && st == TERN_OK; a++) {
             if (!ks[a] || r.rcount[agg[a]] == 0)
                 continue;
-            window_t w = {start + a * dom + k * cb, 0};
-            w.hi = w.lo + cb < start + (a + 1) * dom ? w.lo + cb : start + (a + 1) * dom;
+            window_t w = round_window(start, dom, cb, a, k);
             char *data = r.rbuf + r.rdispl[agg[a]];
             for (size_t j = 0; j < ks[a] && st == TERN_OK; j++) {
                 const piece_t *p = &ps.p[firsts[a] + j];
