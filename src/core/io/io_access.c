@@ -58,22 +58,27 @@ static tern_status_t move_range(tern_file_t *f, int write, MPI_Offset pos, char 
  * rounds of this much. */
 #define STAGE_BYTES ((size_t)4 << 20)
 
+/* Atomic mode: locks the file bytes that stream bytes [pos, pos + len)
+ * span, so that a concurrent access sees all of it or none; *lo, *hi:
+ * the locked range, for the unlock. */
+static tern_status_t lock_span(tern_file_t *f, int write, MPI_Offset pos, size_t len,
+                               MPI_Offset *lo, MPI_Offset *hi)
+{
+    *lo = tern_io_view_offset(&f->view, pos);
+    *hi = tern_io_view_offset(&f->view, pos + (MPI_Offset)len - 1) + 1;
+    return f->drv->lock(&f->fd, *lo, *hi - *lo, write);
+}
+
 tern_status_t tern_io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
                            size_t *moved)
 {
     *moved = 0;
     if (len == 0)
         return TERN_OK;
-    /* Atomic mode: the bytes the access touches are locked, so that a
-     * concurrent access sees all of it or none. */
     MPI_Offset lo = 0, hi = 0;
     tern_status_t st;
-    if (f->atomic) {
-        lo = tern_io_view_offset(&f->view, pos);
-        hi = tern_io_view_offset(&f->view, pos + (MPI_Offset)len - 1) + 1;
-        if ((st = f->drv->lock(&f->fd, lo, hi - lo, write)) != TERN_OK)
-            return st;
-    }
+    if (f->atomic && (st = lock_span(f, write, pos, len, &lo, &hi)) != TERN_OK)
+        return st;
     st = move_range(f, write, pos, mem, len, moved);
     if (f->atomic) {
         tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
@@ -106,11 +111,9 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
     MPI_Offset lo = 0, hi = 0;
     int atomic = f->atomic;
     if (atomic) {
-        lo = tern_io_view_offset(&f->view, pos);
-        hi = tern_io_view_offset(&f->view, pos + (MPI_Offset)total - 1) + 1;
-        if ((st = f->drv->lock(&f->fd, lo, hi - lo, write)) != TERN_OK)
+        if ((st = lock_span(f, write, pos, total, &lo, &hi)) != TERN_OK)
             return st;
-        f->atomic = 0;
+        f->atomic = 0; /* the rounds below lock nothing more */
     }
     if (f->view.rep) {
         st = tern_io_datarep_transfer(f, f->view.rep, write, pos, buf, count, dt, STAGE_BYTES,
