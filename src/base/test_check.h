@@ -1,6 +1,7 @@
 /* CHECK for the unit tests beside the code: a failed check names its file,
  * line and condition and is counted; main returns tern_check_result(). One
- * header for all of them (older tests still carry a copy of their own). */
+ * header for all of them; the MPI programs have theirs in tests/mpi/mtest.h
+ * (tests/session/stest.h for those that run without MPI_COMM_WORLD). */
 #ifndef TERN_BASE_TEST_CHECK_H
 #define TERN_BASE_TEST_CHECK_H
 

@@ -3,20 +3,12 @@
  * PMI_process_mapping parser and formatter. */
 #include "pmi/pmi_mapping.h"
 #include "pmi/pmi_wire.h"
+#include "base/test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
 
 /* Formats cmd with n key/value pairs, parses it back, compares. */
 static void check_round_trip(const char *cmd, int n, const char *const *kv)
@@ -308,10 +300,5 @@ int main(void)
     test_malformed();
     test_long_values();
     test_reader();
-    if (failures) {
-        fprintf(stderr, "pmi_wire_test: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("pmi_wire_test: all checks passed\n");
-    return 0;
+    return tern_check_result("pmi_wire_test");
 }

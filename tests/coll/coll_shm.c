@@ -15,26 +15,12 @@
  * TERN_TRANSPORTS=ofi (tests/ofi reruns it so): shm is never chosen where
  * the peers are not reached through shared memory; and the regions go
  * with their communicators. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "../mpi/mtest.h"
+
 #include <time.h>
-#include <unistd.h>
 
-static int errs, wrank, one_host;
+static int wrank, one_host;
 static int slot_bytes = 16384;
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            if (errs++ < 20) {                                                 \
-                printf("coll_shm: rank %d: FAIL: ", wrank);                    \
-                printf(__VA_ARGS__);                                           \
-                printf("\n");                                                  \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
 
 /* Counts (of 4-byte ints) around and past the slot size. */
 static int counts[8];
@@ -489,6 +475,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int p;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    mtest_rank = wrank;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Op affine_op;
     MPI_Op_create(compose, 0, &affine_op);
@@ -544,7 +531,7 @@ int main(int argc, char **argv)
     MPI_Op_free(&affine_op);
     MPI_Type_free(&affine_type);
     int total = 0;
-    MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (wrank == 0)
         printf("coll_shm: %s (%d ranks, slot %d bytes)\n", total ? "FAILED" : "ok", p, slot_bytes);
     MPI_Finalize();

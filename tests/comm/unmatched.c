@@ -11,23 +11,7 @@
  *   clean:   the same traffic, all received: nothing is reported.
  *   session: no MPI_Init; a communicator from a session's mpi://WORLD,
  *            a message on it never received, MPI_Session_finalize. */
-#include <mpi.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static int errors;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
+#include "../session/stest.h"
 
 static int error_mode(void)
 {
@@ -40,14 +24,6 @@ static int class_of(int rc)
     int cls = -1;
     MPI_Error_class(rc, &cls);
     return cls;
-}
-
-static void alarm_handler(int sig)
-{
-    (void)sig;
-    static const char msg[] = "TIMEOUT (watchdog)\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(3);
 }
 
 static int lost(int receive_all)
@@ -102,7 +78,7 @@ static int lost(int receive_all)
     /* The error counts meet before MPI_Finalize, which reports the world's
      * lost message. */
     int total = 0;
-    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&stest_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     rc = MPI_Finalize();
     if (expect_final_error) {
@@ -111,9 +87,9 @@ static int lost(int receive_all)
     } else {
         CHECK(rc == MPI_SUCCESS, "MPI_Finalize returned %d", rc);
     }
-    if (rank == 0 && !total && !errors)
+    if (rank == 0 && !total && !stest_errors)
         printf("unmatched: ok\n");
-    return total || errors;
+    return total || stest_errors;
 }
 
 static int session(void)
@@ -136,7 +112,7 @@ static int session(void)
             MPI_Iprobe(0, 11, comm, &flag, MPI_STATUS_IGNORE);
     }
     int total = 0;
-    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Allreduce(&stest_errors, &total, 1, MPI_INT, MPI_SUM, comm);
     /* The communicator is left for MPI_Session_finalize to find. */
     int rc = MPI_Session_finalize(&s);
     if (rank == 1 && error_mode())
@@ -145,15 +121,14 @@ static int session(void)
               class_of(rc));
     else
         CHECK(rc == MPI_SUCCESS, "MPI_Session_finalize returned %d", rc);
-    if (rank == 0 && !total && !errors)
+    if (rank == 0 && !total && !stest_errors)
         printf("unmatched: ok\n");
-    return total || errors;
+    return total || stest_errors;
 }
 
 int main(int argc, char **argv)
 {
-    signal(SIGALRM, alarm_handler);
-    alarm(50);
+    stest_watchdog();
     const char *mode = argc > 1 ? argv[1] : "lost";
     if (strcmp(mode, "session") == 0)
         return session();

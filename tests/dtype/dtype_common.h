@@ -1,22 +1,10 @@
-/* Shared checks for the datatype tests: fail loudly with the line. */
+/* Shared checks for the datatype tests: a failed check ends the job
+ * (REQUIRE, ../mpi/mtest.h), naming the line. */
 #ifndef DTYPE_COMMON_H
 #define DTYPE_COMMON_H
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "../mpi/mtest.h"
 
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, \
-                    #cond);                                                  \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fprintf(stderr, "\n");                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                    \
-        }                                                                    \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+#define OK(call) REQUIRE((call) == MPI_SUCCESS, "%s", #call)
 
 /* lb, extent, true lb, true extent and size of t. */
 static inline void expect_shape(MPI_Datatype t, MPI_Aint lb, MPI_Aint ext, MPI_Aint tlb,

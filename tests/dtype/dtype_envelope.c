@@ -36,7 +36,7 @@ static void expect_decode(MPI_Datatype t, const want_t *w, int line)
     MPI_Count ni, na, nc, nd;
     int comb;
     OK(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
-    CHECK(comb == w->combiner && ni == w->ni && na == w->na && nc == w->nc && nd == w->nd,
+    REQUIRE(comb == w->combiner && ni == w->ni && na == w->na && nc == w->nc && nd == w->nd,
           "line %d: envelope_c combiner %d ni %lld na %lld nc %lld nd %lld, want %d %d %d %d %d",
           line, comb, ni, na, nc, nd, w->combiner, w->ni, w->na, w->nc, w->nd);
     int ci[32];
@@ -45,16 +45,16 @@ static void expect_decode(MPI_Datatype t, const want_t *w, int line)
     MPI_Datatype ct[8];
     OK(MPI_Type_get_contents_c(t, 32, 32, 32, 8, ci, ca, cc, ct));
     for (int i = 0; i < w->ni; i++)
-        CHECK(ci[i] == w->ints[i], "line %d: integer %d = %d, want %d", line, i, ci[i],
+        REQUIRE(ci[i] == w->ints[i], "line %d: integer %d = %d, want %d", line, i, ci[i],
               w->ints[i]);
     for (int i = 0; i < w->na; i++)
-        CHECK(ca[i] == w->aints[i], "line %d: address %d = %ld, want %ld", line, i, (long)ca[i],
+        REQUIRE(ca[i] == w->aints[i], "line %d: address %d = %ld, want %ld", line, i, (long)ca[i],
               (long)w->aints[i]);
     for (int i = 0; i < w->nc; i++)
-        CHECK(cc[i] == w->counts[i], "line %d: large count %d = %lld, want %lld", line, i,
+        REQUIRE(cc[i] == w->counts[i], "line %d: large count %d = %lld, want %lld", line, i,
               cc[i], w->counts[i]);
     for (int i = 0; i < w->nd; i++) {
-        CHECK(ct[i] == w->types[i], "line %d: datatype %d differs", line, i);
+        REQUIRE(ct[i] == w->types[i], "line %d: datatype %d differs", line, i);
         free_if_derived(&ct[i]);
     }
 
@@ -68,28 +68,28 @@ static void expect_decode(MPI_Datatype t, const want_t *w, int line)
             MPI_Error_class(rc, &cls);
         if (rc2 != MPI_SUCCESS)
             MPI_Error_class(rc2, &cls2);
-        CHECK(cls == MPI_ERR_TYPE && cls2 == MPI_ERR_TYPE,
+        REQUIRE(cls == MPI_ERR_TYPE && cls2 == MPI_ERR_TYPE,
               "line %d: int envelope/contents of a large-count type: classes %d %d, want %d",
               line, cls, cls2, MPI_ERR_TYPE);
         char msg[MPI_MAX_ERROR_STRING];
         int len;
         MPI_Error_string(rc, msg, &len);
-        CHECK(strstr(msg, "MPI_Type_get_envelope") && strstr(msg, "_c"),
+        REQUIRE(strstr(msg, "MPI_Type_get_envelope") && strstr(msg, "_c"),
               "line %d: message \"%s\" does not point at MPI_Type_get_envelope_c", line, msg);
         return;
     }
     OK(rc);
     OK(rc2);
-    CHECK(icomb == w->combiner && ini == w->ni && ina == w->na && ind == w->nd,
+    REQUIRE(icomb == w->combiner && ini == w->ni && ina == w->na && ind == w->nd,
           "line %d: int envelope combiner %d ni %d na %d nd %d, want %d %d %d %d", line, icomb,
           ini, ina, ind, w->combiner, w->ni, w->na, w->nd);
     for (int i = 0; i < w->ni; i++)
-        CHECK(ci[i] == w->ints[i], "line %d: int contents integer %d = %d", line, i, ci[i]);
+        REQUIRE(ci[i] == w->ints[i], "line %d: int contents integer %d = %d", line, i, ci[i]);
     for (int i = 0; i < w->na; i++)
-        CHECK(ca[i] == w->aints[i], "line %d: int contents address %d = %ld", line, i,
+        REQUIRE(ca[i] == w->aints[i], "line %d: int contents address %d = %ld", line, i,
               (long)ca[i]);
     for (int i = 0; i < w->nd; i++) {
-        CHECK(ct[i] == w->types[i], "line %d: int contents datatype %d differs", line, i);
+        REQUIRE(ct[i] == w->types[i], "line %d: int contents datatype %d differs", line, i);
         free_if_derived(&ct[i]);
     }
 }
@@ -209,25 +209,25 @@ static void test_named_and_errors(void)
     MPI_Count ni = -1, na = -1, nc = -1, nd = -1;
     int comb = -1;
     OK(MPI_Type_get_envelope_c(MPI_DOUBLE, &ni, &na, &nc, &nd, &comb));
-    CHECK(comb == MPI_COMBINER_NAMED && !ni && !na && !nc && !nd, "named envelope_c");
+    REQUIRE(comb == MPI_COMBINER_NAMED && !ni && !na && !nc && !nd, "named envelope_c");
     int ci[1];
     MPI_Aint ca[1];
     MPI_Count cc[1];
     MPI_Datatype ct[1];
     int rc = MPI_Type_get_contents_c(MPI_DOUBLE, 1, 1, 1, 1, ci, ca, cc, ct), cls = -1;
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_TYPE, "contents_c of a named type: class %d", cls);
+    REQUIRE(cls == MPI_ERR_TYPE, "contents_c of a named type: class %d", cls);
 
     /* Arrays too small for the large counts: MPI_ERR_ARG. */
     MPI_Datatype t;
     OK(MPI_Type_vector_c(2, 3, 4, MPI_INT, &t));
     rc = MPI_Type_get_contents_c(t, 0, 0, 2, 1, ci, ca, cc, ct);
     MPI_Error_class(rc, &cls);
-    CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_ARG, "contents_c with 2 of 3 large counts: %d", cls);
+    REQUIRE(rc != MPI_SUCCESS && cls == MPI_ERR_ARG, "contents_c with 2 of 3 large counts: %d", cls);
     OK(MPI_Type_free(&t));
     rc = MPI_Type_get_envelope_c(MPI_DATATYPE_NULL, &ni, &na, &nc, &nd, &comb);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_TYPE, "envelope_c of MPI_DATATYPE_NULL: class %d", cls);
+    REQUIRE(cls == MPI_ERR_TYPE, "envelope_c of MPI_DATATYPE_NULL: class %d", cls);
     printf("test named and errors ok\n");
 }
 

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     OK(MPI_Send(src, 3, MPI_INT, rank, 5, MPI_COMM_WORLD));
     MPI_Status st;
     EXPECT(MPI_Wait(&rq, &st), MPI_ERR_TRUNCATE, "MPI_Wait");
-    CHECK(dst[0] == 1 && dst[1] == 0 && dst[2] == 2, "truncated receive kept %d %d %d", dst[0],
+    REQUIRE(dst[0] == 1 && dst[1] == 0 && dst[2] == 2, "truncated receive kept %d %d %d", dst[0],
           dst[1], dst[2]);
 
     /* Subarray that does not fit, contents of a named type. */

@@ -22,14 +22,14 @@ static void expect_same(MPI_Datatype a, MPI_Datatype b, int line)
     OK(MPI_Type_get_true_extent_c(b, &tlb, &teb));
     OK(MPI_Type_size_c(a, &sa));
     OK(MPI_Type_size_c(b, &sb));
-    CHECK(la == lb && ea == eb && tla == tlb && tea == teb && sa == sb,
+    REQUIRE(la == lb && ea == eb && tla == tlb && tea == teb && sa == sb,
           "line %d: bounds differ: lb %lld/%lld extent %lld/%lld true %lld,%lld/%lld,%lld "
           "size %lld/%lld", line, la, lb, ea, eb, tla, tea, tlb, teb, sa, sb);
     char pa[1024], pb[1024];
     MPI_Count qa = 0, qb = 0;
     OK(MPI_Pack_c(ints, 1, a, pa, sizeof pa, &qa, MPI_COMM_WORLD));
     OK(MPI_Pack_c(ints, 1, b, pb, sizeof pb, &qb, MPI_COMM_WORLD));
-    CHECK(qa == qb && qa == sa && memcmp(pa, pb, (size_t)qa) == 0,
+    REQUIRE(qa == qb && qa == sa && memcmp(pa, pb, (size_t)qa) == 0,
           "line %d: packed bytes differ (%lld and %lld bytes)", line, qa, qb);
 }
 #define SAME(a, b) expect_same(a, b, __LINE__)
@@ -43,7 +43,7 @@ static void expect_envelope(MPI_Datatype t, int combiner, int nint, const MPI_Co
     MPI_Count ni, na, nc, nd;
     int comb;
     OK(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
-    CHECK(comb == combiner && ni == nint && na == 0 && nc == ncounts && nd == ntypes,
+    REQUIRE(comb == combiner && ni == nint && na == 0 && nc == ncounts && nd == ntypes,
           "line %d: envelope combiner %d ni %lld na %lld nc %lld nd %lld, want %d %d 0 %d %d",
           line, comb, ni, na, nc, nd, combiner, nint, ncounts, ntypes);
     int ci[16];
@@ -52,7 +52,7 @@ static void expect_envelope(MPI_Datatype t, int combiner, int nint, const MPI_Co
     MPI_Datatype ct[4];
     OK(MPI_Type_get_contents_c(t, 16, 16, 16, 4, ci, ca, cc, ct));
     for (int i = 0; i < ncounts; i++)
-        CHECK(cc[i] == counts[i], "line %d: large count %d = %lld, want %lld", line, i, cc[i],
+        REQUIRE(cc[i] == counts[i], "line %d: large count %d = %lld, want %lld", line, i, cc[i],
               counts[i]);
     for (int i = 0; i < nd && i < 4; i++)
         if (ct[i] != MPI_INT && ct[i] != MPI_DOUBLE && ct[i] != MPI_CHAR)
@@ -122,16 +122,16 @@ static void test_indexed_family(void)
     MPI_Count lb, ext;
     OK(MPI_Type_indexed_c(2, (MPI_Count[]){1, 1}, far, MPI_INT, &a));
     OK(MPI_Type_get_extent_c(a, &lb, &ext));
-    CHECK(lb == 0 && ext == 4000000004LL, "indexed_c extent %lld", ext);
+    REQUIRE(lb == 0 && ext == 4000000004LL, "indexed_c extent %lld", ext);
     OK(MPI_Type_free(&a));
     MPI_Count hfar[2] = {0, 3000000000LL};
     OK(MPI_Type_create_hindexed_block_c(2, 1, hfar, MPI_INT, &a));
     OK(MPI_Type_get_extent_c(a, &lb, &ext));
-    CHECK(lb == 0 && ext == 3000000004LL, "hindexed_block_c extent %lld", ext);
+    REQUIRE(lb == 0 && ext == 3000000004LL, "hindexed_block_c extent %lld", ext);
     OK(MPI_Type_free(&a));
     OK(MPI_Type_create_hindexed_c(1, one, (MPI_Count[]){3000000000LL}, MPI_CHAR, &a));
     OK(MPI_Type_get_true_extent_c(a, &lb, &ext));
-    CHECK(lb == 3000000000LL && ext == 1, "hindexed_c true lb %lld", lb);
+    REQUIRE(lb == 3000000000LL && ext == 1, "hindexed_c true lb %lld", lb);
     OK(MPI_Type_free(&a));
     printf("test indexed family ok\n");
 }
@@ -177,9 +177,9 @@ static void test_subarray_darray(void)
     MPI_Count big[1] = {3000000000LL}, two[1] = {2}, five[1] = {5}, lb, ext;
     OK(MPI_Type_create_subarray_c(1, big, two, five, MPI_ORDER_C, MPI_CHAR, &a));
     OK(MPI_Type_get_extent_c(a, &lb, &ext));
-    CHECK(lb == 0 && ext == 3000000000LL, "subarray_c extent %lld", ext);
+    REQUIRE(lb == 0 && ext == 3000000000LL, "subarray_c extent %lld", ext);
     OK(MPI_Type_get_true_extent_c(a, &lb, &ext));
-    CHECK(lb == 5 && ext == 2, "subarray_c true extent %lld %lld", lb, ext);
+    REQUIRE(lb == 5 && ext == 2, "subarray_c true extent %lld %lld", lb, ext);
     OK(MPI_Type_free(&a));
 
     int gs[2] = {4, 6}, dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
@@ -210,16 +210,16 @@ static void test_external32(void)
     OK(MPI_Type_commit(&st));
     MPI_Count size, pos = 3;
     OK(MPI_Pack_external_size_c("external32", 2, st, &size));
-    CHECK(size == 20, "external32 size of 2 structs %lld", size);
+    REQUIRE(size == 20, "external32 size of 2 structs %lld", size);
     unsigned char out[32] = {0};
     OK(MPI_Pack_external_c("external32", &v, 1, st, out, sizeof out, &pos));
     const unsigned char wd[10] = {0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0x0a, 0x0b};
-    CHECK(pos == 13 && memcmp(out + 3, wd, 10) == 0, "external32 bytes at position 3 (pos %lld)",
+    REQUIRE(pos == 13 && memcmp(out + 3, wd, 10) == 0, "external32 bytes at position 3 (pos %lld)",
           pos);
     memset(&v, 0, sizeof v);
     pos = 3;
     OK(MPI_Unpack_external_c("external32", out, 13, &pos, &v, 1, st));
-    CHECK(pos == 13 && v.d == 1.0 && v.s == 0x0a0b, "external32 round trip (pos %lld)", pos);
+    REQUIRE(pos == 13 && v.d == 1.0 && v.s == 0x0a0b, "external32 round trip (pos %lld)", pos);
     MPI_Type_free(&st);
     printf("test external32 ok\n");
 }
@@ -229,14 +229,14 @@ static void expect_class(int rc, int want, const char *func, int line)
     int cls = -1;
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &cls);
-    CHECK(rc != MPI_SUCCESS && cls == want, "line %d: %s returned class %d, expected %d", line,
+    REQUIRE(rc != MPI_SUCCESS && cls == want, "line %d: %s returned class %d, expected %d", line,
           func, rc == MPI_SUCCESS ? 0 : cls, want);
     char msg[MPI_MAX_ERROR_STRING];
     int len;
     MPI_Error_string(rc, msg, &len);
     char named[64];
     snprintf(named, sizeof named, "%s:", func);
-    CHECK(strstr(msg, named) != NULL, "line %d: message \"%s\" does not name %s", line, msg, func);
+    REQUIRE(strstr(msg, named) != NULL, "line %d: message \"%s\" does not name %s", line, msg, func);
 }
 #define EXPECT(call, cls, func) expect_class((call), cls, func, __LINE__)
 
@@ -306,20 +306,20 @@ static void test_huge_type(void)
     MPI_Count sx = 0, sc = 0, lb = 0, ext = 0;
     int si = 0;
     OK(MPI_Type_size_x(c, &sx));
-    CHECK(sx == MPI_UNDEFINED, "MPI_Type_size_x of 9 * 2^60 bytes gave %lld", (long long)sx);
+    REQUIRE(sx == MPI_UNDEFINED, "MPI_Type_size_x of 9 * 2^60 bytes gave %lld", (long long)sx);
     OK(MPI_Type_size_c(c, &sc));
-    CHECK(sc == MPI_UNDEFINED, "MPI_Type_size_c of 9 * 2^60 bytes gave %lld", (long long)sc);
+    REQUIRE(sc == MPI_UNDEFINED, "MPI_Type_size_c of 9 * 2^60 bytes gave %lld", (long long)sc);
     OK(MPI_Type_size(c, &si));
-    CHECK(si == MPI_UNDEFINED, "MPI_Type_size of 9 * 2^60 bytes gave %d", si);
+    REQUIRE(si == MPI_UNDEFINED, "MPI_Type_size of 9 * 2^60 bytes gave %d", si);
     OK(MPI_Type_get_extent_x(c, &lb, &ext));
-    CHECK(ext == MPI_UNDEFINED, "MPI_Type_get_extent_x of 9 * 2^60 bytes gave %lld",
+    REQUIRE(ext == MPI_UNDEFINED, "MPI_Type_get_extent_x of 9 * 2^60 bytes gave %lld",
           (long long)ext);
     /* 2^62 bytes still fits. */
     MPI_Datatype d;
     OK(MPI_Type_contiguous(4, b, &d));
     OK(MPI_Type_commit(&d));
     OK(MPI_Type_size_x(d, &sx));
-    CHECK(sx == (MPI_Count)1 << 62, "MPI_Type_size_x of 2^62 bytes gave %lld", (long long)sx);
+    REQUIRE(sx == (MPI_Count)1 << 62, "MPI_Type_size_x of 2^62 bytes gave %lld", (long long)sx);
     OK(MPI_Type_free(&d));
     OK(MPI_Type_free(&c));
     OK(MPI_Type_free(&b));

@@ -14,27 +14,27 @@ static void expect_packed_ints(const void *src, int count, MPI_Datatype t, const
 {
     int buf[64], pos = 0, psize;
     OK(MPI_Pack_size(count, t, MPI_COMM_WORLD, &psize));
-    CHECK(psize == n * (int)sizeof(int), "line %d: pack size %d, want %d", line, psize,
+    REQUIRE(psize == n * (int)sizeof(int), "line %d: pack size %d, want %d", line, psize,
           n * (int)sizeof(int));
     OK(MPI_Pack(src, count, t, buf, (int)sizeof buf, &pos, MPI_COMM_WORLD));
-    CHECK(pos == psize, "line %d: position %d after pack, want %d", line, pos, psize);
+    REQUIRE(pos == psize, "line %d: position %d after pack, want %d", line, pos, psize);
     for (int i = 0; i < n; i++)
-        CHECK(buf[i] == want[i], "line %d: packed[%d] = %d, want %d", line, i, buf[i], want[i]);
+        REQUIRE(buf[i] == want[i], "line %d: packed[%d] = %d, want %d", line, i, buf[i], want[i]);
     /* Round trip: unpack into a zeroed copy; only the layout's ints return. */
     static int back[256];
     memset(back, 0, sizeof back);
     pos = 0;
     OK(MPI_Unpack(buf, psize, &pos, back + ((const int *)src - ints), count, t,
                   MPI_COMM_WORLD));
-    CHECK(pos == psize, "line %d: position %d after unpack", line, pos);
+    REQUIRE(pos == psize, "line %d: position %d after unpack", line, pos);
     for (int i = 0; i < n; i++)
-        CHECK(back[want[i]] == want[i], "line %d: unpacked int %d missing", line, want[i]);
+        REQUIRE(back[want[i]] == want[i], "line %d: unpacked int %d missing", line, want[i]);
     int nonzero = 0, expect = 0;
     for (int i = 0; i < 256; i++)
         nonzero += back[i] != 0;
     for (int i = 0; i < n; i++)
         expect += want[i] != 0;
-    CHECK(nonzero == expect, "line %d: unpack wrote %d ints, the layout has %d", line, nonzero,
+    REQUIRE(nonzero == expect, "line %d: unpack wrote %d ints, the layout has %d", line, nonzero,
           expect);
 }
 #define PACKED(src, count, t, ...)                                                    \
@@ -80,7 +80,7 @@ static void test_vector(void)
     PACKED(ints, 1, cv, 0, 1, 4, 5, 8, 9, 10, 11, 14, 15, 18, 19);
     MPI_Type_free(&c);
     MPI_Type_free(&cv);
-    CHECK(cv == MPI_DATATYPE_NULL, "Type_free leaves the handle set");
+    REQUIRE(cv == MPI_DATATYPE_NULL, "Type_free leaves the handle set");
     if (1) printf("test vector ok\n");
 }
 
@@ -113,15 +113,15 @@ static void test_indexed(void)
     MPI_Aint ca[1];
     MPI_Datatype ct[1];
     OK(MPI_Type_get_envelope(ix, &ni, &na, &nd, &comb));
-    CHECK(comb == MPI_COMBINER_INDEXED && ni == 7 && na == 0 && nd == 1, "envelope %d %d %d %d",
+    REQUIRE(comb == MPI_COMBINER_INDEXED && ni == 7 && na == 0 && nd == 1, "envelope %d %d %d %d",
           comb, ni, na, nd);
     OK(MPI_Type_get_contents(ix, 7, 0, 1, ci, ca, ct));
     int want[7] = {3, 2, 1, 3, 5, 0, 9};
     for (int i = 0; i < 7; i++)
-        CHECK(ci[i] == want[i], "contents int %d = %d", i, ci[i]);
-    CHECK(ct[0] == MPI_INT, "contents type 0x%x", (unsigned)ct[0]);
+        REQUIRE(ci[i] == want[i], "contents int %d = %d", i, ci[i]);
+    REQUIRE(ct[0] == MPI_INT, "contents type 0x%x", (unsigned)ct[0]);
     OK(MPI_Type_get_envelope(hb, &ni, &na, &nd, &comb));
-    CHECK(comb == MPI_COMBINER_HINDEXED_BLOCK && ni == 2 && na == 2 && nd == 1, "hb envelope");
+    REQUIRE(comb == MPI_COMBINER_HINDEXED_BLOCK && ni == 2 && na == 2 && nd == 1, "hb envelope");
     MPI_Type_free(&ix);
     MPI_Type_free(&hx);
     MPI_Type_free(&ib);
@@ -153,17 +153,17 @@ static void test_struct(void)
     unsigned char packed[64];
     int pos = 0;
     OK(MPI_Pack(in, 2, s, packed, (int)sizeof packed, &pos, MPI_COMM_WORLD));
-    CHECK(pos == 34, "struct packs %d bytes", pos);
+    REQUIRE(pos == 34, "struct packs %d bytes", pos);
     double d;
     int iv[2];
     memcpy(&d, packed + 1, 8);
     memcpy(iv, packed + 9, 8);
-    CHECK(packed[0] == 'x' && d == 1.5 && iv[0] == 7 && iv[1] == 8, "packed struct 0 wrong");
-    CHECK(packed[17] == 'y', "second struct starts at byte 17");
+    REQUIRE(packed[0] == 'x' && d == 1.5 && iv[0] == 7 && iv[1] == 8, "packed struct 0 wrong");
+    REQUIRE(packed[17] == 'y', "second struct starts at byte 17");
     memset(out, 0, sizeof out);
     pos = 0;
     OK(MPI_Unpack(packed, 34, &pos, out, 2, s, MPI_COMM_WORLD));
-    CHECK(out[1].c == 'y' && out[1].d == -2.25 && out[1].i[1] == 10, "unpacked struct");
+    REQUIRE(out[1].c == 'y' && out[1].d == -2.25 && out[1].i[1] == 10, "unpacked struct");
     /* {double, char}: extent padded to the double's alignment, as in C. */
     int bl2[2] = {1, 1};
     MPI_Aint dp2[2] = {0, 8};
@@ -173,7 +173,7 @@ static void test_struct(void)
     SHAPE(s2, 0, (MPI_Aint)sizeof(struct dc), 0, 9, 9);
     int ni, na, nd, comb;
     OK(MPI_Type_get_envelope(s, &ni, &na, &nd, &comb));
-    CHECK(comb == MPI_COMBINER_STRUCT && ni == 4 && na == 3 && nd == 3, "struct envelope");
+    REQUIRE(comb == MPI_COMBINER_STRUCT && ni == 4 && na == 3 && nd == 3, "struct envelope");
     /* A vector of structs. */
     OK(MPI_Type_vector(2, 1, 2, s, &sv));
     OK(MPI_Type_commit(&sv));
@@ -200,18 +200,18 @@ static void test_resized_dup(void)
     OK(MPI_Type_dup(vec, &dup));
     int ni, na, nd, comb;
     OK(MPI_Type_get_envelope(dup, &ni, &na, &nd, &comb));
-    CHECK(comb == MPI_COMBINER_DUP && ni == 0 && na == 0 && nd == 1, "dup envelope");
+    REQUIRE(comb == MPI_COMBINER_DUP && ni == 0 && na == 0 && nd == 1, "dup envelope");
     OK(MPI_Type_commit(&dup));
     SHAPE(dup, 0, 16, 0, 16, 8);
     PACKED(ints, 1, dup, 0, 3);
     OK(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb));
-    CHECK(comb == MPI_COMBINER_NAMED, "MPI_INT is named");
+    REQUIRE(comb == MPI_COMBINER_NAMED, "MPI_INT is named");
     MPI_Count lbx, extx, sx;
     OK(MPI_Type_get_extent_x(r, &lbx, &extx));
     OK(MPI_Type_size_x(rc, &sx));
-    CHECK(lbx == -4 && extx == 12 && sx == 8, "_x forms %lld %lld %lld", (long long)lbx, (long long)extx, (long long)sx);
+    REQUIRE(lbx == -4 && extx == 12 && sx == 8, "_x forms %lld %lld %lld", (long long)lbx, (long long)extx, (long long)sx);
     OK(MPI_Type_get_true_extent_x(rc, &lbx, &extx));
-    CHECK(lbx == 0 && extx == 16, "true extent x %lld %lld", (long long)lbx, (long long)extx);
+    REQUIRE(lbx == 0 && extx == 16, "true extent x %lld %lld", (long long)lbx, (long long)extx);
     MPI_Type_free(&r);
     MPI_Type_free(&rc);
     MPI_Type_free(&dup);
@@ -260,13 +260,13 @@ static void test_pack_positions(void)
     OK(MPI_Pack(&n, 1, MPI_INT, buf, 64, &pos, MPI_COMM_WORLD));
     OK(MPI_Pack(dv, 1, v, buf, 64, &pos, MPI_COMM_WORLD));
     OK(MPI_Pack(&x, 1, MPI_DOUBLE, buf, 64, &pos, MPI_COMM_WORLD));
-    CHECK(pos == 28, "positions add up: %d", pos);
+    REQUIRE(pos == 28, "positions add up: %d", pos);
     int total = pos;
     pos = 0;
     OK(MPI_Unpack(buf, total, &pos, &nb, 1, MPI_INT, MPI_COMM_WORLD));
     OK(MPI_Unpack(buf, total, &pos, back, 1, v, MPI_COMM_WORLD));
     OK(MPI_Unpack(buf, total, &pos, &y, 1, MPI_DOUBLE, MPI_COMM_WORLD));
-    CHECK(nb == 7 && back[0] == 1.0 && back[1] == 0.0 && back[2] == 3.0 && y == 9.5,
+    REQUIRE(nb == 7 && back[0] == 1.0 && back[1] == 0.0 && back[2] == 3.0 && y == 9.5,
           "unpacked %d %g %g %g %g", nb, back[0], back[1], back[2], y);
     MPI_Type_free(&v);
     printf("test pack_positions ok\n");
@@ -278,10 +278,10 @@ static void test_external32(void)
     unsigned char out[32];
     MPI_Aint pos = 0, size;
     OK(MPI_Pack_external_size("external32", 2, MPI_INT, &size));
-    CHECK(size == 8, "external32 size of 2 ints %ld", (long)size);
+    REQUIRE(size == 8, "external32 size of 2 ints %ld", (long)size);
     OK(MPI_Pack_external("external32", iv, 2, MPI_INT, out, sizeof out, &pos));
     const unsigned char want[8] = {0, 0, 0, 1, 1, 2, 3, 4};
-    CHECK(pos == 8 && memcmp(out, want, 8) == 0, "external32 ints are big-endian");
+    REQUIRE(pos == 8 && memcmp(out, want, 8) == 0, "external32 ints are big-endian");
 #ifdef MPICH_VERSION
     /* MPICH 4.0 (Debian bookworm) dies with SIGILL in Pack_external_size
      * on a struct; the check below ran against Tern only. */
@@ -300,15 +300,15 @@ static void test_external32(void)
     OK(MPI_Type_create_struct(2, bl, dp, ty, &st));
     OK(MPI_Type_commit(&st));
     OK(MPI_Pack_external_size("external32", 1, st, &size));
-    CHECK(size == 10, "external32 struct size %ld", (long)size);
+    REQUIRE(size == 10, "external32 struct size %ld", (long)size);
     pos = 0;
     OK(MPI_Pack_external("external32", &v, 1, st, out, sizeof out, &pos));
     const unsigned char wd[10] = {0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0x0a, 0x0b};
-    CHECK(pos == 10 && memcmp(out, wd, 10) == 0, "external32 double/short bytes");
+    REQUIRE(pos == 10 && memcmp(out, wd, 10) == 0, "external32 double/short bytes");
     memset(&v, 0, sizeof v);
     pos = 0;
     OK(MPI_Unpack_external("external32", out, 10, &pos, &v, 1, st));
-    CHECK(pos == 10 && v.d == 1.0 && v.s == 0x0a0b, "external32 round trip");
+    REQUIRE(pos == 10 && v.d == 1.0 && v.s == 0x0a0b, "external32 round trip");
     MPI_Type_free(&st);
     printf("test external32 ok\n");
 }
@@ -330,9 +330,9 @@ static void test_get_elements(void)
     OK(MPI_Get_count(&st, c3, &cnt));
     OK(MPI_Get_elements(&st, c3, &el));
     OK(MPI_Get_elements_x(&st, c3, &elx));
-    CHECK(cnt == MPI_UNDEFINED && el == 5 && elx == 5, "count %d elements %d %lld", cnt, el,
+    REQUIRE(cnt == MPI_UNDEFINED && el == 5 && elx == 5, "count %d elements %d %lld", cnt, el,
           (long long)elx);
-    CHECK(dst[4] == 5 && dst[5] == 0, "partial receive wrote 5 ints");
+    REQUIRE(dst[4] == 5 && dst[5] == 0, "partial receive wrote 5 ints");
     /* {int, double}: 16 bytes are 3 basic elements, 6 bytes one and a part. */
     int bl[2] = {1, 1};
     MPI_Aint dp[2] = {0, 8};
@@ -345,14 +345,14 @@ static void test_get_elements(void)
     OK(MPI_Wait(&rq, &st));
     OK(MPI_Get_elements(&st, sdi, &el));
     OK(MPI_Get_count(&st, sdi, &cnt));
-    CHECK(el == 3 && cnt == MPI_UNDEFINED, "struct elements %d count %d", el, cnt);
+    REQUIRE(el == 3 && cnt == MPI_UNDEFINED, "struct elements %d count %d", el, cnt);
     OK(MPI_Irecv(sink, 2, sdi, 0, 3, MPI_COMM_WORLD, &rq));
     OK(MPI_Send(raw, 6, MPI_BYTE, 0, 3, MPI_COMM_WORLD));
     OK(MPI_Wait(&rq, &st));
     OK(MPI_Get_elements(&st, sdi, &el));
     /* 6 bytes end inside the double: no matching type signature sent
      * them, so MPI_UNDEFINED (as Open MPI; MPICH counts the int). */
-    CHECK(el == MPI_UNDEFINED, "6 bytes of {int, double}: elements %d, expected MPI_UNDEFINED",
+    REQUIRE(el == MPI_UNDEFINED, "6 bytes of {int, double}: elements %d, expected MPI_UNDEFINED",
           el);
     MPI_Type_free(&c3);
     MPI_Type_free(&sdi);
@@ -367,18 +367,18 @@ static void test_names(void)
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     OK(MPI_Type_get_name(MPI_BYTE, name, &len));
-    CHECK(!strcmp(name, "MPI_BYTE") && len == 8, "name of MPI_BYTE: \"%s\" (%d)", name, len);
+    REQUIRE(!strcmp(name, "MPI_BYTE") && len == 8, "name of MPI_BYTE: \"%s\" (%d)", name, len);
     OK(MPI_Type_set_name(MPI_BYTE, "octet"));
     OK(MPI_Type_get_name(MPI_BYTE, name, &len));
-    CHECK(!strcmp(name, "octet") && len == 5, "renamed MPI_BYTE: \"%s\" (%d)", name, len);
+    REQUIRE(!strcmp(name, "octet") && len == 5, "renamed MPI_BYTE: \"%s\" (%d)", name, len);
     OK(MPI_Type_get_name(MPI_INT, name, &len));
-    CHECK(!strcmp(name, "MPI_INT"), "MPI_INT keeps its name: \"%s\"", name);
+    REQUIRE(!strcmp(name, "MPI_INT"), "MPI_INT keeps its name: \"%s\"", name);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     unsigned char a = 1, b = 2;
     int rc = MPI_Reduce_local(&a, &b, 1, MPI_BYTE, MPI_SUM);
     char msg[MPI_MAX_ERROR_STRING];
     MPI_Error_string(rc, msg, &len);
-    CHECK(rc != MPI_SUCCESS && strstr(msg, "MPI_BYTE"), "message keeps the standard name: %s",
+    REQUIRE(rc != MPI_SUCCESS && strstr(msg, "MPI_BYTE"), "message keeps the standard name: %s",
           msg);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     OK(MPI_Type_set_name(MPI_BYTE, "MPI_BYTE"));
@@ -386,7 +386,7 @@ static void test_names(void)
     OK(MPI_Type_contiguous(2, MPI_INT, &t));
     OK(MPI_Type_set_name(t, "pair"));
     OK(MPI_Type_get_name(t, name, &len));
-    CHECK(!strcmp(name, "pair"), "derived name \"%s\"", name);
+    REQUIRE(!strcmp(name, "pair"), "derived name \"%s\"", name);
     OK(MPI_Type_free(&t));
     printf("test names ok\n");
 }

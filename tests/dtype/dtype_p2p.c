@@ -32,9 +32,9 @@ static void test_column(int n)
     OK(MPI_Wait(&rq, &st));
     int cnt;
     OK(MPI_Get_count(&st, MPI_DOUBLE, &cnt));
-    CHECK(cnt == n, "n=%d: received %d doubles", n, cnt);
+    REQUIRE(cnt == n, "n=%d: received %d doubles", n, cnt);
     for (long i = 0; i < n; i++)
-        CHECK(flat[i] == val(prev, i * M + 1), "n=%d: flat[%ld] = %g", n, i, flat[i]);
+        REQUIRE(flat[i] == val(prev, i * M + 1), "n=%d: flat[%ld] = %g", n, i, flat[i]);
     /* Contiguous send, non-contiguous receive into column 2. */
     for (long i = 0; i < (long)n * M; i++)
         in[i] = -1;
@@ -42,11 +42,11 @@ static void test_column(int n)
     OK(MPI_Send(flat, n, MPI_DOUBLE, next, 2, MPI_COMM_WORLD));
     OK(MPI_Wait(&rq, &st));
     OK(MPI_Get_count(&st, col, &cnt));
-    CHECK(cnt == 1, "n=%d: Get_count(col) = %d", n, cnt);
+    REQUIRE(cnt == 1, "n=%d: Get_count(col) = %d", n, cnt);
     int prevprev = (prev - 1 + size) % size;
     for (long i = 0; i < (long)n * M; i++) {
         double want = i % M == 2 ? val(prevprev, (i / M) * M + 1) : -1;
-        CHECK(in[i] == want, "n=%d: in[%ld] = %g, want %g", n, i, in[i], want);
+        REQUIRE(in[i] == want, "n=%d: in[%ld] = %g, want %g", n, i, in[i], want);
     }
     /* Both sides non-contiguous, different layouts: column 0 into blocks
      * of 2 doubles every 5 (an indexed-block type). */
@@ -65,14 +65,14 @@ static void test_column(int n)
     OK(MPI_Wait(&rq, &st));
     int el;
     OK(MPI_Get_elements(&st, blk, &el));
-    CHECK(el == n, "n=%d: Get_elements(blk) = %d", n, el);
+    REQUIRE(el == n, "n=%d: Get_elements(blk) = %d", n, el);
     for (int k = 0; k < n; k++) {
         int at = 5 * (k / 2) + k % 2;
-        CHECK(sparse[at] == val(prev, (long)k * M), "n=%d: sparse[%d] = %g", n, at, sparse[at]);
+        REQUIRE(sparse[at] == val(prev, (long)k * M), "n=%d: sparse[%d] = %g", n, at, sparse[at]);
     }
     for (int b = 0; b < nb; b++)
         for (int g = 2; g < 5 && 5 * b + g < 5 * nb; g++)
-            CHECK(sparse[5 * b + g] == -2, "n=%d: gap %d written", n, 5 * b + g);
+            REQUIRE(sparse[5 * b + g] == -2, "n=%d: gap %d written", n, 5 * b + g);
     MPI_Type_free(&col);
     MPI_Type_free(&blk);
     free(mat);
@@ -113,7 +113,7 @@ static void test_bottom(void)
     OK(MPI_Wait(&rq, &st));
     int cnt;
     OK(MPI_Get_count(&st, MPI_PACKED, &cnt));
-    CHECK(cnt == 19, "struct at MPI_BOTTOM packs to %d bytes", cnt);
+    REQUIRE(cnt == 19, "struct at MPI_BOTTOM packs to %d bytes", cnt);
     memset(g_i, 0, sizeof g_i);
     g_d = 0;
     memset(g_c, 0, sizeof g_c);
@@ -121,7 +121,7 @@ static void test_bottom(void)
     OK(MPI_Send(packed, cnt, MPI_PACKED, next, 5, MPI_COMM_WORLD));
     OK(MPI_Wait(&rq, &st));
     int p2 = (prev - 1 + size) % size;
-    CHECK(g_i[0] == p2 && g_i[1] == p2 + 100 && g_d == p2 + 0.5 && g_c[0] == 'a' + p2 &&
+    REQUIRE(g_i[0] == p2 && g_i[1] == p2 + 100 && g_d == p2 + 0.5 && g_c[0] == 'a' + p2 &&
               g_c[2] == 'c',
           "MPI_BOTTOM receive: %d %d %g %c", g_i[0], g_i[1], g_d, g_c[0]);
     MPI_Type_free(&t);
@@ -145,9 +145,9 @@ static void test_pair(void)
                     MPI_COMM_WORLD, &st));
     int cnt;
     OK(MPI_Get_count(&st, MPI_DOUBLE_INT, &cnt));
-    CHECK(cnt == 3, "Get_count(MPI_DOUBLE_INT) = %d", cnt);
+    REQUIRE(cnt == 3, "Get_count(MPI_DOUBLE_INT) = %d", cnt);
     for (int k = 0; k < 3; k++)
-        CHECK(in[k].v == prev + k * 0.25 && in[k].i == prev * 10 + k, "pair %d: %g %d", k,
+        REQUIRE(in[k].v == prev + k * 0.25 && in[k].i == prev * 10 + k, "pair %d: %g %d", k,
               in[k].v, in[k].i);
 }
 
@@ -171,7 +171,7 @@ static void test_modes(int n)
     a[0] = -5;
     OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int i = 0; i < n; i++)
-        CHECK(b[i] == prev * 1000000 + 2 * i, "bsend n=%d: b[%d] = %d", n, i, b[i]);
+        REQUIRE(b[i] == prev * 1000000 + 2 * i, "bsend n=%d: b[%d] = %d", n, i, b[i]);
     a[0] = rank * 1000000;
     void *dummy;
     int dsz;
@@ -185,7 +185,7 @@ static void test_modes(int n)
         OK(MPI_Start(&ps));
         OK(MPI_Wait(&ps, MPI_STATUS_IGNORE));
         OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-        CHECK(n < 2 || b[1] == it, "persistent iteration %d: b[1] = %d", it, b[1]);
+        REQUIRE(n < 2 || b[1] == it, "persistent iteration %d: b[1] = %d", it, b[1]);
     }
     OK(MPI_Request_free(&ps));
     a[2] = rank * 1000000 + 2;
@@ -199,7 +199,7 @@ static void test_modes(int n)
     OK(MPI_Wait(&sq, MPI_STATUS_IGNORE));
     OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int i = 0; i < n; i++)
-        CHECK(b[i] == prev * 1000000 + 2 * i, "freed-type send n=%d: b[%d] = %d", n, i, b[i]);
+        REQUIRE(b[i] == prev * 1000000 + 2 * i, "freed-type send n=%d: b[%d] = %d", n, i, b[i]);
     OK(MPI_Type_free(&other));
     /* Sendrecv_replace over a vector: odd entries stay. */
     OK(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
@@ -207,7 +207,7 @@ static void test_modes(int n)
     OK(MPI_Sendrecv_replace(a, 1, v, next, 10, prev, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (int i = 0; i < 2 * n; i++) {
         int want = i % 2 ? rank * 1000000 + i : prev * 1000000 + i;
-        CHECK(a[i] == want, "Sendrecv_replace n=%d: a[%d] = %d, want %d", n, i, a[i], want);
+        REQUIRE(a[i] == want, "Sendrecv_replace n=%d: a[%d] = %d, want %d", n, i, a[i], want);
     }
     MPI_Type_free(&v);
     free(a);

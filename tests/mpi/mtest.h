@@ -73,6 +73,14 @@ static inline void mtest_fail(const char *file, int line, const char *fmt, ...)
             mtest_fail(__FILE__, __LINE__, "check failed: " #cond ": " __VA_ARGS__);               \
     } while (0)
 
+/* A check whose failure ends the job (MPI_Abort): for tests where what
+ * follows a failed check would only cascade. */
+#define REQUIRE(cond, ...)                                                                         \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            FATAL("check failed: " #cond ": " __VA_ARGS__);                                        \
+    } while (0)
+
 /* Integer equality with "expected X, got Y". */
 #define CHECK_INT(got, expected, what)                                                             \
     do {                                                                                           \
@@ -177,7 +185,7 @@ static inline void mtest_init(int *argc, char ***argv)
     mtest_init_common();
 }
 
-static int mtest_finalize(void)
+static inline int mtest_finalize(void)
 {
     snprintf(mtest_subname, sizeof mtest_subname, "finalize");
     int rc = MPI_Finalize();

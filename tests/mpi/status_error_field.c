@@ -4,19 +4,7 @@
  * Request_get_status. And
  * MPI_C_COMPLEX (the same handle as MPI_C_FLOAT_COMPLEX) is named
  * "MPI_C_COMPLEX", as MPICH's datatype/typename expects. Run at 2 ranks. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int errs;
-#define CHECK(c, what)                                                                   \
-    do {                                                                                 \
-        if (!(c)) {                                                                      \
-            fprintf(stderr, "status_error_field: %s: %s failed\n", what, #c);            \
-            errs++;                                                                      \
-        }                                                                                \
-    } while (0)
+#include "mtest.h"
 
 static void fresh(MPI_Status *s)
 {
@@ -30,7 +18,7 @@ int main(int argc, char **argv)
     MPI_Status s;
     MPI_Message msg;
     MPI_Request req;
-    MPI_Init(&argc, &argv);
+    mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
@@ -101,8 +89,8 @@ int main(int argc, char **argv)
         }
         CHECK(s.MPI_ERROR == MPI_ERR_DIMS && s.MPI_TAG == 5 && buf[1] == 8, "Test");
     }
-    MPI_Finalize();
-    if (errs == 0 && rank == 0)
+    int rc = mtest_finalize();
+    if (rc == 0 && rank == 0)
         printf("status_error_field: ok\n");
-    return errs ? 1 : 0;
+    return rc;
 }

@@ -1,18 +1,10 @@
 /* Unit test of the matching engine: order, wildcards, contexts, removal. */
 #include "core/pt2pt/match.h"
+#include "base/test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
 
 static tern_req_t *recv_req(uint32_t ctx, int src, int tag)
 {
@@ -141,10 +133,5 @@ int main(void)
     test_unexpected();
     test_copy_is_private();
     test_many();
-    if (failures) {
-        fprintf(stderr, "match_test: %d failures\n", failures);
-        return 1;
-    }
-    printf("match_test: ok\n");
-    return 0;
+    return tern_check_result("match_test");
 }

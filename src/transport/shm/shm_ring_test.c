@@ -3,6 +3,7 @@
  * frees; and the segment helpers (name, create, attach, unlink). */
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_node_segment.h"
+#include "base/test_check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,15 +34,6 @@ tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
     return TERN_ERR_NOT_FOUND;
 }
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
 
 static unsigned char pattern(uint64_t seq, size_t i)
 {
@@ -277,10 +269,5 @@ int main(void)
     test_all_sizes(64, 4);
     test_reentrant();
     test_segment();
-    if (failures) {
-        fprintf(stderr, "shm_ring_test: %d failures\n", failures);
-        return 1;
-    }
-    printf("shm_ring_test: ok\n");
-    return 0;
+    return tern_check_result("shm_ring_test");
 }
