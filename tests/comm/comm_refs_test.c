@@ -2,18 +2,11 @@
  * while an operation holds it loses its handle at once but keeps its
  * context id until the last release; agreement picks move past freed ids. */
 #include "core/comm/comm.h"
+#include "base/test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static int errors;
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                    \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 static int slot_used(uint32_t ctx)
 {
@@ -26,39 +19,39 @@ static int slot_used(uint32_t ctx)
 int main(void)
 {
     tern_comm_init_predefined(0, 1);
-    EXPECT(slot_used(0) && slot_used(2)); /* WORLD and SELF */
+    CHECK(slot_used(0) && slot_used(2)); /* WORLD and SELF */
 
     /* One participant: its own mask is the agreed one. */
     tern_ctx_mask_t m;
     uint32_t ctx[2];
     tern_ctx_mask_local(&m);
-    EXPECT(tern_ctx_pick(&m, 2, ctx) == TERN_OK);
-    EXPECT(ctx[0] != ctx[1] && ctx[0] >= 4 && ctx[1] >= 4);
-    EXPECT(ctx[0] % 2 == 0 && ctx[1] % 2 == 0);
-    EXPECT(slot_used(ctx[0]) && slot_used(ctx[1]));
+    CHECK(tern_ctx_pick(&m, 2, ctx) == TERN_OK);
+    CHECK(ctx[0] != ctx[1] && ctx[0] >= 4 && ctx[1] >= 4);
+    CHECK(ctx[0] % 2 == 0 && ctx[1] % 2 == 0);
+    CHECK(slot_used(ctx[0]) && slot_used(ctx[1]));
     tern_ctx_release(ctx[1]);
 
     tern_comm_t *c;
     int wr[1] = {0};
-    EXPECT(tern_comm_new(NULL, ctx[0], 0, 1, wr, &c) == TERN_OK);
+    CHECK(tern_comm_new(NULL, ctx[0], 0, 1, wr, &c) == TERN_OK);
     MPI_Comm h = c->handle;
-    EXPECT(tern_comm_lookup(h) == c);
-    EXPECT(((unsigned)h & 0xfc000000u) == 0x84000000u);
+    CHECK(tern_comm_lookup(h) == c);
+    CHECK(((unsigned)h & 0xfc000000u) == 0x84000000u);
 
     /* Freed with an operation holding it: handle gone, id kept. */
     tern_comm_retain(c);
     tern_comm_destroy(c);
-    EXPECT(tern_comm_lookup(h) == NULL);
-    EXPECT(slot_used(ctx[0]));
-    EXPECT(c->context_id == ctx[0]); /* still readable */
+    CHECK(tern_comm_lookup(h) == NULL);
+    CHECK(slot_used(ctx[0]));
+    CHECK(c->context_id == ctx[0]); /* still readable */
     tern_comm_release(c);
-    EXPECT(!slot_used(ctx[0]));
+    CHECK(!slot_used(ctx[0]));
 
     /* The cursor moves on: the next pick is not the id just freed. */
     uint32_t next;
     tern_ctx_mask_local(&m);
-    EXPECT(tern_ctx_pick(&m, 1, &next) == TERN_OK);
-    EXPECT(next != ctx[0] && next != ctx[1]);
+    CHECK(tern_ctx_pick(&m, 1, &next) == TERN_OK);
+    CHECK(next != ctx[0] && next != ctx[1]);
 
     /* Combining: AND of free bits, max of cursors. */
     tern_ctx_mask_t a, b;
@@ -67,14 +60,12 @@ int main(void)
     b.free[5] &= ~1u;
     b.cursor = a.cursor + 100;
     tern_ctx_mask_combine(&a, &b, sizeof a);
-    EXPECT(!(a.free[5] & 1u) && a.cursor == b.cursor);
+    CHECK(!(a.free[5] & 1u) && a.cursor == b.cursor);
 
     /* Running out of ids is an error, not a collision. */
     tern_ctx_mask_t full = {0};
-    EXPECT(tern_ctx_pick(&full, 1, &next) != TERN_OK);
+    CHECK(tern_ctx_pick(&full, 1, &next) != TERN_OK);
 
     tern_comm_finalize();
-    if (errors)
-        fprintf(stderr, "%d failures\n", errors);
-    return errors ? 1 : 0;
+    return tern_check_result("comm_refs_test");
 }
