@@ -9,7 +9,8 @@ and writes:
 
   include/mpi.h               the prototypes (MPI_ and PMPI_), between the
                               "@@ generated" markers; nothing else of mpi.h
-  src/mpi/gen/<chapter>[_N].c the entry points (split at 900 lines): init check, argument
+  src/mpi/gen/<chapter>[_<section>].c the entry points, one file per section of
+                              a chapter (chapters.py, SECTIONS): init check, argument
                               checks derived from the parameter kinds, the
                               core call, its status mapped to an error class
                               through the error handler
@@ -32,7 +33,7 @@ import sys
 import tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import CHAPTERS, chapter_of  # noqa: E402
+from chapters import CHAPTERS, chapter_of, file_groups  # noqa: E402
 import checks  # noqa: E402
 import fortran  # noqa: E402
 import fortran_f08  # noqa: E402
@@ -185,35 +186,27 @@ def gen_exports(specs):
     return "".join(n + "\n" for n in names)
 
 
-# Lines per generated file: the project keeps .c files under ~900 lines, so
-# a chapter with more entry points is written as <slug>.c, <slug>_2.c, ...
-MAX_FILE_LINES = 900
-
-
 def gen_entry_points(slug, chapter, procs):
-    """{file name: text} of the entry points of one chapter (empty when it has none)."""
+    """{file name: text} of the entry points of one chapter (empty when it
+    has none): one file per section of the chapter (chapters.SECTIONS), so
+    a new procedure changes only its section's file."""
     generated = chapter["procs"]
     if not generated:
         return {}
     num, title = next((n, t) for s, n, t in CHAPTERS if s == slug)
-    head = [f"/* MPI-5.0 chapter {num}, {title}: the entry points,",
-            f" * {GENERATED_NOTE}.",
-            " * Each checks its arguments from their kinds and calls one core function",
-            " * (the specs: src/mpi/api/" + slug + ".toml). */",
-            '#include "mpi/mpi_checks.h"']
-    head += [f'#include "{h}"' for h in chapter["include"]]
-    files, body = [], []
-    for name in sorted(generated):
-        text = checks.entry_point(procs[name][0], generated[name])
-        lines = len(head) + sum(t.count("\n") + 2 for t in body) + text.count("\n") + 2
-        if body and lines > MAX_FILE_LINES:
-            files.append(body)
-            body = []
-        body.append(text)
-    files.append(body)
-    return {(slug if i == 0 else f"{slug}_{i + 1}") + ".c":
-            "\n".join(head + [line for t in b for line in ("", t)]) + "\n"
-            for i, b in enumerate(files)}
+    out = {}
+    for key, names in file_groups(sorted(generated), lambda n: slug):
+        part = key[len(slug) + 1:].replace("_", " ")
+        head = [f"/* MPI-5.0 chapter {num}, {title}" + (f", {part}" if part else "")
+                + ": the entry points,",
+                f" * {GENERATED_NOTE}.",
+                " * Each checks its arguments from their kinds and calls one core function",
+                " * (the specs: src/mpi/api/" + slug + ".toml). */",
+                '#include "mpi/mpi_checks.h"']
+        head += [f'#include "{h}"' for h in chapter["include"]]
+        body = [checks.entry_point(procs[name][0], generated[name]) for name in names]
+        out[key + ".c"] = "\n".join(head + [line for t in body for line in ("", t)]) + "\n"
+    return out
 
 
 def gen_coverage_c(procs, specs):
@@ -295,7 +288,8 @@ def main():
     # Generated entry-point files no longer produced are stale.
     stale = [os.path.join(d, f) for d in (gen_dir, fgen_dir) if os.path.isdir(d)
              for f in sorted(os.listdir(d))
-             if f.endswith(".c") and os.path.join(d, f) not in outputs]
+             if (f.endswith(".c") or f.startswith("mpi_f08_procs"))
+             and os.path.join(d, f) not in outputs]
 
     differ = []
     for path, text in outputs.items():

@@ -86,3 +86,87 @@ def chapter_of(name):
         if rx.search(name):
             return slug
     raise KeyError(f"{name}: no chapter rule matches; add one to tools/bindgen/chapters.py")
+
+
+# The sections a chapter's generated files are cut into, as ordered rules on
+# the procedure name within the chapter (the first match wins; "" matches
+# every name). Chapters not listed are one section. Files are named by
+# chapter and section, never by position, so adding a procedure changes
+# only its own section's file.
+SECTIONS = {
+    "pt2pt": [
+        ("buffer", r"^MPI_(Buffer_|(Comm|Session)_(attach|detach|flush|iflush)_buffer)"),
+        ("persistent", r"_init(_c)?$"),
+        ("nonblocking", r"^MPI_I(b?send|ssend|rsend|recv|m?probe|mrecv|sendrecv)"),
+        ("completion", r"^MPI_(Wait|Test|Request_|Cancel|Start|Status_|Get_count)"),
+        ("blocking", r""),
+    ],
+    "datatype": [
+        ("pack", r"^MPI_(Pack|Unpack)"),
+        ("construct", r"^MPI_Type_(contiguous|vector|hvector|indexed|hindexed|struct|create_|"
+                      r"dup|commit|free)"),
+        ("query", r""),
+    ],
+    "coll": [
+        ("ops", r"^MPI_(Op_|Reduce_local)"),
+        ("persistent", r"_init(_c)?$"),
+        ("nonblocking", r"^MPI_I"),
+        ("blocking", r""),
+    ],
+    "comm": [
+        ("group", r"^MPI_Group_"),
+        ("caching", r"_(create_keyval|free_keyval|set_attr|get_attr|delete_attr|set_name|"
+                    r"get_name)$|^MPI_(Keyval_|Attr_)"),
+        ("comm", r""),
+    ],
+    "topo": [
+        ("neighbor", r"^MPI_I?[Nn]eighbor_"),
+        ("cart", r"^MPI_(Cart|Dims_create)"),
+        ("graph", r""),
+    ],
+    "rma": [
+        ("window", r"^MPI_Win_(create|allocate|attach|detach|free$|get_group|set_info|get_info|"
+                   r"shared_query)"),
+        ("sync", r"^MPI_Win_"),
+        ("ops", r""),
+    ],
+    "io": [
+        ("shared", r"_(shared|ordered)(_begin|_end)?(_c)?$"),
+        ("explicit", r"^MPI_File_i?(read|write)_at"),
+        ("individual", r"^MPI_File_i?(read|write)"),
+        ("file", r""),
+    ],
+    "tools": [
+        ("cvar", r"^MPI_T_cvar_"),
+        ("pvar", r"^MPI_T_pvar_"),
+        ("event", r"^MPI_T_(event_|source_)"),
+        ("general", r""),
+    ],
+}
+_SECTION_RULES = {ch: [(name, re.compile(rx)) for name, rx in rules]
+                  for ch, rules in SECTIONS.items()}
+
+
+def section_of(name, slug=None):
+    """The file key of C procedure `name`: its chapter's slug, or
+    <slug>_<section> for chapters cut into sections."""
+    slug = slug or chapter_of(name)
+    for section, rx in _SECTION_RULES.get(slug, []):
+        if rx.search(name):
+            return f"{slug}_{section}"
+    return slug
+
+
+def file_groups(names, slug_of=None):
+    """[(file key, [names])] in the standard's chapter order and each
+    chapter's section order; names keep their order within a group."""
+    order = []
+    for slug, _, _ in CHAPTERS:
+        rules = SECTIONS.get(slug)
+        order += [f"{slug}_{s}" for s, _ in rules] if rules else [slug]
+    groups = {}
+    for n in names:
+        slug = slug_of(n) if slug_of else chapter_of(n)
+        groups.setdefault(section_of(n, slug), []).append(n)
+    rank = {k: i for i, k in enumerate(order)}
+    return sorted(groups.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))

@@ -12,7 +12,7 @@ has, and for its large-count `_c` form when Tern implements that, writes:
       MPI_Send_c_f08 under the generic MPI_Send) with the standard's
       declarations verbatim: optional IERROR, LOGICALs converted to C ints,
       strings passed with their lengths, procedures as C function pointers.
-  src/fortran/gen/f08_wrappers[_N].c  C functions (BIND(C) targets) for the
+  src/fortran/gen/f08_wrappers_<section>.c  C functions (BIND(C) targets) for the
       forms that take a choice buffer, TYPE(C_PTR) or a large count: a
       buffer arrives as its CFI descriptor (TYPE(*), DIMENSION(..)) and
       tern_f08_section turns it into an address, or, for a non-contiguous
@@ -29,9 +29,9 @@ import re
 import pympistandard as std
 
 import fortran
+from chapters import file_groups
 
 NOTE = fortran.NOTE
-MAX_FILE_LINES = fortran.MAX_FILE_LINES
 
 HANDLES = ["Comm", "Datatype", "Group", "Request", "Op", "Errhandler", "Info", "Message",
            "Win", "Session", "File"]
@@ -553,25 +553,30 @@ def gen_module(header_text, forms):
     return "\n".join(out) + "\n"
 
 
+def _by_section(forms):
+    """[(file key, [forms])]: the forms cut by chapter section
+    (chapters.SECTIONS), as the C entry points are."""
+    by_name = {}
+    for f in forms:
+        by_name.setdefault(f.cname, []).append(f)
+    return [(key, [f for n in names for f in by_name[n]])
+            for key, names in file_groups(list(by_name), fortran.chapter_or_ext)]
+
+
 def gen_procs(forms):
     """{file name: text} of the specific procedures, MPI_ and PMPI_."""
     head = [f"! Tern: the mpi_f08 module's procedures, {NOTE}",
             "! (tools/bindgen/fortran_f08.py): external procedures, one per",
             "! specific name of the standard (MPI_Send_f08ts, PMPI_Send_f08ts)."]
-    files, body = [], []
-    for f in forms:
-        for prefix in ("", "P"):
-            text = []
-            for line in f.fortran(prefix):
-                text += fortran._wrap_free(line)
-            if body and len(head) + sum(map(len, body)) + len(text) > MAX_FILE_LINES:
-                files.append(body)
-                body = []
-            body.append(text)
-    files.append(body)
-    return {("mpi_f08_procs" if i == 0 else f"mpi_f08_procs_{i + 1}") + ".f90":
-            "\n".join(head + [line for t in b for line in t]) + "\n"
-            for i, b in enumerate(files)}
+    out = {}
+    for key, group in _by_section(forms):
+        body = []
+        for f in group:
+            for prefix in ("", "P"):
+                for line in f.fortran(prefix):
+                    body += fortran._wrap_free(line)
+        out[f"mpi_f08_procs_{key}.f90"] = "\n".join(head + body) + "\n"
+    return out
 
 
 def gen_c(forms):
@@ -579,21 +584,11 @@ def gen_c(forms):
             f" * TYPE(C_PTR) or large counts), {NOTE}",
             " * (tools/bindgen/fortran_f08.py; the helpers: src/fortran/f08_support.h). */",
             '#include "fortran/f08_support.h"']
-    files, body = [], []
-    for f in forms:
-        if not f.own_c:
-            continue
-        for prefix in ("", "P"):
-            text = f.c(prefix)
-            lines = len(head) + sum(t.count("\n") + 2 for t in body) + text.count("\n") + 2
-            if body and lines > MAX_FILE_LINES:
-                files.append(body)
-                body = []
-            body.append(text)
-    files.append(body)
-    return {("f08_wrappers" if i == 0 else f"f08_wrappers_{i + 1}") + ".c":
-            "\n".join(head + [line for t in b for line in ("", t)]) + "\n"
-            for i, b in enumerate(files)}
+    out = {}
+    for key, group in _by_section([f for f in forms if f.own_c]):
+        body = [f.c(prefix) for f in group for prefix in ("", "P")]
+        out[f"f08_wrappers_{key}.c"] = "\n".join(head + [line for t in body for line in ("", t)]) + "\n"
+    return out
 
 
 def outputs(root, specs, header_text):
