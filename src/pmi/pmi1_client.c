@@ -12,21 +12,10 @@
 
 static tern_pmi_info_t *info;
 
-static tern_status_t send_line(tern_pmi_line_t *line)
-{
-    tern_status_t st = tern_pmi_line_end(line);
-    if (st == TERN_OK)
-        st = tern_pmi_conn_send(line->buf, line->len);
-    tern_pmi_line_free(line);
-    return st == TERN_OK ? TERN_OK : TERN_ERR_PMI;
-}
-
 /* Sends a query and waits for the reply named `expect`. */
 static tern_status_t call(tern_pmi_line_t *line, const char *expect, tern_pmi_msg_t *msg_p)
 {
-    tern_status_t st = send_line(line);
-    if (st == TERN_OK)
-        st = tern_pmi_conn_recv1(msg_p);
+    tern_status_t st = tern_pmi_conn_call(line, TERN_PMI_WIRE1, msg_p);
     if (st != TERN_OK)
         return st;
     if (strcmp(msg_p->cmd, expect) != 0) {
@@ -219,7 +208,7 @@ static void pmi1_abort(int code, const char *msg)
     tern_pmi_line_add_int(&line, "exitcode", code);
     if (*msg)
         tern_pmi_line_add(&line, "message", msg);
-    (void)send_line(&line);
+    (void)tern_pmi_conn_send_line(&line, TERN_PMI_WIRE1);
 }
 
 /* A raw "key=value" line of a multi-line command (values are not

@@ -17,22 +17,11 @@ enum { PMI2_KEY_MAX = 64, PMI2_VALUE_MAX = 1024 };
 
 static tern_pmi_info_t *info;
 
-static tern_status_t send_msg(tern_pmi_line_t *line)
-{
-    tern_status_t st = tern_pmi2_line_end(line);
-    if (st == TERN_OK)
-        st = tern_pmi_conn_send(line->buf, line->len);
-    tern_pmi_line_free(line);
-    return st == TERN_OK ? TERN_OK : TERN_ERR_PMI;
-}
-
 /* Sends a request and waits for "<cmd>-response"; a nonzero rc in it
  * gives TERN_ERR_NOT_FOUND (the manager's word for "no such key" too). */
 static tern_status_t call(tern_pmi_line_t *line, const char *cmd, tern_pmi_msg_t *msg_p)
 {
-    tern_status_t st = send_msg(line);
-    if (st == TERN_OK)
-        st = tern_pmi_conn_recv2(msg_p);
+    tern_status_t st = tern_pmi_conn_call(line, TERN_PMI_WIRE2, msg_p);
     if (st != TERN_OK)
         return st;
     size_t n = strlen(cmd);
@@ -77,12 +66,7 @@ static tern_status_t pmi2_init(tern_pmi_info_t *info_p)
     tern_pmi_line_begin(&line, "init");
     tern_pmi_line_add_int(&line, "pmi_version", 2);
     tern_pmi_line_add_int(&line, "pmi_subversion", 0);
-    if ((st = tern_pmi_line_end(&line)) == TERN_OK)
-        st = tern_pmi_conn_send(line.buf, line.len);
-    tern_pmi_line_free(&line);
-    if (st == TERN_OK)
-        st = tern_pmi_conn_recv1(&msg);
-    if (st != TERN_OK)
+    if (tern_pmi_conn_call(&line, TERN_PMI_WIRE1, &msg) != TERN_OK)
         return TERN_ERR_PMI;
     int version = 0;
     tern_pmi_msg_get_int(&msg, "pmi_version", &version);
@@ -212,7 +196,7 @@ static void pmi2_abort(int code, const char *msg)
     tern_pmi2_line_add(&line, "isworld", "TRUE");
     if (*msg)
         tern_pmi2_line_add(&line, "msg", msg);
-    (void)send_msg(&line);
+    (void)tern_pmi_conn_send_line(&line, TERN_PMI_WIRE2);
 }
 
 const tern_pmi_flavour_t tern_pmi2_flavour = {

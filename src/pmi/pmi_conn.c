@@ -170,3 +170,21 @@ tern_status_t tern_pmi_conn_recv2(tern_pmi_msg_t *msg_p)
             return TERN_ERR_PMI;
     }
 }
+
+tern_status_t tern_pmi_conn_send_line(tern_pmi_line_t *line, tern_pmi_wire_t wire)
+{
+    tern_status_t st = wire == TERN_PMI_WIRE2 ? tern_pmi2_line_end(line) : tern_pmi_line_end(line);
+    if (st == TERN_OK)
+        st = tern_pmi_conn_send(line->buf, line->len);
+    tern_pmi_line_free(line);
+    return st == TERN_OK ? TERN_OK : TERN_ERR_PMI;
+}
+
+tern_status_t tern_pmi_conn_call(tern_pmi_line_t *line, tern_pmi_wire_t wire,
+                                 tern_pmi_msg_t *msg_p)
+{
+    tern_status_t st = tern_pmi_conn_send_line(line, wire);
+    if (st != TERN_OK)
+        return st;
+    return wire == TERN_PMI_WIRE2 ? tern_pmi_conn_recv2(msg_p) : tern_pmi_conn_recv1(msg_p);
+}

@@ -45,6 +45,16 @@ void tern_pmi_conn_close(void);
 int tern_pmi_conn_is_port(void);       /* opened from PMI_PORT */
 /* Sends a finished buffer (already framed). */
 tern_status_t tern_pmi_conn_send(const char *buf, size_t len);
+/* The wire forms of a line: PMI-1's "cmd=..." text lines, PMI-2's
+ * length-prefixed messages. */
+typedef enum { TERN_PMI_WIRE1 = 1, TERN_PMI_WIRE2 = 2 } tern_pmi_wire_t;
+/* Frames line in that form, sends it and frees it; TERN_ERR_PMI on any
+ * failure. */
+tern_status_t tern_pmi_conn_send_line(tern_pmi_line_t *line, tern_pmi_wire_t wire);
+/* The same, then the reply in the same form: the request/response step
+ * both clients are made of. */
+tern_status_t tern_pmi_conn_call(tern_pmi_line_t *line, tern_pmi_wire_t wire,
+                                 tern_pmi_msg_t *msg_p);
 /* Next PMI-1 line / PMI-2 message, parsed; points into the connection's
  * buffer until the next receive. */
 tern_status_t tern_pmi_conn_recv1(tern_pmi_msg_t *msg_p);
