@@ -7,8 +7,8 @@
 #define TERN_MPI_CHECKS_H
 
 #include "core/comm/attr.h"
-#include "core/comm/group.h"
-#include "core/comm/info.h"
+#include "core/group/group.h"
+#include "core/info/info.h"
 #include "core/pt2pt/request.h"
 #include "core/io/file.h"
 #include "core/rma/window.h"

@@ -1,7 +1,7 @@
 /* Language bindings and the ABI queries: see mpi_lang.h. */
 #include "mpi/mpi_lang.h"
 
-#include "core/comm/info.h"
+#include "core/info/info.h"
 
 #include <stdatomic.h>
 #include <string.h>

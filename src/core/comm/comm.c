@@ -1,8 +1,8 @@
 #include "core/comm/comm.h"
 #include "core/comm/attr.h"
-#include "core/comm/group.h"
+#include "core/group/group.h"
 #include "core/runtime/handle_table.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/comm/topo.h"
 #include "core/pt2pt/bsend.h"
 

@@ -7,7 +7,7 @@
 
 #include "base/status.h"
 #include "core/comm/comm.h"
-#include "core/comm/group.h"
+#include "core/group/group.h"
 
 /* An intercommunicator on context ids ctx (its own) and local_ctx (its
  * local_comm's) between our group lranks (we are rank) and rranks (both

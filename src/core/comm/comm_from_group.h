@@ -8,8 +8,8 @@
 #define TERN_CORE_COMM_FROM_GROUP_H
 
 #include "core/comm/comm.h"
-#include "core/comm/group.h"
-#include "core/comm/info.h"
+#include "core/group/group.h"
+#include "core/info/info.h"
 
 /* info may be NULL (MPI_INFO_NULL); the new communicator gets errhandler. */
 tern_status_t tern_comm_from_group(const tern_group_t *g, const char *stringtag,

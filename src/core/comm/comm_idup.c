@@ -18,7 +18,7 @@
 #include "core/comm/comm_new.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_p2p.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/pt2pt/progress.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "core/comm/attr.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/split_type.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/request.h"
 #include "core/comm/topo.h"

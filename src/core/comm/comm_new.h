@@ -7,8 +7,8 @@
 #define TERN_CORE_COMM_NEW_H
 
 #include "core/comm/comm.h"
-#include "core/comm/group.h"
-#include "core/comm/info.h"
+#include "core/group/group.h"
+#include "core/info/info.h"
 #include "core/pt2pt/request.h"
 
 /* What a duplicate nc of c takes from c, for MPI_Comm_dup and idup alike:

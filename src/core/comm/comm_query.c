@@ -2,8 +2,8 @@
  * info hints) on communicators the MPI layer has checked. Errors name the
  * argument (tern_status_detail). */
 #include "core/comm/comm_query.h"
-#include "core/comm/group.h"
-#include "core/comm/info.h"
+#include "core/group/group.h"
+#include "core/info/info.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * loaded once, at the first hardware split. */
 #include "core/comm/split_type.h"
 #include "core/comm/comm_exchange.h"
-#include "core/comm/pset.h"
+#include "core/group/pset.h"
 #include "core/runtime/runtime.h"
 
 #include <hwloc.h>

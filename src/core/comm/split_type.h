@@ -11,7 +11,7 @@
 #define TERN_CORE_SPLIT_TYPE_H
 
 #include "core/comm/comm.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 
 /* *color for split_type (checked: one of the MPI_COMM_TYPE_* values) and
  * the info (NULL for MPI_INFO_NULL). Collective over c for

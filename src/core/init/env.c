@@ -2,7 +2,7 @@
  * processor name, clock (env.h). */
 #include "core/init/env.h"
 #include "core/comm/attr.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/comm/unmatched.h"
 #include "core/coll/coll.h"
 #include "core/init/init.h"

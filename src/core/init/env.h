@@ -5,7 +5,7 @@
 #define TERN_CORE_ENV_H
 
 #include "core/comm/comm.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 
 /* MPI_Init/MPI_Init_thread: a second call, or a failure, ends the job with
  * a message naming func (there is no error handler yet). */

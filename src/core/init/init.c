@@ -1,7 +1,7 @@
 #include "core/init/init.h"
 #include "core/coll/coll.h"
 #include "core/comm/comm.h"
-#include "core/comm/comm_dynamic.h"
+#include "core/dynamic/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
 #include "core/comm/unmatched.h"
 #include "core/init/env.h"

@@ -1,7 +1,7 @@
 /* MPI sessions (session.h). */
 #include "core/init/session.h"
-#include "core/comm/group.h"
-#include "core/comm/pset.h"
+#include "core/group/group.h"
+#include "core/group/pset.h"
 #include "core/comm/unmatched.h"
 #include "core/init/init.h"
 #include "core/pt2pt/bsend.h"

@@ -6,7 +6,7 @@
 #define TERN_CORE_SESSION_H
 
 #include "base/status.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include <mpi.h>
 
 typedef struct tern_session {

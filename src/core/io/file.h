@@ -13,7 +13,7 @@
 
 #include "base/status.h"
 #include "core/comm/comm.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/io/io_driver.h"
 #include "core/io/view.h"
 #include "core/pt2pt/request.h"

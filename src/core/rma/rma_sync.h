@@ -5,7 +5,7 @@
 #ifndef TERN_CORE_RMA_SYNC_H
 #define TERN_CORE_RMA_SYNC_H
 
-#include "core/comm/group.h"
+#include "core/group/group.h"
 #include "core/rma/window.h"
 
 /* TERN_OK when the origin may access target now (passive: only a lock or

@@ -7,7 +7,7 @@
 #include "core/rma/window.h"
 #include "core/comm/comm_new.h"
 #include "core/comm/comm_query.h"
-#include "core/comm/group.h"
+#include "core/group/group.h"
 #include "core/datatype/dtype_attr.h"
 #include "core/datatype/dtype_query.h"
 

@@ -3,7 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/info.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 
 TERN_PMPI_ALIAS(Info_create)
 int PMPI_Info_create(MPI_Info *info)

@@ -3,7 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/proc.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/comm/comm_dynamic.h"
+#include "core/dynamic/comm_dynamic.h"
 #include "core/comm/comm_from_group.h"
 #include "core/comm/comm_new.h"
 #include "core/init/env.h"

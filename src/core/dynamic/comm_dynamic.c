@@ -12,7 +12,7 @@
  * peers; then both groups agree on the context ids in rounds, the roots
  * swapping their groups' masks (tern_ctx_agree_ex: windows under
  * MPI_THREAD_MULTIPLE, so threads that spawn at once each find slots). */
-#include "core/comm/comm_dynamic.h"
+#include "core/dynamic/comm_dynamic.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_exchange.h"
 #include "core/comm/comm_p2p.h"

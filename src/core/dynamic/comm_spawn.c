@@ -7,9 +7,9 @@
  * (tern_comm_parent_init): the intercommunicator joins both. A spawn the
  * process manager refuses, or whose processes do not all start, returns
  * TERN_ERR_SPAWN on every parent, with errcodes filled. */
-#include "core/comm/comm_dynamic.h"
+#include "core/dynamic/comm_dynamic.h"
 #include "core/comm/comm_exchange.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/runtime/runtime.h"
 #include "base/log.h"
 #include "pmi/pmi.h"

@@ -3,7 +3,7 @@
  * layer has checked. Results keep MPI's orders: incl in the given order,
  * set operations in the first group's order. Errors name the argument
  * (tern_status_detail). */
-#include "core/comm/group.h"
+#include "core/group/group.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>

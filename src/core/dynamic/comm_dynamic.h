@@ -4,7 +4,7 @@
 #define TERN_CORE_COMM_DYNAMIC_H
 
 #include "core/comm/comm.h"
-#include "core/comm/info.h"
+#include "core/info/info.h"
 
 /* The context the roots of an accept/connect meet on: slot 4095, which
  * tern_ctx_init keeps from every communicator. */

@@ -1,4 +1,4 @@
-#include "core/comm/info.h"
+#include "core/info/info.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
 

@@ -1,4 +1,4 @@
-#include "core/comm/group.h"
+#include "core/group/group.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/runtime.h"
 

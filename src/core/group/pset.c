@@ -1,6 +1,6 @@
 /* Process sets (pset.h): computed from the world and the node map, so every
  * process of a set names the same members. */
-#include "core/comm/pset.h"
+#include "core/group/pset.h"
 #include "core/runtime/runtime.h"
 
 #include <stdlib.h>
