@@ -288,6 +288,8 @@ static void print_coll_json(void)
             printf(", \"max_bytes\": null");
         printf(", \"algorithm\": ");
         json_str(rows[i].algo->name);
+        printf(", \"load\": ");
+        json_str(tern_coll_load_name(rows[i].load));
         printf(", \"condition\": ");
         json_str(tern_coll_condition(rows[i].algo));
         printf("}%s\n", i + 1 < n ? "," : "");

@@ -103,11 +103,18 @@ void tern_coll_print_table(FILE *f);
 
 /* The selection table in effect, row by row (tern-info --json): rows are
  * grouped by collective and tried in order. */
+/* The load a selection row applies to: any, only while the node has no
+ * more ranks than CPUs ("fit"), or only when it has more ("over";
+ * tern_rt.node_oversubscribed). */
+typedef enum { TERN_COLL_LOAD_ANY, TERN_COLL_LOAD_FIT, TERN_COLL_LOAD_OVER } tern_coll_load_t;
+/* "any", "fit", "over". */
+const char *tern_coll_load_name(tern_coll_load_t load);
 typedef struct {
     tern_coll_kind_t kind;
     int max_procs;    /* 0: any */
     size_t max_bytes; /* SIZE_MAX: any */
     const tern_coll_algo_t *algo;
+    tern_coll_load_t load;
 } tern_coll_row_t;
 /* *source_p: "built-in" or the TERN_COLL_TUNING_FILE path. */
 const tern_coll_row_t *tern_coll_table(size_t *n_p, const char **source_p);

@@ -1,12 +1,13 @@
 /* Algorithm selection. The default table is data: rows (collective, largest
- * communicator size, largest message in bytes, algorithm), tried in order;
+ * communicator size, largest message in bytes, algorithm, load), tried in
+ * order;
  * the first row that matches and whose algorithm can serve the call wins.
  * "Message" is the whole vector for bcast and the reductions, and one
  * rank's block for the gather/scatter/alltoall families.
  *
  * TERN_COLL_TUNING_FILE names a file of rows in the same form, one per
- * line: `<collective> <max procs|*> <max bytes|*> <algorithm>` (# starts a
- * comment); the rows of each collective it mentions replace the default
+ * line: `<collective> <max procs|*> <max bytes|*> <algorithm> [any|fit|over]`
+ * (# starts a comment; the load is any when left out); the rows of each collective it mentions replace the default
  * rows of that collective. TERN_<COLL>_ALGORITHM=<name> forces one
  * algorithm (when it cannot serve a call, e.g. ring for a non-commutative
  * op, the table decides). */
@@ -27,80 +28,91 @@ typedef struct {
     int max_procs;       /* 0: any */
     size_t max_bytes;    /* SIZE_MAX: any */
     const char *algo;
+    tern_coll_load_t load;
 } row_t;
 
 #define ANY_BYTES SIZE_MAX
+/* Loads: most rows hold at any load. With more ranks than CPUs on the
+ * node, the rooted collectives' shm rows do not apply (FIT): there a root
+ * or reader waits for a slot held by a descheduled rank, where the message
+ * algorithms let the senders run ahead (4 ranks on 2 cores, 8 B: bcast
+ * 0.94 against 2.5 us, reduce 1.5 against 3.4, gather 1.3 against 2.9,
+ * scatter 1.0 against 3.4; docs/performance.md). The collectives every
+ * rank waits for anyway (barrier, allreduce, allgather, alltoall) keep shm
+ * at any load, which was as fast or faster there. */
+#define ANY TERN_COLL_LOAD_ANY
+#define FIT TERN_COLL_LOAD_FIT
 static const row_t default_rows[] = {
-    {TERN_COLL_BARRIER, 0, ANY_BYTES, "node_aware"},
-    {TERN_COLL_BARRIER, 16, ANY_BYTES, "shm"},
-    {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination"},
-    {TERN_COLL_BCAST, 0, 12288, "node_aware"},
+    {TERN_COLL_BARRIER, 0, ANY_BYTES, "node_aware", ANY},
+    {TERN_COLL_BARRIER, 16, ANY_BYTES, "shm", ANY},
+    {TERN_COLL_BARRIER, 0, ANY_BYTES, "dissemination", ANY},
+    {TERN_COLL_BCAST, 0, 12288, "node_aware", ANY},
     /* Two ranks, small messages: one message each way (or one) beat the
      * shm flag handshake in A/Bs on the 2-core machine (2 bound ranks,
      * medians of 3-5 rounds, 8 B: bcast 0.22 vs 0.41 us, reduce 0.31 vs
      * 0.39, allreduce 0.54 vs 0.67, allgather 0.54 vs 0.76, alltoall 0.48
      * vs 0.88; the byte limits are where shm caught up; docs/performance.md).
      * The barrier keeps shm (0.30 vs 0.37). */
-    {TERN_COLL_BCAST, 2, 256, "binomial"},
+    {TERN_COLL_BCAST, 2, 256, "binomial", ANY},
     /* shm up to the size where binomial gave way to scatter_allgather
      * already: ranks passing different counts (erroneous) on the same
      * side of 12288 bytes (256 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
      * not meet. */
-    {TERN_COLL_BCAST, 16, 12288, "shm"},
-    {TERN_COLL_BCAST, 0, 12288, "binomial"},
-    {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial"},
-    {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather"},
+    {TERN_COLL_BCAST, 16, 12288, "shm", FIT},
+    {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
+    {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial", ANY},
+    {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather", ANY},
     /* Blocks of the gather/scatter/allgather/alltoall families, predicted
      * from the A/B in docs/performance.md (to be confirmed): at 2 ranks a
      * binomial (one eager message) beats the flag round trip for tiny
      * blocks; shm up to 16 KB blocks at up to 8 ranks. */
-    {TERN_COLL_GATHER, 2, 1024, "binomial"},
-    {TERN_COLL_GATHER, 8, 16384, "shm"},
-    {TERN_COLL_GATHER, 16, 4096, "shm"},
-    {TERN_COLL_GATHER, 0, 2048, "binomial"},
-    {TERN_COLL_GATHER, 0, ANY_BYTES, "linear"},
-    {TERN_COLL_GATHERV, 0, ANY_BYTES, "linear"},
-    {TERN_COLL_SCATTER, 2, 1024, "binomial"},
-    {TERN_COLL_SCATTER, 8, 16384, "shm"},
-    {TERN_COLL_SCATTER, 16, 4096, "shm"},
-    {TERN_COLL_SCATTER, 0, 2048, "binomial"},
-    {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear"},
-    {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear"},
-    {TERN_COLL_ALLGATHER, 2, 1024, "recursive_doubling"},
-    {TERN_COLL_ALLGATHER, 8, 16384, "shm"},
-    {TERN_COLL_ALLGATHER, 16, 4096, "shm"},
-    {TERN_COLL_ALLGATHER, 0, 1024, "recursive_doubling"},
-    {TERN_COLL_ALLGATHER, 0, 1024, "bruck"},
-    {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring"},
-    {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring"},
-    {TERN_COLL_ALLTOALL, 2, 1024, "pairwise"},
-    {TERN_COLL_ALLTOALL, 8, 16384, "shm"},
-    {TERN_COLL_ALLTOALL, 16, 1024, "shm"},
-    {TERN_COLL_ALLTOALL, 0, 256, "bruck"},
-    {TERN_COLL_ALLTOALL, 0, 32768, "direct"},
-    {TERN_COLL_ALLTOALL, 0, ANY_BYTES, "pairwise"},
-    {TERN_COLL_ALLTOALLV, 0, ANY_BYTES, "pairwise"},
-    {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise"},
-    {TERN_COLL_REDUCE, 0, 65536, "node_aware"},
-    {TERN_COLL_REDUCE, 2, 4096, "binomial"},
-    {TERN_COLL_REDUCE, 16, 16384, "shm"},
-    {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial"},
-    {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware"},
-    {TERN_COLL_ALLREDUCE, 2, 8192, "recursive_doubling"},
-    {TERN_COLL_ALLREDUCE, 16, 16384, "shm"},
-    {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling"},
-    {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner"},
-    {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring"},
-    {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "recursive_doubling"},
-    {TERN_COLL_REDUCE_SCATTER, 0, 65536, "reduce_scatterv"},
-    {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring"},
-    {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv"},
-    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, 65536, "reduce_scatterv"},
-    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "ring"},
-    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "reduce_scatterv"},
-    {TERN_COLL_SCAN, 0, ANY_BYTES, "recursive_doubling"},
-    {TERN_COLL_EXSCAN, 0, ANY_BYTES, "recursive_doubling"},
+    {TERN_COLL_GATHER, 2, 1024, "binomial", ANY},
+    {TERN_COLL_GATHER, 8, 16384, "shm", FIT},
+    {TERN_COLL_GATHER, 16, 4096, "shm", FIT},
+    {TERN_COLL_GATHER, 0, 2048, "binomial", ANY},
+    {TERN_COLL_GATHER, 0, ANY_BYTES, "linear", ANY},
+    {TERN_COLL_GATHERV, 0, ANY_BYTES, "linear", ANY},
+    {TERN_COLL_SCATTER, 2, 1024, "binomial", ANY},
+    {TERN_COLL_SCATTER, 8, 16384, "shm", FIT},
+    {TERN_COLL_SCATTER, 16, 4096, "shm", FIT},
+    {TERN_COLL_SCATTER, 0, 2048, "binomial", ANY},
+    {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear", ANY},
+    {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear", ANY},
+    {TERN_COLL_ALLGATHER, 2, 1024, "recursive_doubling", ANY},
+    {TERN_COLL_ALLGATHER, 8, 16384, "shm", ANY},
+    {TERN_COLL_ALLGATHER, 16, 4096, "shm", ANY},
+    {TERN_COLL_ALLGATHER, 0, 1024, "recursive_doubling", ANY},
+    {TERN_COLL_ALLGATHER, 0, 1024, "bruck", ANY},
+    {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring", ANY},
+    {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring", ANY},
+    {TERN_COLL_ALLTOALL, 2, 1024, "pairwise", ANY},
+    {TERN_COLL_ALLTOALL, 8, 16384, "shm", ANY},
+    {TERN_COLL_ALLTOALL, 16, 1024, "shm", ANY},
+    {TERN_COLL_ALLTOALL, 0, 256, "bruck", ANY},
+    {TERN_COLL_ALLTOALL, 0, 32768, "direct", ANY},
+    {TERN_COLL_ALLTOALL, 0, ANY_BYTES, "pairwise", ANY},
+    {TERN_COLL_ALLTOALLV, 0, ANY_BYTES, "pairwise", ANY},
+    {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise", ANY},
+    {TERN_COLL_REDUCE, 0, 65536, "node_aware", ANY},
+    {TERN_COLL_REDUCE, 2, 4096, "binomial", ANY},
+    {TERN_COLL_REDUCE, 16, 16384, "shm", FIT},
+    {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial", ANY},
+    {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware", ANY},
+    {TERN_COLL_ALLREDUCE, 2, 8192, "recursive_doubling", ANY},
+    {TERN_COLL_ALLREDUCE, 16, 16384, "shm", ANY},
+    {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling", ANY},
+    {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner", ANY},
+    {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring", ANY},
+    {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "recursive_doubling", ANY},
+    {TERN_COLL_REDUCE_SCATTER, 0, 65536, "reduce_scatterv", ANY},
+    {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring", ANY},
+    {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv", ANY},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, 65536, "reduce_scatterv", ANY},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "ring", ANY},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "reduce_scatterv", ANY},
+    {TERN_COLL_SCAN, 0, ANY_BYTES, "recursive_doubling", ANY},
+    {TERN_COLL_EXSCAN, 0, ANY_BYTES, "recursive_doubling", ANY},
 };
 
 typedef tern_coll_row_t entry_t;
@@ -129,6 +141,21 @@ static int kind_of(const char *name)
     for (int k = 0; k < TERN_COLL_N; k++)
         if (!strcmp(name, tern_coll_kind_name((tern_coll_kind_t)k)))
             return k;
+    return -1;
+}
+
+static const char *const load_names[] = {"any", "fit", "over"};
+
+const char *tern_coll_load_name(tern_coll_load_t load)
+{
+    return (unsigned)load < 3 ? load_names[load] : "?";
+}
+
+static int load_of(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, load_names[i]))
+            return i;
     return -1;
 }
 
@@ -163,25 +190,27 @@ static int read_tuning_file(const char *path, entry_t **t, size_t *n, size_t *ca
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char coll[64], procs[32], bytes[32], algo[64], extra[2];
-        int got = sscanf(line, "%63s %31s %31s %63s %1s", coll, procs, bytes, algo, extra);
+        char coll[64], procs[32], bytes[32], algo[64], load[8] = "any", extra[2];
+        int got = sscanf(line, "%63s %31s %31s %63s %7s %1s", coll, procs, bytes, algo, load,
+                         extra);
         if (got <= 0)
             continue;
-        int kind = got == 4 ? kind_of(coll) : -1;
+        int ld = load_of(load);
+        int kind = (got == 4 || got == 5) && ld >= 0 ? kind_of(coll) : -1;
         const tern_coll_algo_t *al = kind >= 0 ? tern_coll_find((tern_coll_kind_t)kind, algo) : NULL;
         char *end1 = NULL, *end2 = NULL;
         long mp = strcmp(procs, "*") ? strtol(procs, &end1, 10) : 0;
         unsigned long long mb = strcmp(bytes, "*") ? strtoull(bytes, &end2, 10) : ~0ULL;
         if (!al || (end1 && (*end1 || mp < 1)) || (end2 && *end2)) {
             tern_error("TERN_COLL_TUNING_FILE %s:%d: expected `<collective> <max procs|*> <max "
-                       "bytes|*> <algorithm>` with a known collective and algorithm; using the "
-                       "built-in table",
+                       "bytes|*> <algorithm> [any|fit|over]` with a known collective and "
+                       "algorithm; using the built-in table",
                        path, lineno);
             rc = -1;
             break;
         }
         entry_t e = {(tern_coll_kind_t)kind, (int)mp,
-                     mb > SIZE_MAX ? SIZE_MAX : (size_t)mb, al};
+                     mb > SIZE_MAX ? SIZE_MAX : (size_t)mb, al, (tern_coll_load_t)ld};
         if (push(t, n, cap, e)) {
             rc = -1;
             break;
@@ -216,7 +245,7 @@ static int build_table(const entry_t *file_rows, size_t n_file, const int *in_fi
                            r->algo, tern_coll_kind_name(r->kind));
                 continue;
             }
-            entry_t e = {r->kind, r->max_procs, r->max_bytes, al};
+            entry_t e = {r->kind, r->max_procs, r->max_bytes, al, r->load};
             if (push(&table, &n_table, &cap, e))
                 return -1;
         }
@@ -297,23 +326,11 @@ static int spans_nodes(tern_comm_t *c)
     return c->coll_spans_nodes > 0;
 }
 
-/* With more ranks than CPUs on the node, the table's shm rows are passed
- * over for the rooted collectives: there a root or reader waits for a
- * slot held by a descheduled rank, where the message algorithms let the
- * senders run ahead (4 ranks on 2 cores, 8 B: bcast 0.94 against 2.5 us,
- * reduce 1.5 against 3.4, gather 1.3 against 2.9, scatter 1.0 against 3.4;
- * docs/performance.md). The collectives every rank waits for anyway
- * (barrier, allreduce, allgather, alltoall) keep shm, which was as fast or
- * faster there. TERN_<COLL>_ALGORITHM=shm still forces it. */
-static int rooted_shm(const tern_coll_algo_t *al, tern_coll_kind_t kind)
+/* Whether a row's load column admits this process's node. */
+static int load_fits(tern_coll_load_t load)
 {
-    return (al->flags & TERN_COLL_SHM) && (kind == TERN_COLL_BCAST || kind == TERN_COLL_REDUCE ||
-                                           kind == TERN_COLL_GATHER || kind == TERN_COLL_SCATTER);
-}
-
-static int shm_passed_over(const tern_coll_algo_t *al, tern_coll_kind_t kind)
-{
-    return tern_rt.node_oversubscribed && rooted_shm(al, kind);
+    return load == TERN_COLL_LOAD_ANY ||
+           (load == TERN_COLL_LOAD_OVER) == (tern_rt.node_oversubscribed != 0);
 }
 
 static int usable(const tern_coll_algo_t *al, const tern_coll_args_t *a)
@@ -366,7 +383,7 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
     for (size_t i = kind_first[kind]; !al && i < kind_first[kind + 1]; i++) {
         const entry_t *e = &table[i];
         if ((e->max_procs && a->comm->size > e->max_procs) ||
-            msg_bytes > e->max_bytes || !usable(e->algo, a) || shm_passed_over(e->algo, kind))
+            msg_bytes > e->max_bytes || !load_fits(e->load) || !usable(e->algo, a))
             continue;
         al = e->algo;
     }
@@ -381,7 +398,6 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
 const char *tern_coll_condition(const tern_coll_algo_t *al)
 {
     return al->flags & TERN_COLL_NODE_AWARE          ? "communicators spanning nodes"
-           : rooted_shm(al, al->kind)               ? "ranks on one node, not more than its CPUs"
            : al->flags & TERN_COLL_SHM              ? "ranks on one node"
            : al->flags & TERN_COLL_NEEDS_COMMUTATIVE ? "commutative ops"
            : al->flags & TERN_COLL_NEEDS_POW2       ? "power-of-two sizes"
@@ -411,9 +427,11 @@ const char *tern_coll_algorithm_knob(tern_coll_kind_t kind)
 void tern_coll_print_table(FILE *f)
 {
     load();
-    fprintf(f, "Collective algorithm selection (table: %s; first matching row wins):\n",
+    fprintf(f, "Collective algorithm selection (table: %s; first matching row wins; load: any,"
+               " fit = no more ranks than CPUs on the node, over = more):\n",
             table_source);
-    fprintf(f, "  %-22s %10s %12s  %s\n", "collective", "procs <=", "bytes <=", "algorithm");
+    fprintf(f, "  %-22s %10s %12s %5s  %s\n", "collective", "procs <=", "bytes <=", "load",
+            "algorithm");
     for (size_t i = 0; i < n_table; i++) {
         const entry_t *e = &table[i];
         char procs[16], bytes[24];
@@ -426,8 +444,9 @@ void tern_coll_print_table(FILE *f)
         else
             snprintf(bytes, sizeof bytes, "%zu", e->max_bytes);
         const char *cond = tern_coll_condition(e->algo);
-        fprintf(f, "  %-22s %10s %12s  %s%s%s%s\n", tern_coll_kind_name(e->kind), procs, bytes,
-                e->algo->name, *cond ? " (" : "", cond, *cond ? ")" : "");
+        fprintf(f, "  %-22s %10s %12s %5s  %s%s%s%s\n", tern_coll_kind_name(e->kind), procs,
+                bytes, tern_coll_load_name(e->load), e->algo->name, *cond ? " (" : "", cond,
+                *cond ? ")" : "");
     }
     for (int k = 0; k < TERN_COLL_N; k++)
         if (forced[k])
