@@ -1,32 +1,9 @@
 /* Shared-memory transport: active messages through one SPSC ring of cells
  * per ordered pair of ranks on a node (shm_ring.h), in one POSIX segment per
  * node (shm_node_segment.h); get/put with Cross Memory Attach (base/cma.h).
- *
- * Segment layout (local rank 0 writes the header; the others take the
- * geometry from it, so only local rank 0's knobs matter):
- *   [0, 4096)       header, then one 64-byte slot per local rank (pid, CMA
- *                   probe word address and value, attached flag, hwloc
- *                   place), then the line of the start-up probe
- *                   (shm_path.h)
- *   rings_offset    L * (L - 1) rings; receiver d's ring from sender s is
- *                   number d * (L - 1) + (s < d ? s : s - 1), so a receiver's
- *                   incoming rings are contiguous. No ring to oneself: the
- *                   self transport serves that, and reachable() says no.
- *   bulk_offset     L * (L - 1) bulk rings, numbered the same way: the same
- *                   SPSC ring with large cells (64 KB), the bulk channel that
- *                   carries rendezvous data. A large message is copied in
- *                   through it by the sender while the receiver copies out
- *                   the previous chunk, both in cache: about 2.5x the speed
- *                   of CMA's process_vm_readv for messages that fit in the
- *                   last-level cache (docs/performance.md). Larger messages
- *                   still use CMA (TERN_SHM_CMA_MIN).
- * Local rank 0 reserves every page of the segment when it creates it
- * (posix_fallocate), so a /dev/shm too small fails MPI_Init (or shrinks the
- * rings, TERN_SHM_FALLBACK) instead of a SIGBUS at some later first touch.
- * Mapping the pages is still lazy: every rank prefaults its own incoming
- * and outgoing rings (up to 8 MB), never other pairs' rings nor the bulk
- * channel (a pair's chunks are touched only when it moves large messages):
- * before, every rank populated the whole segment, 264 MB each at 32 ranks.
+ * This file: start-up, active messages, progress and dead peers; the
+ * segment's layout and fallback are in shm_layout.c, get and put in
+ * shm_rma.c, what they share in shm_internal.h.
  *
  * Progress polls the flag of the next cell of every incoming ring (one cache
  * line each), drains up to one ring's worth of messages from each, and frees
@@ -42,15 +19,12 @@
  * process that died is found once its parent has reaped it, at once under
  * mpiexec). Once the core gives up on a peer (disconnect) its incoming
  * rings are parked: what it wrote before dying is never delivered. */
+#include "transport/shm/shm_internal.h"
 #include "base/cma.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "pmi/pmi_profile.h"
-#include "transport/shm/shm_path.h"
-#include "transport/shm/shm_ring.h"
-#include "transport/shm/shm_node_segment.h"
-#include "transport/transport.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -58,349 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
-
-#define SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
-#define SHM_HEADER_BYTES 64
-#define SHM_PAGE 4096
-#define SHM_PREFAULT_MAX ((size_t)8 << 20)
-#define SHM_BULK_BUDGET ((size_t)128 << 20)
-
-typedef struct {
-    uint64_t magic;
-    uint64_t size;
-    uint64_t rings_offset;
-    uint64_t cell_size;
-    uint32_t ring_cells;
-    uint32_t local_size;
-    uint64_t bulk_offset;
-    uint32_t bulk_cell_size; /* 0: no bulk channel */
-    uint32_t bulk_cells;
-} shm_header_t;
-
-/* What local rank 0 asks of the segment: cells per ring and their size,
- * bulk chunks per pair and their size (bulk_cells 0: no bulk channel). */
-typedef struct {
-    size_t cell_size;
-    unsigned cells;
-    size_t bulk_cell_size;
-    unsigned bulk_cells;
-} shm_geometry_t;
-
-typedef struct {
-    int64_t pid;
-    uint64_t probe_addr;
-    uint64_t probe_value;
-    _Atomic uint32_t attached;
-    tern_shm_place_t place;
-    char pad[36 - sizeof(tern_shm_place_t)];
-} shm_slot_t;
-
-_Static_assert(sizeof(shm_header_t) <= SHM_HEADER_BYTES, "header fits its line");
-_Static_assert(sizeof(shm_slot_t) == 64, "one slot per cache line");
-
-typedef struct {
-    tern_shm_ring_t ring;
-    int src;  /* world rank of the sender */
-    int gone; /* the core gave up on src: rings parked */
-    tern_shm_ring_t bulk;
-} shm_in_t;
-
-struct tern_tl {
-    /* Hot fields first. */
-    shm_in_t *in;             /* local_size - 1 incoming rings */
-    int nin;
-    int my_local;
-    const int *local_of;      /* world rank -> local index or -1 */
-    tern_shm_ring_t *out;     /* by local index; out[my_local] unused */
-    tern_shm_ring_t *bulk_out; /* by local index, like out */
-    size_t bulk_max;          /* payload bytes per bulk cell; 0: no channel */
-    tern_am_handler_fn am_handler;
-    void *am_ctx;
-    size_t am_max;
-    unsigned batch;           /* messages taken from one ring per progress */
-    int cma;                  /* 1 while get/put are usable */
-    size_t rma_min;
-    size_t *peer_rma_min;     /* by local index: rma_min, or less where single copy wins */
-    size_t *peer_get_min;     /* by local index: where the receiver measures (0: no) */
-    tern_shm_place_t place;   /* this rank's (shm_path.h) */
-
-    int rank, size, local_size;
-    tern_peer_failed_fn peer_failed;
-    int *local_of_storage;
-    tern_shm_segment_t seg;
-    uint64_t probe_word;
-    shm_geometry_t want;      /* local rank 0: the geometry it formats */
-    tern_status_t attach_status;
-};
-
-/* The start-up probe's line, after the slots. */
-static void *shm_probe_line(void *base, int local_size)
-{
-    return (char *)base + SHM_HEADER_BYTES + (size_t)local_size * sizeof(shm_slot_t);
-}
-
-static size_t shm_rings_offset(int local_size)
-{
-    size_t slots_end = SHM_HEADER_BYTES + (size_t)(local_size + 1) * sizeof(shm_slot_t);
-    return (slots_end + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
-}
-
-static size_t shm_bulk_offset(int local_size, size_t cell_size, unsigned cells)
-{
-    size_t nrings = (size_t)local_size * (size_t)(local_size - 1);
-    return shm_rings_offset(local_size) + nrings * tern_shm_ring_bytes(cell_size, cells);
-}
-
-static size_t shm_bulk_bytes(int local_size, size_t bulk_cell_size, unsigned bulk_cells)
-{
-    size_t nrings = (size_t)local_size * (size_t)(local_size - 1);
-    return bulk_cells ? nrings * tern_shm_ring_bytes(bulk_cell_size, bulk_cells) : 0;
-}
-
-static size_t shm_segment_bytes(int local_size, size_t cell_size, unsigned cells, size_t bulk_cell_size,
-                                unsigned bulk_cells)
-{
-    return shm_bulk_offset(local_size, cell_size, cells) + shm_bulk_bytes(local_size, bulk_cell_size, bulk_cells);
-}
-
-static size_t shm_geometry_bytes(int local_size, const shm_geometry_t *g)
-{
-    return shm_segment_bytes(local_size, g->cell_size, g->cells, g->bulk_cell_size, g->bulk_cells);
-}
-
-static shm_slot_t *shm_slot(void *base, int local)
-{
-    return (shm_slot_t *)((char *)base + SHM_HEADER_BYTES) + local;
-}
-
-static size_t shm_ring_index(const shm_header_t *h, int dst, int src)
-{
-    int L = (int)h->local_size;
-    return (size_t)dst * (size_t)(L - 1) + (size_t)(src < dst ? src : src - 1);
-}
-
-static void *shm_ring_mem(void *base, const shm_header_t *h, int dst, int src)
-{
-    return (char *)base + h->rings_offset +
-           shm_ring_index(h, dst, src) * tern_shm_ring_bytes(h->cell_size, h->ring_cells);
-}
-
-static void *shm_bulk_mem(void *base, const shm_header_t *h, int dst, int src)
-{
-    return (char *)base + h->bulk_offset +
-           shm_ring_index(h, dst, src) * tern_shm_ring_bytes(h->bulk_cell_size, h->bulk_cells);
-}
-
-/* Local rank 0, before the first fence: the memory is zero-filled, so every
- * cell is already free; only the header needs writing. */
-static void shm_format(void *base, size_t size, void *arg)
-{
-    tern_tl_t *tl = arg;
-    shm_header_t *h = base;
-    h->size = size;
-    h->rings_offset = shm_rings_offset(tl->local_size);
-    h->cell_size = tl->want.cell_size;
-    h->ring_cells = tl->want.cells;
-    h->local_size = (uint32_t)tl->local_size;
-    h->bulk_offset = shm_bulk_offset(tl->local_size, tl->want.cell_size, tl->want.cells);
-    h->bulk_cell_size = tl->want.bulk_cells ? (uint32_t)tl->want.bulk_cell_size : 0;
-    h->bulk_cells = tl->want.bulk_cells;
-    atomic_thread_fence(memory_order_release);
-    h->magic = SHM_MAGIC;
-}
-
-/* Maps the pages of one ring now, so that the first messages take no page
- * faults (without changing its contents: safe while the peer uses it). */
-static void shm_prefault(void *base, size_t bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-    if (madvise(base, bytes, MADV_POPULATE_WRITE) == 0)
-        return;
-#endif
-    /* Older kernels: a read fault maps each tmpfs page too. */
-    for (size_t off = 0; off < bytes; off += SHM_PAGE)
-        (void)*(volatile const char *)((const char *)base + off);
-}
-
-/* Every mapping rank, before the second fence: check the header, publish
- * this rank's slot. */
-static void shm_attached(void *base, size_t size, void *arg)
-{
-    tern_tl_t *tl = arg;
-    const shm_header_t *h = base;
-    if (h->magic != SHM_MAGIC || h->local_size != (uint32_t)tl->local_size || h->size != size ||
-        tern_shm_ring_check(h->cell_size, h->ring_cells) != TERN_OK ||
-        (h->bulk_cells && tern_shm_ring_check(h->bulk_cell_size, h->bulk_cells) != TERN_OK) ||
-        shm_segment_bytes(tl->local_size, h->cell_size, h->ring_cells, h->bulk_cell_size, h->bulk_cells) > size) {
-        tern_error("shared-memory segment %s has an unexpected header", tl->seg.name);
-        tl->attach_status = TERN_ERR_INTERNAL;
-        return;
-    }
-    shm_slot_t *slot = shm_slot(base, tl->my_local);
-    slot->pid = (int64_t)getpid();
-    slot->probe_addr = (uint64_t)(uintptr_t)&tl->probe_word;
-    slot->probe_value = tl->probe_word;
-    slot->place = tl->place;
-    atomic_store_explicit(&slot->attached, 1, memory_order_release);
-}
-
-/* Local rank 0: the geometry from the knobs. */
-static void shm_choose_geometry(tern_tl_t *tl)
-{
-    /* The knob table holds the ranges (knobs.def): a power-of-two cell
-     * count, a cell that carries the largest protocol header. Round the cell
-     * up to whole cache lines. */
-    size_t cs = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
-    tl->want.cell_size = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-    tl->want.cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
-
-    /* Bulk channel: chunk data plus a cache line for the cell and protocol
-     * headers, so the data of a chunk starts on a cache line. */
-    size_t bc = tern_knob_size(TERN_KNOB_SHM_BULK_CHUNK);
-    if (bc > 0) {
-        tl->want.bulk_cell_size =
-            (bc + TERN_SHM_CACHE_LINE + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-        tl->want.bulk_cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_BULK_CHUNKS);
-        /* Memory grows with the square of the local ranks: fewer chunks per
-         * pair beyond SHM_BULK_BUDGET (only pairs that move large messages
-         * ever touch their pages). */
-        while (tl->want.bulk_cells > 2 &&
-               shm_bulk_bytes(tl->local_size, tl->want.bulk_cell_size, tl->want.bulk_cells) > SHM_BULK_BUDGET)
-            tl->want.bulk_cells /= 2;
-    }
-}
-
-/* The directory behind shm_open (glibc maps names there). */
-#define SHM_DIR "/dev/shm"
-/* The smallest cell (TERN_SHM_CELL_SIZE's minimum, knobs.def says why). */
-#define SHM_MIN_CELL 128
-
-/* Free and total bytes of SHM_DIR (unknown: SIZE_MAX free, so that every
- * step is tried). */
-static void shm_dir_space(size_t *avail_p, size_t *total_p)
-{
-    struct statvfs sv;
-    *avail_p = SIZE_MAX;
-    *total_p = 0;
-    if (statvfs(SHM_DIR, &sv) == 0) {
-        *avail_p = (size_t)sv.f_bavail * sv.f_frsize;
-        *total_p = (size_t)sv.f_blocks * sv.f_frsize;
-    }
-}
-
-/* One step down (TERN_SHM_FALLBACK=shrink): halve the bulk chunks down to
- * 2, then drop the bulk channel, then halve the ring cells down to 2, then
- * halve the cell size down to SHM_MIN_CELL. 0 at the minimum. */
-static int shm_shrink_step(shm_geometry_t *g)
-{
-    if (g->bulk_cells > 2) {
-        g->bulk_cells /= 2;
-    } else if (g->bulk_cells > 0) {
-        g->bulk_cells = 0;
-    } else if (g->cells > 2) {
-        g->cells /= 2;
-    } else if (g->cell_size > SHM_MIN_CELL) {
-        size_t half = (g->cell_size / 2 + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-        g->cell_size = half > SHM_MIN_CELL ? half : SHM_MIN_CELL;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-static void shm_geometry_text(const shm_geometry_t *g, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, "%u cells of %zu bytes per ring, ", g->cells, g->cell_size);
-    if (n < 0 || (size_t)n >= len)
-        return;
-    if (g->bulk_cells)
-        snprintf(buf + n, len - (size_t)n, "bulk channel %u chunks of %zu bytes", g->bulk_cells,
-                 g->bulk_cell_size);
-    else
-        snprintf(buf + n, len - (size_t)n, "no bulk channel");
-}
-
-static int shm_ofi_allowed(void)
-{
-#ifdef TERN_HAVE_OFI
-    return tern_knob_lists(TERN_KNOB_TRANSPORTS, "ofi");
-#else
-    return 0;
-#endif
-}
-
-/* Local rank 0, when SHM_DIR cannot hold the segment of the knobs' geometry
- * (need bytes; err from posix_fallocate): what TERN_SHM_FALLBACK says.
- * Speaks once for the node; the other ranks learn the outcome through PMI. */
-static tern_status_t shm_fallback(tern_tl_t *tl, tern_shm_segment_t *seg, const char *name, size_t need, int err)
-{
-    size_t avail, total;
-    shm_dir_space(&avail, &total);
-    char full[128];
-    shm_geometry_text(&tl->want, full, sizeof full);
-    const char *fallback = tern_knob_str(TERN_KNOB_SHM_FALLBACK);
-    char why[160] = "";
-
-    if (tern_knob_is(TERN_KNOB_SHM_FALLBACK, "shrink")) {
-        shm_geometry_t g = tl->want;
-        size_t bytes = need;
-        while (shm_shrink_step(&g)) {
-            bytes = shm_geometry_bytes(tl->local_size, &g);
-            if (bytes > avail)
-                continue; /* cannot fit: no need to try */
-            tern_status_t st = tern_shm_segment_create(seg, name, bytes, &err);
-            if (st == TERN_OK) {
-                char small[128];
-                shm_geometry_text(&g, small, sizeof small);
-                tern_warn_always("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the "
-                                 "segment of %d ranks needs (%s): shrunk to %s, %zu bytes "
-                                 "(TERN_SHM_FALLBACK=shrink; fail would stop, ofi would use the network)",
-                                 SHM_DIR, avail, total, need, tl->local_size, full, small, bytes);
-                tl->want = g;
-                shm_format(seg->base, seg->size, tl);
-                return TERN_OK;
-            }
-            if (st != TERN_ERR_NO_ROOM)
-                return st;
-            shm_dir_space(&avail, &total);
-        }
-        snprintf(why, sizeof why, "; even the smallest rings (2 cells of %d bytes, no bulk channel) need %zu",
-                 SHM_MIN_CELL, bytes);
-    } else if (tern_knob_is(TERN_KNOB_SHM_FALLBACK, "ofi")) {
-        if (shm_ofi_allowed()) {
-            tern_warn_always("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the "
-                             "segment of %d ranks needs (%s): the ranks of this node talk through the "
-                             "network transport (ofi) instead (TERN_SHM_FALLBACK=ofi)",
-                             SHM_DIR, avail, total, need, tl->local_size, full);
-            return TERN_OK; /* seg->base NULL: no segment */
-        }
-        snprintf(why, sizeof why, "; TERN_SHM_FALLBACK=ofi, but the ofi transport is %s",
-                 tern_knob_lists(TERN_KNOB_TRANSPORTS, "ofi") ? "not built in" : "not in TERN_TRANSPORTS");
-    }
-    tern_error("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the segment of %d ranks "
-               "needs (%s; posix_fallocate: %s)%s. Make %s larger (docker run --shm-size=...), lower "
-               "TERN_SHM_BULK_CHUNKS, TERN_SHM_BULK_CHUNK (0: no bulk channel), TERN_SHM_RING_CELLS or "
-               "TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now %s) to shrink or ofi",
-               SHM_DIR, avail, total, need, tl->local_size, full, strerror(err), why, SHM_DIR, fallback);
-    return tern_status_detail(TERN_ERR_NOMEM, "%s cannot hold the shared-memory segment (see above)", SHM_DIR);
-}
-
-/* Local rank 0 (segment set-up): reserve the segment, or fall back. */
-static tern_status_t shm_create(tern_shm_segment_t *seg, const char *name, void *arg)
-{
-    tern_tl_t *tl = arg;
-    size_t need = shm_geometry_bytes(tl->local_size, &tl->want);
-    int err;
-    tern_status_t st = tern_shm_segment_create(seg, name, need, &err);
-    if (st == TERN_OK)
-        shm_format(seg->base, seg->size, tl);
-    else if (st == TERN_ERR_NO_ROOM)
-        st = shm_fallback(tl, seg, name, need, err);
-    return st;
-}
 
 static void shm_free(tern_tl_t *tl)
 {
@@ -439,7 +71,7 @@ static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
         /* Every local rank takes part (ranks 2.. wait for the verdict);
          * with more ranks than cores a round trip measures the scheduler. */
         if (!params->oversubscribed)
-            far = tern_shm_probe_far(shm_probe_line(tl->seg.base, params->local_size), tl->my_local,
+            far = tern_shm_probe_far(tern_shm_probe_line(tl->seg.base, params->local_size), tl->my_local,
                                      (double)tern_knob_count(TERN_KNOB_SHM_PROBE_FAR_NS), &rtt);
         tern_debug("shm transport: start-up probe: cache-line round trip %.0f ns between local ranks 0 "
                    "and 1: %s",
@@ -450,7 +82,7 @@ static void shm_choose_paths(tern_tl_t *tl, const tern_tl_params_t *params)
         tl->peer_rma_min[i] = tl->rma_min;
         if (i == tl->my_local || tl->seg.base == NULL)
             continue;
-        const shm_slot_t *ps = shm_slot(tl->seg.base, i);
+        const shm_slot_t *ps = tern_shm_slot(tl->seg.base, i);
         int far = all_far || (by_place && tern_shm_places_far(&tl->place, &ps->place));
         if (far && single < tl->rma_min)
             tl->peer_rma_min[i] = single;
@@ -504,7 +136,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             tl->local_of_storage[params->local_ranks[i]] = i;
         tl->local_of = tl->local_of_storage;
         if (params->local_size > 1 && params->local_rank == 0)
-            shm_choose_geometry(tl);
+            tern_shm_choose_geometry(tl);
     }
     if (st != TERN_OK)
         tern_error("shm transport: %s before set-up", tern_status_string(st));
@@ -514,8 +146,8 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
     if (cma_allowed && params->local_size > 1)
         tern_cma_allow_peers(); /* before the peers' probe below */
     tern_shm_segment_t seg;
-    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? shm_create : NULL,
-                                               st == TERN_OK ? shm_attached : NULL, tl, &seg);
+    tern_status_t sst = tern_shm_segment_setup(params, st == TERN_OK ? tern_shm_create : NULL,
+                                               st == TERN_OK ? tern_shm_attached : NULL, tl, &seg);
     tern_init_profile_mark("shm segment, fences");
     if (st != TERN_OK) {
         tern_shm_segment_detach(&seg);
@@ -532,7 +164,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         const shm_header_t *h = tl->seg.base;
         /* Every local rank must have attached, or none may use the segment. */
         for (int i = 0; i < params->local_size; i++) {
-            if (!atomic_load_explicit(&shm_slot(tl->seg.base, i)->attached, memory_order_acquire)) {
+            if (!atomic_load_explicit(&tern_shm_slot(tl->seg.base, i)->attached, memory_order_acquire)) {
                 tern_error("shm transport: local rank %d (world rank %d) could not attach %s", i,
                            params->local_ranks[i], tl->seg.name);
                 st = TERN_ERR_PEER;
@@ -547,21 +179,21 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         for (int i = 0; i < params->local_size; i++) {
             if (i == tl->my_local)
                 continue;
-            tern_shm_ring_attach(&tl->out[i], shm_ring_mem(tl->seg.base, h, i, tl->my_local), h->cell_size,
+            tern_shm_ring_attach(&tl->out[i], tern_shm_ring_mem(tl->seg.base, h, i, tl->my_local), h->cell_size,
                                  h->ring_cells);
             shm_in_t *in = &tl->in[tl->nin++];
-            tern_shm_ring_attach(&in->ring, shm_ring_mem(tl->seg.base, h, tl->my_local, i), h->cell_size,
+            tern_shm_ring_attach(&in->ring, tern_shm_ring_mem(tl->seg.base, h, tl->my_local, i), h->cell_size,
                                  h->ring_cells);
             in->src = params->local_ranks[i];
             /* Only this rank's own rings, and not the bulk channel: a pair's
              * chunks are touched only if it moves large messages. */
             if (prefault) {
                 size_t rb = tern_shm_ring_bytes(h->cell_size, h->ring_cells);
-                shm_prefault(shm_ring_mem(tl->seg.base, h, i, tl->my_local), rb);
-                shm_prefault(shm_ring_mem(tl->seg.base, h, tl->my_local, i), rb);
+                tern_shm_prefault(tern_shm_ring_mem(tl->seg.base, h, i, tl->my_local), rb);
+                tern_shm_prefault(tern_shm_ring_mem(tl->seg.base, h, tl->my_local, i), rb);
             }
             if (h->bulk_cells) {
-                tern_shm_ring_attach(&tl->bulk_out[i], shm_bulk_mem(tl->seg.base, h, i, tl->my_local),
+                tern_shm_ring_attach(&tl->bulk_out[i], tern_shm_bulk_mem(tl->seg.base, h, i, tl->my_local),
                                      h->bulk_cell_size, h->bulk_cells);
                 /* At most a quarter of the chunks in flight: the chunk the
                  * sender fills next was read by the receiver three quarters
@@ -571,7 +203,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
                  * speed, docs/performance.md). */
                 tl->bulk_out[i].window = h->bulk_cells >= 4 ? h->bulk_cells / 4 : 1;
                 tl->bulk_out[i].limit = tl->bulk_out[i].window;
-                tern_shm_ring_attach(&in->bulk, shm_bulk_mem(tl->seg.base, h, tl->my_local, i), h->bulk_cell_size,
+                tern_shm_ring_attach(&in->bulk, tern_shm_bulk_mem(tl->seg.base, h, tl->my_local, i), h->bulk_cell_size,
                                      h->bulk_cells);
             }
         }
@@ -581,7 +213,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
 
         if (cma_allowed) {
             int peer = (tl->my_local + 1) % params->local_size;
-            const shm_slot_t *ps = shm_slot(tl->seg.base, peer);
+            const shm_slot_t *ps = tern_shm_slot(tl->seg.base, peer);
             tern_status_t pst = tern_cma_probe((pid_t)ps->pid, ps->probe_addr, ps->probe_value);
             tl->cma = pst == TERN_OK;
             if (pst != TERN_OK) {
@@ -703,7 +335,7 @@ static void shm_drain_dead(tern_tl_t *tl, int peer)
 static void shm_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
 {
     for (int i = 0; i < n_peers; i++) {
-        pid_t pid = (pid_t)shm_slot(tl->seg.base, tl->local_of[peers[i]])->pid;
+        pid_t pid = (pid_t)tern_shm_slot(tl->seg.base, tl->local_of[peers[i]])->pid;
         if (tern_pid_gone(pid)) {
             shm_drain_dead(tl, peers[i]);
             char why[96];
@@ -750,81 +382,6 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
     };
 }
 
-static tern_status_t shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
-{
-    (void)tl;
-    rkey_p->words[0] = (uint64_t)getpid();
-    rkey_p->words[1] = (uint64_t)(uintptr_t)buf;
-    rkey_p->words[2] = (uint64_t)len;
-    return TERN_OK;
-}
-
-static void shm_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
-{
-    (void)tl;
-    (void)buf;
-    (void)len;
-}
-
-static tern_status_t shm_rma_done(tern_tl_t *tl, tern_status_t st, tern_tl_comp_t *comp)
-{
-    if (st == TERN_OK) {
-        if (comp != NULL && comp->cb != NULL)
-            comp->cb(comp, TERN_OK);
-    } else if (st == TERN_ERR_NOT_SUPPORTED && tl->cma) {
-        tern_info("CMA denied by the kernel; falling back to copying through the queue");
-        tl->cma = 0;
-    }
-    return st;
-}
-
-/* Completion is reported through comp before returning TERN_OK; on any
- * error the callback is not called. */
-static tern_status_t shm_get(tern_tl_t *tl, int peer, void *local, size_t len, uint64_t remote_addr,
-                             const tern_rkey_t *rkey, tern_tl_comp_t *comp)
-{
-    (void)peer;
-    if (!tl->cma)
-        return TERN_ERR_NOT_SUPPORTED;
-    return shm_rma_done(tl, tern_cma_read((pid_t)rkey->words[0], local, remote_addr, len), comp);
-}
-
-static tern_status_t shm_put(tern_tl_t *tl, int peer, const void *local, size_t len, uint64_t remote_addr,
-                             const tern_rkey_t *rkey, tern_tl_comp_t *comp)
-{
-    (void)peer;
-    if (!tl->cma)
-        return TERN_ERR_NOT_SUPPORTED;
-    return shm_rma_done(tl, tern_cma_write((pid_t)rkey->words[0], local, remote_addr, len), comp);
-}
-
-/* CMA into the process named by the key; complete at once. Unlike get and
- * put, a refusal leaves the messages' use of CMA alone. */
-static tern_status_t shm_rma_vector(int write, void *local, size_t len, const struct iovec *remote,
-                                    size_t n_remote, const tern_rkey_t *rkey, tern_tl_comp_t *comp)
-{
-    tern_status_t st = tern_cma_copyv((pid_t)rkey->words[0], write, local, remote, n_remote, len);
-    if (st == TERN_OK && comp != NULL)
-        comp->cb(comp, TERN_OK);
-    return st;
-}
-
-static tern_status_t shm_getv(tern_tl_t *tl, int peer, void *local, size_t len,
-                              const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
-                              tern_tl_comp_t *comp)
-{
-    (void)tl, (void)peer;
-    return shm_rma_vector(0, local, len, remote, n_remote, rkey, comp);
-}
-
-static tern_status_t shm_putv(tern_tl_t *tl, int peer, const void *local, size_t len,
-                              const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
-                              tern_tl_comp_t *comp)
-{
-    (void)tl, (void)peer;
-    return shm_rma_vector(1, (void *)(uintptr_t)local, len, remote, n_remote, rkey, comp);
-}
-
 const tern_tl_ops_t tern_tl_shm_ops = {
     .name = "shm",
     .reach = TERN_TL_REACH_JOB,
@@ -836,12 +393,12 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .query = shm_query,
     .am_send = shm_am_send,
     .progress = shm_progress,
-    .mem_reg = shm_mem_reg,
-    .mem_dereg = shm_mem_dereg,
-    .get = shm_get,
-    .put = shm_put,
-    .getv = shm_getv,
-    .putv = shm_putv,
+    .mem_reg = tern_shm_mem_reg,
+    .mem_dereg = tern_shm_mem_dereg,
+    .get = tern_shm_get,
+    .put = tern_shm_put,
+    .getv = tern_shm_getv,
+    .putv = tern_shm_putv,
     .am_reserve = shm_am_reserve,
     .am_commit = shm_am_commit,
     .bulk_reserve = shm_bulk_reserve,
