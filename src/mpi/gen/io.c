@@ -7,8 +7,8 @@
 #include "core/io/io_access.h"
 #include "core/io/io_datarep.h"
 
-TERN_PMPI_ALIAS(File_close)
-int PMPI_File_close(MPI_File *fh)
+TERN_FACE_ALIAS(File_close)
+int tern_face_PMPI_File_close(MPI_File *fh)
 {
     static const char func[] = "MPI_File_close";
     TERN_CHECK_INIT(func);
@@ -594,8 +594,8 @@ int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI
     return err;
 }
 
-TERN_PMPI_ALIAS(File_open)
-int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+TERN_FACE_ALIAS(File_open)
+int tern_face_PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     static const char func[] = "MPI_File_open";
     TERN_CHECK_INIT(func);

@@ -1,0 +1,130 @@
+/* The MPICH ABI face: what libmpich.so.12 adds to Tern's objects so that a
+ * binary built with MPICH (Debian's mpicc.mpich, libhdf5-mpich...) runs
+ * on Tern unchanged (docs/design.md, "The MPICH ABI face").
+ *
+ * Tern's mpi.h has MPICH's handle values, constants and MPI_Status layout
+ * (tests/abi_mpich/abi_compare.py checks it), so every procedure is
+ * Tern's own entry point but these:
+ *  - MPI_File is a pointer in MPICH (MPI_FILE_NULL is 0): the procedures
+ *    that write a file handle (open, close, f2c) write 8 bytes, and those
+ *    that accept MPI_FILE_NULL (the default file error handler, c2f) map 0
+ *    to Tern's MPI_FILE_NULL. Their Tern entry points are renamed
+ *    tern_face_PMPI_File_* in this library's copy of the objects
+ *    (src/CMakeLists.txt); a file handle passed by value is read as the
+ *    int in its low half, as x86-64 and AArch64 pass it.
+ *  - the data symbols MPICH's mpi.h refers to (MPI_UNWEIGHTED,
+ *    MPI_F_STATUS_IGNORE...), holding Tern's values, and MPIR_Dup_fn
+ *    (MPICH's MPI_DUP_FN, MPI_COMM_DUP_FN...).
+ * MPICH's null callbacks (MPI_COMM_NULL_COPY_FN...) are NULL pointers,
+ * which Tern's attribute code already takes as "none". */
+#include <mpi.h>
+
+#include <stdint.h>
+
+typedef uintptr_t mpich_file_t; /* MPICH's MPI_File: an address, MPI_FILE_NULL 0 */
+
+int tern_face_PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                              MPI_File *fh);
+int tern_face_PMPI_File_close(MPI_File *fh);
+MPI_File tern_face_PMPI_File_f2c(MPI_Fint file);
+MPI_Fint tern_face_PMPI_File_c2f(MPI_File file);
+int tern_face_PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int tern_face_PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+int tern_face_PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+
+static MPI_File to_tern(mpich_file_t f)
+{
+    return f ? (MPI_File)(uint32_t)f : MPI_FILE_NULL;
+}
+
+static mpich_file_t to_mpich(MPI_File f)
+{
+    return f == MPI_FILE_NULL ? 0 : (mpich_file_t)(uint32_t)f;
+}
+
+/* Each face procedure is defined under a C name of its own and exported
+ * under the PMPI_ name (an asm label: mpi.h declares the names with
+ * Tern's int MPI_File) and the MPI_ name (an alias), both strong: they
+ * replace the weak aliases of Tern's entry point. */
+#define FACE(ret, name, params)                                                                    \
+    ret face_##name params __asm__("P" #name);                                                     \
+    ret face_mpi_##name params __asm__(#name) __attribute__((alias("P" #name)));                   \
+    ret face_##name params
+
+FACE(int, MPI_File_open,
+     (MPI_Comm comm, const char *filename, int amode, MPI_Info info, mpich_file_t *fh))
+{
+    MPI_File f = MPI_FILE_NULL;
+    int err = tern_face_PMPI_File_open(comm, filename, amode, info, fh ? &f : NULL);
+    if (fh)
+        *fh = to_mpich(f);
+    return err;
+}
+
+FACE(int, MPI_File_close, (mpich_file_t *fh))
+{
+    if (!fh)
+        return tern_face_PMPI_File_close(NULL);
+    MPI_File f = to_tern(*fh);
+    int err = tern_face_PMPI_File_close(&f);
+    *fh = to_mpich(f);
+    return err;
+}
+
+FACE(mpich_file_t, MPI_File_f2c, (MPI_Fint file))
+{
+    return to_mpich(tern_face_PMPI_File_f2c(file));
+}
+
+FACE(MPI_Fint, MPI_File_c2f, (mpich_file_t file))
+{
+    return tern_face_PMPI_File_c2f(to_tern(file));
+}
+
+FACE(int, MPI_File_set_errhandler, (mpich_file_t file, MPI_Errhandler errhandler))
+{
+    return tern_face_PMPI_File_set_errhandler(to_tern(file), errhandler);
+}
+
+FACE(int, MPI_File_get_errhandler, (mpich_file_t file, MPI_Errhandler *errhandler))
+{
+    return tern_face_PMPI_File_get_errhandler(to_tern(file), errhandler);
+}
+
+FACE(int, MPI_File_call_errhandler, (mpich_file_t fh, int errorcode))
+{
+    return tern_face_PMPI_File_call_errhandler(to_tern(fh), errorcode);
+}
+
+/* MPICH's MPI_DUP_FN (and MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN, MPI_WIN_DUP_FN):
+ * the attribute's value is copied. */
+int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                void *attribute_val_out, int *flag);
+int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                void *attribute_val_out, int *flag)
+{
+    (void)oldcomm;
+    (void)keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* The data symbols of MPICH's mpi.h, with Tern's values. */
+#define DATA(type, cname, sym) type cname __asm__(sym)
+DATA(int *const, face_unweighted, "MPI_UNWEIGHTED") = MPI_UNWEIGHTED;
+DATA(int *const, face_weights_empty, "MPI_WEIGHTS_EMPTY") = MPI_WEIGHTS_EMPTY;
+DATA(int, face_c_unweighted, "MPIR_C_MPI_UNWEIGHTED");
+DATA(int, face_c_weights_empty, "MPIR_C_MPI_WEIGHTS_EMPTY");
+/* Fortran's MPI_STATUS(ES)_IGNORE seen from C: addresses no status has. */
+static MPI_Fint f_status_ignore[MPI_F_STATUS_SIZE], f_statuses_ignore[MPI_F_STATUS_SIZE];
+DATA(MPI_Fint *, face_f_status_ignore, "MPI_F_STATUS_IGNORE") = f_status_ignore;
+DATA(MPI_Fint *, face_f_statuses_ignore, "MPI_F_STATUSES_IGNORE") = f_statuses_ignore;
+DATA(MPI_F08_status, face_f08_status_obj, "MPIR_F08_MPI_STATUS_IGNORE_OBJ");
+MPI_F08_status face_f08_statuses_obj[1] __asm__("MPIR_F08_MPI_STATUSES_IGNORE_OBJ");
+DATA(MPI_F08_status *, face_f08_status_ignore, "MPI_F08_STATUS_IGNORE") = &face_f08_status_obj;
+DATA(MPI_F08_status *, face_f08_statuses_ignore, "MPI_F08_STATUSES_IGNORE") =
+    face_f08_statuses_obj;
+DATA(int, face_f08_in_place, "MPIR_F08_MPI_IN_PLACE");
+DATA(int, face_f08_bottom, "MPIR_F08_MPI_BOTTOM");
