@@ -1,0 +1,26 @@
+#!/bin/bash
+# libmpich.so.12 exports what libtern.so exports (every MPI_/PMPI_/MPIX_
+# procedure Tern implements) and, besides, exactly the names of MPICH's own
+# that its binaries refer to (src/mpich.map); and every MPI symbol that
+# Debian's binary libhdf5-mpich needs is there.
+# Usage: check_exports.sh LIBTERN LIBMPICH
+set -euo pipefail
+tern=$1 mpich=$2
+defined() { nm -D --defined-only "$1" | awk '{print $3}' | sort -u; }
+extra=$(comm -13 <(defined "$tern") <(defined "$mpich") | tr '\n' ' ')
+missing=$(comm -23 <(defined "$tern") <(defined "$mpich") | tr '\n' ' ')
+want="MPIR_C_MPI_UNWEIGHTED MPIR_C_MPI_WEIGHTS_EMPTY MPIR_Dup_fn MPIR_F08_MPI_BOTTOM MPIR_F08_MPI_IN_PLACE MPIR_F08_MPI_STATUSES_IGNORE_OBJ MPIR_F08_MPI_STATUS_IGNORE_OBJ MPI_F08_STATUSES_IGNORE MPI_F08_STATUS_IGNORE MPI_F_STATUSES_IGNORE MPI_F_STATUS_IGNORE MPI_UNWEIGHTED MPI_WEIGHTS_EMPTY "
+rc=0
+[ -z "$missing" ] || { echo "FAIL: libtern.so exports, libmpich.so.12 does not: $missing"; rc=1; }
+[ "$extra" = "$want" ] || { echo "FAIL: libmpich.so.12's own names: got '$extra', want '$want'"; rc=1; }
+soname=$(readelf -d "$mpich" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = libmpich.so.12 ] || { echo "FAIL: soname '$soname'"; rc=1; }
+hdf5=/usr/lib/x86_64-linux-gnu/hdf5/mpich/libhdf5.so
+if [ -f "$hdf5" ]; then
+    need=$(nm -D --undefined-only "$hdf5" | awk '$2 ~ /^P?MPIX?_/ {print $2}' | sort -u)
+    lacking=$(comm -23 <(echo "$need") <(defined "$mpich") | tr '\n' ' ')
+    [ -z "$lacking" ] || { echo "FAIL: libhdf5-mpich needs $lacking"; rc=1; }
+    echo "libhdf5-mpich: $(echo "$need" | wc -l) MPI symbols, all exported"
+fi
+[ $rc -eq 0 ] && echo "libmpich.so.12: $(defined "$mpich" | wc -l) names, libtern.so's and $(echo $want | wc -w) of MPICH's"
+exit $rc
