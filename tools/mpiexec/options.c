@@ -10,6 +10,10 @@
 #ifndef TERN_VERSION
 #define TERN_VERSION "unknown"
 #endif
+/* --abi mpich: the installed library directory, relative to bin/ (CMake). */
+#ifndef TERN_MPIEXEC_LIBDIR
+#define TERN_MPIEXEC_LIBDIR "../lib"
+#endif
 
 /* Every option, in the order --help lists them: the parser looks names up
  * here and nowhere else, and --help and --list-options print this table, so
