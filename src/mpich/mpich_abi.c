@@ -8,10 +8,12 @@
  *  - MPI_File is a pointer in MPICH (MPI_FILE_NULL is 0): the procedures
  *    that write a file handle (open, close, f2c) write 8 bytes, and those
  *    that accept MPI_FILE_NULL (the default file error handler, c2f) map 0
- *    to Tern's MPI_FILE_NULL. Their Tern entry points are renamed
- *    tern_face_PMPI_File_* in this library's copy of the objects
- *    (src/CMakeLists.txt); a file handle passed by value is read as the
- *    int in its low half, as x86-64 and AArch64 pass it.
+ *    to Tern's MPI_FILE_NULL. Tern's entry points for them are
+ *    tern_face_PMPI_File_* with weak MPI_/PMPI_ aliases
+ *    (tools/bindgen/checks.py, ABI_FACE_REPLACED), which the definitions
+ *    here replace in this library. A file handle passed by value is read
+ *    as the int in its low half, as x86-64 and AArch64 pass it.
+ *  - MPICH 4.0's MPIX_ names of procedures Tern has under MPI-4.1's names;
  *  - the data symbols MPICH's mpi.h refers to (MPI_UNWEIGHTED,
  *    MPI_F_STATUS_IGNORE...), holding Tern's values, and MPIR_Dup_fn
  *    (MPICH's MPI_DUP_FN, MPI_COMM_DUP_FN...).
@@ -95,6 +97,17 @@ FACE(int, MPI_File_call_errhandler, (mpich_file_t fh, int errorcode))
 {
     return tern_face_PMPI_File_call_errhandler(to_tern(fh), errorcode);
 }
+
+/* MPICH 4.0's names for MPI-4.1's MPI_Remove_error_class/code/string
+ * (its test suite's errhan/adderr calls them), with their PMPIX_ twins:
+ * errors raised there name the MPI-4.1 procedure. */
+#define RENAMED(mpix, pmpi)                                                                        \
+    int face_##mpix(int x) __asm__("P" #mpix);                                                     \
+    int face_mpi_##mpix(int x) __asm__(#mpix) __attribute__((alias("P" #mpix)));                   \
+    int face_##mpix(int x) { return pmpi(x); }
+RENAMED(MPIX_Delete_error_class, PMPI_Remove_error_class)
+RENAMED(MPIX_Delete_error_code, PMPI_Remove_error_code)
+RENAMED(MPIX_Delete_error_string, PMPI_Remove_error_string)
 
 /* MPICH's MPI_DUP_FN (and MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN, MPI_WIN_DUP_FN):
  * the attribute's value is copied. */
