@@ -13,7 +13,8 @@
  *    (tools/bindgen/checks.py, ABI_FACE_REPLACED), which the definitions
  *    here replace in this library. A file handle passed by value is read
  *    as the int in its low half, as x86-64 and AArch64 pass it.
- *  - MPICH 4.0's MPIX_ names of procedures Tern has under MPI-4.1's names;
+ *  - MPICH 4.0's MPIX_ names of procedures Tern has under MPI-4.1's names,
+ *    and MPI-1's MPI_Type_hvector/hindexed (MPICH still has them);
  *  - the data symbols MPICH's mpi.h refers to (MPI_UNWEIGHTED,
  *    MPI_F_STATUS_IGNORE...), holding Tern's values, and MPIR_Dup_fn
  *    (MPICH's MPI_DUP_FN, MPI_COMM_DUP_FN...).
@@ -108,6 +109,32 @@ FACE(int, MPI_File_call_errhandler, (mpich_file_t fh, int errorcode))
 RENAMED(MPIX_Delete_error_class, PMPI_Remove_error_class)
 RENAMED(MPIX_Delete_error_code, PMPI_Remove_error_code)
 RENAMED(MPIX_Delete_error_string, PMPI_Remove_error_string)
+
+/* MPI-1's MPI_Type_hvector and MPI_Type_hindexed, removed in MPI-3.0 but
+ * still in MPICH's library (its test suite's harness, dtpools, calls
+ * them): in C they were MPI_Type_create_hvector/hindexed under older names
+ * (same arguments, combiner MPI_COMBINER_HVECTOR/HINDEXED). */
+int face_type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype) __asm__("PMPI_Type_hvector");
+int face_mpi_type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                          MPI_Datatype *newtype) __asm__("MPI_Type_hvector")
+    __attribute__((alias("PMPI_Type_hvector")));
+int face_type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+int face_type_hindexed(int count, int *blocklengths, MPI_Aint *displacements,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype) __asm__("PMPI_Type_hindexed");
+int face_mpi_type_hindexed(int count, int *blocklengths, MPI_Aint *displacements,
+                           MPI_Datatype oldtype, MPI_Datatype *newtype)
+    __asm__("MPI_Type_hindexed") __attribute__((alias("PMPI_Type_hindexed")));
+int face_type_hindexed(int count, int *blocklengths, MPI_Aint *displacements,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return PMPI_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype);
+}
 
 /* MPICH's MPI_DUP_FN (and MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN, MPI_WIN_DUP_FN):
  * the attribute's value is copied. */

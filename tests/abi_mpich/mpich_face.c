@@ -199,6 +199,21 @@ static void datatypes(void)
     CHECK(psize >= 3 * (4 + 16));
     MPI_Type_free(&st);
     MPI_Type_free(&st2);
+    /* MPI-1's MPI_Type_hvector/hindexed, which MPICH still has. */
+    MPI_Datatype hv, hi;
+    MPI_Type_hvector(2, 1, 16, MPI_INT, &hv);
+    MPI_Type_size(hv, &psize);
+    MPI_Type_get_extent(hv, &lb, &extent);
+    MPI_Type_get_envelope(hv, &ni, &na, &nd, &combiner);
+    CHECK(psize == 8 && extent == 20 && combiner == MPI_COMBINER_HVECTOR);
+    int hbl[2] = {1, 2};
+    MPI_Aint hdisp[2] = {0, 8};
+    MPI_Type_hindexed(2, hbl, hdisp, MPI_INT, &hi);
+    MPI_Type_size(hi, &psize);
+    MPI_Type_get_extent(hi, &lb, &extent);
+    CHECK(psize == 12 && extent == 16);
+    MPI_Type_free(&hv);
+    MPI_Type_free(&hi);
 }
 
 static int handler_calls, handler_code;
