@@ -19,9 +19,9 @@ extern "C" {
 #define MPI_VERSION 4
 #define MPI_SUBVERSION 1
 #define TERN_VERSION_STRING "0.1.0"
-#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512
-#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_OBJECT_NAME 128
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
@@ -77,14 +77,14 @@ typedef struct MPI_F08_status {
 
 /* Requests and messages */
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
-#define MPI_MESSAGE_NULL ((MPI_Message)0x6c000000)
-#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000001)
+#define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
 /* Error handlers */
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
-#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000002)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
 
 /* Info, windows */
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
@@ -97,79 +97,81 @@ typedef struct MPI_F08_status {
 #define MPI_MAX_PSET_NAME_LEN 256
 #define MPI_MAX_STRINGTAG_LEN 256
 
-/* Datatypes: 0x4c00SSII, SS = size in bytes, II = index. */
+/* Datatypes: 0x4c00SSII, SS = size in bytes, II = index; the pair types of
+ * MINLOC/MAXLOC but MPI_2INT are 0x8c0000II (their size is no byte).
+ * The values are MPICH's (docs/design.md, "The MPICH ABI face"). */
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
 #define MPI_CHAR ((MPI_Datatype)0x4c000101)
-#define MPI_SIGNED_CHAR ((MPI_Datatype)0x4c000102)
-#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x4c000103)
-#define MPI_BYTE ((MPI_Datatype)0x4c000104)
-#define MPI_WCHAR ((MPI_Datatype)0x4c000405)
-#define MPI_SHORT ((MPI_Datatype)0x4c000206)
-#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x4c000207)
-#define MPI_INT ((MPI_Datatype)0x4c000408)
-#define MPI_UNSIGNED ((MPI_Datatype)0x4c000409)
-#define MPI_LONG ((MPI_Datatype)0x4c00080a)
-#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x4c00080b)
-#define MPI_LONG_LONG_INT ((MPI_Datatype)0x4c00080c)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x4c000118)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x4c000102)
+#define MPI_BYTE ((MPI_Datatype)0x4c00010d)
+#define MPI_WCHAR ((MPI_Datatype)0x4c00040e)
+#define MPI_SHORT ((MPI_Datatype)0x4c000203)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x4c000204)
+#define MPI_INT ((MPI_Datatype)0x4c000405)
+#define MPI_UNSIGNED ((MPI_Datatype)0x4c000406)
+#define MPI_LONG ((MPI_Datatype)0x4c000807)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x4c000808)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)0x4c000809)
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c00080d)
-#define MPI_FLOAT ((MPI_Datatype)0x4c00040e)
-#define MPI_DOUBLE ((MPI_Datatype)0x4c00080f)
-#define MPI_LONG_DOUBLE ((MPI_Datatype)0x4c001010)
-#define MPI_PACKED ((MPI_Datatype)0x4c000111)
-#define MPI_C_BOOL ((MPI_Datatype)0x4c000112)
-#define MPI_INT8_T ((MPI_Datatype)0x4c000113)
-#define MPI_INT16_T ((MPI_Datatype)0x4c000214)
-#define MPI_INT32_T ((MPI_Datatype)0x4c000415)
-#define MPI_INT64_T ((MPI_Datatype)0x4c000816)
-#define MPI_UINT8_T ((MPI_Datatype)0x4c000117)
-#define MPI_UINT16_T ((MPI_Datatype)0x4c000218)
-#define MPI_UINT32_T ((MPI_Datatype)0x4c000419)
-#define MPI_UINT64_T ((MPI_Datatype)0x4c00081a)
-#define MPI_AINT ((MPI_Datatype)0x4c00081b)
-#define MPI_OFFSET ((MPI_Datatype)0x4c00081c)
-#define MPI_COUNT ((MPI_Datatype)0x4c00081d)
-#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00081e)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000819)
+#define MPI_FLOAT ((MPI_Datatype)0x4c00040a)
+#define MPI_DOUBLE ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x4c00100c)
+#define MPI_PACKED ((MPI_Datatype)0x4c00010f)
+#define MPI_C_BOOL ((MPI_Datatype)0x4c00013f)
+#define MPI_INT8_T ((MPI_Datatype)0x4c000137)
+#define MPI_INT16_T ((MPI_Datatype)0x4c000238)
+#define MPI_INT32_T ((MPI_Datatype)0x4c000439)
+#define MPI_INT64_T ((MPI_Datatype)0x4c00083a)
+#define MPI_UINT8_T ((MPI_Datatype)0x4c00013b)
+#define MPI_UINT16_T ((MPI_Datatype)0x4c00023c)
+#define MPI_UINT32_T ((MPI_Datatype)0x4c00043d)
+#define MPI_UINT64_T ((MPI_Datatype)0x4c00083e)
+#define MPI_AINT ((MPI_Datatype)0x4c000843)
+#define MPI_OFFSET ((MPI_Datatype)0x4c000844)
+#define MPI_COUNT ((MPI_Datatype)0x4c000845)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c000840)
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00101f)
-#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002020)
-#define MPI_CXX_BOOL ((MPI_Datatype)0x4c000121)
-#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000822)
-#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001023)
-#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002024)
-/* Pair types for MINLOC/MAXLOC (size is the C struct's). */
-#define MPI_FLOAT_INT ((MPI_Datatype)0x4c000825)
-#define MPI_DOUBLE_INT ((MPI_Datatype)0x4c001026)
-#define MPI_LONG_INT ((MPI_Datatype)0x4c001027)
-#define MPI_2INT ((MPI_Datatype)0x4c000828)
-#define MPI_SHORT_INT ((MPI_Datatype)0x4c000829)
-#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c00202a)
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001041)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x4c000133)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000834)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001035)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
+/* Pair types for MINLOC/MAXLOC (their extent is the C struct's, datatype.c). */
+#define MPI_FLOAT_INT ((MPI_Datatype)0x8c000000)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x8c000001)
+#define MPI_LONG_INT ((MPI_Datatype)0x8c000002)
+#define MPI_2INT ((MPI_Datatype)0x4c000816)
+#define MPI_SHORT_INT ((MPI_Datatype)0x8c000003)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x8c000004)
 /* Fortran types, for completeness of Type_size. */
-#define MPI_INTEGER ((MPI_Datatype)0x4c00042b)
-#define MPI_REAL ((MPI_Datatype)0x4c00042c)
-#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00082d)
-#define MPI_LOGICAL ((MPI_Datatype)0x4c00042e)
-#define MPI_CHARACTER ((MPI_Datatype)0x4c00012f)
-#define MPI_COMPLEX ((MPI_Datatype)0x4c000830)
-#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001031)
-#define MPI_2INTEGER ((MPI_Datatype)0x4c000832)
-#define MPI_2REAL ((MPI_Datatype)0x4c000833)
-#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001034)
-#define MPI_LB ((MPI_Datatype)0x4c000035)
-#define MPI_UB ((MPI_Datatype)0x4c000036)
+#define MPI_INTEGER ((MPI_Datatype)0x4c00041b)
+#define MPI_REAL ((MPI_Datatype)0x4c00041c)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x4c00081f)
+#define MPI_LOGICAL ((MPI_Datatype)0x4c00041d)
+#define MPI_CHARACTER ((MPI_Datatype)0x4c00011a)
+#define MPI_COMPLEX ((MPI_Datatype)0x4c00081e)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001022)
+#define MPI_2INTEGER ((MPI_Datatype)0x4c000820)
+#define MPI_2REAL ((MPI_Datatype)0x4c000821)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x4c001023)
+#define MPI_LB ((MPI_Datatype)0x4c000010)
+#define MPI_UB ((MPI_Datatype)0x4c000011)
 /* Fortran's sized types (MPI_Type_match_size's answers). REAL16 and
  * COMPLEX32 are gfortran's quad precision: they move data but have no
  * reduction kernels. */
-#define MPI_INTEGER1 ((MPI_Datatype)0x4c000137)
-#define MPI_INTEGER2 ((MPI_Datatype)0x4c000238)
-#define MPI_INTEGER4 ((MPI_Datatype)0x4c000439)
-#define MPI_INTEGER8 ((MPI_Datatype)0x4c00083a)
-#define MPI_REAL4 ((MPI_Datatype)0x4c00043b)
-#define MPI_REAL8 ((MPI_Datatype)0x4c00083c)
-#define MPI_REAL16 ((MPI_Datatype)0x4c00103d)
-#define MPI_COMPLEX8 ((MPI_Datatype)0x4c00083e)
-#define MPI_COMPLEX16 ((MPI_Datatype)0x4c00103f)
-#define MPI_COMPLEX32 ((MPI_Datatype)0x4c002040)
+#define MPI_INTEGER1 ((MPI_Datatype)0x4c00012d)
+#define MPI_INTEGER2 ((MPI_Datatype)0x4c00022f)
+#define MPI_INTEGER4 ((MPI_Datatype)0x4c000430)
+#define MPI_INTEGER8 ((MPI_Datatype)0x4c000831)
+#define MPI_REAL4 ((MPI_Datatype)0x4c000427)
+#define MPI_REAL8 ((MPI_Datatype)0x4c000829)
+#define MPI_REAL16 ((MPI_Datatype)0x4c00102b)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x4c000828)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x4c00102a)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c00202c)
 
 /* MPI_Type_match_size's type classes. */
 #define MPI_TYPECLASS_REAL 1
@@ -322,15 +324,17 @@ typedef struct MPI_F08_status {
 #define MPI_ERR_SIZE 51
 #define MPI_ERR_DISP 52
 #define MPI_ERR_ASSERT 53
-#define MPI_ERR_RMA_RANGE 54
-#define MPI_ERR_RMA_ATTACH 55
-#define MPI_ERR_RMA_SHARED 56
-#define MPI_ERR_RMA_FLAVOR 57
-#define MPI_T_ERR_INVALID 58
-/* Below 64: an error code is class + 64 * slot (src/mpi/mpi_errors.c). */
-#define MPI_ERR_SESSION 59
-/* MPI-5.0: an ABI property cannot be set (MPI_Abi_set_fortran_info...). */
-#define MPI_ERR_ABI 60
+/* 54 and 59-73 are MPICH's (MPI_T's classes): the numbers are MPICH's. */
+#define MPI_ERR_RMA_RANGE 55
+#define MPI_ERR_RMA_ATTACH 56
+#define MPI_ERR_RMA_SHARED 57
+#define MPI_ERR_RMA_FLAVOR 58
+#define MPI_T_ERR_INVALID 74
+#define MPI_ERR_SESSION 75
+/* MPI-5.0: an ABI property cannot be set (MPI_Abi_set_fortran_info...);
+ * after MPICH 4.0's last class (78). Below 128: an error code is
+ * class + 128 * slot (src/mpi/mpi_errors.c). */
+#define MPI_ERR_ABI 79
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* Derived datatypes */

@@ -9,6 +9,8 @@
 #   scripts/run-conformance.sh                # everything, Tern only
 #   scripts/run-conformance.sh --peers        # also MPICH and Open MPI
 #   scripts/run-conformance.sh --ci           # the CI subset and its gate
+#   scripts/run-conformance.sh --faces        # also the suite built with mpicc.mpich,
+#                                             # run on Tern's libmpich.so.12
 #   scripts/run-conformance.sh --help         # every option
 #
 # See docs/conformance.md. Needs python3 with venv (scripts/setup-deps.sh);
@@ -18,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ " $* " == *" --peers "* ]] && [ "${TERN_CONFORMANCE_NO_INSTALL:-0}" != 1 ]; then
+if [[ " $* " == *" --peers "* || " $* " == *" --faces "* ]] && [ "${TERN_CONFORMANCE_NO_INSTALL:-0}" != 1 ]; then
     missing=()
     for p in mpich libmpich-dev openmpi-bin libopenmpi-dev; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

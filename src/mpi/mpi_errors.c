@@ -14,9 +14,10 @@
 #include <string.h>
 
 /* Error codes: code = class + CODE_STRIDE * (slot + 1), where slot indexes a
- * ring of recent messages. Old codes keep their class; their text fades
+ * ring of recent messages (the classes are MPICH's numbers, below 128;
+ * 54, 59-73 and 76-78 are none of Tern's). Old codes keep their class; their text fades
  * back to the class description once the slot is reused. */
-#define CODE_STRIDE 64
+#define CODE_STRIDE 128
 #define N_SLOTS 256
 
 static struct {
@@ -158,9 +159,10 @@ int tern_mpi_class_of(tern_status_t st)
 /* Class of a code, or -1 if it is not one of ours. */
 static int code_class(int code)
 {
-    if (code >= 0 && code < N_CLASSES)
+    if (code >= 0 && code < N_CLASSES && class_text[code])
         return code;
-    if (code >= CODE_STRIDE && code < CODE_STRIDE * (N_SLOTS + 1) && code % CODE_STRIDE < N_CLASSES)
+    if (code >= CODE_STRIDE && code < CODE_STRIDE * (N_SLOTS + 1) &&
+        code % CODE_STRIDE < N_CLASSES && class_text[code % CODE_STRIDE])
         return code % CODE_STRIDE;
     return tern_user_error_class(code);
 }
@@ -327,7 +329,15 @@ static int invoke_handler(int h, int code)
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || !tern_errhandler_valid(eh))
         abort_job(code, code_text(code));
     int e = code;
-    user_eh[(unsigned)eh - EH_USER_BASE](&obj, &e);
+    /* The handle the function is given lies zero-extended in 8 bytes: a
+     * binary built for MPICH's ABI reads an 8-byte MPI_File there (a
+     * little-endian int pointer reads the same handle; docs/design.md,
+     * "The MPICH ABI face"). */
+    union {
+        int h;
+        uint64_t wide;
+    } arg = {.wide = (uint32_t)obj};
+    user_eh[(unsigned)eh - EH_USER_BASE](&arg.h, &e);
     /* A file handler may rewrite the code, and the call returns what it
      * left (ROMIO does; MPICH's errors/io/fileerrret sets MPI_SUCCESS). */
     return TERN_HANDLE_KIND(h) == TERN_KIND_FILE ? e : code;

@@ -14,6 +14,12 @@
 /* Make the profiling name the real one and MPI_ a weak alias of it. */
 #define TERN_PMPI_ALIAS(name) _Pragma(TERN_STR(weak MPI_##name = PMPI_##name))
 #define TERN_STR(x) #x
+/* An entry point an ABI face replaces (tools/bindgen/checks.py,
+ * ABI_FACE_REPLACED): defined as tern_face_PMPI_<name>, both public names
+ * weak aliases of it. */
+#define TERN_FACE_ALIAS(name)                                                                      \
+    _Pragma(TERN_STR(weak MPI_##name = tern_face_PMPI_##name))                                     \
+        _Pragma(TERN_STR(weak PMPI_##name = tern_face_PMPI_##name))
 
 int tern_mpi_class_of(tern_status_t st);
 

@@ -159,6 +159,8 @@ static void test_errors(void)
                   classes[i], classes[j], strs[i]);
     }
     for (int c = MPI_SUCCESS; c <= MPI_ERR_RMA_FLAVOR; c++) {
+        if (c == MPI_ERR_ASSERT + 1)
+            continue; /* 54: no class in MPICH's numbering (docs/design.md) */
         int cls = -1;
         CHECK_RC(MPI_Error_class(c, &cls));
         CHECK_INT(cls, c, "Error_class of an error class");

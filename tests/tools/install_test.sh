@@ -12,6 +12,8 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work
 
 fail=0
 want=(bin/mpicc bin/mpicxx bin/tern-info include/mpi.h lib/libtern.so lib/pkgconfig/tern.pc)
+# The MPICH ABI face (docs/design.md, "The MPICH ABI face").
+want+=(lib/libmpich.so.12 lib/libmpi.so.12)
 if [ -n "$with_mpiexec" ]; then
     want+=(bin/mpiexec bin/mpirun)
 fi

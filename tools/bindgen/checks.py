@@ -232,6 +232,22 @@ def error_object(params):
     return None
 
 
+# Entry points the MPICH ABI face replaces (MPICH's MPI_File is a pointer:
+# src/mpich/mpich_abi.c): defined as tern_face_PMPI_<name>, their MPI_ and
+# PMPI_ names weak aliases of it (TERN_FACE_ALIAS), so that libmpich.so.12
+# gives both names over Tern's entry point.
+ABI_FACE_REPLACED = {"MPI_File_open", "MPI_File_close", "MPI_File_f2c", "MPI_File_c2f",
+                     "MPI_File_set_errhandler", "MPI_File_get_errhandler",
+                     "MPI_File_call_errhandler"}
+
+
+def _head(ret, name, args):
+    """The alias line and the signature of an entry point."""
+    if name in ABI_FACE_REPLACED:
+        return [f"TERN_FACE_ALIAS({name[4:]})", f"{ret} tern_face_PMPI_{name[4:]}({args})"]
+    return [f"TERN_PMPI_ALIAS({name[4:]})", f"{ret} PMPI_{name[4:]}({args})"]
+
+
 def entry_point(expr, spec):
     """The C text of one generated entry point."""
     name = expr.name
@@ -248,9 +264,7 @@ def entry_point(expr, spec):
         # checks, the core's value.
         if spec.keys() - {"core", "init", "returns"}:
             raise SystemExit(f"bindgen: {name} returns {ret}: its arguments are not checked")
-        return "\n".join([f"TERN_PMPI_ALIAS({name[4:]})",
-                          f"{ret} PMPI_{name[4:]}({args})", "{",
-                          f"    return {spec['core']};", "}"])
+        return "\n".join(_head(ret, name, args) + ["{", f"    return {spec['core']};", "}"])
     obj = error_object(params)
     obj = spec.get("err_handle", obj)
     decls, checks = [], []
@@ -260,8 +274,7 @@ def entry_point(expr, spec):
             decls.append(decl)
         if check:
             checks.append(check)
-    out = [f"TERN_PMPI_ALIAS({name[4:]})",
-           f"int PMPI_{name[4:]}({args})",
+    out = _head("int", name, args) + [
            "{",
            f'    static const char func[] = "{name}";']
     if spec.get("init", True):

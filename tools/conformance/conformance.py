@@ -45,6 +45,31 @@ PEERS = {
                 ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]),
 }
 
+# Tern's other faces: the suite built with another implementation's
+# compiler, run on Tern. tern-mpich: Debian's mpicc.mpich (MPICH's mpi.h,
+# no Tern header or wrapper), run by Tern's mpiexec --abi mpich on Tern's
+# libmpich.so.12 (docs/design.md, "The MPICH ABI face"). Its Fortran
+# programs would need libmpichfort.so.12, which Tern does not provide:
+# the Fortran directories are left out.
+FACES = {
+    # name: (label, compiler wrappers' suffix, mpiexec arguments after Tern's mpiexec)
+    "tern-mpich": ("Tern via libmpich.so.12 (built with mpicc.mpich)", ".mpich",
+                   ["--abi", "mpich"]),
+}
+FACE_NO_DIRS = ("f77", "f90", "f08")
+# Tests a face fails by its nature (docs/design.md, "The MPICH ABI face"),
+# by test key, with why: the face's CI gate does not count them.
+FACE_EXPECTED = {
+    "tern-mpich": {
+        "comm/cmsplit_type .": "MPICH 4.0's MPIX_COMM_TYPE_NEIGHBORHOOD is 4, MPI-4.1's "
+                               "MPI_COMM_TYPE_RESOURCE_GUIDED (Tern's) too",
+        "init/version": "MPICH 4.0's mpi.h says MPI 4.0, MPI_Get_version 4.1",
+    },
+}
+# The CI subset of a face: the directories of CI_DIRS that cover its
+# translations (status, handles, datatypes, error classes, attributes).
+FACE_CI_DIRS = ["pt2pt", "coll", "datatype", "errhan", "attr", "comm", "rma", "basic"]
+
 
 # The harness library (dtpools) calls MPI_Type_hvector/hindexed, removed in
 # MPI-3.0; Open MPI still exports them but hides their declarations unless
@@ -67,8 +92,15 @@ def parse_args(argv):
                         "listed test that passes")
     p.add_argument("--peers", action="store_true",
                    help="also run MPICH 4.0.2 and Open MPI 4.1.4 (Debian) on the same tests")
+    p.add_argument("--faces", action="store_true",
+                   help="also run Tern's ABI faces: tern-mpich, MPICH's test suite built with "
+                        "Debian's mpicc.mpich and run on Tern's libmpich.so.12 (with --ci, "
+                        "its CI directories; it fails on a test that passes with Tern's mpi.h "
+                        "and fails on the face)")
     p.add_argument("--impls", help="implementations to run, comma-separated, of tern, mpich, "
-                                   "openmpi (default: tern; with --peers all three)")
+                                   "openmpi, tern-mpich (Tern's MPICH ABI face: the suite "
+                                   "built with mpicc.mpich, run on Tern's libmpich.so.12) "
+                                   "(default: tern; with --peers tern, mpich, openmpi)")
     p.add_argument("--report-with", default="",
                    help="implementations whose last saved results join the report without "
                         "running again; NAME:ci takes those of its last --ci run "
@@ -146,6 +178,33 @@ def peer_prefix(cache, name):
         f.write(f"exec {' '.join(mpiexec)} \"$@\"\n")
     os.chmod(script, 0o755)
     return prefix
+
+
+def face_prefix(cache, name, tern_prefix):
+    """A prefix whose bin/ holds the other implementation's compiler
+    wrappers and an mpiexec that is Tern's with the face's arguments."""
+    label, suffix, args = FACES[name]
+    prefix = os.path.join(cache, "faces", name)
+    os.makedirs(os.path.join(prefix, "bin"), exist_ok=True)
+    for tool in ("mpicc", "mpicxx", "mpif77", "mpifort"):
+        path = os.path.join(prefix, "bin", tool)
+        if not os.path.lexists(path):
+            os.symlink(f"/usr/bin/{tool}{suffix}", path)
+    script = os.path.join(prefix, "bin", "mpiexec")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n")
+        f.write(f"exec {os.path.join(tern_prefix, 'bin', 'mpiexec')} {' '.join(args)} \"$@\"\n")
+    os.chmod(script, 0o755)
+    return prefix
+
+
+def face_regressions(tern, face, expected):
+    """[(test, ranks)] that passed with Tern's own mpi.h and failed on the
+    face, in results of the same run, but the face's expected ones."""
+    passed = {(r["test"], r["np"]) for r in tern["mpich"].values() if r["status"] == "passed"}
+    return sorted((r["test"], r["np"]) for r in face["mpich"].values()
+                  if r["status"] == "failed" and (r["test"], r["np"]) in passed and
+                  r["test"] not in expected)
 
 
 def tern_commit():
@@ -314,23 +373,30 @@ def main(argv):
     mods = None if args.no_mpi4py else mods
     impls = args.impls.split(",") if args.impls else \
         (["tern"] + list(PEERS) if args.peers else ["tern"])
+    if args.faces and not args.impls:
+        impls += list(FACES)
     impls = [] if impls == ["none"] else impls
     saved = {}
     for item in (i for i in args.report_with.split(",") if i):
         name, _, kind = item.partition(":")
         saved[name] = "-ci" if kind == "ci" or (not kind and args.ci) else ""
     for i in impls + list(saved):
-        if i != "tern" and i not in PEERS:
+        if i != "tern" and i not in PEERS and i not in FACES:
             raise SystemExit(f"conformance: unknown implementation {i!r}")
     prefix = None
-    if "tern" in impls:
+    if "tern" in impls or any(f in impls for f in FACES):
         prefix = os.path.abspath(args.prefix) if args.prefix else build_tern(args.cache, args.jobs)
     elif args.prefix:
         prefix = os.path.abspath(args.prefix)
 
     results = {}
-    for name in ["tern"] + list(PEERS):
-        if name in impls:
+    for name in ["tern"] + list(PEERS) + list(FACES):
+        if name in FACES and name in impls:
+            face_dirs = [d for d in dirs if d.split("/")[0] not in FACE_NO_DIRS and
+                         (not args.ci or args.dirs or d in FACE_CI_DIRS)]
+            results[name] = run_impl(args, name, face_prefix(args.cache, name, prefix),
+                                     face_dirs, None)
+        elif name in impls:
             where = prefix if name == "tern" else peer_prefix(args.cache, name)
             results[name] = run_impl(args, name, where, dirs, mods)
         elif name in saved:
@@ -357,7 +423,7 @@ def main(argv):
                              else os.path.join(ROOT, "docs", "conformance.md"))
     command = "scripts/run-conformance.sh " + " ".join(argv)
     report.write(output, command.strip(), tern_commit(), results, entries,
-                 PEERS, time.time() - t0)
+                 {**PEERS, **FACES}, time.time() - t0)
     log(f"wrote {output} after {time.time() - t0:.0f} s")
     if not args.ci:
         _keep(results)
@@ -369,9 +435,16 @@ def main(argv):
     for k, why in fixed:
         print(f"conformance: NOW PASSES (remove it from the expected list) {k[0]} | {k[1]} | "
               f"{k[2]} | {why}")
-    if new or fixed:
+    # A face passes what Tern's own mpi.h passes.
+    regressions = {f: face_regressions(tern, results[f], FACE_EXPECTED.get(f, {}))
+                   for f in FACES if f in results}
+    for f, tests in regressions.items():
+        for t, np_ in tests:
+            print(f"conformance: FACE FAILURE {f}: {t} ({np_} ranks) passes with Tern's mpi.h")
+    if new or fixed or any(regressions.values()):
         log(f"CI subset: {len(new)} failures not in {args.expected}, "
-            f"{len(fixed)} listed tests that pass")
+            f"{len(fixed)} listed tests that pass, "
+            f"{sum(len(v) for v in regressions.values())} face failures")
         return 1
     log("CI subset: every failure is expected and every listed test still fails")
     return 0

@@ -10,6 +10,10 @@ Tern against test suites nobody here wrote: the C tests of MPICH 4.0.2
 tests of mpi4py 4.1.2 (its sdist from PyPI). With `--peers` the same tests
 run against Debian's MPICH 4.0.2 and Open MPI 4.1.4, so that a test failing
 everywhere is told apart from a Tern defect.
+With `--faces` MPICH's tests also run as a binary built for MPICH would:
+compiled with Debian's `mpicc.mpich` (no Tern header or wrapper) and run by
+`mpiexec --abi mpich` on Tern's `libmpich.so.12` (column "Tern via
+libmpich.so.12"; docs/design.md, "The MPICH ABI face").
 
 How to run it, its options, what is counted and the CI gate:
 [the end of this page](#how-this-page-is-made).
@@ -22,6 +26,7 @@ DOC_HOWTO = """\
 scripts/run-conformance.sh                  # everything, Tern only; writes this page
 scripts/run-conformance.sh --peers          # also MPICH 4.0.2 and Open MPI 4.1.4
 scripts/run-conformance.sh --ci             # the CI subset and its gate
+scripts/run-conformance.sh --faces          # also the suite built with mpicc.mpich on libmpich.so.12
 scripts/run-conformance.sh --dirs coll,pt2pt --modules test_comm
 # the peers on Tern's run-time failures only, then one page with all three:
 scripts/run-conformance.sh --impls mpich,openmpi --only-failing-in build-conformance/results/tern.json

@@ -5,9 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef TERN_VERSION
 #define TERN_VERSION "unknown"
+#endif
+/* --abi mpich: the installed library directory, relative to bin/ (CMake). */
+#ifndef TERN_MPIEXEC_LIBDIR
+#define TERN_MPIEXEC_LIBDIR "../lib"
 #endif
 
 /* Every option, in the order --help lists them: the parser looks names up
@@ -27,6 +32,7 @@ typedef enum {
     OPT_HELP,
     OPT_VERSION,
     OPT_LIST,
+    OPT_ABI,
     OPT_PROXY
 } opt_id_t;
 
@@ -70,6 +76,10 @@ static const opt_row_t options[] = {
     {OPT_LIST, {"list-options"}, NULL, 0,
      "print every spelling of every option, one a line\n"
      "(for scripts and shell completion)"},
+    {OPT_ABI, {"abi"}, "mpich", 1,
+     "mpich: run a binary built with MPICH (mpicc.mpich...)\n"
+     "on Tern's libmpich.so.12: its directory goes first in\n"
+     "the ranks' LD_LIBRARY_PATH"},
     {OPT_PROXY, {"proxy"}, "ADDR HOST,FIRST,COUNT,SIZE[,UNIVERSE] KVS MAP", 0,
      "internal: how a multi-host mpiexec starts its proxy\n"
      "on each host; not for users"},
@@ -268,6 +278,48 @@ static int parse_bind(mpiexec_opts_t *o, const char *v)
     return 0;
 }
 
+/* --abi mpich: the directory of Tern's libmpich.so.12 goes first in the
+ * ranks' LD_LIBRARY_PATH. It is the build tree's src/ when this mpiexec
+ * is the build tree's (tools/mpiexec/), else the installed library
+ * directory beside bin/ (TERN_MPIEXEC_LIBDIR, relative to bin/). */
+static int parse_abi(mpiexec_opts_t *o, const char *v)
+{
+    if (!v || strcmp(v, "mpich") != 0) {
+        fprintf(stderr, "mpiexec: --abi takes mpich\n");
+        return -1;
+    }
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "mpiexec: --abi mpich: cannot find this program's directory\n");
+        return -1;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    static const char *const rel[] = {"/../../src", "/" TERN_MPIEXEC_LIBDIR};
+    char dir[sizeof self + 64];
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char lib[sizeof dir + 32];
+        snprintf(dir, sizeof dir, "%s%s", self, rel[i]);
+        snprintf(lib, sizeof lib, "%s/libmpich.so.12", dir);
+        if (access(lib, R_OK) != 0)
+            continue;
+        const char *old = getenv("LD_LIBRARY_PATH");
+        size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+        char *path = malloc(len);
+        if (!path)
+            return -1;
+        snprintf(path, len, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
+        int rc = add_env(o, "LD_LIBRARY_PATH", path);
+        free(path);
+        return rc;
+    }
+    fprintf(stderr, "mpiexec: --abi mpich: no libmpich.so.12 beside this mpiexec (%s%s)\n", self,
+            rel[1]);
+    return -2;
+}
+
 /* -genv VAR VAL (also -env VAR VAL) at argv[i]. */
 static int parse_env_pair(int argc, char **argv, int i, mpiexec_opts_t *o)
 {
@@ -328,6 +380,8 @@ static int apply_option(const opt_row_t *r, const char *eq, int argc, char **arg
         return parse_env_pair(argc, argv, i, o);
     case OPT_BIND:
         return parse_bind(o, v);
+    case OPT_ABI:
+        return parse_abi(o, v);
     case OPT_HOSTS:
         if (!next)
             return -1;

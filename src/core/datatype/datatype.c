@@ -37,14 +37,31 @@ static const struct {
 
 #define DT_COUNT (sizeof predefined / sizeof predefined[0])
 
-/* Predefined handles are 0x4c0000II with a dense index II, 1..DT_COUNT. */
+/* Predefined handles are MPICH's (include/mpi.h): 0x4c00SSII, and
+ * 0x8c0000II for the pair types but MPI_2INT. A table by II and the top
+ * bit gives the entry. */
+enum {
+#define DT_POS(h) DTI_##h,
+    DT_LIST(DT_POS)
+#undef DT_POS
+};
+#define DT_KEY(h) ((((uint32_t)(h) >> 23) & 0x100u) | ((uint32_t)(h) & 0xffu))
+static const unsigned char by_key[512] = {
+#define DT_BY_KEY(h) [DT_KEY(h)] = DTI_##h + 1,
+    DT_LIST(DT_BY_KEY)
+#undef DT_BY_KEY
+};
+/* The pair types' handles are of the dynamic form: derived types take
+ * slots from here on. */
+#define DT_PAIR_SLOTS 8
+
 static int predefined_index(MPI_Datatype dt)
 {
     uint32_t h = (uint32_t)dt;
-    if ((h & 0xffff0000u) != 0x4c000000u)
+    if ((h & 0xffff0000u) != 0x4c000000u && (h & 0xffffff00u) != 0x8c000000u)
         return -1;
-    unsigned idx = h & 0xffu;
-    if (idx < 1 || idx > DT_COUNT || predefined[idx - 1].handle != dt)
+    unsigned idx = by_key[DT_KEY(h)];
+    if (idx < 1 || predefined[idx - 1].handle != dt)
         return -1;
     return (int)idx - 1;
 }
@@ -53,7 +70,7 @@ static int predefined_index(MPI_Datatype dt)
 /* Derived types: handles in the datatype handle table; a slot is reused
  * once nothing refers to its type. */
 
-static tern_handle_table_t derived = TERN_HANDLE_TABLE(TERN_KIND_DATATYPE, 64);
+static tern_handle_table_t derived = TERN_HANDLE_TABLE_RESERVED(TERN_KIND_DATATYPE, 64, DT_PAIR_SLOTS);
 
 tern_dtype_t *tern_dtype_get(MPI_Datatype dt)
 {
@@ -122,11 +139,30 @@ int tern_datatype_is_valid(MPI_Datatype dt)
     return predefined_index(dt) >= 0 || committed(dt) != NULL;
 }
 
+/* The pair types for MINLOC/MAXLOC: their extent is the C struct's, their
+ * size (bytes of data) less when the struct has padding. */
+struct dt_float_int { float v; int i; };
+struct dt_double_int { double v; int i; };
+struct dt_long_int { long v; int i; };
+struct dt_short_int { short v; int i; };
+struct dt_long_double_int { long double v; int i; };
+
+static long predefined_extent(MPI_Datatype dt)
+{
+    switch (dt) {
+    case MPI_FLOAT_INT: return (long)sizeof(struct dt_float_int);
+    case MPI_DOUBLE_INT: return (long)sizeof(struct dt_double_int);
+    case MPI_LONG_INT: return (long)sizeof(struct dt_long_int);
+    case MPI_SHORT_INT: return (long)sizeof(struct dt_short_int);
+    case MPI_LONG_DOUBLE_INT: return (long)sizeof(struct dt_long_double_int);
+    default: return (long)(((uint32_t)dt >> 8) & 0xffu);
+    }
+}
+
 static long predefined_size(MPI_Datatype dt)
 {
-    /* The pair types for MINLOC/MAXLOC hold padding: their size (bytes of
-     * data) is less than their extent (sizeof the C struct). */
     switch (dt) {
+    case MPI_FLOAT_INT: return (long)(sizeof(float) + sizeof(int));
     case MPI_DOUBLE_INT: return (long)(sizeof(double) + sizeof(int));
     case MPI_LONG_INT: return (long)(sizeof(long) + sizeof(int));
     case MPI_SHORT_INT: return (long)(sizeof(short) + sizeof(int));
@@ -138,7 +174,7 @@ static long predefined_size(MPI_Datatype dt)
 long tern_datatype_extent(MPI_Datatype dt)
 {
     if (predefined_index(dt) >= 0)
-        return (long)(((uint32_t)dt >> 8) & 0xffu);
+        return predefined_extent(dt);
     const tern_dtype_t *t = committed(dt);
     return t ? (long)(t->ub - t->lb) : -1;
 }
@@ -199,7 +235,7 @@ int tern_datatype_describe(MPI_Datatype dt, tern_dt_desc_t *d)
 {
     if (predefined_index(dt) >= 0) {
         d->size = predefined_size(dt);
-        d->extent = (long)(((uint32_t)dt >> 8) & 0xffu);
+        d->extent = predefined_extent(dt);
         d->true_lb = 0;
         d->contig = d->size == d->extent;
         d->predefined = 1;

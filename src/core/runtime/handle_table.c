@@ -22,6 +22,9 @@ tern_status_t tern_handle_new(tern_handle_table_t *t, void *obj, int *handle_p)
             if (!f)
                 return TERN_ERR_NOMEM;
             t->free = f;
+            if (!t->cap) /* the first block: the reserved slots stay NULL */
+                for (; t->len < t->reserved; t->len++)
+                    t->slots[t->len] = NULL;
             t->cap = cap;
         }
         slot = t->len++;
@@ -56,5 +59,5 @@ void tern_handle_table_clear(tern_handle_table_t *t, void (*fn)(void *obj))
             fn(t->slots[i]);
     free(t->slots);
     free(t->free);
-    *t = (tern_handle_table_t){.tag = t->tag, .first_cap = t->first_cap};
+    *t = (tern_handle_table_t){.tag = t->tag, .first_cap = t->first_cap, .reserved = t->reserved};
 }

@@ -19,10 +19,17 @@ typedef struct {
     uint32_t n_free;
     uint32_t tag;      /* TERN_HANDLE_DYNAMIC | the kind's bits (top 6 bits) */
     uint32_t first_cap;
+    uint32_t reserved; /* slots below it are never given (they are predefined handles) */
 } tern_handle_table_t;
 
 #define TERN_HANDLE_TABLE(kind_bits, initial_cap)                                                  \
     {.tag = TERN_HANDLE_DYNAMIC | (kind_bits), .first_cap = (initial_cap)}
+
+/* A table whose first n_reserved slots stay empty: MPICH's ABI gives
+ * predefined objects some handles of the dynamic form (MPI_FLOAT_INT is
+ * 0x8c000000, datatype.c). initial_cap must exceed n_reserved. */
+#define TERN_HANDLE_TABLE_RESERVED(kind_bits, initial_cap, n_reserved)                             \
+    {.tag = TERN_HANDLE_DYNAMIC | (kind_bits), .first_cap = (initial_cap), .reserved = (n_reserved)}
 
 /* Stores obj and gives its handle. */
 tern_status_t tern_handle_new(tern_handle_table_t *t, void *obj, int *handle_p);

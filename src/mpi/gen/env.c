@@ -153,8 +153,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return tern_mpi_result(err_obj, func, tern_error_string(errorcode, string, resultlen));
 }
 
-TERN_PMPI_ALIAS(File_call_errhandler)
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+TERN_FACE_ALIAS(File_call_errhandler)
+int tern_face_PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     static const char func[] = "MPI_File_call_errhandler";
     TERN_CHECK_INIT(func);
@@ -179,8 +179,8 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
     return tern_mpi_result(err_obj, func, tern_errhandler_create_for(TERN_EH_FOR_FILE, (MPI_Comm_errhandler_function *)file_errhandler_fn, errhandler));
 }
 
-TERN_PMPI_ALIAS(File_get_errhandler)
-int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+TERN_FACE_ALIAS(File_get_errhandler)
+int tern_face_PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_File_get_errhandler";
     TERN_CHECK_INIT(func);
@@ -193,8 +193,8 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
     return tern_mpi_result(err_obj, func, tern_errhandler_get(*tern_file_errhandler_slot(file_obj), errhandler));
 }
 
-TERN_PMPI_ALIAS(File_set_errhandler)
-int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+TERN_FACE_ALIAS(File_set_errhandler)
+int tern_face_PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     static const char func[] = "MPI_File_set_errhandler";
     TERN_CHECK_INIT(func);

@@ -7,8 +7,8 @@
 #include "core/io/io_access.h"
 #include "core/io/io_datarep.h"
 
-TERN_PMPI_ALIAS(File_close)
-int PMPI_File_close(MPI_File *fh)
+TERN_FACE_ALIAS(File_close)
+int tern_face_PMPI_File_close(MPI_File *fh)
 {
     static const char func[] = "MPI_File_close";
     TERN_CHECK_INIT(func);
@@ -180,8 +180,8 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
     return tern_mpi_result(err_obj, func, tern_file_get_view(fh_obj, disp, etype, filetype, datarep));
 }
 
-TERN_PMPI_ALIAS(File_open)
-int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+TERN_FACE_ALIAS(File_open)
+int tern_face_PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     static const char func[] = "MPI_File_open";
     TERN_CHECK_INIT(func);

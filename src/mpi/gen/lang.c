@@ -30,14 +30,14 @@ MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
     return (MPI_Errhandler)errhandler;
 }
 
-TERN_PMPI_ALIAS(File_c2f)
-MPI_Fint PMPI_File_c2f(MPI_File file)
+TERN_FACE_ALIAS(File_c2f)
+MPI_Fint tern_face_PMPI_File_c2f(MPI_File file)
 {
     return (MPI_Fint)file;
 }
 
-TERN_PMPI_ALIAS(File_f2c)
-MPI_File PMPI_File_f2c(MPI_Fint file)
+TERN_FACE_ALIAS(File_f2c)
+MPI_File tern_face_PMPI_File_f2c(MPI_Fint file)
 {
     return (MPI_File)file;
 }
