@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* MPI-4.1 but for the tools interface (chapter 15):
+/* MPI-4.1, every chapter (the tools interface included):
  * docs/design.md, "The MPI version". */
 #define MPI_VERSION 4
 #define MPI_SUBVERSION 1
