@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <time.h>
 
-_Atomic uint64_t tern_pvar_values[TERN_PVAR_N];
-_Atomic uint64_t tern_pvar_coll[TERN_PVAR_COLL_MAX];
+uint64_t tern_pvar_values[TERN_PVAR_N];
+uint64_t tern_pvar_coll[TERN_PVAR_COLL_MAX];
 _Atomic int tern_event_on[TERN_EVENT_N];
 
 static tern_event_sink_fn *_Atomic event_sink;

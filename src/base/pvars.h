@@ -3,10 +3,14 @@
  *
  * A variable is one 64-bit value per process, tern_pvar_values[id]. The
  * core changes it under the entry points' lock (one thread at a time), so
- * an update is a relaxed atomic load and store, never a read-modify-write
- * nor a lock: on x86-64 the same instructions as a plain "+=" (callgrind
- * figures in docs/performance.md), and a tool thread that reads it
- * (MPI_T_pvar_read) sees a whole value. Levels move with tern_pvar_inc/dec;
+ * an update is a plain "+=": one instruction, no lock, no atomic
+ * read-modify-write (callgrind figures in docs/performance.md; relaxed
+ * atomic loads and stores took three). The tools interface reads it under
+ * the same lock (mpi/mpi_tools_pvar.c), so a reader is ordered with the
+ * writer whenever the engine runs under the lock (MPI_THREAD_MULTIPLE, the
+ * progress thread); below that a tool thread reads an aligned 64-bit word
+ * another core stores, which is never torn on the machines Tern builds
+ * for: at worst a value a moment old. Levels move with tern_pvar_inc/dec;
  * a level's HIGHWATERMARK row, declared right after it, follows on every
  * increase. The collectives count each algorithm in tern_pvar_coll[] (the
  * MPI tools interface names those after the algorithms).
@@ -38,30 +42,30 @@ typedef enum {
 /* Room for the collective algorithms (coll_registry.c asserts they fit). */
 #define TERN_PVAR_COLL_MAX 128
 
-extern _Atomic uint64_t tern_pvar_values[TERN_PVAR_N];
-extern _Atomic uint64_t tern_pvar_coll[TERN_PVAR_COLL_MAX];
+extern uint64_t tern_pvar_values[TERN_PVAR_N];
+extern uint64_t tern_pvar_coll[TERN_PVAR_COLL_MAX];
 extern _Atomic int tern_event_on[TERN_EVENT_N];
 
 static inline uint64_t tern_pvar_get(tern_pvar_id_t id)
 {
-    return atomic_load_explicit(&tern_pvar_values[id], memory_order_relaxed);
+    return tern_pvar_values[id];
 }
 
 static inline void tern_pvar_set(tern_pvar_id_t id, uint64_t v)
 {
-    atomic_store_explicit(&tern_pvar_values[id], v, memory_order_relaxed);
+    tern_pvar_values[id] = v;
 }
 
 static inline void tern_pvar_add(tern_pvar_id_t id, uint64_t n)
 {
-    tern_pvar_set(id, tern_pvar_get(id) + n);
+    tern_pvar_values[id] += n;
 }
 
 /* For a count made outside the entry points' lock too (the I/O worker
  * thread, io_async.c): an atomic add, for paths a system call dominates. */
 static inline void tern_pvar_add_shared(tern_pvar_id_t id, uint64_t n)
 {
-    atomic_fetch_add_explicit(&tern_pvar_values[id], n, memory_order_relaxed);
+    __atomic_fetch_add(&tern_pvar_values[id], n, __ATOMIC_RELAXED);
 }
 
 /* A level up by one; its high-water mark (the next row) follows. */
@@ -80,9 +84,7 @@ static inline void tern_pvar_dec(tern_pvar_id_t level)
 
 static inline void tern_pvar_coll_add(unsigned algo, uint64_t n)
 {
-    atomic_store_explicit(&tern_pvar_coll[algo],
-                          atomic_load_explicit(&tern_pvar_coll[algo], memory_order_relaxed) + n,
-                          memory_order_relaxed);
+    tern_pvar_coll[algo] += n;
 }
 
 /* The time stamp of events (MPI_T source 0): nanoseconds on the monotonic

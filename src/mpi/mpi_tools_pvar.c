@@ -17,6 +17,7 @@
  * atomic (atomic = 1). */
 #include "mpi/mpi_tools.h"
 #include "core/coll/coll.h"
+#include "core/runtime/api_lock.h"
 #include "base/pvars.h"
 
 #include <ctype.h>
@@ -28,7 +29,7 @@ typedef struct {
     char name[64];
     int cls, bind, verbosity, category;
     const char *desc;
-    _Atomic uint64_t *value;
+    uint64_t *value;
 } pvar_t;
 
 static const struct {
@@ -97,10 +98,19 @@ static int continuous(const pvar_t *v)
     return v->cls == MPI_T_PVAR_CLASS_LEVEL || v->cls == MPI_T_PVAR_CLASS_SIZE;
 }
 
+/* The engine's value. Every caller holds the entry points' lock (the
+ * engine writes under it: base/pvars.h); an atomic load for the I/O
+ * counts, which the I/O worker adds atomically. */
 static uint64_t now(const pvar_t *v)
 {
-    return atomic_load_explicit(v->value, memory_order_relaxed);
+    return __atomic_load_n(v->value, __ATOMIC_RELAXED);
 }
+
+/* The engine's lock, then the interface's (the order an event raise
+ * takes them in), for the rest of the block. */
+#define PVAR_GUARD()                                                                               \
+    __attribute__((cleanup(tern_api_leave))) int api_held_ = tern_api_enter();                    \
+    TERN_T_CHECK_INIT()
 
 int tern_t_pvar_get_num(int *num_pvar)
 {
@@ -369,7 +379,7 @@ static int reset_one(struct tern_t_pvar_s *h)
 static int each(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                 int (*fn)(struct tern_t_pvar_s *h))
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     if (!session_valid(session))
         return MPI_T_ERR_INVALID_SESSION;
     if (handle == MPI_T_PVAR_ALL_HANDLES) {
@@ -409,7 +419,7 @@ static int one(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void 
 
 int tern_t_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     int err = one(session, handle, buf);
     if (err == MPI_SUCCESS)
         *(unsigned long long *)buf = value_of(handle);
@@ -418,7 +428,7 @@ int tern_t_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 
 int tern_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     int err = one(session, handle, buf);
     if (err != MPI_SUCCESS)
         return err;
@@ -430,7 +440,7 @@ int tern_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 
 int tern_t_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     int err = one(session, handle, buf);
     if (err != MPI_SUCCESS)
         return err;

@@ -5,7 +5,9 @@
 #include <string.h>
 
 static tern_req_t *posted_head, *posted_tail;
-static tern_unexp_t *unexp_head, *unexp_tail;
+tern_unexp_t *tern_match_unexp_head;
+static tern_unexp_t *unexp_tail;
+#define unexp_head tern_match_unexp_head
 /* Freed entries are kept for the next unexpected message: a small early
  * message (most collective traffic) then costs no malloc and no free. */
 enum { UNEXP_KEEP_MAX = 256 };
@@ -33,11 +35,12 @@ void tern_match_post(tern_req_t *req)
 
 tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag)
 {
-    tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
     tern_req_t *prev = NULL;
     for (tern_req_t *r = posted_head; r; prev = r, r = r->next) {
-        if (!tern_match_fits(ctx, src, tag, r->context_id, r->peer, r->tag))
+        if (!tern_match_fits(ctx, src, tag, r->context_id, r->peer, r->tag)) {
+            tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
             continue;
+        }
         if (prev)
             prev->next = r->next;
         else
@@ -123,13 +126,14 @@ tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
     return TERN_OK;
 }
 
-tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take)
+tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int take)
 {
-    tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
     tern_unexp_t *prev = NULL;
     for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
-        if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag))
+        if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag)) {
+            tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
             continue;
+        }
         if (take) {
             if (prev)
                 prev->next = u->next;
