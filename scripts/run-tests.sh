@@ -60,8 +60,8 @@ if [ "${TERN_SKIP_TSAN:-0}" != 1 ]; then
     # Only the targets these tests need: the whole tree under TSan would
     # cost CI minutes for tests that run one thread.
     echo "=== configure and build build-tsan (ThreadSanitizer)"
-    tsan_targets=(mpiexec threads_mt threads_mt4 spawn_mt p2p_nonblocking p2p_probe coll_check)
-    tsan_tests='^(threads_mt.*|spawn_mt_np1|spawn_mt_np2|p2p_nonblocking_np2|p2p_probe_np2|coll_check_np2|coll_check_np3)$'
+    tsan_targets=(mpiexec threads_mt threads_mt4 spawn_mt p2p_nonblocking p2p_probe coll_check mpit_vars)
+    tsan_tests='^(threads_mt.*|spawn_mt_np1|spawn_mt_np2|p2p_nonblocking_np2|p2p_probe_np2|coll_check_np2|coll_check_np3|mpit_vars_threads_np2)$'
     rc=0
     cmake -S . -B build-tsan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_TSAN=ON &&
         cmake --build build-tsan -j "$build_jobs" --target "${tsan_targets[@]}" || rc=$?

@@ -209,6 +209,22 @@ const tern_knob_value_t *tern_knob_value(tern_knob_id_t id)
     return &values[id];
 }
 
+int tern_knob_set(tern_knob_id_t id, const char *text)
+{
+    pthread_once(&loaded, load);
+    tern_knob_value_t v;
+    if (tern_knob_parse(id, text, &v) != 0)
+        return -1;
+    char *copy = strdup(text);
+    if (!copy)
+        return -1;
+    /* The text the value had stays allocated: a reader may still hold it
+     * (writes are rare, from MPI_T_cvar_write). */
+    v.text = copy;
+    values[id] = v;
+    return 0;
+}
+
 bool tern_knob_from_env(tern_knob_id_t id)
 {
     pthread_once(&loaded, load);

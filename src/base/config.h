@@ -76,6 +76,10 @@ void tern_knob_allowed(tern_knob_id_t id, char *buf, size_t len);
 
 /* The value in effect (the environment's when valid, else the default). */
 const tern_knob_value_t *tern_knob_value(tern_knob_id_t id);
+/* Sets knob id to text as the environment would (MPI_T_cvar_write, under
+ * the entry points' lock, for the knobs the code reads at each use): 0, or
+ * -1 when the knob does not allow it (nothing changes then). */
+int tern_knob_set(tern_knob_id_t id, const char *text);
 /* Whether the environment sets it (non-empty), valid or not. */
 bool tern_knob_from_env(tern_knob_id_t id);
 /* The environment's text when it was rejected, else NULL. */

@@ -15,7 +15,7 @@
 
 /* Error codes: code = class + CODE_STRIDE * (slot + 1), where slot indexes a
  * ring of recent messages (the classes are MPICH's numbers, below 128;
- * 54, 59-73 and 76-78 are none of Tern's). Old codes keep their class; their text fades
+ * 54, 76 and 77 are none of Tern's). Old codes keep their class; their text fades
  * back to the class description once the slot is reused. */
 #define CODE_STRIDE 128
 #define N_SLOTS 256
@@ -88,6 +88,23 @@ static const char *const class_text[] = {
     [MPI_T_ERR_INVALID] = "invalid tool-interface use",
     [MPI_ERR_SESSION] = "invalid session",
     [MPI_ERR_ABI] = "ABI property already set",
+    [MPI_T_ERR_MEMORY] = "tools interface: out of memory",
+    [MPI_T_ERR_NOT_INITIALIZED] = "tools interface not initialized",
+    [MPI_T_ERR_CANNOT_INIT] = "tools interface cannot be initialized",
+    [MPI_T_ERR_INVALID_INDEX] = "invalid tools-interface index",
+    [MPI_T_ERR_INVALID_ITEM] = "invalid item index of a tools-interface enumeration",
+    [MPI_T_ERR_INVALID_HANDLE] = "invalid tools-interface handle",
+    [MPI_T_ERR_OUT_OF_HANDLES] = "no more tools-interface handles",
+    [MPI_T_ERR_OUT_OF_SESSIONS] = "no more performance-variable sessions",
+    [MPI_T_ERR_INVALID_SESSION] = "invalid performance-variable session",
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = "control variable cannot be set now",
+    [MPI_T_ERR_CVAR_SET_NEVER] = "control variable cannot be set",
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = "performance variable cannot be started or stopped",
+    [MPI_T_ERR_PVAR_NO_WRITE] = "performance variable cannot be written or reset",
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = "performance variable cannot be read and reset atomically",
+    [MPI_T_ERR_INVALID_NAME] = "invalid tools-interface variable or category name",
+    [MPI_T_ERR_NOT_ACCESSIBLE] = "tools-interface object not accessible",
+    [MPI_T_ERR_NOT_SUPPORTED] = "tools-interface operation not supported",
 };
 #define N_CLASSES ((int)(sizeof class_text / sizeof class_text[0]))
 

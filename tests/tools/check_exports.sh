@@ -16,9 +16,10 @@ if [ -n "$bad" ]; then
     echo "($(wc -l <<<"$bad") in all)"
     exit 1
 fi
-# Procedures are MPI_ + a capital + lower case (MPI_COMM_DUP_FN and the
+# Procedures are MPI_ + a capital + lower case, or MPI_T_ + lower case
+# (MPI_COMM_DUP_FN and the
 # other predefined callbacks are functions, not procedures).
-exported=$(grep -E '^MPI_[A-Z][a-z]' <<<"$syms" | sort)
+exported=$(grep -E '^MPI_([A-Z][a-z]|T_[a-z])' <<<"$syms" | sort)
 if ! diff <(sort "$listed") <(echo "$exported") >/tmp/check_exports.$$; then
     echo "FAIL: the procedures $lib exports differ from $listed (< listed only, > exported only):"
     grep '^[<>]' /tmp/check_exports.$$ | head -50

@@ -40,6 +40,10 @@ applies to each of its procedures):
                     (bindgen.py): its core expression must serve both, the
                     scalars widening to MPI_Count, arrays and outputs
                     through TERN_NUMS / TERN_NUM_REF (dtype_nums.h)
+  checked = false   no argument checks and no error handler: the core
+                    checks every argument and returns the code itself (the
+                    tools interface, whose MPI_T_ERR_* codes never go
+                    through a handler; MPI-5.0 15.3.10)
   returns = "value" an int result that is not an error code (MPI_Comm_toint):
                     no checks, the core's value
 The output request X of a core call that uses X_req (tern_req_t *) is
@@ -268,15 +272,15 @@ def entry_point(expr, spec):
     obj = error_object(params)
     obj = spec.get("err_handle", obj)
     decls, checks = [], []
-    for prm in params:
+    for prm in (params if spec.get("checked", True) else []):
         check, decl = _rule(name, prm, spec)
         if decl:
             decls.append(decl)
         if check:
             checks.append(check)
-    out = _head("int", name, args) + [
-           "{",
-           f'    static const char func[] = "{name}";']
+    out = _head("int", name, args) + ["{"]
+    if spec.get("checked", True):
+        out.append(f'    static const char func[] = "{name}";')
     if spec.get("init", True):
         out.append("    TERN_CHECK_INIT(func);")
     elif spec.get("lock", True):

@@ -48,14 +48,91 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "Usage: tern-info [--knobs] [--coverage[=missing]] [--json] [--help] [--version]\n"
+            "Usage: tern-info [--knobs] [--mpit] [--coverage[=missing]] [--json] [--help]\n"
+            "                 [--version]\n"
             "Describes this Tern build and the machine it runs on.\n"
             "  --knobs    list only the runtime knobs (TERN_* environment variables)\n"
+            "  --mpit     list what the MPI tools interface shows, read through it: its\n"
+            "             categories with their control variables (and values),\n"
+            "             performance variables and events\n"
             "  --coverage the MPI-5.0 procedures implemented, per chapter (=missing: name\n"
             "             the missing ones)\n"
             "  --json     print as JSON\n"
             "  --version  print only the Tern version\n"
             "  --help     this text\n");
+}
+
+/* --mpit: everything through MPI_T itself, so the listing and a tool
+ * see one source of truth. */
+static const char *pvar_class_name(int c)
+{
+    static const char *const names[] = {"state", "level", "size", "percentage", "highwatermark",
+                                        "lowwatermark", "counter", "aggregate", "timer", "generic"};
+    return c >= 0 && c < 10 ? names[c] : "?";
+}
+
+static int print_mpit(void)
+{
+    int provided, ncat;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS ||
+        MPI_T_category_get_num(&ncat) != MPI_SUCCESS)
+        return 1;
+    char name[256], desc[2048], value[1024];
+    for (int c = 0; c < ncat; c++) {
+        int nl = sizeof name, dl = sizeof desc, nc, np, nsub, ne;
+        MPI_T_category_get_info(c, name, &nl, desc, &dl, &nc, &np, &nsub);
+        MPI_T_category_get_num_events(c, &ne);
+        printf("category %s: %s (%d control, %d performance variables, %d events)\n", name, desc,
+               nc, np, ne);
+        int *idx = malloc(sizeof *idx * (size_t)(nc + np + ne + 1));
+        if (!idx)
+            return 1;
+        MPI_T_category_get_cvars(c, nc, idx);
+        for (int i = 0; i < nc; i++) {
+            int scope, count;
+            MPI_Datatype dt;
+            MPI_T_enum et;
+            nl = sizeof name;
+            MPI_T_cvar_get_info(idx[i], name, &nl, NULL, &dt, &et, NULL, NULL, NULL, &scope);
+            MPI_T_cvar_handle h;
+            MPI_T_cvar_handle_alloc(idx[i], NULL, &h, &count);
+            if (dt == MPI_CHAR) {
+                MPI_T_cvar_read(h, value);
+            } else if (dt == MPI_INT) {
+                int v = 0, len = sizeof value;
+                MPI_T_cvar_read(h, &v);
+                if (et == MPI_T_ENUM_NULL || MPI_T_enum_get_item(et, v, &v, value, &len))
+                    snprintf(value, sizeof value, "%d", v);
+            } else {
+                unsigned long long v = 0;
+                MPI_T_cvar_read(h, &v);
+                snprintf(value, sizeof value, "%llu", v);
+            }
+            MPI_T_cvar_handle_free(&h);
+            printf("  cvar %-3d %-34s = %s%s\n", idx[i], name, value,
+                   scope == MPI_T_SCOPE_READONLY ? "" : "  (writable)");
+        }
+        MPI_T_category_get_pvars(c, np, idx);
+        for (int i = 0; i < np; i++) {
+            int cls;
+            nl = sizeof name;
+            dl = sizeof desc;
+            MPI_T_pvar_get_info(idx[i], name, &nl, NULL, &cls, NULL, NULL, desc, &dl, NULL, NULL,
+                                NULL, NULL);
+            printf("  pvar %-3d %-34s %-13s %s\n", idx[i], name, pvar_class_name(cls), desc);
+        }
+        MPI_T_category_get_events(c, ne, idx);
+        for (int i = 0; i < ne; i++) {
+            nl = sizeof name;
+            dl = sizeof desc;
+            MPI_T_event_get_info(idx[i], name, &nl, NULL, NULL, NULL, NULL, NULL, NULL, desc, &dl,
+                                 NULL);
+            printf("  event %-2d %-34s %s\n", idx[i], name, desc);
+        }
+        free(idx);
+    }
+    MPI_T_finalize();
+    return 0;
 }
 
 static void read_ptrace_scope(char *buf, size_t len)
@@ -372,11 +449,13 @@ static void print_json(const cma_result_t *cma, const hw_result_t *hw)
 
 int main(int argc, char **argv)
 {
-    int knobs_only = 0, json = 0, coverage = 0;
+    int knobs_only = 0, json = 0, coverage = 0, mpit = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--knobs") || !strcmp(a, "-k")) {
             knobs_only = 1;
+        } else if (!strcmp(a, "--mpit")) {
+            mpit = 1;
         } else if (!strcmp(a, "--coverage") || !strcmp(a, "--coverage=missing")) {
             coverage = a[10] ? 2 : 1;
         } else if (!strcmp(a, "--json")) {
@@ -394,6 +473,8 @@ int main(int argc, char **argv)
         }
     }
 
+    if (mpit)
+        return print_mpit();
     if (coverage) {
         tern_info_print_coverage(json, coverage == 2);
         return 0;

@@ -156,6 +156,8 @@ static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t ki
     a->blocking = !req_p;
     if (st == TERN_OK) {
         const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
+        if (al)
+            tern_coll_count(al, a->comm, msg_bytes);
         st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;
     }
     for (int i = 0; st == TERN_OK && i < pr->n_outs; i++)

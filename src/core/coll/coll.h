@@ -101,6 +101,9 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
 /* Prints the selection table in effect (tern-info). */
 void tern_coll_print_table(FILE *f);
 
+/* Counts a call of algorithm al (its tern_pvar_coll slot, the call and
+ * its bytes) and raises the algorithm-chosen event (base/pvars.h). */
+void tern_coll_count(const tern_coll_algo_t *al, const tern_comm_t *comm, size_t msg_bytes);
 /* The selection table in effect, row by row (tern-info --json): rows are
  * grouped by collective and tried in order. */
 /* The load a selection row applies to: any, only while the node has no
@@ -120,6 +123,12 @@ typedef struct {
 const tern_coll_row_t *tern_coll_table(size_t *n_p, const char **source_p);
 /* The algorithm TERN_<COLL>_ALGORITHM forces, or NULL (auto). */
 const tern_coll_algo_t *tern_coll_forced(tern_coll_kind_t kind);
+/* Forces kind's algorithm to the one named (auto: the selection table
+ * again) from the next call on, and sets its knob (MPI_T_cvar_write);
+ * TERN_ERR_ARG for a name no algorithm of kind has. */
+tern_status_t tern_coll_set_forced(tern_coll_kind_t kind, const char *name);
+/* The kind whose algorithm knob is id, or -1. */
+int tern_coll_kind_of_knob(int knob_id);
 /* The name of that knob: "TERN_BCAST_ALGORITHM". */
 const char *tern_coll_algorithm_knob(tern_coll_kind_t kind);
 /* When an algorithm can serve a call, in words ("commutative ops"), or ""

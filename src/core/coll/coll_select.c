@@ -419,6 +419,28 @@ const tern_coll_algo_t *tern_coll_forced(tern_coll_kind_t kind)
     return (unsigned)kind < TERN_COLL_N ? forced[kind] : NULL;
 }
 
+tern_status_t tern_coll_set_forced(tern_coll_kind_t kind, const char *name)
+{
+    load();
+    const tern_coll_algo_t *al = NULL;
+    if (strcmp(name, "auto") != 0 && !(al = tern_coll_find(kind, name)))
+        return tern_status_detail(TERN_ERR_ARG, "no %s algorithm is named \"%s\"",
+                                  tern_coll_kind_name(kind), name);
+    if (tern_knob_set(algorithm_knobs[kind], name) != 0)
+        return TERN_ERR_NOMEM;
+    forced[kind] = al;
+    memo[kind].algo = NULL; /* the next call chooses again */
+    return TERN_OK;
+}
+
+int tern_coll_kind_of_knob(int knob_id)
+{
+    for (int k = 0; k < TERN_COLL_N; k++)
+        if ((int)algorithm_knobs[k] == knob_id)
+            return k;
+    return -1;
+}
+
 const char *tern_coll_algorithm_knob(tern_coll_kind_t kind)
 {
     return (unsigned)kind < TERN_COLL_N ? tern_knob_table()[algorithm_knobs[kind]].name : "?";

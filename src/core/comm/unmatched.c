@@ -1,5 +1,6 @@
 /* Messages nobody receives (unmatched.h). */
 #include "core/comm/unmatched.h"
+#include "base/pvars.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "core/pt2pt/bsend.h"
@@ -83,6 +84,7 @@ static void check_comm(check_t *k, const tern_comm_t *c)
         return;
     k->found += n;
     tern_rt.n_unmatched += n;
+    tern_pvar_add(TERN_PVAR_P2P_UNMATCHED_DROPPED, n);
     if (!k->quiet) {
         char name[MPI_MAX_OBJECT_NAME + 32];
         if (c->name[0])

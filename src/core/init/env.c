@@ -131,7 +131,7 @@ tern_status_t tern_env_get_library_version(char *version, int *resultlen)
     for (int i = 0; tern_tl_all[i] && n < sizeof tls; i++)
         n += (size_t)snprintf(tls + n, sizeof tls - n, "%s%s", i ? ", " : "", tern_tl_all[i]->name);
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-             "Tern %s (MPI %d.%d without the tools interface; transports %s)",
+             "Tern %s (MPI %d.%d; transports %s)",
              TERN_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, tls);
     *resultlen = (int)strlen(version);
     return TERN_OK;

@@ -1,5 +1,6 @@
 /* The POSIX storage driver (io_driver.h). */
 #include "core/io/io_driver.h"
+#include "base/pvars.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +80,7 @@ static tern_status_t px_readv(tern_io_fd_t *f, const struct iovec *iov_in, int c
             if (r == 0)
                 return TERN_OK; /* end of file */
             *got += (size_t)r;
+            tern_pvar_add_shared(TERN_PVAR_IO_READ_BYTES, (uint64_t)r);
             off += r;
             first += iov_advance(iov + first, n - first, (size_t)r);
         }
@@ -102,6 +104,7 @@ static tern_status_t px_writev(tern_io_fd_t *f, const struct iovec *iov_in, int 
                 continue;
             if (r < 0)
                 return tern_io_errno(errno, f->path, "write");
+            tern_pvar_add_shared(TERN_PVAR_IO_WRITTEN_BYTES, (uint64_t)r);
             off += r;
             first += iov_advance(iov + first, n - first, (size_t)r);
         }

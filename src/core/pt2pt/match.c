@@ -1,15 +1,25 @@
 #include "core/pt2pt/match.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static tern_req_t *posted_head, *posted_tail;
-static tern_unexp_t *unexp_head, *unexp_tail;
+tern_unexp_t *tern_match_unexp_head;
+static tern_unexp_t *unexp_tail;
+#define unexp_head tern_match_unexp_head
 /* Freed entries are kept for the next unexpected message: a small early
  * message (most collective traffic) then costs no malloc and no free. */
 enum { UNEXP_KEEP_MAX = 256 };
 static tern_unexp_t *unexp_free;
 static int n_unexp_free;
+
+/* A message leaves the unexpected queue for a receive (or a drop). */
+static void unexp_taken(const tern_unexp_t *u)
+{
+    tern_pvar_dec(TERN_PVAR_P2P_UNEXPECTED_LEN);
+    tern_event4(TERN_EVENT_P2P_UNEXPECTED_MATCHED, u->msg.src, u->msg.tag, u->msg.size, 0);
+}
 
 void tern_match_post(tern_req_t *req)
 {
@@ -20,14 +30,17 @@ void tern_match_post(tern_req_t *req)
     else
         posted_head = req;
     posted_tail = req;
+    tern_pvar_inc(TERN_PVAR_P2P_POSTED_LEN);
 }
 
 tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag)
 {
     tern_req_t *prev = NULL;
     for (tern_req_t *r = posted_head; r; prev = r, r = r->next) {
-        if (!tern_match_fits(ctx, src, tag, r->context_id, r->peer, r->tag))
+        if (!tern_match_fits(ctx, src, tag, r->context_id, r->peer, r->tag)) {
+            tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
             continue;
+        }
         if (prev)
             prev->next = r->next;
         else
@@ -36,6 +49,7 @@ tern_req_t *tern_match_take_posted(uint32_t ctx, int src, int tag)
             posted_tail = prev;
         r->next = NULL;
         r->in_posted = 0;
+        tern_pvar_dec(TERN_PVAR_P2P_POSTED_LEN);
         return r;
     }
     return NULL;
@@ -71,6 +85,7 @@ int tern_match_unpost(tern_req_t *req)
             posted_tail = prev;
         r->next = NULL;
         r->in_posted = 0;
+        tern_pvar_dec(TERN_PVAR_P2P_POSTED_LEN);
         return 1;
     }
     return 0;
@@ -105,15 +120,20 @@ tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
     else
         unexp_head = u;
     unexp_tail = u;
+    tern_pvar_add(TERN_PVAR_P2P_UNEXPECTED, 1);
+    tern_pvar_inc(TERN_PVAR_P2P_UNEXPECTED_LEN);
+    tern_event4(TERN_EVENT_P2P_UNEXPECTED_QUEUED, msg->src, msg->tag, msg->size, 0);
     return TERN_OK;
 }
 
-tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take)
+tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int take)
 {
     tern_unexp_t *prev = NULL;
     for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
-        if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag))
+        if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag)) {
+            tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
             continue;
+        }
         if (take) {
             if (prev)
                 prev->next = u->next;
@@ -122,6 +142,7 @@ tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int tak
             if (unexp_tail == u)
                 unexp_tail = prev;
             u->next = NULL;
+            unexp_taken(u);
         }
         return u;
     }
@@ -141,6 +162,7 @@ tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq)
         if (unexp_tail == u)
             unexp_tail = prev;
         u->next = NULL;
+        unexp_taken(u);
         return u;
     }
     return NULL;
@@ -160,6 +182,7 @@ tern_unexp_t *tern_match_take_unexpected_if(int (*pred)(const tern_msg_t *msg, v
         if (unexp_tail == u)
             unexp_tail = prev;
         u->next = NULL;
+        unexp_taken(u);
         return u;
     }
     return NULL;

@@ -57,8 +57,15 @@ void tern_match_each_posted(void (*fn)(const tern_req_t *req, void *arg), void *
 
 /* Unexpected messages. */
 tern_status_t tern_match_add_unexpected(const tern_msg_t *msg);
-/* Finds the first match; removes it when take is set. */
-tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take);
+/* Finds the first match; removes it when take is set. The test for an
+ * empty queue (a receive's common case) is inline here, so the search and
+ * its counting (base/pvars.h) cost an empty queue nothing. */
+extern tern_unexp_t *tern_match_unexp_head;
+tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int take);
+static inline tern_unexp_t *tern_match_find_unexpected(uint32_t ctx, int src, int tag, int take)
+{
+    return tern_match_unexp_head ? tern_match_search_unexpected(ctx, src, tag, take) : NULL;
+}
 void tern_match_free_unexpected(tern_unexp_t *u);
 /* Removes and returns the unexpected message that was match packet seq
  * from src_world (a cancelled send), or NULL when it is not there. */

@@ -11,6 +11,7 @@
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
 #include "base/log.h"
+#include "base/pvars.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -75,6 +76,8 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
         peer->match_sent++;
     }
     peer->credits -= cost;
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT_BYTES, bytes);
     return 1;
 }
 
@@ -123,6 +126,8 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
     long cost = EAGER_COST(req->bytes);
     if (req->bytes <= peer->eager_max && peer->credits >= cost) {
         peer->credits -= cost;
+        tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT, 1);
+        tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT_BYTES, req->bytes);
         if (__builtin_expect(req->noncontig, 0) && eager_pack_in_place(peer, req, &m))
             return TERN_OK;
         const void *payload = req->buf;
@@ -174,6 +179,9 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
     tern_p2p_inflight_add(peer, req); /* until its FIN, or its stream is out */
     take_match_seq(peer, req);
     req->rndv = 1;
+    tern_pvar_add(TERN_PVAR_P2P_RNDV_SENT, 1);
+    tern_pvar_add(TERN_PVAR_P2P_RNDV_SENT_BYTES, req->bytes);
+    tern_event4(TERN_EVENT_P2P_RNDV_STARTED, req->peer_world, req->tag, req->bytes, 0);
     tern_p2p_send_packet(req->peer_world, &r, sizeof r, NULL, 0, NULL);
     return TERN_OK;
 }
@@ -232,6 +240,8 @@ static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size
     else if (n)
         memcpy(req->buf, data, n);
     credit_consumed(src_world, size);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
 }
 
 /* A receive meets its message (straight from the transport or from the
@@ -272,13 +282,19 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
                      (n >= peer->rma_min || tern_rndv_path_by_get(peer, req, n));
         /* Until the read completes or the last fragment arrives. */
         tern_p2p_inflight_add(peer, req);
+        tern_pvar_add(TERN_PVAR_P2P_RNDV_HANDSHAKES, 1);
         if (by_get) {
             req->get_comp.cb = rndv_get_done;
             size_t head = tern_p2p_coop_begin(msg->src_world, req, n, msg->sreq);
             tern_status_t st = peer->ops->get(peer->tl, msg->src_world, req->buf, head, msg->addr,
                                               &msg->rkey, &req->get_comp);
-            if (st == TERN_OK)
+            if (st == TERN_OK) {
+                tern_pvar_add(TERN_PVAR_P2P_RNDV_GET, 1);
+                tern_pvar_add(TERN_PVAR_P2P_RNDV_GET_BYTES, n);
+                tern_pvar_add(peer->ops == &tern_tl_shm_ops ? TERN_PVAR_P2P_RNDV_CMA_BYTES
+                                                            : TERN_PVAR_P2P_RNDV_RDMA_BYTES, n);
                 return;
+            }
             if (st != TERN_ERR_NOT_SUPPORTED || req->coop_bytes) {
                 tern_p2p_peer_broken(msg->src_world, st, "a rendezvous read failed");
                 return;
@@ -286,6 +302,8 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
             /* The transport lost the ability (e.g. CMA denied): stream. */
             peer->caps &= ~TERN_TL_CAP_GET;
         }
+        tern_pvar_add(TERN_PVAR_P2P_RNDV_STREAM, 1);
+        tern_pvar_add(TERN_PVAR_P2P_RNDV_STREAM_BYTES, n);
         pkt_cts_t c = {.type = PKT_CTS, .sreq = msg->sreq, .rreq = (uint64_t)(uintptr_t)req,
                        .bytes = n};
         tern_p2p_send_packet(msg->src_world, &c, sizeof c, NULL, 0, NULL);
@@ -308,6 +326,8 @@ int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int 
         memcpy(buf, u->msg.data, n);
     *err = u->msg.size > bytes ? TERN_ERR_TRUNCATE : TERN_OK;
     credit_consumed(u->msg.src_world, u->msg.size);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, u->msg.size);
     tern_match_free_unexpected(u);
     return 1;
 }
@@ -325,6 +345,8 @@ int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, in
     done->tag = u->msg.tag;
     done->bytes = u->msg.size;
     credit_consumed(u->msg.src_world, u->msg.size);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, u->msg.size);
     tern_match_free_unexpected(u);
     return 1;
 }

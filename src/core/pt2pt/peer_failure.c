@@ -5,6 +5,7 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,8 @@ void tern_peer_failed(int peer_world, tern_status_t st, const char *why)
         peer->failure = strdup(why ? why : tern_status_string(peer->failed));
         tern_rt.n_failed_peers++;
         tern_rt.last_failed_peer = peer_world;
+        tern_pvar_add(TERN_PVAR_PEERS_FAILED, 1);
+        tern_event4(TERN_EVENT_PEER_FAILED, peer_world, 0, 0, 0);
         tern_warn("rank %d failed: %s (%s); operations with it complete with this error",
                   peer_world, why ? why : "", tern_status_string(peer->failed));
         if (peer_world < tern_rt.size)

@@ -20,6 +20,11 @@ int tern_async_active;
 static pthread_t thread;
 static atomic_int stop_flag;
 
+int tern_progress_thread_is_self(void)
+{
+    return tern_async_active && pthread_equal(pthread_self(), thread);
+}
+
 static void *thread_main(void *arg)
 {
     (void)arg;

@@ -17,6 +17,9 @@ extern int tern_async_active;
 
 /* Starts the thread when TERN_ASYNC_PROGRESS is on (end of start-up). */
 tern_status_t tern_progress_thread_start(void);
+/* 1 in the progress thread itself (events raised there ask thread-safe
+ * callbacks, mpi/mpi_tools_event.c). */
+int tern_progress_thread_is_self(void);
 /* Stops and joins it (start of finalize; the caller may hold the lock). */
 void tern_progress_thread_stop(void);
 

@@ -12,6 +12,7 @@
 #include "core/rma/rma_cma.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,7 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             st = TERN_ERR_NOMEM;
         } else {
             tern_rma_shm_apply(w, c->target, &h, segs, data, out);
+            tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
             if (fetch)
                 st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
         }
@@ -174,6 +176,7 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
             free(data);
             if (st != TERN_OK)
                 return st;
+            tern_pvar_add(TERN_PVAR_RMA_CMA, 1);
             goto done_now;
         }
         st = TERN_OK; /* refused by the kernel: by active messages instead */
@@ -192,6 +195,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         if (st != TERN_ERR_NOT_SUPPORTED) {
             free(segs);
             free(data);
+            if (st == TERN_OK)
+                tern_pvar_add(TERN_PVAR_RMA_ATOMIC, 1);
             return st;
         }
         st = TERN_OK;
@@ -203,6 +208,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         if (st != TERN_ERR_NOT_SUPPORTED) {
             free(segs);
             free(data);
+            if (st == TERN_OK)
+                tern_pvar_add(TERN_PVAR_RMA_RDMA, 1);
             return st;
         }
         st = TERN_OK;
@@ -211,6 +218,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
     if (st == TERN_OK)
         st = tern_rma_am_issue(w, c->target, &h, segs, data, fetch ? tbytes : 0,
                                fetch ? c->result : NULL, c->rcount, c->rtype, &op);
+    if (st == TERN_OK)
+        tern_pvar_add(TERN_PVAR_RMA_AM, 1);
     free(segs);
     free(data);
     if (st == TERN_OK && req_p) {
@@ -238,8 +247,10 @@ tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype ot
 {
     if (!req_p && w->direct &&
         tern_rma_shm_copy(w, 0, (void *)(uintptr_t)origin, ocount, otype, target, disp, tcount,
-                          ttype))
+                          ttype)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
         return TERN_OK;
+    }
     rma_call_t c = {.type = RMA_PUT, .origin = origin, .ocount = ocount, .otype = otype,
                     .target = target, .disp = disp, .tcount = tcount, .ttype = ttype,
                     .passive = req_p != NULL};
@@ -251,8 +262,10 @@ tern_status_t tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, i
                            tern_req_t **req_p)
 {
     if (!req_p && w->direct &&
-        tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype))
+        tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
         return TERN_OK;
+    }
     rma_call_t c = {.type = RMA_GET, .origin = origin, .ocount = ocount, .otype = otype,
                     .result = origin, .rcount = ocount, .rtype = otype, .target = target,
                     .disp = disp, .tcount = tcount, .ttype = ttype, .passive = req_p != NULL};

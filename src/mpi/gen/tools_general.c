@@ -4,6 +4,7 @@
  * (the specs: src/mpi/api/tools.toml). */
 #include "mpi/mpi_checks.h"
 #include "mpi/mpi_p2p.h"
+#include "mpi/mpi_tools.h"
 
 TERN_PMPI_ALIAS(Pcontrol)
 int PMPI_Pcontrol(const int level, ...)
@@ -12,4 +13,82 @@ int PMPI_Pcontrol(const int level, ...)
     TERN_CHECK_INIT(func);
     (void)level; /* not the core's */
     return MPI_SUCCESS;
+}
+
+TERN_PMPI_ALIAS(T_category_changed)
+int PMPI_T_category_changed(int *update_number)
+{
+    return tern_t_category_changed(update_number);
+}
+
+TERN_PMPI_ALIAS(T_category_get_categories)
+int PMPI_T_category_get_categories(int cat_index, int len, int *indices)
+{
+    return tern_t_category_get_categories(cat_index, len, indices);
+}
+
+TERN_PMPI_ALIAS(T_category_get_cvars)
+int PMPI_T_category_get_cvars(int cat_index, int len, int *indices)
+{
+    return tern_t_category_get_cvars(cat_index, len, indices);
+}
+
+TERN_PMPI_ALIAS(T_category_get_events)
+int PMPI_T_category_get_events(int cat_index, int len, int *indices)
+{
+    return tern_t_category_get_events(cat_index, len, indices);
+}
+
+TERN_PMPI_ALIAS(T_category_get_index)
+int PMPI_T_category_get_index(const char *name, int *cat_index)
+{
+    return tern_t_category_get_index(name, cat_index);
+}
+
+TERN_PMPI_ALIAS(T_category_get_info)
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
+{
+    return tern_t_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+}
+
+TERN_PMPI_ALIAS(T_category_get_num)
+int PMPI_T_category_get_num(int *num_cat)
+{
+    return tern_t_category_get_num(num_cat);
+}
+
+TERN_PMPI_ALIAS(T_category_get_num_events)
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    return tern_t_category_get_num_events(cat_index, num_events);
+}
+
+TERN_PMPI_ALIAS(T_category_get_pvars)
+int PMPI_T_category_get_pvars(int cat_index, int len, int *indices)
+{
+    return tern_t_category_get_pvars(cat_index, len, indices);
+}
+
+TERN_PMPI_ALIAS(T_enum_get_info)
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
+{
+    return tern_t_enum_get_info(enumtype, num, name, name_len);
+}
+
+TERN_PMPI_ALIAS(T_enum_get_item)
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
+{
+    return tern_t_enum_get_item(enumtype, index, value, name, name_len);
+}
+
+TERN_PMPI_ALIAS(T_finalize)
+int PMPI_T_finalize(void)
+{
+    return tern_t_finalize();
+}
+
+TERN_PMPI_ALIAS(T_init_thread)
+int PMPI_T_init_thread(int required, int *provided)
+{
+    return tern_t_init_thread(required, provided);
 }

@@ -1,0 +1,108 @@
+/* Performance variables and events: the registry (pvars.def) and the
+ * counting every layer does with it.
+ *
+ * A variable is one 64-bit value per process, tern_pvar_values[id]. The
+ * core changes it under the entry points' lock (one thread at a time), so
+ * an update is a plain "+=": one instruction, no lock, no atomic
+ * read-modify-write (callgrind figures in docs/performance.md; relaxed
+ * atomic loads and stores took three). The tools interface reads it under
+ * the same lock (mpi/mpi_tools_pvar.c), so a reader is ordered with the
+ * writer whenever the engine runs under the lock (MPI_THREAD_MULTIPLE, the
+ * progress thread); below that a tool thread reads an aligned 64-bit word
+ * another core stores, which is never torn on the machines Tern builds
+ * for: at worst a value a moment old. Levels move with tern_pvar_inc/dec;
+ * a level's HIGHWATERMARK row, declared right after it, follows on every
+ * increase. The collectives count each algorithm in tern_pvar_coll[] (the
+ * MPI tools interface names those after the algorithms).
+ *
+ * Events: tern_event_on[id] is non-zero while a tool has a callback
+ * registered for event id (MPI_T_event_register_callback); the raising
+ * site tests it (one load, predicted false) and calls tern_event_raise4,
+ * which stamps the time and hands the data to the sink the MPI layer
+ * installed (src/mpi/mpi_tools_event.c). Raising happens under the entry
+ * points' lock, in the thread that runs progress. */
+#ifndef TERN_BASE_PVARS_H
+#define TERN_BASE_PVARS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef enum {
+#define TERN_PVAR(id, cls, bind, verb, cat, doc) TERN_PVAR_##id,
+#include "base/pvars.def"
+    TERN_PVAR_N
+} tern_pvar_id_t;
+
+typedef enum {
+#define TERN_EVENT(id, verb, cat, elems, doc) TERN_EVENT_##id,
+#include "base/pvars.def"
+    TERN_EVENT_N
+} tern_event_id_t;
+
+/* Room for the collective algorithms (coll_registry.c asserts they fit). */
+#define TERN_PVAR_COLL_MAX 128
+
+extern uint64_t tern_pvar_values[TERN_PVAR_N];
+extern uint64_t tern_pvar_coll[TERN_PVAR_COLL_MAX];
+extern _Atomic int tern_event_on[TERN_EVENT_N];
+
+static inline uint64_t tern_pvar_get(tern_pvar_id_t id)
+{
+    return tern_pvar_values[id];
+}
+
+static inline void tern_pvar_set(tern_pvar_id_t id, uint64_t v)
+{
+    tern_pvar_values[id] = v;
+}
+
+static inline void tern_pvar_add(tern_pvar_id_t id, uint64_t n)
+{
+    tern_pvar_values[id] += n;
+}
+
+/* For a count made outside the entry points' lock too (the I/O worker
+ * thread, io_async.c): an atomic add, for paths a system call dominates. */
+static inline void tern_pvar_add_shared(tern_pvar_id_t id, uint64_t n)
+{
+    __atomic_fetch_add(&tern_pvar_values[id], n, __ATOMIC_RELAXED);
+}
+
+/* A level up by one; its high-water mark (the next row) follows. */
+static inline void tern_pvar_inc(tern_pvar_id_t level)
+{
+    uint64_t v = tern_pvar_get(level) + 1;
+    tern_pvar_set(level, v);
+    if (v > tern_pvar_get((tern_pvar_id_t)(level + 1)))
+        tern_pvar_set((tern_pvar_id_t)(level + 1), v);
+}
+
+static inline void tern_pvar_dec(tern_pvar_id_t level)
+{
+    tern_pvar_set(level, tern_pvar_get(level) - 1);
+}
+
+static inline void tern_pvar_coll_add(unsigned algo, uint64_t n)
+{
+    tern_pvar_coll[algo] += n;
+}
+
+/* The time stamp of events (MPI_T source 0): nanoseconds on the monotonic
+ * clock. */
+uint64_t tern_event_clock_ns(void);
+
+/* The MPI layer's receiver of raised events (NULL: none). */
+typedef void tern_event_sink_fn(tern_event_id_t id, uint64_t timestamp, const int64_t *values);
+void tern_event_set_sink(tern_event_sink_fn *sink);
+
+/* Raises event id with up to four values (as its elements list them). */
+void tern_event_raise(tern_event_id_t id, int64_t a, int64_t b, int64_t c, int64_t d);
+
+/* The raising site: nothing but a load and a branch unless a tool listens. */
+#define tern_event4(id, a, b, c, d)                                                                \
+    do {                                                                                           \
+        if (__builtin_expect(atomic_load_explicit(&tern_event_on[id], memory_order_relaxed), 0))   \
+            tern_event_raise(id, (int64_t)(a), (int64_t)(b), (int64_t)(c), (int64_t)(d));          \
+    } while (0)
+
+#endif
