@@ -13,6 +13,7 @@
 
 /* Make the profiling name the real one and MPI_ a weak alias of it. */
 #define TERN_PMPI_ALIAS(name) _Pragma(TERN_STR(weak MPI_##name = PMPI_##name))
+#define TERN_PMPIX_ALIAS(name) _Pragma(TERN_STR(weak MPIX_##name = PMPIX_##name))
 #define TERN_STR(x) #x
 
 int tern_mpi_class_of(tern_status_t st);

@@ -4,9 +4,11 @@
  * MPI layer and return MPI codes themselves because completion is where
  * error codes are made: a status carries an MPI code, and multi-request
  * calls answer MPI_ERR_IN_STATUS. */
+#include "mpi/mpi_checks.h"
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_grequest.h"
 #include "mpi/mpi_p2p.h"
+#include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
@@ -93,8 +95,17 @@ int tern_mpi_wait(const char *func, MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if (!req->complete)
-        tern_progress_wait(&req->complete);
+    if (!req->complete) {
+        if (__builtin_expect(req->kind == TERN_REQ_RECV && req->peer == MPI_ANY_SOURCE, 0)) {
+            /* ULFM: a failure not acknowledged stops the wait; the
+             * receive stays pending (MPIX_ERR_PROC_FAILED_PENDING). */
+            tern_status_t st = tern_ulfm_wait_anysource(req, 0);
+            if (st != TERN_OK)
+                return tern_mpi_result((int)req->comm, func, st);
+        } else {
+            tern_progress_wait(&req->complete);
+        }
+    }
     return finish(func, request, req, status, 1);
 }
 
@@ -115,6 +126,13 @@ int tern_mpi_test(const char *func, MPI_Request *request, int *flag, MPI_Status 
     *flag = req->complete;
     if (!*flag) {
         tern_progress_test_missed();
+        if (__builtin_expect(req->kind == TERN_REQ_RECV && req->peer == MPI_ANY_SOURCE, 0) &&
+            tern_ulfm_anysource_pending(req))
+            return tern_mpi_result((int)req->comm, func,
+                                   tern_status_detail(TERN_ERR_PROC_FAILED_PENDING,
+                                                      "a member of the communicator failed and "
+                                                      "is not acknowledged; the receive stays "
+                                                      "pending"));
         return MPI_SUCCESS;
     }
     return finish(func, request, req, status, 1);

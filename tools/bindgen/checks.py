@@ -232,6 +232,21 @@ def error_object(params):
     return None
 
 
+def stem(name):
+    """'Send' of MPI_Send, 'Comm_revoke' of MPIX_Comm_revoke."""
+    return name.split("_", 1)[1]
+
+
+def _alias(name):
+    """The weak MPI_ (MPIX_) alias of the PMPI_ (PMPIX_) definition."""
+    return (f"TERN_PMPIX_ALIAS({stem(name)})" if name.startswith("MPIX_")
+            else f"TERN_PMPI_ALIAS({stem(name)})")
+
+
+def _pname(name):
+    return "P" + name
+
+
 def entry_point(expr, spec):
     """The C text of one generated entry point."""
     name = expr.name
@@ -248,8 +263,8 @@ def entry_point(expr, spec):
         # checks, the core's value.
         if spec.keys() - {"core", "init", "returns"}:
             raise SystemExit(f"bindgen: {name} returns {ret}: its arguments are not checked")
-        return "\n".join([f"TERN_PMPI_ALIAS({name[4:]})",
-                          f"{ret} PMPI_{name[4:]}({args})", "{",
+        return "\n".join([_alias(name),
+                          f"{ret} {_pname(name)}({args})", "{",
                           f"    return {spec['core']};", "}"])
     obj = error_object(params)
     obj = spec.get("err_handle", obj)
@@ -260,8 +275,8 @@ def entry_point(expr, spec):
             decls.append(decl)
         if check:
             checks.append(check)
-    out = [f"TERN_PMPI_ALIAS({name[4:]})",
-           f"int PMPI_{name[4:]}({args})",
+    out = [_alias(name),
+           f"int {_pname(name)}({args})",
            "{",
            f'    static const char func[] = "{name}";']
     if spec.get("init", True):
