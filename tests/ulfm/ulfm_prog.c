@@ -255,6 +255,17 @@ int main(int argc, char **argv)
                          "MPI_Wait of an ANY_SOURCE receive");
             if (rq == MPI_REQUEST_NULL)
                 FAIL("the pending request was freed");
+            int idx = -1;
+            expect_class(MPI_Waitany(1, &rq, &idx, MPI_STATUS_IGNORE),
+                         MPIX_ERR_PROC_FAILED_PENDING, "MPI_Waitany of an ANY_SOURCE receive");
+            if (idx != 0 || rq == MPI_REQUEST_NULL)
+                FAIL("MPI_Waitany: index %d, request %s", idx,
+                     rq == MPI_REQUEST_NULL ? "freed" : "kept");
+            MPI_Status sts[1];
+            expect_class(MPI_Waitall(1, &rq, sts), MPI_ERR_IN_STATUS,
+                         "MPI_Waitall of an ANY_SOURCE receive");
+            if (cls(sts[0].MPI_ERROR) != MPIX_ERR_PROC_FAILED_PENDING || rq == MPI_REQUEST_NULL)
+                FAIL("MPI_Waitall: status error class %d", cls(sts[0].MPI_ERROR));
             int w;
             expect_class(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD,
                                   MPI_STATUS_IGNORE),
