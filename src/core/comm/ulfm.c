@@ -352,18 +352,22 @@ void tern_ulfm_packet(int src_world, const void *pkt, size_t len)
 /* ---- failing what waits ---------------------------------------------- */
 
 static uint32_t fail_ctx;
-static tern_comm_t *fail_comm;
+static int fail_all_tags;
 
+/* On the context; a member's failure fails the collectives' transfers only
+ * (tags >= 0): the exchanges of communicator constructors (negative tags,
+ * comm_exchange.h) over a group without the dead rank go on. */
 static int posted_on_ctx(const tern_req_t *req)
 {
-    return req->context_id == fail_ctx;
+    return req->context_id == fail_ctx && (fail_all_tags || req->tag >= 0);
 }
 
 static void fail_posted_on(tern_comm_t *c, uint32_t ctx, tern_status_t st)
 {
     tern_req_t *req;
+    (void)c;
     fail_ctx = ctx;
-    fail_comm = c;
+    fail_all_tags = st == TERN_ERR_REVOKED;
     while ((req = tern_match_take_posted_if(posted_on_ctx)) != NULL) {
         req->error = st;
         req->status_source = req->peer;
@@ -376,7 +380,7 @@ static void fail_posted_on(tern_comm_t *c, uint32_t ctx, tern_status_t st)
         tern_peer_t *peer = &tern_rt.peers[p];
         for (tern_req_t *r = peer->inflight_head, *next; r; r = next) {
             next = r->next;
-            if (r->context_id != ctx)
+            if (r->context_id != ctx || (!fail_all_tags && r->tag < 0))
                 continue;
             tern_p2p_inflight_remove(peer, r);
             r->error = st;
