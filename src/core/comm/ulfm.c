@@ -478,7 +478,7 @@ tern_status_t tern_ulfm_wait_anysource(tern_req_t *req, int blocking)
 
 int tern_ulfm_anysource_pending(tern_req_t *req)
 {
-    if (req->complete || !req->in_posted)
+    if (!tern_rt.n_failed_peers || req->complete || !req->in_posted)
         return 0;
     tern_comm_t *c = tern_comm_lookup(req->comm);
     return c && unacked(c);
