@@ -355,6 +355,11 @@ typedef struct MPI_F08_status {
 #define MPI_ERR_ABI 79
 /* Not in MPICH 4.0: after the ABI's class. */
 #define MPI_T_ERR_NOT_ACCESSIBLE 80
+/* User-Level Failure Mitigation (MPICH's and Open MPI's MPIX_ interface;
+ * mpi-ext.h says so to Open MPI programs), at MPICH's numbers. */
+#define MPIX_ERR_PROC_FAILED 101
+#define MPIX_ERR_PROC_FAILED_PENDING 102
+#define MPIX_ERR_REVOKED 103
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* Derived datatypes */
@@ -1483,6 +1488,26 @@ int PMPI_Win_unlock_all(MPI_Win win);
 int MPI_Win_wait(MPI_Win win);
 int PMPI_Win_wait(MPI_Win win);
 /* 13. External Interfaces */
+int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
+int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
+int MPIX_Comm_agree(MPI_Comm comm, int *flag);
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag);
+int MPIX_Comm_failure_ack(MPI_Comm comm);
+int PMPIX_Comm_failure_ack(MPI_Comm comm);
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request);
+int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request);
+int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
+int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
+int MPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPIX_Comm_revoke(MPI_Comm comm);
+int PMPIX_Comm_revoke(MPI_Comm comm);
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Grequest_complete(MPI_Request request);
 int PMPI_Grequest_complete(MPI_Request request);
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);

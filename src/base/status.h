@@ -64,6 +64,8 @@
     X(TERN_ERR_DUP_DATAREP, "data representation already defined") \
     X(TERN_ERR_NOT_SAME, "collective arguments differ between ranks") \
     X(TERN_ERR_UNMATCHED, "messages arrived that were never received") \
+    X(TERN_ERR_PROC_FAILED_PENDING, "a process that could match failed (not acknowledged)") \
+    X(TERN_ERR_REVOKED, "communicator revoked")                    \
     X(TERN_ERR_INTERNAL, "internal error")
 
 typedef enum {

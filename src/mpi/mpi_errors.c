@@ -105,6 +105,9 @@ static const char *const class_text[] = {
     [MPI_T_ERR_INVALID_NAME] = "invalid tools-interface variable or category name",
     [MPI_T_ERR_NOT_ACCESSIBLE] = "tools-interface object not accessible",
     [MPI_T_ERR_NOT_SUPPORTED] = "tools-interface operation not supported",
+    [MPIX_ERR_PROC_FAILED] = "process failed",
+    [MPIX_ERR_PROC_FAILED_PENDING] = "process failed (operation still pending)",
+    [MPIX_ERR_REVOKED] = "communicator revoked",
 };
 #define N_CLASSES ((int)(sizeof class_text / sizeof class_text[0]))
 
@@ -125,9 +128,12 @@ int tern_mpi_class_of(tern_status_t st)
     case TERN_ERR_NO_ROOM: return MPI_ERR_BUFFER;
     case TERN_ERR_COUNT: return MPI_ERR_COUNT;
     case TERN_ERR_REQUEST: return MPI_ERR_REQUEST;
-    /* A failed peer or transport: MPI-4 has no class for it outside
-     * ULFM (MPIX_ERR_PROC_FAILED); the text names the peer and cause. */
-    case TERN_ERR_PEER: return MPI_ERR_OTHER;
+    /* A failed peer: ULFM's class (MPICH and Open MPI raise it too);
+     * the text names the peer and cause. Our own endpoint broken: no
+     * class says it. */
+    case TERN_ERR_PEER: return MPIX_ERR_PROC_FAILED;
+    case TERN_ERR_PROC_FAILED_PENDING: return MPIX_ERR_PROC_FAILED_PENDING;
+    case TERN_ERR_REVOKED: return MPIX_ERR_REVOKED;
     case TERN_ERR_TRANSPORT: return MPI_ERR_OTHER;
     case TERN_ERR_OP: return MPI_ERR_OP;
     case TERN_ERR_TYPE: return MPI_ERR_TYPE;

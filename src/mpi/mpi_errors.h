@@ -13,6 +13,7 @@
 
 /* Make the profiling name the real one and MPI_ a weak alias of it. */
 #define TERN_PMPI_ALIAS(name) _Pragma(TERN_STR(weak MPI_##name = PMPI_##name))
+#define TERN_PMPIX_ALIAS(name) _Pragma(TERN_STR(weak MPIX_##name = PMPIX_##name))
 #define TERN_STR(x) #x
 /* An entry point an ABI face replaces (tools/bindgen/checks.py,
  * ABI_FACE_REPLACED): defined as tern_face_PMPI_<name>, both public names

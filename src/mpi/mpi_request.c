@@ -4,9 +4,11 @@
  * MPI layer and return MPI codes themselves because completion is where
  * error codes are made: a status carries an MPI code, and multi-request
  * calls answer MPI_ERR_IN_STATUS. */
+#include "mpi/mpi_checks.h"
 #include "mpi/mpi_errors.h"
 #include "mpi/mpi_grequest.h"
 #include "mpi/mpi_p2p.h"
+#include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
@@ -93,8 +95,17 @@ int tern_mpi_wait(const char *func, MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if (!req->complete)
-        tern_progress_wait(&req->complete);
+    if (!req->complete) {
+        if (__builtin_expect(req->kind == TERN_REQ_RECV && req->peer == MPI_ANY_SOURCE, 0)) {
+            /* ULFM: a failure not acknowledged stops the wait; the
+             * receive stays pending (MPIX_ERR_PROC_FAILED_PENDING). */
+            tern_status_t st = tern_ulfm_wait_anysource(req, 0);
+            if (st != TERN_OK)
+                return tern_mpi_result((int)req->comm, func, st);
+        } else {
+            tern_progress_wait(&req->complete);
+        }
+    }
     return finish(func, request, req, status, 1);
 }
 
@@ -115,6 +126,13 @@ int tern_mpi_test(const char *func, MPI_Request *request, int *flag, MPI_Status 
     *flag = req->complete;
     if (!*flag) {
         tern_progress_test_missed();
+        if (__builtin_expect(req->kind == TERN_REQ_RECV && req->peer == MPI_ANY_SOURCE, 0) &&
+            tern_ulfm_anysource_pending(req))
+            return tern_mpi_result((int)req->comm, func,
+                                   tern_status_detail(TERN_ERR_PROC_FAILED_PENDING,
+                                                      "a member of the communicator failed and "
+                                                      "is not acknowledged; the receive stays "
+                                                      "pending"));
         return MPI_SUCCESS;
     }
     return finish(func, request, req, status, 1);
@@ -185,12 +203,45 @@ int tern_mpi_waitall(const char *func, int count, MPI_Request reqs[], MPI_Status
             empty_status(status_at(statuses, i));
             continue;
         }
-        if (!r->complete)
+        if (!r->complete) {
+            if (__builtin_expect(r->kind == TERN_REQ_RECV && r->peer == MPI_ANY_SOURCE, 0) &&
+                tern_ulfm_wait_anysource(r, 0) != TERN_OK) {
+                /* ULFM: left pending, its status says why. */
+                MPI_Status *s = status_at(statuses, i);
+                if (s != MPI_STATUS_IGNORE)
+                    s->MPI_ERROR = MPIX_ERR_PROC_FAILED_PENDING;
+                any_error = 1;
+                continue;
+            }
             tern_progress_wait(&r->complete);
+        }
         if (finish(func, &reqs[i], r, status_at(statuses, i), 0) != MPI_SUCCESS)
             any_error = 1;
     }
     return any_error ? in_status_error(func) : MPI_SUCCESS;
+}
+
+/* ULFM: index of a live ANY_SOURCE receive that a failure not
+ * acknowledged leaves pending, or -1 (looked at while a wait is idle). */
+static int anysource_pending_at(int count, MPI_Request reqs[])
+{
+    if (!tern_rt.n_failed_peers)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        if (classify(reqs[i], &r) == REQ_LIVE && r->kind == TERN_REQ_RECV &&
+            r->peer == MPI_ANY_SOURCE && tern_ulfm_anysource_pending(r))
+            return i;
+    }
+    return -1;
+}
+
+static int pending_error(const char *func, tern_req_t *r)
+{
+    return tern_mpi_result((int)r->comm, func,
+                           tern_status_detail(TERN_ERR_PROC_FAILED_PENDING,
+                                              "a member of the communicator failed and is not "
+                                              "acknowledged; the receive stays pending"));
 }
 
 /* Whether every live request is complete (null and inactive ones are). */
@@ -256,8 +307,16 @@ int tern_mpi_any(const char *func, int count, MPI_Request reqs[], int *index, in
             tern_progress_test_missed();
             return MPI_SUCCESS;
         }
-        if (!events)
+        if (!events) {
+            int p = anysource_pending_at(count, reqs);
+            if (p >= 0) {
+                tern_req_t *r;
+                classify(reqs[p], &r);
+                *index = p;
+                return pending_error(func, r);
+            }
             tern_progress_idle(&idle);
+        }
     }
     *index = i;
     if (flag)
@@ -284,8 +343,18 @@ int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcou
         int events = tern_progress();
         if (first_complete(incount, reqs) >= 0 || !blocking)
             break;
-        if (!events)
+        if (!events) {
+            int p = anysource_pending_at(incount, reqs);
+            if (p >= 0) {
+                MPI_Status *s = status_at(statuses, 0);
+                if (s != MPI_STATUS_IGNORE)
+                    s->MPI_ERROR = MPIX_ERR_PROC_FAILED_PENDING;
+                indices[0] = p;
+                *outcount = 1;
+                return in_status_error(func);
+            }
             tern_progress_idle(&idle);
+        }
     }
     int k = 0, any_error = 0;
     for (int i = 0; i < incount; i++) {

@@ -82,6 +82,11 @@ tern_status_t tern_pmi_lookup(const char *service, char *port, size_t port_len);
 /* Asks the process manager to end the whole job with exit code `code`,
  * printing msg; then exits this process. Never returns. */
 _Noreturn void tern_pmi_abort(int code, const char *msg);
+/* The same for the world ranks listed ("0,3,5"), where the process manager
+ * keeps the others running (Tern's mpiexec --ft; others end the job). */
+_Noreturn void tern_pmi_abort_ranks(int code, const char *msg, const char *ranks);
+/* The list tern_pmi_abort_ranks passes (for the flavours), or NULL. */
+extern const char *tern_pmi_abort_scope;
 /* Tells the process manager this rank finalized cleanly (so exiting after it
  * is not a failure). */
 tern_status_t tern_pmi_finalize(void);

@@ -208,6 +208,8 @@ static void pmi1_abort(int code, const char *msg)
     tern_pmi_line_add_int(&line, "exitcode", code);
     if (*msg)
         tern_pmi_line_add(&line, "message", msg);
+    if (tern_pmi_abort_scope)
+        tern_pmi_line_add(&line, "ranks", tern_pmi_abort_scope);
     (void)tern_pmi_conn_send_line(&line, TERN_PMI_WIRE1);
 }
 

@@ -460,6 +460,14 @@ tern_status_t tern_pmi_finalize(void)
     return st;
 }
 
+const char *tern_pmi_abort_scope;
+
+void tern_pmi_abort_ranks(int code, const char *msg, const char *ranks)
+{
+    tern_pmi_abort_scope = ranks;
+    tern_pmi_abort(code, msg);
+}
+
 void tern_pmi_abort(int code, const char *msg)
 {
     if (!msg)

@@ -104,9 +104,12 @@ def load_specs(root, procs, predefined):
             if name not in predefined:
                 sys.exit(f"bindgen: {path}: {name} is not a predefined function of MPI-5.0")
         for name, spec in data.items():
+            if name.startswith("MPIX_"):
+                procs[name] = (ext_procedure(name, spec, path), False)
+                EXTENSIONS.add(name)
             if name not in procs:
                 sys.exit(f"bindgen: {path}: {name} is not a C procedure of MPI-5.0")
-            if chapter_of(name) != slug:
+            if name not in EXTENSIONS and chapter_of(name) != slug:
                 sys.exit(f"bindgen: {path}: {name} belongs to chapter '{chapter_of(name)}'")
             if "core" not in spec:
                 sys.exit(f"bindgen: {path}: {name} needs core= (every entry point is generated)")
@@ -124,6 +127,37 @@ def load_specs(root, procs, predefined):
             chapter["procs"][name] = spec
         specs[slug] = chapter
     return specs
+
+
+# Extensions (MPIX_, e.g. ULFM's in ext.toml) are not in the Forum's data:
+# their spec lists the parameters, params = [[name, kind, direction, desc]],
+# with the Forum's kinds, so that the same checks apply. They get C entry
+# points and prototypes (MPIX_ and PMPIX_), but no Fortran binding, man page,
+# exports.txt line or coverage row (the coverage counts MPI-5.0's procedures).
+EXTENSIONS = set()
+
+
+def ext_procedure(name, spec, path):
+    if "params" not in spec:
+        sys.exit(f"bindgen: {path}: {name} is an extension: it needs params = [...]")
+    params = []
+    for row in spec.pop("params") + [["ierror", "ERROR_CODE", "out", ""]]:
+        pname, kind, direction, desc = row
+        params.append({"array_type": "", "asynchronous": False, "constant": False,
+                       "desc": desc, "func_type": "", "kind": kind, "large_only": False,
+                       "length": None, "lis_direction": direction, "name": pname,
+                       "optional": pname == "ierror", "param_direction": direction,
+                       "pointer": None, "root_only": False,
+                       "suppress": "c_parameter lis_parameter" if pname == "ierror" else ""})
+    attrs = {"c_expressible": True, "callback": False, "capitalized": False,
+             "deprecated": False, "execute_once": False, "f08_abstract_interface": False,
+             "f08_expressible": False, "f90_expressible": False, "f90_index_overload": None,
+             "f90_use_colons": False, "index_upper": False, "lis_expressible": True,
+             "not_with_mpif": False, "predefined_function": None, "proxy_render": False,
+             "render_main": True}
+    desc = {"attributes": attrs, "name": name, "name_f90": None, "parameters": params,
+            "return_kind": "ERROR_CODE"}
+    return std.Procedure(name.lower(), desc).express.iso_c
 
 
 # Handle conversions: C handles are ints and Fortran INTEGERs hold the same
@@ -148,10 +182,13 @@ def conversion_specs(slug, handle, procs, path):
 
 
 def c_decl(expr, prefix):
-    """`int MPI_Send(const void *buf, ...)` with the given name prefix."""
+    """`int MPI_Send(const void *buf, ...)` with the given name prefix
+    (MPI_ or PMPI_; an extension's MPIX_ / PMPIX_)."""
     name = expr.name
     args = ", ".join(checks.c_param(p) for p in expr.parameters) or "void"
-    return f"{expr.return_type} {prefix}{name[4:]}({args})"
+    if name.startswith("MPIX_"):
+        prefix = prefix.replace("MPI_", "MPIX_")
+    return f"{expr.return_type} {prefix}{checks.stem(name)}({args})"
 
 
 def gen_header(procs, predefined, specs):
@@ -182,7 +219,7 @@ def splice_header(old, block):
 
 
 def gen_exports(specs):
-    names = sorted(n for ch in specs.values() for n in ch["procs"])
+    names = sorted(n for ch in specs.values() for n in ch["procs"] if n not in EXTENSIONS)
     return "".join(n + "\n" for n in names)
 
 
@@ -278,10 +315,15 @@ def main():
     for slug, chapter in specs.items():
         for fname, text in gen_entry_points(slug, chapter, procs).items():
             outputs[os.path.join(gen_dir, fname)] = text
-    outputs[os.path.join(root, "tools", "tern-info", "coverage_table.h")] = gen_coverage_c(procs, specs)
-    outputs[os.path.join(root, "docs", "coverage.md")] = gen_coverage_md(procs, specs)
-    ftexts, _ = fortran.outputs(root, specs, outputs[header_path])
-    ftexts.update(fortran_f08.outputs(root, specs, outputs[header_path])[0])
+    std_procs = {n: v for n, v in procs.items() if n not in EXTENSIONS}
+    std_specs = {slug: {**ch, "procs": {n: s for n, s in ch["procs"].items()
+                                        if n not in EXTENSIONS}}
+                 for slug, ch in specs.items()}
+    outputs[os.path.join(root, "tools", "tern-info", "coverage_table.h")] = \
+        gen_coverage_c(std_procs, std_specs)
+    outputs[os.path.join(root, "docs", "coverage.md")] = gen_coverage_md(std_procs, std_specs)
+    ftexts, _ = fortran.outputs(root, std_specs, outputs[header_path])
+    ftexts.update(fortran_f08.outputs(root, std_specs, outputs[header_path])[0])
     for rel, text in ftexts.items():
         outputs[os.path.join(root, rel)] = text
     fgen_dir = os.path.join(root, "src", "fortran", "gen")

@@ -249,7 +249,22 @@ def _head(ret, name, args):
     """The alias line and the signature of an entry point."""
     if name in ABI_FACE_REPLACED:
         return [f"TERN_FACE_ALIAS({name[4:]})", f"{ret} tern_face_PMPI_{name[4:]}({args})"]
-    return [f"TERN_PMPI_ALIAS({name[4:]})", f"{ret} PMPI_{name[4:]}({args})"]
+    return [_alias(name), f"{ret} {_pname(name)}({args})"]
+
+
+def stem(name):
+    """'Send' of MPI_Send, 'Comm_revoke' of MPIX_Comm_revoke."""
+    return name.split("_", 1)[1]
+
+
+def _alias(name):
+    """The weak MPI_ (MPIX_) alias of the PMPI_ (PMPIX_) definition."""
+    return (f"TERN_PMPIX_ALIAS({stem(name)})" if name.startswith("MPIX_")
+            else f"TERN_PMPI_ALIAS({stem(name)})")
+
+
+def _pname(name):
+    return "P" + name
 
 
 def entry_point(expr, spec):

@@ -22,9 +22,9 @@ import report  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ALL_DIRS = ["attr", "basic", "coll", "comm", "datatype", "errhan", "group", "info", "init",
             "mpi_t", "pt2pt", "part", "rma", "spawn", "topo", "io", "threads", "errors", "impls",
-            "f77", "f90", "f08"]
+            "f77", "f90", "f08", "ft"]
 CI_DIRS = ["pt2pt", "part", "coll", "comm", "group", "datatype", "init", "errhan", "attr",
-           "info", "spawn", "rma", "f77", "f90", "basic", "util"]
+           "info", "spawn", "rma", "f77", "f90", "basic", "util", "ft"]
 # mpi_f08: every directory but io (not implemented; 22 programs that
 # fail to build cost CI a minute); f08's programs build slowly (the
 # module is large), about 3 minutes on 2 cores.

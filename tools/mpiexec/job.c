@@ -212,6 +212,48 @@ static int others_running(const mpiexec_job_t *job, const mpiexec_rank_t *self)
     return 0;
 }
 
+/* --ft (single host, the first job): a rank died and the others go on.
+ * The job's exit status remembers it; the barrier no longer counts it. */
+static int ft_death(mpiexec_job_t *job, mpiexec_rank_t *r, int code, const char *what)
+{
+    if (!job->opts->ft || r->space != 0 || job->upstream_fd >= 0)
+        return 0;
+    fprintf(stderr, "mpiexec: rank %d (pid %ld) %s; the others go on (--ft)\n", r->rank,
+            (long)r->pid, what);
+    fflush(stderr);
+    if (!job->exit_code)
+        job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
+    job->n_dead++;
+    if (r->in_barrier) {
+        r->in_barrier = 0;
+        job->barrier_count--;
+    }
+    if (job->barrier_count > 0 && job->barrier_count >= job->n_main - job->n_dead)
+        mpiexec_pmi_barrier_release(job, 0);
+    return 1;
+}
+
+void mpiexec_job_abort_ranks(mpiexec_job_t *job, mpiexec_rank_t *from, int code,
+                             const char *ranks, const char *text)
+{
+    fprintf(stderr, "mpiexec: rank %d called MPI_Abort with code %d%s%s; ending ranks %s of its "
+            "communicator only (--ft)\n", from->rank, code, text ? ": " : "", text ? text : "",
+            ranks);
+    fflush(stderr);
+    if (!job->exit_code)
+        job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
+    for (const char *p = ranks; *p;) {
+        char *end;
+        long w = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (w >= 0 && w < job->n_main && job->ranks[w].running && &job->ranks[w] != from &&
+            kill(-job->ranks[w].pid, SIGKILL) != 0)
+            kill(job->ranks[w].pid, SIGKILL);
+        p = *end == ',' ? end + 1 : end;
+    }
+}
+
 /* Classifies the exit of a rank just reaped. */
 static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
@@ -228,6 +270,10 @@ static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
         return; /* we are killing it; not news */
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
+        char what[96];
+        snprintf(what, sizeof what, "killed by signal %d (%s)", sig, strsignal(sig));
+        if (ft_death(job, r, 128 + sig, what))
+            return;
         mpiexec_job_fail(job, 128 + sig, "rank %d (pid %ld) killed by signal %d (%s)", r->rank,
                          (long)r->pid, sig, strsignal(sig));
     } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
@@ -236,10 +282,16 @@ static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
             if (!job->exit_code)
                 job->exit_code = code;
         } else {
+            char what[64];
+            snprintf(what, sizeof what, "exited with code %d", code);
+            if (ft_death(job, r, code, what))
+                return;
             mpiexec_job_fail(job, code, "rank %d (pid %ld) exited with code %d", r->rank,
                              (long)r->pid, code);
         }
     } else if (r->pmi_inited && !r->pmi_finalized && others_running(job, r)) {
+        if (ft_death(job, r, 1, "exited without calling MPI_Finalize"))
+            return;
         mpiexec_job_fail(job, 1,
                          "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize "
                          "while other ranks still run",

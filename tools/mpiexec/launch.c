@@ -92,6 +92,8 @@ static _Noreturn void child_exec(const mpiexec_job_t *job, const mpiexec_rank_t 
     snprintf(num, sizeof num, "%d", mpiexec_rank_world_size(job, r));
     setenv("PMI_SIZE", num, 1);
     setenv("TERN_JOBID", mpiexec_rank_kvsname(job, r), 1);
+    if (job->opts->ft)
+        setenv("TERN_FT", "1", 1);
     /* Not ours: an outer process manager's. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");

@@ -29,6 +29,7 @@ typedef struct {
     int np;
     char **argv;      /* program and its arguments, NULL-terminated */
     int tag_output;   /* prefix each output line with "[rank] " */
+    int ft;           /* --ft: a rank's death leaves the others running (ULFM) */
     int bind_core;    /* rank i bound to core i mod ncores */
     int timeout_s;    /* MPIEXEC_TIMEOUT: end the job after this many seconds; 0: never */
     char **env;       /* "VAR=VAL" set in every rank */
@@ -167,6 +168,7 @@ typedef struct {
 
     mpiexec_kvs_t *kvs;
     int barrier_count;
+    int n_dead;           /* --ft: ranks of the job that died (not counted in its barrier) */
     mpiexec_space_t *spaces; /* spawned jobs (MPIEXEC_SPAWN_MAX slots) */
     mpiexec_kvs_t *names;    /* published service names (NULL: none yet) */
     int n_spaces;
@@ -303,6 +305,10 @@ tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, int space, const char *key,
                                 const char *value);
 /* Releases every local rank of job `space` waiting in the barrier. */
 void mpiexec_pmi_barrier_release(mpiexec_job_t *job, int space);
+/* --ft: MPI_Abort from rank `from` on a communicator of the world ranks
+ * listed in `ranks` ("0,3,5"): those are killed, the others go on. */
+void mpiexec_job_abort_ranks(mpiexec_job_t *job, mpiexec_rank_t *from, int code,
+                             const char *ranks, const char *text);
 /* Reads what the rank sent and answers it. Returns 0 when the connection
  * closed, 1 otherwise. */
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r);

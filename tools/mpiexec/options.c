@@ -29,6 +29,7 @@ typedef enum {
     OPT_GENV,
     OPT_BIND,
     OPT_TAG,
+    OPT_FT,
     OPT_HELP,
     OPT_VERSION,
     OPT_LIST,
@@ -71,6 +72,11 @@ static const opt_row_t options[] = {
      "none (default): no binding"},
     {OPT_TAG, {"tag-output", "l", "prepend-rank"}, NULL, 0,
      "prefix every output line with \"[rank] \", e.g. \"[1] hello\""},
+    {OPT_FT, {"ft", "disable-auto-cleanup"}, NULL, 0,
+     "fault tolerance (ULFM): when a rank dies the others go on and\n"
+     "learn of it (MPIX_ERR_PROC_FAILED); sets TERN_FT=1 in the ranks;\n"
+     "MPI_Abort ends the ranks of its communicator only; the exit\n"
+     "status is still non-zero (Hydra: -disable-auto-cleanup)"},
     {OPT_HELP, {"help", "h"}, NULL, 0, "this text"},
     {OPT_VERSION, {"version", "V"}, NULL, 0, "version"},
     {OPT_LIST, {"list-options"}, NULL, 0,
@@ -404,6 +410,10 @@ static int apply_option(const opt_row_t *r, const char *eq, int argc, char **arg
     case OPT_TAG:
         *used_p = 0;
         o->tag_output = 1;
+        return 0;
+    case OPT_FT:
+        *used_p = 0;
+        o->ft = 1;
         return 0;
     }
     return -1;

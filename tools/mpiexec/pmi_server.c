@@ -247,7 +247,8 @@ static void barrier_enter(mpiexec_job_t *job, mpiexec_rank_t *r)
     r->in_barrier = 1;
     mpiexec_space_t *s = space_of(job, r);
     int space = r->space;
-    if (s ? ++s->barrier_count < s->n_local : ++job->barrier_count < job->n_main)
+    if (s ? ++s->barrier_count < s->n_local
+          : ++job->barrier_count < job->n_main - job->n_dead)
         return;
     /* Everyone of the job here arrived: a proxy now waits for the other
      * hosts (a spawned job's own barrier, when it spans hosts). */
@@ -399,6 +400,13 @@ static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_m
     int code = 1;
     tern_pmi_msg_get_int(msg, "exitcode", &code);
     const char *text = tern_pmi_msg_get(msg, "message");
+    const char *ranks = tern_pmi_msg_get(msg, "ranks");
+    if (job->opts->ft && ranks && r->space == 0 && job->upstream_fd < 0) {
+        /* --ft: MPI_Abort on a communicator that is not the whole job
+         * ends its ranks only (a list of world ranks, comma-separated). */
+        mpiexec_job_abort_ranks(job, r, code, ranks, text);
+        return;
+    }
     /* The rank exits by itself; from now on its exit is no news. */
     r->pmi_finalized = 1;
     mpiexec_job_fail(job, code, "rank %d called MPI_Abort with code %d%s%s", r->rank, code,

@@ -3,6 +3,7 @@
  * contiguous), handle MPI_IN_PLACE, select an algorithm, build its
  * schedule and run or start it. */
 #include "core/coll/coll.h"
+#include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
 
@@ -154,6 +155,11 @@ static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t ki
 {
     tern_status_t st = tern_sched_error(pr->s);
     a->blocking = !req_p;
+    /* ULFM: on a revoked communicator, or one with a member known
+     * failed, every collective fails at once (its schedule's transfers and
+     * shared-memory waits check again while it runs). */
+    if (__builtin_expect(a->comm->revoked | a->comm->n_failed, 0) && st == TERN_OK)
+        st = tern_ulfm_coll_error(a->comm);
     if (st == TERN_OK) {
         const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
         if (al)

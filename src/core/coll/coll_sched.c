@@ -4,6 +4,7 @@
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
 #include "core/comm/comm_p2p.h"
+#include "core/comm/ulfm.h"
 #include "core/pt2pt/progress.h"
 
 #include <stdarg.h>
@@ -368,6 +369,12 @@ static __attribute__((cold)) void size_mismatch(tern_sched_t *s, size_t got, siz
 
 static void post(tern_sched_t *s, const step_t *st)
 {
+    /* A revoked communicator, or one with a member known failed: no
+     * transfer is posted (a member that gave up never answers). */
+    if (__builtin_expect(st->comm->revoked | st->comm->n_failed, 0)) {
+        fail(s, tern_ulfm_coll_error(st->comm));
+        return;
+    }
     if (s->n_inflight == s->cap_inflight) {
         size_t cap = s->cap_inflight ? 2 * s->cap_inflight : 8;
         tern_req_t **t = realloc(s->inflight, cap * sizeof *t);

@@ -2,6 +2,7 @@
  * communicators may have one, its creation (collective, over
  * point-to-point), its layout and the flag waits. See shm_region.h for the protocol. */
 #include "core/coll/shm_region.h"
+#include "core/comm/ulfm.h"
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -192,6 +193,10 @@ static double now_ms(void)
  * transport, or its process is gone: checked every TERN_PEER_CHECK_MS). */
 static tern_status_t check_peer(tern_shm_region_t *reg, int q)
 {
+    /* Revoked, or a member failed (the waited-for rank may have given
+     * up): ULFM's collectives fail on every survivor. */
+    if (reg->comm->revoked | reg->comm->n_failed)
+        return tern_ulfm_coll_error(reg->comm);
     int w = tern_comm_local_world_rank(reg->comm, q);
     const char *why = tern_peer_failure(w);
     long interval = (long)tern_knob_count(TERN_KNOB_PEER_CHECK_MS);

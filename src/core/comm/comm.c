@@ -4,6 +4,7 @@
 #include "core/runtime/handle_table.h"
 #include "core/info/info.h"
 #include "core/comm/topo.h"
+#include "core/comm/ulfm.h"
 #include "core/pt2pt/bsend.h"
 
 #include <stdlib.h>
@@ -71,6 +72,7 @@ static void free_coll_shm(tern_comm_t *c)
 static void free_object(tern_comm_t *c)
 {
     free_coll_shm(c);
+    tern_ulfm_comm_free(c);
     if (c->local_comm)
         tern_comm_destroy(c->local_comm);
     tern_ctx_release(c->context_id);
@@ -179,6 +181,9 @@ void tern_comm_finalize(void)
     tern_handle_table_clear(&comms, free_unfreed);
     free_coll_shm(&comm_world);
     free_coll_shm(&comm_self);
+    tern_ulfm_comm_free(&comm_world);
+    tern_ulfm_comm_free(&comm_self);
+    tern_ulfm_finalize();
     comm_world.handle = MPI_COMM_NULL;
     comm_self.handle = MPI_COMM_NULL;
     tern_group_finalize();

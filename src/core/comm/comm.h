@@ -60,6 +60,12 @@ typedef struct tern_comm {
      * through coll_shm_free when the object goes. */
     void *coll_shm;
     void (*coll_shm_free)(void *region);
+    /* ULFM (ulfm.c): revoked (every operation but agree and shrink fails
+     * with TERN_ERR_REVOKED), its members known failed (every collective
+     * fails), and the rest of its state, NULL until needed. */
+    int revoked;
+    int n_failed;          /* members this process knows failed */
+    struct tern_ulfm *ulfm;
 } tern_comm_t;
 
 /* The tag of c's next collective on the collective context. Blocking and

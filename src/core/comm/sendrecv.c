@@ -3,6 +3,7 @@
  * written into the transport at once, a receive of a message already
  * here copied at once, a blocking receive's request on the stack). */
 #include "core/comm/sendrecv.h"
+#include "core/comm/ulfm.h"
 #include "core/pt2pt/bsend.h"
 #include "core/pt2pt/message.h"
 #include "core/pt2pt/p2p.h"
@@ -14,8 +15,18 @@
 
 tern_status_t tern_req_wait_result(tern_req_t *req, MPI_Status *status)
 {
-    if (!req->complete)
-        tern_progress_wait(&req->complete);
+    if (!req->complete) {
+        if (__builtin_expect(req->kind == TERN_REQ_RECV && req->peer == MPI_ANY_SOURCE, 0)) {
+            /* ULFM: fails while a member's failure is not acknowledged. */
+            tern_status_t st = tern_ulfm_wait_anysource(req, 1);
+            if (st != TERN_OK) {
+                tern_req_status(req, status);
+                return st;
+            }
+        } else {
+            tern_progress_wait(&req->complete);
+        }
+    }
     /* A single completion leaves the status's MPI_ERROR alone (MPI 3.2.5). */
     tern_req_status(req, status);
     if (__builtin_expect(req->error == TERN_OK, 1))
@@ -117,6 +128,8 @@ tern_status_t tern_send_general(tern_comm_t *c, const void *buf, MPI_Count count
                                 const tern_dt_desc_t *d, int dest, int tag, int mode,
                                 tern_req_t **req_p, int persistent)
 {
+    if (__builtin_expect(c->revoked, 0))
+        return tern_ulfm_revoked_error(c);
     tern_req_t *req = alloc_req(TERN_REQ_SEND);
     if (!req)
         return TERN_ERR_NOMEM;
@@ -164,6 +177,8 @@ tern_status_t tern_recv_general(tern_comm_t *c, void *buf, MPI_Count count, MPI_
                                 const tern_dt_desc_t *d, int source, int tag, MPI_Status *status,
                                 tern_req_t **req_p, int persistent)
 {
+    if (__builtin_expect(c->revoked, 0))
+        return tern_ulfm_revoked_error(c);
     if (!req_p)
         return recv_blocking(c, buf, count, dt, d, source, tag, status);
     tern_req_t *req = alloc_req(TERN_REQ_RECV);
@@ -237,6 +252,8 @@ tern_status_t tern_sendrecv_replace_call(tern_comm_t *c, void *buf, MPI_Count co
 tern_status_t tern_probe_call(tern_comm_t *c, int source, int tag, int blocking, int *flag,
                               MPI_Message *message, MPI_Status *status)
 {
+    if (__builtin_expect(c->revoked, 0))
+        return tern_ulfm_revoked_error(c);
     if (source == MPI_PROC_NULL) {
         tern_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG,
                         status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS, 0, 0);

@@ -36,6 +36,7 @@ static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, MPI_
                                            int tag, int mode, tern_req_t **req_p, int persistent)
 {
     if (mode == TERN_SEND_STANDARD && !persistent && dest != MPI_PROC_NULL && d->contig &&
+        !c->revoked &&
         tern_p2p_send_eager_now(c->rank, c->context_id, (const char *)buf + d->true_lb,
                                 (size_t)d->size * (size_t)count, tern_comm_world_rank(c, dest),
                                 tag))
@@ -66,7 +67,7 @@ static inline tern_status_t tern_recv_call(tern_comm_t *c, void *buf, MPI_Count 
                                            int persistent)
 {
     tern_recv_done_t done;
-    if (!req_p && d->contig && source != MPI_PROC_NULL &&
+    if (!req_p && d->contig && source != MPI_PROC_NULL && !c->revoked &&
         tern_p2p_recv_fitting_now(c->context_id, (char *)buf + d->true_lb,
                                   (size_t)d->size * (size_t)count, source, tag, &done)) {
         tern_status_set(status, done.source, done.tag, MPI_SUCCESS, done.bytes, 0);

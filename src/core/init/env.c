@@ -9,6 +9,7 @@
 #include "core/runtime/mem.h"
 #include "core/runtime/runtime.h"
 #include "base/clock.h"
+#include "base/config.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 #include "transport/transport.h"
@@ -90,7 +91,21 @@ tern_status_t tern_env_abort(const tern_comm_t *c, int errorcode)
              c->name, errorcode);
     /* The process manager prints msg (our mpiexec names the rank and code;
      * under others the PMI client prints it). Aborting a sub-communicator
-     * ends the whole job too: the processes of a job are not independent. */
+     * ends the whole job too: the processes of a job are not independent;
+     * except in fault-tolerant mode (TERN_FT, mpiexec --ft), where the
+     * others go on and see the aborted ranks as failed (ULFM). */
+    if (tern_knob_bool(TERN_KNOB_FT) && !c->is_inter && c->size < tern_rt.size) {
+        size_t cap = (size_t)c->size * 12 + 1;
+        char *ranks = malloc(cap);
+        if (ranks) {
+            size_t n = 0;
+            ranks[0] = 0;
+            for (int r = 0; r < c->size; r++)
+                n += (size_t)snprintf(ranks + n, cap - n, "%s%d", r ? "," : "",
+                                      tern_comm_local_world_rank(c, r));
+            tern_pmi_abort_ranks(errorcode, msg, ranks);
+        }
+    }
     tern_pmi_abort(errorcode, msg);
 }
 

@@ -3,6 +3,7 @@
 #include "core/comm/comm.h"
 #include "core/dynamic/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
+#include "core/comm/ulfm.h"
 #include "core/comm/unmatched.h"
 #include "core/init/env.h"
 #include "core/io/file.h"
@@ -55,6 +56,9 @@ tern_status_t tern_runtime_init(int required, int *provided)
     /* A failed peer's posted receives are found through the communicator
      * their source rank belongs to: the comm room tells pt2pt how. */
     tern_peer_failure_set_source_map(tern_comm_request_source_world);
+    /* Failures and ULFM's packets reach the communicators (ulfm.c). */
+    tern_peer_failure_set_ulfm(tern_ulfm_on_failure, tern_ulfm_packet);
+    (void)tern_ulfm_ft();
     tern_status_t st = tern_runtime_start(tern_p2p_am_handler, tern_peer_failed);
     if (st != TERN_OK)
         return st;
@@ -80,7 +84,11 @@ tern_status_t tern_runtime_release(const char *func)
         return TERN_OK;
     /* Everyone arrives before anyone tears down its transports (the
      * world's internal object serves sessions too). */
-    tern_status_t st = tern_coll_barrier(tern_comm_lookup(MPI_COMM_WORLD));
+    tern_comm_t *world = tern_comm_lookup(MPI_COMM_WORLD);
+    /* In fault-tolerant mode the survivors meet in the fault-tolerant
+     * agreement instead: a barrier fails on every survivor once a rank
+     * died, and some might have passed it before. */
+    tern_status_t st = tern_ulfm_ft() ? tern_ulfm_sync(world) : tern_coll_barrier(world);
     /* What the peers sent before they arrived is here now: messages left
      * unmatched are reported (their status is the caller's to return,
      * once MPI has ended). */

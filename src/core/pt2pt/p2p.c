@@ -505,6 +505,9 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
     case TERN_PKT_COOP_DONE:
         tern_p2p_coop_packet(src_world, pkt, len);
         return;
+    case TERN_PKT_ULFM:
+        tern_peer_failure_packet(src_world, pkt, len);
+        return;
     default:
         tern_p2p_peer_broken(src_world, TERN_ERR_INTERNAL, "corrupt packet of unknown type %u",
                              type);

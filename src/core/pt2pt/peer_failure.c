@@ -20,6 +20,23 @@ void tern_peer_failure_set_source_map(int (*world_of)(const tern_req_t *req))
     source_map = world_of;
 }
 
+static void (*ulfm_on_failure)(int peer_world);
+static void (*ulfm_packet)(int src_world, const void *pkt, size_t len);
+int tern_peer_watch_all;
+
+void tern_peer_failure_set_ulfm(void (*on_failure)(int peer_world),
+                                void (*packet)(int src_world, const void *pkt, size_t len))
+{
+    ulfm_on_failure = on_failure;
+    ulfm_packet = packet;
+}
+
+void tern_peer_failure_packet(int src_world, const void *pkt, size_t len)
+{
+    if (ulfm_packet)
+        ulfm_packet(src_world, pkt, len);
+}
+
 static int source_world(const tern_req_t *req)
 {
     int w = req->peer >= 0 && source_map ? source_map(req) : -1;
@@ -68,6 +85,8 @@ void tern_peer_failed(int peer_world, tern_status_t st, const char *why)
     }
     tern_p2p_fail_peer_requests(peer_world);
     fail_posted_receives();
+    if (ulfm_on_failure)
+        ulfm_on_failure(peer_world);
 }
 
 const char *tern_peer_failure(int peer_world)
@@ -120,6 +139,10 @@ static void watch_waited_peers(void)
         }
     }
     w.n = 0;
+    if (tern_peer_watch_all)
+        for (int p = 0; p < tern_rt.size; p++)
+            if (p != tern_rt.rank)
+                mark_waited(&w, p);
     for (int p = 0; p < tern_rt.n_peers; p++) {
         const tern_peer_t *peer = &tern_rt.peers[p];
         if (peer->inflight_head || peer->pending_head || peer->stream_head || peer->rma_inflight)

@@ -20,6 +20,18 @@ void tern_peer_failed(int peer_world, tern_status_t st, const char *why);
  * one of its communicator's, a room above): set once at MPI_Init. */
 void tern_peer_failure_set_source_map(int (*world_of)(const tern_req_t *req));
 
+/* User-Level Failure Mitigation (core/comm/ulfm.c, a room above), set at
+ * MPI_Init: told of every new failure of a world rank, and handed the
+ * packets of revocations and agreements (TERN_PKT_ULFM, numbered beside
+ * p2p_pkt.h's). */
+enum { TERN_PKT_ULFM = 68 };
+void tern_peer_failure_set_ulfm(void (*on_failure)(int peer_world),
+                                void (*packet)(int src_world, const void *pkt, size_t len));
+void tern_peer_failure_packet(int src_world, const void *pkt, size_t len);
+/* Nonzero: the watch checks every world rank, not only those this rank
+ * waits for (fault-tolerant mode, TERN_FT; a ULFM agreement, revocation). */
+extern int tern_peer_watch_all;
+
 /* What failed for world rank peer_world, or NULL while it works. */
 const char *tern_peer_failure(int peer_world);
 

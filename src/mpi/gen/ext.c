@@ -6,6 +6,153 @@
 #include "mpi/mpi_grequest.h"
 #include "mpi/mpi_p2p.h"
 #include "mpi/mpi_type.h"
+#include "core/comm/ulfm.h"
+
+TERN_PMPIX_ALIAS(Comm_ack_failed)
+int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked)
+{
+    static const char func[] = "MPIX_Comm_ack_failed";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_nonneg(func, err_obj, num_to_ack, "num_to_ack", MPI_ERR_ARG)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_ack_failed(comm_obj, num_to_ack, num_acked));
+}
+
+TERN_PMPIX_ALIAS(Comm_agree)
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
+{
+    static const char func[] = "MPIX_Comm_agree";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_agree(comm_obj, flag));
+}
+
+TERN_PMPIX_ALIAS(Comm_failure_ack)
+int PMPIX_Comm_failure_ack(MPI_Comm comm)
+{
+    static const char func[] = "MPIX_Comm_failure_ack";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_failure_ack(comm_obj));
+}
+
+TERN_PMPIX_ALIAS(Comm_failure_get_acked)
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp)
+{
+    static const char func[] = "MPIX_Comm_failure_get_acked";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_obj, failedgrp, "failedgrp")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_get_acked(comm_obj, failedgrp));
+}
+
+TERN_PMPIX_ALIAS(Comm_get_failed)
+int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp)
+{
+    static const char func[] = "MPIX_Comm_get_failed";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_obj, failedgrp, "failedgrp")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_get_failed(comm_obj, failedgrp));
+}
+
+TERN_PMPIX_ALIAS(Comm_iagree)
+int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request)
+{
+    static const char func[] = "MPIX_Comm_iagree";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
+        return err;
+    err = tern_mpi_result(err_obj, func, tern_ulfm_iagree(comm_obj, flag, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
+    return err;
+}
+
+TERN_PMPIX_ALIAS(Comm_is_revoked)
+int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag)
+{
+    static const char func[] = "MPIX_Comm_is_revoked";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_obj, flag, "flag")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_is_revoked(comm_obj, flag));
+}
+
+TERN_PMPIX_ALIAS(Comm_ishrink)
+int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char func[] = "MPIX_Comm_ishrink";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    tern_req_t *request_req = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")) ||
+        (err = tern_check_ptr(func, err_obj, request, "request")))
+        return err;
+    err = tern_mpi_result(err_obj, func, tern_ulfm_ishrink(comm_obj, newcomm, &request_req));
+    if (err == MPI_SUCCESS)
+        err = tern_mpi_request_handle(func, err_obj, request_req, request);
+    return err;
+}
+
+TERN_PMPIX_ALIAS(Comm_revoke)
+int PMPIX_Comm_revoke(MPI_Comm comm)
+{
+    static const char func[] = "MPIX_Comm_revoke";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_revoke(comm_obj));
+}
+
+TERN_PMPIX_ALIAS(Comm_shrink)
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    static const char func[] = "MPIX_Comm_shrink";
+    TERN_CHECK_INIT(func);
+    const int err_obj = comm;
+    tern_comm_t *comm_obj = NULL;
+    int err;
+    if ((err = tern_check_comm(func, comm, &comm_obj)) ||
+        (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_ulfm_shrink(comm_obj, newcomm));
+}
 
 TERN_PMPI_ALIAS(Grequest_complete)
 int PMPI_Grequest_complete(MPI_Request request)

@@ -1,0 +1,818 @@
+/* User-Level Failure Mitigation (docs/design.md, "Failure handling under
+ * ULFM"). Everything here is off the fast path: the fast paths read one
+ * word of the communicator (revoked, n_failed).
+ *
+ * Failed members: a communicator keeps its members known failed in the
+ * order this process learnt of them (failed[]); the first n_acked are the
+ * acknowledged ones (MPIX_Comm_failure_ack, MPIX_Comm_ack_failed).
+ *
+ * Revocation and agreement travel as TERN_PKT_ULFM active messages, handled
+ * inside progress, so a process answers them whatever it is doing in MPI.
+ *
+ * Agreement (MPIX_Comm_agree, and shrink's agreement on the failed set and
+ * the context id): the coordinator is the lowest member not known failed.
+ * Each member sends it its contribution (flag, context-id mask, the members
+ * it knows failed); the coordinator waits for a contribution from every
+ * member it does not know failed, decides (AND of the flags and masks, OR
+ * of the failed sets plus what it knows), and sends the decision to all.
+ * When the coordinator dies the next lowest takes over: it first asks
+ * every member (QUERY); a member that already holds the decision of that
+ * agreement (even one that has returned from it) answers with it, and the
+ * new coordinator then hands that decision on instead of deciding anew.
+ * Failure detection has no false positives (a process is failed when it
+ * is gone), and a transport delivers what a dead process sent before it is
+ * declared failed, so a member either got the old coordinator's decision
+ * before it turns to the new one, or nobody alive did: every survivor
+ * returns the same decision. */
+#include "core/comm/ulfm.h"
+#include "core/group/group.h"
+#include "core/pt2pt/match.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/p2p_queue.h"
+#include "core/pt2pt/peer_failure.h"
+#include "core/pt2pt/progress.h"
+#include "core/runtime/runtime.h"
+#include "base/config.h"
+#include "base/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_REVOKE = 1, K_CONTRIB, K_DECIDE, K_QUERY, K_ANSWER };
+
+typedef struct {
+    uint32_t type; /* TERN_PKT_ULFM */
+    uint32_t kind;
+    uint32_t ctx;  /* the communicator's point-to-point context id */
+    uint32_t seq;  /* the agreement's number on the communicator */
+} pkt_ulfm_t;
+
+/* What an agreement combines; (size + 7) / 8 bytes of failed members (a
+ * bit per rank) follow. */
+typedef struct {
+    uint32_t flag;
+    uint32_t pad;
+    tern_ctx_mask_t mask;
+} body_t;
+
+typedef struct {
+    uint32_t seq;
+    int valid;
+    unsigned char *body;
+} slot_t;
+
+struct tern_ulfm {
+    int *failed;       /* comm ranks, in the order they were found failed */
+    int n_acked;       /* the first n_acked of failed[] are acknowledged */
+    uint32_t seq;      /* agreements this process started on the communicator */
+    size_t body_bytes;
+    slot_t *contrib;   /* [rank * 2 + (seq & 1)]: contributions sent to us */
+    slot_t dec[4];     /* [seq & 3]: decisions known here */
+    uint32_t *queried; /* [rank]: seq + 1 of a QUERY waiting for our decision */
+};
+
+int tern_ulfm_ft(void)
+{
+    static int ft = -1;
+    if (ft < 0) {
+        ft = tern_knob_bool(TERN_KNOB_FT);
+        if (ft)
+            tern_peer_watch_all = 1;
+    }
+    return ft;
+}
+
+static int world_of(const tern_comm_t *c, int r)
+{
+    return tern_comm_local_world_rank(c, r);
+}
+
+static int member_failed(const tern_comm_t *c, int r)
+{
+    return tern_rt.peers[world_of(c, r)].failed != TERN_OK;
+}
+
+static int rank_of_world(const tern_comm_t *c, int w)
+{
+    if (!c->world_ranks)
+        return w < c->size ? w : -1;
+    for (int r = 0; r < c->size; r++)
+        if (c->world_ranks[r] == w)
+            return r;
+    return -1;
+}
+
+static struct tern_ulfm *state(tern_comm_t *c);
+
+/* Appends the members found failed since the last look. */
+static void update_failed(tern_comm_t *c)
+{
+    struct tern_ulfm *u = state(c);
+    if (!u || c->n_failed == c->size)
+        return;
+    for (int r = 0; r < c->size; r++) {
+        if (!member_failed(c, r))
+            continue;
+        int known = 0;
+        for (int i = 0; i < c->n_failed && !known; i++)
+            known = u->failed[i] == r;
+        if (!known)
+            u->failed[c->n_failed++] = r;
+    }
+}
+
+/* ---- messages -------------------------------------------------------- */
+
+/* Payloads queued for a peer stay until its queue is empty. */
+typedef struct outbox {
+    struct outbox *next;
+    int peer_world;
+    unsigned char data[];
+} outbox_t;
+static outbox_t *outbox;
+
+static void outbox_sweep(void)
+{
+    for (outbox_t **p = &outbox; *p;) {
+        const tern_peer_t *peer = &tern_rt.peers[(*p)->peer_world];
+        if (!peer->pending_head || peer->failed != TERN_OK) {
+            outbox_t *o = *p;
+            *p = o->next;
+            free(o);
+        } else {
+            p = &(*p)->next;
+        }
+    }
+}
+
+static void send_msg(tern_comm_t *c, int r, uint32_t kind, uint32_t seq, const unsigned char *body)
+{
+    int w = world_of(c, r);
+    if (tern_rt.peers[w].failed != TERN_OK)
+        return;
+    pkt_ulfm_t h = {.type = TERN_PKT_ULFM, .kind = kind, .ctx = c->context_id, .seq = seq};
+    size_t n = body ? c->ulfm->body_bytes : 0;
+    const void *payload = NULL;
+    if (n) {
+        outbox_sweep();
+        outbox_t *o = malloc(sizeof *o + n);
+        if (!o) {
+            tern_warn("ULFM: out of memory for a message to world rank %d; it is not sent", w);
+            return;
+        }
+        memcpy(o->data, body, n);
+        o->peer_world = w;
+        o->next = outbox;
+        outbox = o;
+        payload = o->data;
+    }
+    tern_p2p_send_packet(w, &h, sizeof h, payload, n, NULL);
+}
+
+/* Messages for a context no communicator here has yet (a member that
+ * created the communicator and started an agreement before we did). */
+typedef struct orphan {
+    struct orphan *next;
+    int src_world;
+    size_t len;
+    unsigned char pkt[];
+} orphan_t;
+static orphan_t *orphans;
+
+static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len);
+
+static struct tern_ulfm *state(tern_comm_t *c)
+{
+    if (c->ulfm)
+        return c->ulfm;
+    struct tern_ulfm *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->body_bytes = sizeof(body_t) + ((size_t)c->size + 7) / 8;
+    u->failed = malloc((size_t)c->size * sizeof *u->failed);
+    u->contrib = calloc((size_t)c->size * 2, sizeof *u->contrib);
+    u->queried = calloc((size_t)c->size, sizeof *u->queried);
+    if (!u->failed || !u->contrib || !u->queried) {
+        free(u->failed);
+        free(u->contrib);
+        free(u->queried);
+        free(u);
+        return NULL;
+    }
+    c->ulfm = u;
+    for (orphan_t **p = &orphans; *p;) {
+        orphan_t *o = *p;
+        if (((const pkt_ulfm_t *)(const void *)o->pkt)->ctx == c->context_id) {
+            *p = o->next;
+            deliver(c, o->src_world, o->pkt, o->len);
+            free(o);
+        } else {
+            p = &o->next;
+        }
+    }
+    return u;
+}
+
+static void slot_free(slot_t *s)
+{
+    free(s->body);
+    s->body = NULL;
+    s->valid = 0;
+}
+
+void tern_ulfm_comm_free(tern_comm_t *c)
+{
+    struct tern_ulfm *u = c->ulfm;
+    if (!u)
+        return;
+    for (int i = 0; i < 2 * c->size; i++)
+        slot_free(&u->contrib[i]);
+    for (int i = 0; i < 4; i++)
+        slot_free(&u->dec[i]);
+    free(u->contrib);
+    free(u->failed);
+    free(u->queried);
+    free(u);
+    c->ulfm = NULL;
+}
+
+static int slot_set(slot_t *s, uint32_t seq, const void *body, size_t n)
+{
+    if (!s->body && !(s->body = malloc(n)))
+        return 0;
+    memcpy(s->body, body, n);
+    s->seq = seq;
+    s->valid = 1;
+    return 1;
+}
+
+static void record_decision(tern_comm_t *c, uint32_t seq, const unsigned char *body)
+{
+    struct tern_ulfm *u = c->ulfm;
+    slot_t *d = &u->dec[seq & 3];
+    if (d->valid && d->seq == seq)
+        return;
+    if (!slot_set(d, seq, body, u->body_bytes))
+        return;
+    for (int r = 0; r < c->size; r++)
+        if (u->queried[r] == seq + 1) {
+            u->queried[r] = 0;
+            send_msg(c, r, K_ANSWER, seq, d->body);
+        }
+}
+
+static void fail_posted_on(tern_comm_t *c, uint32_t ctx, tern_status_t st);
+
+static void revoke_local(tern_comm_t *c, int forward)
+{
+    if (c->revoked)
+        return;
+    c->revoked = 1;
+    if (forward)
+        for (int r = 0; r < c->size; r++)
+            if (r != c->rank)
+                send_msg(c, r, K_REVOKE, 0, NULL);
+    fail_posted_on(c, c->context_id, TERN_ERR_REVOKED);
+    fail_posted_on(c, c->context_id + 1, TERN_ERR_REVOKED);
+}
+
+static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len)
+{
+    const pkt_ulfm_t *h = pkt;
+    int r = rank_of_world(c, src_world);
+    if (r < 0)
+        return;
+    if (h->kind == K_REVOKE) {
+        revoke_local(c, 1); /* passed on: every survivor hears it even if the first dies */
+        return;
+    }
+    struct tern_ulfm *u = state(c);
+    if (!u)
+        return;
+    const unsigned char *body = (const unsigned char *)pkt + sizeof *h;
+    int has_body = len == sizeof *h + u->body_bytes;
+    switch (h->kind) {
+    case K_CONTRIB:
+        if (has_body)
+            (void)slot_set(&u->contrib[r * 2 + (h->seq & 1)], h->seq, body, u->body_bytes);
+        break;
+    case K_DECIDE:
+    case K_ANSWER:
+        if (has_body)
+            record_decision(c, h->seq, body);
+        break;
+    case K_QUERY: {
+        slot_t *d = &u->dec[h->seq & 3];
+        if (d->valid && d->seq == h->seq)
+            send_msg(c, r, K_ANSWER, h->seq, d->body);
+        else
+            u->queried[r] = h->seq + 1;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+typedef struct {
+    uint32_t ctx;
+    tern_comm_t *found;
+} find_t;
+
+static void find_ctx(tern_comm_t *c, void *arg)
+{
+    find_t *f = arg;
+    if (!f->found && !c->is_inter && c->context_id == f->ctx)
+        f->found = c;
+}
+
+void tern_ulfm_packet(int src_world, const void *pkt, size_t len)
+{
+    if (len < sizeof(pkt_ulfm_t))
+        return;
+    const pkt_ulfm_t *h = pkt;
+    find_t f = {.ctx = h->ctx};
+    tern_comm_each(find_ctx, &f);
+    if (f.found) {
+        deliver(f.found, src_world, pkt, len);
+        return;
+    }
+    if (h->kind == K_REVOKE)
+        return; /* a communicator freed here, or not made yet */
+    orphan_t *o = malloc(sizeof *o + len);
+    if (!o)
+        return;
+    o->src_world = src_world;
+    o->len = len;
+    memcpy(o->pkt, pkt, len);
+    o->next = orphans;
+    orphans = o;
+}
+
+/* ---- failing what waits ---------------------------------------------- */
+
+static uint32_t fail_ctx;
+static int fail_all_tags;
+
+/* On the context; a member's failure fails the collectives' transfers only
+ * (tags >= 0): the exchanges of communicator constructors (negative tags,
+ * comm_exchange.h) over a group without the dead rank go on. */
+static int posted_on_ctx(const tern_req_t *req)
+{
+    return req->context_id == fail_ctx && (fail_all_tags || req->tag >= 0);
+}
+
+static void fail_posted_on(tern_comm_t *c, uint32_t ctx, tern_status_t st)
+{
+    tern_req_t *req;
+    (void)c;
+    fail_ctx = ctx;
+    fail_all_tags = st == TERN_ERR_REVOKED;
+    while ((req = tern_match_take_posted_if(posted_on_ctx)) != NULL) {
+        req->error = st;
+        req->status_source = req->peer;
+        req->status_tag = req->tag;
+        req->status_bytes = 0;
+        tern_req_complete(req);
+    }
+    /* Rendezvous and synchronous transfers under way on the context. */
+    for (int p = 0; p < tern_rt.size; p++) {
+        tern_peer_t *peer = &tern_rt.peers[p];
+        for (tern_req_t *r = peer->inflight_head, *next; r; r = next) {
+            next = r->next;
+            if (r->context_id != ctx || (!fail_all_tags && r->tag < 0))
+                continue;
+            tern_p2p_inflight_remove(peer, r);
+            r->error = st;
+            if (r->kind == TERN_REQ_SEND)
+                tern_p2p_send_complete(r);
+            else
+                tern_req_complete(r);
+        }
+    }
+}
+
+static void on_failure_comm(tern_comm_t *c, void *arg)
+{
+    int w = *(const int *)arg;
+    if (c->is_inter || rank_of_world(c, w) < 0)
+        return;
+    int before = c->n_failed;
+    update_failed(c);
+    if (c->n_failed == before)
+        return;
+    /* Every collective on it fails, on every survivor: those waiting for a
+     * member that gave up as well as those waiting for the dead one. */
+    fail_posted_on(c, c->context_id + 1, TERN_ERR_PEER);
+}
+
+void tern_ulfm_on_failure(int peer_world)
+{
+    if (peer_world >= tern_rt.size)
+        return;
+    tern_comm_each(on_failure_comm, &peer_world);
+}
+
+tern_status_t tern_ulfm_revoked_error(const tern_comm_t *c)
+{
+    return tern_status_detail(TERN_ERR_REVOKED, "communicator 0x%x (%s) is revoked",
+                              (unsigned)c->handle, c->name[0] ? c->name : "unnamed");
+}
+
+tern_status_t tern_ulfm_coll_error(tern_comm_t *c)
+{
+    if (c->revoked)
+        return tern_ulfm_revoked_error(c);
+    int r = c->ulfm && c->n_failed ? c->ulfm->failed[c->n_failed - 1] : -1;
+    if (r < 0)
+        return tern_status_detail(TERN_ERR_PEER, "a member of the communicator failed");
+    return tern_status_detail(TERN_ERR_PEER,
+                              "rank %d (world rank %d) of the communicator failed: %s", r,
+                              world_of(c, r), tern_peer_failure(world_of(c, r)));
+}
+
+/* ---- ANY_SOURCE ------------------------------------------------------- */
+
+static int unacked(tern_comm_t *c)
+{
+    if (!c->n_failed && !tern_rt.n_failed_peers)
+        return 0;
+    update_failed(c);
+    return c->ulfm && c->n_failed > c->ulfm->n_acked;
+}
+
+static const tern_req_t *take_target;
+static int is_target(const tern_req_t *req) { return req == take_target; }
+
+tern_status_t tern_ulfm_wait_anysource(tern_req_t *req, int blocking)
+{
+    unsigned idle = 0;
+    tern_comm_t *c = tern_comm_lookup(req->comm);
+    while (!req->complete) {
+        if (tern_progress() != 0 || req->complete)
+            continue;
+        if (c && req->in_posted && unacked(c)) {
+            int r = c->ulfm->failed[c->n_failed - 1];
+            if (!blocking)
+                return tern_status_detail(TERN_ERR_PROC_FAILED_PENDING,
+                                          "rank %d (world rank %d) failed and is not acknowledged "
+                                          "(MPIX_Comm_failure_ack); the receive stays pending",
+                                          r, world_of(c, r));
+            take_target = req;
+            if (tern_match_take_posted_if(is_target)) {
+                req->error = TERN_ERR_PEER;
+                req->status_source = MPI_ANY_SOURCE;
+                req->status_tag = req->tag;
+                req->status_bytes = 0;
+                tern_req_complete(req);
+                return tern_status_detail(TERN_ERR_PEER,
+                                          "rank %d (world rank %d) failed and is not acknowledged "
+                                          "(MPIX_Comm_failure_ack)",
+                                          r, world_of(c, r));
+            }
+        }
+        tern_progress_idle(&idle);
+    }
+    return TERN_OK;
+}
+
+int tern_ulfm_anysource_pending(tern_req_t *req)
+{
+    if (!tern_rt.n_failed_peers || req->complete || !req->in_posted)
+        return 0;
+    tern_comm_t *c = tern_comm_lookup(req->comm);
+    return c && unacked(c);
+}
+
+/* ---- the agreement ---------------------------------------------------- */
+
+static int lowest_alive(const tern_comm_t *c)
+{
+    for (int r = 0; r < c->size; r++)
+        if (!member_failed(c, r))
+            return r;
+    return c->rank;
+}
+
+static void set_bit(unsigned char *bits, int r) { bits[r / 8] |= (unsigned char)(1u << (r % 8)); }
+static int get_bit(const unsigned char *bits, int r) { return bits[r / 8] >> (r % 8) & 1; }
+
+static void add_known_failed(const tern_comm_t *c, unsigned char *body)
+{
+    unsigned char *bits = body + sizeof(body_t);
+    for (int r = 0; r < c->size; r++)
+        if (member_failed(c, r))
+            set_bit(bits, r);
+}
+
+/* Runs agreement number seq with our body (flag, mask; the failed bits are
+ * filled here); out gets the decision (body_bytes). */
+static tern_status_t ft_agree(tern_comm_t *c, unsigned char *mine, unsigned char *out)
+{
+    struct tern_ulfm *u = c->ulfm;
+    uint32_t seq = u->seq++;
+    int sent_to = -1, coordinating = 0;
+    unsigned idle = 0;
+    tern_peer_watch_all = 1; /* a dead coordinator must be seen */
+    for (;;) {
+        slot_t *d = &u->dec[seq & 3];
+        if (d->valid && d->seq == seq)
+            break;
+        int c0 = lowest_alive(c);
+        if (c0 == c->rank) {
+            if (!coordinating) {
+                coordinating = 1;
+                /* Rank 0 is the first coordinator: nobody decided before. */
+                for (int r = 0; r < c->size && c->rank > 0; r++)
+                    if (r != c->rank)
+                        send_msg(c, r, K_QUERY, seq, NULL);
+            }
+            int missing = 0;
+            for (int r = 0; r < c->size && !missing; r++) {
+                const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
+                missing = r != c->rank && !member_failed(c, r) && !(s->valid && s->seq == seq);
+            }
+            if (!missing) {
+                body_t *b = (body_t *)(void *)mine;
+                add_known_failed(c, mine);
+                for (int r = 0; r < c->size; r++) {
+                    const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
+                    if (r == c->rank || !s->valid || s->seq != seq)
+                        continue;
+                    const body_t *o = (const body_t *)(const void *)s->body;
+                    b->flag &= o->flag;
+                    tern_ctx_mask_combine(&b->mask, &o->mask, sizeof b->mask);
+                    for (size_t i = sizeof(body_t); i < u->body_bytes; i++)
+                        mine[i] |= s->body[i];
+                }
+                add_known_failed(c, mine);
+                record_decision(c, seq, mine);
+                continue;
+            }
+        } else if (c0 != sent_to) {
+            add_known_failed(c, mine);
+            send_msg(c, c0, K_CONTRIB, seq, mine);
+            sent_to = c0;
+        }
+        if (tern_progress() == 0)
+            tern_progress_idle(&idle);
+    }
+    const slot_t *d = &u->dec[seq & 3];
+    memcpy(out, d->body, u->body_bytes);
+    if (coordinating)
+        for (int r = 0; r < c->size; r++)
+            if (r != c->rank)
+                send_msg(c, r, K_DECIDE, seq, d->body);
+    for (int r = 0; r < c->size; r++)
+        if (u->contrib[r * 2 + (seq & 1)].seq == seq)
+            u->contrib[r * 2 + (seq & 1)].valid = 0;
+    /* What the survivors agreed failed, this process knows failed. */
+    const unsigned char *bits = out + sizeof(body_t);
+    for (int r = 0; r < c->size; r++)
+        if (get_bit(bits, r) && !member_failed(c, r))
+            tern_peer_failed(world_of(c, r), TERN_ERR_PEER,
+                             "agreed failed by the survivors (MPIX_Comm_agree, MPIX_Comm_shrink)");
+    update_failed(c);
+    return TERN_OK;
+}
+
+static tern_status_t need_intra(const tern_comm_t *c)
+{
+    if (c->is_inter)
+        return tern_status_detail(TERN_ERR_COMM,
+                                  "communicator 0x%x is an intercommunicator (ULFM's agreement and "
+                                  "shrink take intracommunicators here)",
+                                  (unsigned)c->handle);
+    return TERN_OK;
+}
+
+static tern_status_t bodies(tern_comm_t *c, unsigned char **mine, unsigned char **out)
+{
+    if (!state(c))
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the failure state");
+    *mine = calloc(1, c->ulfm->body_bytes);
+    *out = calloc(1, c->ulfm->body_bytes);
+    if (!*mine || !*out) {
+        free(*mine);
+        free(*out);
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the agreement");
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
+{
+    tern_status_t st = need_intra(c);
+    if (st != TERN_OK)
+        return st;
+    if (!flag)
+        return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
+    unsigned char *mine, *out;
+    if ((st = bodies(c, &mine, &out)) != TERN_OK)
+        return st;
+    body_t *b = (body_t *)(void *)mine;
+    b->flag = (uint32_t)*flag;
+    memset(b->mask.free, 0xff, sizeof b->mask.free);
+    st = ft_agree(c, mine, out);
+    if (st == TERN_OK) {
+        *flag = (int)((const body_t *)(const void *)out)->flag;
+        /* Failures agreed on but not acknowledged here: PROC_FAILED. */
+        const unsigned char *bits = out + sizeof(body_t);
+        for (int r = 0; r < c->size && st == TERN_OK; r++) {
+            if (!get_bit(bits, r))
+                continue;
+            int acked = 0;
+            for (int i = 0; i < c->ulfm->n_acked && !acked; i++)
+                acked = c->ulfm->failed[i] == r;
+            if (!acked)
+                st = tern_status_detail(TERN_ERR_PEER,
+                                        "rank %d (world rank %d) failed and is not acknowledged "
+                                        "(MPIX_Comm_failure_ack); the flag is the survivors' AND",
+                                        r, world_of(c, r));
+        }
+    }
+    free(mine);
+    free(out);
+    return st;
+}
+
+tern_status_t tern_ulfm_sync(tern_comm_t *c)
+{
+    unsigned char *mine, *out;
+    tern_status_t st = bodies(c, &mine, &out);
+    if (st != TERN_OK)
+        return st;
+    body_t *b = (body_t *)(void *)mine;
+    b->flag = 1;
+    memset(b->mask.free, 0xff, sizeof b->mask.free);
+    st = ft_agree(c, mine, out);
+    free(mine);
+    free(out);
+    return st;
+}
+
+tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
+{
+    tern_status_t st = need_intra(c);
+    if (st != TERN_OK)
+        return st;
+    unsigned char *mine, *out;
+    if ((st = bodies(c, &mine, &out)) != TERN_OK)
+        return st;
+    body_t *b = (body_t *)(void *)mine;
+    b->flag = 1;
+    tern_ctx_mask_t reserved;
+    tern_ctx_contribute(&reserved, 0, TERN_CTX_SLOTS);
+    b->mask = reserved;
+    st = ft_agree(c, mine, out);
+    tern_ctx_withdraw(&reserved);
+    int *ranks = malloc((size_t)c->size * sizeof *ranks);
+    if (st == TERN_OK && !ranks)
+        st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for the survivors");
+    if (st == TERN_OK) {
+        const unsigned char *bits = out + sizeof(body_t);
+        int n = 0, me = -1;
+        for (int r = 0; r < c->size; r++) {
+            if (get_bit(bits, r))
+                continue;
+            if (r == c->rank)
+                me = n;
+            ranks[n++] = world_of(c, r);
+        }
+        uint32_t ctx;
+        tern_comm_t *nc = NULL;
+        st = tern_ctx_pick(&((body_t *)(void *)out)->mask, 1, &ctx);
+        if (st == TERN_OK && me >= 0) {
+            st = tern_comm_new(c, ctx, me, n, ranks, &nc);
+            if (st != TERN_OK)
+                tern_ctx_release(ctx);
+        }
+        if (st == TERN_OK)
+            *newcomm = nc ? nc->handle : MPI_COMM_NULL;
+        else
+            st = tern_status_detail(st, "cannot make the shrunk communicator: %s",
+                                    tern_status_string(st));
+    }
+    free(ranks);
+    free(mine);
+    free(out);
+    return st;
+}
+
+/* The nonblocking forms run the fault-tolerant protocol to its end at the
+ * call (it makes progress only while called) and hand back a request that
+ * is complete, with the operation's error. */
+static tern_status_t done_request(tern_comm_t *c, tern_status_t st, tern_req_t **req_p)
+{
+    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
+    if (!req)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the request");
+    req->comm = c->handle;
+    req->error = st;
+    tern_req_complete(req);
+    *req_p = req;
+    return TERN_OK;
+}
+
+tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
+{
+    tern_status_t st = tern_ulfm_agree(c, flag);
+    if (st == TERN_ERR_COMM || st == TERN_ERR_ARG || st == TERN_ERR_NOMEM)
+        return st;
+    return done_request(c, st, req_p);
+}
+
+tern_status_t tern_ulfm_ishrink(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
+{
+    tern_status_t st = tern_ulfm_shrink(c, newcomm);
+    if (st != TERN_OK)
+        return st;
+    return done_request(c, st, req_p);
+}
+
+/* ---- revocation, acknowledgement, queries ----------------------------- */
+
+tern_status_t tern_ulfm_revoke(tern_comm_t *c)
+{
+    if (c->is_inter)
+        return need_intra(c);
+    tern_peer_watch_all = 1;
+    revoke_local(c, 1);
+    return TERN_OK;
+}
+
+tern_status_t tern_ulfm_is_revoked(tern_comm_t *c, int *flag)
+{
+    tern_progress(); /* a revocation on its way is read */
+    *flag = c->revoked;
+    return TERN_OK;
+}
+
+static tern_status_t need_state(tern_comm_t *c)
+{
+    if (!state(c))
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the failure state");
+    update_failed(c);
+    return TERN_OK;
+}
+
+static tern_status_t group_of_failed(tern_comm_t *c, int n, MPI_Group *failedgrp)
+{
+    int *w = malloc((size_t)(n ? n : 1) * sizeof *w);
+    if (!w)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the group");
+    for (int i = 0; i < n; i++)
+        w[i] = world_of(c, c->ulfm->failed[i]);
+    tern_status_t st = tern_group_new(w, n, failedgrp);
+    free(w);
+    return st;
+}
+
+tern_status_t tern_ulfm_failure_ack(tern_comm_t *c)
+{
+    tern_status_t st = need_state(c);
+    if (st == TERN_OK)
+        c->ulfm->n_acked = c->n_failed;
+    return st;
+}
+
+tern_status_t tern_ulfm_get_acked(tern_comm_t *c, MPI_Group *failedgrp)
+{
+    tern_status_t st = need_state(c);
+    return st == TERN_OK ? group_of_failed(c, c->ulfm->n_acked, failedgrp) : st;
+}
+
+tern_status_t tern_ulfm_get_failed(tern_comm_t *c, MPI_Group *failedgrp)
+{
+    tern_progress();
+    tern_status_t st = need_state(c);
+    return st == TERN_OK ? group_of_failed(c, c->n_failed, failedgrp) : st;
+}
+
+tern_status_t tern_ulfm_ack_failed(tern_comm_t *c, int num_to_ack, int *num_acked)
+{
+    if (!num_acked)
+        return tern_status_detail(TERN_ERR_ARG, "num_acked is NULL");
+    tern_status_t st = need_state(c);
+    if (st != TERN_OK)
+        return st;
+    int n = num_to_ack < c->n_failed ? num_to_ack : c->n_failed;
+    if (n > c->ulfm->n_acked)
+        c->ulfm->n_acked = n;
+    *num_acked = c->ulfm->n_acked;
+    return TERN_OK;
+}
+
+void tern_ulfm_finalize(void)
+{
+    while (outbox) {
+        outbox_t *o = outbox;
+        outbox = o->next;
+        free(o);
+    }
+    while (orphans) {
+        orphan_t *o = orphans;
+        orphans = o->next;
+        free(o);
+    }
+}

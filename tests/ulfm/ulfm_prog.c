@@ -1,0 +1,327 @@
+/* ULFM cases for ulfm_test.sh, run under mpiexec --ft: ulfm_prog <case>.
+ * A victim ends itself with SIGKILL at a chosen point (or the script kills
+ * it); every survivor checks the error classes ULFM promises and prints one
+ * line "survivor <rank> <what every survivor must agree on>" that the
+ * script compares across survivors. Any broken promise prints "FAIL ..."
+ * and exits 1. */
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rank, size;
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        printf("FAIL rank %d line %d: ", rank, __LINE__);                                          \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
+        exit(1);                                                                                   \
+    } while (0)
+
+static int cls(int err)
+{
+    int c = err;
+    if (err != MPI_SUCCESS)
+        MPI_Error_class(err, &c);
+    return c;
+}
+
+static void expect_class(int err, int want, const char *what)
+{
+    if (cls(err) != want) {
+        char text[MPI_MAX_ERROR_STRING] = "";
+        int len;
+        if (err != MPI_SUCCESS)
+            MPI_Error_string(err, text, &len);
+        FAIL("%s: class %d, expected %d (%s)", what, cls(err), want, text);
+    }
+}
+
+static void die(void)
+{
+    fflush(stdout);
+    raise(SIGKILL);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The world ranks of comm's failed-and-acknowledged group, as text. */
+static void acked_text(MPI_Comm comm, char *out, size_t cap)
+{
+    MPI_Group fg, wg;
+    int n;
+    MPIX_Comm_failure_ack(comm);
+    MPIX_Comm_failure_get_acked(comm, &fg);
+    MPI_Group_size(fg, &n);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int *in = malloc(sizeof(int) * (size_t)(n + 1)), *w = malloc(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    MPI_Group_translate_ranks(fg, n, in, wg, w);
+    size_t k = (size_t)snprintf(out, cap, "[");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%d", i ? "," : "", w[i]);
+    snprintf(out + k, cap - k, "]");
+    free(in);
+    free(w);
+    MPI_Group_free(&fg);
+    MPI_Group_free(&wg);
+}
+
+/* After the failures: shrink, check the survivors' order and that the new
+ * communicator works (an allreduce of world ranks), print the line. */
+static void recover_and_report(MPI_Comm comm, const char *extra)
+{
+    MPI_Comm sh;
+    int err = MPIX_Comm_shrink(comm, &sh);
+    expect_class(err, MPI_SUCCESS, "MPIX_Comm_shrink");
+    /* What the shrink agreed failed is known failed here: acknowledged,
+     * it is the same group on every survivor. */
+    char failed[256];
+    acked_text(comm, failed, sizeof failed);
+    int n, r;
+    MPI_Comm_size(sh, &n);
+    MPI_Comm_rank(sh, &r);
+    /* Old order kept: the world ranks rise along the new ranks. */
+    int *all = malloc(sizeof(int) * (size_t)n);
+    err = MPI_Allgather(&rank, 1, MPI_INT, all, 1, MPI_INT, sh);
+    expect_class(err, MPI_SUCCESS, "MPI_Allgather on the shrunk communicator");
+    for (int i = 1; i < n; i++)
+        if (all[i] <= all[i - 1])
+            FAIL("shrunk order: new rank %d is world %d after world %d", i, all[i], all[i - 1]);
+    if (all[r] != rank)
+        FAIL("shrunk communicator: my entry is %d", all[r]);
+    long sum = 0, mine = rank;
+    err = MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, sh);
+    expect_class(err, MPI_SUCCESS, "MPI_Allreduce on the shrunk communicator");
+    char members[256];
+    size_t k = 0;
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(members + k, sizeof members - k, "%s%d", i ? "," : "", all[i]);
+    printf("survivor %d failed=%s members=%s sum=%ld%s%s\n", rank, failed, members, sum,
+           extra ? " " : "", extra ? extra : "");
+    fflush(stdout);
+    free(all);
+    MPI_Comm_free(&sh);
+}
+
+/* A collective's error on a survivor: PROC_FAILED (or REVOKED). */
+static void expect_coll_failed(int err, const char *what)
+{
+    int c = cls(err);
+    if (c != MPIX_ERR_PROC_FAILED && c != MPIX_ERR_REVOKED)
+        FAIL("%s: class %d, expected MPIX_ERR_PROC_FAILED or MPIX_ERR_REVOKED", what, c);
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    printf("pid %d %ld\n", rank, (long)getpid());
+    fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int victim = size - 1, err;
+
+    if (!strcmp(c, "coll_before") || !strcmp(c, "coll_after") || !strcmp(c, "two_killed")) {
+        /* before: the victim dies before the collective; after: a
+         * collective completes, then it dies; two: ranks 1 and 2 die. */
+        if (!strcmp(c, "coll_after")) {
+            long s = 0, one = 1;
+            expect_class(MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD),
+                         MPI_SUCCESS, "MPI_Allreduce before the failure");
+            if (s != size)
+                FAIL("sum %ld", s);
+        }
+        int two = !strcmp(c, "two_killed");
+        if ((!two && rank == victim) || (two && (rank == 1 || rank == 2)))
+            die();
+        for (int i = 0; i < 3; i++) {
+            expect_coll_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+            long s = 0, one = 1;
+            expect_coll_failed(MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD),
+                               "MPI_Allreduce");
+            int v = rank;
+            expect_coll_failed(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+        }
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "coll_during")) {
+        /* The victim dies in the middle of a run of collectives: every
+         * survivor's run stops with an error (none hangs). */
+        int it;
+        for (it = 0; it < 100000; it++) {
+            if (rank == victim && it == 500)
+                die();
+            long s = 0, one = 1;
+            err = (it & 1) ? MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD)
+                           : MPI_Bcast(&one, 1, MPI_LONG, it % size, MPI_COMM_WORLD);
+            if (err != MPI_SUCCESS)
+                break;
+        }
+        if (it == 100000)
+            FAIL("no collective failed");
+        expect_coll_failed(err, "a collective during the failure");
+        /* The survivors may stop at different iterations: agree first. */
+        int flag = 1;
+        err = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+        if (cls(err) != MPI_SUCCESS && cls(err) != MPIX_ERR_PROC_FAILED)
+            FAIL("agree: class %d", cls(err));
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "agree")) {
+        /* Rank 0, the agreement's first coordinator, dies between two
+         * agreements while the others are in the next one; flags AND. */
+        victim = 0;
+        int flag = 0, agreed_bits = 0;
+        for (int i = 0; i < 50; i++) {
+            if (rank == victim && i == 20)
+                die();
+            flag = ~(1 << (rank % 16)); /* the AND clears one bit per member */
+            err = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+            if (cls(err) == MPIX_ERR_PROC_FAILED) {
+                MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+                flag = ~(1 << (rank % 16));
+                err = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+            }
+            expect_class(err, MPI_SUCCESS, "MPIX_Comm_agree");
+            agreed_bits = flag;
+        }
+        char extra[64];
+        snprintf(extra, sizeof extra, "flag=%#x", (unsigned)agreed_bits);
+        recover_and_report(MPI_COMM_WORLD, extra);
+    } else if (!strcmp(c, "shrink")) {
+        /* The victim dies between two shrinks, while the others shrink. */
+        for (int i = 0; i < 30; i++) {
+            if (rank == victim && i == 10)
+                die();
+            MPI_Comm sh;
+            expect_class(MPIX_Comm_shrink(MPI_COMM_WORLD, &sh), MPI_SUCCESS, "MPIX_Comm_shrink");
+            int n;
+            MPI_Comm_size(sh, &n);
+            if (n != size && n != size - 1)
+                FAIL("shrunk size %d", n);
+            MPI_Comm_free(&sh);
+        }
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "revoke")) {
+        /* No failure: rank 0 revokes while the others wait in receives. */
+        if (rank == 0) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            usleep(100000);
+            expect_class(MPIX_Comm_revoke(MPI_COMM_WORLD), MPI_SUCCESS, "MPIX_Comm_revoke");
+        } else {
+            int v;
+            MPI_Request rq;
+            expect_class(MPI_Irecv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &rq), MPI_SUCCESS,
+                         "MPI_Irecv");
+            MPI_Barrier(MPI_COMM_WORLD);
+            expect_class(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD,
+                                  MPI_STATUS_IGNORE),
+                         MPIX_ERR_REVOKED, "MPI_Recv on a revoked communicator");
+            expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
+                         "MPI_Wait of a receive pending at the revocation");
+        }
+        int flag = 0;
+        MPIX_Comm_is_revoked(MPI_COMM_WORLD, &flag);
+        if (!flag)
+            FAIL("MPIX_Comm_is_revoked: 0");
+        expect_class(MPI_Send(&flag, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD),
+                     MPIX_ERR_REVOKED, "MPI_Send on a revoked communicator");
+        expect_class(MPI_Barrier(MPI_COMM_WORLD), MPIX_ERR_REVOKED, "MPI_Barrier (revoked)");
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "anysource")) {
+        /* Rank 1 dies; rank 0's wildcard receives fail until it
+         * acknowledges; then rank 2's message is received. */
+        if (rank == 1)
+            die();
+        if (rank == 0) {
+            int v = -1;
+            MPI_Request rq;
+            MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &rq);
+            expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING,
+                         "MPI_Wait of an ANY_SOURCE receive");
+            if (rq == MPI_REQUEST_NULL)
+                FAIL("the pending request was freed");
+            int idx = -1;
+            expect_class(MPI_Waitany(1, &rq, &idx, MPI_STATUS_IGNORE),
+                         MPIX_ERR_PROC_FAILED_PENDING, "MPI_Waitany of an ANY_SOURCE receive");
+            if (idx != 0 || rq == MPI_REQUEST_NULL)
+                FAIL("MPI_Waitany: index %d, request %s", idx,
+                     rq == MPI_REQUEST_NULL ? "freed" : "kept");
+            MPI_Status sts[1];
+            expect_class(MPI_Waitall(1, &rq, sts), MPI_ERR_IN_STATUS,
+                         "MPI_Waitall of an ANY_SOURCE receive");
+            if (cls(sts[0].MPI_ERROR) != MPIX_ERR_PROC_FAILED_PENDING || rq == MPI_REQUEST_NULL)
+                FAIL("MPI_Waitall: status error class %d", cls(sts[0].MPI_ERROR));
+            int w;
+            expect_class(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD,
+                                  MPI_STATUS_IGNORE),
+                         MPIX_ERR_PROC_FAILED, "MPI_Recv from ANY_SOURCE");
+            expect_class(MPI_Recv(&w, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                         MPIX_ERR_PROC_FAILED, "MPI_Recv from the dead rank");
+            expect_class(MPIX_Comm_failure_ack(MPI_COMM_WORLD), MPI_SUCCESS, "failure_ack");
+            int go = 1;
+            expect_class(MPI_Send(&go, 1, MPI_INT, 2, 9, MPI_COMM_WORLD), MPI_SUCCESS,
+                         "MPI_Send to rank 2");
+            MPI_Status st;
+            expect_class(MPI_Wait(&rq, &st), MPI_SUCCESS, "MPI_Wait after the acknowledgement");
+            if (v != 42 || st.MPI_SOURCE != 2)
+                FAIL("received %d from %d", v, st.MPI_SOURCE);
+            /* A new wildcard receive works too, acknowledged. */
+            expect_class(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st),
+                         MPI_SUCCESS, "MPI_Recv from ANY_SOURCE after the acknowledgement");
+        } else if (rank == 2) {
+            int go, v = 42;
+            expect_class(MPI_Recv(&go, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                         MPI_SUCCESS, "MPI_Recv of the go");
+            MPI_Send(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+            MPI_Send(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+        }
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "wait_kill")) {
+        /* The script kills the victim while every rank waits in a
+         * barrier; each survivor prints when its error came. */
+        printf("ready %d\n", rank);
+        fflush(stdout);
+        if (rank == victim)
+            pause();
+        err = MPI_Barrier(MPI_COMM_WORLD);
+        double t = now_ms();
+        expect_coll_failed(err, "MPI_Barrier when the script kills a rank");
+        printf("errortime %d %.0f\n", rank, t);
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "abort_sub")) {
+        /* The lower half aborts its own communicator; the upper half
+         * goes on. */
+        MPI_Comm half;
+        int lower = rank < size / 2;
+        MPI_Comm_split(MPI_COMM_WORLD, lower, rank, &half);
+        if (lower) {
+            MPI_Barrier(half);
+            if (rank == 0)
+                MPI_Abort(half, 3);
+            for (;;)
+                pause();
+        }
+        expect_coll_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier after the abort");
+        recover_and_report(MPI_COMM_WORLD, NULL);
+        MPI_Comm_free(&half);
+    } else if (strcmp(c, "none") != 0) {
+        FAIL("unknown case '%s'", c);
+    }
+    MPI_Finalize();
+    return 0;
+}
