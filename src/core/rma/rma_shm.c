@@ -190,6 +190,29 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
         atomic_thread_fence(memory_order_release);
 }
 
+/* The direct path: done now, complete locally and at the target. A
+ * contiguous origin is read where it lies, a contiguous result written
+ * where it lies. */
+static tern_status_t direct_issue(tern_win_t *w, const tern_rma_call_t *c, rma_hdr_t *h,
+                                  const tern_dt_seg_t *segs)
+{
+    const char *data = NULL;
+    char *owned = NULL, *out = NULL, *rowned = NULL;
+    tern_status_t st = c->ships ? tern_rma_origin_data(c, h, 1, &data, &owned) : TERN_OK;
+    if (st == TERN_OK && c->fetch)
+        st = tern_rma_result_buf(c, h, &out, &rowned);
+    if (st == TERN_OK) {
+        tern_rma_shm_apply(w, c->target, h, segs, data, out);
+        if (c->fetch)
+            st = tern_rma_unpack_result(c, h, rowned);
+    }
+    free(owned);
+    free(rowned);
+    return st == TERN_OK ? tern_rma_done_now(w, c->req_p) : st;
+}
+
+const tern_rma_path_t tern_rma_path_direct = {.name = "direct", .issue = direct_issue};
+
 int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
                       int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
 {

@@ -10,7 +10,7 @@
 #ifndef TERN_CORE_RMA_SHM_H
 #define TERN_CORE_RMA_SHM_H
 
-#include "core/rma/rma_am.h"
+#include "core/rma/rma_path.h"
 
 /* Maps the window's memory (collective over its ranks): w->shm,
  * w->shm_offsets, w->base, w->ctrl; w->direct = 1. TERN_ERR_RMA_SHARED when
