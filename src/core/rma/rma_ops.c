@@ -197,6 +197,8 @@ tern_status_t tern_rma_fetch_and_op(const void *origin, void *result, MPI_Dataty
 {
     if (!tern_datatype_is_predefined(dt))
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be predefined");
+    if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, op, origin, NULL, result))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_GACC, .origin = origin, .ocount = 1, .otype = dt,
                     .result = result, .rcount = 1, .rtype = dt, .target = target, .disp = disp,
                     .tcount = 1, .ttype = dt, .op = op};
@@ -215,6 +217,9 @@ tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare,
         return tern_status_detail(TERN_ERR_TYPE, "%s is not an integer, logical or byte type "
                                   "(MPI_Compare_and_swap takes only those)",
                                   tern_datatype_name(dt));
+    if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, MPI_NO_OP, origin, compare,
+                                               result))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_CAS, .origin = origin, .ocount = 1, .otype = dt,
                     .result = result, .rcount = 1, .rtype = dt, .target = target, .disp = disp,
                     .tcount = 1, .ttype = dt, .compare = compare};

@@ -30,9 +30,19 @@ void tern_rma_shm_acc_unlock(tern_win_t *w, int target);
 void tern_rma_shm_lock(tern_win_t *w, int target, int lock_type);
 void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type);
 /* One operation on target's memory now (hdr->addr: offset from its base);
- * fetched data into out. */
+ * fetched data into out. Accumulates, Get_accumulate and CAS are atomic
+ * per element: one atomic instruction per element of 1-8 bytes at an
+ * aligned address, the target's accumulate lock for the others. */
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                         const tern_dt_seg_t *segs, const char *data, char *out);
+/* The fast path of Fetch_and_op (compare NULL) and Compare_and_swap to a
+ * direct window: an element of 1-8 bytes at an aligned address, an epoch
+ * that covers target, in range, a predefined operation defined on dt:
+ * done now by one atomic instruction (a compare-and-swap loop for the
+ * reductions the hardware lacks), result written, 1 returned. 0: nothing
+ * done, the caller takes the general path. */
+int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Datatype dt,
+                              MPI_Op op, const void *origin, const void *compare, void *result);
 /* The fast path of Put and Get to a direct window (w->direct): contiguous
  * data on both sides, an epoch that covers target, in range: copied now
  * and 1 returned. 0: nothing done, the caller takes the general path. */
