@@ -169,6 +169,9 @@ tern_status_t tern_rma_accumulate(const void *origin, MPI_Count ocount, MPI_Data
 {
     if (op == MPI_NO_OP)
         return tern_status_detail(TERN_ERR_OP, "MPI_NO_OP is for the fetching accumulates only");
+    if (!req_p && w->direct &&
+        tern_rma_shm_accumulate(w, origin, ocount, otype, target, disp, tcount, ttype, op))
+        return TERN_OK;
     rma_call_t c = {.type = RMA_ACC, .origin = origin, .ocount = ocount, .otype = otype,
                     .target = target, .disp = disp, .tcount = tcount, .ttype = ttype, .op = op,
                     .passive = req_p != NULL};

@@ -272,18 +272,35 @@ static void cas_atomic(size_t es, void *t, const char *value, const char *compar
 #undef CAS_BITS
 }
 
-/* An accumulate or Get_accumulate: piece by piece, each by atomic
- * instructions or under the lock. */
-static void shm_accumulate(tern_win_t *w, int target, char *base, const rma_hdr_t *h,
-                           const tern_dt_seg_t *segs, const char *data, char *out)
+/* Whether predefined op (or MPI_REPLACE, MPI_NO_OP) is defined on
+ * predefined type dt; *integer: dt is an integer or byte type (SUM, BAND,
+ * BOR, BXOR are the hardware's). The fast paths ask about one pair again
+ * and again: the last answer is kept (both are predefined: constant). */
+static int op_fits(MPI_Op op, MPI_Datatype dt, int *integer)
 {
-    const MPI_Op op = (MPI_Op)h->op;
-    const MPI_Datatype basic = (MPI_Datatype)h->basic;
-    const long esz = tern_datatype_size(basic);
-    const size_t es = esz > 0 ? (size_t)esz : 1;
-    const int integer = tern_op_allowed(MPI_BAND, basic);
+    static MPI_Op last_op = MPI_OP_NULL;
+    static MPI_Datatype last_dt = MPI_DATATYPE_NULL;
+    static int last_fits, last_integer;
+    if (op != last_op || dt != last_dt) {
+        last_fits = op == MPI_REPLACE || op == MPI_NO_OP ||
+                    (tern_op_is_predefined(op) && tern_op_allowed(op, dt));
+        last_integer = tern_op_allowed(MPI_BAND, dt);
+        last_op = op;
+        last_dt = dt;
+    }
+    *integer = last_integer;
+    return last_fits;
+}
+
+/* An accumulate or Get_accumulate of op on elements of basic (es bytes;
+ * integer as op_fits says): piece by piece, each by atomic instructions or
+ * under the lock. */
+static void shm_accumulate(tern_win_t *w, int target, char *base, MPI_Op op, MPI_Datatype basic,
+                           size_t es, int integer, const tern_dt_seg_t *segs, size_t nsegs,
+                           const char *data, char *out)
+{
     elem_atomic_fn *fn = elem_atomic(es);
-    for (uint64_t i = 0; i < h->nsegs; i++) {
+    for (size_t i = 0; i < nsegs; i++) {
         char *t = base + segs[i].offset;
         const size_t len = segs[i].len;
         if (lock_free(es, t)) {
@@ -308,7 +325,13 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
 {
     char *base = (char *)w->shm + w->shm_offsets[target] + hdr->addr;
     if (hdr->type == RMA_ACC || hdr->type == RMA_GACC) {
-        shm_accumulate(w, target, base, hdr, segs, data, out);
+        const MPI_Op op = (MPI_Op)hdr->op;
+        const MPI_Datatype basic = (MPI_Datatype)hdr->basic;
+        const long es = tern_datatype_size(basic);
+        int integer;
+        (void)op_fits(op, basic, &integer);
+        shm_accumulate(w, target, base, op, basic, es > 0 ? (size_t)es : 1, integer, segs,
+                       hdr->nsegs, data, out);
     } else if (hdr->type == RMA_CAS && lock_free(hdr->bytes, base + segs[0].offset)) {
         cas_atomic(hdr->bytes, base + segs[0].offset, data, data + hdr->bytes, out);
     } else if (hdr->type == RMA_CAS) {
@@ -319,6 +342,34 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
         tern_rma_apply(base, hdr, segs, data, out);
         atomic_thread_fence(memory_order_release);
     }
+}
+
+int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
+                            MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+                            MPI_Datatype ttype, MPI_Op op)
+{
+    /* As tern_rma_shm_copy: anything unusual goes the general way. */
+    if ((unsigned)target >= (unsigned)w->size ||
+        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open) ||
+        otype != ttype || ocount != tcount || ocount <= 0 || op == MPI_NO_OP)
+        return 0;
+    tern_dt_desc_t t;
+    int integer;
+    if (!tern_datatype_describe(ttype, &t) || !t.predefined || !t.contig || t.size <= 0 ||
+        !op_fits(op, ttype, &integer))
+        return 0;
+    MPI_Aint bytes, off;
+    if (__builtin_mul_overflow(tcount, t.size, &bytes) ||
+        __builtin_mul_overflow(disp, (MPI_Aint)w->disp_units[target], &off))
+        return 0;
+    off += t.true_lb;
+    if (off < 0 || off > w->sizes[target] - bytes)
+        return 0;
+    w->fence_used |= w->fence_open;
+    const tern_dt_seg_t seg = {.offset = 0, .len = (size_t)bytes};
+    shm_accumulate(w, target, (char *)w->shm + w->shm_offsets[target] + off, op, ttype,
+                   (size_t)t.size, integer, &seg, 1, (const char *)origin + t.true_lb, NULL);
+    return 1;
 }
 
 int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Datatype dt,
@@ -336,14 +387,14 @@ int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Data
     char *t = (char *)w->shm + w->shm_offsets[target] + off;
     if (!lock_free((size_t)es, t))
         return 0;
-    if (!compare && op != MPI_REPLACE && op != MPI_NO_OP &&
-        !(tern_op_is_predefined(op) && tern_op_allowed(op, dt)))
+    int integer;
+    if (!compare && !op_fits(op, dt, &integer))
         return 0;
     w->fence_used |= w->fence_open;
     if (compare)
         cas_atomic((size_t)es, t, origin, compare, result);
     else
-        elem_atomic((size_t)es)(op, dt, tern_op_allowed(MPI_BAND, dt), t, origin, result);
+        elem_atomic((size_t)es)(op, dt, integer, t, origin, result);
     return 1;
 }
 

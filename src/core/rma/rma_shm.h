@@ -35,6 +35,13 @@ void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type);
  * aligned address, the target's accumulate lock for the others. */
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                         const tern_dt_seg_t *segs, const char *data, char *out);
+/* The fast path of Accumulate to a direct window: one predefined type on
+ * both sides, the same count, a predefined operation defined on it, an
+ * epoch that covers target, in range: applied now (atomic per element, as
+ * tern_rma_shm_apply) and 1 returned. 0: nothing done, the general path. */
+int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
+                            MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+                            MPI_Datatype ttype, MPI_Op op);
 /* The fast path of Fetch_and_op (compare NULL) and Compare_and_swap to a
  * direct window: an element of 1-8 bytes at an aligned address, an epoch
  * that covers target, in range, a predefined operation defined on dt:
