@@ -9,6 +9,7 @@
 #include "core/pt2pt/progress.h"
 #include "core/rma/rma_rdma.h"
 #include "core/rma/rma_shm.h"
+#include "core/rma/rma_track.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,18 +127,15 @@ static uint32_t new_tag(tern_win_t *w)
 }
 
 /* Operations in flight per window, and their bytes (request and answer
- * buffers): past either, an origin waits for answers before it issues more,
- * so a loop of a million puts or gets in one epoch runs in bounded memory. */
-#define RMA_MAX_INFLIGHT 512
-#define RMA_MAX_INFLIGHT_BYTES (64u << 20)
-
+ * buffers): past either cap (rma_track.h), an origin waits for answers
+ * before it issues more, so a loop of a million puts or gets in one epoch
+ * runs in bounded memory. */
 static void wait_room(tern_win_t *w, size_t bytes)
 {
     unsigned idle = 0;
     for (;;) {
         tern_rma_am_poll();
-        if (w->n_pending < RMA_MAX_INFLIGHT &&
-            (w->inflight_bytes + bytes <= RMA_MAX_INFLIGHT_BYTES || w->n_pending == 0))
+        if (tern_rma_room(w, bytes))
             return;
         if (!tern_progress())
             tern_progress_idle(&idle);

@@ -3,9 +3,10 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "core/datatype/datatype.h"
-#include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
+#include "core/rma/rma_track.h"
 #include "core/runtime/runtime.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,6 @@ enum { REC_MASK = 0, REC_LOCK_ADDR = MASK_WORDS, REC_LOCK_KEY, REC_BASE = REC_LO
 /* The lock word: the exclusive bit, or the count of shared holders. */
 #define LOCK_EXCL ((int64_t)1 << 62)
 
-/* Operations in flight per window before an origin waits (as rma_am.c). */
-#define ATOMIC_MAX_INFLIGHT 512
-#define ATOMIC_MAX_INFLIGHT_BYTES (64u << 20)
-
 static const MPI_Op REDUCTIONS[10] = {MPI_MIN, MPI_MAX, MPI_SUM,  MPI_PROD, MPI_LOR,
                                       MPI_LAND, MPI_BOR, MPI_BAND, MPI_LXOR, MPI_BXOR};
 static const size_t TYPE_BYTES[TERN_TL_AT_COUNT] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 8, 16};
@@ -43,38 +40,6 @@ struct tern_rma_atomic {
     uint64_t *bases, *lock_addrs; /* per rank */
     tern_rkey_t *keys, *lock_keys;
 };
-
-typedef struct atomic_op atomic_op_t;
-typedef struct {
-    tern_tl_comp_t comp; /* first: the callback gets this */
-    atomic_op_t *op;
-} atomic_piece_t;
-
-/* One accumulate: a transport atomic per chunk of each target piece. */
-struct atomic_op {
-    atomic_op_t *next, *prev;   /* in flight */
-    tern_win_t *win;
-    int target;
-    int left;                   /* chunks not yet back, + 1 while issuing */
-    int issuing;
-    tern_status_t st;
-    uint64_t lo, hi;            /* target bytes touched, for the order */
-    char *data;                 /* packed origin data */
-    char *fetched;              /* old values, packed */
-    size_t bytes;
-    void *result;
-    MPI_Count rcount;
-    MPI_Datatype rtype;
-    tern_req_t *user_req;
-    atomic_piece_t pieces[];
-};
-
-static atomic_op_t *in_flight;
-/* Operations whose peer failed with transfers still with the transport:
- * kept (never freed, still reachable) since the provider may yet touch
- * their buffers. */
-static atomic_op_t *abandoned;
-static int hook_registered;
 
 static int has(const uint64_t *mask, int bit)
 {
@@ -322,86 +287,6 @@ void tern_rma_atomic_close(tern_win_t *w)
 /* ------------------------------------------------------------------------ */
 /* Accumulates. */
 
-/* abandoned: its peer failed with chunks still with the transport, which
- * may yet read or write its buffers (no callback comes for a failed
- * peer): they are left to it, not freed. */
-static void op_done(atomic_op_t *op, int abandoned_op)
-{
-    tern_win_t *w = op->win;
-    tern_rt.peers[tern_win_world(w, op->target)].rma_inflight--;
-    if (op->prev)
-        op->prev->next = op->next;
-    else
-        in_flight = op->next;
-    if (op->next)
-        op->next->prev = op->prev;
-    tern_win_op_ended(w, op->target, op->bytes, op->st, op->fetched, op->bytes, op->result,
-                      op->rcount, op->rtype, op->user_req);
-    if (abandoned_op) {
-        op->next = abandoned;
-        abandoned = op;
-        return;
-    }
-    free(op->data);
-    free(op->fetched);
-    free(op);
-}
-
-static void op_drop(atomic_op_t *op, tern_status_t status)
-{
-    if (status != TERN_OK && op->st == TERN_OK)
-        op->st = tern_status_detail(status, "a remote atomic to target rank %d failed",
-                                    op->target);
-    if (--op->left == 0)
-        op_done(op, 0);
-}
-
-static void piece_done(tern_tl_comp_t *comp, tern_status_t status)
-{
-    op_drop(((atomic_piece_t *)comp)->op, status);
-}
-
-/* A failed peer's atomics end with no callback (transport.h): their
- * operations end here with the peer's error, so no wait hangs on them. */
-static int fail_hook(void)
-{
-    if (!tern_rt.n_failed_peers)
-        return 0;
-    int n = 0;
-    for (atomic_op_t *op = in_flight, *next; op; op = next) {
-        next = op->next;
-        int world = tern_win_world(op->win, op->target);
-        tern_status_t f = tern_rt.peers[world].failed;
-        if (f == TERN_OK || op->issuing)
-            continue;
-        if (op->st == TERN_OK)
-            op->st = tern_status_detail(f, "target rank %d of the window (world rank %d) "
-                                        "failed before its remote atomic completed: %s",
-                                        op->target, world, tern_peer_failure(world));
-        op_done(op, 1);
-        n++;
-    }
-    return n;
-}
-
-/* Progress until w's operations fit the limits and none in flight to
- * target overlaps [lo, hi) (accumulates from one origin to one location
- * apply in program order; the provider need not keep it). */
-static void wait_turn(tern_win_t *w, int target, uint64_t lo, uint64_t hi, size_t bytes)
-{
-    unsigned idle = 0;
-    for (;;) {
-        int busy = w->n_pending >= ATOMIC_MAX_INFLIGHT ||
-                   (w->inflight_bytes + bytes > ATOMIC_MAX_INFLIGHT_BYTES && w->n_pending);
-        for (atomic_op_t *op = in_flight; op && !busy && w->atomic->ordered; op = op->next)
-            busy = op->win == w && op->target == target && op->lo < hi && lo < op->hi;
-        if (!busy)
-            return;
-        if (!tern_progress())
-            tern_progress_idle(&idle);
-    }
-}
-
 static int class_of(const rma_hdr_t *h)
 {
     if (h->type == RMA_CAS)
@@ -434,29 +319,29 @@ static tern_status_t issue_chunk(struct tern_rma_atomic *a, int world, int kind,
     }
 }
 
-tern_status_t tern_rma_atomic_issue(tern_win_t *w, int target, const rma_hdr_t *hdr,
-                                    MPI_Datatype basic, const tern_dt_seg_t *segs, void **data,
-                                    void *result, MPI_Count rcount, MPI_Datatype rtype,
-                                    tern_req_t **req_p)
+/* An accumulate of a type and operation the provider applies: a transport
+ * atomic per chunk of each target piece, from the origin where it lies
+ * when contiguous, fetching into the result where it lies when contiguous;
+ * the tracker (rma_track.h) counts it and ends it. */
+static tern_status_t atomic_issue(tern_win_t *w, const tern_rma_call_t *c, rma_hdr_t *h,
+                                  const tern_dt_seg_t *segs)
 {
     struct tern_rma_atomic *a = w->atomic;
-    if (!a || !hdr->bytes || (hdr->type != RMA_ACC && hdr->type != RMA_GACC &&
-                              hdr->type != RMA_CAS))
-        return TERN_ERR_NOT_SUPPORTED;
-    int t = tl_type(basic), c = class_of(hdr);
-    if (t < 0 || c < 0 || !has(a->use, BIT(t, c)))
-        return TERN_ERR_NOT_SUPPORTED;
-    int world = tern_win_world(w, target);
-    if (tern_rt.peers[world].failed != TERN_OK)
-        return TERN_ERR_NOT_SUPPORTED; /* messages answer with the peer's error */
-    int fetch = hdr->type != RMA_ACC, kind, aop;
-    call_of(c, fetch, &kind, &aop);
+    const int target = c->target, world = tern_win_world(w, target);
+    int t = tl_type(c->basic), cl = class_of(h);
+    /* Types and operations the window leaves to the targets' engines
+     * (decided at creation, alike on every rank), and a failed peer, whose
+     * error the messages answer with. */
+    if (t < 0 || cl < 0 || !has(a->use, BIT(t, cl)) || tern_rt.peers[world].failed != TERN_OK)
+        return tern_rma_path_am.issue(w, c, h, segs);
+    int fetch = h->type != RMA_ACC, kind, aop;
+    call_of(cl, fetch, &kind, &aop);
     size_t es = TYPE_BYTES[t], maxc = a->ops->atomic_max(a->tl, kind, aop, t);
     if (!maxc)
-        return TERN_ERR_NOT_SUPPORTED; /* cannot be: offered at every rank */
+        return tern_rma_path_am.issue(w, c, h, segs); /* cannot be: offered at every rank */
     size_t chunks = 0;
-    uint64_t lo = UINT64_MAX, hi = 0, remote = a->bases[target] + hdr->addr;
-    for (size_t i = 0; i < hdr->nsegs; i++) {
+    uint64_t lo = UINT64_MAX, hi = 0, remote = a->bases[target] + h->addr;
+    for (size_t i = 0; i < h->nsegs; i++) {
         size_t n = segs[i].len / es;
         chunks += (n + maxc - 1) / maxc;
         uint64_t s = remote + (uint64_t)segs[i].offset;
@@ -465,78 +350,60 @@ tern_status_t tern_rma_atomic_issue(tern_win_t *w, int target, const rma_hdr_t *
         if (s + segs[i].len > hi)
             hi = s + segs[i].len;
     }
-    if (!hook_registered) {
-        tern_status_t st = tern_progress_register(fail_hook);
-        if (st != TERN_OK)
-            return st;
-        hook_registered = 1;
+    tern_status_t st = tern_rma_track_wait(w, target, lo, hi, h->bytes, a->ordered);
+    if (st != TERN_OK)
+        return st;
+    const char *data = NULL;
+    char *owned = NULL, *out = NULL, *rowned = NULL;
+    if (c->ships && (st = tern_rma_origin_data(c, h, 1, &data, &owned)) != TERN_OK)
+        return st;
+    if (fetch && (st = tern_rma_result_buf(c, h, &out, &rowned)) != TERN_OK) {
+        free(owned);
+        return st;
     }
-    wait_turn(w, target, lo, hi, hdr->bytes);
-    atomic_op_t *op = calloc(1, sizeof *op + chunks * sizeof(atomic_piece_t));
-    if (!op)
+    tern_rma_track_t *op = tern_rma_track_new(w, target, chunks, "remote atomic", c->req_p);
+    if (!op) {
+        free(owned);
+        free(rowned);
         return TERN_ERR_NOMEM;
-    if (fetch && !(op->fetched = malloc(hdr->bytes))) {
-        free(op);
-        return TERN_ERR_NOMEM;
     }
-    if (req_p) {
-        if (!(op->user_req = tern_req_alloc(TERN_REQ_GENERIC))) {
-            free(op->fetched);
-            free(op);
-            return TERN_ERR_NOMEM;
-        }
-        op->user_req->comm = w->comm->handle;
-        *req_p = op->user_req;
-    }
-    op->win = w;
-    op->target = target;
     op->lo = lo;
     op->hi = hi;
-    op->bytes = hdr->bytes;
-    op->data = *data;
-    *data = NULL;
-    if (fetch) {
-        op->result = result;
-        op->rcount = rcount;
-        op->rtype = rtype;
-        tern_datatype_retain(rtype);
+    op->footprint = h->bytes;
+    op->owned[0] = owned;
+    op->owned[1] = rowned;
+    if (rowned) {
+        op->fetched = rowned;
+        op->fetched_bytes = h->bytes;
+        op->result = c->result;
+        op->rcount = c->rcount;
+        op->rtype = c->rtype;
     }
-    w->pending[target]++;
-    w->n_pending++;
-    w->inflight_bytes += op->bytes;
-    tern_rt.peers[tern_win_world(w, target)].rma_inflight++;
-    if ((op->next = in_flight))
-        in_flight->prev = op;
-    in_flight = op;
-    /* Counted before issuing: a chunk may complete inside the call. */
-    op->left = (int)chunks + 1;
-    op->issuing = 1;
+    tern_rma_track_start(op);
     size_t at = 0, k = 0;
-    for (size_t i = 0; i < hdr->nsegs; i++) {
+    for (size_t i = 0; i < h->nsegs; i++) {
         size_t n = segs[i].len / es;
         for (size_t done = 0; done < n; k++) {
             size_t cnt = n - done < maxc ? n - done : maxc;
             size_t off = at + done * es;
-            atomic_piece_t *p = &op->pieces[k];
-            p->comp.cb = piece_done;
-            p->op = op;
             /* CAS: one element; the compare value follows the new one. */
-            const char *src = op->data ? op->data + off : NULL;
-            const char *cmp = c == AC_CAS ? op->data + hdr->bytes + off : NULL;
-            tern_status_t st =
-                issue_chunk(a, world, kind, aop, t, src, cmp, fetch ? op->fetched + off : NULL,
-                            cnt, remote + (uint64_t)segs[i].offset + done * es, &a->keys[target],
-                            &p->comp);
+            const char *src = data ? data + off : NULL;
+            const char *cmp = cl == AC_CAS ? data + h->bytes + off : NULL;
+            st = issue_chunk(a, world, kind, aop, t, src, cmp, fetch ? out + off : NULL, cnt,
+                             remote + (uint64_t)segs[i].offset + done * es, &a->keys[target],
+                             tern_rma_track_piece(op, k));
             if (st != TERN_OK)
-                op_drop(op, st); /* this chunk is over, with the error */
+                tern_rma_track_drop(op, st); /* this chunk is over, with the error */
             done += cnt;
         }
         at += segs[i].len;
     }
-    op->issuing = 0;
-    op_drop(op, TERN_OK); /* the issuing's own count */
+    tern_rma_track_issued(op);
+    tern_pvar_add(TERN_PVAR_RMA_ATOMIC, 1);
     return TERN_OK;
 }
+
+const tern_rma_path_t tern_rma_path_atomic = {.name = "remote atomics", .issue = atomic_issue};
 
 /* ------------------------------------------------------------------------ */
 /* Passive-target locks. */

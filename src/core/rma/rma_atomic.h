@@ -14,7 +14,10 @@
  * not even MPI_NO_OP beside it) each (operation, type) pair is decided on
  * its own. Only Win_create and Win_allocate windows (memory registered at
  * creation) off the direct path, whose every rank has the transport's
- * atomics open; dynamic windows keep the active messages.
+ * atomics open; dynamic windows keep the active messages. Such a window
+ * routes every target's accumulates to this path (rma_path.h), which hands
+ * a type and operation the provider does not apply (by that decision) to
+ * active messages, and tracks its own in flight (rma_track.h).
  *
  * Passive-target locks: when every rank registered a lock word and the
  * provider offers compare-and-swap and add on 64-bit integers, Win_lock,
@@ -26,7 +29,7 @@
 #ifndef TERN_CORE_RMA_ATOMIC_H
 #define TERN_CORE_RMA_ATOMIC_H
 
-#include "core/rma/rma_am.h"
+#include "core/rma/rma_path.h"
 
 /* Words per rank in the creation allgather: the (operation, type) pairs
  * offered, the lock word's address and remote key, the window memory's
@@ -39,17 +42,6 @@ tern_status_t tern_rma_atomic_local(tern_win_t *w, uint64_t *rec);
 tern_status_t tern_rma_atomic_remote(tern_win_t *w, const int64_t *all, size_t stride);
 /* Drops the lock word and the decision (the window's operations are over). */
 void tern_rma_atomic_close(tern_win_t *w);
-
-/* An accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap of a
- * checked request (as tern_rma_rdma_issue): TERN_ERR_NOT_SUPPORTED when
- * the window applies its type and operation by active messages; else it
- * is issued, *data (the packed origin data, CAS: new value then compare
- * value) becomes ours, fetched bytes are unpacked into result on
- * completion. Counted in w->pending like the engine's requests. */
-tern_status_t tern_rma_atomic_issue(tern_win_t *w, int target, const rma_hdr_t *hdr,
-                                    MPI_Datatype basic, const tern_dt_seg_t *segs, void **data,
-                                    void *result, MPI_Count rcount, MPI_Datatype rtype,
-                                    tern_req_t **req_p);
 
 /* Passive-target locks by remote atomics: 1 when the window takes them. */
 int tern_rma_atomic_locks(const tern_win_t *w);

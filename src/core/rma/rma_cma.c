@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "core/coll/coll.h"
 #include "core/runtime/runtime.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,15 +163,37 @@ tern_status_t tern_rma_cma_open(tern_win_t *w)
     return st;
 }
 
-int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type)
+/* The CMA path: done now, complete locally and at the target; a
+ * contiguous origin or result is used where it lies. */
+static tern_status_t cma_issue(tern_win_t *w, const tern_rma_call_t *c, rma_hdr_t *h,
+                               const tern_dt_seg_t *segs)
 {
-    if (!w->cma || !w->cma->ok[target])
-        return 0;
-    /* Accumulates only where every origin takes the target's accumulate
-     * lock (shared lock words, rma_shm.h). */
-    return type == RMA_PUT || type == RMA_GET ||
-           (w->ctrl && (type == RMA_ACC || type == RMA_GACC || type == RMA_CAS));
+    const char *data = NULL;
+    char *owned = NULL, *out = NULL, *rowned = NULL;
+    tern_status_t st = c->ships ? tern_rma_origin_data(c, h, 1, &data, &owned) : TERN_OK;
+    if (st == TERN_OK && c->fetch)
+        st = tern_rma_result_buf(c, h, &out, &rowned);
+    if (st == TERN_OK)
+        st = tern_rma_cma_apply(w, c->target, h, segs, h->nsegs, data, out);
+    if (st == TERN_OK && c->fetch)
+        st = tern_rma_unpack_result(c, h, rowned);
+    free(owned);
+    free(rowned);
+    if (st == TERN_ERR_NOT_SUPPORTED) {
+        /* The kernel refused (the target became non-dumpable): the
+         * target's route is active messages from now on, this operation
+         * included (an accumulate refused after it wrote is an error
+         * instead, rma_cma_acc.c). */
+        tern_rma_route_target(w, c->target);
+        return tern_rma_path_am.issue(w, c, h, segs);
+    }
+    if (st != TERN_OK)
+        return st;
+    tern_pvar_add(TERN_PVAR_RMA_CMA, 1);
+    return tern_rma_done_now(w, c->req_p);
 }
+
+const tern_rma_path_t tern_rma_path_cma = {.name = "CMA", .issue = cma_issue};
 
 tern_status_t tern_rma_cma_copyv(tern_win_t *w, int target, int write, char *local, size_t total,
                                  const struct iovec *riov, size_t cnt)

@@ -20,7 +20,7 @@
 #ifndef TERN_CORE_RMA_RMA_CMA_H
 #define TERN_CORE_RMA_RMA_CMA_H
 
-#include "core/rma/rma_am.h"
+#include "core/rma/rma_path.h"
 
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -43,13 +43,14 @@ struct tern_rma_cma {
  * reached that way. */
 tern_status_t tern_rma_cma_open(tern_win_t *w);
 void tern_rma_cma_close(tern_win_t *w);
-/* Whether an operation (hdr->type) to target goes by CMA: puts and gets,
- * and accumulates when the window has shared accumulate locks (w->ctrl). */
-int tern_rma_cma_covers(const tern_win_t *w, int target, uint32_t type);
+/* Operations go by CMA (the route of rma_path.h) to a target w->cma->ok
+ * marks: puts and gets, and accumulates when the window has shared
+ * accumulate locks (w->ctrl). */
 /* The put or get now: data (packed origin) written into, or the target's
  * bytes read into out, piece by piece of segs at hdr->addr from its base.
- * TERN_ERR_NOT_SUPPORTED when the kernel refused (the target is then left
- * to the active messages; the caller sends this operation that way). */
+ * TERN_ERR_NOT_SUPPORTED when the kernel refused (ok[target] is cleared;
+ * the CMA path routes the target to active messages and sends this
+ * operation that way). */
 tern_status_t tern_rma_cma_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                                  const tern_dt_seg_t *segs, size_t nsegs, const char *data,
                                  char *out);

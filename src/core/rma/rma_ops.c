@@ -1,21 +1,18 @@
 /* The communication calls of one-sided communication: Put, Get,
  * Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap and the
  * request-based forms. Each checks the epoch and the target range here,
- * at the origin (every rank knows every window's size), packs its data,
- * flattens the target type, and hands one request to the engine. */
+ * at the origin (every rank knows every window's size), flattens the
+ * target type and hands the request to the path chosen for its target when
+ * the window was made (rma_path.h). */
 #include "core/rma/rma_ops.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
-#include "core/rma/rma_am.h"
-#include "core/rma/rma_atomic.h"
-#include "core/rma/rma_rdma.h"
-#include "core/rma/rma_cma.h"
+#include "core/rma/rma_path.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 #include "base/pvars.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* What one operation moves. */
 typedef struct {
@@ -63,7 +60,7 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         *req_p = NULL;
     tern_status_t st;
     if (c->target == MPI_PROC_NULL)
-        goto done_now;
+        return tern_rma_done_now(w, req_p);
     if (c->target < 0 || c->target >= w->size)
         return tern_status_detail(TERN_ERR_RANK, "target_rank=%d is out of range (the window "
                                   "has %d ranks)", c->target, w->size);
@@ -79,8 +76,9 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
     /* Nothing moves (zero counts or zero-size types): nothing to check
      * further, nothing to do. */
     if (!tbytes && !obytes && !rbytes)
-        goto done_now;
+        return tern_rma_done_now(w, req_p);
     MPI_Datatype basic = MPI_DATATYPE_NULL;
+    int acc = c->type == RMA_ACC || c->type == RMA_GACC || c->type == RMA_CAS;
     if ((c->type == RMA_ACC || c->type == RMA_GACC) && (st = check_acc(c, &basic)) != TERN_OK)
         return st;
     if ((ships || c->type == RMA_GET) && obytes != tbytes)
@@ -106,6 +104,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
     }
     rma_hdr_t h = {.type = (uint32_t)c->type, .op = (int32_t)c->op, .basic = (int32_t)basic,
                    .nsegs = nsegs, .bytes = tbytes};
+    if (ships)
+        h.data_bytes = c->type == RMA_CAS ? 2 * tbytes : tbytes;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         h.addr = (uint64_t)c->disp; /* an address at the target; it checks the range */
     } else {
@@ -120,125 +120,20 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         }
         h.addr = (uint64_t)off;
     }
-    char *data = NULL;
-    /* The packed origin data; a contiguous origin going by CMA is used
-     * where it lies (no copy of a large accumulate). */
-    const char *src = NULL;
-    const int cma = tern_rma_cma_covers(w, c->target, h.type);
-    if (ships) {
-        h.data_bytes = c->type == RMA_CAS ? 2 * tbytes : tbytes;
-        if (cma && c->type != RMA_CAS && tern_datatype_is_contig(c->otype)) {
-            src = (const char *)c->origin + tern_datatype_true_lb(c->otype);
-        } else if (!(data = malloc(h.data_bytes))) {
-            free(segs);
-            return TERN_ERR_NOMEM;
-        } else {
-            st = tern_datatype_pack(c->origin, (size_t)c->ocount, c->otype, data);
-            if (st == TERN_OK && c->type == RMA_CAS)
-                memcpy(data + tbytes, c->compare, tbytes);
-            src = data;
-        }
-    }
-    int fetch = c->type == RMA_GET || c->type == RMA_GACC || c->type == RMA_CAS;
-    if (w->direct && st == TERN_OK) {
-        /* Shared memory: done now, complete locally and at the target. */
-        char *out = fetch ? malloc(tbytes) : NULL;
-        if (fetch && !out) {
-            st = TERN_ERR_NOMEM;
-        } else {
-            tern_rma_shm_apply(w, c->target, &h, segs, data, out);
-            tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
-            if (fetch)
-                st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
-        }
-        free(out);
-        free(segs);
-        free(data);
-        if (st != TERN_OK)
-            return st;
-        goto done_now;
-    }
-    if (st == TERN_OK && cma) {
-        /* Win_create on one node: done now, complete at once (rma_cma.c). */
-        /* A get into a contiguous buffer reads straight into it. */
-        int in_place = c->type == RMA_GET && tern_datatype_is_contig(c->rtype);
-        char *out = !fetch ? NULL
-                    : in_place ? (char *)c->result + tern_datatype_true_lb(c->rtype)
-                               : malloc(tbytes);
-        st = fetch && !out ? TERN_ERR_NOMEM
-                           : tern_rma_cma_apply(w, c->target, &h, segs, nsegs, src, out);
-        if (st == TERN_OK && out && !in_place)
-            st = tern_datatype_unpack(out, tbytes, c->result, (size_t)c->rcount, c->rtype);
-        if (!in_place)
-            free(out);
-        if (st != TERN_ERR_NOT_SUPPORTED) {
-            free(segs);
-            free(data);
-            if (st != TERN_OK)
-                return st;
-            tern_pvar_add(TERN_PVAR_RMA_CMA, 1);
-            goto done_now;
-        }
-        st = TERN_OK; /* refused by the kernel: by active messages instead */
-        if (ships && !data) {
-            if (!(data = malloc(h.data_bytes))) {
-                free(segs);
-                return TERN_ERR_NOMEM;
-            }
-            memcpy(data, src, h.data_bytes);
-        }
-    }
-    if (st == TERN_OK && w->atomic) {
-        /* Accumulates as the network's remote atomics (rma_atomic.c). */
-        st = tern_rma_atomic_issue(w, c->target, &h, c->type == RMA_CAS ? c->ttype : basic,
-                                   segs, (void **)&data, c->result, c->rcount, c->rtype, req_p);
-        if (st != TERN_ERR_NOT_SUPPORTED) {
-            free(segs);
-            free(data);
-            if (st == TERN_OK)
-                tern_pvar_add(TERN_PVAR_RMA_ATOMIC, 1);
-            return st;
-        }
-        st = TERN_OK;
-    }
-    if (st == TERN_OK && w->rdma) {
-        /* Over the network: the target's memory directly (rma_rdma.c). */
-        st = tern_rma_rdma_issue(w, c->target, &h, segs, (void **)&data, c->result, c->rcount,
-                                 c->rtype, req_p);
-        if (st != TERN_ERR_NOT_SUPPORTED) {
-            free(segs);
-            free(data);
-            if (st == TERN_OK)
-                tern_pvar_add(TERN_PVAR_RMA_RDMA, 1);
-            return st;
-        }
-        st = TERN_OK;
-    }
-    rma_op_t *op = NULL;
-    if (st == TERN_OK)
-        st = tern_rma_am_issue(w, c->target, &h, segs, data, fetch ? tbytes : 0,
-                               fetch ? c->result : NULL, c->rcount, c->rtype, &op);
-    if (st == TERN_OK)
-        tern_pvar_add(TERN_PVAR_RMA_AM, 1);
+    /* One indirect call: the path chosen for this target at creation
+     * (rma_path.h). */
+    tern_rma_call_t call = {.type = c->type, .ships = ships,
+                            .fetch = c->type == RMA_GET || c->type == RMA_GACC ||
+                                     c->type == RMA_CAS,
+                            .origin = c->origin, .ocount = c->ocount, .otype = c->otype,
+                            .result = c->result, .rcount = c->rcount, .rtype = c->rtype,
+                            .target = c->target,
+                            .basic = c->type == RMA_CAS ? c->ttype : basic,
+                            .compare = c->compare, .req_p = req_p};
+    const tern_rma_route_t *r = &w->route[c->target];
+    st = (acc ? r->acc : r->rw)->issue(w, &call, &h, segs);
     free(segs);
-    free(data);
-    if (st == TERN_OK && req_p) {
-        if (!(op->user_req = tern_req_alloc(TERN_REQ_GENERIC)))
-            return TERN_ERR_NOMEM; /* the operation goes on; the epoch's end completes it */
-        op->user_req->comm = w->comm->handle;
-        *req_p = op->user_req;
-    }
     return st;
-
-done_now:
-    /* Nothing to move: a request that is complete already. */
-    if (req_p) {
-        if (!(*req_p = tern_req_alloc(TERN_REQ_GENERIC)))
-            return TERN_ERR_NOMEM;
-        (*req_p)->comm = w->comm->handle;
-        tern_req_complete(*req_p);
-    }
-    return TERN_OK;
 }
 
 tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
@@ -279,6 +174,11 @@ tern_status_t tern_rma_accumulate(const void *origin, MPI_Count ocount, MPI_Data
 {
     if (op == MPI_NO_OP)
         return tern_status_detail(TERN_ERR_OP, "MPI_NO_OP is for the fetching accumulates only");
+    if (!req_p && w->direct &&
+        tern_rma_shm_accumulate(w, origin, ocount, otype, target, disp, tcount, ttype, op)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
     rma_call_t c = {.type = RMA_ACC, .origin = origin, .ocount = ocount, .otype = otype,
                     .target = target, .disp = disp, .tcount = tcount, .ttype = ttype, .op = op,
                     .passive = req_p != NULL};
@@ -307,6 +207,10 @@ tern_status_t tern_rma_fetch_and_op(const void *origin, void *result, MPI_Dataty
 {
     if (!tern_datatype_is_predefined(dt))
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be predefined");
+    if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, op, origin, NULL, result)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
     rma_call_t c = {.type = RMA_GACC, .origin = origin, .ocount = 1, .otype = dt,
                     .result = result, .rcount = 1, .rtype = dt, .target = target, .disp = disp,
                     .tcount = 1, .ttype = dt, .op = op};
@@ -325,6 +229,11 @@ tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare,
         return tern_status_detail(TERN_ERR_TYPE, "%s is not an integer, logical or byte type "
                                   "(MPI_Compare_and_swap takes only those)",
                                   tern_datatype_name(dt));
+    if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, MPI_NO_OP, origin, compare,
+                                               result)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
     rma_call_t c = {.type = RMA_CAS, .origin = origin, .ocount = 1, .otype = dt,
                     .result = result, .rcount = 1, .rtype = dt, .target = target, .disp = disp,
                     .tcount = 1, .ttype = dt, .compare = compare};

@@ -3,19 +3,16 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "core/datatype/datatype.h"
-#include "core/pt2pt/peer_failure.h"
-#include "core/pt2pt/progress.h"
+#include "core/rma/rma_track.h"
 #include "core/runtime/runtime.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Target layouts of more pieces than this go through active messages (one
  * message beats many small transfers). */
-#define RDMA_MAX_PIECES 16
-/* Operations in flight per window before an origin waits (as rma_am.c). */
-#define RDMA_MAX_INFLIGHT 512
-#define RDMA_MAX_INFLIGHT_BYTES (64u << 20)
+#define RDMA_MAX_PIECES TERN_RMA_TRACK_PIECES
 
 struct tern_rma_rdma {
     const tern_tl_ops_t *ops;   /* the network transport */
@@ -35,35 +32,6 @@ struct rdma_key {
     uint64_t base, size;
     tern_rkey_t rkey;
 };
-
-typedef struct rdma_op rdma_op_t;
-typedef struct {
-    tern_tl_comp_t comp;        /* first: the callback gets this */
-    rdma_op_t *op;
-} rdma_piece_t;
-
-/* One Put or Get: a transfer per target piece. */
-struct rdma_op {
-    rdma_op_t *next, *prev;     /* in flight (failed peers are looked for) */
-    tern_win_t *win;
-    int target;
-    int left;                   /* pieces not yet back */
-    tern_status_t st;
-    char *buf;                  /* packed data: the put's source, the get's landing */
-    size_t bytes;
-    void *result;               /* get: where it goes, in the user's layout */
-    MPI_Count rcount;
-    MPI_Datatype rtype;
-    tern_req_t *user_req;
-    rdma_piece_t pieces[RDMA_MAX_PIECES];
-};
-
-static rdma_op_t *in_flight;
-/* Operations whose peer failed with transfers still with the transport:
- * kept (never freed, still reachable) since the provider may yet touch
- * their buffers. */
-static rdma_op_t *abandoned;
-static int hook_registered;
 
 /* The transport that reaches peers over the network: one that serves a
  * peer and does one-sided transfers, other than shared memory and self. */
@@ -242,8 +210,9 @@ void tern_rma_rdma_forget(tern_win_t *w)
 }
 
 /* The key of target's region holding [lo, hi) (asked for when not known);
- * NULL when messages must serve it: *st says why (TERN_ERR_RMA_RANGE: not
- * attached memory). */
+ * NULL with *st TERN_OK when messages must serve it (the region is not
+ * registered, or the range spans regions), NULL with an error when the
+ * memory is not attached (TERN_ERR_RMA_RANGE) or the question failed. */
 static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, uint64_t hi,
                                       tern_status_t *st)
 {
@@ -259,6 +228,10 @@ static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, ui
                                 (MPI_Count)sizeof words, MPI_BYTE, NULL);
         if (*st == TERN_OK)
             *st = tern_rma_am_wait_target(w, target);
+        if (*st == TERN_ERR_NOT_SUPPORTED) {
+            *st = TERN_OK; /* not registered there: messages */
+            return NULL;
+        }
         if (*st != TERN_OK) {
             if (*st == TERN_ERR_RMA_RANGE)
                 *st = tern_status_detail(TERN_ERR_RMA_RANGE, "address 0x%llx is not in "
@@ -285,162 +258,76 @@ static const tern_rkey_t *dynamic_key(tern_win_t *w, int target, uint64_t lo, ui
 
 /* ------------------------------------------------------------------------ */
 
-/* abandoned: its peer failed with transfers still with the transport,
- * which may yet read or write the bounce buffer (a failed peer's transfers
- * end with no callback): the buffer is left to it, not freed. */
-static void op_done(rdma_op_t *op, int abandoned_op)
+int tern_rma_rdma_reaches(const tern_win_t *w, int target)
 {
-    tern_win_t *w = op->win;
-    tern_rt.peers[tern_win_world(w, op->target)].rma_inflight--;
-    if (op->prev)
-        op->prev->next = op->next;
-    else
-        in_flight = op->next;
-    if (op->next)
-        op->next->prev = op->prev;
-    tern_win_op_ended(w, op->target, op->bytes, op->st, op->buf, op->bytes, op->result,
-                      op->rcount, op->rtype, op->user_req);
-    if (abandoned_op) {
-        op->next = abandoned;
-        abandoned = op;
-        return;
-    }
-    free(op->buf);
-    free(op);
+    return w->rdma && w->rdma->reach && w->rdma->reach[target];
 }
 
-/* One piece (or the issuing itself) is over. */
-static void op_drop(rdma_op_t *op, tern_status_t status)
-{
-    if (status != TERN_OK && op->st == TERN_OK)
-        op->st = tern_status_detail(status, "an RDMA %s to target rank %d failed",
-                                    op->result ? "read" : "write", op->target);
-    if (--op->left == 0)
-        op_done(op, 0);
-}
-
-static void piece_done(tern_tl_comp_t *comp, tern_status_t status)
-{
-    op_drop(((rdma_piece_t *)comp)->op, status);
-}
-
-/* A failed peer's transfers end with no callback (transport.h): their
- * operations end here with the peer's error, so no wait hangs on them. */
-static int fail_hook(void)
-{
-    if (!tern_rt.n_failed_peers)
-        return 0;
-    int n = 0;
-    for (rdma_op_t *op = in_flight, *next; op; op = next) {
-        next = op->next;
-        int world = tern_win_world(op->win, op->target);
-        tern_status_t f = tern_rt.peers[world].failed;
-        if (f == TERN_OK)
-            continue;
-        if (op->st == TERN_OK)
-            op->st = tern_status_detail(f, "target rank %d of the window (world rank %d) "
-                                        "failed before its RDMA %s completed: %s", op->target,
-                                        world, op->result ? "read" : "write",
-                                        tern_peer_failure(world));
-        op_done(op, 1);
-        n++;
-    }
-    return n;
-}
-
-static void wait_room(tern_win_t *w, size_t bytes)
-{
-    unsigned idle = 0;
-    while (w->n_pending >= RDMA_MAX_INFLIGHT ||
-           (w->inflight_bytes + bytes > RDMA_MAX_INFLIGHT_BYTES && w->n_pending))
-        if (!tern_progress())
-            tern_progress_idle(&idle);
-}
-
-tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hdr,
-                                  const tern_dt_seg_t *segs, void **data, void *result,
-                                  MPI_Count rcount, MPI_Datatype rtype, tern_req_t **req_p)
+/* A Put or Get of a target RDMA reaches: one transfer per target piece,
+ * from the origin where it lies when contiguous (packed otherwise), into
+ * the result where it lies when contiguous (unpacked at completion
+ * otherwise); the tracker (rma_track.h) counts it and ends it. */
+static tern_status_t rdma_issue(tern_win_t *w, const tern_rma_call_t *c, rma_hdr_t *h,
+                                const tern_dt_seg_t *segs)
 {
     struct tern_rma_rdma *r = w->rdma;
-    int is_put = hdr->type == RMA_PUT;
-    if (!r || !r->reach || !r->reach[target] || (!is_put && hdr->type != RMA_GET) ||
-        hdr->nsegs > RDMA_MAX_PIECES || !hdr->bytes)
-        return TERN_ERR_NOT_SUPPORTED;
+    const int target = c->target, world = tern_win_world(w, target);
+    /* Many pieces: one message beats many small transfers. A failed peer:
+     * the messages answer with its error. */
+    if (h->nsegs > RDMA_MAX_PIECES || tern_rt.peers[world].failed != TERN_OK)
+        return tern_rma_path_am.issue(w, c, h, segs);
     const tern_rkey_t *rkey = &r->rkeys[target];
+    tern_status_t st;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         uint64_t lo = UINT64_MAX, hi = 0;
-        for (size_t i = 0; i < hdr->nsegs; i++) {
-            uint64_t a = hdr->addr + (uint64_t)segs[i].offset;
+        for (size_t i = 0; i < h->nsegs; i++) {
+            uint64_t a = h->addr + (uint64_t)segs[i].offset;
             if (a < lo)
                 lo = a;
             if (a + segs[i].len > hi)
                 hi = a + segs[i].len;
         }
-        tern_status_t st;
         if (!(rkey = dynamic_key(w, target, lo, hi, &st)))
-            return st == TERN_ERR_NOT_SUPPORTED || st == TERN_OK ? TERN_ERR_NOT_SUPPORTED : st;
+            return st != TERN_OK ? st : tern_rma_path_am.issue(w, c, h, segs);
     }
-    if (tern_rt.peers[tern_win_world(w, target)].failed != TERN_OK)
-        return TERN_ERR_NOT_SUPPORTED; /* messages answer with the peer's error */
-    if (!hook_registered) {
-        tern_status_t st = tern_progress_register(fail_hook);
-        if (st != TERN_OK)
-            return st;
-        hook_registered = 1;
-    }
-    wait_room(w, hdr->bytes);
-    rdma_op_t *op = calloc(1, sizeof *op);
-    if (!op)
-        return TERN_ERR_NOMEM;
-    op->win = w;
-    op->target = target;
-    op->bytes = hdr->bytes;
-    if (is_put) {
-        op->buf = *data;
-        *data = NULL;
-    } else if (!(op->buf = malloc(hdr->bytes))) {
-        free(op);
+    if ((st = tern_rma_track_wait(w, target, 0, 0, h->bytes, 0)) != TERN_OK)
+        return st;
+    const int is_put = h->type == RMA_PUT;
+    char *local, *owned;
+    st = is_put ? tern_rma_origin_data(c, h, 1, (const char **)&local, &owned)
+                : tern_rma_result_buf(c, h, &local, &owned);
+    if (st != TERN_OK)
+        return st;
+    tern_rma_track_t *op = tern_rma_track_new(w, target, h->nsegs,
+                                               is_put ? "RDMA write" : "RDMA read", c->req_p);
+    if (!op) {
+        free(owned);
         return TERN_ERR_NOMEM;
     }
-    if (req_p) {
-        if (!(op->user_req = tern_req_alloc(TERN_REQ_GENERIC))) {
-            free(op->buf);
-            free(op);
-            return TERN_ERR_NOMEM;
-        }
-        op->user_req->comm = w->comm->handle;
-        *req_p = op->user_req;
+    op->footprint = h->bytes;
+    op->owned[0] = owned;
+    if (!is_put && owned) {
+        op->fetched = owned;
+        op->fetched_bytes = h->bytes;
+        op->result = c->result;
+        op->rcount = c->rcount;
+        op->rtype = c->rtype;
     }
-    if (!is_put) {
-        op->result = result;
-        op->rcount = rcount;
-        op->rtype = rtype;
-        tern_datatype_retain(rtype);
-    }
-    w->pending[target]++;
-    w->n_pending++;
-    w->inflight_bytes += op->bytes;
-    tern_rt.peers[tern_win_world(w, target)].rma_inflight++;
-    if ((op->next = in_flight))
-        in_flight->prev = op;
-    in_flight = op;
-    /* Counted before issuing: a transfer may complete inside the call. */
-    op->left = (int)hdr->nsegs + 1;
-    int world = tern_win_world(w, target);
-    uint64_t remote = r->bases[target] + hdr->addr;
+    tern_rma_track_start(op);
+    const uint64_t remote = r->bases[target] + h->addr;
     size_t at = 0;
-    for (size_t i = 0; i < hdr->nsegs; i++) {
-        rdma_piece_t *p = &op->pieces[i];
-        p->comp.cb = piece_done;
-        p->op = op;
+    for (size_t i = 0; i < h->nsegs; i++) {
+        tern_tl_comp_t *comp = tern_rma_track_piece(op, i);
         uint64_t to = remote + (uint64_t)segs[i].offset;
-        tern_status_t st =
-            is_put ? r->ops->put(r->tl, world, op->buf + at, segs[i].len, to, rkey, &p->comp)
-                   : r->ops->get(r->tl, world, op->buf + at, segs[i].len, to, rkey, &p->comp);
+        st = is_put ? r->ops->put(r->tl, world, local + at, segs[i].len, to, rkey, comp)
+                    : r->ops->get(r->tl, world, local + at, segs[i].len, to, rkey, comp);
         if (st != TERN_OK)
-            op_drop(op, st); /* this piece is over, with the error */
+            tern_rma_track_drop(op, st); /* this piece is over, with the error */
         at += segs[i].len;
     }
-    op_drop(op, TERN_OK); /* the issuing's own count */
+    tern_rma_track_issued(op);
+    tern_pvar_add(TERN_PVAR_RMA_RDMA, 1);
     return TERN_OK;
 }
+
+const tern_rma_path_t tern_rma_path_rdma = {.name = "RDMA", .issue = rdma_issue};

@@ -5,17 +5,22 @@
  * the network (ofi) once, and the creation allgather carries every rank's
  * base address and remote key. Put and Get (and Rput, Rget) to a target
  * reached by that transport then become transport writes and reads of the
- * target's memory, with no message to the target's engine: the origin
+ * target's memory, with no message to the target's engine, from the
+ * origin buffer and into the result buffer where they are contiguous
+ * (packed through a bounce buffer otherwise). The tracker (rma_track.h)
  * counts them in w->pending like answered requests, so every
  * synchronisation that waits for answers (flush, unlock, fence, complete)
- * waits for them too. Accumulates (unless remote atomics serve them:
- * rma_atomic.h) and anything RDMA cannot do (a target layout of many
- * pieces, a target on this node) stay on the active-message path. TERN_RMA_RDMA: auto (use it where the memory registers), on (a
- * window whose memory does not register is an error), off. */
+ * waits for them too. The targets RDMA reaches are routed to this path at
+ * creation (rma_path.h); what it cannot carry (a target layout of more
+ * than 16 pieces, a dynamic region not registered, a failed peer) it hands
+ * to active messages; accumulates take their own route (remote atomics:
+ * rma_atomic.h, or messages). TERN_RMA_RDMA: auto (use it where the
+ * memory registers), on (a window whose memory does not register is an
+ * error), off. */
 #ifndef TERN_CORE_RMA_RDMA_H
 #define TERN_CORE_RMA_RDMA_H
 
-#include "core/rma/rma_am.h"
+#include "core/rma/rma_path.h"
 
 /* Words per rank in the creation allgather: registered?, base, the key. */
 #define TERN_RMA_RDMA_WORDS 5
@@ -43,14 +48,7 @@ void tern_rma_rdma_detach(tern_win_t *w, tern_win_region_t *r);
 tern_status_t tern_rma_rdma_region_key(tern_win_t *w, uint64_t addr, void *out);
 void tern_rma_rdma_forget(tern_win_t *w);
 
-/* A Put or Get of a checked request (hdr->addr: byte offset at the target,
- * the address on a dynamic window; segs: the target layout). TERN_ERR_NOT_SUPPORTED when RDMA cannot serve
- * it (the caller takes the active-message path); else the operation is
- * issued: for a put, data (tbytes packed bytes, malloc'ed) becomes ours;
- * fetched bytes are unpacked into result when the reads complete. req_p:
- * Rput/Rget's request, completed with the operation. */
-tern_status_t tern_rma_rdma_issue(tern_win_t *w, int target, const rma_hdr_t *hdr,
-                                  const tern_dt_seg_t *segs, void **data, void *result,
-                                  MPI_Count rcount, MPI_Datatype rtype, tern_req_t **req_p);
+/* Whether puts and gets to target go by RDMA (its route, rma_path.h). */
+int tern_rma_rdma_reaches(const tern_win_t *w, int target);
 
 #endif

@@ -10,7 +10,7 @@
 #ifndef TERN_CORE_RMA_SHM_H
 #define TERN_CORE_RMA_SHM_H
 
-#include "core/rma/rma_am.h"
+#include "core/rma/rma_path.h"
 
 /* Maps the window's memory (collective over its ranks): w->shm,
  * w->shm_offsets, w->base, w->ctrl; w->direct = 1. TERN_ERR_RMA_SHARED when
@@ -30,9 +30,26 @@ void tern_rma_shm_acc_unlock(tern_win_t *w, int target);
 void tern_rma_shm_lock(tern_win_t *w, int target, int lock_type);
 void tern_rma_shm_unlock(tern_win_t *w, int target, int lock_type);
 /* One operation on target's memory now (hdr->addr: offset from its base);
- * fetched data into out. */
+ * fetched data into out. Accumulates, Get_accumulate and CAS are atomic
+ * per element: one atomic instruction per element of 1-8 bytes at an
+ * aligned address, the target's accumulate lock for the others. */
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                         const tern_dt_seg_t *segs, const char *data, char *out);
+/* The fast path of Accumulate to a direct window: one predefined type on
+ * both sides, the same count, a predefined operation defined on it, an
+ * epoch that covers target, in range: applied now (atomic per element, as
+ * tern_rma_shm_apply) and 1 returned. 0: nothing done, the general path. */
+int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
+                            MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+                            MPI_Datatype ttype, MPI_Op op);
+/* The fast path of Fetch_and_op (compare NULL) and Compare_and_swap to a
+ * direct window: an element of 1-8 bytes at an aligned address, an epoch
+ * that covers target, in range, a predefined operation defined on dt:
+ * done now by one atomic instruction (a compare-and-swap loop for the
+ * reductions the hardware lacks), result written, 1 returned. 0: nothing
+ * done, the caller takes the general path. */
+int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Datatype dt,
+                              MPI_Op op, const void *origin, const void *compare, void *result);
 /* The fast path of Put and Get to a direct window (w->direct): contiguous
  * data on both sides, an epoch that covers target, in range: copied now
  * and 1 returned. 0: nothing done, the caller takes the general path. */

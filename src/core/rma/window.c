@@ -9,6 +9,7 @@
 #include "core/rma/rma_atomic.h"
 #include "core/rma/rma_rdma.h"
 #include "core/rma/rma_cma.h"
+#include "core/rma/rma_path.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
 #include "core/datatype/datatype.h"
@@ -129,6 +130,7 @@ static void win_destroy(tern_win_t *w)
     free(w->access_group);
     free(w->exposure_group);
     free(w->shm_offsets);
+    free(w->route);
     while (w->regions) {
         tern_win_region_t *r = w->regions;
         w->regions = r->next;
@@ -167,6 +169,8 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     w->comm->errhandler = MPI_ERRORS_ARE_FATAL;
     w->errhandler = MPI_ERRORS_ARE_FATAL;
     w->rank = comm->rank;
+    w->max_inflight = (unsigned)tern_knob_count(TERN_KNOB_RMA_MAX_INFLIGHT);
+    w->max_inflight_bytes = tern_knob_size(TERN_KNOB_RMA_MAX_INFLIGHT_BYTES);
     int n = w->size = comm->size;
     w->sizes = calloc((size_t)n, sizeof *w->sizes);
     w->disp_units = calloc((size_t)n, sizeof *w->disp_units);
@@ -209,6 +213,8 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
         st = tern_rma_atomic_remote(w, all + ATOM, STRIDE);
     free(all);
     if (st == TERN_OK)
+        st = tern_rma_route_all(w);
+    if (st == TERN_OK)
         st = tern_handle_new(&wins, w, &w->handle);
     if (st != TERN_OK) {
         tern_rma_am_close(w);
@@ -239,6 +245,8 @@ tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, M
         if (st == TERN_OK && w->ctrl)
             tern_rma_atomic_close(w);
     }
+    if (st == TERN_OK)
+        st = tern_rma_route_all(w); /* with CMA and the lock words now known */
     if (st != TERN_OK) {
         tern_rma_am_close(w);
         win_destroy(w);
@@ -265,7 +273,8 @@ tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info in
         tern_win_t *w;
         tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
                                    disp_unit.v, &w);
-        if (st == TERN_OK && (st = tern_rma_shm_map(w)) != TERN_OK) {
+        if (st == TERN_OK && ((st = tern_rma_shm_map(w)) != TERN_OK ||
+                              (st = tern_rma_route_all(w)) != TERN_OK)) {
             tern_rma_am_close(w);
             win_destroy(w);
         }
@@ -304,7 +313,7 @@ tern_status_t tern_win_allocate_shared(MPI_Aint size, tern_num_t disp_unit, MPI_
     tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit.v, &w);
     if (st != TERN_OK)
         return st;
-    if ((st = tern_rma_shm_map(w)) != TERN_OK) {
+    if ((st = tern_rma_shm_map(w)) != TERN_OK || (st = tern_rma_route_all(w)) != TERN_OK) {
         tern_rma_am_close(w);
         win_destroy(w);
         return st;

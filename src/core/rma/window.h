@@ -63,6 +63,7 @@ typedef struct tern_win {
     tern_win_region_t *regions; /* dynamic: attached memory */
     struct tern_rma_rdma *rdma; /* RDMA over the network (rma_rdma.c), or NULL */
     struct tern_rma_atomic *atomic; /* accumulates, locks as remote atomics (rma_atomic.c) */
+    struct tern_rma_route *route; /* per target: the paths of its operations (rma_path.h) */
     char name[MPI_MAX_OBJECT_NAME];
     tern_attr_t *attrs;
     /* Hints (info keys the window understands). */
@@ -83,6 +84,8 @@ typedef struct tern_win {
     unsigned *pending;       /* per target: operations not yet acknowledged */
     unsigned n_pending;
     size_t inflight_bytes;   /* buffers of the operations pending */
+    unsigned max_inflight;   /* the caps on those two (rma_track.h) */
+    size_t max_inflight_bytes;
     int *access_group;       /* PSCW: targets (window ranks) of Win_start */
     int n_access;
     int *posts_seen;         /* per target: POSTs received not yet used by a start */

@@ -157,6 +157,8 @@ struct tern_tl {
     ofi_op_t *deferred_head, *deferred_tail;  /* committed, queue was full */
 
     ofi_rma_t *rma_head, *rma_tail;  /* transfers with chunks to issue */
+    ofi_rma_t *rma_free;        /* free lists of transfers and chunks (ofi_rma.c) */
+    ofi_op_t *chunk_free;
     int rma_in_flight;
     ofi_reg_t *regs;
     ofi_regcache_t *regcache;   /* ofi_regcache.c; made at the first rendezvous */

@@ -25,6 +25,7 @@
 #include "base/log.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
 {
@@ -116,12 +117,44 @@ void tern_ofi_mem_dereg(tern_tl_t *tl, void *buf, size_t len)
     }
 }
 
-static void rma_release(ofi_rma_t *x)
+/* Transfers and their chunks come from free lists kept on tl until
+ * finalize: once warm, a get or put allocates nothing (one-sided
+ * operations issue one per target piece; rma_rdma.c). */
+static ofi_rma_t *rma_alloc(tern_tl_t *tl)
+{
+    ofi_rma_t *x = tl->rma_free;
+    if (x)
+        tl->rma_free = x->next;
+    else if (!(x = malloc(sizeof *x)))
+        return NULL;
+    memset(x, 0, sizeof *x);
+    return x;
+}
+
+static void rma_release(tern_tl_t *tl, ofi_rma_t *x)
 {
     for (int r = 0; r < OFI_RAILS_MAX; r++)
         if (x->local_mr[r])
             fi_close(&x->local_mr[r]->fid);
-    free(x);
+    x->next = tl->rma_free;
+    tl->rma_free = x;
+}
+
+static ofi_op_t *chunk_alloc(tern_tl_t *tl)
+{
+    ofi_op_t *op = tl->chunk_free;
+    if (op)
+        tl->chunk_free = op->next;
+    else if (!(op = malloc(sizeof *op)))
+        return NULL;
+    memset(op, 0, sizeof *op);
+    return op;
+}
+
+static void chunk_release(tern_tl_t *tl, ofi_op_t *op)
+{
+    op->next = tl->chunk_free;
+    tl->chunk_free = op;
 }
 
 static tern_status_t rma_start(tern_tl_t *tl, int is_write, int peer, void *local, size_t len,
@@ -136,7 +169,7 @@ static tern_status_t rma_start(tern_tl_t *tl, int is_write, int peer, void *loca
         comp->cb(comp, TERN_OK);   /* nothing to move (the contract allows it here) */
         return TERN_OK;
     }
-    ofi_rma_t *x = calloc(1, sizeof *x);
+    ofi_rma_t *x = rma_alloc(tl);
     if (!x)
         return TERN_ERR_NOMEM;
     x->is_write = is_write;
@@ -169,7 +202,7 @@ static tern_status_t rma_start(tern_tl_t *tl, int is_write, int peer, void *loca
                                               is_write ? FI_WRITE : FI_READ, &x->local_mr[rail],
                                               &x->local_desc[rail]);
         if (st != TERN_OK) {
-            rma_release(x);
+            rma_release(tl, x);
             return st;
         }
     }
@@ -206,7 +239,7 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
         size_t n = pc->end - pc->issued;
         if (n > rl->max_msg_size)
             n = rl->max_msg_size;
-        ofi_op_t *op = calloc(1, sizeof *op);
+        ofi_op_t *op = chunk_alloc(tl);
         if (!op)
             return 0; /* as a full queue: tried again at the next progress */
         op->kind = OFI_OP_RMA;
@@ -227,7 +260,7 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
                           key, &op->ctx);
         }
         if (ret == -FI_EAGAIN) {
-            free(op);
+            chunk_release(tl, op);
             return 0;
         }
         pc->issued += n;
@@ -235,7 +268,7 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
         if (ret) {
             /* Counted as done: the transfer ends without a callback
              * (rma_finish) once its other chunks are back. */
-            free(op);
+            chunk_release(tl, op);
             tern_ofi_peer_error(tl, x->peer, TERN_ERR_PEER, "ofi: issuing an RDMA %s of %zu bytes on rail %d failed: %s",
                                 x->is_write ? "write" : "read", n, pc->rail, fi_strerror((int)-ret));
             continue;
@@ -253,7 +286,7 @@ static void rma_finish(tern_tl_t *tl, ofi_rma_t *x)
 {
     tern_tl_comp_t *comp = x->comp;
     int peer_failed = tl->peers[x->peer].failed;
-    rma_release(x);
+    rma_release(tl, x);
     if (!peer_failed)
         comp->cb(comp, TERN_OK);
 }
@@ -287,7 +320,7 @@ int tern_ofi_rma_push(tern_tl_t *tl)
 void tern_ofi_rma_chunk_done(tern_tl_t *tl, ofi_op_t *op)
 {
     ofi_rma_t *x = op->rma;
-    free(op);
+    chunk_release(tl, op);
     tl->rma_in_flight--;
     if (--x->outstanding == 0 && x->issued == x->len)
         rma_finish(tl, x);
@@ -305,6 +338,16 @@ void tern_ofi_rma_finalize(tern_tl_t *tl)
     while (tl->rma_head) {
         ofi_rma_t *x = tl->rma_head;
         tl->rma_head = x->next;
-        rma_release(x);
+        rma_release(tl, x);
+    }
+    while (tl->rma_free) {
+        ofi_rma_t *x = tl->rma_free;
+        tl->rma_free = x->next;
+        free(x);
+    }
+    while (tl->chunk_free) {
+        ofi_op_t *op = tl->chunk_free;
+        tl->chunk_free = op->next;
+        free(op);
     }
 }
