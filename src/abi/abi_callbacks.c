@@ -133,15 +133,18 @@ static void op_call_c(int i, void *in, void *inout, TN_Count *len, TN_Datatype *
     abi_ops[i].fn_c(in, inout, &n, &t);
 }
 
-#define OP_TRAMP(i)                                                                        \
-    static void op_t##i(void *a, void *b, int *l, TN_Datatype *d) { op_call(i, a, b, l, d); } \
-    static void op_tc##i(void *a, void *b, TN_Count *l, TN_Datatype *d)                    \
+#define OP_TRAMP(n, i)                                                                     \
+    static void op_t##n(void *a, void *b, int *l, TN_Datatype *d) { op_call(i, a, b, l, d); } \
+    static void op_tc##n(void *a, void *b, TN_Count *l, TN_Datatype *d)                    \
     {                                                                                      \
         op_call_c(i, a, b, l, d);                                                          \
     }
-#define OP_TRAMP8(i)                                                                       \
-    OP_TRAMP(i##0) OP_TRAMP(i##1) OP_TRAMP(i##2) OP_TRAMP(i##3) OP_TRAMP(i##4)             \
-    OP_TRAMP(i##5) OP_TRAMP(i##6) OP_TRAMP(i##7)
+/* Trampolines k0..k7 serve slots 8 * (k - 1) .. 8 * (k - 1) + 7. */
+#define OP_TRAMP8(k)                                                                       \
+    OP_TRAMP(k##0, 8 * (k - 1)) OP_TRAMP(k##1, 8 * (k - 1) + 1)                            \
+    OP_TRAMP(k##2, 8 * (k - 1) + 2) OP_TRAMP(k##3, 8 * (k - 1) + 3)                        \
+    OP_TRAMP(k##4, 8 * (k - 1) + 4) OP_TRAMP(k##5, 8 * (k - 1) + 5)                        \
+    OP_TRAMP(k##6, 8 * (k - 1) + 6) OP_TRAMP(k##7, 8 * (k - 1) + 7)
 OP_TRAMP8(1) OP_TRAMP8(2) OP_TRAMP8(3) OP_TRAMP8(4) OP_TRAMP8(5) OP_TRAMP8(6) OP_TRAMP8(7)
 OP_TRAMP8(8)
 #define OP_REF8(p, i) p##i##0, p##i##1, p##i##2, p##i##3, p##i##4, p##i##5, p##i##6, p##i##7
