@@ -8,13 +8,18 @@
 #       abi_p2p.c and abi_coll.c compiled by MPICH's mpicc_abi, run with
 #       Tern's mpiexec on Tern's libmpi_abi.so.1 (LD_LIBRARY_PATH).
 # MPICH is found from $TERN_MPICH_ABI_PREFIX or mpicc_abi on PATH
-# (python3 -m venv v && v/bin/pip install mpich==5.0.2). Exit 77 (skipped)
+# (python3 -m venv v && v/bin/pip install mpich==5.0.2) or the repository's
+# .venv-mpich (scripts/setup-deps.sh). Exit 77 (skipped)
 # with a message when no reference is there.
 set -eu
 mode=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 mpicc_abi=
+# scripts/setup-deps.sh installs MPICH 5.0.2 into the repository's .venv-mpich.
+if [ -z "${TERN_MPICH_ABI_PREFIX:-}" ] && [ -x "$here/../../.venv-mpich/bin/mpicc_abi" ]; then
+    TERN_MPICH_ABI_PREFIX=$(cd "$here/../../.venv-mpich" && pwd)
+fi
 if [ -n "${TERN_MPICH_ABI_PREFIX:-}" ] && [ -x "$TERN_MPICH_ABI_PREFIX/bin/mpicc_abi" ]; then
     mpicc_abi=$TERN_MPICH_ABI_PREFIX/bin/mpicc_abi
 elif command -v mpicc_abi >/dev/null 2>&1; then
