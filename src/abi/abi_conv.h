@@ -25,7 +25,6 @@
 #define TERN_ABI_NOMEM MPI_ERR_NO_MEM
 
 _Static_assert(sizeof(MPI_Status) == 32, "the ABI's MPI_Status is 8 ints");
-_Static_assert(sizeof(TN_Status) <= 5 * sizeof(int) + 0, "libtern's status fits MPI_internal");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "a handle written late (MPI_Comm_idup) lands in the pointer's low half");
 
@@ -37,11 +36,8 @@ extern const uint8_t tern_abi_class_a2n[64];
 static inline int tern_abi_h2n(const void *h)
 {
     uintptr_t v = (uintptr_t)h;
-    if (v < TERN_ABI_HANDLE_LIMIT) {
-        int32_t n = tern_abi_h2n_table[v];
-        return n ? n : -1; /* not a handle libtern has: invalid there */
-    }
-    return (int)(uint32_t)v;
+    /* -1 in the table: not a handle libtern has, invalid there. */
+    return v < TERN_ABI_HANDLE_LIMIT ? tern_abi_h2n_table[v] : (int)(uint32_t)v;
 }
 
 static inline uintptr_t tern_abi_n2h(int n)
@@ -84,8 +80,8 @@ _Static_assert(TN_PROC_NULL == -1 && TN_ANY_SOURCE == -2 && TN_ROOT == -3, "rank
 _Static_assert(MPI_ANY_SOURCE == -1 && MPI_PROC_NULL == -3 && MPI_ROOT == -4, "rank table");
 
 /* Tags: MPI_ANY_TAG is -2 in the ABI, -1 in libtern: the two swap. */
-static inline int tern_abi_tag_in(int v) { return v == -1 ? -2 : v == -2 ? -1 : v; }
-static inline int tern_abi_tag_out(int v) { return v == -1 ? -2 : v == -2 ? -1 : v; }
+static inline int tern_abi_tag_in(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
+static inline int tern_abi_tag_out(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
 _Static_assert(MPI_ANY_TAG == -2 && TN_ANY_TAG == -1, "tag swap");
 
 /* Error codes: libtern's are class + 64 * slot, the class converted by a
@@ -143,12 +139,27 @@ static inline void tern_abi_status_in(const MPI_Status *a, TN_Status *n)
     n->count_lo = a->MPI_internal[0];
     n->count_hi_and_cancelled = a->MPI_internal[1];
 }
-/* A status the call writes: its MPI_ERROR stays as the caller had it
- * unless the call sets it (MPI-4.1 3.2.5). */
-static inline void tern_abi_status_init(TN_Status *n, const MPI_Status *a)
+/* A status the call writes (MPI_Recv's): libtern writes its own status
+ * into the ABI status' MPI_internal (5 ints), then the public fields are
+ * converted from there; MPI_ERROR stays as the caller had it unless the
+ * call sets it (MPI-4.1 3.2.5). MPI_internal[0..1] are libtern's count
+ * words, as tern_abi_status_out leaves them. */
+_Static_assert(sizeof(TN_Status) == 5 * sizeof(int), "libtern's status is 5 ints");
+static inline TN_Status *tern_abi_status_slot(MPI_Status *a)
 {
-    *n = (TN_Status){0};
+    if (!a)
+        return TN_STATUS_IGNORE;
+    TN_Status *n = (TN_Status *)(void *)a->MPI_internal;
     n->MPI_ERROR = tern_abi_err_in(a->MPI_ERROR);
+    return n;
+}
+static inline void tern_abi_status_fix(MPI_Status *a)
+{
+    const TN_Status *n = (const TN_Status *)(const void *)a->MPI_internal;
+    int source = n->MPI_SOURCE, tag = n->MPI_TAG, error = n->MPI_ERROR;
+    a->MPI_SOURCE = tern_abi_rank_out(source);
+    a->MPI_TAG = tern_abi_tag_out(tag);
+    a->MPI_ERROR = tern_abi_err_out(error);
 }
 
 /* Buffers for converted arrays: on the stack up to TERN_ABI_STACK. */

@@ -9,7 +9,7 @@ set -eu
 cc=$1
 out=$2
 shift 2
-"$cc" -r -nostdlib -fPIC -O2 -g -flinker-output=nolto-rel -o "$out.tmp.o" "$@"
+"$cc" -r -nostdlib -fPIC -O2 -g -fno-semantic-interposition -flinker-output=nolto-rel -o "$out.tmp.o" "$@"
 nm -g --defined-only "$out.tmp.o" |
     awk '$3 ~ /^(P?MPIX?_)/ { print $3, "tern_native_" $3 }' >"$out.syms"
 objcopy --redefine-syms="$out.syms" "$out.tmp.o" "$out"

@@ -294,8 +294,11 @@ def gen_tables(consts, native):
                 a2n[v] = native[name]
                 nv = native[name] & 0xffffffff
                 n2a[((nv >> 26) & 0x3f, nv & 0xff)] = v
+    # Every entry written: -1 (no handle of libtern) where the ABI has none.
+    L.append("/* The ABI's predefined handle -> libtern's (-1: none, invalid there). */")
     L.append(f"const int32_t tern_abi_h2n_table[TERN_ABI_HANDLE_LIMIT] = {{")
-    L += [f"    [0x{v:03x}] = (int32_t)0x{n & 0xffffffff:08x}," for v, n in sorted(a2n.items())]
+    L += [f"    [0x{v:03x}] = " + (f"(int32_t)0x{a2n[v] & 0xffffffff:08x}," if v in a2n else "-1,")
+          for v in range(0x400)]
     L += ["};", "", "/* libtern's predefined handle -> the ABI's: [kind bits][index]. */",
           "const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX] = {"]
     for (k, i), v in sorted(n2a.items()):
@@ -417,14 +420,16 @@ def entry_point(name, expr):
                                    f"tern_abi_status_out(&{n}[i], &{x}[i]); "
                                    f"tern_abi_free({n}, {x}_s); }}")
                 args.append(n)
+            elif d == "out":
+                # libtern writes its status into the ABI one's MPI_internal.
+                pre.append(f"TN_Status *n_{x} = tern_abi_status_slot({x});")
+                args.append(f"n_{x}")
+                post_always.append(f"if ({x}) tern_abi_status_fix({x});")
             else:
                 decls.append(f"TN_Status n_{x};")
-                if d == "out":
-                    pre.append(f"if ({x}) tern_abi_status_init(&n_{x}, {x});")
-                else:
-                    pre.append(f"if ({x}) tern_abi_status_in({x}, &n_{x});")
+                pre.append(f"if ({x}) tern_abi_status_in({x}, &n_{x});")
                 args.append(f"{x} ? &n_{x} : TN_STATUS_IGNORE")
-                if d in ("out", "inout"):
+                if d == "inout":
                     post_always.append(f"if ({x}) tern_abi_status_out(&n_{x}, {x});")
             continue
         if kind in INT_KINDS and t == "int" and not (kind == "RANK" and is_array and

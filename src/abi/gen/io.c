@@ -305,20 +305,18 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 TERN_ABI_ALIAS(File_read)
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_all)
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -339,40 +337,36 @@ int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
 TERN_ABI_ALIAS(File_read_all_c)
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_all_end)
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_all_end(tern_abi_File_in(fh), buf, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_all_end(tern_abi_File_in(fh), buf, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_at)
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_at_all)
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -393,50 +387,45 @@ int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
 TERN_ABI_ALIAS(File_read_at_all_c)
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_at_all_end)
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_at_all_end(tern_abi_File_in(fh), buf, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_at_all_end(tern_abi_File_in(fh), buf, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_at_c)
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_c)
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_ordered)
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_ordered(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_ordered(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -457,40 +446,36 @@ int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_
 TERN_ABI_ALIAS(File_read_ordered_c)
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_ordered_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_ordered_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_ordered_end)
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_ordered_end(tern_abi_File_in(fh), buf, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_ordered_end(tern_abi_File_in(fh), buf, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_shared)
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_read_shared_c)
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_read_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_read_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -547,20 +532,18 @@ int PMPI_File_sync(MPI_File fh)
 TERN_ABI_ALIAS(File_write)
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_all)
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -581,40 +564,36 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, M
 TERN_ABI_ALIAS(File_write_all_c)
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_all_end)
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_all_end(tern_abi_File_in(fh), buf, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_all_end(tern_abi_File_in(fh), buf, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_at)
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_at_all)
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -635,50 +614,45 @@ int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *b
 TERN_ABI_ALIAS(File_write_at_all_c)
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_at_all_end)
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_at_all_end(tern_abi_File_in(fh), buf, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_at_all_end(tern_abi_File_in(fh), buf, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_at_c)
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_c)
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_ordered)
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_ordered(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_ordered(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -699,39 +673,35 @@ int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count coun
 TERN_ABI_ALIAS(File_write_ordered_c)
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_ordered_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_ordered_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_ordered_end)
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_ordered_end(tern_abi_File_in(fh), buf, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_ordered_end(tern_abi_File_in(fh), buf, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_shared)
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_write_shared_c)
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_File_write_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_File_write_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }

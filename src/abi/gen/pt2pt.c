@@ -175,10 +175,9 @@ TERN_ABI_ALIAS(Improbe)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     int n_message = 0;
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Improbe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), flag, message ? &n_message : NULL, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Improbe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), flag, message ? &n_message : NULL, n_status);
+    if (status) tern_abi_status_fix(status);
     if (rc == 0 && message) *message = tern_abi_Message_out(n_message);
     return tern_abi_err_out(rc);
 }
@@ -210,10 +209,9 @@ int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
 TERN_ABI_ALIAS(Iprobe)
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Iprobe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), flag, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Iprobe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), flag, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -329,10 +327,9 @@ TERN_ABI_ALIAS(Mprobe)
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     int n_message = 0;
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Mprobe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), message ? &n_message : NULL, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Mprobe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), message ? &n_message : NULL, n_status);
+    if (status) tern_abi_status_fix(status);
     if (rc == 0 && message) *message = tern_abi_Message_out(n_message);
     return tern_abi_err_out(rc);
 }
@@ -341,12 +338,11 @@ TERN_ABI_ALIAS(Mrecv)
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     int n_message = 0;
-    TN_Status n_status;
     if (message) n_message = tern_abi_Message_in(*message);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Mrecv(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, status ? &n_status : TN_STATUS_IGNORE);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Mrecv(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, n_status);
     if (message) *message = tern_abi_Message_out(n_message);
-    if (status) tern_abi_status_out(&n_status, status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -354,42 +350,38 @@ TERN_ABI_ALIAS(Mrecv_c)
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     int n_message = 0;
-    TN_Status n_status;
     if (message) n_message = tern_abi_Message_in(*message);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Mrecv_c(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, status ? &n_status : TN_STATUS_IGNORE);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Mrecv_c(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, n_status);
     if (message) *message = tern_abi_Message_out(n_message);
-    if (status) tern_abi_status_out(&n_status, status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Probe)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Probe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Probe(tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Recv)
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Recv(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Recv(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Recv_c)
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Recv_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Recv_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -424,10 +416,9 @@ int PMPI_Request_free(MPI_Request *request)
 TERN_ABI_ALIAS(Request_get_status)
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Request_get_status(tern_abi_Request_in(request), flag, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Request_get_status(tern_abi_Request_in(request), flag, n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -455,13 +446,12 @@ int PMPI_Request_get_status_any(int count, const MPI_Request *array_of_requests,
 {
     const int array_of_requests_n = (int)(count);
     int array_of_requests_s[TERN_ABI_STACK];
-    TN_Status n_status;
     int *n_array_of_requests = array_of_requests ? tern_abi_ints(array_of_requests_s, array_of_requests_n) : NULL;
     if (array_of_requests && !n_array_of_requests) return TERN_ABI_NOMEM;
     if (n_array_of_requests) for (int i = 0; i < (array_of_requests_n); i++) n_array_of_requests[i] = tern_abi_Request_in(array_of_requests[i]);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Request_get_status_any(count, n_array_of_requests, index, flag, status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Request_get_status_any(count, n_array_of_requests, index, flag, n_status);
+    if (status) tern_abi_status_fix(status);
     tern_abi_free(n_array_of_requests, array_of_requests_s);
     return tern_abi_err_out(rc);
 }
@@ -552,40 +542,36 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 TERN_ABI_ALIAS(Sendrecv)
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Sendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Sendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Sendrecv_c)
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Sendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Sendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Sendrecv_replace)
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Sendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Sendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Sendrecv_replace_c)
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    TN_Status n_status;
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Sendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), status ? &n_status : TN_STATUS_IGNORE);
-    if (status) tern_abi_status_out(&n_status, status);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Sendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -755,12 +741,11 @@ TERN_ABI_ALIAS(Test)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     int n_request = 0;
-    TN_Status n_status;
     if (request) n_request = tern_abi_Request_in(*request);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Test(request ? &n_request : NULL, flag, status ? &n_status : TN_STATUS_IGNORE);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Test(request ? &n_request : NULL, flag, n_status);
     if (request) *request = tern_abi_Request_out(n_request);
-    if (status) tern_abi_status_out(&n_status, status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -798,14 +783,13 @@ int PMPI_Testany(int count, MPI_Request *array_of_requests, int *index, int *fla
 {
     const int array_of_requests_n = (int)(count);
     int array_of_requests_s[TERN_ABI_STACK];
-    TN_Status n_status;
     int *n_array_of_requests = array_of_requests ? tern_abi_ints(array_of_requests_s, array_of_requests_n) : NULL;
     if (array_of_requests && !n_array_of_requests) return TERN_ABI_NOMEM;
     if (n_array_of_requests) for (int i = 0; i < (array_of_requests_n); i++) n_array_of_requests[i] = tern_abi_Request_in(array_of_requests[i]);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Testany(count, n_array_of_requests, index, flag, status ? &n_status : TN_STATUS_IGNORE);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Testany(count, n_array_of_requests, index, flag, n_status);
     if (n_array_of_requests) for (int i = 0; i < (array_of_requests_n); i++) ((MPI_Request *)array_of_requests)[i] = tern_abi_Request_out(n_array_of_requests[i]);
-    if (status) tern_abi_status_out(&n_status, status);
+    if (status) tern_abi_status_fix(status);
     tern_abi_free(n_array_of_requests, array_of_requests_s);
     return tern_abi_err_out(rc);
 }
@@ -834,12 +818,11 @@ TERN_ABI_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int n_request = 0;
-    TN_Status n_status;
     if (request) n_request = tern_abi_Request_in(*request);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Wait(request ? &n_request : NULL, status ? &n_status : TN_STATUS_IGNORE);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Wait(request ? &n_request : NULL, n_status);
     if (request) *request = tern_abi_Request_out(n_request);
-    if (status) tern_abi_status_out(&n_status, status);
+    if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
 
@@ -868,14 +851,13 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Stat
 {
     const int array_of_requests_n = (int)(count);
     int array_of_requests_s[TERN_ABI_STACK];
-    TN_Status n_status;
     int *n_array_of_requests = array_of_requests ? tern_abi_ints(array_of_requests_s, array_of_requests_n) : NULL;
     if (array_of_requests && !n_array_of_requests) return TERN_ABI_NOMEM;
     if (n_array_of_requests) for (int i = 0; i < (array_of_requests_n); i++) n_array_of_requests[i] = tern_abi_Request_in(array_of_requests[i]);
-    if (status) tern_abi_status_init(&n_status, status);
-    int rc = tern_native_PMPI_Waitany(count, n_array_of_requests, index, status ? &n_status : TN_STATUS_IGNORE);
+    TN_Status *n_status = tern_abi_status_slot(status);
+    int rc = tern_native_PMPI_Waitany(count, n_array_of_requests, index, n_status);
     if (n_array_of_requests) for (int i = 0; i < (array_of_requests_n); i++) ((MPI_Request *)array_of_requests)[i] = tern_abi_Request_out(n_array_of_requests[i]);
-    if (status) tern_abi_status_out(&n_status, status);
+    if (status) tern_abi_status_fix(status);
     tern_abi_free(n_array_of_requests, array_of_requests_s);
     return tern_abi_err_out(rc);
 }
