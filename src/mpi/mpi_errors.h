@@ -12,7 +12,13 @@
 #include <mpi.h>
 
 /* Make the profiling name the real one and MPI_ a weak alias of it. */
+#ifdef TERN_ABI_NATIVE
+/* libmpi_abi's copy of this layer (src/abi): its names are renamed
+ * tern_native_* and the ABI's own entry points take MPI_ and PMPI_. */
+#define TERN_PMPI_ALIAS(name)
+#else
 #define TERN_PMPI_ALIAS(name) _Pragma(TERN_STR(weak MPI_##name = PMPI_##name))
+#endif
 #define TERN_STR(x) #x
 
 int tern_mpi_class_of(tern_status_t st);

@@ -527,6 +527,22 @@ def gen_entry_points(aprocs):
     return files
 
 
+def gen_native_names(specs):
+    """libmpi_abi's copy of libtern's MPI layer is compiled with this header
+    first (-include): every name libtern exports becomes tern_native_<name>,
+    so the ABI's entry points take the standard names and call these."""
+    names = sorted({n for ch in specs.values() for n in ch["procs"]} |
+                   {n for ch in specs.values() for n in ch["predefined"]})
+    L = [f"/* libtern's exported names, renamed in libmpi_abi's copy: {NOTE}. */",
+         "#ifndef TERN_ABI_NATIVE_NAMES_H", "#define TERN_ABI_NATIVE_NAMES_H"]
+    for n in names:
+        L.append(f"#define {n} tern_native_{n}")
+        if n in {m for ch in specs.values() for m in ch["procs"]}:
+            L.append(f"#define P{n} tern_native_P{n}")
+    L.append("#endif")
+    return "\n".join(L) + "\n"
+
+
 def outputs(root, procs, specs, predefined, mpi_h):
     consts = load_constants(root)
     native = native_constants(mpi_h)
@@ -538,4 +554,5 @@ def outputs(root, procs, specs, predefined, mpi_h):
     for f, text in gen_entry_points(aprocs).items():
         out[os.path.join(gen, f)] = text
     out[os.path.join(gen, "exports.txt")] = "".join(n + "\n" for n in sorted(aprocs))
+    out[os.path.join(gen, "abi_native_names.h")] = gen_native_names(specs)
     return out
