@@ -5,6 +5,7 @@
  * for. */
 #include "abi/abi_conv.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -155,51 +156,64 @@ static TN_User_function_c *const op_tramps_c[TERN_ABI_OPS] = {
     OP_REF8(op_tc, 1), OP_REF8(op_tc, 2), OP_REF8(op_tc, 3), OP_REF8(op_tc, 4),
     OP_REF8(op_tc, 5), OP_REF8(op_tc, 6), OP_REF8(op_tc, 7), OP_REF8(op_tc, 8)};
 
-static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op)
+/* The slots are taken and given back outside libtern's lock: their own. */
+static pthread_mutex_t abi_ops_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int big, int commute,
+                     MPI_Op *op)
 {
     int i = 0;
+    pthread_mutex_lock(&abi_ops_lock);
     while (i < TERN_ABI_OPS && abi_ops[i].op)
         i++;
-    if (i == TERN_ABI_OPS || !op || (!fn && !fn_c)) {
-        /* libtern words the error (a NULL pointer), or: too many ops. */
-        int n, rc = fn_c ? tern_native_PMPI_Op_create_c(NULL, commute, op ? &n : NULL)
-                         : tern_native_PMPI_Op_create(NULL, commute, op ? &n : NULL);
-        if (rc == 0 || (op && (fn || fn_c))) {
-            if (rc == 0)
-                tern_native_PMPI_Op_free(&n);
-            return MPI_ERR_INTERN; /* more than TERN_ABI_OPS live user operations */
-        }
-        return tern_abi_err_out(rc);
+    if (i < TERN_ABI_OPS && op && (fn || fn_c))
+        abi_ops[i].op = MPI_OP_NULL; /* taken (not NULL) until the op exists */
+    pthread_mutex_unlock(&abi_ops_lock);
+    if (!op || (!fn && !fn_c)) {
+        /* libtern words the error (a NULL argument) through the handler. */
+        int n;
+        return tern_abi_err_out(big ? tern_native_PMPI_Op_create_c(NULL, commute, op ? &n : NULL)
+                                    : tern_native_PMPI_Op_create(NULL, commute, op ? &n : NULL));
+    }
+    if (i == TERN_ABI_OPS) { /* more than TERN_ABI_OPS live user operations */
+        tern_native_PMPI_Comm_call_errhandler(TN_COMM_WORLD, TN_ERR_INTERN);
+        return MPI_ERR_INTERN;
     }
     int n;
     int rc = fn_c ? tern_native_PMPI_Op_create_c(op_tramps_c[i], commute, &n)
                   : tern_native_PMPI_Op_create(op_tramps[i], commute, &n);
+    pthread_mutex_lock(&abi_ops_lock);
     if (rc == 0) {
         abi_ops[i].fn = fn;
         abi_ops[i].fn_c = fn_c;
         abi_ops[i].op = tern_abi_Op_out(n);
         *op = abi_ops[i].op;
+    } else {
+        abi_ops[i].op = NULL;
     }
+    pthread_mutex_unlock(&abi_ops_lock);
     return tern_abi_err_out(rc);
 }
 
 void tern_abi_op_forget(MPI_Op op)
 {
+    pthread_mutex_lock(&abi_ops_lock);
     for (int i = 0; i < TERN_ABI_OPS; i++)
         if (abi_ops[i].op == op)
             abi_ops[i].op = NULL;
+    pthread_mutex_unlock(&abi_ops_lock);
 }
 
 TERN_ABI_ALIAS(Op_create)
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    return op_create(user_fn, NULL, commute, op);
+    return op_create(user_fn, NULL, 0, commute, op);
 }
 
 TERN_ABI_ALIAS(Op_create_c)
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
-    return op_create(NULL, user_fn, commute, op);
+    return op_create(NULL, user_fn, 1, commute, op);
 }
 
 /* ------------------------------------------------------------------------ */

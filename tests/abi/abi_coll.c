@@ -75,6 +75,24 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Op_free(&cop));
     CHECK(op == MPI_OP_NULL, "freed op");
 
+    /* The layer's 64 op trampolines: the 65th live op is MPI_ERR_INTERN
+     * (through the handler), a freed op's slot serves again. */
+    MPI_Op many[65];
+    int made = 0, err = MPI_SUCCESS, cls = -1;
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    while (made < 65 && (err = MPI_Op_create(add_twice, 1, &many[made])) == MPI_SUCCESS)
+        made++;
+    CHECK(made == 64 && err != MPI_SUCCESS, "%d ops made, then %d", made, err);
+    CHECK_OK(MPI_Error_class(err, &cls));
+    CHECK(cls == MPI_ERR_INTERN, "class %d", cls);
+    CHECK_OK(MPI_Op_free(&many[10]));
+    CHECK_OK(MPI_Op_create(add_twice, 1, &many[10]));
+    r[0] = 1;
+    CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, r, 1, MPI_INT, many[10], MPI_COMM_WORLD));
+    CHECK(r[0] == size, "reused slot: %d", r[0]);
+    for (int i = 0; i < made; i++)
+        CHECK_OK(MPI_Op_free(&many[i]));
+
     /* Alltoallw: one int to each rank, types as an array of ABI handles. */
     int *sb = malloc(size * sizeof(int)), *rb = malloc(size * sizeof(int));
     int *cnts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
