@@ -82,6 +82,46 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Comm_free(&dup));
     CHECK(dup == MPI_COMM_NULL, "freed comm is %p", (void *)dup);
 
+    /* MPI_Comm_idup writes the new handle at completion. */
+    MPI_Request ireq;
+    CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &ireq));
+    CHECK_OK(MPI_Wait(&ireq, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &res));
+    CHECK(res == MPI_CONGRUENT, "idup compare %d", res);
+    CHECK_OK(MPI_Barrier(dup));
+    CHECK_OK(MPI_Comm_free(&dup));
+
+    /* Ranks that are constants: a non-periodic ring's ends, a translated
+     * MPI_PROC_NULL. */
+    MPI_Comm cart;
+    int dims[1] = {size}, periods[1] = {0}, src, dst;
+    CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+    CHECK_OK(MPI_Cart_shift(cart, 0, 1, &src, &dst));
+    CHECK(src == (rank == 0 ? MPI_PROC_NULL : rank - 1), "shift source %d", src);
+    CHECK(dst == (rank == size - 1 ? MPI_PROC_NULL : rank + 1), "shift dest %d", dst);
+    int topo;
+    CHECK_OK(MPI_Topo_test(cart, &topo));
+    CHECK(topo == MPI_CART, "topo %d", topo);
+    CHECK_OK(MPI_Comm_free(&cart));
+    MPI_Group wg;
+    int in2[2] = {MPI_PROC_NULL, 0}, out2[2] = {7, 7};
+    CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    CHECK_OK(MPI_Group_translate_ranks(wg, 2, in2, wg, out2));
+    CHECK(out2[0] == MPI_PROC_NULL && out2[1] == 0, "translated %d %d", out2[0], out2[1]);
+    CHECK_OK(MPI_Group_compare(wg, MPI_GROUP_EMPTY, &res));
+    CHECK(res == MPI_UNEQUAL, "group compare %d", res);
+    CHECK_OK(MPI_Group_free(&wg));
+
+    /* Iprobe with the ABI's wildcards. */
+    int flag = 0;
+    CHECK_OK(MPI_Send(sbuf, 2, MPI_INT, 0, 33, MPI_COMM_SELF));
+    while (!flag)
+        CHECK_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, &st));
+    CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 33, "iprobe %d %d", st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+    CHECK(cnt == 2, "iprobe count %d", cnt);
+    CHECK_OK(MPI_Recv(rbuf, 2, MPI_INT, 0, 33, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+
     /* Errors: the ABI's classes (MPI_ERR_ROOT is 8 there, 7 in libtern). */
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int err = MPI_Bcast(sbuf, 1, MPI_INT, size + 3, MPI_COMM_WORLD), cls = -1;
