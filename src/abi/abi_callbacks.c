@@ -90,13 +90,13 @@ void tern_abi_comm_attr_out(int keyval, void *attribute_val, int *flag)
 {
     if (!flag || !*flag || !attribute_val)
         return;
-    int v = **(int **)attribute_val;
+    /* Only these attributes hold a pointer to an int of libtern's. */
     if (keyval == MPI_HOST)
-        attr_convert(attribute_val, &attr_host, tern_abi_rank_out(v));
+        attr_convert(attribute_val, &attr_host, tern_abi_rank_out(**(int **)attribute_val));
     else if (keyval == MPI_IO)
-        attr_convert(attribute_val, &attr_io, tern_abi_rank_out(v));
+        attr_convert(attribute_val, &attr_io, tern_abi_rank_out(**(int **)attribute_val));
     else if (keyval == MPI_LASTUSEDCODE)
-        attr_convert(attribute_val, &attr_lastcode, tern_abi_err_out(v));
+        attr_convert(attribute_val, &attr_lastcode, tern_abi_err_out(**(int **)attribute_val));
 }
 
 void tern_abi_win_attr_out(int keyval, void *attribute_val, int *flag)
@@ -568,4 +568,51 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
     if (n)
         tern_abi_free(n, s);
     return tern_abi_err_out(rc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Arrays of datatypes that libtern keeps until a nonblocking or persistent
+ * call completes or is freed (MPI_Ialltoallw, MPI_Alltoallw_init, the
+ * neighbourhood forms): their libtern form must outlive the call, and the
+ * layer does not see the request end. Each distinct converted array is kept
+ * once, for the life of the process, shared by every call that passes the
+ * same handles (programs pass the same few arrays). */
+
+typedef struct kept_ints {
+    struct kept_ints *next;
+    int n;
+    int v[];
+} kept_ints_t;
+
+static kept_ints_t *kept_head;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const int *tern_abi_types_kept(const MPI_Datatype *types, int n)
+{
+    if (!types || n <= 0)
+        return NULL;
+    int s[TERN_ABI_STACK];
+    int *tmp = tern_abi_ints(s, n);
+    if (!tmp)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        tmp[i] = tern_abi_Type_in(types[i]);
+    const int *found = NULL;
+    pthread_mutex_lock(&kept_lock);
+    for (kept_ints_t *k = kept_head; k && !found; k = k->next)
+        if (k->n == n && memcmp(k->v, tmp, (size_t)n * sizeof(int)) == 0)
+            found = k->v;
+    if (!found) {
+        kept_ints_t *k = malloc(sizeof *k + (size_t)n * sizeof(int));
+        if (k) {
+            k->n = n;
+            memcpy(k->v, tmp, (size_t)n * sizeof(int));
+            k->next = kept_head;
+            kept_head = k;
+            found = k->v;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    tern_abi_free(tmp, s);
+    return found;
 }

@@ -207,5 +207,8 @@ int tern_abi_spawn_multiple_n(int root, MPI_Comm comm, int count, const int *max
 void tern_abi_comm_attr_out(int keyval, void *attribute_val, int *flag);
 void tern_abi_win_attr_out(int keyval, void *attribute_val, int *flag);
 void tern_abi_op_forget(MPI_Op op);
+/* A datatype array a nonblocking or persistent call keeps: converted once
+ * per distinct array and kept (NULL: no memory, or no array). */
+const int *tern_abi_types_kept(const MPI_Datatype *types, int n);
 
 #endif

@@ -108,6 +108,16 @@ int main(int argc, char **argv)
     for (int i = 0; i < size; i++)
         CHECK(rb[i] == i * 100 + rank, "alltoallw rb[%d] %d", i, rb[i]);
 
+    /* Ialltoallw: libtern reads the type arrays until the request ends. */
+    MPI_Request req;
+    for (int i = 0; i < size; i++)
+        rb[i] = -1, sb[i] = rank * 1000 + i;
+    CHECK_OK(MPI_Ialltoallw(sb, cnts, displs, types, rb, cnts, displs, types, MPI_COMM_WORLD,
+                            &req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int i = 0; i < size; i++)
+        CHECK(rb[i] == i * 1000 + rank, "ialltoallw rb[%d] %d", i, rb[i]);
+
     int b = rank == 0 ? 42 : 0;
     CHECK_OK(MPI_Bcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD));
     CHECK(b == 42, "bcast %d", b);

@@ -348,6 +348,12 @@ def base_type(decl):
     return m.group(1) if m else ""
 
 
+def keeps_arrays(name):
+    """A nonblocking or persistent collective: libtern keeps its arrays."""
+    base = name[:-2] if name.endswith("_c") else name
+    return base.startswith("MPI_I") or base.endswith("_init")
+
+
 def entry_point(name, expr):
     short = name[4:]
     params = [checks._param(p) for p in expr.parameters]
@@ -381,6 +387,13 @@ def entry_point(name, expr):
                 null = t[4:].upper() + "_NULL"
                 post.append(f"if (rc != 0 && {x} && *(uintptr_t *){x} == "
                             f"(uint32_t)TN_{null}) *{x} = MPI_{null};")
+                continue
+            if is_array and d == "in" and t == "MPI_Datatype" and keeps_arrays(name):
+                # libtern reads the array until the request ends (abi_callbacks.c).
+                n = f"n_{x}"
+                pre.append(f"const int *{n} = tern_abi_types_kept({x}, {length});")
+                pre.append(f"if ({x} && {length} > 0 && !{n}) return TERN_ABI_NOMEM;")
+                args.append(f"(int *)(uintptr_t){n}")
                 continue
             if is_array:
                 decls.append(f"int {x}_s[TERN_ABI_STACK];")

@@ -204,20 +204,14 @@ TERN_ABI_ALIAS(Alltoallw_init)
 int PMPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Alltoallw_init(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Alltoallw_init(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -225,20 +219,14 @@ TERN_ABI_ALIAS(Alltoallw_init_c)
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Alltoallw_init_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Alltoallw_init_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -480,20 +468,14 @@ TERN_ABI_ALIAS(Ialltoallw)
 int PMPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Ialltoallw(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Ialltoallw(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -501,20 +483,14 @@ TERN_ABI_ALIAS(Ialltoallw_c)
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Ialltoallw_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Ialltoallw_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -896,6 +872,29 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
     int n_request = 0;
     int rc = tern_native_PMPI_Scatter_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
+    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(Scatterv)
+int PMPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc = tern_native_PMPI_Scatterv(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm));
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(Scatterv_c)
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc = tern_native_PMPI_Scatterv_c(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm));
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(Scatterv_init)
+int PMPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int n_request = 0;
+    int rc = tern_native_PMPI_Scatterv_init(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
     return tern_abi_err_out(rc);
 }

@@ -226,20 +226,14 @@ TERN_ABI_ALIAS(Ineighbor_alltoallw)
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, n_sendtypes, recvbuf, recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -247,20 +241,14 @@ TERN_ABI_ALIAS(Ineighbor_alltoallw_c)
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, n_sendtypes, recvbuf, recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -434,20 +422,14 @@ TERN_ABI_ALIAS(Neighbor_alltoallw_init)
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, n_sendtypes, recvbuf, recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
@@ -455,20 +437,14 @@ TERN_ABI_ALIAS(Neighbor_alltoallw_init_c)
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
-    int sendtypes_s[TERN_ABI_STACK];
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int recvtypes_s[TERN_ABI_STACK];
     int n_request = 0;
-    int *n_sendtypes = sendtypes ? tern_abi_ints(sendtypes_s, sendtypes_n) : NULL;
-    if (sendtypes && !n_sendtypes) return TERN_ABI_NOMEM;
-    if (n_sendtypes) for (int i = 0; i < (sendtypes_n); i++) n_sendtypes[i] = tern_abi_Type_in(sendtypes[i]);
-    int *n_recvtypes = recvtypes ? tern_abi_ints(recvtypes_s, recvtypes_n) : NULL;
-    if (recvtypes && !n_recvtypes) return TERN_ABI_NOMEM;
-    if (n_recvtypes) for (int i = 0; i < (recvtypes_n); i++) n_recvtypes[i] = tern_abi_Type_in(recvtypes[i]);
-    int rc = tern_native_PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, n_sendtypes, recvbuf, recvcounts, rdispls, n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
+    const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
+    if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
+    const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
+    if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
+    int rc = tern_native_PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
-    tern_abi_free(n_sendtypes, sendtypes_s);
-    tern_abi_free(n_recvtypes, recvtypes_s);
     return tern_abi_err_out(rc);
 }
 
