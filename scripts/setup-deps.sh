@@ -49,10 +49,24 @@ setup_venv() {
     python3 -m venv "$root/.venv"
     "$root/.venv/bin/pip" install -q "pympistandard==$pympistandard_version"
 }
+# MPICH 5.0.2 from PyPI in .venv-mpich: its mpi_abi.h and mpicc_abi check
+# Tern's standard ABI (tests/abi: abi_header, abi_mpich_client skip without
+# it). Failing to get it is not an error.
+mpich_abi_version=5.0.2
+setup_mpich_abi() {
+    local root
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    [ -x "$root/.venv-mpich/bin/mpicc_abi" ] && return 0
+    echo "setup-deps: mpich $mpich_abi_version (its mpicc_abi) into $root/.venv-mpich"
+    { python3 -m venv "$root/.venv-mpich" &&
+      "$root/.venv-mpich/bin/pip" install -q "mpich==$mpich_abi_version"; } ||
+        echo "setup-deps: no MPICH $mpich_abi_version; tests/abi's MPICH checks will skip" >&2
+}
 
 if [ ${#missing[@]} -eq 0 ]; then
     echo "setup-deps: all dependencies are installed"
     setup_venv
+    setup_mpich_abi
     exit 0
 fi
 
@@ -66,3 +80,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 setup_venv
+setup_mpich_abi

@@ -12,15 +12,30 @@
 #include <mpi.h>
 
 /* Make the profiling name the real one and MPI_ a weak alias of it. */
+#ifdef TERN_ABI_NATIVE
+/* libmpi_abi's copy of this layer (src/abi): its names are renamed
+ * tern_native_* and the ABI's own entry points take MPI_ and PMPI_. */
+#define TERN_PMPI_ALIAS(name)
+#define TERN_PMPIX_ALIAS(name)
+#else
 #define TERN_PMPI_ALIAS(name) _Pragma(TERN_STR(weak MPI_##name = PMPI_##name))
 #define TERN_PMPIX_ALIAS(name) _Pragma(TERN_STR(weak MPIX_##name = PMPIX_##name))
+#endif
 #define TERN_STR(x) #x
-/* An entry point an ABI face replaces (tools/bindgen/checks.py,
+/* An entry point the MPICH ABI face replaces (tools/bindgen/checks.py,
  * ABI_FACE_REPLACED): defined as tern_face_PMPI_<name>, both public names
- * weak aliases of it. */
+ * weak aliases of it. libmpi_abi's copy (TERN_ABI_NATIVE) names it
+ * PMPI_<name>, which its rename header turns into tern_native_PMPI_<name>
+ * like every other entry point. */
+#ifdef TERN_ABI_NATIVE
+#define TERN_FACE_NAME(name) PMPI_##name
+#define TERN_FACE_ALIAS(name)
+#else
+#define TERN_FACE_NAME(name) tern_face_PMPI_##name
 #define TERN_FACE_ALIAS(name)                                                                      \
     _Pragma(TERN_STR(weak MPI_##name = tern_face_PMPI_##name))                                     \
         _Pragma(TERN_STR(weak PMPI_##name = tern_face_PMPI_##name))
+#endif
 
 int tern_mpi_class_of(tern_status_t st);
 

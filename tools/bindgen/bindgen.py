@@ -37,6 +37,7 @@ from chapters import CHAPTERS, chapter_of, file_groups  # noqa: E402
 import checks  # noqa: E402
 import fortran  # noqa: E402
 import fortran_f08  # noqa: E402
+import abi_std  # noqa: E402
 
 try:
     import pympistandard as std
@@ -327,8 +328,11 @@ def main():
     for rel, text in ftexts.items():
         outputs[os.path.join(root, rel)] = text
     fgen_dir = os.path.join(root, "src", "fortran", "gen")
+    # The standard ABI's header and libmpi_abi's entry points (abi_std.py).
+    outputs.update(abi_std.outputs(root, procs, specs, predefined, outputs[header_path]))
+    agen_dir = os.path.join(root, "src", "abi", "gen")
     # Generated entry-point files no longer produced are stale.
-    stale = [os.path.join(d, f) for d in (gen_dir, fgen_dir) if os.path.isdir(d)
+    stale = [os.path.join(d, f) for d in (gen_dir, fgen_dir, agen_dir) if os.path.isdir(d)
              for f in sorted(os.listdir(d))
              if (f.endswith(".c") or f.startswith("mpi_f08_procs"))
              and os.path.join(d, f) not in outputs]

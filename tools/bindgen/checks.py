@@ -237,9 +237,11 @@ def error_object(params):
 
 
 # Entry points the MPICH ABI face replaces (MPICH's MPI_File is a pointer:
-# src/mpich/mpich_abi.c): defined as tern_face_PMPI_<name>, their MPI_ and
-# PMPI_ names weak aliases of it (TERN_FACE_ALIAS), so that libmpich.so.12
-# gives both names over Tern's entry point.
+# src/mpich/mpich_abi.c): defined as tern_face_PMPI_<name>
+# (TERN_FACE_NAME), their MPI_ and PMPI_ names weak aliases of it
+# (TERN_FACE_ALIAS), so that libmpich.so.12 gives both names over Tern's
+# entry point; libmpi_abi's copy of the layer names them PMPI_<name> like
+# the others (src/mpi/mpi_errors.h).
 ABI_FACE_REPLACED = {"MPI_File_open", "MPI_File_close", "MPI_File_f2c", "MPI_File_c2f",
                      "MPI_File_set_errhandler", "MPI_File_get_errhandler",
                      "MPI_File_call_errhandler"}
@@ -248,7 +250,7 @@ ABI_FACE_REPLACED = {"MPI_File_open", "MPI_File_close", "MPI_File_f2c", "MPI_Fil
 def _head(ret, name, args):
     """The alias line and the signature of an entry point."""
     if name in ABI_FACE_REPLACED:
-        return [f"TERN_FACE_ALIAS({name[4:]})", f"{ret} tern_face_PMPI_{name[4:]}({args})"]
+        return [f"TERN_FACE_ALIAS({name[4:]})", f"{ret} TERN_FACE_NAME({name[4:]})({args})"]
     return [_alias(name), f"{ret} {_pname(name)}({args})"]
 
 

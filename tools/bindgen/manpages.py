@@ -182,10 +182,11 @@ def entry_points(root):
     for path in sorted(glob.glob(os.path.join(root, "src", "mpi", "gen", "*.c"))):
         with open(path) as f:
             text = f.read()
-        # tern_face_PMPI_: an entry point an ABI face replaces (checks.py)
-        for m in re.finditer(r"^\w[\w \t*]*\b(?:tern_face_)?PMPI_(\w+)\(", text, re.M):
+        # TERN_FACE_NAME(x): an entry point an ABI face replaces (checks.py)
+        for m in re.finditer(r"^\w[\w \t*]*\b(?:PMPI_(\w+)|TERN_FACE_NAME\((\w+)\))\(",
+                             text, re.M):
             start = text.index("{", m.end())
-            entries[m.group(1)] = text[start:matching(text, start, "{", "}")]
+            entries[m.group(1) or m.group(2)] = text[start:matching(text, start, "{", "}")]
     return entries
 
 

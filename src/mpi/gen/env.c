@@ -154,7 +154,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 }
 
 TERN_FACE_ALIAS(File_call_errhandler)
-int tern_face_PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+int TERN_FACE_NAME(File_call_errhandler)(MPI_File fh, int errorcode)
 {
     static const char func[] = "MPI_File_call_errhandler";
     TERN_CHECK_INIT(func);
@@ -180,7 +180,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
 }
 
 TERN_FACE_ALIAS(File_get_errhandler)
-int tern_face_PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+int TERN_FACE_NAME(File_get_errhandler)(MPI_File file, MPI_Errhandler *errhandler)
 {
     static const char func[] = "MPI_File_get_errhandler";
     TERN_CHECK_INIT(func);
@@ -194,7 +194,7 @@ int tern_face_PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler
 }
 
 TERN_FACE_ALIAS(File_set_errhandler)
-int tern_face_PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+int TERN_FACE_NAME(File_set_errhandler)(MPI_File file, MPI_Errhandler errhandler)
 {
     static const char func[] = "MPI_File_set_errhandler";
     TERN_CHECK_INIT(func);

@@ -8,7 +8,7 @@
 #include "core/io/io_datarep.h"
 
 TERN_FACE_ALIAS(File_close)
-int tern_face_PMPI_File_close(MPI_File *fh)
+int TERN_FACE_NAME(File_close)(MPI_File *fh)
 {
     static const char func[] = "MPI_File_close";
     TERN_CHECK_INIT(func);
@@ -181,7 +181,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 }
 
 TERN_FACE_ALIAS(File_open)
-int tern_face_PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+int TERN_FACE_NAME(File_open)(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     static const char func[] = "MPI_File_open";
     TERN_CHECK_INIT(func);

@@ -31,13 +31,13 @@ MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
 }
 
 TERN_FACE_ALIAS(File_c2f)
-MPI_Fint tern_face_PMPI_File_c2f(MPI_File file)
+MPI_Fint TERN_FACE_NAME(File_c2f)(MPI_File file)
 {
     return (MPI_Fint)file;
 }
 
 TERN_FACE_ALIAS(File_f2c)
-MPI_File tern_face_PMPI_File_f2c(MPI_Fint file)
+MPI_File TERN_FACE_NAME(File_f2c)(MPI_Fint file)
 {
     return (MPI_File)file;
 }

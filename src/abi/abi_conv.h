@@ -1,0 +1,214 @@
+/* libmpi_abi: the conversions between the MPI-5.0 standard ABI and libtern
+ * (docs/design.md, "The standard ABI"). The generated entry points
+ * (src/abi/gen/<chapter>.c) include this header only.
+ *
+ * Handles: a predefined ABI handle is a small integer (below
+ * TERN_ABI_HANDLE_LIMIT) and indexes a table of libtern's handles; a user
+ * handle of libtern (0x80000000 | kind | slot) travels in the ABI's pointer
+ * as its own bits, zero-extended, so converting it costs a test. */
+#ifndef TERN_ABI_CONV_H
+#define TERN_ABI_CONV_H
+
+#include <mpi_abi.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "abi/gen/abi_native.h"
+
+#define TERN_ABI_STR(x) #x
+#define TERN_ABI_ALIAS(name) _Pragma(TERN_ABI_STR(weak MPI_##name = PMPI_##name))
+
+#define TERN_ABI_HANDLE_LIMIT 0x400
+#define TERN_ABI_NATIVE_INDEX 0x100
+/* Arrays of handles and statuses up to this length convert on the stack. */
+#define TERN_ABI_STACK 16
+#define TERN_ABI_NOMEM MPI_ERR_NO_MEM
+
+_Static_assert(sizeof(MPI_Status) == 32, "the ABI's MPI_Status is 8 ints");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "a handle written late (MPI_Comm_idup) lands in the pointer's low half");
+
+extern const int32_t tern_abi_h2n_table[TERN_ABI_HANDLE_LIMIT];
+extern const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX];
+extern const uint8_t tern_abi_class_n2a[64];
+extern const uint8_t tern_abi_class_a2n[64];
+
+static inline int tern_abi_h2n(const void *h)
+{
+    uintptr_t v = (uintptr_t)h;
+    /* -1 in the table: not a handle libtern has, invalid there. */
+    return v < TERN_ABI_HANDLE_LIMIT ? tern_abi_h2n_table[v] : (int)(uint32_t)v;
+}
+
+static inline uintptr_t tern_abi_n2h(int n)
+{
+    uint32_t u = (uint32_t)n;
+    if (u & 0x80000000u)
+        return u;
+    uint16_t a = tern_abi_n2h_table[(u >> 26) & 0x3f][u & 0xff];
+    return a ? a : u;
+}
+
+#define TERN_ABI_KIND(H, T)                                                                \
+    static inline int tern_abi_##H##_in(T h) { return tern_abi_h2n((const void *)h); }      \
+    static inline T tern_abi_##H##_out(int n) { return (T)tern_abi_n2h(n); }
+TERN_ABI_KIND(Comm, MPI_Comm)
+TERN_ABI_KIND(Type, MPI_Datatype)
+TERN_ABI_KIND(Group, MPI_Group)
+TERN_ABI_KIND(Info, MPI_Info)
+TERN_ABI_KIND(Errhandler, MPI_Errhandler)
+TERN_ABI_KIND(Op, MPI_Op)
+TERN_ABI_KIND(Request, MPI_Request)
+TERN_ABI_KIND(Message, MPI_Message)
+TERN_ABI_KIND(Win, MPI_Win)
+TERN_ABI_KIND(File, MPI_File)
+TERN_ABI_KIND(Session, MPI_Session)
+
+/* Ranks: MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT differ (a permutation of
+ * -1..-4, so a status converted both ways is unchanged). */
+static inline int tern_abi_rank_in(int v)
+{
+    static const signed char t[5] = {0, TN_ANY_SOURCE, -4, TN_PROC_NULL, TN_ROOT};
+    return v >= 0 || v < -4 ? v : t[-v];
+}
+static inline int tern_abi_rank_out(int v)
+{
+    static const signed char t[5] = {0, MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ROOT, -2};
+    return v >= 0 || v < -4 ? v : t[-v];
+}
+_Static_assert(TN_PROC_NULL == -1 && TN_ANY_SOURCE == -2 && TN_ROOT == -3, "rank table");
+_Static_assert(MPI_ANY_SOURCE == -1 && MPI_PROC_NULL == -3 && MPI_ROOT == -4, "rank table");
+
+/* Tags: MPI_ANY_TAG is -2 in the ABI, -1 in libtern: the two swap. */
+static inline int tern_abi_tag_in(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
+static inline int tern_abi_tag_out(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
+_Static_assert(MPI_ANY_TAG == -2 && TN_ANY_TAG == -1, "tag swap");
+
+/* Error codes: libtern's are class + 64 * slot, the class converted by a
+ * permutation of 0..63; values MPI_Add_error_class/code made (from
+ * 0x40000000) are the same on both sides. */
+static inline int tern_abi_err_out(int v)
+{
+    if (v == 0)
+        return 0;
+    if ((unsigned)v < 0x40000000u)
+        return (v & ~63) | tern_abi_class_n2a[v & 63];
+    return v;
+}
+static inline int tern_abi_err_in(int v)
+{
+    if ((unsigned)v < 0x40000000u && v)
+        return (v & ~63) | tern_abi_class_a2n[v & 63];
+    return v;
+}
+
+/* The small integer constants (abi_tables.c). */
+#define TERN_ABI_INTS(g) int tern_abi_##g##_in(int v); int tern_abi_##g##_out(int v);
+TERN_ABI_INTS(thread)
+TERN_ABI_INTS(cmp)
+TERN_ABI_INTS(topo)
+TERN_ABI_INTS(split)
+TERN_ABI_INTS(combiner)
+TERN_ABI_INTS(order)
+TERN_ABI_INTS(distrib)
+TERN_ABI_INTS(darg)
+TERN_ABI_INTS(lock)
+TERN_ABI_INTS(whence)
+TERN_ABI_INTS(typeclass)
+TERN_ABI_INTS(flavor)
+TERN_ABI_INTS(model)
+TERN_ABI_INTS(keyval)
+TERN_ABI_INTS(amode)
+TERN_ABI_INTS(assert)
+
+/* Statuses: source, tag and error converted; libtern's count words kept in
+ * MPI_internal. */
+static inline void tern_abi_status_out(const TN_Status *n, MPI_Status *a)
+{
+    a->MPI_SOURCE = tern_abi_rank_out(n->MPI_SOURCE);
+    a->MPI_TAG = tern_abi_tag_out(n->MPI_TAG);
+    a->MPI_ERROR = tern_abi_err_out(n->MPI_ERROR);
+    a->MPI_internal[0] = n->count_lo;
+    a->MPI_internal[1] = n->count_hi_and_cancelled;
+}
+static inline void tern_abi_status_in(const MPI_Status *a, TN_Status *n)
+{
+    n->MPI_SOURCE = tern_abi_rank_in(a->MPI_SOURCE);
+    n->MPI_TAG = tern_abi_tag_in(a->MPI_TAG);
+    n->MPI_ERROR = tern_abi_err_in(a->MPI_ERROR);
+    n->count_lo = a->MPI_internal[0];
+    n->count_hi_and_cancelled = a->MPI_internal[1];
+}
+/* A status the call writes (MPI_Recv's): libtern writes its own status
+ * into the ABI status' MPI_internal (5 ints), then the public fields are
+ * converted from there; MPI_ERROR stays as the caller had it unless the
+ * call sets it (MPI-4.1 3.2.5). MPI_internal[0..1] are libtern's count
+ * words, as tern_abi_status_out leaves them. */
+_Static_assert(sizeof(TN_Status) == 5 * sizeof(int), "libtern's status is 5 ints");
+static inline TN_Status *tern_abi_status_slot(MPI_Status *a)
+{
+    if (!a)
+        return TN_STATUS_IGNORE;
+    TN_Status *n = (TN_Status *)(void *)a->MPI_internal;
+    n->MPI_ERROR = tern_abi_err_in(a->MPI_ERROR);
+    return n;
+}
+static inline void tern_abi_status_fix(MPI_Status *a)
+{
+    const TN_Status *n = (const TN_Status *)(const void *)a->MPI_internal;
+    int source = n->MPI_SOURCE, tag = n->MPI_TAG, error = n->MPI_ERROR;
+    a->MPI_SOURCE = tern_abi_rank_out(source);
+    a->MPI_TAG = tern_abi_tag_out(tag);
+    a->MPI_ERROR = tern_abi_err_out(error);
+}
+
+/* Buffers for converted arrays: on the stack up to TERN_ABI_STACK. */
+static inline int *tern_abi_ints(int *stack, int n)
+{
+    return n <= TERN_ABI_STACK ? stack : malloc((size_t)n * sizeof(int));
+}
+static inline TN_Status *tern_abi_statuses(TN_Status *stack, int n)
+{
+    return n <= TERN_ABI_STACK ? stack : malloc((size_t)n * sizeof(TN_Status));
+}
+static inline void tern_abi_free(void *p, void *stack)
+{
+    if (p != stack)
+        free(p);
+}
+
+/* Pointer sentinels. */
+static inline void *tern_abi_inplace_in(const void *p)
+{
+    return p == MPI_IN_PLACE ? TN_IN_PLACE : (void *)(uintptr_t)p;
+}
+static inline void *tern_abi_bufauto_in(const void *p)
+{
+    return p == MPI_BUFFER_AUTOMATIC ? TN_BUFFER_AUTOMATIC : (void *)(uintptr_t)p;
+}
+static inline void tern_abi_bufauto_out(int rc, void *buffer_addr)
+{
+    if (rc == 0 && buffer_addr && *(void **)buffer_addr == TN_BUFFER_AUTOMATIC)
+        *(void **)buffer_addr = MPI_BUFFER_AUTOMATIC;
+}
+static inline int *tern_abi_weights_in(const int *w)
+{
+    return w == MPI_UNWEIGHTED ? TN_UNWEIGHTED
+         : w == MPI_WEIGHTS_EMPTY ? TN_WEIGHTS_EMPTY : (int *)(uintptr_t)w;
+}
+
+/* Lengths the arguments do not carry (abi_callbacks.c). */
+int tern_abi_peers(MPI_Comm comm);
+int tern_abi_in_degree(MPI_Comm comm);
+int tern_abi_out_degree(MPI_Comm comm);
+int tern_abi_spawn_n(int root, MPI_Comm comm, int maxprocs);
+int tern_abi_spawn_multiple_n(int root, MPI_Comm comm, int count, const int *maxprocs);
+/* Predefined attributes whose values are constants; user ops freed. */
+void tern_abi_comm_attr_out(int keyval, void *attribute_val, int *flag);
+void tern_abi_win_attr_out(int keyval, void *attribute_val, int *flag);
+void tern_abi_op_forget(MPI_Op op);
+/* A datatype array a nonblocking or persistent call keeps: converted once
+ * per distinct array and kept (NULL: no memory, or no array). */
+const int *tern_abi_types_kept(const MPI_Datatype *types, int n);
+
+#endif

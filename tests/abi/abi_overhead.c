@@ -1,0 +1,51 @@
+/* The instruction cost of the standard ABI's layer (docs/performance.md,
+ * "The standard ABI's overhead"): the same source built with libtern's
+ * mpi.h (mpicc) and with the ABI's (mpicc_abi), run with one rank under
+ * callgrind --toggle-collect=bench_pingpong --toggle-collect=bench_allreduce.
+ * 2 ranks, 8 B: N ping-pongs (rank 0 MPI_Send then MPI_Recv, rank 1 the
+ * reverse), then N MPI_Allreduce of one double. Not a ctest. */
+#include <mpi.h>
+#include <stdio.h>
+
+#define N 1000
+
+__attribute__((noinline)) static void bench_pingpong(int rank, char *buf, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (rank == 0) {
+            MPI_Send(buf, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+}
+
+__attribute__((noinline)) static void bench_allreduce(double *x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double y;
+        MPI_Allreduce(x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        *x = y * 0.5;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    char buf[8] = {0};
+    double x = 1.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bench_pingpong(rank, buf, 20);
+    bench_allreduce(&x, 20);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bench_pingpong(rank, buf, N);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bench_allreduce(&x, N);
+    MPI_Finalize();
+    if (rank == 0)
+        printf("abi_overhead: %d ping-pongs, %d allreduces\n", N, N);
+    return 0;
+}
