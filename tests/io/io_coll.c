@@ -78,7 +78,8 @@ static void interleaved(const char *cb, const char *buffer, const char *nodes, i
         CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
         MPI_Offset fsize;
         MPI_File_get_size(fh, &fsize);
-        CHECK_INT((long)fsize, base + total * 4 - (idle_last ? RUN * 4 : 0), "file size");
+        CHECK_INT((long)fsize, writers ? base + total * 4 - (idle_last ? RUN * 4 : 0) : 0,
+                  "file size");
         CHECK_RC(MPI_File_read_at(fh, base, all, (int)((fsize - base) / 4), MPI_INT, &st));
         bad = -1;
         for (long i = 0; i < (fsize - base) / 4 && bad < 0; i++) {
@@ -194,6 +195,49 @@ static void subarray3d(const char *cb)
     mtest_end();
 }
 
+/* PnetCDF's fill of a scalar variable: rank 0's filetype is one block of
+ * 4 bytes at displacement 512 (lb 512), the other ranks' filetypes have no
+ * data at all (an hindexed of no blocks); a collective write puts rank 0's
+ * int at byte 512. Through a view without data only accesses of no data
+ * are possible (MPI_ERR_ARG otherwise). */
+static void empty_filetype(void)
+{
+    mtest_begin("filetype without data");
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    MPI_Datatype ft;
+    int len = 4;
+    MPI_Aint at = 512;
+    MPI_Type_create_hindexed(rank == 0 ? 1 : 0, &len, &at, MPI_BYTE, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    int v = 5678;
+    MPI_Status st;
+    CHECK_RC(MPI_File_write_at_all(fh, 0, &v, rank == 0 ? 4 : 0, MPI_BYTE, &st));
+    if (rank != 0) {
+        int rc = MPI_File_write_at(fh, 0, &v, 4, MPI_BYTE, &st);
+        CHECK_CLASS(rc, MPI_ERR_ARG, "4 bytes through a view without data");
+        MPI_Offset off = -1;
+        CHECK_RC(MPI_File_get_byte_offset(fh, 0, &off));
+        CHECK_INT(off, 0, "byte offset of etype 0 in a view without data");
+    }
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    MPI_Offset size = 0;
+    CHECK_RC(MPI_File_get_size(fh, &size));
+    CHECK_INT(size, 516, "file size");
+    int got[2] = {-1, -1};
+    CHECK_RC(MPI_File_read_at_all(fh, 0, got, 1, MPI_INT, &st));
+    CHECK_INT(got[0], 0, "the int at byte 0 (a hole)");
+    CHECK_RC(MPI_File_read_at_all(fh, 512, got + 1, 1, MPI_INT, &st));
+    CHECK_INT(got[1], 5678, "the int at byte 512");
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&ft);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -212,6 +256,7 @@ int main(int argc, char **argv)
     interleaved("disable", "4096", NULL, 0, 0);
     interleaved("enable", "16777216", "1", 0, 4000);
     interleaved("automatic", "65536", "2", 0, 4000);
+    empty_filetype();
     subarray3d("enable");
     subarray3d("automatic");
     subarray3d("disable");
