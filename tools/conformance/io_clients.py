@@ -49,26 +49,29 @@ HDF5_NP = 4
 PNETCDF_CONFIGURE = ["--disable-fortran", "--disable-cxx"]
 PNETCDF_NP = 4
 
-# IOR runs: (name, ranks, arguments after `ior -a MPIIO`). -w -r -W -R -C
-# -e: write, read back, verify what was written (read after write) and what
-# is read, with another rank reading back (-C), fsync after the write.
-IOR_COMMON = ["-w", "-r", "-W", "-R", "-C", "-e", "-i", "2"]
+# IOR runs: (name, ranks, arguments after `ior -a MPIIO`). -w -r -W -R -e:
+# write, read back, verify what was written (read after write) and what is
+# read, fsync after the write; -C: another rank reads back (IOR refuses it
+# with random offsets). Not run: --mpiio.useStridedDatatype with
+# --mpiio.useFileView, whose verification fails with MPICH 4.0.2 too (an
+# IOR defect).
+IOR_COMMON = ["-w", "-r", "-W", "-R", "-e", "-i", "2"]
 IOR_RUNS = []
 for _np in (2, 4):
     IOR_RUNS += [
-        (f"independent np={_np}", _np, ["-b", "4m", "-t", "256k", "-s", "4"]),
-        (f"collective np={_np}", _np, ["-c", "-b", "4m", "-t", "256k", "-s", "4"]),
+        (f"independent np={_np}", _np, ["-C", "-b", "4m", "-t", "256k", "-s", "4"]),
+        (f"collective np={_np}", _np, ["-c", "-C", "-b", "4m", "-t", "256k", "-s", "4"]),
         (f"collective file view np={_np}", _np,
-         ["-c", "--mpiio.useFileView", "-b", "30000", "-t", "10000", "-s", "5"]),
+         ["-c", "-C", "--mpiio.useFileView", "-b", "30000", "-t", "10000", "-s", "5"]),
         (f"independent file view np={_np}", _np,
-         ["--mpiio.useFileView", "-b", "30000", "-t", "10000", "-s", "5"]),
+         ["-C", "--mpiio.useFileView", "-b", "30000", "-t", "10000", "-s", "5"]),
         (f"collective strided datatype np={_np}", _np,
-         ["-c", "--mpiio.useStridedDatatype", "-b", "1m", "-t", "64k", "-s", "2"]),
-        (f"file per process np={_np}", _np, ["-F", "-b", "1m", "-t", "64k", "-s", "2"]),
+         ["-c", "-C", "--mpiio.useStridedDatatype", "-b", "1m", "-t", "64k", "-s", "2"]),
+        (f"file per process np={_np}", _np, ["-F", "-C", "-b", "1m", "-t", "64k", "-s", "2"]),
         (f"random offsets np={_np}", _np,
          ["-z", "--random-offset-seed=7", "-b", "1m", "-t", "64k", "-s", "2"]),
         (f"preallocate and fsync np={_np}", _np,
-         ["--mpiio.preallocate", "-Y", "-b", "1m", "-t", "64k", "-s", "2"]),
+         ["-C", "--mpiio.preallocate", "-Y", "-b", "1m", "-t", "64k", "-s", "2"]),
     ]
 
 # record.sh's line before each call's output in LOG.out
