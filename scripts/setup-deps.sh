@@ -22,6 +22,8 @@ packages=(
                            # tools/conformance builds mpi4py in a venv (Cython from pip)
     python3-dev       # Python.h, for building mpi4py (scripts/run-conformance.sh)
     make xz-utils     # MPICH's test suite: configure/make, the .orig.tar.xz
+    autoconf automake libtool m4 zlib1g-dev   # the MPI-IO clients of run-conformance.sh:
+                      # PnetCDF's and IOR's autoreconf, HDF5's deflate filter (t_filters_parallel)
     libopenmpi-dev libmpich-dev   # mpicc.openmpi, mpicc.mpich: run-conformance.sh --peers
     procps psmisc iproute2   # ps/pgrep, killall/fuser, ss: launcher and cleanup tests
     time              # /usr/bin/time: mpiexec's peak memory in the pmi_long_line test

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "conformance"))
 import classify  # noqa: E402
 import conformance  # noqa: E402
 import expected  # noqa: E402
+import io_clients  # noqa: E402
 import json  # noqa: E402
 import mpich_suite  # noqa: E402
 import report  # noqa: E402
@@ -201,6 +202,58 @@ def test_merge_and_timeouts():
               "the first run stays the page's; the rerun is noted")
 
 
+def test_pnetcdf_ptest():
+    """A directory's make ptest run through record.sh: one record per
+    program, the validator's verdict joined to the program whose file it
+    checked, a failing program not stopping the script."""
+    with tempfile.TemporaryDirectory() as d:
+        w = os.path.join(d, "test", "t")
+        os.makedirs(w)
+        mpiexec = os.path.join(d, "mpiexec")
+        with open(mpiexec, "w") as f:
+            # "runs" ./prog FILE: writes FILE; ./bad exits 3, ./corrupt writes junk
+            f.write('#!/bin/sh\nshift 2\ncase "$1" in ./bad) echo "oops: bad failed"; exit 3;; '
+                    './corrupt) echo junk > "$2";; *) echo good > "$2";; esac\n'
+                    'echo "*** TESTING $1 ------ pass"\n')
+        validator = os.path.join(d, "validate")
+        with open(validator, "w") as f:
+            f.write('#!/bin/sh\ngrep -q good "$2"\n')
+        os.chmod(mpiexec, 0o755)
+        os.chmod(validator, 0o755)
+        with open(os.path.join(w, "parallel_run.sh"), "w") as f:
+            f.write("#!/bin/sh\nset -e\nMPIRUN=`echo ${TESTMPIRUN} | sed -e \"s/NP/$1/g\"`\n"
+                    "for i in ${check_PROGRAMS}; do ${MPIRUN} ./$i ./$i.nc; done\n"
+                    f"for i in ${{check_PROGRAMS}}; do ${{TESTSEQRUN}} {validator} -q ./$i.nc; done\n")
+        os.chmod(os.path.join(w, "parallel_run.sh"), 0o755)
+        with open(os.path.join(w, "Makefile"), "w") as f:
+            f.write("check_PROGRAMS = ok bad corrupt ok2\nptest:\n\texport TESTMPIRUN=\"$(TESTMPIRUN)\"; "
+                    "export TESTSEQRUN=\"$(TESTSEQRUN)\"; export check_PROGRAMS=\"$(check_PROGRAMS)\"; "
+                    "./parallel_run.sh 4\n")
+        res = io_clients.run_pnetcdf_dirs(d, ["test/t"], mpiexec, 20, os.path.join(d, "logs"),
+                                          progress=lambda m: None)
+        got = {k: (v["status"], v["reason"][:30]) for k, v in res.items()}
+        check(set(got) == {f"pnetcdf/test/t/{p}|4" for p in ("ok", "bad", "corrupt", "ok2")},
+              f"one record per program: {got}")
+        check(got.get("pnetcdf/test/t/ok|4", ("",))[0] == "passed" and
+              got.get("pnetcdf/test/t/ok2|4", ("",))[0] == "passed", f"passing programs: {got}")
+        check(got.get("pnetcdf/test/t/bad|4", ("", ""))[1].startswith("exit status 3: oops"),
+              f"a failing program's status and first error line: {got}")
+        check(got.get("pnetcdf/test/t/corrupt|4", ("", ""))[1].startswith("validate rejects"),
+              f"the validator's verdict goes to the file's program: {got}")
+    clients = {"x": {"suite": "pnetcdf", "dir": "pnetcdf", "test": "test/t/bad", "np": 4,
+                     "status": "failed", "reason": "boom"},
+               "y": {"suite": "hdf5", "dir": "hdf5", "test": "t_mpi", "np": 4,
+                     "status": "passed", "reason": ""}}
+    entries = {("hdf5", "t_mpi", 4): "Tern defect: x", ("hdf5", "t_cache", 4): "elsewhere"}
+    outs = expected.outcomes({}, {}, clients)
+    new, fixed = expected.compare(entries, outs, {}, {}, clients)
+    check([k for k, _ in new] == [("pnetcdf", "test/t/bad", 4)] and
+          [k for k, _ in fixed] == [("hdf5", "t_mpi", 4)], f"the gate sees clients: {new} {fixed}")
+    upd = expected.update(entries, outs, {}, {}, None, clients)
+    check(upd == {("pnetcdf", "test/t/bad", 4): "unclassified: boom",
+                  ("hdf5", "t_cache", 4): "elsewhere"}, f"update with clients: {upd}")
+
+
 def test_summary():
     def r(top, status, built=True):
         return {"dir": top, "status": status, "built": built}
@@ -215,7 +268,7 @@ def test_summary():
 
 for fn in (test_read_tests, test_judge, test_run_timeout_and_cleanup, test_expected_gate,
            test_classify, test_fortran_gaps, test_patch_f08, test_merge_and_timeouts,
-           test_summary):
+           test_summary, test_pnetcdf_ptest):
     fn()
 print("conformance harness:", "FAILED" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

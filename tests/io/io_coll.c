@@ -23,18 +23,24 @@ static MPI_Info hints(const char *cb, const char *buffer, const char *nodes)
     return info;
 }
 
-/* Rank r owns runs of RUN ints, every size-th; the last rank writes
- * nothing when told (count 0 with the others' view). */
+/* Rank r owns runs of RUN ints, every size-th, from byte base of the file;
+ * the last rank writes nothing when told (count 0 with the others' view).
+ * A base that is not a multiple of the stripe puts the end of the data
+ * past the aggregators' domains unless they start at the stripe below
+ * base (HDF5's chunked datasets found that). */
 #define RUN 3
 #define NRUNS 2000
 
-static void interleaved(const char *cb, const char *buffer, const char *nodes, int idle_last)
+static void interleaved(const char *cb, const char *buffer, const char *nodes, int idle_last,
+                        int base)
 {
-    char name[112];
-    snprintf(name, sizeof name, "interleaved cb=%s buffer=%s nodes=%s idle=%d", cb, buffer,
-             nodes ? nodes : "-", idle_last);
+    char name[128];
+    snprintf(name, sizeof name, "interleaved cb=%s buffer=%s nodes=%s idle=%d base=%d", cb,
+             buffer, nodes ? nodes : "-", idle_last, base);
     mtest_begin(name);
     MPI_Info info = hints(cb, buffer, nodes);
+    if (base)
+        MPI_Info_set(info, "striping_unit", "4096");
     MPI_File fh;
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
     CHECK_RC(MPI_File_set_size(fh, 0));
@@ -42,7 +48,8 @@ static void interleaved(const char *cb, const char *buffer, const char *nodes, i
     MPI_Type_contiguous(RUN, MPI_INT, &run);
     MPI_Type_create_resized(run, 0, (MPI_Aint)size * RUN * 4, &ft);
     MPI_Type_commit(&ft);
-    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * RUN * 4, MPI_INT, ft, "native", info));
+    CHECK_RC(MPI_File_set_view(fh, base + (MPI_Offset)rank * RUN * 4, MPI_INT, ft, "native",
+                               info));
     int n = RUN * NRUNS, idle = idle_last && rank == size - 1;
     int *buf = malloc(n * sizeof *buf), *in = malloc(n * sizeof *in);
     for (int i = 0; i < n; i++)
@@ -71,9 +78,11 @@ static void interleaved(const char *cb, const char *buffer, const char *nodes, i
         CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
         MPI_Offset fsize;
         MPI_File_get_size(fh, &fsize);
-        CHECK_RC(MPI_File_read_at(fh, 0, all, (int)(fsize / 4), MPI_INT, &st));
+        CHECK_INT((long)fsize, writers ? base + total * 4 - (idle_last ? RUN * 4 : 0) : 0,
+                  "file size");
+        CHECK_RC(MPI_File_read_at(fh, base, all, (int)((fsize - base) / 4), MPI_INT, &st));
         bad = -1;
-        for (long i = 0; i < fsize / 4 && bad < 0; i++) {
+        for (long i = 0; i < (fsize - base) / 4 && bad < 0; i++) {
             int r = (int)((i / RUN) % size), j = (int)((i / ((long)RUN * size)) * RUN + i % RUN);
             if (r < writers && all[i] != r * 1000000 + j)
                 bad = (int)i;
@@ -186,6 +195,49 @@ static void subarray3d(const char *cb)
     mtest_end();
 }
 
+/* PnetCDF's fill of a scalar variable: rank 0's filetype is one block of
+ * 4 bytes at displacement 512 (lb 512), the other ranks' filetypes have no
+ * data at all (an hindexed of no blocks); a collective write puts rank 0's
+ * int at byte 512. Through a view without data only accesses of no data
+ * are possible (MPI_ERR_ARG otherwise). */
+static void empty_filetype(void)
+{
+    mtest_begin("filetype without data");
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    MPI_Datatype ft;
+    int len = 4;
+    MPI_Aint at = 512;
+    MPI_Type_create_hindexed(rank == 0 ? 1 : 0, &len, &at, MPI_BYTE, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    int v = 5678;
+    MPI_Status st;
+    CHECK_RC(MPI_File_write_at_all(fh, 0, &v, rank == 0 ? 4 : 0, MPI_BYTE, &st));
+    if (rank != 0) {
+        int rc = MPI_File_write_at(fh, 0, &v, 4, MPI_BYTE, &st);
+        CHECK_CLASS(rc, MPI_ERR_ARG, "4 bytes through a view without data");
+        MPI_Offset off = -1;
+        CHECK_RC(MPI_File_get_byte_offset(fh, 0, &off));
+        CHECK_INT(off, 0, "byte offset of etype 0 in a view without data");
+    }
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    MPI_Offset size = 0;
+    CHECK_RC(MPI_File_get_size(fh, &size));
+    CHECK_INT(size, 516, "file size");
+    int got[2] = {-1, -1};
+    CHECK_RC(MPI_File_read_at_all(fh, 0, got, 1, MPI_INT, &st));
+    CHECK_INT(got[0], 0, "the int at byte 0 (a hole)");
+    CHECK_RC(MPI_File_read_at_all(fh, 512, got + 1, 1, MPI_INT, &st));
+    CHECK_INT(got[1], 5678, "the int at byte 512");
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&ft);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -197,11 +249,14 @@ int main(int argc, char **argv)
     int pid = (int)getpid();
     MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "io_coll_%d.dat", pid);
-    interleaved("enable", "4096", NULL, 0);
-    interleaved("enable", "65536", "1", 1);
-    interleaved("enable", "8192", "2", 0);
-    interleaved("automatic", "16777216", NULL, 1);
-    interleaved("disable", "4096", NULL, 0);
+    interleaved("enable", "4096", NULL, 0, 0);
+    interleaved("enable", "65536", "1", 1, 0);
+    interleaved("enable", "8192", "2", 0, 0);
+    interleaved("automatic", "16777216", NULL, 1, 0);
+    interleaved("disable", "4096", NULL, 0, 0);
+    interleaved("enable", "16777216", "1", 0, 4000);
+    interleaved("automatic", "65536", "2", 0, 4000);
+    empty_filetype();
     subarray3d("enable");
     subarray3d("automatic");
     subarray3d("disable");

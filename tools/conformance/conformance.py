@@ -15,6 +15,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import classify  # noqa: E402
 import expected  # noqa: E402
+import io_clients  # noqa: E402
 import mpi4py_suite  # noqa: E402
 import mpich_suite  # noqa: E402
 import report  # noqa: E402
@@ -38,6 +39,11 @@ CI_SKIP = {
     "rma/rma_contig -iter=10000": "10,000 iterations of every contiguous RMA pattern (37-47 s "
                                   "on 2 loaded cores); rma_contig -iter=10 runs in CI",
 }
+# The MPI-IO clients' CI subset (io_clients.py): PnetCDF directories whose
+# make ptest runs at 4 ranks in CI; the full run takes every directory
+# make ptest visits, every testpar program of HDF5 and IOR where its source
+# is present.
+CI_CLIENTS = {"pnetcdf": ["test/cdf_format", "test/header", "examples/tutorial"]}
 PEERS = {
     # name: (label, compiler wrappers' suffix, mpiexec command)
     "mpich": ("MPICH 4.0.2", ".mpich", ["mpiexec.mpich"]),
@@ -132,6 +138,20 @@ def parse_args(argv):
                                     "this tree into build-conformance/tern)")
     p.add_argument("--no-mpich", action="store_true", help="skip MPICH's test suite")
     p.add_argument("--no-mpi4py", action="store_true", help="skip mpi4py's tests")
+    p.add_argument("--clients",
+                   help="MPI-IO clients, comma-separated, of hdf5, pnetcdf, ior (default: "
+                        "all for Tern, ior where its source is; with --ci the CI subset; "
+                        "the peers run them only when asked)")
+    p.add_argument("--no-clients", action="store_true", help="skip the MPI-IO clients")
+    p.add_argument("--pnetcdf-dirs",
+                   help="PnetCDF test directories, comma-separated (e.g. test/testcases; "
+                        "default: every directory make ptest visits)")
+    p.add_argument("--hdf5-tests", help="HDF5 testpar programs, comma-separated (default: "
+                                        "all)")
+    p.add_argument("--ior-src", help="an IOR checkout (github hpc/ior; default: "
+                                     "<cache>/src/ior when present)")
+    p.add_argument("--client-timeout", type=int, default=600,
+                   help="seconds per client test program (default 600)")
     p.add_argument("--update-expected", action="store_true",
                    help="rewrite the expected-failure list from this run")
     p.add_argument("--expected", default=os.path.join(ROOT, "tests", "conformance",
@@ -279,6 +299,7 @@ def _merge(path, new):
         old = json.load(f)
     old["mpich"].update(new["mpich"])
     old["mpi4py"].update(new["mpi4py"])
+    old.setdefault("clients", {}).update(new.get("clients", {}))
     old["dirs"] = old["dirs"] + [d for d in new["dirs"] if d not in old["dirs"]]
     if old["modules"] is None:  # an MPICH-only run merged with an mpi4py run
         old["modules"] = new["modules"]
@@ -339,7 +360,26 @@ def run_impl(args, impl, prefix, dirs, mods):
                                         progress=lambda m: log(f"{impl}: {m}"))
         else:
             notes.append(f"mpi4py does not build with {impl}")
+    clients = {}
+    for suite in args.client_list if impl == "tern" or args.clients else []:
+        progress = lambda m: log(f"{impl}: {m}")  # noqa: E731
+        if suite == "hdf5":
+            clients.update(io_clients.run_hdf5(args.cache, impl, prefix, args.hdf5_list,
+                                               args.jobs, args.client_timeout, logdir,
+                                               progress))
+        elif suite == "pnetcdf":
+            clients.update(io_clients.run_pnetcdf(args.cache, impl, prefix, args.pnetcdf_list,
+                                                  args.jobs, args.client_timeout, logdir,
+                                                  progress))
+        elif suite == "ior":
+            if args.ior_src and os.path.isdir(args.ior_src):
+                clients.update(io_clients.run_ior(args.cache, impl, prefix, args.ior_src,
+                                                  args.jobs, args.client_timeout, logdir,
+                                                  progress))
+            else:
+                notes.append("IOR not run (no source: --ior-src)")
     data = {"impl": impl, "dirs": dirs, "modules": mods, "mpich": mpich, "mpi4py": m4py,
+            "clients": clients,
             "notes": notes, "seconds": round(time.time() - started), "commit": tern_commit(),
             "only_failing_in": os.path.basename(args.only_failing_in or ""),
             "command": "scripts/run-conformance.sh " + " ".join(sys.argv[1:]),
@@ -371,6 +411,21 @@ def main(argv):
     else:
         mods = mpi4py_suite.CI_MODULES if args.ci else []
     mods = None if args.no_mpi4py else mods
+    if args.clients:
+        args.client_list = [c for c in args.clients.split(",") if c]
+    else:
+        args.client_list = list(CI_CLIENTS) if args.ci else list(io_clients.SUITES)
+    if args.no_clients:
+        args.client_list = []
+    for c in args.client_list:
+        if c not in io_clients.SUITES:
+            raise SystemExit(f"conformance: unknown client {c!r}")
+    args.pnetcdf_list = [d for d in args.pnetcdf_dirs.split(",") if d] if args.pnetcdf_dirs \
+        else CI_CLIENTS.get("pnetcdf") if args.ci else None
+    args.hdf5_list = [t for t in args.hdf5_tests.split(",") if t] if args.hdf5_tests \
+        else CI_CLIENTS.get("hdf5", io_clients.HDF5_TESTS) if args.ci else io_clients.HDF5_TESTS
+    if not args.ior_src and os.path.isdir(os.path.join(args.cache, "src", "ior")):
+        args.ior_src = os.path.join(args.cache, "src", "ior")
     impls = args.impls.split(",") if args.impls else \
         (["tern"] + list(PEERS) if args.peers else ["tern"])
     if args.faces and not args.impls:
@@ -410,13 +465,15 @@ def main(argv):
 
     tern = results["tern"]
     entries = expected.load(args.expected)
-    outs = expected.outcomes(tern["mpich"], tern["mpi4py"])
-    new, fixed = expected.compare(entries, outs, tern["mpich"], tern["mpi4py"])
+    outs = expected.outcomes(tern["mpich"], tern["mpi4py"], tern.get("clients"))
+    new, fixed = expected.compare(entries, outs, tern["mpich"], tern["mpi4py"],
+                                  tern.get("clients"))
     if args.update_expected:
         missing = classify.missing_procedures(os.path.join(prefix, "bin", "tern-info")) \
             if prefix else {}
         entries = expected.update(entries, outs, tern["mpich"], tern["mpi4py"],
-                                  lambda why: classify.reason(why, missing))
+                                  lambda why: classify.reason(why, missing),
+                                  tern.get("clients"))
         expected.save(args.expected, entries)
         log(f"wrote {args.expected} ({len(entries)} entries)")
     output = args.output or (os.path.join(args.cache, "ci-report.md") if args.ci

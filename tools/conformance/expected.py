@@ -8,7 +8,9 @@ HEADER = """\
 # Tests of the external suites that fail with Tern today, one a line:
 #   suite | test | ranks | reason
 # suite: mpich (MPICH 4.0.2's test/mpi: directory/program and its arguments)
-#     or mpi4py (4.1.2: module.Class.test, or "module (the whole module)").
+#     or mpi4py (4.1.2: module.Class.test, or "module (the whole module)")
+#     or an MPI-IO client: hdf5 (testpar program), pnetcdf (directory/program
+#     of make ptest), ior (a run of IOR_RUNS in tools/conformance/io_clients.py).
 # reason: a chapter not implemented yet, with its issue (rma #13,
 #     topo/MPI-4 #14, Fortran #15, io, spawn/dynamic processes, MPI_T tools,
 #     threads, part...), a named test defect, or for now "Tern defect: <what>".
@@ -44,10 +46,15 @@ def save(path, entries):
             f.write(f"{suite} | {test} | {ranks} | {reason}\n")
 
 
-def outcomes(mpich, mpi4py):
+def outcomes(mpich, mpi4py, clients=None):
     """{(suite, test, ranks): (ran, passed, first error line)} for one
-    implementation's results; a test that was skipped is not included."""
+    implementation's results; a test that was skipped is not included.
+    clients: the I/O clients' records (suite hdf5, pnetcdf or ior)."""
     out = {}
+    for r in (clients or {}).values():
+        if r["status"] != "skipped":
+            out[(r["suite"], r["test"], r["np"])] = (True, r["status"] == "passed",
+                                                     r.get("reason", ""))
     for r in mpich.values():
         if r["status"] == "skipped":
             continue
@@ -64,16 +71,19 @@ def outcomes(mpich, mpi4py):
     return out
 
 
-def in_scope(key, mpich, mpi4py):
+def in_scope(key, mpich, mpi4py, clients=None):
     """Whether the run covered this entry's test (its directory or module)."""
     suite, test, ranks = key
+    if suite not in ("mpich", "mpi4py"):
+        return any(r["suite"] == suite and r["test"] == test and r["np"] == ranks
+                   for r in (clients or {}).values())
     if suite == "mpich":
         return any(r["test"] == test and r["np"] == ranks for r in mpich.values())
     mod = test.split(".")[0].split(" ")[0]
     return any(r["test"] == mod and r["np"] == ranks for r in mpi4py.values())
 
 
-def compare(entries, outs, mpich, mpi4py):
+def compare(entries, outs, mpich, mpi4py, clients=None):
     """(new failures, listed tests that now pass), both sorted lists of
     (key, detail)."""
     new = [(k, v[2]) for k, v in outs.items() if not v[1] and k not in entries]
@@ -82,14 +92,14 @@ def compare(entries, outs, mpich, mpi4py):
     return sorted(new), sorted(fixed)
 
 
-def update(entries, outs, mpich, mpi4py, classify=None):
+def update(entries, outs, mpich, mpi4py, classify=None, clients=None):
     """Entries rewritten from this run: tests the run covered keep their
     reason while they fail, leave when they pass, and new failures come in
     as unclassified (or with the reason `classify(first error line)` gives,
     for programs that miss a procedure of a chapter not implemented yet);
     entries outside the run stay."""
     result = {k: v for k, v in entries.items()
-              if not in_scope(k, mpich, mpi4py) or v.startswith("flaky")}
+              if not in_scope(k, mpich, mpi4py, clients) or v.startswith("flaky")}
     for k, (ran, passed, why) in outs.items():
         if passed:
             continue
@@ -99,6 +109,6 @@ def update(entries, outs, mpich, mpi4py, classify=None):
     # a listed test that the run covered but that has no outcome now (a
     # module that crashed before reporting) keeps its entry
     for k, v in entries.items():
-        if in_scope(k, mpich, mpi4py) and k not in outs:
+        if in_scope(k, mpich, mpi4py, clients) and k not in outs:
             result[k] = v
     return result

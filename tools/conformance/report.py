@@ -4,10 +4,16 @@ counts for Tern and (when they ran) the peers, then every failing Tern test
 with its reason."""
 import os
 
+CLIENT_LABELS = {"hdf5": "Parallel HDF5 1.10.8 (testpar)",
+                 "pnetcdf": "PnetCDF 1.12.3 (make ptest)",
+                 "ior": "IOR (MPIIO backend, data verified)"}
+
 DOC_INTRO = """\
 Tern against test suites nobody here wrote: the C tests of MPICH 4.0.2
 (`test/mpi` of Debian bookworm's source package `mpich` 4.0.2-3) and the
-tests of mpi4py 4.1.2 (its sdist from PyPI). With `--peers` the same tests
+tests of mpi4py 4.1.2 (its sdist from PyPI), and real MPI-IO clients:
+Parallel HDF5 1.10.8's and PnetCDF 1.12.3's parallel tests (Debian
+bookworm's source packages) and IOR. With `--peers` the same tests
 run against Debian's MPICH 4.0.2 and Open MPI 4.1.4, so that a test failing
 everywhere is told apart from a Tern defect.
 With `--faces` MPICH's tests also run as a binary built for MPICH would:
@@ -53,7 +59,12 @@ it), `--only-failing-in RESULTS` (run only the tests that failed with Tern
 in saved results: the quick way to ask the peers about Tern's failures),
 `--prefix DIR`
 (test an installed Tern instead of building this tree into
-`build-conformance/tern`), `--no-mpich`, `--no-mpi4py`, `--update-expected`
+`build-conformance/tern`), `--no-mpich`, `--no-mpi4py`, `--clients a,b`
+(MPI-IO clients, of hdf5, pnetcdf, ior; the peers run them only when
+this names them), `--no-clients`, `--hdf5-tests a,b` (testpar programs),
+`--pnetcdf-dirs a,b` (e.g. `test/testcases`), `--ior-src DIR` (an IOR
+checkout; default `build-conformance/src/ior` when present),
+`--client-timeout S` (per client program, default 600), `--update-expected`
 (rewrite `tests/conformance/expected-failures.txt` from this run: listed
 tests keep their reason while they fail and leave when they pass, new
 failures come in as `unclassified: <first error line>` for a human to
@@ -107,6 +118,32 @@ module)", with the first error line of its output. mpi4py's own
 known-failure marks (`skipMPI`) apply to the peers only; they count as
 skipped.
 
+**MPI-IO clients** (`tools/conformance/io_clients.py`). Parallel HDF5
+1.10.8 and PnetCDF 1.12.3 come from Debian bookworm's source packages
+(`apt-get source --download-only hdf5=1.10.8+repack1-1 pnetcdf=1.12.3-1`,
+the upstream tarballs; PnetCDF's gets `autoreconf -fi`, which needs
+autoconf, automake and libtool, installed through apt when missing) and
+are configured with the implementation's `mpicc` into
+`build-conformance/io-clients/<impl>/`, once per (arguments, `mpicc`,
+`mpi.h`). HDF5: `--enable-parallel`, static, without tools, high-level
+library, Fortran, C++ and Java; only the library, `libh5test` and
+`testpar`'s programs are built (about 3.5 min of CPU), and each program
+runs at 4 ranks in `testpar/`, in CMake's order (`t_pflush2` reads what
+`t_pflush1` left, `t_prestart` what `t_pshutdown` left); a program passes
+when it exits 0 (`t_pflush1`, which always exits 1 on purpose, when it
+printed PASSED). PnetCDF: `--disable-fortran --disable-cxx`; in each
+directory `make ptest` visits (`test/`, `examples/`, `benchmarks/`), its
+programs are built and `make ptest` runs its `parallel_run.sh` at 4 ranks
+with `TESTMPIRUN` and `TESTSEQRUN` pointing at `record.sh`, which runs
+each call under the time limit, records its status and lets the script go
+on: a program passes when it exits 0 and `ncvalidator` accepts the file it
+wrote. IOR (github hpc/ior, not packaged: only where a checkout is given)
+is built with `./bootstrap; ./configure` and runs `ior -a MPIIO -w -r -W -R
+-C -e -i 2` independent and collective (`-c`), with file views, strided
+datatypes, a file per process, random offsets, preallocation and fsync,
+at 2 and 4 ranks; a run passes when it exits 0 and prints no ERROR,
+WARNING or "Incorrect data" (its read-back verification).
+
 **The CI gate.** `scripts/run-tests.sh` (what `.ci/run` calls) runs
 `scripts/run-conformance.sh --ci --prefix <its build, installed>` after its
 ctest runs (`TERN_SKIP_CONFORMANCE=1` skips it); its status joins the
@@ -123,7 +160,14 @@ modules for the same features, at 1 and 2 ranks. It fails on any failure that is
 passes, printing each (`NEW FAILURE ...`, `NOW PASSES ...`), so the list
 only shrinks and never hides a regression; entries whose reason starts
 with `flaky:` (too slow for the limit on a loaded machine in some runs)
-are accepted either way.
+are accepted either way. The CI subset also runs PnetCDF's `make ptest`
+in `test/cdf_format`, `test/header` and `examples/tutorial` (`CI_CLIENTS`
+in `conformance.py`; its build is cached like the rest); HDF5 is left out
+(its library alone is about 3.5 min of CPU, 16 min on this project's
+loaded 2-core machine) and so is IOR (no GitHub access in CI). Measured on
+2026-11-29 from an empty cache, with IOR's 16 runs in the same run: 8 min
+wall on the shared 2-core machine under a load near 28, 1 min 19 s of
+user CPU time (PnetCDF's `make` 270 s of it; its 16 programs run in 8 s).
 
 Its time, measured on 2026-11-24 from an empty cache (`--cache` in a fresh
 directory: the apt and pip downloads, configuring, building the test
@@ -226,6 +270,9 @@ def write(path, command, commit, results, entries, peers, seconds):
         scope = (f"MPICH directories {', '.join(d['dirs'])}" if d["dirs"] else "no MPICH tests")
         scope += "; mpi4py: " + ("all modules" if d["modules"] == [] else
                                  "none" if d["modules"] is None else ", ".join(d["modules"]))
+        ran = sorted({r["suite"] for r in d.get("clients", {}).values()})
+        if ran:
+            scope += "; MPI-IO clients: " + ", ".join(ran)
         if d.get("only_failing_in"):
             scope += (" — only the tests that built but failed with Tern there (and the "
                       f"mpi4py modules with a Tern failure), from {d['only_failing_in']}")
@@ -305,10 +352,45 @@ def write(path, command, commit, results, entries, peers, seconds):
         cells = [_cell(_sum(totals[i]) if totals[i] else None, keys) for i in impls]
         lines += ["| **all** | | " + " | ".join(cells) + " |", ""]
 
+    # MPI-IO clients
+    suites = []
+    for impl in impls:
+        for r in results[impl].get("clients", {}).values():
+            if r["suite"] not in suites:
+                suites.append(r["suite"])
+    if suites:
+        keys = ["tests", "passed", "failed"]
+        lines += ["## MPI-IO clients", "",
+                  "Programs that use MPI-IO for real: Parallel HDF5 1.10.8's `testpar` "
+                  "programs (4 ranks) and PnetCDF 1.12.3's `make ptest` programs (4 ranks; "
+                  "each program's output file also passes `ncvalidator`), both built "
+                  "from Debian bookworm's source packages with the implementation's "
+                  "`mpicc`, and IOR's MPIIO backend (independent and collective, 2 and 4 "
+                  "ranks, every run verifying the data it wrote and read back). Per "
+                  "client: test programs (IOR: runs), passed, failed.", ""]
+        head = "| client | " + " | ".join(f"{labels[i]} {k}" for i in impls for k in keys) + " |"
+        lines += [head, "|" + "---|" * (1 + len(keys) * len(impls))]
+        for suite in suites:
+            cells = []
+            for i in impls:
+                recs = [r for r in results[i].get("clients", {}).values()
+                        if r["suite"] == suite and r["status"] != "skipped"]
+                c = {"tests": len(recs),
+                     "passed": sum(r["status"] == "passed" for r in recs),
+                     "failed": sum(r["status"] == "failed" for r in recs)} if recs else None
+                cells.append(_cell(c, keys))
+            lines.append(f"| {CLIENT_LABELS.get(suite, suite)} | " + " | ".join(cells) + " |")
+        lines.append("")
+
     # failing Tern tests
     fails = []
+    for r in tern.get("clients", {}).values():
+        if r["status"] == "failed":
+            fails.append((r["suite"], r["test"], r["np"], r.get("reason", "")))
     peer_fail = {}
     for i in impls[1:]:
+        for r in results[i].get("clients", {}).values():
+            peer_fail[(r["suite"], r["test"], r["np"], i)] = r["status"]
         for r in results[i]["mpich"].values():
             peer_fail[("mpich", r["test"], r["np"], i)] = r["status"]
         for r in results[i]["mpi4py"].values():

@@ -381,15 +381,18 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     for (int i = 0; i < na; i++)
         if (agg[i] == c->rank)
             me_agg = i;
-    /* Domains: the union split evenly, aligned to the stripe or block. */
+    /* Domains: the union split evenly, aligned to the stripe or block.
+     * They start at the stripe below the union, so they must cover the
+     * span from there (not from lo): the union's last bytes would belong
+     * to no aggregator. */
     MPI_Offset align = f->hints.striping_unit > 0 ? f->hints.striping_unit
                                                    : (MPI_Offset)f->drv->block_size(&f->fd);
-    MPI_Offset cb = f->hints.cb_buffer_size, span = hi > lo ? hi - lo : 0;
+    MPI_Offset start = hi > lo ? lo / align * align : 0;
+    MPI_Offset cb = f->hints.cb_buffer_size, span = hi > lo ? hi - start : 0;
     MPI_Offset dom = (span + na - 1) / na;
     dom = (dom + align - 1) / align * align;
     if (dom == 0)
         dom = align;
-    MPI_Offset start = lo / align * align;
     int rounds = span ? (int)((dom + cb - 1) / cb) : 0;
     if (me_agg >= 0) {
         win = malloc((size_t)cb);

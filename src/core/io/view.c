@@ -63,7 +63,24 @@ static tern_status_t view_place(tern_io_view_t *v, MPI_Offset disp, MPI_Datatype
     long fsize = tern_datatype_size(placed);
     if (esize <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "etype has no data (size %ld)", esize);
-    if (fsize <= 0 || fsize % esize != 0)
+    if (fsize == 0) {
+        /* A filetype without data is whole etypes too (none): ROMIO takes
+         * it, and PnetCDF sets one on the ranks with nothing to move in a
+         * collective access. Only accesses of no data are possible. */
+        v->disp = disp;
+        v->etype = etype;
+        v->filetype = filetype;
+        v->esize = esize;
+        v->fsize = 0;
+        v->fextent = tern_datatype_extent(placed);
+        v->segs = NULL;
+        v->before = NULL;
+        v->nsegs = 0;
+        tern_datatype_retain(etype);
+        tern_datatype_retain(filetype);
+        return TERN_OK;
+    }
+    if (fsize < 0 || fsize % esize != 0)
         return tern_status_detail(TERN_ERR_TYPE,
                                   "filetype's %ld bytes of data are not whole etypes of %ld "
                                   "bytes",
@@ -190,6 +207,8 @@ static size_t piece_of(const tern_io_view_t *v, size_t r)
 
 MPI_Offset tern_io_view_offset(const tern_io_view_t *v, MPI_Offset pos)
 {
+    if (v->fsize == 0)
+        return v->disp;
     MPI_Offset k = pos / v->fsize;
     size_t r = (size_t)(pos % v->fsize);
     size_t j = piece_of(v, r);
@@ -201,6 +220,9 @@ tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t 
 {
     if (len == 0)
         return TERN_OK;
+    if (v->fsize == 0)
+        return tern_status_detail(TERN_ERR_ARG, "the view's filetype has no data: an access "
+                                  "through it can move none, not %zu bytes", len);
     MPI_Offset k = pos / v->fsize;
     size_t r = (size_t)(pos % v->fsize);
     size_t j = piece_of(v, r);
@@ -235,7 +257,7 @@ tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t 
 
 MPI_Offset tern_io_view_bytes_before(const tern_io_view_t *v, MPI_Offset off)
 {
-    if (off <= v->disp)
+    if (off <= v->disp || v->fsize == 0)
         return 0;
     MPI_Offset rel = off - v->disp;
     MPI_Offset k = rel / v->fextent, r = rel % v->fextent;
