@@ -303,12 +303,25 @@ KV_DEL(kv_del_type, TN_Datatype, MPI_Datatype, tern_abi_Type_out)
 KV_COPY(kv_copy_win, TN_Win, MPI_Win, tern_abi_Win_out)
 KV_DEL(kv_del_win, TN_Win, MPI_Win, tern_abi_Win_out)
 
+/* Every keyval's wrapper, kept for the life of the process (libtern does
+ * not say when a keyval's last attribute goes, so none is freed): on one
+ * list, reachable, newest first. */
+static struct keyval_node {
+    struct keyval_node *next;
+    abi_keyval_t k;
+} *keyvals;
+
 static abi_keyval_t *keyval_new(void (*copy)(void), void (*del)(void), void *extra)
 {
-    abi_keyval_t *k = malloc(sizeof *k);
-    if (k)
-        *k = (abi_keyval_t){copy, del, extra};
-    return k;
+    struct keyval_node *n = malloc(sizeof *n);
+    if (!n)
+        return NULL;
+    n->k = (abi_keyval_t){copy, del, extra};
+    pthread_mutex_lock(&abi_ops_lock);
+    n->next = keyvals;
+    keyvals = n;
+    pthread_mutex_unlock(&abi_ops_lock);
+    return &n->k;
 }
 
 #define KV_CREATE(FN, NATIVE, CT, DT, COPY, DEL)                                           \
@@ -319,9 +332,8 @@ static abi_keyval_t *keyval_new(void (*copy)(void), void (*del)(void), void *ext
                                      extra_state);                                         \
         if (!k)                                                                            \
             return MPI_ERR_NO_MEM;                                                         \
+        /* A failed create's wrapper stays on the list, unused. */                        \
         int rc = tern_native_PMPI_##NATIVE(COPY, DEL, keyval, k);                          \
-        if (rc)                                                                            \
-            free(k);                                                                       \
         return tern_abi_err_out(rc);                                                       \
     }
 KV_CREATE(Comm_create_keyval, Comm_create_keyval, MPI_Comm_copy_attr_function,

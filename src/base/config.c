@@ -209,18 +209,30 @@ const tern_knob_value_t *tern_knob_value(tern_knob_id_t id)
     return &values[id];
 }
 
+/* The texts tern_knob_set gave knobs, newest first. */
+typedef struct set_text {
+    struct set_text *next;
+    char text[];
+} set_text_t;
+static set_text_t *set_texts;
+
 int tern_knob_set(tern_knob_id_t id, const char *text)
 {
     pthread_once(&loaded, load);
     tern_knob_value_t v;
     if (tern_knob_parse(id, text, &v) != 0)
         return -1;
-    char *copy = strdup(text);
-    if (!copy)
-        return -1;
     /* The text the value had stays allocated: a reader may still hold it
-     * (writes are rare, from MPI_T_cvar_write). */
-    v.text = copy;
+     * (writes are rare, from MPI_T_cvar_write). Every text written is
+     * kept on one list, so it stays reachable (and is no leak). */
+    size_t n = strlen(text) + 1;
+    set_text_t *t = malloc(sizeof *t + n);
+    if (!t)
+        return -1;
+    memcpy(t->text, text, n);
+    t->next = set_texts;
+    set_texts = t;
+    v.text = t->text;
     values[id] = v;
     return 0;
 }

@@ -58,8 +58,7 @@ int main(int argc, char **argv)
     /* Non-commutative: the product in rank order. */
     CHECK_OK(MPI_Op_create(matmul, 0, &mop));
     int m[4] = {1, rank, 0, 1}, p[4];
-    CHECK_OK(MPI_Reduce(m, p, 1, MPI_INT, mop, 0, MPI_COMM_WORLD));
-    MPI_Datatype mat;
+    MPI_Datatype mat; /* one element is a whole matrix: the op reads 4 ints */
     CHECK_OK(MPI_Type_contiguous(4, MPI_INT, &mat));
     CHECK_OK(MPI_Type_commit(&mat));
     CHECK_OK(MPI_Reduce(m, p, 1, mat, mop, 0, MPI_COMM_WORLD));

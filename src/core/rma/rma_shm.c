@@ -311,7 +311,19 @@ static void shm_accumulate(tern_win_t *w, int target, char *base, MPI_Op op, MPI
             tern_rma_shm_acc_lock(w, target);
             if (out)
                 memcpy(out, t, len);
-            tern_rma_accumulate_bytes(op, basic, data, t, len);
+            if ((uintptr_t)t % es == 0 || es > 64) {
+                tern_rma_accumulate_bytes(op, basic, data, t, len);
+            } else {
+                /* A misaligned target (the window's displacement unit
+                 * allows it): the reduction loops read typed elements,
+                 * so each element is combined in an aligned copy. */
+                _Alignas(16) char elem[64];
+                for (size_t k = 0; k < len; k += es) {
+                    memcpy(elem, t + k, es);
+                    tern_rma_accumulate_bytes(op, basic, data ? data + k : NULL, elem, es);
+                    memcpy(t + k, elem, es);
+                }
+            }
             tern_rma_shm_acc_unlock(w, target);
         }
         if (data && op != MPI_NO_OP)
