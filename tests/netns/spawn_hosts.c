@@ -26,7 +26,9 @@
 #include <dirent.h>
 #include <limits.h>
 
-enum { IDENT_MAX = MPI_MAX_PROCESSOR_NAME + 80 };
+/* Room for %255s (the host names sscanf reads) whatever MPI_MAX_PROCESSOR_NAME
+ * is (128 since the MPICH ABI). */
+enum { IDENT_MAX = 256 + 80 };
 
 /* Where this process runs: its processor name and the stand-in host. */
 static void ident(char *out)
@@ -76,7 +78,7 @@ static void check_children(MPI_Comm ic, int n, const int *at_parent,
     for (int c = 0; c < rsize && c < n; c++) {
         int v = 100 * mtest_rank + c;
         MPI_Send(&v, 1, MPI_INT, c, 7, ic);
-        char back[IDENT_MAX + 64] = "", where[256] = ""; /* %255s below */
+        char back[IDENT_MAX + 64] = "", where[IDENT_MAX] = "";
         MPI_Recv(back, (int)sizeof back, MPI_CHAR, c, 8, ic, MPI_STATUS_IGNORE);
         int v1 = -1, crank = -1, csize = -1, sum = -1;
         CHECK(sscanf(back, "%d %d %d %d %255s", &v1, &crank, &csize, &sum, where) == 5,
