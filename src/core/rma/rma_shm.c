@@ -333,6 +333,39 @@ static void shm_accumulate(tern_win_t *w, int target, char *base, MPI_Op op, MPI
     }
 }
 
+/* An accumulate whose element type has holes (MPI_SHORT_INT...): an
+ * element spans several pieces of the target layout, so the pieces are
+ * gathered into one packed copy, combined there under the lock and
+ * scattered back. */
+static void shm_accumulate_packed(tern_win_t *w, int target, char *base, MPI_Op op,
+                                  MPI_Datatype basic, const tern_dt_seg_t *segs, size_t nsegs,
+                                  const char *data, char *out)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nsegs; i++)
+        total += segs[i].len;
+    _Alignas(16) char small[256];
+    char *tmp = total <= sizeof small ? small : malloc(total);
+    if (!tmp) {
+        tern_error("one-sided accumulate: out of memory for %zu bytes; the target is left "
+                   "unchanged", total);
+        return;
+    }
+    tern_rma_shm_acc_lock(w, target);
+    size_t at = 0;
+    for (size_t i = 0; i < nsegs; at += segs[i].len, i++)
+        memcpy(tmp + at, base + segs[i].offset, segs[i].len);
+    if (out)
+        memcpy(out, tmp, total);
+    tern_rma_accumulate_bytes(op, basic, data, tmp, total);
+    at = 0;
+    for (size_t i = 0; i < nsegs; at += segs[i].len, i++)
+        memcpy(base + segs[i].offset, tmp + at, segs[i].len);
+    tern_rma_shm_acc_unlock(w, target);
+    if (tmp != small)
+        free(tmp);
+}
+
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
                         const tern_dt_seg_t *segs, const char *data, char *out)
 {
@@ -341,6 +374,10 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
         const MPI_Op op = (MPI_Op)hdr->op;
         const MPI_Datatype basic = (MPI_Datatype)hdr->basic;
         const long es = tern_datatype_size(basic);
+        if (es > 0 && es != tern_datatype_extent(basic)) {
+            shm_accumulate_packed(w, target, base, op, basic, segs, hdr->nsegs, data, out);
+            return;
+        }
         int integer;
         (void)op_fits(op, basic, &integer);
         shm_accumulate(w, target, base, op, basic, es > 0 ? (size_t)es : 1, integer, segs,
