@@ -11,6 +11,7 @@
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_track.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,8 +365,24 @@ void tern_rma_accumulate_bytes(MPI_Op op, MPI_Datatype basic, const char *in, ch
         return;
     }
     long es = tern_datatype_size(basic);
-    if (es > 0)
+    if (es <= 0)
+        return;
+    /* An element's alignment: the largest power of two dividing its size
+     * (16 at most). */
+    size_t align = (size_t)(es & -es) < 16 ? (size_t)(es & -es) : 16;
+    if ((uintptr_t)t % align == 0 || es > 64) {
         tern_op_apply(op, basic, in, t, len / (size_t)es);
+        return;
+    }
+    /* A misaligned target (a window's displacement unit of 1 allows it):
+     * the reduction loops read typed elements, so each element is combined
+     * in an aligned copy. */
+    _Alignas(16) char elem[64];
+    for (size_t k = 0; k + (size_t)es <= len; k += (size_t)es) {
+        memcpy(elem, t + k, (size_t)es);
+        tern_op_apply(op, basic, in + k, elem, 1);
+        memcpy(t + k, elem, (size_t)es);
+    }
 }
 
 void tern_rma_apply(char *base, const rma_hdr_t *h, const tern_dt_seg_t *segs, const char *data,

@@ -311,19 +311,7 @@ static void shm_accumulate(tern_win_t *w, int target, char *base, MPI_Op op, MPI
             tern_rma_shm_acc_lock(w, target);
             if (out)
                 memcpy(out, t, len);
-            if ((uintptr_t)t % es == 0 || es > 64) {
-                tern_rma_accumulate_bytes(op, basic, data, t, len);
-            } else {
-                /* A misaligned target (the window's displacement unit
-                 * allows it): the reduction loops read typed elements,
-                 * so each element is combined in an aligned copy. */
-                _Alignas(16) char elem[64];
-                for (size_t k = 0; k < len; k += es) {
-                    memcpy(elem, t + k, es);
-                    tern_rma_accumulate_bytes(op, basic, data ? data + k : NULL, elem, es);
-                    memcpy(t + k, elem, es);
-                }
-            }
+            tern_rma_accumulate_bytes(op, basic, data, t, len);
             tern_rma_shm_acc_unlock(w, target);
         }
         if (data && op != MPI_NO_OP)
@@ -331,39 +319,6 @@ static void shm_accumulate(tern_win_t *w, int target, char *base, MPI_Op op, MPI
         if (out)
             out += len;
     }
-}
-
-/* An accumulate whose element type has holes (MPI_SHORT_INT...): an
- * element spans several pieces of the target layout, so the pieces are
- * gathered into one packed copy, combined there under the lock and
- * scattered back. */
-static void shm_accumulate_packed(tern_win_t *w, int target, char *base, MPI_Op op,
-                                  MPI_Datatype basic, const tern_dt_seg_t *segs, size_t nsegs,
-                                  const char *data, char *out)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < nsegs; i++)
-        total += segs[i].len;
-    _Alignas(16) char small[256];
-    char *tmp = total <= sizeof small ? small : malloc(total);
-    if (!tmp) {
-        tern_error("one-sided accumulate: out of memory for %zu bytes; the target is left "
-                   "unchanged", total);
-        return;
-    }
-    tern_rma_shm_acc_lock(w, target);
-    size_t at = 0;
-    for (size_t i = 0; i < nsegs; at += segs[i].len, i++)
-        memcpy(tmp + at, base + segs[i].offset, segs[i].len);
-    if (out)
-        memcpy(out, tmp, total);
-    tern_rma_accumulate_bytes(op, basic, data, tmp, total);
-    at = 0;
-    for (size_t i = 0; i < nsegs; at += segs[i].len, i++)
-        memcpy(base + segs[i].offset, tmp + at, segs[i].len);
-    tern_rma_shm_acc_unlock(w, target);
-    if (tmp != small)
-        free(tmp);
 }
 
 void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
@@ -375,7 +330,12 @@ void tern_rma_shm_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
         const MPI_Datatype basic = (MPI_Datatype)hdr->basic;
         const long es = tern_datatype_size(basic);
         if (es > 0 && es != tern_datatype_extent(basic)) {
-            shm_accumulate_packed(w, target, base, op, basic, segs, hdr->nsegs, data, out);
+            /* An element type with holes (MPI_SHORT_INT...): an element
+             * spans pieces of the layout, so no piece can take an atomic
+             * instruction; the messages' applier, under the lock. */
+            tern_rma_shm_acc_lock(w, target);
+            tern_rma_apply(base, hdr, segs, data, out);
+            tern_rma_shm_acc_unlock(w, target);
             return;
         }
         int integer;
