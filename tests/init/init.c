@@ -1,6 +1,6 @@
 /* MPI_Init (not Init_thread): Initialized/Finalized before and after, the
  * thread level reported, and a message across WORLD so Init did wire up. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 int main(int argc, char **argv)
 {

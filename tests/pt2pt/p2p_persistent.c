@@ -4,7 +4,7 @@
  * Request_free after completion and of a never-started request, persistent
  * operations with MPI_PROC_NULL. Pairs 0<->1, ...; an odd last rank pairs with
  * itself. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int partner;
 

@@ -2,7 +2,7 @@
  * (Test_cancelled true, and a later message with its tag goes to a later
  * receive); a receive that already completed is not (Test_cancelled false,
  * data intact); a started persistent receive is cancelled and can be freed. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int partner;
 

@@ -5,7 +5,7 @@
  * (eager) and large ones (rendezvous) both. Then the errors and outputs
  * the int forms cannot hold: a negative MPI_Count is MPI_ERR_COUNT, a
  * detached buffer or count past INT_MAX is MPI_UNDEFINED in the int form. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 #include <limits.h>
 #include <string.h>

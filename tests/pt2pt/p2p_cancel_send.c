@@ -5,7 +5,7 @@
  * with the same envelope, cancelling the second leaves the first. A send
  * already matched completes normally (Test_cancelled false, data there).
  * Every rank sends to its partner (itself at odd sizes' last rank). */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 #include <stdlib.h>
 #include <string.h>

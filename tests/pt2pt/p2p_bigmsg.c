@@ -7,7 +7,7 @@
  * so only receive buffers cost their size; data are checked against the
  * pattern, never against a copy. PERIOD does not divide 2^31 or 2^32, so
  * data landing 2 or 4 GiB off show. Peak: about 4.1 GB. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 #include <errno.h>
 #include <limits.h>

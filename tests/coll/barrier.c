@@ -6,7 +6,7 @@
  * rank posts a receive, meets the others in a barrier, and a root then uses
  * MPI_Rsend (correct only if the barrier really waited for all receives to be
  * posted); and MPI_Barrier(MPI_COMM_SELF). */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 enum { ITERS = 1000 };
 

@@ -2,7 +2,7 @@
  * (MPI_MESSAGE_NO_PROC), Get_count on a probe status. A matched message
  * (Mprobe) is no longer visible to later receives or probes. Pairs 0<->1,
  * ...; the last rank of an odd size pairs with itself. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int partner;
 

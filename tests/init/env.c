@@ -2,7 +2,7 @@
  * Finalize, thread levels, ranks and sizes, Wtime/Wtick, processor name,
  * versions, error strings and classes, MPI_TAG_UB and the sizes of the
  * predefined datatypes. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 #include <complex.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * receive posted before the send (expected), and send before the receive is
  * posted (unexpected). Checks data, status source/tag, Get_count, and that
  * bytes past the message in the receive buffer are untouched. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static const size_t sizes[] = {0, 1, 8, 100, 1024, 4095, 4096, 4097, 8000, 8192, 8193,
                                16384, 65535, 65536, 65537, 262144, 1 << 20, (1 << 20) + 3,

@@ -5,7 +5,7 @@
  * - the same again, received with MPI_ANY_SOURCE (per-source order checked);
  * - rank 1 posts 200 nonblocking 64 KB sends to rank 0, which sleeps 1 s and
  *   then receives them in order. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 enum { SMALL = 64, NBIG = 200, BIG = 64 * 1024 };
 /* 10000 per sender; above 4 ranks (oversubscribed on small machines) the

@@ -4,7 +4,7 @@
  * MPI_ANY_SOURCE/MPI_ANY_TAG, Get_count/Get_elements (MPI_UNDEFINED),
  * Status_set_elements/Status_set_cancelled, messages to self on WORLD and on
  * MPI_COMM_SELF (and that the two do not match each other). */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int partner, lo, hi;
 

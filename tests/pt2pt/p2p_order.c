@@ -7,7 +7,7 @@
  * - unexpected messages with different tags received in reverse tag order;
  * - posted receives match in posting order (also mixing a specific source and
  *   MPI_ANY_SOURCE, or a specific tag and MPI_ANY_TAG). */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int partner, lo, hi;
 

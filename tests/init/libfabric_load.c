@@ -3,7 +3,7 @@
  * /proc/self/maps after MPI_Init and a message round, and checks libfabric
  * is mapped exactly when TERN_TEST_EXPECT_LIBFABRIC=1 says it should be
  * (set by CMake: 0 for a job on one host, 1 with TERN_TRANSPORTS=self,ofi). */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int libfabric_mapped(void)
 {

@@ -4,7 +4,7 @@
  * Request_free of an active send; Request_get_status (does not free); an
  * Issend that stays incomplete until the receive is posted. Pairs 0<->1,
  * 2<->3, ...; the last rank of an odd size pairs with itself. */
-#include "mtest.h"
+#include "../mpi/mtest.h"
 
 static int partner;
 
