@@ -5,8 +5,8 @@
  * distributed graphs keep the ranks' order. */
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_exchange.h"
-#include "core/comm/topo.h"
-#include "core/comm/topo_map.h"
+#include "core/topo/topo.h"
+#include "core/topo/topo_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,7 @@ static tern_status_t attach(tern_comm_t *c, int n, int dup, tern_topo_t *t, tern
         *newcomm = MPI_COMM_NULL;
         return st;
     }
-    nc->topo = t;
+    tern_topo_attach(nc, t);
     *newcomm = nc->handle;
     return TERN_OK;
 }
@@ -161,7 +161,7 @@ tern_status_t tern_cart_sub(tern_comm_t *c, const int *remain_dims, MPI_Comm *ne
     if (st == TERN_OK && nc) {
         st = cart_topo(kept, dims, periods, nc->rank, &nt);
         if (st == TERN_OK)
-            nc->topo = nt;
+            tern_topo_attach(nc, nt);
         else
             tern_comm_destroy(nc);
     }

@@ -1,5 +1,5 @@
 /* The rank mapping of reorder=true (topo_map.h). */
-#include "core/comm/topo_map.h"
+#include "core/topo/topo_map.h"
 #include "core/runtime/runtime.h"
 
 #include <limits.h>

@@ -4,8 +4,8 @@
  * the storage and the queries, topo_create.c the constructors (new
  * communicators), dims_create.c MPI_Dims_create. Arguments not checked by
  * the MPI layer are checked here; errors name the argument. */
-#ifndef TERN_CORE_COMM_TOPO_H
-#define TERN_CORE_COMM_TOPO_H
+#ifndef TERN_CORE_TOPO_TOPO_H
+#define TERN_CORE_TOPO_TOPO_H
 
 #include "base/status.h"
 #include "core/comm/comm.h"
@@ -32,6 +32,9 @@ typedef struct tern_topo {
 void tern_topo_free(tern_topo_t *t);
 /* A deep copy for MPI_Comm_dup (NULL for NULL). */
 tern_status_t tern_topo_copy(const tern_topo_t *t, tern_topo_t **copy_p);
+/* Gives communicator c the topology t, owned from now on (with the copy
+ * and free above as its topo_ops), in place of one a duplicate copied. */
+void tern_topo_attach(tern_comm_t *c, tern_topo_t *t);
 
 /* TERN_ERR_DIMS unless ndims >= 0 and dims[0..ndims) are positive;
  * TERN_ERR_ARG when their product exceeds limit (the communicator's size:

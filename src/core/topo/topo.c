@@ -1,6 +1,6 @@
 /* Topology storage and queries (topo.h). */
-#include "core/comm/topo.h"
-#include "core/comm/topo_map.h"
+#include "core/topo/topo.h"
+#include "core/topo/topo_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +57,16 @@ tern_status_t tern_topo_copy(const tern_topo_t *t, tern_topo_t **copy_p)
     }
     *copy_p = c;
     return TERN_OK;
+}
+
+static const tern_comm_topo_ops_t topo_ops = {.copy = tern_topo_copy, .free = tern_topo_free};
+
+void tern_topo_attach(tern_comm_t *c, tern_topo_t *t)
+{
+    if (c->topo)
+        c->topo_ops->free(c->topo);
+    c->topo = t;
+    c->topo_ops = &topo_ops;
 }
 
 tern_status_t tern_topo_test(const tern_comm_t *c, int *status)

@@ -5,7 +5,7 @@
  * to the least sum (the choices of MPICH's test table, topo/baddims.h). A search
  * over non-increasing sequences of divisors finds it; greedy assignment of
  * prime factors does not (72 in 2-D would be 12 x 6, not 9 x 8). */
-#include "core/comm/topo.h"
+#include "core/topo/topo.h"
 
 #include <stdlib.h>
 
