@@ -83,8 +83,10 @@ int tern_api_enter_slow(const char *func)
         held = 1;
     }
     /* Under the lock (when there is one): the profile's records change
-     * one thread at a time. */
-    if (tern_profile_call_enter(func))
+     * one thread at a time. Without the profile a locked call makes no
+     * further call. */
+    if ((atomic_load_explicit(&tern_api_slow, memory_order_relaxed) & 2) &&
+        tern_profile_call_enter(func))
         held |= 2;
     return held;
 }
