@@ -30,6 +30,7 @@ typedef struct {
     char **argv;      /* program and its arguments, NULL-terminated */
     int tag_output;   /* prefix each output line with "[rank] " */
     int ft;           /* --ft: a rank's death leaves the others running (ULFM) */
+    char *profile;    /* --profile DIR (absolute): TERN_PROFILE, then tern-profile DIR */
     int bind_core;    /* rank i bound to core i mod ncores */
     int timeout_s;    /* MPIEXEC_TIMEOUT: end the job after this many seconds; 0: never */
     char **env;       /* "VAR=VAL" set in every rank */

@@ -3,6 +3,7 @@
  * positive, so a wait can drop all of it and take it back without knowing
  * how deep the calls above it went. */
 #include "core/runtime/api_lock.h"
+#include "base/profile.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -11,6 +12,7 @@
 #define HANDOFF_YIELDS 64
 
 atomic_int tern_api_locking;
+atomic_int tern_api_slow;
 
 static pthread_mutex_t api_mutex = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local unsigned depth;
@@ -62,6 +64,39 @@ int tern_api_held(void)
 void tern_api_locking_on(void)
 {
     atomic_store_explicit(&tern_api_locking, 1, memory_order_release);
+    atomic_fetch_or_explicit(&tern_api_slow, 1, memory_order_release);
+}
+
+void tern_api_profile_calls(int on)
+{
+    if (on)
+        atomic_fetch_or_explicit(&tern_api_slow, 2, memory_order_release);
+    else
+        atomic_fetch_and_explicit(&tern_api_slow, ~2, memory_order_release);
+}
+
+int tern_api_enter_slow(const char *func)
+{
+    int held = 0;
+    if (atomic_load_explicit(&tern_api_locking, memory_order_relaxed)) {
+        tern_api_lock();
+        held = 1;
+    }
+    /* Under the lock (when there is one): the profile's records change
+     * one thread at a time. Without the profile a locked call makes no
+     * further call. */
+    if ((atomic_load_explicit(&tern_api_slow, memory_order_relaxed) & 2) &&
+        tern_profile_call_enter(func))
+        held |= 2;
+    return held;
+}
+
+void tern_api_leave_slow(int held)
+{
+    if (held & 2)
+        tern_profile_call_leave();
+    if (held & 1)
+        tern_api_unlock();
 }
 
 void tern_api_wait_gap(int yield)
