@@ -121,7 +121,8 @@ static tern_status_t sieve_group(sieve_t *s)
  * locked for the move unless the caller holds the atomic-mode lock:
  * exclusive when sieved, shared when its pieces go one by one in an access
  * of several pieces (so they never fall inside another process's
- * read-modify-write). */
+ * read-modify-write). Where the lock cannot be had, the pieces go one by
+ * one unlocked. */
 static tern_status_t flush(sieve_t *s)
 {
     if (s->n == 0)
@@ -129,10 +130,11 @@ static tern_status_t flush(sieve_t *s)
     tern_file_t *f = s->f;
     int sieve = worth_sieving(s);
     int lock = s->write && !s->held && s->mode != 0 && (sieve || s->seen > 1);
-    tern_status_t st = TERN_OK;
-    if (lock && (st = f->drv->lock(&f->fd, s->lo, s->hi - s->lo, sieve)) != TERN_OK)
-        return st;
-    st = sieve ? sieve_group(s) : move_pieces(s);
+    /* A file system without byte-range locks: the pieces one by one, which
+     * is right for writers of disjoint bytes. */
+    if (lock && f->drv->lock(&f->fd, s->lo, s->hi - s->lo, sieve) != TERN_OK)
+        lock = sieve = 0;
+    tern_status_t st = sieve ? sieve_group(s) : move_pieces(s);
     if (lock) {
         tern_status_t ust = f->drv->unlock(&f->fd, s->lo, s->hi - s->lo);
         if (st == TERN_OK)

@@ -16,7 +16,9 @@
  *    lock on their group's span, so they never land inside another
  *    process's read-modify-write. A contiguous write takes no lock (ROMIO
  *    neither): a program that mixes one with another process's sieving
- *    writes over the same bytes sets romio_ds_write to disable.
+ *    writes over the same bytes sets romio_ds_write to disable. On a file
+ *    system without byte-range locks a write group goes piece by piece,
+ *    unlocked (right for writers of disjoint bytes).
  * romio_ds_read and romio_ds_write choose: enable sieves every group of
  * two pieces or more, disable none, automatic (the default) those where it
  * pays by a cost model: a system call costs about as much as copying
