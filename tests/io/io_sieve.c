@@ -4,7 +4,7 @@
  * the gaps' bytes kept, a short read at the end of the file, the hints
  * reported, automatic sieving seen in the bytes the process read (the
  * tern_io_read_bytes counter), and ranks writing interleaved views at the
- * same time without losing each other's bytes. */
+ * same time without losing each other's bytes (in atomic mode too). */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -275,9 +275,9 @@ static void test_automatic(void)
 #define INB 4096
 #define ROUNDS 20
 
-static void test_interleaved(const char *mode)
+static void test_interleaved(const char *mode, int atomic)
 {
-    mtest_begin("interleaved writers");
+    mtest_begin(atomic ? "interleaved writers, atomic mode" : "interleaved writers");
     char path[512];
     fname(path, sizeof path, "interleaved");
     MPI_Info info = hints(mode, "2048");
@@ -288,6 +288,8 @@ static void test_interleaved(const char *mode)
     MPI_Type_create_resized(vec, 0, IBLK * size, &ft);
     MPI_Type_commit(&ft);
     CHECK_RC(MPI_File_set_view(fh, rank * IBLK, MPI_BYTE, ft, "native", info));
+    /* Atomic: the access's span is locked already (no second lock). */
+    CHECK_RC(MPI_File_set_atomicity(fh, atomic));
     unsigned char *data = malloc((size_t)INB * IBLK);
     for (int r = 0; r < ROUNDS; r++) {
         for (long i = 0; i < (long)INB * IBLK; i++)
@@ -351,8 +353,9 @@ int main(int argc, char **argv)
     test_both_noncontig();
     test_hints();
     test_automatic();
-    test_interleaved("enable");
-    test_interleaved("automatic");
+    test_interleaved("enable", 0);
+    test_interleaved("automatic", 0);
+    test_interleaved("enable", 1);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK(rmdir(dir) == 0, "every file was removed (rmdir %s)", dir);
