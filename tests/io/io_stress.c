@@ -57,7 +57,7 @@ static void run_shared(const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Offset pos = -1, fsize = -1;
     CHECK_RC(MPI_File_get_position_shared(fh, &pos));
-    CHECK_INT(pos, (MPI_Offset)size * RECORDS * REC * 4, "shared pointer after the appends (bytes)");
+    CHECK_INT(pos, (MPI_Offset)size * RECORDS * REC * 4, "shared pointer after the appends");
     CHECK_RC(MPI_File_get_size(fh, &fsize));
     CHECK_INT(fsize, (MPI_Offset)size * RECORDS * REC * 4, "file size");
     /* Back in rank order, each rank an equal share. */
