@@ -4,12 +4,13 @@
 # 2-3 joined by shm, the hosts by the ofi transport across the veth link.
 # Every rank waits in MPI_Barrier (ulfm_prog wait_kill) while the script
 #   kill:      kills rank 3 on host B with SIGKILL (mpiexec --ft);
+#   host:      kills host B's proxy with SIGKILL, and so its ranks (--ft);
 #   cut:       takes the link down (ip link set down in A) (--ft);
 #   kill_noft: kills rank 3 without --ft;
 #   cut_noft:  cuts the link without --ft.
 # --ft: every survivor must get MPIX_ERR_PROC_FAILED, shrink, and report
-# the same failed group and members (kill: [3] / 0,1,2; cut: [2,3] / 0,1),
-# the job's status (137; cut: 1) and mpiexec's line naming the rank or host;
+# the same failed group and members (kill: [3] / 0,1,2; host, cut: [2,3] /
+# 0,1), the job's status (137; host, cut: 1) and mpiexec's line naming the rank or host;
 # the time from the kill or cut to the last survivor's error is printed and
 # must stay within NETNS_ULFM_LIMIT_MS (default 2000). Without --ft the job
 # must end within that limit plus the kill grace, with a message naming the
@@ -23,7 +24,7 @@ set -u
 mpiexec=$1
 prog_src=$2
 shift 2
-cases=${*:-kill cut kill_noft cut_noft}
+cases=${*:-kill host cut kill_noft cut_noft}
 limit=${NETNS_ULFM_LIMIT_MS:-2000}
 
 skip() { echo "netns_ulfm: SKIPPED: $*"; exit 77; }
@@ -83,6 +84,7 @@ for case in $cases; do
     t0=$(now_ms)
     case $case in
     kill*) [ -n "$pid" ] && kill -KILL "$pid" ;;
+    host) [ -n "$pid" ] && kill -KILL "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status")" ;;
     cut*) "$NETNS_ON_A" ip link set "$NETNS_IFA" down ;;
     esac
     wait "$BG"
@@ -96,6 +98,7 @@ for case in $cases; do
     fi
     case $case in
     kill) want_failed=3 members=0,1,2 rc_want=137 line="rank 3 on host $ipb (pid [0-9]*) killed by signal 9.*the others go on (--ft)" ;;
+    host) want_failed=2,3 members=0,1 rc_want=1 line="lost host $ipb (ranks 2-3): its remote start .*the others go on (--ft)" ;;
     cut) want_failed=2,3 members=0,1 rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*the others go on (--ft)" ;;
     kill_noft) rc_want=137 line="on host $ipb: rank 3 (pid [0-9]*) killed by signal 9" ;;
     cut_noft) rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*terminating the job" ;;
