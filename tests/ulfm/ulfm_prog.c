@@ -126,6 +126,15 @@ static void win_handler(MPI_Win *win, int *err, ...)
     win_handler_class = cls(*err);
 }
 
+/* The file's own handler, likewise. */
+static int file_handler_calls, file_handler_class;
+static void file_handler(MPI_File *fh, int *err, ...)
+{
+    (void)fh;
+    file_handler_calls++;
+    file_handler_class = cls(*err);
+}
+
 /* A collective's error on a survivor: PROC_FAILED (or REVOKED). */
 static void expect_coll_failed(int err, const char *what)
 {
@@ -350,6 +359,36 @@ int main(int argc, char **argv)
                  win_handler_class);
         MPI_Win_free(&win);
         recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "file")) {
+        /* A collective write on a file whose group lost a member fails
+         * through the file's own handler. */
+        char path[256];
+        snprintf(path, sizeof path, "%s/ulfm-file-%d", argc > 2 ? argv[2] : "/tmp",
+                 (int)getppid());
+        MPI_File fh;
+        MPI_Errhandler eh;
+        expect_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                   MPI_INFO_NULL, &fh), MPI_SUCCESS, "MPI_File_open");
+        MPI_File_create_errhandler(file_handler, &eh);
+        MPI_File_set_errhandler(fh, eh);
+        MPI_Errhandler_free(&eh);
+        long v = rank;
+        expect_class(MPI_File_write_at_all(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                           MPI_STATUS_IGNORE), MPI_SUCCESS,
+                     "MPI_File_write_at_all before the failure");
+        if (rank == victim)
+            die();
+        int e = MPI_File_write_at_all(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                      MPI_STATUS_IGNORE);
+        expect_coll_failed(e, "MPI_File_write_at_all after the failure");
+        if (file_handler_calls == 0 || (file_handler_class != MPIX_ERR_PROC_FAILED &&
+                                        file_handler_class != MPIX_ERR_REVOKED))
+            FAIL("the file's handler: %d calls, class %d", file_handler_calls,
+                 file_handler_class);
+        MPI_File_close(&fh);
+        recover_and_report(MPI_COMM_WORLD, NULL);
+        if (rank == 0)
+            unlink(path);
     } else if (!strcmp(c, "abort_sub")) {
         /* The lower half aborts its own communicator; the upper half
          * goes on. */
