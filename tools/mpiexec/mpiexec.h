@@ -183,6 +183,7 @@ typedef struct {
     char host_name[256];  /* proxy: this host as the root names it ("" until told) */
     double hb_timeout;    /* proxy: seconds the root may be silent (0: not told yet) */
     double last_heard;    /* proxy: when the root last said anything */
+    double next_alive;    /* proxy: when to tell the root we are here unasked */
     struct tern_failed_map *failed_map; /* proxy --ft: the ranks' failed map, or NULL */
 
     /* Failure policy. */
@@ -251,8 +252,10 @@ void mpiexec_proxy_report_dead(mpiexec_job_t *job, int rank, int code, const cha
 void mpiexec_proxy_mark_dead(mpiexec_job_t *job, int rank);
 /* The proxy's ranks have all ended: the root stops watching its link. */
 void mpiexec_proxy_report_done(mpiexec_job_t *job);
-/* Ends the job when the root was silent past the heartbeat timeout; the
- * time until that, in ms, for poll (-1: none). */
+/* Ends the job when the root was silent past the heartbeat timeout, and
+ * tells the root we are here every quarter of it (so a proxy busy with a
+ * long backlog from the root, where the root's pings wait, is still heard);
+ * the time until the next of those, in ms, for poll (-1: none). */
 int mpiexec_proxy_heartbeat(mpiexec_job_t *job);
 
 /* control_listen.c: the root's listening sockets, one per local address

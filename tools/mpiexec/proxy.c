@@ -2,7 +2,8 @@
  * serves their PMI locally; it talks to the root (root.c) over one TCP
  * connection, in PMI-1 lines:
  *   proxy -> root: hello host=I proof=P nonce=M | put key value | fence | failed code=N |
- *                  pong | dead rank=R code=N what=TEXT (--ft) | done (its ranks ended)
+ *                  pong (to each ping, and unasked every quarter of the heartbeat
+ *                  timeout) | dead rank=R code=N what=TEXT (--ft) | done (its ranks ended)
  *   root -> proxy: welcome proof=Q | config name=HOST heartbeat_timeout_ms=T |
  *                  put key value (other hosts' puts) | release | terminate code=N |
  *                  ping | dead rank=R (--ft: on any host) |
@@ -288,8 +289,20 @@ int mpiexec_proxy_heartbeat(mpiexec_job_t *job)
     if (job->upstream_fd < 0 || job->hb_timeout <= 0 || job->terminating)
         return -1;
     double now = mpiexec_now(), until = job->last_heard + job->hb_timeout;
+    if (now >= job->next_alive) {
+        tern_pmi_line_t line;
+        tern_pmi_line_begin(&line, "pong");
+        mpiexec_proxy_send(job, &line);
+        job->next_alive = now + job->hb_timeout / 4;
+    }
+    if (now >= until) { /* what waits in the socket first: we may have been the busy one */
+        double before = job->last_heard;
+        mpiexec_proxy_read(job);
+        if (job->last_heard > before)
+            until = job->last_heard + job->hb_timeout;
+    }
     if (now < until)
-        return mpiexec_ms_until(until, now);
+        return mpiexec_ms_until(until < job->next_alive ? until : job->next_alive, now);
     mpiexec_job_fail(job, 1, "no word from mpiexec on the launch host for %.0f ms (the "
                              "heartbeat timeout, TERN_MPIEXEC_HEARTBEAT_TIMEOUT_MS): the network "
                              "or that host is down",

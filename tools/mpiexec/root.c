@@ -386,7 +386,7 @@ static int host_line(void *ctx, char *text)
 }
 
 /* Returns 1 when the link is still open (more may follow). */
-static int host_read(root_t *rt, host_t *ho)
+int mpiexec_root_host_read(root_t *rt, host_t *ho)
 {
     host_ctx_t c = {rt, ho};
     mpiexec_lines_t got = mpiexec_lines_read(&ho->ctl_in, ho->ctl_fd, MPIEXEC_CTL_LINE_MAX,
@@ -555,7 +555,7 @@ static void host_exited(root_t *rt, host_t *ho)
     accept_pending(rt);
     for (int i = rt->n_pending - 1; i >= 0; i--)
         pending_read(rt, i);
-    while (ho->ctl_fd >= 0 && host_read(rt, ho))
+    while (ho->ctl_fd >= 0 && mpiexec_root_host_read(rt, ho))
         ;
     int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello;
     if (rt->dead && ho->count > 0 && !rt->terminating && !ok) {
@@ -782,7 +782,7 @@ static void root_loop(root_t *rt)
                     host_flush(ho) != 0)
                     mpiexec_root_drop_link(ho);
                 if ((pfd[j].revents & ~POLLOUT) && ho->ctl_fd >= 0)
-                    host_read(rt, ho);
+                    mpiexec_root_host_read(rt, ho);
                 changed = 1; /* a release or failure may have changed fds */
                 break;
             case W_OUT: mpiexec_stream_read(fwd, 0, &ho->out); break;

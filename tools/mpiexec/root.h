@@ -81,6 +81,9 @@ void mpiexec_root_send(root_t *rt, host_t *ho, tern_pmi_line_t *line);
 void mpiexec_root_fail(root_t *rt, int code);
 /* Drops the host's control link (its launcher's exit tells the rest). */
 void mpiexec_root_drop_link(host_t *ho);
+/* Reads what the host's link holds now (without waiting); 1 when more may
+ * follow. */
+int mpiexec_root_host_read(root_t *rt, host_t *ho);
 /* Sends every host the puts since the last release, and the release. */
 void mpiexec_root_release_all(root_t *rt);
 

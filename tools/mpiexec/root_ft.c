@@ -113,6 +113,10 @@ void mpiexec_root_heartbeat(root_t *rt)
         host_t *ho = &rt->hosts[h];
         if (!ho->said_hello || !ho->running || ho->lost || ho->said_done || rt->terminating)
             continue;
+        /* What waits in its socket first: we may have been the busy one. */
+        while (now - ho->last_heard > rt->hb_timeout && ho->ctl_fd >= 0 &&
+               mpiexec_root_host_read(rt, ho))
+            ;
         if (now - ho->last_heard > rt->hb_timeout) {
             char why[128];
             snprintf(why, sizeof why, "no word from its proxy for %.0f ms (the heartbeat timeout, "
