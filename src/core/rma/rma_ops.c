@@ -67,6 +67,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
                                   "has %d ranks)", c->target, w->size);
     if ((st = tern_rma_check_epoch(w, c->target, c->passive)) != TERN_OK)
         return st;
+    if ((st = tern_rma_check_target_alive(w, c->target)) != TERN_OK)
+        return st;
     size_t tbytes = tern_datatype_packed_size(c->ttype, (size_t)c->tcount);
     int ships = c->type == RMA_PUT || c->type == RMA_ACC || c->type == RMA_CAS ||
                 (c->type == RMA_GACC && c->op != MPI_NO_OP);
