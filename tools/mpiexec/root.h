@@ -99,9 +99,12 @@ void mpiexec_root_ft_host_ended(root_t *rt, host_t *ho);
 /* pong, done, dead: 1 when msg was one of those (handled). */
 int mpiexec_root_ft_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg);
 
-/* Starts host h's proxy (a host without ranks of the first job, for a
- * spawn); lines sent to it wait until it connects. */
+/* root_start.c. Starts host h's proxy (a host without ranks of the first
+ * job, for a spawn); lines sent to it wait until it connects. */
 tern_status_t mpiexec_root_start_host(root_t *rt, int h);
+/* Starts host h's proxy for the job whose rank map is `map`, its listener
+ * already open (the first job's hosts, at the start). */
+tern_status_t mpiexec_root_start_proxy(root_t *rt, int h, const char *map);
 
 /* root_spawn.c: a control message about spawns or a spawned job's keys
  * and fences; 0 when it is none of those. */
