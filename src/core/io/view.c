@@ -223,6 +223,11 @@ tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t 
     if (v->fsize == 0)
         return tern_status_detail(TERN_ERR_ARG, "the view's filetype has no data: an access "
                                   "through it can move none, not %zu bytes", len);
+    /* A dense filetype (the default view of bytes, any contiguous one):
+     * the whole access is one run, found at once instead of by merging
+     * one piece per filetype (per byte for the default view). */
+    if (v->nsegs == 1 && v->segs[0].offset == 0 && (MPI_Offset)v->segs[0].len == v->fextent)
+        return fn(v->disp + pos, len, arg);
     MPI_Offset k = pos / v->fsize;
     size_t r = (size_t)(pos % v->fsize);
     size_t j = piece_of(v, r);
