@@ -590,6 +590,8 @@ static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round
 {
     int n = p->n, agg = p->me_agg >= 0 && wins[0];
     span_t spans[2];
+    if (rounds == 0)
+        return TERN_OK; /* nobody moves anything (every rank knows) */
     tern_status_t cst = post_round(p, 0, 0, rq, fk, fk + n, st), rst = TERN_OK;
     if (cst == TERN_OK && agg) {
         spans[0] = request_span(rq, n, wins[0],
