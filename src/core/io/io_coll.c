@@ -2,9 +2,13 @@
 #include "core/io/io_coll.h"
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_nums.h"
+#include "base/config.h"
 #include "core/runtime/runtime.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,16 +205,49 @@ static tern_status_t message_fill(const pieces_t *ps, window_t w, size_t first, 
     return TERN_OK;
 }
 
-/* The aggregator's half of a round of writes: the pieces of every rank
- * (messages in rbuf) land in win; covered bytes are written, in one write
- * when they cover the window's used span, else run by run. */
-static tern_status_t aggregate_write(tern_file_t *f, round_t *r, char *win, window_t w,
-                                     unsigned char *covered)
+/* The covered runs of an assembled window: each one write. */
+typedef struct {
+    struct iovec *iov;
+    MPI_Offset *off;
+    size_t n, cap;
+} runs_t;
+
+static tern_status_t add_run(runs_t *rs, char *base, MPI_Offset off, MPI_Offset len)
+{
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? 2 * rs->cap : 16;
+        struct iovec *iov = realloc(rs->iov, cap * sizeof *iov);
+        if (iov)
+            rs->iov = iov;
+        MPI_Offset *o = iov ? realloc(rs->off, cap * sizeof *o) : NULL;
+        if (!o)
+            return tern_status_detail(TERN_ERR_NOMEM, "out of memory for %zu runs of a "
+                                      "collective buffer", cap);
+        rs->off = o;
+        rs->cap = cap;
+    }
+    rs->iov[rs->n] = (struct iovec){.iov_base = base, .iov_len = (size_t)len};
+    rs->off[rs->n++] = off;
+    return TERN_OK;
+}
+
+static void runs_free(runs_t *rs)
+{
+    free(rs->iov);
+    free(rs->off);
+}
+
+/* The aggregator's half of a round of writes, first part: the pieces of
+ * every rank (messages in rbuf) land in win, and rs gets the runs of
+ * covered bytes (holes keep the file's bytes: nobody wrote them). */
+static tern_status_t aggregate_assemble(tern_file_t *f, round_t *r, char *win, window_t w,
+                                        unsigned char *covered, runs_t *rs)
 {
     int n = f->comm->size;
     MPI_Offset used_lo = w.hi, used_hi = w.lo;
     size_t span = (size_t)(w.hi - w.lo);
     memset(covered, 0, span);
+    rs->n = 0;
     for (int i = 0; i < n; i++) {
         if (r->rcount[i] == 0)
             continue;
@@ -228,8 +265,6 @@ static tern_status_t aggregate_write(tern_file_t *f, round_t *r, char *win, wind
                 used_hi = off + len;
         }
     }
-    /* Runs of covered bytes, each written once (holes keep the file's
-     * bytes: nobody wrote them). */
     MPI_Offset a = used_lo;
     while (a < used_hi) {
         while (a < used_hi && !covered[a - w.lo])
@@ -238,8 +273,7 @@ static tern_status_t aggregate_write(tern_file_t *f, round_t *r, char *win, wind
         while (b < used_hi && covered[b - w.lo])
             b++;
         if (b > a) {
-            struct iovec iov = {.iov_base = win + (a - w.lo), .iov_len = (size_t)(b - a)};
-            tern_status_t st = f->drv->writev(&f->fd, &iov, 1, a);
+            tern_status_t st = add_run(rs, win + (a - w.lo), a, b - a);
             if (st != TERN_OK)
                 return st;
         }
@@ -248,55 +282,353 @@ static tern_status_t aggregate_write(tern_file_t *f, round_t *r, char *win, wind
     return TERN_OK;
 }
 
-/* The aggregator's half of a round of reads: reads the span the requests
- * cover (once) and answers each rank with its pieces' bytes. */
-static tern_status_t aggregate_read(tern_file_t *f, round_t *r, char *win, window_t w)
+/* Second part: the runs written, each once (arg: a runs_t). */
+static tern_status_t write_runs(tern_file_t *f, void *arg)
 {
-    int n = f->comm->size;
-    MPI_Offset lo = w.hi, hi = w.lo;
+    const runs_t *rs = arg;
+    for (size_t i = 0; i < rs->n; i++) {
+        tern_status_t st = f->drv->writev(&f->fd, &rs->iov[i], 1, rs->off[i]);
+        if (st != TERN_OK)
+            return st;
+    }
+    return TERN_OK;
+}
+
+/* A span of the file an aggregator reads into its window for a round. */
+typedef struct {
+    char *win;
+    MPI_Offset lo, hi; /* empty when hi <= lo */
+} span_t;
+
+/* The span the requests in r (its receive side) cover, into win. */
+static span_t request_span(const round_t *r, int n, char *win, window_t w)
+{
+    span_t s = {win, w.hi, w.lo};
+    for (int i = 0; i < n; i++) {
+        if (r->rcount[i] == 0)
+            continue;
+        const MPI_Offset *hdr = (const MPI_Offset *)(r->rbuf + r->rdispl[i]);
+        size_t k = (size_t)hdr[0];
+        for (size_t j = 0; j < k; j++) {
+            MPI_Offset off = hdr[1 + 2 * j], len = hdr[2 + 2 * j];
+            if (off < s.lo)
+                s.lo = off;
+            if (off + len > s.hi)
+                s.hi = off + len;
+        }
+    }
+    return s;
+}
+
+/* Reads a span (arg: a span_t) once; past the end of the file, zeros (the
+ * ranks count only the bytes before it). */
+static tern_status_t read_span(tern_file_t *f, void *arg)
+{
+    const span_t *s = arg;
+    if (s->hi <= s->lo)
+        return TERN_OK;
+    size_t len = (size_t)(s->hi - s->lo), got = 0;
+    struct iovec iov = {.iov_base = s->win, .iov_len = len};
+    tern_status_t st = f->drv->readv(&f->fd, &iov, 1, s->lo, &got);
+    if (st == TERN_OK && got < len)
+        memset(s->win + got, 0, len - got);
+    return st;
+}
+
+/* The aggregator's answers to the requests in rq (its receive side) from
+ * the span read: an's send side, each rank its pieces' bytes in order. */
+static tern_status_t answer(const round_t *rq, round_t *an, int n, const span_t *s)
+{
     size_t out = 0;
     for (int i = 0; i < n; i++) {
-        r->scount[i] = 0;
-        if (r->rcount[i] == 0)
+        an->scount[i] = 0;
+        an->sdispl[i] = (MPI_Count)out;
+        if (rq->rcount[i] == 0)
             continue;
-        MPI_Offset *hdr = (MPI_Offset *)(r->rbuf + r->rdispl[i]);
-        size_t k = (size_t)hdr[0];
-        for (size_t j = 0; j < k; j++) {
-            MPI_Offset off = hdr[1 + 2 * j], len = hdr[2 + 2 * j];
-            r->scount[i] += len;
-            if (off < lo)
-                lo = off;
-            if (off + len > hi)
-                hi = off + len;
-        }
-        r->sdispl[i] = (MPI_Count)out;
-        out += (size_t)r->scount[i];
+        const MPI_Offset *hdr = (const MPI_Offset *)(rq->rbuf + rq->rdispl[i]);
+        for (size_t j = 0; j < (size_t)hdr[0]; j++)
+            an->scount[i] += hdr[2 + 2 * j];
+        out += (size_t)an->scount[i];
     }
-    tern_status_t st = TERN_OK;
-    if (hi > lo) {
-        struct iovec iov = {.iov_base = win, .iov_len = (size_t)(hi - lo)};
-        size_t got = 0;
-        st = f->drv->readv(&f->fd, &iov, 1, lo, &got);
-        /* Past the end of the file: zeros (the ranks count only the bytes
-         * before it). */
-        if (st == TERN_OK && got < (size_t)(hi - lo))
-            memset(win + got, 0, (size_t)(hi - lo) - got);
-    }
-    if (st == TERN_OK)
-        st = grow(&r->sbuf, &r->scap, out ? out : 1);
+    tern_status_t st = grow(&an->sbuf, &an->scap, out ? out : 1);
     for (int i = 0; i < n && st == TERN_OK; i++) {
-        if (r->rcount[i] == 0)
+        if (rq->rcount[i] == 0)
             continue;
-        MPI_Offset *hdr = (MPI_Offset *)(r->rbuf + r->rdispl[i]);
-        size_t k = (size_t)hdr[0];
-        char *dst = r->sbuf + r->sdispl[i];
-        for (size_t j = 0; j < k; j++) {
+        const MPI_Offset *hdr = (const MPI_Offset *)(rq->rbuf + rq->rdispl[i]);
+        char *dst = an->sbuf + an->sdispl[i];
+        for (size_t j = 0; j < (size_t)hdr[0]; j++) {
             MPI_Offset off = hdr[1 + 2 * j], len = hdr[2 + 2 * j];
-            memcpy(dst, win + (off - lo), (size_t)len);
+            memcpy(dst, s->win + (off - s->lo), (size_t)len);
             dst += len;
         }
     }
+    if (st != TERN_OK)
+        memset(an->scount, 0, (size_t)n * sizeof *an->scount);
     return st;
+}
+
+/* The pipeline's second thread: during one collective access it runs the
+ * aggregator's file system calls (write_runs of round k, read_span of
+ * round k + 1) while the calling thread exchanges a round into the other
+ * buffer. One job at a time; a job touches only its buffer and the driver,
+ * never MPI. Started at the first job, joined before the call returns. */
+typedef tern_status_t (*pipe_fn_t)(tern_file_t *f, void *arg);
+
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int started, busy, stop;
+    tern_file_t *f;
+    pipe_fn_t fn;
+    void *arg;
+    tern_status_t st; /* of the jobs since the last wait: the first error */
+    char error[256];
+} pipe_t;
+
+static void *pipe_main(void *arg)
+{
+    pipe_t *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->busy && !w->stop)
+            pthread_cond_wait(&w->cond, &w->lock);
+        if (!w->busy)
+            break;
+        pthread_mutex_unlock(&w->lock);
+        tern_status_t st = w->fn(w->f, w->arg);
+        const char *d = st != TERN_OK ? tern_status_take_detail(st) : NULL;
+        pthread_mutex_lock(&w->lock);
+        if (st != TERN_OK && w->st == TERN_OK) {
+            w->st = st;
+            snprintf(w->error, sizeof w->error, "%s", d ? d : tern_status_string(st));
+        }
+        w->busy = 0;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* Waits for the job under way; its status (the text recorded again on
+ * this thread). */
+static tern_status_t pipe_wait(pipe_t *w)
+{
+    if (!w->started)
+        return TERN_OK;
+    pthread_mutex_lock(&w->lock);
+    while (w->busy)
+        pthread_cond_wait(&w->cond, &w->lock);
+    tern_status_t st = w->st;
+    w->st = TERN_OK;
+    pthread_mutex_unlock(&w->lock);
+    return st == TERN_OK ? st : tern_status_detail(st, "%s", w->error);
+}
+
+/* Hands fn(f, arg) to the thread (its buffer untouched until the next
+ * wait); runs it here when the thread cannot start or with no pipeline. */
+static tern_status_t pipe_submit(pipe_t *w, int pipelined, tern_file_t *f, pipe_fn_t fn,
+                                 void *arg)
+{
+    if (!pipelined)
+        return fn(f, arg);
+    if (!w->started) {
+        *w = (pipe_t){.f = f};
+        pthread_mutex_init(&w->lock, NULL);
+        pthread_cond_init(&w->cond, NULL);
+        /* No signal of the program's is delivered to it. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int rc = pthread_create(&w->thread, NULL, pipe_main, w);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc != 0) {
+            pthread_cond_destroy(&w->cond);
+            pthread_mutex_destroy(&w->lock);
+            return fn(f, arg);
+        }
+        w->started = 1;
+    }
+    pthread_mutex_lock(&w->lock);
+    w->fn = fn;
+    w->arg = arg;
+    w->busy = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    return TERN_OK;
+}
+
+/* Waits for the last job and joins the thread; its status. */
+static tern_status_t pipe_end(pipe_t *w)
+{
+    if (!w->started)
+        return TERN_OK;
+    tern_status_t st = pipe_wait(w);
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    w->started = 0;
+    return st;
+}
+
+/* What every rank knows of one buffered access: the aggregators, their
+ * domains, and this rank's pieces and memory. */
+typedef struct {
+    tern_file_t *f;
+    int n, na, me_agg;
+    const int *agg;
+    MPI_Offset start, dom, cb;
+    const pieces_t *ps;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype dt;
+    int contig;
+} plan_t;
+
+/* Round k's messages from this rank to the aggregators (its pieces in
+ * their windows and, for writes, their data), exchanged: r's receive side
+ * gets the messages to this rank. firsts/ks: per aggregator, the first of
+ * this rank's pieces in its window and how many. On an error (*st) this
+ * rank sends nothing. Returns the exchange's status. */
+static tern_status_t post_round(const plan_t *p, int write, int k, round_t *r, size_t *firsts,
+                                size_t *ks, tern_status_t *st)
+{
+    int n = p->n;
+    size_t need = 0;
+    memset(r->scount, 0, (size_t)n * 2 * sizeof *r->scount);
+    for (int a = 0; a < p->na; a++) {
+        window_t w = round_window(p->start, p->dom, p->cb, a, k);
+        size_t m = *st == TERN_OK && w.hi > w.lo
+                       ? message_size(p->ps, w, write, &firsts[a], &ks[a]) : 0;
+        if (m == 0)
+            ks[a] = 0;
+        r->scount[p->agg[a]] = (MPI_Count)m;
+        r->sdispl[p->agg[a]] = (MPI_Count)need;
+        need += m;
+    }
+    if (*st == TERN_OK)
+        *st = grow(&r->sbuf, &r->scap, need ? need : 1);
+    for (int a = 0; a < p->na && *st == TERN_OK; a++) {
+        if (!ks[a])
+            continue;
+        window_t w = round_window(p->start, p->dom, p->cb, a, k);
+        *st = message_fill(p->ps, w, firsts[a], ks[a], write, p->buf, p->count, p->dt, p->contig,
+                           r->sbuf + r->sdispl[p->agg[a]]);
+    }
+    if (*st != TERN_OK)
+        memset(r->scount, 0, (size_t)n * sizeof *r->scount);
+    return exchange(p->f->comm, r);
+}
+
+/* Places the aggregators' answers of round k (an's receive side): each
+ * aggregator's bytes in the order of the pieces asked of it. */
+static tern_status_t place_answers(const plan_t *p, int k, const round_t *an,
+                                   const size_t *firsts, const size_t *ks)
+{
+    tern_status_t st = TERN_OK;
+    for (int a = 0; a < p->na && st == TERN_OK; a++) {
+        if (!ks[a] || an->rcount[p->agg[a]] == 0)
+            continue;
+        window_t w = round_window(p->start, p->dom, p->cb, a, k);
+        char *data = an->rbuf + an->rdispl[p->agg[a]];
+        for (size_t j = 0; j < ks[a] && st == TERN_OK; j++) {
+            const piece_t *pc = &p->ps->p[firsts[a] + j];
+            MPI_Offset x = pc->off > w.lo ? pc->off : w.lo;
+            MPI_Offset y = pc->off + pc->len < w.hi ? pc->off + pc->len : w.hi;
+            st = stream_copy(p->buf, p->count, p->dt, p->contig, pc->spos + (x - pc->off), data,
+                             y - x, 0);
+            data += y - x;
+        }
+    }
+    return st;
+}
+
+/* The rounds of a buffered write. Pipelined: the aggregator assembles
+ * round k into wins[k % 2] and hands its write to the thread, which
+ * writes while round k + 1 is exchanged and assembled into the other
+ * buffer. *st: this rank's status; returns the exchanges'. */
+static tern_status_t write_rounds(const plan_t *p, int rounds, round_t *r, size_t *fk,
+                                  char **wins, unsigned char *covered, runs_t *runs,
+                                  pipe_t *pipe, int pipelined, tern_status_t *st)
+{
+    tern_status_t cst = TERN_OK;
+    for (int k = 0, cur = 0; k < rounds && cst == TERN_OK; k++) {
+        if ((cst = post_round(p, 1, k, r, fk, fk + p->n, st)) != TERN_OK)
+            break;
+        if (p->me_agg < 0 || !wins[0] || !covered)
+            continue;
+        window_t mw = round_window(p->start, p->dom, p->cb, p->me_agg, k);
+        if (mw.hi <= mw.lo)
+            continue;
+        tern_status_t ast = aggregate_assemble(p->f, r, wins[cur], mw, covered, &runs[cur]);
+        /* Round k - 1's write (the other buffer) went on meanwhile. */
+        tern_status_t wst = pipe_wait(pipe);
+        if (*st == TERN_OK)
+            *st = wst;
+        if (ast == TERN_OK && *st == TERN_OK)
+            ast = pipe_submit(pipe, pipelined, p->f, write_runs, &runs[cur]);
+        if (*st == TERN_OK)
+            *st = ast;
+        cur ^= pipelined;
+    }
+    return cst;
+}
+
+/* The rounds of a buffered read. The requests of round k + 1 are
+ * exchanged before the answers of round k; pipelined, the aggregator's
+ * read of round k + 1 (into the other buffer) then runs on the thread
+ * while round k's answers are exchanged and placed. rq: requests, an:
+ * answers; fk: firsts and counts of pieces per aggregator, for two
+ * rounds. */
+static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round_t *an,
+                                 size_t *fk, char **wins, pipe_t *pipe, int pipelined,
+                                 tern_status_t *st)
+{
+    int n = p->n, agg = p->me_agg >= 0 && wins[0];
+    span_t spans[2];
+    if (rounds == 0)
+        return TERN_OK; /* nobody moves anything (every rank knows) */
+    tern_status_t cst = post_round(p, 0, 0, rq, fk, fk + n, st), rst = TERN_OK;
+    if (cst == TERN_OK && agg) {
+        spans[0] = request_span(rq, n, wins[0],
+                                round_window(p->start, p->dom, p->cb, p->me_agg, 0));
+        rst = pipe_submit(pipe, pipelined, p->f, read_span, &spans[0]);
+    }
+    for (int k = 0; k < rounds && cst == TERN_OK; k++) {
+        /* Round k's pieces and span are slot k % 2; its window the
+         * same, or the one window without a pipeline. */
+        int b = k % 2, nb = (k + 1) % 2;
+        memset(an->scount, 0, (size_t)n * 2 * sizeof *an->scount);
+        if (agg) {
+            tern_status_t wst = pipe_wait(pipe);
+            if (rst == TERN_OK)
+                rst = wst;
+            if (rst == TERN_OK)
+                rst = answer(rq, an, n, &spans[b]);
+            if (*st == TERN_OK)
+                *st = rst;
+        }
+        if (k + 1 < rounds) {
+            if ((cst = post_round(p, 0, k + 1, rq, fk + 2 * (size_t)n * nb,
+                                  fk + 2 * (size_t)n * nb + n, st)) != TERN_OK)
+                break;
+            if (agg) {
+                spans[nb] = request_span(rq, n, wins[pipelined ? nb : 0],
+                                         round_window(p->start, p->dom, p->cb, p->me_agg, k + 1));
+                if (rst == TERN_OK)
+                    rst = pipe_submit(pipe, pipelined, p->f, read_span, &spans[nb]);
+            }
+        }
+        if ((cst = exchange(p->f->comm, an)) != TERN_OK)
+            break;
+        if (*st == TERN_OK)
+            *st = place_answers(p, k, an, fk + 2 * (size_t)n * b, fk + 2 * (size_t)n * b + n);
+    }
+    return cst;
 }
 
 /* A rank's own pieces of the access, in order. */
@@ -357,26 +689,32 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         return mine;
     }
     *used = 1;
-    round_t r = {0};
+    round_t r = {0}, an = {0};
     int *agg = malloc((size_t)n * sizeof *agg);
-    size_t *firsts = malloc((size_t)n * 2 * sizeof *firsts), *ks = firsts ? firsts + n : NULL;
+    /* Per aggregator, the first of this rank's pieces in its window and
+     * how many: two rounds' worth (reads place round k while round k + 1
+     * is asked). */
+    size_t *fk = malloc((size_t)n * 4 * sizeof *fk);
     r.scount = calloc((size_t)n * 4, sizeof *r.scount);
-    char *win = NULL;
-    unsigned char *covered = NULL;
-    if (!agg || !r.scount || !firsts) {
+    an.scount = calloc((size_t)n * 4, sizeof *an.scount);
+    if (!agg || !r.scount || !an.scount || !fk) {
         st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for collective buffering");
         /* Without memory this rank cannot take part; the others would
          * wait: the job's collectives report it (every rank runs out or
          * none in practice). */
         free(agg);
         free(r.scount);
-        free(firsts);
+        free(an.scount);
+        free(fk);
         free(ps.p);
         return st;
     }
     r.sdispl = r.scount + n;
     r.rcount = r.scount + 2 * n;
     r.rdispl = r.scount + 3 * n;
+    an.sdispl = an.scount + n;
+    an.rcount = an.scount + 2 * n;
+    an.rdispl = an.scount + 3 * n;
     int na = choose_aggregators(f, agg), me_agg = -1;
     for (int i = 0; i < na; i++)
         if (agg[i] == c->rank)
@@ -394,78 +732,34 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     if (dom == 0)
         dom = align;
     int rounds = span ? (int)((dom + cb - 1) / cb) : 0;
+    /* Pipelined (knob TERN_IO_CB_PIPELINE, over more than one round): an
+     * aggregator has two windows and a thread of the call that writes
+     * round k, or reads round k + 1, while the next exchange proceeds
+     * (docs/design.md, "I/O"). */
+    char *wins[2] = {NULL, NULL};
+    unsigned char *covered = NULL;
+    runs_t runs[2] = {{0}};
+    pipe_t pipe = {0};
+    int pipelined = 0;
     if (me_agg >= 0) {
-        win = malloc((size_t)cb);
+        wins[0] = malloc((size_t)cb);
         covered = write ? malloc((size_t)cb) : NULL;
-        if (!win || (write && !covered))
+        if (!wins[0] || (write && !covered))
             st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for a %lld-byte collective "
                                     "buffer", (long long)cb);
+        /* Without memory for the second window the rounds take turns. */
+        if (st == TERN_OK && rounds > 1 && tern_knob_bool(TERN_KNOB_IO_CB_PIPELINE))
+            pipelined = (wins[1] = malloc((size_t)cb)) != NULL;
     }
-    for (int k = 0; k < rounds && cst == TERN_OK; k++) {
-        /* This round's windows: aggregator a's is [start + a*dom + k*cb, +cb)
-         * within its domain. */
-        size_t need = 0;
-        memset(r.scount, 0, (size_t)n * 2 * sizeof *r.scount);
-        for (int a = 0; a < na; a++) {
-            window_t w = round_window(start, dom, cb, a, k);
-            size_t m = st == TERN_OK && w.hi > w.lo
-                           ? message_size(&ps, w, write, &firsts[a], &ks[a]) : 0;
-            if (m == 0)
-                ks[a] = 0;
-            r.scount[agg[a]] = (MPI_Count)m;
-            r.sdispl[agg[a]] = (MPI_Count)need;
-            need += m;
-        }
-        if (st == TERN_OK)
-            st = grow(&r.sbuf, &r.scap, need ? need : 1);
-        for (int a = 0; a < na && st == TERN_OK; a++) {
-            if (!ks[a])
-                continue;
-            window_t w = round_window(start, dom, cb, a, k);
-            st = message_fill(&ps, w, firsts[a], ks[a], write, buf, count, dt, contig,
-                              r.sbuf + r.sdispl[agg[a]]);
-        }
-        if (st != TERN_OK)
-            memset(r.scount, 0, (size_t)n * sizeof *r.scount);
-        if ((cst = exchange(c, &r)) != TERN_OK)
-            break;
-        window_t mw = me_agg >= 0 ? round_window(start, dom, cb, me_agg, k) : (window_t){0, 0};
-        if (write) {
-            if (me_agg >= 0 && win && mw.hi > mw.lo) {
-                tern_status_t ast = aggregate_write(f, &r, win, mw, covered);
-                if (st == TERN_OK)
-                    st = ast;
-            }
-            continue;
-        }
-        /* Reads: the aggregators answer. */
-        memset(r.scount, 0, (size_t)n * 2 * sizeof *r.scount);
-        if (me_agg >= 0 && win && mw.hi > mw.lo) {
-            tern_status_t ast = aggregate_read(f, &r, win, mw);
-            if (ast != TERN_OK) {
-                memset(r.scount, 0, (size_t)n * sizeof *r.scount);
-                if (st == TERN_OK)
-                    st = ast;
-            }
-        }
-        if ((cst = exchange(c, &r)) != TERN_OK)
-            break;
-        /* Place the answers: each aggregator's bytes in the order of the
-         * pieces asked of it. */
-        for (int a = 0; a < na && st == TERN_OK; a++) {
-            if (!ks[a] || r.rcount[agg[a]] == 0)
-                continue;
-            window_t w = round_window(start, dom, cb, a, k);
-            char *data = r.rbuf + r.rdispl[agg[a]];
-            for (size_t j = 0; j < ks[a] && st == TERN_OK; j++) {
-                const piece_t *p = &ps.p[firsts[a] + j];
-                MPI_Offset x = p->off > w.lo ? p->off : w.lo;
-                MPI_Offset y = p->off + p->len < w.hi ? p->off + p->len : w.hi;
-                st = stream_copy(buf, count, dt, contig, p->spos + (x - p->off), data, y - x, 0);
-                data += y - x;
-            }
-        }
-    }
+    plan_t plan = {.f = f, .n = n, .na = na, .me_agg = me_agg, .agg = agg, .start = start,
+                   .dom = dom, .cb = cb, .ps = &ps, .buf = buf, .count = count, .dt = dt,
+                   .contig = contig};
+    cst = write ? write_rounds(&plan, rounds, &r, fk, wins, covered, runs, &pipe, pipelined, &st)
+                : read_rounds(&plan, rounds, &r, &an, fk, wins, &pipe, pipelined, &st);
+    /* The thread's last job is done before anything is freed. */
+    tern_status_t pst = pipe_end(&pipe);
+    if (st == TERN_OK)
+        st = pst;
     if (write && cst == TERN_OK) {
         /* The aggregators' writes are done before any rank returns: a rank
          * reads its own writes back right after (MPI 14.6.1), and an error
@@ -492,13 +786,19 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
             *bytes = got;
         }
     }
-    free(win);
+    free(wins[0]);
+    free(wins[1]);
+    runs_free(&runs[0]);
+    runs_free(&runs[1]);
     free(covered);
     free(r.sbuf);
     free(r.rbuf);
     free(r.scount);
+    free(an.sbuf);
+    free(an.rbuf);
+    free(an.scount);
     free(agg);
-    free(firsts);
+    free(fk);
     free(ps.p);
     return cst != TERN_OK ? cst : st;
 }

@@ -4,6 +4,8 @@
  * pieces of its access that fall in their window (a list of file pieces,
  * then their data), and each aggregator writes its window with one large
  * write (reads: reads its window once and sends every rank its pieces).
+ * Pipelined: a thread of the call writes round k (reads round k + 1)
+ * while the next exchange proceeds, in a second window.
  * docs/design.md, "I/O", says how aggregators and domains are chosen. */
 #ifndef TERN_CORE_IO_COLL_H
 #define TERN_CORE_IO_COLL_H
