@@ -17,6 +17,7 @@
 
 #define TERN_ABI_STR(x) #x
 #define TERN_ABI_ALIAS(name) _Pragma(TERN_ABI_STR(weak MPI_##name = PMPI_##name))
+#define TERN_ABI_ALIASX(name) _Pragma(TERN_ABI_STR(weak MPIX_##name = PMPIX_##name))
 
 #define TERN_ABI_HANDLE_LIMIT 0x400
 #define TERN_ABI_NATIVE_INDEX 0x100
@@ -38,8 +39,13 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 extern const int32_t tern_abi_h2n_table[TERN_ABI_HANDLE_LIMIT];
 extern const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX];
-extern const uint8_t tern_abi_class_n2a[64];
-extern const uint8_t tern_abi_class_a2n[64];
+/* Error classes: libtern's are below 128 (its codes are class + 128 *
+ * slot, src/mpi/mpi_errors.c), the ABI's below 1024 (MPI_T_ERR_* are
+ * 1001..1018), so an ABI code is class + 1024 * slot. */
+#define TERN_ABI_NATIVE_CLASSES 128
+#define TERN_ABI_CLASSES 1024
+extern const int16_t tern_abi_class_n2a[TERN_ABI_NATIVE_CLASSES];
+extern const int16_t tern_abi_class_a2n[TERN_ABI_CLASSES];
 
 static inline int tern_abi_h2n(const void *h)
 {
@@ -92,21 +98,23 @@ static inline int tern_abi_tag_in(int v) { return (unsigned)v + 2u < 2u ? -3 - v
 static inline int tern_abi_tag_out(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
 _Static_assert(MPI_ANY_TAG == -2 && TN_ANY_TAG == -1, "tag swap");
 
-/* Error codes: libtern's are class + 64 * slot, the class converted by a
- * permutation of 0..63; values MPI_Add_error_class/code made (from
- * 0x40000000) are the same on both sides. */
+/* Error codes: libtern's class + 128 * slot is the ABI's class' + 1024 *
+ * slot; values MPI_Add_error_class/code made (from 0x40000000) are the same
+ * on both sides, and so is a value neither side knows. */
 static inline int tern_abi_err_out(int v)
 {
     if (v == 0)
         return 0;
-    if ((unsigned)v < 0x40000000u)
-        return (v & ~63) | tern_abi_class_n2a[v & 63];
+    if ((unsigned)v < 0x40000000u / 8)
+        return tern_abi_class_n2a[v & 127] + ((v >> 7) << 10);
     return v;
 }
 static inline int tern_abi_err_in(int v)
 {
-    if ((unsigned)v < 0x40000000u && v)
-        return (v & ~63) | tern_abi_class_a2n[v & 63];
+    if ((unsigned)v < 0x40000000u && v) {
+        int n = tern_abi_class_a2n[v & 1023];
+        return n < 0 ? v : n + ((v >> 10) << 7);
+    }
     return v;
 }
 
@@ -128,6 +136,24 @@ TERN_ABI_INTS(model)
 TERN_ABI_INTS(keyval)
 TERN_ABI_INTS(amode)
 TERN_ABI_INTS(assert)
+TERN_ABI_INTS(tverb)
+TERN_ABI_INTS(tbind)
+TERN_ABI_INTS(tscope)
+TERN_ABI_INTS(tclass)
+TERN_ABI_INTS(tsafety)
+TERN_ABI_INTS(tsource)
+
+/* The tools interface's handles pass as they are: pointers on both sides
+ * with the same special values. */
+_Static_assert(sizeof(MPI_T_enum) == sizeof(TN_T_enum), "MPI_T handles are pointers");
+#define TERN_ABI_T_SAME(a, b) _Static_assert((uintptr_t)(a) == (uintptr_t)(b), #a)
+TERN_ABI_T_SAME(MPI_T_ENUM_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_CVAR_HANDLE_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_PVAR_HANDLE_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_PVAR_SESSION_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_PVAR_ALL_HANDLES, 1);
+_Static_assert(sizeof(TN_T_cb_safety) == sizeof(int) && sizeof(TN_T_source_order) == sizeof(int),
+               "libtern's MPI_T enums are ints");
 
 /* Statuses: source, tag and error converted; libtern's count words kept in
  * MPI_internal. */
