@@ -12,6 +12,7 @@
 #include <mpi_abi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi/gen/abi_native.h"
 
@@ -39,13 +40,9 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 extern const int32_t tern_abi_h2n_table[TERN_ABI_HANDLE_LIMIT];
 extern const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX];
-/* Error classes: libtern's are below 128 (its codes are class + 128 *
- * slot, src/mpi/mpi_errors.c), the ABI's below 1024 (MPI_T_ERR_* are
- * 1001..1018), so an ABI code is class + 1024 * slot. */
-#define TERN_ABI_NATIVE_CLASSES 128
-#define TERN_ABI_CLASSES 1024
-extern const int16_t tern_abi_class_n2a[TERN_ABI_NATIVE_CLASSES];
-extern const int16_t tern_abi_class_a2n[TERN_ABI_CLASSES];
+/* Error classes: the low 7 bits of a code on both sides (abi_tables.c). */
+extern const uint8_t tern_abi_class_n2a[128];
+extern const uint8_t tern_abi_class_a2n[128];
 
 static inline int tern_abi_h2n(const void *h)
 {
@@ -54,10 +51,17 @@ static inline int tern_abi_h2n(const void *h)
     return v < TERN_ABI_HANDLE_LIMIT ? tern_abi_h2n_table[v] : (int)(uint32_t)v;
 }
 
+/* libtern's pair types (MPI_FLOAT_INT...) have MPICH's values, which look
+ * like user handles (0x8c000000 + 0..4): the table has them. */
+#define TERN_ABI_PAIR_TYPES 5u
+_Static_assert((uint32_t)TN_FLOAT_INT == 0x8c000000u && (uint32_t)TN_DOUBLE_INT == 0x8c000001u &&
+                   (uint32_t)TN_LONG_INT == 0x8c000002u && (uint32_t)TN_SHORT_INT == 0x8c000003u &&
+                   (uint32_t)TN_LONG_DOUBLE_INT == 0x8c000004u,
+               "libtern's pair types");
 static inline uintptr_t tern_abi_n2h(int n)
 {
     uint32_t u = (uint32_t)n;
-    if (u & 0x80000000u)
+    if ((u & 0x80000000u) && u - 0x8c000000u >= TERN_ABI_PAIR_TYPES)
         return u;
     uint16_t a = tern_abi_n2h_table[(u >> 26) & 0x3f][u & 0xff];
     return a ? a : u;
@@ -98,25 +102,41 @@ static inline int tern_abi_tag_in(int v) { return (unsigned)v + 2u < 2u ? -3 - v
 static inline int tern_abi_tag_out(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
 _Static_assert(MPI_ANY_TAG == -2 && TN_ANY_TAG == -1, "tag swap");
 
-/* Error codes: libtern's class + 128 * slot is the ABI's class' + 1024 *
- * slot; values MPI_Add_error_class/code made (from 0x40000000) are the same
- * on both sides, and so is a value neither side knows. */
+/* Error codes: class + 128 * slot on both sides (libtern's classes are
+ * MPICH's numbers, below 128), the class converted by a permutation of
+ * 0..127, so any value the program stores comes back unchanged. The ABI's
+ * MPI_T_ERR_* are 1001..1018: the permutation takes libtern's to 105..122,
+ * which a bare class (slot 0: the tools interface returns classes) turns
+ * into 1001..1018. Values MPI_Add_error_class/code made (from 0x40000000)
+ * are the same on both sides. */
+#define TERN_ABI_T_ERR_LOW 105
+#define TERN_ABI_T_ERR_N 18u
+_Static_assert(MPI_T_ERR_CANNOT_INIT == 1001 && MPI_T_ERR_PVAR_NO_ATOMIC == 1018,
+               "the ABI's MPI_T_ERR_*");
 static inline int tern_abi_err_out(int v)
 {
     if (v == 0)
         return 0;
-    if ((unsigned)v < 0x40000000u / 8)
-        return tern_abi_class_n2a[v & 127] + ((v >> 7) << 10);
+    if ((unsigned)v < 0x40000000u) {
+        int a = tern_abi_class_n2a[v & 127] | (v & ~127);
+        return (unsigned)(a - TERN_ABI_T_ERR_LOW) < TERN_ABI_T_ERR_N ? a + 896 : a;
+    }
     return v;
 }
 static inline int tern_abi_err_in(int v)
 {
     if ((unsigned)v < 0x40000000u && v) {
-        int n = tern_abi_class_a2n[v & 1023];
-        return n < 0 ? v : n + ((v >> 10) << 7);
+        if ((unsigned)(v - MPI_T_ERR_CANNOT_INIT) < TERN_ABI_T_ERR_N)
+            v -= 896;
+        return tern_abi_class_a2n[v & 127] | (v & ~127);
     }
     return v;
 }
+
+/* The text of an error class the ABI names and libtern lacks
+ * (MPI_ERR_ERRHANDLER...), NULL for any other value: MPI_Error_class and
+ * MPI_Error_string answer for those in the layer (abi_tables.c). */
+const char *tern_abi_class_text(int v);
 
 /* The small integer constants (abi_tables.c). */
 #define TERN_ABI_INTS(g) int tern_abi_##g##_in(int v); int tern_abi_##g##_out(int v);
@@ -184,7 +204,12 @@ static inline TN_Status *tern_abi_status_slot(MPI_Status *a)
     if (!a)
         return TN_STATUS_IGNORE;
     TN_Status *n = (TN_Status *)(void *)a->MPI_internal;
+    /* A call that writes nothing (MPI_Iprobe finding no message) leaves
+     * the caller's fields as they were. */
+    int source = a->MPI_SOURCE, tag = a->MPI_TAG;
     n->MPI_ERROR = tern_abi_err_in(a->MPI_ERROR);
+    n->MPI_SOURCE = tern_abi_rank_in(source);
+    n->MPI_TAG = tern_abi_tag_in(tag);
     return n;
 }
 static inline void tern_abi_status_fix(MPI_Status *a)

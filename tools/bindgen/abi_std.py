@@ -139,6 +139,14 @@ def decl_of(name, expr, prefix):
 
 PRE = {
     "MPI_File_set_view": "if (disp == -1) disp = TN_DISPLACEMENT_CURRENT;",
+    # classes the ABI names and libtern lacks (tern_abi_class_text)
+    "MPI_Error_class": "if (tern_abi_class_text(errorcode)) {\n"
+                       "if (errorclass) *errorclass = errorcode;\nreturn MPI_SUCCESS; }",
+    "MPI_Error_string": "const char *abi_text = tern_abi_class_text(errorcode);\n"
+                        "if (abi_text && string && resultlen) {\n"
+                        "*resultlen = (int)strlen(abi_text);\n"
+                        "memcpy(string, abi_text, (size_t)*resultlen + 1);\n"
+                        "return MPI_SUCCESS; }",
     "MPI_Op_free": "MPI_Op op_before = op ? *op : MPI_OP_NULL;",
 }
 POST["MPI_Op_free"] = "if (rc == 0) tern_abi_op_forget(op_before);"
@@ -335,6 +343,12 @@ INT_GROUPS = {
                "MPI_APPNUM", "MPI_LASTUSEDCODE", "MPI_UNIVERSE_SIZE", "MPI_WIN_BASE",
                "MPI_WIN_DISP_UNIT", "MPI_WIN_SIZE", "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL"],
 }
+# The texts of the error classes the ABI names and libtern lacks.
+ABI_ONLY_CLASS_TEXT = {
+    "MPI_ERR_PROC_ABORTED": "operation on an aborted process (MPI_ERR_PROC_ABORTED)",
+    "MPI_ERR_VALUE_TOO_LARGE": "value too large to store (MPI_ERR_VALUE_TOO_LARGE)",
+    "MPI_ERR_ERRHANDLER": "invalid error handler (MPI_ERR_ERRHANDLER)",
+}
 # Bit sets converted bit by bit.
 BIT_GROUPS = {
     "amode": ["MPI_MODE_APPEND", "MPI_MODE_CREATE", "MPI_MODE_DELETE_ON_CLOSE", "MPI_MODE_EXCL",
@@ -368,25 +382,45 @@ def gen_tables(consts, native):
     for (k, i), v in sorted(n2a.items()):
         L.append(f"    [0x{k:02x}][0x{i:02x}] = 0x{v:03x},")
     L += ["};", ""]
-    # Error classes: libtern's (below TERN_ABI_NATIVE_CLASSES) -> the ABI's
-    # (below TERN_ABI_CLASSES); a class of libtern the ABI does not name
-    # gets one of its own from TERN_ABI_EXTRA_CLASS.
+    # Error codes are class + 128 * slot on both sides; the class (the low
+    # 7 bits) goes through a permutation of 0..127 (abi_conv.h): libtern's
+    # classes to the ABI's; MPI_T_ERR_* (the ABI's 1001..1018, which
+    # libtern's tools interface returns bare) to 105..122, which
+    # tern_abi_err_out turns into 1001..1018 for a bare class; classes the
+    # ABI names and libtern lacks to numbers no class of libtern has (so
+    # they come back unchanged); every other value to one left.
     n2a_err = {}
     for name, v in abi_ints.items():
-        if name.startswith(("MPI_ERR_", "MPI_T_ERR_", "MPIX_ERR_", "MPI_SUCCESS")) and \
-                name in native and 0 <= native[name] < 128 and v < 1024:
+        if name.startswith(("MPI_ERR_", "MPIX_ERR_", "MPI_SUCCESS")) and name in native and \
+                0 <= native[name] < 128 and v < 128:
             n2a_err[native[name]] = v
+        elif name.startswith("MPI_T_ERR_") and name in native:
+            assert 1001 <= v <= 1018, name
+            n2a_err[native[name]] = v - 896
+    abi_only = [(name, v) for name, v in abi_ints.items()
+                if name.startswith("MPI_ERR_") and name != "MPI_ERR_LASTCODE" and
+                name not in native]
+    native_classes = {native[n] for n in native
+                      if n.startswith(("MPI_ERR_", "MPI_T_ERR_", "MPIX_ERR_", "MPI_SUCCESS"))}
+    free_n = [n for n in range(1, 128) if n not in n2a_err and n not in native_classes]
+    for name, v in abi_only:
+        n2a_err[free_n.pop(0)] = v
+    free_a = [v for v in range(128) if v not in n2a_err.values()]
     for n in range(128):
-        n2a_err.setdefault(n, 512 + n)
+        if n not in n2a_err:
+            n2a_err[n] = free_a.pop(0)
     a2n_err = {v: n for n, v in n2a_err.items()}
-    assert len(a2n_err) == 128, "abi_std: two classes of libtern share an ABI class"
-    L.append("/* Error classes: libtern's -> the ABI's, and back (-1: not a class). */")
-    L.append("const int16_t tern_abi_class_n2a[TERN_ABI_NATIVE_CLASSES] = {" +
+    assert sorted(a2n_err) == list(range(128)), "abi_std: the error classes' map is no permutation"
+    L.append("/* Error classes (their codes' low 7 bits): libtern's -> the ABI's, and back. */")
+    L.append("const uint8_t tern_abi_class_n2a[128] = {" +
              ", ".join(str(n2a_err[i]) for i in range(128)) + "};")
-    L.append("const int16_t tern_abi_class_a2n[TERN_ABI_CLASSES] = {")
-    row = [str(a2n_err.get(v, -1)) for v in range(1024)]
-    L += ["    " + ", ".join(row[i:i + 16]) + "," for i in range(0, 1024, 16)]
-    L += ["};", ""]
+    L.append("const uint8_t tern_abi_class_a2n[128] = {" +
+             ", ".join(str(a2n_err[i]) for i in range(128)) + "};")
+    L.append("")
+    L.append("const char *tern_abi_class_text(int v)\n{\n    switch (v) {")
+    for name, v in abi_only:
+        L.append(f'    case {v}: return "{ABI_ONLY_CLASS_TEXT[name]}";')
+    L.append("    default: return NULL;\n    }\n}\n")
     for g, names in INT_GROUPS.items():
         if names is None:
             names = [n for n in abi_ints if n.startswith("MPI_COMBINER_")]
