@@ -77,7 +77,14 @@ TERN_ABI_KIND(Info, MPI_Info)
 TERN_ABI_KIND(Errhandler, MPI_Errhandler)
 TERN_ABI_KIND(Op, MPI_Op)
 TERN_ABI_KIND(Request, MPI_Request)
-TERN_ABI_KIND(Message, MPI_Message)
+/* libtern's MPI_MESSAGE_NULL is MPI_REQUEST_NULL's value (MPICH's): the
+ * shared table gives the request's, so a message converts it first. */
+_Static_assert(TN_MESSAGE_NULL == TN_REQUEST_NULL, "libtern's null message and request");
+static inline int tern_abi_Message_in(MPI_Message h) { return tern_abi_h2n((const void *)h); }
+static inline MPI_Message tern_abi_Message_out(int n)
+{
+    return n == TN_MESSAGE_NULL ? MPI_MESSAGE_NULL : (MPI_Message)tern_abi_n2h(n);
+}
 TERN_ABI_KIND(Win, MPI_Win)
 TERN_ABI_KIND(File, MPI_File)
 TERN_ABI_KIND(Session, MPI_Session)
