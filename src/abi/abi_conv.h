@@ -140,6 +140,17 @@ static inline int tern_abi_err_in(int v)
     return v;
 }
 
+/* A handle libtern writes at completion (MPI_Comm_idup): its null, which
+ * it writes while the call is pending, becomes the ABI's, atomically, so
+ * that a completion on the progress thread that wrote the handle first
+ * wins (libtern writes the int into the slot's low half, which the ABI's
+ * null leaves as the only nonzero half). */
+static inline void tern_abi_late_null(uintptr_t *slot, uint32_t native_null, uintptr_t abi_null)
+{
+    uintptr_t expected = native_null;
+    __atomic_compare_exchange_n(slot, &expected, abi_null, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
 /* The text of an error class the ABI names and libtern lacks
  * (MPI_ERR_ERRHANDLER...), NULL for any other value: MPI_Error_class and
  * MPI_Error_string answer for those in the layer (abi_tables.c). */

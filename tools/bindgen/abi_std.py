@@ -494,8 +494,11 @@ def entry_point(name, expr):
                 pre.append(f"if ({x}) *{x} = NULL;")
                 args.append(f"(int *){x}")
                 null = t[4:].upper() + "_NULL"
-                post.append(f"if (rc != 0 && {x} && *(uintptr_t *){x} == "
-                            f"(uint32_t)TN_{null}) *{x} = MPI_{null};")
+                # libtern writes its null while the call is pending (and on
+                # an error): the ABI's null then, unless completion (on the
+                # progress thread) wrote the handle first.
+                post_always.append(f"if ({x}) tern_abi_late_null((uintptr_t *){x}, "
+                                   f"(uint32_t)TN_{null}, (uintptr_t)MPI_{null});")
                 continue
             if is_array and d == "in" and t == "MPI_Datatype" and keeps_arrays(name):
                 # libtern reads the array until the request ends (abi_callbacks.c).

@@ -63,7 +63,7 @@ int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     int n_request = 0;
     if (newcomm) *newcomm = NULL;
     int rc = tern_native_PMPIX_Comm_ishrink(tern_abi_Comm_in(comm), (int *)newcomm, request ? &n_request : NULL);
-    if (rc != 0 && newcomm && *(uintptr_t *)newcomm == (uint32_t)TN_COMM_NULL) *newcomm = MPI_COMM_NULL;
+    if (newcomm) tern_abi_late_null((uintptr_t *)newcomm, (uint32_t)TN_COMM_NULL, (uintptr_t)MPI_COMM_NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
     return tern_abi_err_out(rc);
 }
