@@ -47,6 +47,11 @@ static void usage(FILE *f, const bench_desc *d)
             "  -h, --help             this help\n",
             d->name, d->min_size, d->max_size, d->iters, d->iters_large, BENCH_LARGE_MESSAGE, d->warmup,
             d->warmup_large, BENCH_LARGE_MESSAGE, d->window, d->dims);
+    if (d->threads)
+        fprintf(f, "  -T, --threads LIST     threads per rank, up to 4 comma-separated counts, one column\n"
+                   "                         each (default 1,2,4); thread t of rank 0 pairs with thread t\n"
+                   "                         of rank 1 on a communicator of its own (MPI_Comm_dup)\n"
+                   "  --shared-comm          all threads on one communicator, thread t on tag t\n");
     if (!d->rma) return;
     fprintf(f, "  -s, --sync MODE        synchronisation (default %s):", bench_sync_names[d->sync]);
     for (int s = 0; s < BENCH_SYNC_COUNT; s++)
@@ -88,6 +93,21 @@ static int parse_count(const char *s, int min, int *out)
     return 0;
 }
 
+/* "1,2,4": up to four thread counts of 1 to 64. */
+static int parse_threads(const char *s, bench_opts *o)
+{
+    char buf[64], *save = NULL;
+    if (strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    o->n_nthreads = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int n;
+        if (o->n_nthreads == 4 || parse_count(t, 1, &n) || n > 64) return -1;
+        o->nthreads[o->n_nthreads++] = n;
+    }
+    return o->n_nthreads ? 0 : -1;
+}
+
 static void bad_option(const bench_desc *d, const char *fmt, const char *arg)
 {
     if (bench_rank == 0) {
@@ -118,6 +138,11 @@ static void parse_options(int argc, char **argv, const bench_desc *d, bench_opts
             if (strcmp(d->name, "bw") && strcmp(d->name, "bibw"))
                 bad_option(d, "%s is for bw and bibw", a);
             o->distinct = 1;
+        } else if (d->threads && !strcmp(a, "--shared-comm")) {
+            o->shared_comm = 1;
+        } else if (d->threads && (!strcmp(a, "-T") || !strcmp(a, "--threads"))) {
+            if (!val || parse_threads(val, o)) bad_option(d, "bad thread counts '%s' (up to 4, each 1 to 64)", val ? val : "");
+            i++;
         } else if (!strcmp(a, "-m") || !strcmp(a, "--sizes")) {
             if (!val) bad_option(d, "%s needs a value", a);
             size_t lo = d->min_size, hi;
@@ -166,8 +191,21 @@ static void parse_options(int argc, char **argv, const bench_desc *d, bench_opts
 
 void bench_init(int *argc, char ***argv, const bench_desc *desc, bench_opts *opts)
 {
-    BENCH_CHECK(MPI_Init(argc, argv));
     cur_desc = desc;
+    if (desc->threads) {
+        int provided = MPI_THREAD_SINGLE;
+        BENCH_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+        if (provided < MPI_THREAD_MULTIPLE) {
+            MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
+            if (bench_rank == 0)
+                fprintf(stderr, "tern-bench-%s: the MPI grants thread level %d, not MPI_THREAD_MULTIPLE\n",
+                        desc->name, provided);
+            MPI_Finalize();
+            exit(1);
+        }
+    } else {
+        BENCH_CHECK(MPI_Init(argc, argv));
+    }
     cur_opts = opts;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     BENCH_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank));
@@ -183,6 +221,8 @@ void bench_init(int *argc, char ***argv, const bench_desc *desc, bench_opts *opt
     opts->sync = desc->sync;
     opts->flavor = BENCH_WIN_ALLOCATE;
     opts->dims = desc->dims;
+    opts->nthreads[0] = 1, opts->nthreads[1] = 2, opts->nthreads[2] = 4;
+    opts->n_nthreads = desc->threads ? 3 : 0;
     parse_options(*argc, *argv, desc, opts);
     if (bench_size < desc->min_ranks || (desc->even_ranks && bench_size % 2)) {
         if (bench_rank == 0)
@@ -392,6 +432,11 @@ void bench_table_begin(bench_table *t, const bench_desc *d, const bench_opts *o)
         if (d->dims) printf("\"dims\":%d,", o->dims);
         printf("\"corrupt\":%s,", o->corrupt ? "true" : "false");
         if (d->rma) printf("\"sync\":\"%s\",\"win\":\"%s\",", bench_sync_names[o->sync], bench_win_names[o->flavor]);
+        if (d->threads) {
+            printf("\"threads\":[");
+            for (int k = 0; k < o->n_nthreads; k++) printf("%s%d", k ? "," : "", o->nthreads[k]);
+            printf("],\"comm\":\"%s\",", o->shared_comm ? "shared" : "dup");
+        }
         printf("\"results\":[");
     } else {
         printf("# tern-bench %s (%s, %d ranks%s)\n", d->title, lib, bench_size, o->corrupt ? ", CORRUPTING" : "");
@@ -399,6 +444,9 @@ void bench_table_begin(bench_table *t, const bench_desc *d, const bench_opts *o)
         if (d->rma)
             printf("# Synchronization: %s, window: MPI_Win_%s\n", bench_sync_names[o->sync],
                    o->flavor == BENCH_WIN_DYNAMIC ? "create_dynamic" : bench_win_names[o->flavor]);
+        if (d->threads)
+            printf("# Threads per rank in columns; %s\n", o->shared_comm ? "all threads on one communicator, a tag each"
+                                                                        : "each thread on a communicator of its own");
         if (d->dims) printf("# Grid of %d dimensions (periodic where 3 ranks or more), reordered; size: bytes per neighbour\n", o->dims);
         printf("%-12s", "# Size");
         for (int c = 0; c < t->ncols; c++) printf("%20s", t->cols[c]);

@@ -33,6 +33,9 @@ typedef struct bench_opts {
     int sync;                  /* one-sided: BENCH_SYNC_* (-s) */
     int flavor;                /* one-sided: BENCH_WIN_* (-w) */
     int distinct;              /* a buffer per message of the window (bw, bibw) */
+    int nthreads[4];           /* threaded benchmarks: thread counts per rank, one column each (-T) */
+    int n_nthreads;
+    int shared_comm;           /* threaded: all threads on one communicator, a tag each */
 } bench_opts;
 
 /* One-sided benchmarks (rma_driver.c): the synchronisation of the access
@@ -56,6 +59,7 @@ typedef struct bench_desc {
     int rma;                   /* one-sided: takes -s and -w */
     int sync;                  /* one-sided: default BENCH_SYNC_* */
     unsigned syncs;            /* one-sided: the BENCH_SYNC_* it supports, bits */
+    int threads;               /* MPI_THREAD_MULTIPLE: takes -T and --shared-comm */
 } bench_desc;
 
 /* A row of results: up to four named values for one message size. */

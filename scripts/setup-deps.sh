@@ -21,6 +21,7 @@ packages=(
     python3 python3-venv   # tools/bindgen (and its test) run in .venv with pympistandard;
                            # tools/conformance builds mpi4py in a venv (Cython from pip)
     python3-dev       # Python.h, for building mpi4py (scripts/run-conformance.sh)
+    python3-matplotlib   # tern-profile: the picture of a job's profile (mpiexec --profile)
     make xz-utils     # MPICH's test suite: configure/make, the .orig.tar.xz
     autoconf automake libtool m4 zlib1g-dev   # the MPI-IO clients of run-conformance.sh:
                       # PnetCDF's and IOR's autoreconf, HDF5's deflate filter (t_filters_parallel)

@@ -63,11 +63,13 @@ int tern_mpi_not_initialized(const char *func);
 #define TERN_API_GUARD()                                                       \
     __attribute__((cleanup(tern_api_leave))) int tern_api_held_ = tern_api_enter()
 
-/* Also holds the lock (TERN_API_GUARD). */
+/* Also holds the lock (TERN_API_GUARD) and times the call for the
+ * profile of the job (TERN_PROFILE; base/profile.h): one flag word tells
+ * both (core/runtime/api_lock.h, tern_api_enter_call). */
 #define TERN_CHECK_INIT(func)                                                  \
     if (__builtin_expect(!tern_rt.active, 0))                                  \
         return tern_mpi_not_initialized(func);                                 \
-    TERN_API_GUARD()
+    __attribute__((cleanup(tern_api_leave_call))) int tern_api_held_ = tern_api_enter_call(func)
 
 /* Argument checks: return MPI_SUCCESS or the (already raised) error code. */
 int tern_check_comm(const char *func, MPI_Comm comm, tern_comm_t **comm_p);

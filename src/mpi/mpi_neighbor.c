@@ -1,6 +1,6 @@
 /* Argument checks of the neighbourhood collectives (mpi_neighbor.h). */
 #include "mpi/mpi_neighbor.h"
-#include "core/comm/topo.h"
+#include "core/topo/topo.h"
 
 /* One side: degree blocks as sb describes them; *any: some block carries
  * data. */

@@ -3,6 +3,7 @@
 #include "mpi/mpi_p2p.h"
 #include "core/comm/sendrecv.h"
 #include "core/datatype/datatype.h"
+#include "base/profile.h"
 
 int tern_mpi_request_error(const char *func, tern_req_t *req)
 {
@@ -46,6 +47,10 @@ int tern_p2p_arg_error(const char *func, const void *buf, MPI_Count count, MPI_D
 
 int tern_mpi_start(const char *func, tern_req_t *req)
 {
+    /* A persistent send counts in the profile of the job at each start
+     * (partitioned ones: partitioned.c). */
+    if (req->kind == TERN_REQ_SEND)
+        tern_profile_p2p_send(req->peer_world, req->bytes);
     return tern_mpi_result(req->comm, func, tern_start_call(req));
 }
 

@@ -29,6 +29,8 @@ metrics = {"latency": ["latency_us"], "bw": ["bw_mbs"], "bibw": ["bibw_mbs"],
            "put_bw": ["bw_mbs"], "get_bw": ["bw_mbs"], "put_bibw": ["bibw_mbs"],
            **{n: ["latency_us"] for n in rma_lat},
            "mbw_mr": ["bw_mbs", "msg_rate"], "multi_lat": ["latency_us"],
+           "latency_mt": [f"latency_us_t{n}" for n in (1, 2, 4)],
+           "mr_mt": [f"msg_rate_t{n}" for n in (1, 2, 4)],
            "init": ["init_ms", "init_finalize_ms"],
            "halo": ["isend_irecv_us", "alltoall_us", "alltoallv_us", "alltoallw_us"]}.get(
     name, ["latency_us", "min_latency_us", "max_latency_us"])
@@ -57,6 +59,8 @@ else:
     need(sizes == expect, f"sizes {expect}")
     need(doc.get("validated_sizes") == len(rows), "every size validated")
     need(doc.get("validated_buffers", 0) >= len(rows), "received buffers checked")
+if name in ("latency_mt", "mr_mt"):
+    need(doc.get("threads") == [1, 2, 4] and doc.get("comm") in ("dup", "shared"), "thread counts and communicators")
 if name in rma_lat + ("put_bw", "get_bw", "put_bibw"):
     need(doc.get("sync") and doc.get("win"), "synchronisation and window flavour named")
 print(f"ok: {name}: {len(rows)} sizes, validated")

@@ -33,6 +33,18 @@ static void file_handler(MPI_File *fh, int *code, ...)
         *code = MPI_SUCCESS;
 }
 
+/* The error's text names the call and the file. */
+static void names(int rc, const char *call, const char *file, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    text[0] = 0;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, text, &len);
+    CHECK(strstr(text, call) && strstr(text, file), "%s: the message names %s and %s: %s", what,
+          call, file, text);
+}
+
 static void test_errors(void)
 {
     mtest_begin("errors");
@@ -52,10 +64,18 @@ static void test_errors(void)
           "the message names the call and the file: %s", text);
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     CHECK_CLASS(rc, MPI_ERR_AMODE, "two access modes");
+    names(rc, "MPI_File_open", "missing.dat", "two access modes");
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
     CHECK_CLASS(rc, MPI_ERR_AMODE, "RDONLY with CREATE");
+    names(rc, "MPI_File_open", "missing.dat", "RDONLY with CREATE");
+    rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL,
+                       &fh);
+    CHECK_CLASS(rc, MPI_ERR_AMODE, "RDWR with SEQUENTIAL");
+    rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | 0x40000000, MPI_INFO_NULL, &fh);
+    CHECK_CLASS(rc, MPI_ERR_AMODE, "a bit that is no MPI_MODE_* flag");
     rc = MPI_File_delete(path, MPI_INFO_NULL);
     CHECK_CLASS(rc, MPI_ERR_NO_SUCH_FILE, "delete of a missing file");
+    names(rc, "MPI_File_delete", "missing.dat", "delete of a missing file");
 
     /* EXCL on a file that exists: every rank gets MPI_ERR_FILE_EXISTS. */
     fname(path, sizeof path, "excl");
@@ -65,12 +85,28 @@ static void test_errors(void)
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY,
                        MPI_INFO_NULL, &fh);
     CHECK_CLASS(rc, MPI_ERR_FILE_EXISTS, "EXCL on an existing file");
+    names(rc, "MPI_File_open", "excl.dat", "EXCL on an existing file");
+    /* A file the process may not write (root may write any: skipped). */
+    if (geteuid() != 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            chmod(path, 0444);
+        MPI_Barrier(MPI_COMM_WORLD);
+        rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        CHECK_CLASS(rc, MPI_ERR_ACCESS, "RDWR open of a file without write permission");
+        names(rc, "MPI_File_open", "excl.dat", "RDWR open of a read-only file");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            chmod(path, 0644);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
 
     /* Reading a write-only file, writing a read-only one. */
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
     int x = 7;
     rc = MPI_File_read_at(fh, 0, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     CHECK_CLASS(rc, MPI_ERR_ACCESS, "read of a WRONLY file");
+    names(rc, "MPI_File_read_at", "excl.dat", "read of a WRONLY file");
     rc = MPI_File_read_at(fh, -1, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     CHECK(rc != MPI_SUCCESS, "negative offset refused");
     rc = MPI_File_seek(fh, 0, 12345);
@@ -79,6 +115,7 @@ static void test_errors(void)
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     rc = MPI_File_write_at(fh, 0, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     CHECK_CLASS(rc, MPI_ERR_READ_ONLY, "write of a RDONLY file");
+    names(rc, "MPI_File_write_at", "excl.dat", "write of a RDONLY file");
 
     /* A handler of the file's own: called with the file's handle. */
     MPI_Errhandler mine;

@@ -32,7 +32,7 @@ except (socket.timeout, AttributeError):
 s.settimeout(None)
 proof = hmac.new(secret, f"tern-mpiexec-hello:{nonce}:{index}".encode(), hashlib.sha256).hexdigest()
 try:
-    s.sendall(f"cmd=hello host={index} proof={proof}\n".encode())
+    s.sendall(f"cmd=hello host={index} proof={proof} nonce={'0' * 32}\n".encode())
     if mode == "flood":
         value = "v" * 60000
         for i in range(300):

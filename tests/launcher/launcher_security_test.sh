@@ -166,8 +166,10 @@ secret_hidden)
 proxy_flood)
     # Host 0's "proxy" sends 18 MB of puts and a fence and never reads; the
     # root's release to it cannot be written. Host 1's rank is released
-    # all the same, and SIGTERM at 8 s ends the job within 2 s.
+    # all the same, and SIGTERM at 8 s ends the job within 2 s. (The fake
+    # never answers a heartbeat either: a long timeout keeps that out.)
     t0=$(now_ms)
+    TERN_MPIEXEC_HEARTBEAT_TIMEOUT_MS=60000 \
     timeout --preserve-status -k 6 -s TERM 8 "$MPIEXEC" $LAUNCH --hosts fake-flood,hB -n 2 \
         "$PROG" fence_sleep >"$OUT" 2>"$ERR" </dev/null
     RC=$?
@@ -175,6 +177,19 @@ proxy_flood)
     expect_out "ready 1"
     expect_err "received signal 15"
     expect_rc 143
+    expect_within 10000
+    expect_no_orphans
+    ;;
+proxy_silent)
+    # The same fake proxy answers no heartbeat: its host is lost within the
+    # heartbeat timeout (1.2 s) plus one period, named, and the job ends.
+    t0=$(now_ms)
+    timeout --preserve-status -k 6 -s TERM 20 "$MPIEXEC" $LAUNCH --hosts fake-flood,hB -n 2 \
+        "$PROG" fence_sleep >"$OUT" 2>"$ERR" </dev/null
+    RC=$?
+    ELAPSED=$(( $(now_ms) - t0 ))
+    expect_err "lost host fake-flood (ranks 0-0): no word from its proxy for [0-9]* ms"
+    expect_rc 1
     expect_within 10000
     expect_no_orphans
     ;;

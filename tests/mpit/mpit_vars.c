@@ -8,23 +8,16 @@
  * algorithm-chosen event. With argument "threads" (MPI_THREAD_MULTIPLE,
  * run under ThreadSanitizer): a second thread reads counters of its own
  * session while the main thread communicates. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int errs, rank;
+static int rank;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d line %d: ", rank, __LINE__);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            errs++;                                                                                \
-        }                                                                                          \
-    } while (0)
 #define RC(call, want)                                                                             \
     do {                                                                                           \
         int rc_ = (call);                                                                          \
@@ -369,6 +362,7 @@ int main(int argc, char **argv)
     else
         MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (n != 2) {
         if (rank == 0)
@@ -390,7 +384,7 @@ int main(int argc, char **argv)
     RC(MPI_T_finalize(), MPI_SUCCESS);
     RC(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
     RC(MPI_T_finalize(), MPI_T_ERR_NOT_INITIALIZED);
-    if (errs)
-        fprintf(stderr, "rank %d: %d errors\n", rank, errs);
-    return errs != 0;
+    if (mtest_errors)
+        fprintf(stderr, "rank %d: %d errors\n", rank, mtest_errors);
+    return mtest_errors != 0;
 }

@@ -6,6 +6,8 @@
  * MPI while the others put into it and get back under MPI_MODE_NOCHECK
  * locks: only a put or get that completes at the call (CMA) lets them
  * finish; the target fails after 20 s. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +15,7 @@
 #include <time.h>
 
 #define N 96
-static int failures;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static double now(void)
 {
@@ -36,6 +29,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const int right = (rank + 1) % size, left = (rank + size - 1) % size;
     int *buf = malloc(N * sizeof(int));
@@ -191,7 +185,7 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
     free(buf);
     int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total ? "rma_cma: %d failures\n" : "rma_cma: ok\n", total);
     MPI_Finalize();

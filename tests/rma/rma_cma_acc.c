@@ -10,6 +10,8 @@
  *     others take its exclusive lock, accumulate and unlock; it fails after
  *     20 s.
  *  3. 500 windows made and freed, one accumulate each, checked. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +20,7 @@
 
 #define BIG (300 * 1024 / (int)sizeof(int))
 #define ROUNDS 200
-static int failures;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static double now(void)
 {
@@ -223,13 +216,14 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     atomicity(rank, size);
     if (size > 1 && !knob_off("TERN_RMA_DIRECT") && !knob_off("TERN_RMA_CMA"))
         busy_target(rank, size);
     many_windows(rank, size);
     int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total ? "rma_cma_acc: %d failures\n" : "rma_cma_acc: ok\n", total);
     MPI_Finalize();

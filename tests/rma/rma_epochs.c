@@ -12,11 +12,13 @@
  * errors/rma/win_sync_lock_fence: an operation after that epoch is
  * refused). On a Win_create window and a Win_allocate one (direct access
  * on one node: puts and gets are copies at the call). */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
-static int rank, size, failures;
+static int rank, size;
 
 /* The call must give class cls; with words non-NULL the message must name
  * fn and contain words. */
@@ -31,24 +33,15 @@ static void expect(int line, const char *what, int e, int cls, const char *fn, c
     if (c != cls) {
         fprintf(stderr, "rank %d line %d: %s gave class %d, want %d (%s)\n", rank, line, what, c,
                 cls, s);
-        failures++;
+        mtest_errors++;
     } else if (words && (!strstr(s, fn) || !strstr(s, words))) {
         fprintf(stderr, "rank %d line %d: %s: message \"%s\" does not name %s and \"%s\"\n",
                 rank, line, what, s, fn, words);
-        failures++;
+        mtest_errors++;
     }
 }
 #define EXPECT(call, cls) expect(__LINE__, #call, (call), (cls), NULL, NULL)
 #define REFUSED(call, fn, words) expect(__LINE__, #call, (call), MPI_ERR_RMA_SYNC, fn, words)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d line %d: ", rank, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define FENCE_OPEN "a fence epoch is open"
 
@@ -212,6 +205,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int buf[8] = {0};
     int *abuf;
@@ -228,7 +222,7 @@ int main(int argc, char **argv)
     EXPECT(MPI_Win_free(&win), MPI_SUCCESS);
 
     int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(all ? "FAILED: %d\n" : "ok\n", all);
     MPI_Finalize();

@@ -3,12 +3,14 @@
  * the message naming the function, a user error handler called with the
  * window's handle, the predefined and user attributes, names, info hints,
  * the group, and Win_test. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
+static int rank, size;
 
 #define EXPECT(call, cls)                                                                          \
     do {                                                                                           \
@@ -22,16 +24,7 @@ static int rank, size, failures;
                 MPI_Error_string(e_, s_, &l_);                                                     \
             fprintf(stderr, "rank %d line %d: %s gave class %d, want %s (%s)\n", rank, __LINE__,   \
                     #call, c_, #cls, s_);                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d line %d: ", rank, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
+            mtest_errors++;                                                                            \
         }                                                                                          \
     } while (0)
 
@@ -61,6 +54,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int buf[8] = {0}, v = 1, r;
@@ -307,7 +301,7 @@ int main(int argc, char **argv)
     CHECK(deletes == 1, "Win_free ran %d delete callbacks", deletes);
 
     int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(all ? "FAILED: %d\n" : "ok\n", all);
     MPI_Finalize();

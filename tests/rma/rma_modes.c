@@ -4,23 +4,16 @@
  * Compare_and_swap and the request-based forms between neighbours in a
  * ring, with derived datatypes on both sides; each result is checked
  * against the value computed locally. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N 16
-static int rank, size, failures;
+static int rank, size;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: ", rank);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 enum { FENCE, PSCW, LOCK, LOCK_ALL, N_MODES };
 static const char *mode_name[] = {"fence", "pscw", "lock", "lock_all"};
@@ -200,6 +193,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED,
                      MPI_WIN_FLAVOR_DYNAMIC};
@@ -207,7 +201,7 @@ int main(int argc, char **argv)
         for (int m = 0; m < N_MODES; m++)
             run(flavors[f], m);
     int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(all ? "FAILED: %d\n" : "ok\n", all);
     MPI_Finalize();

@@ -11,6 +11,8 @@
  *    location, exact totals and distinct fetched values;
  *  - an exclusive lock as the only guard of a Get, increment, Put counter
  *    (taken as a lock word by remote atomics when on): exact total. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,17 +20,8 @@
 #include <string.h>
 
 #define ROUNDS 100
-static int rank, size, failures;
+static int rank, size;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "rank %d: ", rank);                                                \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 /* The window: 256 longs per rank; doubles and ints overlay its bytes. */
 #define SLOTS 256
@@ -229,6 +222,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE};
@@ -238,7 +232,7 @@ int main(int argc, char **argv)
         exclusive_counter(flavors[f]);
     }
     int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(all ? "FAILED: %d\n" : "ok\n", all);
     MPI_Finalize();

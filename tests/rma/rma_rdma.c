@@ -6,6 +6,8 @@
  * a dynamic window's attach, access and detach.
  * tests/ofi runs it over the network transport with TERN_RMA_RDMA on and
  * off (and TERN_RMA_DIRECT=off, so Win_allocate is not shared memory). */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +15,7 @@
 
 #define N (3 << 18) /* ints: 3 MB */
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 static int val(int writer, int i)
 {
@@ -162,6 +155,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Win win;
     int *mem = malloc(N * sizeof *mem);
@@ -174,7 +168,7 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
     dynamic(rank, size);
     int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(all ? "FAILED: %d\n" : "ok\n", all);
     MPI_Finalize();

@@ -4,23 +4,16 @@
  * an aligned address (one atomic instruction each), on one int at a
  * misaligned address (the accumulate lock), on doubles (a compare-and-swap
  * loop) and with MPI_MAX; every update must be counted in the end. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define ITERS 300
-static int rank, size, failures;
+static int rank, size;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: ", rank);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* Byte offsets in rank 0's window (disp_unit 1). */
 enum { INTS = 0, MISALIGNED = 41, DBL = 64, MAXV = 80, CAS8 = 88, BYTES = 96 };
@@ -29,6 +22,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     char *mem;
     MPI_Win win;
@@ -97,7 +91,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&strided);
     MPI_Win_free(&win);
     int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && all == 0)
         printf("rma_shm_atomic: ok\n");
     MPI_Finalize();

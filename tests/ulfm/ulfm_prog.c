@@ -117,6 +117,24 @@ static void recover_and_report(MPI_Comm comm, const char *extra)
     MPI_Comm_free(&sh);
 }
 
+/* The window's own handler: the class of each error it was called with. */
+static int win_handler_calls, win_handler_class;
+static void win_handler(MPI_Win *win, int *err, ...)
+{
+    (void)win;
+    win_handler_calls++;
+    win_handler_class = cls(*err);
+}
+
+/* The file's own handler, likewise. */
+static int file_handler_calls, file_handler_class;
+static void file_handler(MPI_File *fh, int *err, ...)
+{
+    (void)fh;
+    file_handler_calls++;
+    file_handler_class = cls(*err);
+}
+
 /* A collective's error on a survivor: PROC_FAILED (or REVOKED). */
 static void expect_coll_failed(int err, const char *what)
 {
@@ -303,6 +321,74 @@ int main(int argc, char **argv)
         expect_coll_failed(err, "MPI_Barrier when the script kills a rank");
         printf("errortime %d %.0f\n", rank, t);
         recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "win")) {
+        /* One-sided operations with a dead target fail through the
+         * window's own handler: a put and a fence, a lock epoch's flush. */
+        long *base;
+        MPI_Win win;
+        MPI_Errhandler eh;
+        MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Win_create_errhandler(win_handler, &eh);
+        MPI_Win_set_errhandler(win, eh);
+        MPI_Errhandler_free(&eh);
+        *base = 0;
+        expect_class(MPI_Win_fence(0, win), MPI_SUCCESS, "MPI_Win_fence before the failure");
+        if (rank == victim)
+            die();
+        long one = 1;
+        /* The put may be refused at once or at the fence; either way the
+         * window's handler reports PROC_FAILED. */
+        int e1 = MPI_Put(&one, 1, MPI_LONG, victim, 0, 1, MPI_LONG, win);
+        int e2 = MPI_Win_fence(0, win);
+        if (e1 == MPI_SUCCESS && e2 == MPI_SUCCESS)
+            FAIL("a put to a dead target and its fence both succeeded");
+        if (win_handler_calls == 0 || win_handler_class != MPIX_ERR_PROC_FAILED)
+            FAIL("the window's handler: %d calls, class %d, expected MPIX_ERR_PROC_FAILED",
+                 win_handler_calls, win_handler_class);
+        int calls = win_handler_calls;
+        e1 = MPI_Win_lock(MPI_LOCK_SHARED, victim, 0, win);
+        if (e1 == MPI_SUCCESS) {
+            MPI_Put(&one, 1, MPI_LONG, victim, 0, 1, MPI_LONG, win);
+            e1 = MPI_Win_flush(victim, win);
+            if (e1 == MPI_SUCCESS)
+                e1 = MPI_Win_unlock(victim, win);
+        }
+        if (e1 == MPI_SUCCESS || win_handler_calls == calls ||
+            win_handler_class != MPIX_ERR_PROC_FAILED)
+            FAIL("a lock epoch with a dead target: class %d, handler class %d", cls(e1),
+                 win_handler_class);
+        MPI_Win_free(&win);
+        recover_and_report(MPI_COMM_WORLD, NULL);
+    } else if (!strcmp(c, "file")) {
+        /* A collective write on a file whose group lost a member fails
+         * through the file's own handler. */
+        char path[256];
+        snprintf(path, sizeof path, "%s/ulfm-file-%d", argc > 2 ? argv[2] : "/tmp",
+                 (int)getppid());
+        MPI_File fh;
+        MPI_Errhandler eh;
+        expect_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                   MPI_INFO_NULL, &fh), MPI_SUCCESS, "MPI_File_open");
+        MPI_File_create_errhandler(file_handler, &eh);
+        MPI_File_set_errhandler(fh, eh);
+        MPI_Errhandler_free(&eh);
+        long v = rank;
+        expect_class(MPI_File_write_at_all(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                           MPI_STATUS_IGNORE), MPI_SUCCESS,
+                     "MPI_File_write_at_all before the failure");
+        if (rank == victim)
+            die();
+        int e = MPI_File_write_at_all(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                      MPI_STATUS_IGNORE);
+        expect_coll_failed(e, "MPI_File_write_at_all after the failure");
+        if (file_handler_calls == 0 || (file_handler_class != MPIX_ERR_PROC_FAILED &&
+                                        file_handler_class != MPIX_ERR_REVOKED))
+            FAIL("the file's handler: %d calls, class %d", file_handler_calls,
+                 file_handler_class);
+        MPI_File_close(&fh);
+        recover_and_report(MPI_COMM_WORLD, NULL);
+        if (rank == 0)
+            unlink(path);
     } else if (!strcmp(c, "abort_sub")) {
         /* The lower half aborts its own communicator; the upper half
          * goes on. */

@@ -48,7 +48,7 @@ fi
 
 # Expected outcome per case: failed world ranks, exit status.
 case $CASE in
-coll_before | coll_during | coll_after | shrink | wait_kill) FAILED=3 RC_WANT=137 ;;
+coll_before | coll_during | coll_after | shrink | wait_kill | win | file) FAILED=3 RC_WANT=137 ;;
 agree) FAILED=0 RC_WANT=137 ;;
 two_killed) FAILED=1,2 RC_WANT=137 ;;
 anysource) FAILED=1 RC_WANT=137 ;;
@@ -59,7 +59,7 @@ esac
 MEMBERS=$(seq 0 $((NP - 1)) | grep -vxE "$(echo "${FAILED:-none}" | tr ',' '|')" | paste -sd,)
 N_SURV=$(echo "$MEMBERS" | tr ',' '\n' | grep -c .)
 
-MPIEXEC_TIMEOUT=60 "$MPIEXEC" --ft -n $NP "$PROG" "$CASE" >"$OUT" 2>"$ERR" </dev/null &
+MPIEXEC_TIMEOUT=60 "$MPIEXEC" --ft -n $NP "$PROG" "$CASE" "$WORK" >"$OUT" 2>"$ERR" </dev/null &
 BG=$!
 job=$BG
 if [ "$CASE" = wait_kill ]; then

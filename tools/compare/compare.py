@@ -15,6 +15,8 @@ One-sided: the OSU one-sided set (put/get latency and bandwidth, put
 bibw, accumulate, get_accumulate, fetch_and_op and compare_and_swap latency)
 with the synchronisation and window flavour of --rma-sync / --rma-win.
 The halo exchange of a stencil code (halo.py) runs at 4 ranks (--halo-ranks).
+Threads: latency and message rate under MPI_THREAD_MULTIPLE with 1, 2 and 4
+threads per rank (2 ranks unbound), a communicator per thread or one shared.
 --coll-ranks 4,8 also runs the collectives at those rank counts (unbound and
 oversubscribed above the core count, only for the MPIs of --oversub-impls).
 Targets (issue 17): collectives at 8 B and 64 KB at most 0.8x the best peer
@@ -54,7 +56,14 @@ P2P = ["latency", "bw", "bw_distinct", "bibw", "bibw_distinct", "mbw_mr", "multi
 # applications), beside the OSU-style figure that reuses one buffer.
 # One-sided benchmarks (bench/rma_driver.c).
 RMA = ["put_lat", "get_lat", "put_bw", "get_bw", "put_bibw", "acc_lat", "get_acc_lat", "fop_lat", "cas_lat"]
-VARIANT = {"bw_distinct": ("bw", ["--distinct-buffers"]), "bibw_distinct": ("bibw", ["--distinct-buffers"])}
+# MPI_THREAD_MULTIPLE (bench/mt_driver.c): latency and message rate with 1, 2
+# and 4 threads per rank, each thread on a communicator of its own, and all
+# threads on one communicator with a tag each (the _shared variants). Run at
+# 2 ranks unbound, so that the threads may use every core.
+MT = ["latency_mt", "latency_mt_shared", "mr_mt", "mr_mt_shared"]
+MT_THREADS = [1, 2, 4]
+VARIANT = {"bw_distinct": ("bw", ["--distinct-buffers"]), "bibw_distinct": ("bibw", ["--distinct-buffers"]),
+           "latency_mt_shared": ("latency_mt", ["--shared-comm"]), "mr_mt_shared": ("mr_mt", ["--shared-comm"])}
 COLL = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter",
         "reduce_scatter"]
 # benchmark -> (metric key, unit, higher is better)
@@ -62,6 +71,8 @@ METRIC = {"latency": ("latency_us", "us", False), "multi_lat": ("latency_us", "u
           "bw": ("bw_mbs", "MB/s", True), "bibw": ("bibw_mbs", "MB/s", True),
           "bw_distinct": ("bw_mbs", "MB/s", True), "bibw_distinct": ("bibw_mbs", "MB/s", True),
           "mbw_mr": ("bw_mbs", "MB/s", True)}
+for _m in MT:
+    METRIC[_m] = ("latency_us_t1", "us", False) if _m.startswith("latency") else ("msg_rate_t1", "msg/s", True)
 for _c in COLL:
     METRIC[_c] = ("latency_us", "us", False)
 for _r in RMA:
@@ -148,8 +159,10 @@ def build_benchmarks(impl, tc, outdir, names):
                 srcs.append(os.path.join(bench, "rma_driver.c"))
             elif name == "init":
                 srcs.append(os.path.join(bench, "proc_memory.c"))
+            elif name in MT:
+                srcs.append(os.path.join(bench, "mt_driver.c"))
         exe = os.path.join(outdir, name)
-        rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs], 300)
+        rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs] + (["-pthread"] if name in MT else []), 300)
         if rc == 0:
             built[name] = exe
         else:
@@ -538,6 +551,7 @@ def targets(res):
         rows.append((f"{key} 256 KB-4 MB (worst size" + (f": {size_label(s)})" if s is not None else ")"), t, b, r, ">= 1.2", r is not None and r >= 1.2, "MB/s"))
     rows += rma_targets(res, worst)
     rows += coll_targets(res, worst)
+    rows += mt_targets(res, worst)
     big = [s for s in res.sizes("bw_distinct") if 1 << 20 <= s <= 4 << 20]
     if big:
         r, s, t, b = worst("bw_distinct", "bw_mbs", big, True)
@@ -729,6 +743,8 @@ def write_report(res, limits, args, meta, outdir, pngs):
         L.append("### mbw_mr message rate (messages/s, higher is better)\n")
         L.append(table(res, key, "msg_rate", "msg/s", True) + "\n")
 
+    L.append(mt_section(res, args))
+
     if any(res.sizes(k) for k in RMA):
         L.append(f"## One-sided ({args.ranks} ranks; ranks 0 and 1 share the window)\n")
         L.append(f"Synchronisation `-s {getattr(args, 'rma_sync', None) or 'default'}`, window "
@@ -797,6 +813,46 @@ def write_report(res, limits, args, meta, outdir, pngs):
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write(text)
     return text
+
+
+def mt_section(res, args):
+    """MPI_THREAD_MULTIPLE: per benchmark, one table per thread count."""
+    if not any(res.sizes(k) for k in MT):
+        return ""
+    L = ["## Threads (MPI_THREAD_MULTIPLE, 2 ranks unbound)\n",
+         "Thread t of rank 0 pairs with thread t of rank 1 (bench/mt_driver.h): `latency_mt` ping-pongs "
+         "(one-way latency averaged over the threads), `mr_mt` streams windows of 64 messages (messages "
+         "per second of all the threads together). Each thread on a communicator of its own "
+         "(`MPI_Comm_dup`), or with `_shared` all on one communicator with a tag each.\n"]
+    for key in MT:
+        if not res.sizes(key):
+            continue
+        base, unit, higher = METRIC[key]
+        for n in MT_THREADS:
+            metric = base[:-1] + str(n)
+            if any(res.median(i, key, s, metric) is not None for i in IMPLS for s in res.sizes(key)):
+                L.append(f"### {key}, {n} thread{'s' if n > 1 else ''} per rank "
+                         f"({'higher' if higher else 'lower'} is better)\n")
+                L.append(table(res, key, metric, unit, higher) + "\n")
+    return "\n".join(L)
+
+
+def mt_targets(res, worst):
+    """Issue 29: with 1, 2 and 4 threads per rank, 8 B, Tern at least as fast as
+    the best peer (latency at most 1.0x, message rate at least 1.0x)."""
+    rows = []
+    for key in MT:
+        if 8 not in res.sizes(key):
+            continue
+        base, unit, higher = METRIC[key]
+        for n in MT_THREADS:
+            r, s, t, b = worst(key, base[:-1] + str(n), [8], higher)
+            if r is None:
+                continue
+            met = r >= 1.0 if higher else r <= 1.0
+            rows.append((f"{key}, {n} thread{'s' if n > 1 else ''} per rank, 8 B", t, b, r,
+                         f"{'>=' if higher else '<='} 1.0", met, unit))
+    return rows
 
 
 def init_table(res):
@@ -993,6 +1049,14 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                               (p2p_args + rma_args(args, key) if key in RMA else p2p_args if key in P2P else coll_args)
                               + VARIANT.get(key, (None, []))[1],
                               args.ranks <= (os.cpu_count() or 1), args.timeout)
+        for key in [m for m in MT if m in wanted]:
+            for impl in rot:
+                if key in exes[impl]:
+                    log(f"  {key}: {LABEL[impl]}")
+                    run_bench(res, impl, tcs[impl], exes[impl][key], key, 2,
+                              (["-m", "1:1K", "-i", "10", "-x", "2", "-W", "8"] if args.quick else [])
+                              + VARIANT.get(key, (None, []))[1], False,
+                              args.timeout)
         if hosts and hosts.vars:
             floor_exe = build_tool(scratch, "tcp_pingpong")
             if floor_exe:
@@ -1050,9 +1114,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
     ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (Release) from the checkout")
     ap.add_argument("--impls", default=",".join(IMPLS), help="implementations to run (default tern,openmpi,mpich)")
-    ap.add_argument("--benchmarks", default=",".join(P2P + RMA + COLL + ["init", "launch", halo.NAME]),
-                    help="benchmarks to run (default all: p2p, one-sided, collectives, init, launch, halo); "
-                         "one-sided: " + ",".join(RMA))
+    ap.add_argument("--benchmarks", default=",".join(P2P + MT + RMA + COLL + ["init", "launch", halo.NAME]),
+                    help="benchmarks to run (default all: p2p, threads, one-sided, collectives, init, launch, "
+                         "halo); threads: " + ",".join(MT) + "; one-sided: " + ",".join(RMA))
     ap.add_argument("--rma-sync", choices=["lock", "flush", "lock_all", "fence", "pscw"],
                     help="one-sided synchronisation, -s of the benchmarks (default: theirs, flush; "
                          "put_bibw keeps pscw unless fence is asked)")
@@ -1096,7 +1160,7 @@ def main():
         if x not in IMPLS:
             ap.error(f"unknown implementation {x}")
     for b in wanted:
-        if b not in P2P + RMA + COLL + ["init", "launch", halo.NAME]:
+        if b not in P2P + MT + RMA + COLL + ["init", "launch", halo.NAME]:
             ap.error(f"unknown benchmark {b}")
 
     start, date = time.time(), datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip()
@@ -1110,7 +1174,7 @@ def main():
 
     tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else build_tern(scratch, args.jobs)
     tcs = toolchains(tern_prefix)
-    names = [b for b in P2P + RMA + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
+    names = [b for b in P2P + MT + RMA + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
     names += [halo.NAME] if halo.NAME in wanted else []
     names += [VARIANT[b][0] for b in names if b in VARIANT and VARIANT[b][0] not in names]
     exes = {}

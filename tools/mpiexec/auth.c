@@ -180,6 +180,44 @@ int mpiexec_unhex(const char *text, unsigned char *bytes, size_t n)
     return 0;
 }
 
+/* HMAC-SHA256(secret, "tern-mpiexec-<what>:<nonce>:<host>") in hex; the
+ * word keeps a proxy's proof from serving as the root's and back. */
+static void proof_of(const unsigned char secret[MPIEXEC_SECRET_LEN], const char *what,
+                     const char *nonce_hex, int host, char out_hex[2 * MPIEXEC_SHA256_LEN + 1])
+{
+    char msg[256];
+    int len = snprintf(msg, sizeof msg, "tern-mpiexec-%s:%.128s:%d", what, nonce_hex, host);
+    unsigned char mac[MPIEXEC_SHA256_LEN];
+    mpiexec_hmac_sha256(secret, MPIEXEC_SECRET_LEN, msg, (size_t)len, mac);
+    mpiexec_hex(mac, sizeof mac, out_hex);
+}
+
+void mpiexec_auth_root_proof(const unsigned char secret[MPIEXEC_SECRET_LEN],
+                             const char *nonce_hex, int host,
+                             char out_hex[2 * MPIEXEC_SHA256_LEN + 1])
+{
+    proof_of(secret, "welcome", nonce_hex, host, out_hex);
+}
+
+static int same_proof(const char want[2 * MPIEXEC_SHA256_LEN + 1], const char *proof_hex)
+{
+    /* Constant time: every byte is compared whatever the first difference. */
+    size_t len = strlen(proof_hex), n = 2 * MPIEXEC_SHA256_LEN;
+    const char *got = len == n ? proof_hex : want;
+    unsigned diff = len != n;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)want[i] ^ (unsigned char)got[i];
+    return diff == 0;
+}
+
+int mpiexec_auth_check_root(const unsigned char secret[MPIEXEC_SECRET_LEN],
+                            const char *nonce_hex, int host, const char *proof_hex)
+{
+    char want[2 * MPIEXEC_SHA256_LEN + 1];
+    mpiexec_auth_root_proof(secret, nonce_hex, host, want);
+    return same_proof(want, proof_hex);
+}
+
 void mpiexec_auth_proof(const unsigned char secret[MPIEXEC_SECRET_LEN], const char *nonce_hex,
                         int host, char out_hex[2 * MPIEXEC_SHA256_LEN + 1])
 {

@@ -36,6 +36,14 @@ void mpiexec_auth_proof(const unsigned char secret[MPIEXEC_SECRET_LEN], const ch
 int mpiexec_auth_check(const unsigned char secret[MPIEXEC_SECRET_LEN], const char *nonce_hex,
                        int host, const char *proof_hex);
 
+/* The root's proof in turn, for the nonce a proxy sent in its hello (a
+ * proxy obeys only a root that holds the job's secret), and its check. */
+void mpiexec_auth_root_proof(const unsigned char secret[MPIEXEC_SECRET_LEN],
+                             const char *nonce_hex, int host,
+                             char out_hex[2 * MPIEXEC_SHA256_LEN + 1]);
+int mpiexec_auth_check_root(const unsigned char secret[MPIEXEC_SECRET_LEN],
+                            const char *nonce_hex, int host, const char *proof_hex);
+
 /* Waits for events on fd until `until` (mpiexec_now() time): 1 ready, 0
  * timed out, -1 error, -SIG when a signal other than SIGCHLD arrived on
  * signal_fd (-1: none). */

@@ -184,7 +184,11 @@ void mpiexec_job_fail(mpiexec_job_t *job, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        fprintf(stderr, "mpiexec: %s; terminating the job\n", msg);
+        if (job->host_name[0]) /* a proxy: say where */
+            fprintf(stderr, "mpiexec: on host %s: %s; terminating the job\n", job->host_name,
+                    msg);
+        else
+            fprintf(stderr, "mpiexec: %s; terminating the job\n", msg);
         fflush(stderr);
         job->failed = 1;
         /* An exit status is 8 bits; a failure must not read as success. */
@@ -212,15 +216,22 @@ static int others_running(const mpiexec_job_t *job, const mpiexec_rank_t *self)
     return 0;
 }
 
-/* --ft (single host, the first job): a rank died and the others go on.
- * The job's exit status remembers it; the barrier no longer counts it. */
+/* --ft (the first job): a rank died and the others go on. The job's exit
+ * status remembers it; the barrier no longer counts it. A proxy tells the
+ * root, which tells every host (and says it, naming the host). */
 static int ft_death(mpiexec_job_t *job, mpiexec_rank_t *r, int code, const char *what)
 {
-    if (!job->opts->ft || r->space != 0 || job->upstream_fd >= 0)
+    if (!job->opts->ft || r->space != 0 || (job->opts->proxy && job->upstream_fd < 0))
         return 0;
-    fprintf(stderr, "mpiexec: rank %d (pid %ld) %s; the others go on (--ft)\n", r->rank,
-            (long)r->pid, what);
-    fflush(stderr);
+    if (job->upstream_fd >= 0) {
+        char how[160];
+        snprintf(how, sizeof how, "(pid %ld) %s", (long)r->pid, what);
+        mpiexec_proxy_report_dead(job, r->rank, code, how);
+    } else {
+        fprintf(stderr, "mpiexec: rank %d (pid %ld) %s; the others go on (--ft)\n", r->rank,
+                (long)r->pid, what);
+        fflush(stderr);
+    }
     if (!job->exit_code)
         job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
     job->n_dead++;
@@ -228,8 +239,12 @@ static int ft_death(mpiexec_job_t *job, mpiexec_rank_t *r, int code, const char 
         r->in_barrier = 0;
         job->barrier_count--;
     }
-    if (job->barrier_count > 0 && job->barrier_count >= job->n_main - job->n_dead)
-        mpiexec_pmi_barrier_release(job, 0);
+    if (job->barrier_count > 0 && job->barrier_count >= job->n_main - job->n_dead) {
+        if (job->upstream_fd >= 0)
+            mpiexec_proxy_fence(job, 0);
+        else
+            mpiexec_pmi_barrier_release(job, 0);
+    }
     return 1;
 }
 
@@ -483,6 +498,11 @@ int mpiexec_job_run(mpiexec_job_t *job)
             int t = mpiexec_ms_until(job->end_at, now);
             timeout = timeout < 0 || t < timeout ? t : timeout;
         }
+        if (running) {
+            int t = mpiexec_proxy_heartbeat(job);
+            if (t >= 0)
+                timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
         int k = poll(pfd, n, timeout);
         if (k < 0 && errno != EINTR)
             break;
@@ -531,6 +551,8 @@ int mpiexec_job_run(mpiexec_job_t *job)
     }
     free(pfd);
     free(slot);
+    if (job->upstream_fd >= 0)
+        mpiexec_proxy_report_done(job);
     /* Nothing a failed job spawned may outlive it. */
     if (job->terminating)
         for (int i = 0; i < job->n; i++)

@@ -30,6 +30,7 @@ typedef struct {
     char **argv;      /* program and its arguments, NULL-terminated */
     int tag_output;   /* prefix each output line with "[rank] " */
     int ft;           /* --ft: a rank's death leaves the others running (ULFM) */
+    char *profile;    /* --profile DIR (absolute): TERN_PROFILE, then tern-profile DIR */
     int bind_core;    /* rank i bound to core i mod ncores */
     int timeout_s;    /* MPIEXEC_TIMEOUT: end the job after this many seconds; 0: never */
     char **env;       /* "VAR=VAL" set in every rank */
@@ -180,6 +181,11 @@ typedef struct {
     mpiexec_outq_t upstream_out;
     unsigned char secret[MPIEXEC_SECRET_LEN]; /* proxy: the job's, from stdin */
     int root_done;        /* proxy: the root said we may end once our ranks have */
+    char host_name[256];  /* proxy: this host as the root names it ("" until told) */
+    double hb_timeout;    /* proxy: seconds the root may be silent (0: not told yet) */
+    double last_heard;    /* proxy: when the root last said anything */
+    double next_alive;    /* proxy: when to tell the root we are here unasked */
+    struct tern_failed_map *failed_map; /* proxy --ft: the ranks' failed map, or NULL */
 
     /* Failure policy. */
     int exit_code;        /* first failure's code; 0 while none */
@@ -240,6 +246,18 @@ void mpiexec_proxy_send(mpiexec_job_t *job, tern_pmi_line_t *line);
 void mpiexec_proxy_flush(mpiexec_job_t *job);
 /* Our part of the job failed: tell the root so it stops the other hosts. */
 void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code);
+/* --ft: world rank `rank` of this host died (what: how); the root tells
+ * every host. */
+void mpiexec_proxy_report_dead(mpiexec_job_t *job, int rank, int code, const char *what);
+/* --ft: marks world rank `rank` dead in this host's failed map. */
+void mpiexec_proxy_mark_dead(mpiexec_job_t *job, int rank);
+/* The proxy's ranks have all ended: the root stops watching its link. */
+void mpiexec_proxy_report_done(mpiexec_job_t *job);
+/* Ends the job when the root was silent past the heartbeat timeout, and
+ * tells the root we are here every quarter of it (so a proxy busy with a
+ * long backlog from the root, where the root's pings wait, is still heard);
+ * the time until the next of those, in ms, for poll (-1: none). */
+int mpiexec_proxy_heartbeat(mpiexec_job_t *job);
 
 /* control_listen.c: the root's listening sockets, one per local address
  * its proxies connect to. */

@@ -2,9 +2,19 @@
 #include "mpiexec.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+/* tern-profile in the source tree, for mpiexec run from the build tree
+ * (CMake); once installed it lies beside mpiexec. */
+#ifndef TERN_PROFILE_SCRIPT
+#define TERN_PROFILE_SCRIPT ""
+#endif
 
 /* Pipes and sockets created later must not land on 0, 1 or 2. */
 static void ensure_std_fds(void)
@@ -22,6 +32,54 @@ static void ensure_std_fds(void)
 
 static int run(mpiexec_opts_t *opts_p);
 
+/* The tern-profile script: beside this program, else the source tree's. */
+static int find_tern_profile(char *path, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(path, len, "%s/tern-profile", self);
+            if (access(path, X_OK) == 0)
+                return 0;
+        }
+    }
+    snprintf(path, len, "%s", TERN_PROFILE_SCRIPT);
+    return path[0] && access(path, R_OK) == 0 ? 0 : -1;
+}
+
+/* --profile DIR: after the job, tern-profile DIR draws DIR/profile.png
+ * from the DIR/profile.json the ranks wrote. The job's exit status stays
+ * mpiexec's, whatever the drawing does. */
+static void draw_profile(const char *dir)
+{
+    char json[PATH_MAX + 32], script[PATH_MAX + 32];
+    struct stat st;
+    snprintf(json, sizeof json, "%s/profile.json", dir);
+    if (stat(json, &st) != 0) {
+        fprintf(stderr, "mpiexec: --profile: the job wrote no %s (did it call MPI_Finalize?)\n",
+                json);
+        return;
+    }
+    if (find_tern_profile(script, sizeof script) != 0) {
+        fprintf(stderr, "mpiexec: --profile: tern-profile not found; %s is kept\n", json);
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("python3", "python3", script, dir, (char *)NULL);
+        fprintf(stderr, "mpiexec: --profile: cannot run python3 %s; %s is kept\n", script, json);
+        _exit(127);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        fprintf(stderr, "mpiexec: --profile: cannot run tern-profile; %s is kept\n", json);
+}
+
 int main(int argc, char **argv)
 {
     mpiexec_opts_t opts = {0};
@@ -30,8 +88,12 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : rc == -2 ? 1 : 2;
     ensure_std_fds();
     mpiexec_output_open();
+    char *profile = opts.proxy ? NULL : opts.profile;
     rc = run(&opts);
     mpiexec_output_close();
+    if (profile)
+        draw_profile(profile);
+    free(opts.profile);
     return rc;
 }
 

@@ -30,6 +30,7 @@ typedef enum {
     OPT_BIND,
     OPT_TAG,
     OPT_FT,
+    OPT_PROFILE,
     OPT_HELP,
     OPT_VERSION,
     OPT_LIST,
@@ -77,6 +78,11 @@ static const opt_row_t options[] = {
      "learn of it (MPIX_ERR_PROC_FAILED); sets TERN_FT=1 in the ranks;\n"
      "MPI_Abort ends the ranks of its communicator only; the exit\n"
      "status is still non-zero (Hydra: -disable-auto-cleanup)"},
+    {OPT_PROFILE, {"profile"}, "DIR", 1,
+     "the traffic picture of the job: sets TERN_PROFILE=DIR in\n"
+     "the ranks, whose MPI_Finalize writes DIR/profile.json;\n"
+     "then mpiexec runs tern-profile DIR, which draws\n"
+     "DIR/profile.png (needs Python's matplotlib)"},
     {OPT_HELP, {"help", "h"}, NULL, 0, "this text"},
     {OPT_VERSION, {"version", "V"}, NULL, 0, "version"},
     {OPT_LIST, {"list-options"}, NULL, 0,
@@ -352,6 +358,30 @@ static int parse_proxy(int argc, char **argv, int i, mpiexec_opts_t *o)
     return 0;
 }
 
+/* --profile DIR: absolute, so that ranks started elsewhere (another
+ * working directory, a proxy) write where mpiexec draws. */
+static int parse_profile(mpiexec_opts_t *o, const char *dir)
+{
+    if (!dir || !dir[0])
+        return -1;
+    char cwd[4096];
+    char *abs = NULL;
+    if (dir[0] == '/')
+        abs = strdup(dir);
+    else if (getcwd(cwd, sizeof cwd)) {
+        size_t len = strlen(cwd) + strlen(dir) + 2;
+        if ((abs = malloc(len)))
+            snprintf(abs, len, "%s/%s", cwd, dir);
+    }
+    if (!abs || add_env(o, "TERN_PROFILE", abs) != 0) {
+        free(abs);
+        return -1;
+    }
+    free(o->profile);
+    o->profile = abs;
+    return 0;
+}
+
 /* Applies the option of row r at argv[i] (value eq when written
  * --name=VALUE); *used_p: the arguments after it that it took. Returns 0,
  * 1 (exit 0: --help, --version, --list-options) or mpiexec_parse_args's
@@ -415,6 +445,8 @@ static int apply_option(const opt_row_t *r, const char *eq, int argc, char **arg
         *used_p = 0;
         o->ft = 1;
         return 0;
+    case OPT_PROFILE:
+        return parse_profile(o, v);
     }
     return -1;
 }

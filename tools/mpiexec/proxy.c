@@ -1,8 +1,12 @@
 /* Proxy side of a multi-host job: this mpiexec runs one host's ranks and
  * serves their PMI locally; it talks to the root (root.c) over one TCP
  * connection, in PMI-1 lines:
- *   proxy -> root: hello host=I proof=P | put key value | fence | failed code=N
- *   root -> proxy: put key value (other hosts' puts) | release | terminate code=N |
+ *   proxy -> root: hello host=I proof=P nonce=M | put key value | fence | failed code=N |
+ *                  pong (to each ping, and unasked every quarter of the heartbeat
+ *                  timeout) | dead rank=R code=N what=TEXT (--ft) | done (its ranks ended)
+ *   root -> proxy: welcome proof=Q | config name=HOST heartbeat_timeout_ms=T |
+ *                  put key value (other hosts' puts) | release | terminate code=N |
+ *                  ping | dead rank=R (--ft: on any host) |
  *                  finish (to a proxy without ranks of the first job, started for
  *                  a spawn: end once its ranks have)
  * A spawned job's puts, fences and releases carry space=K (its number);
@@ -10,12 +14,17 @@
  * and come back as name_result from=I op=CMD rc [port|msg] (root_spawn.c);
  * the spawn messages themselves are described in root_spawn.c.
  * The connection starts with root -> proxy: challenge nonce=HEX, answered
- * by hello's proof=HEX (auth.c). Both directions are non-blocking with
+ * by hello's proof=HEX, and the hello's own nonce=HEX is answered by the
+ * root's welcome proof=HEX (auth.c): each side proves it holds the job's
+ * secret, and the proxy starts no rank for a root that cannot. The root
+ * pings; a proxy that hears nothing from it for heartbeat_timeout_ms ends
+ * its ranks (the network or the launch host is gone). Both directions are non-blocking with
  * bounded queues and line lengths (line_io.c).
  * A fence goes up once all of this host's ranks entered the barrier; the
  * root answers every host once all hosts fenced. */
 #include "auth.h"
 #include "mpiexec.h"
+#include "base/failed_map.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -23,7 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* How long a proxy waits for its secret, its connection and the root's
@@ -81,17 +93,19 @@ static int connect_by(const struct addrinfo *a, int signal_fd, double until, int
     return -1;
 }
 
-/* Reads the root's challenge: its nonce in hex, or NULL. */
-static const char *read_challenge(mpiexec_job_t *job, double until, int *sig_p)
+/* Reads the root's next handshake line, which must be `cmd`: its field
+ * `key`, or NULL. */
+static const char *read_handshake(mpiexec_job_t *job, const char *cmd, const char *key,
+                                  double until, int *sig_p)
 {
     for (;;) {
         char *text = tern_pmi_reader_next(&job->upstream_in);
         if (text) {
             tern_pmi_msg_t msg;
             if (strlen(text) > 256 || tern_pmi_wire_parse(text, &msg) != TERN_OK ||
-                strcmp(msg.cmd, "challenge") != 0)
+                strcmp(msg.cmd, cmd) != 0)
                 return NULL;
-            return tern_pmi_msg_get(&msg, "nonce");
+            return tern_pmi_msg_get(&msg, key);
         }
         if (job->upstream_in.len - job->upstream_in.start > 256)
             return NULL;
@@ -117,6 +131,9 @@ static tern_status_t signalled(int sig)
             strsignal(sig));
     return TERN_ERR_IO;
 }
+
+static int open_failed_map(mpiexec_job_t *job);
+static int root_line(void *ctx, char *text);
 
 /* The root is where our ssh session came from (SSH_CONNECTION's first
  * field) unless it named an address itself. */
@@ -166,7 +183,7 @@ tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job)
         return TERN_ERR_IO;
     }
     job->upstream_fd = fd;
-    const char *nonce = read_challenge(job, until, &sig);
+    const char *nonce = read_handshake(job, "challenge", "nonce", until, &sig);
     if (sig)
         return signalled(sig);
     if (!nonce) {
@@ -176,12 +193,121 @@ tern_status_t mpiexec_proxy_connect(mpiexec_job_t *job)
     }
     char proof[2 * MPIEXEC_SHA256_LEN + 1];
     mpiexec_auth_proof(job->secret, nonce, job->opts->proxy_index, proof);
+    unsigned char mine[MPIEXEC_NONCE_LEN];
+    char mine_hex[2 * MPIEXEC_NONCE_LEN + 1];
+    if (mpiexec_random(mine, sizeof mine) != 0) {
+        fprintf(stderr, "mpiexec proxy: cannot draw a nonce: %s\n", strerror(errno));
+        return TERN_ERR_IO;
+    }
+    mpiexec_hex(mine, sizeof mine, mine_hex);
     tern_pmi_line_t line;
     tern_pmi_line_begin(&line, "hello");
     tern_pmi_line_add_int(&line, "host", job->opts->proxy_index);
     tern_pmi_line_add(&line, "proof", proof);
+    tern_pmi_line_add(&line, "nonce", mine_hex);
     mpiexec_proxy_send(job, &line);
+    /* The root proves itself in turn before we obey it. */
+    const char *theirs = read_handshake(job, "welcome", "proof", until, &sig);
+    if (sig)
+        return signalled(sig);
+    if (!theirs || !mpiexec_auth_check_root(job->secret, mine_hex, job->opts->proxy_index,
+                                            theirs)) {
+        fprintf(stderr, "mpiexec proxy: the launch host %s port %s did not prove it holds the "
+                        "job's secret; refusing it\n", host, port);
+        return TERN_ERR_IO;
+    }
+    job->last_heard = mpiexec_now();
+    if (job->opts->ft && open_failed_map(job) != 0)
+        return TERN_ERR_IO;
+    /* What came with the welcome (the config). */
+    char *text;
+    while (job->upstream_fd >= 0 && (text = tern_pmi_reader_next(&job->upstream_in)) != NULL)
+        if (root_line(job, text))
+            break;
     return TERN_OK;
+}
+
+/* --ft: the file through which this host's ranks hear of deaths elsewhere
+ * (base/failed_map.h), made before they start. */
+static int open_failed_map(mpiexec_job_t *job)
+{
+    char path[320];
+    size_t bytes = tern_failed_map_bytes(job->world_size);
+    if (tern_failed_map_path(path, sizeof path, job->kvsname) != 0)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 ||
+        ((size_t)sb.st_size < bytes && ftruncate(fd, (off_t)bytes) != 0)) {
+        fprintf(stderr, "mpiexec proxy: cannot make the failed-rank map %s: %s\n", path,
+                strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "mpiexec proxy: cannot map %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    job->failed_map = p;
+    job->failed_map->size = (uint32_t)job->world_size;
+    __atomic_store_n(&job->failed_map->magic, TERN_FAILED_MAP_MAGIC, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void mpiexec_proxy_mark_dead(mpiexec_job_t *job, int rank)
+{
+    tern_failed_map_t *m = job->failed_map;
+    if (!m || rank < 0 || rank >= job->world_size || m->dead[rank])
+        return;
+    m->dead[rank] = 1;
+    __atomic_fetch_add(&m->gen, 1, __ATOMIC_RELEASE);
+}
+
+void mpiexec_proxy_report_dead(mpiexec_job_t *job, int rank, int code, const char *what)
+{
+    mpiexec_proxy_mark_dead(job, rank);
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "dead");
+    tern_pmi_line_add_int(&line, "rank", rank);
+    tern_pmi_line_add_int(&line, "code", code);
+    tern_pmi_line_add(&line, "what", what);
+    mpiexec_proxy_send(job, &line);
+}
+
+void mpiexec_proxy_report_done(mpiexec_job_t *job)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "done");
+    mpiexec_proxy_send(job, &line);
+}
+
+int mpiexec_proxy_heartbeat(mpiexec_job_t *job)
+{
+    if (job->upstream_fd < 0 || job->hb_timeout <= 0 || job->terminating)
+        return -1;
+    double now = mpiexec_now(), until = job->last_heard + job->hb_timeout;
+    if (now >= job->next_alive) {
+        tern_pmi_line_t line;
+        tern_pmi_line_begin(&line, "pong");
+        mpiexec_proxy_send(job, &line);
+        job->next_alive = now + job->hb_timeout / 4;
+    }
+    if (now >= until) { /* what waits in the socket first: we may have been the busy one */
+        double before = job->last_heard;
+        mpiexec_proxy_read(job);
+        if (job->last_heard > before)
+            until = job->last_heard + job->hb_timeout;
+    }
+    if (now < until)
+        return mpiexec_ms_until(until < job->next_alive ? until : job->next_alive, now);
+    mpiexec_job_fail(job, 1, "no word from mpiexec on the launch host for %.0f ms (the "
+                             "heartbeat timeout, TERN_MPIEXEC_HEARTBEAT_TIMEOUT_MS): the network "
+                             "or that host is down",
+                     (now - job->last_heard) * 1e3);
+    return -1;
 }
 
 void mpiexec_proxy_fence(mpiexec_job_t *job, int space)
@@ -205,7 +331,23 @@ static void handle(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
 {
     int space = 0; /* a spawned job's puts and releases name it */
     tern_pmi_msg_get_int(msg, "space", &space);
-    if (strcmp(msg->cmd, "put") == 0) {
+    job->last_heard = mpiexec_now();
+    if (strcmp(msg->cmd, "ping") == 0) {
+        tern_pmi_line_t line;
+        tern_pmi_line_begin(&line, "pong");
+        mpiexec_proxy_send(job, &line);
+    } else if (strcmp(msg->cmd, "dead") == 0) {
+        int rank = -1;
+        tern_pmi_msg_get_int(msg, "rank", &rank);
+        mpiexec_proxy_mark_dead(job, rank);
+    } else if (strcmp(msg->cmd, "config") == 0) {
+        const char *name = tern_pmi_msg_get(msg, "name");
+        int ms = 0;
+        if (name)
+            snprintf(job->host_name, sizeof job->host_name, "%s", name);
+        if (tern_pmi_msg_get_int(msg, "heartbeat_timeout_ms", &ms) == TERN_OK && ms > 0)
+            job->hb_timeout = ms / 1000.0;
+    } else if (strcmp(msg->cmd, "put") == 0) {
         const char *key = tern_pmi_msg_get(msg, "key");
         const char *value = tern_pmi_msg_get(msg, "value");
         if (key && value && mpiexec_pmi_store(job, space, key, value) != TERN_OK)

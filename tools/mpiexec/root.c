@@ -9,7 +9,9 @@
  * Failure: a proxy that reports a failure, or a launcher that exits non-zero
  * (ssh: connection lost or the host died) ends the job: the other proxies
  * are told to terminate, launchers still running after GRACE_S get SIGTERM,
- * then SIGKILL. The exit code is the first failure's. */
+ * then SIGKILL. The exit code is the first failure's. A heartbeat sees a
+ * lost host whose launcher lingers (a network cut), and under --ft deaths
+ * are told to every host instead: root_ft.c. */
 #include "auth.h"
 #include "mpiexec.h"
 #include "root.h"
@@ -40,6 +42,8 @@
 #define PENDING_S 10.0
 /* A hello line: host index and proof. */
 #define HELLO_LINE_MAX 512
+/* Queued bytes to a proxy past which its link counts as busy (host_flush). */
+#define BACKLOG_BYTES (64 * 1024)
 
 int mpiexec_root_is_local(const char *host)
 {
@@ -105,6 +109,8 @@ static char **proxy_argv(root_t *rt, int h, const char *root_addr, const char *m
         av[k++] = "--tag-output";
     if (o->bind_core)
         av[k++] = "--bind-to=core";
+    if (o->ft)
+        av[k++] = "--ft";
     /* ssh does not carry the environment: pass Tern's, libfabric's and the
      * sanitizers' (an ASan build's ranks need their options on every host). */
     for (char **e = environ; *e; e++)
@@ -237,7 +243,7 @@ tern_status_t mpiexec_root_start_host(root_t *rt, int h)
     return start_host(rt, h, rt->map);
 }
 
-static void drop_host_link(host_t *ho)
+void mpiexec_root_drop_link(host_t *ho)
 {
     if (ho->ctl_fd >= 0)
         close(ho->ctl_fd);
@@ -245,6 +251,20 @@ static void drop_host_link(host_t *ho)
     mpiexec_outq_free(&ho->ctl_out);
 }
 
+
+/* Writes what the proxy's link takes now. A link busy carrying a large
+ * backlog to the proxy (a release with every host's puts) delays its
+ * answers to our pings behind it: while that backlog drains, the host is
+ * heard (heartbeat), and once the proxy or the network stops taking it,
+ * the time runs. */
+static int host_flush(host_t *ho)
+{
+    size_t before = mpiexec_outq_pending(&ho->ctl_out);
+    int rc = mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd);
+    if (before >= BACKLOG_BYTES && mpiexec_outq_pending(&ho->ctl_out) < before)
+        ho->last_heard = mpiexec_now();
+    return rc;
+}
 
 /* Control lines are queued and written as the proxy takes them: a proxy
  * that stops reading can stall neither the root nor the other hosts. */
@@ -260,10 +280,10 @@ void mpiexec_root_send(root_t *rt, host_t *ho, tern_pmi_line_t *line)
         fprintf(stderr, "mpiexec: host %s left more than %d bytes of control messages unread "
                         "(the control queue limit); terminating the job\n",
                 ho->name, MPIEXEC_CTL_QUEUE_MAX);
-        drop_host_link(ho);
+        mpiexec_root_drop_link(ho);
         mpiexec_root_fail(rt, 1);
-    } else if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) {
-        drop_host_link(ho); /* the proxy is gone: its launcher's exit tells */
+    } else if (host_flush(ho) != 0) {
+        mpiexec_root_drop_link(ho); /* the proxy is gone: its launcher's exit tells */
     }
 }
 
@@ -295,7 +315,7 @@ void mpiexec_root_fail(root_t *rt, int code)
         send_to(rt, &rt->hosts[h], "terminate", "code", c, NULL, NULL);
 }
 
-static void release_all(root_t *rt)
+void mpiexec_root_release_all(root_t *rt)
 {
     for (int h = 0; h < rt->n; h++) {
         for (int i = 0; i < rt->n_fresh; i++)
@@ -313,6 +333,9 @@ static void release_all(root_t *rt)
 
 static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
 {
+    ho->last_heard = mpiexec_now();
+    if (mpiexec_root_ft_message(rt, ho, msg))
+        return;
     /* Spawns, and the puts and fences of spawned jobs (space=K). */
     if (mpiexec_root_spawn_message(rt, ho, msg))
         return;
@@ -337,8 +360,8 @@ static void host_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
     } else if (strcmp(msg->cmd, "fence") == 0) {
         if (!ho->fenced) {
             ho->fenced = 1;
-            if (++rt->n_fenced == rt->n_ranked)
-                release_all(rt);
+            ++rt->n_fenced;
+            mpiexec_root_maybe_release(rt);
         }
     } else if (strcmp(msg->cmd, "failed") == 0) {
         int code = 1;
@@ -363,7 +386,7 @@ static int host_line(void *ctx, char *text)
 }
 
 /* Returns 1 when the link is still open (more may follow). */
-static int host_read(root_t *rt, host_t *ho)
+int mpiexec_root_host_read(root_t *rt, host_t *ho)
 {
     host_ctx_t c = {rt, ho};
     mpiexec_lines_t got = mpiexec_lines_read(&ho->ctl_in, ho->ctl_fd, MPIEXEC_CTL_LINE_MAX,
@@ -378,7 +401,7 @@ static int host_read(root_t *rt, host_t *ho)
                 ho->name, MPIEXEC_CTL_LINE_MAX);
         mpiexec_root_fail(rt, 1);
     }
-    drop_host_link(ho);
+    mpiexec_root_drop_link(ho);
     return 0;
 }
 
@@ -417,11 +440,12 @@ static void pending_read(root_t *rt, int i)
     }
     tern_pmi_msg_t msg;
     int h = -1;
-    const char *proof = NULL;
+    const char *proof = NULL, *their_nonce = NULL;
     if (strlen(text) <= HELLO_LINE_MAX && tern_pmi_wire_parse(text, &msg) == TERN_OK &&
         strcmp(msg.cmd, "hello") == 0) {
         tern_pmi_msg_get_int(&msg, "host", &h);
         proof = tern_pmi_msg_get(&msg, "proof");
+        their_nonce = tern_pmi_msg_get(&msg, "nonce");
     }
     if (!proof || h < 0 || h >= rt->n) {
         refuse(rt, i, "no valid hello");
@@ -431,6 +455,10 @@ static void pending_read(root_t *rt, int i)
         refuse(rt, i, "wrong proof of the job's secret");
         return;
     }
+    if (!their_nonce || strlen(their_nonce) != 2 * MPIEXEC_NONCE_LEN) {
+        refuse(rt, i, "no nonce for our own proof in its hello");
+        return;
+    }
     host_t *ho = &rt->hosts[h];
     if (ho->said_hello) {
         char why[320];
@@ -438,12 +466,25 @@ static void pending_read(root_t *rt, int i)
         refuse(rt, i, why);
         return;
     }
+    /* Our proof in turn (the proxy obeys no one else), then the name we
+     * know its host by and the heartbeat it must hear; a fresh socket's
+     * empty buffer takes these few bytes at once. */
+    char welcome[2 * MPIEXEC_SHA256_LEN + 512], mine[2 * MPIEXEC_SHA256_LEN + 1];
+    mpiexec_auth_root_proof(rt->secret, their_nonce, h, mine);
+    int wl = snprintf(welcome, sizeof welcome,
+                      "cmd=welcome proof=%s\ncmd=config name=%.200s heartbeat_timeout_ms=%.0f\n",
+                      mine, ho->name, rt->hb_timeout * 1e3);
+    if (send(pe->fd, welcome, (size_t)wl, MSG_NOSIGNAL) != wl) {
+        refuse(rt, i, "could not be sent our proof");
+        return;
+    }
+    ho->last_heard = mpiexec_now();
     ho->ctl_fd = pe->fd;
     ho->ctl_in = pe->in;
     ho->said_hello = 1;
     rt->pending[i] = rt->pending[--rt->n_pending];
-    if (mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0) /* what waited for it */
-        drop_host_link(ho);
+    if (host_flush(ho) != 0) /* what waited for it */
+        mpiexec_root_drop_link(ho);
     /* Lines that came with the hello. */
     host_ctx_t c = {rt, ho};
     while (ho->ctl_fd >= 0 && (text = tern_pmi_reader_next(&ho->ctl_in)) != NULL)
@@ -514,9 +555,13 @@ static void host_exited(root_t *rt, host_t *ho)
     accept_pending(rt);
     for (int i = rt->n_pending - 1; i >= 0; i--)
         pending_read(rt, i);
-    while (ho->ctl_fd >= 0 && host_read(rt, ho))
+    while (ho->ctl_fd >= 0 && mpiexec_root_host_read(rt, ho))
         ;
     int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && ho->said_hello;
+    if (rt->dead && ho->count > 0 && !rt->terminating && !ok) {
+        mpiexec_root_ft_host_ended(rt, ho);
+        return;
+    }
     if (ho->count == 0 && !ho->reported_failure && !rt->terminating && (ok || !ho->said_hello)) {
         /* Started for a spawn: its end, or its failure to start, is the
          * spawn's business (one that connected and was lost is the job's);
@@ -525,7 +570,7 @@ static void host_exited(root_t *rt, host_t *ho)
         snprintf(why, sizeof why, "cannot start mpiexec on host %s (its remote start %s %d)",
                  ho->name, WIFEXITED(st) ? "exited with code" : "was killed by signal",
                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-        drop_host_link(ho);
+        mpiexec_root_drop_link(ho);
         tern_pmi_reader_free(&ho->ctl_in);
         tern_pmi_reader_init(&ho->ctl_in);
         ho->said_hello = ho->told_finish = 0;
@@ -668,6 +713,7 @@ static void root_loop(root_t *rt)
     for (;;) {
         reap(rt);
         expire_pending(rt);
+        mpiexec_root_heartbeat(rt);
         int running = 0, open = 0;
         for (int h = 0; h < rt->n; h++) {
             running |= rt->hosts[h].running;
@@ -715,6 +761,8 @@ static void root_loop(root_t *rt)
             wake = rt->kill_at;
         if (rt->end_at && !rt->terminating && (!wake || rt->end_at < wake))
             wake = rt->end_at;
+        if (!wake || rt->next_ping < wake)
+            wake = rt->next_ping;
         int timeout = wake ? mpiexec_ms_until(wake, now) : -1;
         int k = poll(pfd, n, timeout);
         if (k < 0 && errno != EINTR)
@@ -731,10 +779,10 @@ static void root_loop(root_t *rt)
             case W_PENDING: pending_read(rt, i); changed = 1; break;
             case W_CTL:
                 if ((pfd[j].revents & POLLOUT) &&
-                    mpiexec_outq_flush(&ho->ctl_out, ho->ctl_fd) != 0)
-                    drop_host_link(ho);
+                    host_flush(ho) != 0)
+                    mpiexec_root_drop_link(ho);
                 if ((pfd[j].revents & ~POLLOUT) && ho->ctl_fd >= 0)
-                    host_read(rt, ho);
+                    mpiexec_root_host_read(rt, ho);
                 changed = 1; /* a release or failure may have changed fds */
                 break;
             case W_OUT: mpiexec_stream_read(fwd, 0, &ho->out); break;
@@ -806,6 +854,10 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     if (!rt.pending)
         return 1;
     rt.fwd.opts = &rt.fwd_opts;
+    rt.hb_period = (double)tern_knob_count(TERN_KNOB_MPIEXEC_HEARTBEAT_MS) / 1000.0;
+    rt.hb_timeout = (double)tern_knob_count(TERN_KNOB_MPIEXEC_HEARTBEAT_TIMEOUT_MS) / 1000.0;
+    if (opts->ft && !(rt.dead = calloc((size_t)opts->np + 1, 1)))
+        return 1;
     /* Random, so that another user cannot guess the job's /dev/shm names
      * and take them first. */
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(mpiexec_now() * 1e6);
@@ -831,7 +883,7 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     if (sig && !rt.failed)
         rt.exit_code = 128 + sig;
     for (int h = 0; h < rt.n; h++) {
-        drop_host_link(&rt.hosts[h]);
+        mpiexec_root_drop_link(&rt.hosts[h]);
         tern_pmi_reader_free(&rt.hosts[h].ctl_in);
         mpiexec_stream_free(&rt.hosts[h].out);
         mpiexec_stream_free(&rt.hosts[h].err);
@@ -846,6 +898,7 @@ int mpiexec_root_run(const mpiexec_opts_t *opts)
     mpiexec_root_spawn_free(&rt);
     memset(rt.secret, 0, sizeof rt.secret);
     free(rt.fresh);
+    free(rt.dead);
     free(rt.pending);
     free(rt.hosts);
     mpiexec_listen_close(&rt.listen);

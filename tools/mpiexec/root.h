@@ -23,6 +23,10 @@ typedef struct {
     int reported_failure;
     int said_hello;
     int told_finish;            /* a host without ranks of the first job: may end */
+    double last_heard;          /* when its proxy last said anything (heartbeat) */
+    int n_dead;                 /* --ft: its ranks known dead */
+    int lost;                   /* its link or launcher is gone: its ranks are failed */
+    int said_done;              /* its proxy's ranks all ended; it is on its way out */
     mpiexec_stream_t out, err;
 } host_t;
 
@@ -63,6 +67,9 @@ typedef struct {
     int n_ranked;                /* hosts[0, n_ranked) run the first job's ranks; the
                                   * others start when a spawn places processes there */
     char map[4096];              /* the first job's PMI_process_mapping */
+    unsigned char *dead;         /* --ft: [world rank] known dead, told to every host */
+    double hb_period, hb_timeout; /* seconds (TERN_MPIEXEC_HEARTBEAT_MS, _TIMEOUT_MS) */
+    double next_ping;
 } root_t;
 
 /* root.c */
@@ -72,6 +79,26 @@ int mpiexec_root_is_local(const char *host);
 void mpiexec_root_send(root_t *rt, host_t *ho, tern_pmi_line_t *line);
 /* Ends the job on every host with this exit code (the first failure's). */
 void mpiexec_root_fail(root_t *rt, int code);
+/* Drops the host's control link (its launcher's exit tells the rest). */
+void mpiexec_root_drop_link(host_t *ho);
+/* Reads what the host's link holds now (without waiting); 1 when more may
+ * follow. */
+int mpiexec_root_host_read(root_t *rt, host_t *ho);
+/* Sends every host the puts since the last release, and the release. */
+void mpiexec_root_release_all(root_t *rt);
+
+/* root_ft.c: failure detection (heartbeat) and --ft. */
+/* Pings the proxies when it is time; loses a host silent past the timeout. */
+void mpiexec_root_heartbeat(root_t *rt);
+/* A host is gone: --ft declares its ranks dead, else the job ends. */
+void mpiexec_root_host_lost(root_t *rt, host_t *ho, const char *why);
+/* Releases the PMI barrier once every host still fencing has fenced. */
+void mpiexec_root_maybe_release(root_t *rt);
+/* --ft: a host's launcher ended other than with status 0. */
+void mpiexec_root_ft_host_ended(root_t *rt, host_t *ho);
+/* pong, done, dead: 1 when msg was one of those (handled). */
+int mpiexec_root_ft_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg);
+
 /* Starts host h's proxy (a host without ranks of the first job, for a
  * spawn); lines sent to it wait until it connects. */
 tern_status_t mpiexec_root_start_host(root_t *rt, int h);

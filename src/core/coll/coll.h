@@ -11,6 +11,8 @@
 #ifndef TERN_CORE_COLL_H
 #define TERN_CORE_COLL_H
 
+#include "base/profile.h"
+#include "base/pvars.h"
 #include "base/status.h"
 #include "core/coll/coll_sched.h"
 #include "core/comm/comm.h"
@@ -87,6 +89,7 @@ typedef struct {
     const char *name;
     tern_coll_build_fn build;
     unsigned flags;
+    unsigned index; /* in the registry: its tern_pvar_coll slot (TERN_COLL_ALGO_*) */
 } tern_coll_algo_t;
 
 /* The registry (coll_registry.c): every algorithm, in one list. */
@@ -102,8 +105,21 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
 void tern_coll_print_table(FILE *f);
 
 /* Counts a call of algorithm al (its tern_pvar_coll slot, the call and
- * its bytes) and raises the algorithm-chosen event (base/pvars.h). */
-void tern_coll_count(const tern_coll_algo_t *al, const tern_comm_t *comm, size_t msg_bytes);
+ * its bytes; the job's profile, base/profile.h) and raises the
+ * algorithm-chosen event (base/pvars.h). Inline, with the slot stored in
+ * the algorithm: out of line it cost each collective ~30 instructions
+ * (a call, the slot from a pointer difference, saved registers), inline
+ * ~10 (docs/performance.md, "Cost of the tools interface's counters"). */
+static inline void tern_coll_count(const tern_coll_algo_t *al, const tern_comm_t *comm,
+                                   size_t msg_bytes)
+{
+    unsigned i = al->index;
+    tern_pvar_coll_add(i, 1);
+    tern_pvar_add(TERN_PVAR_COLL_CALLS, 1);
+    tern_pvar_add(TERN_PVAR_COLL_BYTES, msg_bytes);
+    tern_profile_coll_call(i, msg_bytes);
+    tern_event4(TERN_EVENT_COLL_ALGORITHM_CHOSEN, i, comm->size, msg_bytes, 0);
+}
 /* The selection table in effect, row by row (tern-info --json): rows are
  * grouped by collective and tried in order. */
 /* The load a selection row applies to: any, only while the node has no
@@ -250,6 +266,14 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(ALLTOALLW, alltoallw, inter, TERN_COLL_INTER)                            \
     X(REDUCE_SCATTER, reduce_scatter, inter, TERN_COLL_INTER)                  \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, inter, TERN_COLL_INTER)
+
+/* The algorithms' indices in the registry, in the list's order. */
+typedef enum {
+#define TERN_COLL_ALGO_ID(K, coll, algo, flags) TERN_COLL_ALGO_##coll##_##algo,
+    TERN_COLL_ALGORITHMS(TERN_COLL_ALGO_ID)
+#undef TERN_COLL_ALGO_ID
+    TERN_COLL_ALGO_N
+} tern_coll_algo_id_t;
 
 #define TERN_COLL_DECLARE(K, coll, algo, flags)                                \
     tern_status_t tern_coll_##coll##_##algo(tern_sched_t *s, const tern_coll_args_t *a);

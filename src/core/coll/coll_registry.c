@@ -2,27 +2,18 @@
  * coll.h). The first algorithm of each collective is the general fallback:
  * it serves every communicator size and every op. */
 #include "core/coll/coll.h"
-#include "base/pvars.h"
 
 #include <string.h>
 
 static const tern_coll_algo_t algorithms[] = {
-#define TERN_COLL_ENTRY(K, coll, algo, flags) {TERN_COLL_##K, #algo, tern_coll_##coll##_##algo, flags},
+#define TERN_COLL_ENTRY(K, coll, algo, flags)                                                      \
+    {TERN_COLL_##K, #algo, tern_coll_##coll##_##algo, flags, TERN_COLL_ALGO_##coll##_##algo},
     TERN_COLL_ALGORITHMS(TERN_COLL_ENTRY)
 #undef TERN_COLL_ENTRY
 };
 
-_Static_assert(sizeof algorithms / sizeof algorithms[0] <= TERN_PVAR_COLL_MAX,
+_Static_assert(TERN_COLL_ALGO_N <= TERN_PVAR_COLL_MAX,
                "TERN_PVAR_COLL_MAX (base/pvars.h) must count every algorithm");
-
-void tern_coll_count(const tern_coll_algo_t *al, const tern_comm_t *comm, size_t msg_bytes)
-{
-    unsigned i = (unsigned)(al - algorithms);
-    tern_pvar_coll_add(i, 1);
-    tern_pvar_add(TERN_PVAR_COLL_CALLS, 1);
-    tern_pvar_add(TERN_PVAR_COLL_BYTES, msg_bytes);
-    tern_event4(TERN_EVENT_COLL_ALGORITHM_CHOSEN, i, comm->size, msg_bytes, 0);
-}
 
 static const char *const kind_names[TERN_COLL_N] = {
     "barrier",   "bcast",          "gather",          "gatherv",

@@ -1,7 +1,7 @@
 /* Neighbourhood collectives as schedules (neighbor.h). */
 #include "core/coll/neighbor.h"
 #include "core/coll/coll.h"
-#include "core/comm/topo.h"
+#include "core/topo/topo.h"
 #include "core/datatype/datatype.h"
 
 #include <stdint.h>

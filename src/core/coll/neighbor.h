@@ -1,7 +1,7 @@
 /* Neighbourhood collectives (MPI-4.1 8.6): MPI_Neighbor_allgather(v) and
  * MPI_Neighbor_alltoall(v,w), all forms (blocking, nonblocking, persistent,
  * large-count), as one schedule over the neighbours of the communicator's
- * topology (comm/topo.h): each outgoing block sent to its destination and
+ * topology (topo/topo.h): each outgoing block sent to its destination and
  * each incoming block received from its source, all in flight at once.
  * Blocks of MPI_PROC_NULL neighbours keep their slot and move no data.
  *

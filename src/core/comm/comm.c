@@ -3,7 +3,6 @@
 #include "core/group/group.h"
 #include "core/runtime/handle_table.h"
 #include "core/info/info.h"
-#include "core/comm/topo.h"
 #include "core/comm/ulfm.h"
 #include "core/pt2pt/bsend.h"
 
@@ -69,6 +68,14 @@ static void free_coll_shm(tern_comm_t *c)
     c->coll_shm_free = NULL;
 }
 
+static void free_topo(tern_comm_t *c)
+{
+    if (c->topo)
+        c->topo_ops->free(c->topo);
+    c->topo = NULL;
+    c->topo_ops = NULL;
+}
+
 static void free_object(tern_comm_t *c)
 {
     free_coll_shm(c);
@@ -79,7 +86,7 @@ static void free_object(tern_comm_t *c)
     tern_bsend_ctx_forget(c->context_id); /* its attached buffer, if any */
     if (c->info != MPI_INFO_NULL)
         tern_info_free(c->info);
-    tern_topo_free(c->topo);
+    free_topo(c);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     free(c);
@@ -163,7 +170,7 @@ static void free_unfreed(void *obj)
         c->attrs = a->next;
         free(a);
     }
-    tern_topo_free(c->topo);
+    free_topo(c);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     free(c);

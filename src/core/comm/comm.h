@@ -21,6 +21,15 @@
 /* Largest tag (the MPI_TAG_UB attribute). */
 #define TERN_TAG_UB ((1 << 30) - 1)
 
+struct tern_topo;
+
+/* What the topology room does with a communicator's topology: copy it for
+ * a duplicate, free it with the communicator. */
+typedef struct tern_comm_topo_ops {
+    tern_status_t (*copy)(const struct tern_topo *t, struct tern_topo **copy_p);
+    void (*free)(struct tern_topo *t);
+} tern_comm_topo_ops_t;
+
 typedef struct tern_comm {
     MPI_Comm handle;
     uint32_t context_id;   /* point-to-point; collectives use context_id + 1 */
@@ -52,9 +61,12 @@ typedef struct tern_comm {
      * node map never change: 0 not known yet, 1 the communicator spans
      * several nodes with several ranks on some node, -1 it does not. */
     int coll_spans_nodes;
-    /* The virtual topology (topo.h), NULL for none; owned, copied by
-     * MPI_Comm_dup. */
+    /* The virtual topology (a room above: topo/topo.h), NULL for none;
+     * owned. The topology room attaches it with its copy and free
+     * (topo_ops), so that MPI_Comm_dup copies it and the object's end
+     * frees it without this room calling up. */
     struct tern_topo *topo;
+    const struct tern_comm_topo_ops *topo_ops;
     /* The node-level shared-memory region of the collectives (a room
      * above: coll/shm_region.c), NULL until a collective creates it; freed
      * through coll_shm_free when the object goes. */

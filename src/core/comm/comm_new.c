@@ -7,7 +7,6 @@
 #include "core/info/info.h"
 #include "core/pt2pt/progress.h"
 #include "core/pt2pt/request.h"
-#include "core/comm/topo.h"
 #include "core/comm/unmatched.h"
 #include "core/runtime/runtime.h"
 
@@ -60,10 +59,11 @@ tern_status_t tern_comm_dup_contents(tern_comm_t *c, tern_comm_t *nc, MPI_Info h
         return tern_status_detail(st, "cannot copy the info hints: %s", tern_status_string(st));
     }
     /* The topology goes with the copy (MPI-4.1 8.4). */
-    if ((st = tern_topo_copy(c->topo, &nc->topo)) != TERN_OK) {
+    if (c->topo && (st = c->topo_ops->copy(c->topo, &nc->topo)) != TERN_OK) {
         tern_comm_destroy(nc);
         return st;
     }
+    nc->topo_ops = c->topo_ops;
     int err = tern_attr_copy_all(c, nc);
     if (err != MPI_SUCCESS) {
         (void)tern_attr_delete_all(nc);

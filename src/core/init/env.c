@@ -6,6 +6,7 @@
 #include "core/comm/unmatched.h"
 #include "core/coll/coll.h"
 #include "core/init/init.h"
+#include "core/init/profile.h"
 #include "core/runtime/mem.h"
 #include "core/runtime/runtime.h"
 #include "base/clock.h"
@@ -47,6 +48,7 @@ tern_status_t tern_env_init(const char *func, int required, int *provided)
     main_thread = pthread_self();
     if (provided)
         *provided = prov;
+    tern_profile_begin();
     return TERN_OK;
 }
 
@@ -56,6 +58,8 @@ tern_status_t tern_env_finalize(void)
      * MPI still works, so libraries can clean up (even communicate) in
      * their delete callbacks. */
     (void)tern_attr_delete_all(tern_comm_lookup(MPI_COMM_SELF));
+    /* The profile of the job (TERN_PROFILE), while MPI_COMM_WORLD works. */
+    tern_profile_end();
     /* Nobody can receive on MPI_COMM_WORLD and MPI_COMM_SELF any more:
      * messages that arrived on them unmatched are reported (those still on
      * the way when the runtime comes down, after its barrier). */

@@ -284,14 +284,15 @@ tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
     if (st == TERN_OK)
         st = cst;
     if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {
-        tern_status_t bst = tern_coll_barrier(f->comm);
-        if (f->comm->rank == 0) {
-            tern_status_t dst = f->drv->remove(f->fd.path);
-            if (st == TERN_OK)
-                st = dst;
-        }
+        /* Once every rank has closed, rank 0 deletes; every rank returns
+         * after the file is gone (ROMIO's order) with the deletion's
+         * status. */
+        tern_status_t dst = tern_coll_barrier(f->comm);
+        if (dst == TERN_OK && f->comm->rank == 0)
+            dst = f->drv->remove(f->fd.path);
+        dst = agree(f->comm, dst, f->name, "MPI_File_close");
         if (st == TERN_OK)
-            st = bst;
+            st = dst;
     }
     file_free(f);
     *fh = MPI_FILE_NULL;

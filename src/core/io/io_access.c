@@ -5,6 +5,7 @@
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_build.h"
 #include "core/io/io_datarep.h"
+#include "core/io/io_sieve.h"
 #include "core/rma/rma_ops.h"
 #include "core/rma/rma_sync.h"
 #include "core/rma/window.h"
@@ -14,44 +15,14 @@
 
 /* ---- moving bytes --------------------------------------------------------- */
 
-/* One access's walk over the file pieces of a range of the stream. */
-typedef struct {
-    tern_file_t *f;
-    int write;
-    char *mem;   /* the stream bytes of the range, contiguous */
-    size_t done; /* bytes moved */
-    int eof;     /* a read met the end of the file */
-} xfer_t;
-
-static tern_status_t move_piece(MPI_Offset off, size_t len, void *arg)
-{
-    xfer_t *x = arg;
-    struct iovec iov = {.iov_base = x->mem + x->done, .iov_len = len};
-    if (x->write) {
-        tern_status_t st = x->f->drv->writev(&x->f->fd, &iov, 1, off);
-        if (st == TERN_OK)
-            x->done += len;
-        return st;
-    }
-    size_t got = 0;
-    tern_status_t st = x->f->drv->readv(&x->f->fd, &iov, 1, off, &got);
-    x->done += got;
-    if (st == TERN_OK && got < len) {
-        x->eof = 1;
-        return TERN_ERR_TRUNCATE; /* stops the walk; not an error */
-    }
-    return st;
-}
-
-/* Moves [pos, pos + len) of the stream between mem and the file; *done:
- * bytes moved (fewer on a read only at the end of the file). */
+/* Moves [pos, pos + len) of the stream between mem and the file (data
+ * sieving decides how, io_sieve.h); the atomic-mode lock, when f is
+ * atomic, is the caller's. *done: bytes moved (fewer on a read only at the
+ * end of the file). */
 static tern_status_t move_range(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
                                 size_t *done)
 {
-    xfer_t x = {.f = f, .write = write, .mem = mem};
-    tern_status_t st = tern_io_view_walk(&f->view, pos, len, move_piece, &x);
-    *done = x.done;
-    return st == TERN_ERR_TRUNCATE && x.eof ? TERN_OK : st;
+    return tern_io_sieve_move(f, write, pos, mem, len, f->atomic, done);
 }
 
 /* Bytes of packing buffer for non-contiguous memory: the data moves in
@@ -69,23 +40,31 @@ static tern_status_t lock_span(tern_file_t *f, int write, MPI_Offset pos, size_t
     return f->drv->lock(&f->fd, *lo, *hi - *lo, write);
 }
 
-tern_status_t tern_io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
-                           size_t *moved)
+/* tern_io_move; held: the caller holds the atomic-mode lock already. */
+static tern_status_t io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
+                             int held, size_t *moved)
 {
     *moved = 0;
     if (len == 0)
         return TERN_OK;
     MPI_Offset lo = 0, hi = 0;
     tern_status_t st;
-    if (f->atomic && (st = lock_span(f, write, pos, len, &lo, &hi)) != TERN_OK)
+    int lock = f->atomic && !held;
+    if (lock && (st = lock_span(f, write, pos, len, &lo, &hi)) != TERN_OK)
         return st;
     st = move_range(f, write, pos, mem, len, moved);
-    if (f->atomic) {
+    if (lock) {
         tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
         if (st == TERN_OK)
             st = ust;
     }
     return st;
+}
+
+tern_status_t tern_io_move(tern_file_t *f, int write, MPI_Offset pos, char *mem, size_t len,
+                           size_t *moved)
+{
+    return io_move(f, write, pos, mem, len, 0, moved);
 }
 
 /* Moves count elements of dt at buf to or from stream bytes from pos;
@@ -110,11 +89,8 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
     }
     MPI_Offset lo = 0, hi = 0;
     int atomic = f->atomic;
-    if (atomic) {
-        if ((st = lock_span(f, write, pos, total, &lo, &hi)) != TERN_OK)
-            return st;
-        f->atomic = 0; /* the rounds below lock nothing more */
-    }
+    if (atomic && (st = lock_span(f, write, pos, total, &lo, &hi)) != TERN_OK)
+        return st; /* the rounds below lock nothing more */
     if (f->view.rep) {
         st = tern_io_datarep_transfer(f, f->view.rep, write, pos, buf, count, dt, STAGE_BYTES,
                                       move_range, bytes, moved);
@@ -128,7 +104,7 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
             size_t n = total - off < stage ? total - off : stage, got = 0;
             if (write && (st = tern_datatype_pack_range(buf, (size_t)count, dt, off, tmp, n)) != TERN_OK)
                 break;
-            st = tern_io_move(f, write, pos + (MPI_Offset)off, tmp, n, &got);
+            st = io_move(f, write, pos + (MPI_Offset)off, tmp, n, atomic, &got);
             if (st == TERN_OK && !write && got)
                 st = tern_datatype_unpack_range(tmp, got, buf, (size_t)count, dt, off);
             off += got;
@@ -140,7 +116,6 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
         *moved = *bytes;
     }
     if (atomic) {
-        f->atomic = 1;
         tern_status_t ust = f->drv->unlock(&f->fd, lo, hi - lo);
         if (st == TERN_OK)
             st = ust;

@@ -24,12 +24,16 @@
 typedef struct tern_io_fd {
     int fd;
     const char *path; /* the name the program gave, for messages */
+    int readable;     /* open for reading too (data sieving reads around a write) */
 } tern_io_fd_t;
 
 typedef struct tern_io_driver {
     const char *name;
     /* Opens path with the MPI_MODE_* bits of amode (CREATE, EXCL, RDONLY,
-     * WRONLY, RDWR; the others are the room's). */
+     * WRONLY, RDWR; the others are the room's). A WRONLY file is opened
+     * for reading too where the file's permissions allow (f->readable),
+     * so that data sieving can read around a write; the room never reads
+     * it for the program. */
     tern_status_t (*open)(const char *path, int amode, tern_io_fd_t *f);
     tern_status_t (*close)(tern_io_fd_t *f);
     tern_status_t (*remove)(const char *path);

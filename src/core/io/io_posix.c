@@ -21,7 +21,16 @@ static tern_status_t px_open(const char *path, int amode, tern_io_fd_t *f)
         flags |= O_CREAT;
     if (amode & MPI_MODE_EXCL)
         flags |= O_EXCL;
-    int fd = open(path, flags, 0666);
+    int fd = -1;
+    if (amode & MPI_MODE_WRONLY) {
+        /* For reading too if allowed (data sieving writes read first). */
+        fd = open(path, (flags & ~O_WRONLY) | O_RDWR, 0666);
+        if (fd < 0 && errno != EACCES && errno != EPERM)
+            return tern_io_errno(errno, path, "open");
+    }
+    f->readable = fd >= 0 || !(amode & MPI_MODE_WRONLY);
+    if (fd < 0)
+        fd = open(path, flags, 0666);
     if (fd < 0)
         return tern_io_errno(errno, path, "open");
     struct stat sb;

@@ -223,6 +223,10 @@ tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t 
     if (v->fsize == 0)
         return tern_status_detail(TERN_ERR_ARG, "the view's filetype has no data: an access "
                                   "through it can move none, not %zu bytes", len);
+    /* A filetype without holes (the default view's MPI_BYTE, any
+     * contiguous type): the range is one piece, not one per tile. */
+    if (v->nsegs == 1 && v->segs[0].offset == 0 && (MPI_Aint)v->segs[0].len == v->fextent)
+        return fn(v->disp + pos, len, arg);
     MPI_Offset k = pos / v->fsize;
     size_t r = (size_t)(pos % v->fsize);
     size_t j = piece_of(v, r);

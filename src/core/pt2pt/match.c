@@ -5,9 +5,9 @@
 #include <string.h>
 
 static tern_req_t *posted_head, *posted_tail;
-tern_unexp_t *tern_match_unexp_head;
-static tern_unexp_t *unexp_tail;
+tern_unexp_t *tern_match_unexp_head, *tern_match_unexp_tail;
 #define unexp_head tern_match_unexp_head
+#define unexp_tail tern_match_unexp_tail
 /* Freed entries are kept for the next unexpected message: a small early
  * message (most collective traffic) then costs no malloc and no free. */
 enum { UNEXP_KEEP_MAX = 256 };
@@ -17,8 +17,7 @@ static int n_unexp_free;
 /* A message leaves the unexpected queue for a receive (or a drop). */
 static void unexp_taken(const tern_unexp_t *u)
 {
-    tern_pvar_dec(TERN_PVAR_P2P_UNEXPECTED_LEN);
-    tern_event4(TERN_EVENT_P2P_UNEXPECTED_MATCHED, u->msg.src, u->msg.tag, u->msg.size, 0);
+    tern_match_unexp_counted(u);
 }
 
 void tern_match_post(tern_req_t *req)

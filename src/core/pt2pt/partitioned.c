@@ -6,6 +6,7 @@
 #include "core/pt2pt/partitioned.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
+#include "base/profile.h"
 
 #include <limits.h>
 #include <mpi.h>
@@ -356,6 +357,8 @@ static tern_status_t part_start(tern_req_t *req)
     p->n_sent = 0;
     p->scan = 0;
     p->posted = 0;
+    if (p->is_send)
+        tern_profile_p2p_send(p->a.peer_world, p->total); /* one message per round */
     if (p->is_send) {
         memset(p->flag, 0, (size_t)p->parts);
         memset(p->sent, 0, (size_t)p->parts);

@@ -3,13 +3,18 @@
 #include "core/pt2pt/p2p.h"
 #include "core/runtime/runtime.h"
 #include "base/clock.h"
+#include "base/failed_map.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/pvars.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The world rank of a posted receive's source, from the communicator
  * layer above (tern_peer_failure_set_source_map); -1 for MPI_ANY_SOURCE. */
@@ -167,6 +172,50 @@ static void watch_waited_peers(void)
         w.marked[w.list[k]] = 0;
 }
 
+/* Deaths the launcher reports (base/failed_map.h: a multi-host mpiexec
+ * --ft's proxies), for peers on other hosts that no local check can see.
+ * Opened at the first watch of a fault-tolerant rank; absent elsewhere. */
+static void read_failed_map(void)
+{
+    static const tern_failed_map_t *map;
+    static int tried;
+    static uint64_t seen;
+    if (!tried) {
+        tried = 1;
+        char path[320];
+        struct stat sb;
+        size_t bytes = tern_failed_map_bytes(tern_rt.size);
+        if (!tern_rt.job_id[0] || tern_failed_map_path(path, sizeof path, tern_rt.job_id) != 0)
+            return;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+            return;
+        if (fstat(fd, &sb) == 0 && (size_t)sb.st_size >= bytes) {
+            void *p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+            if (p != MAP_FAILED)
+                map = p;
+        }
+        close(fd);
+        if (map && (__atomic_load_n(&map->magic, __ATOMIC_ACQUIRE) != TERN_FAILED_MAP_MAGIC ||
+                    map->size != (uint32_t)tern_rt.size)) {
+            munmap((void *)map, bytes);
+            map = NULL;
+        }
+        if (map)
+            tern_debug("watching the launcher's failed-rank map %s", path);
+    }
+    if (!map)
+        return;
+    uint64_t gen = __atomic_load_n(&map->gen, __ATOMIC_ACQUIRE);
+    if (gen == seen)
+        return;
+    seen = gen;
+    for (int p = 0; p < tern_rt.size; p++)
+        if (map->dead[p] && p != tern_rt.rank && tern_rt.peers[p].failed == TERN_OK)
+            tern_peer_failed(p, TERN_ERR_PEER, "its launcher reports it dead (its process "
+                                               "ended or its host was lost)");
+}
+
 void tern_peer_watch(void)
 {
     static long interval_ms = -1;
@@ -182,5 +231,7 @@ void tern_peer_watch(void)
     if (now < next_check_ms)
         return;
     next_check_ms = now + (double)interval_ms;
+    if (tern_peer_watch_all)
+        read_failed_map();
     watch_waited_peers();
 }

@@ -10,6 +10,7 @@
 #include "core/rma/rma_path.h"
 #include "core/rma/rma_shm.h"
 #include "core/rma/rma_sync.h"
+#include "base/profile.h"
 #include "base/pvars.h"
 
 #include <stdlib.h>
@@ -65,6 +66,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         return tern_status_detail(TERN_ERR_RANK, "target_rank=%d is out of range (the window "
                                   "has %d ranks)", c->target, w->size);
     if ((st = tern_rma_check_epoch(w, c->target, c->passive)) != TERN_OK)
+        return st;
+    if ((st = tern_rma_check_target_alive(w, c->target)) != TERN_OK)
         return st;
     size_t tbytes = tern_datatype_packed_size(c->ttype, (size_t)c->tcount);
     int ships = c->type == RMA_PUT || c->type == RMA_ACC || c->type == RMA_CAS ||
@@ -136,10 +139,22 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
     return st;
 }
 
+/* The profile of the job (base/profile.h) counts a one-sided operation
+ * as one message of count elements of dt from the origin to the target. */
+static inline void profile_op(const tern_win_t *w, int target, MPI_Count count, MPI_Datatype dt)
+{
+    if (__builtin_expect(tern_profile_rec, 0) && target != MPI_PROC_NULL) {
+        long size = tern_datatype_size(dt);
+        tern_profile_row_add(0, tern_win_world(w, target),
+                             size > 0 ? (uint64_t)count * (uint64_t)size : 0);
+    }
+}
+
 tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
                            tern_req_t **req_p)
 {
+    profile_op(w, target, ocount, otype);
     if (!req_p && w->direct &&
         tern_rma_shm_copy(w, 0, (void *)(uintptr_t)origin, ocount, otype, target, disp, tcount,
                           ttype)) {
@@ -156,6 +171,7 @@ tern_status_t tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, i
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
                            tern_req_t **req_p)
 {
+    profile_op(w, target, ocount, otype);
     if (!req_p && w->direct &&
         tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype)) {
         tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
@@ -172,6 +188,7 @@ tern_status_t tern_rma_accumulate(const void *origin, MPI_Count ocount, MPI_Data
                                   MPI_Datatype ttype, MPI_Op op, tern_win_t *w,
                                   tern_req_t **req_p)
 {
+    profile_op(w, target, ocount, otype);
     if (op == MPI_NO_OP)
         return tern_status_detail(TERN_ERR_OP, "MPI_NO_OP is for the fetching accumulates only");
     if (!req_p && w->direct &&
@@ -191,6 +208,7 @@ tern_status_t tern_rma_get_accumulate(const void *origin, MPI_Count ocount, MPI_
                                       MPI_Datatype ttype, MPI_Op op, tern_win_t *w,
                                       tern_req_t **req_p)
 {
+    profile_op(w, target, op == MPI_NO_OP ? rcount : ocount, op == MPI_NO_OP ? rtype : otype);
     /* With MPI_NO_OP the origin is ignored (its type may be NULL). */
     if (op != MPI_NO_OP && !tern_datatype_is_valid(otype))
         return tern_status_detail(TERN_ERR_TYPE, "origin_datatype 0x%x is not a committed "
@@ -205,6 +223,7 @@ tern_status_t tern_rma_get_accumulate(const void *origin, MPI_Count ocount, MPI_
 tern_status_t tern_rma_fetch_and_op(const void *origin, void *result, MPI_Datatype dt,
                                     int target, MPI_Aint disp, MPI_Op op, tern_win_t *w)
 {
+    profile_op(w, target, 1, dt);
     if (!tern_datatype_is_predefined(dt))
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be predefined");
     if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, op, origin, NULL, result)) {
@@ -221,6 +240,7 @@ tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare,
                                         MPI_Datatype dt, int target, MPI_Aint disp,
                                         tern_win_t *w)
 {
+    profile_op(w, target, 1, dt);
     if (!tern_datatype_is_predefined(dt) || tern_datatype_size(dt) <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be a predefined type");
     /* Integer, logical, byte or multi-language types: those MPI_BAND or

@@ -9,6 +9,8 @@
 #include "core/rma/rma_am.h"
 #include "core/rma/rma_atomic.h"
 #include "core/rma/rma_shm.h"
+#include "core/pt2pt/peer_failure.h"
+#include "core/runtime/runtime.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -34,6 +36,28 @@ tern_status_t tern_rma_check_epoch(tern_win_t *w, int target, int passive)
     return tern_status_detail(TERN_ERR_RMA_SYNC,
                               "no %sepoch gives access to target rank %d of the window",
                               passive ? "passive-target (lock) " : "", target);
+}
+
+tern_status_t tern_rma_check_target_alive(const tern_win_t *w, int target)
+{
+    int world = tern_win_world(w, target);
+    if (world < 0 || world >= tern_rt.n_peers || tern_rt.peers[world].failed == TERN_OK)
+        return TERN_OK;
+    return tern_status_detail(tern_rt.peers[world].failed, "target rank %d of the window "
+                              "(world rank %d) failed: %s", target, world,
+                              tern_peer_failure(world));
+}
+
+/* The first failed member of the window, as tern_rma_check_target_alive
+ * says it (lock_all and flush_all reach every member). */
+static tern_status_t any_target_failed(const tern_win_t *w)
+{
+    if (!tern_rt.n_failed_peers)
+        return TERN_OK;
+    tern_status_t st = TERN_OK;
+    for (int r = 0; r < w->size && st == TERN_OK; r++)
+        st = tern_rma_check_target_alive(w, r);
+    return st;
 }
 
 static tern_status_t check_assert(int assert_, int allowed, const char *what)
@@ -254,6 +278,8 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
         return st;
     if ((st = access_epoch_open(w, 0, 1)) != TERN_OK)
         return st;
+    if ((st = tern_rma_check_target_alive(w, rank)) != TERN_OK)
+        return st;
     if (w->locked[rank])
         return tern_status_detail(TERN_ERR_RMA_SYNC, "rank %d of the window is locked already "
                                   "(MPI_Win_unlock ends that epoch)", rank);
@@ -301,6 +327,8 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
     w->locked[rank] = 0;
     if (!--w->n_locked)
         w->epoch &= ~TERN_EPOCH_LOCK;
+    if (st == TERN_OK && s == TERN_OK)
+        s = tern_rma_check_target_alive(w, rank);
     return st != TERN_OK ? st : s;
 }
 
@@ -344,7 +372,7 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
             st = s;
     }
     w->epoch &= ~TERN_EPOCH_LOCK_ALL;
-    return st;
+    return st == TERN_OK ? any_target_failed(w) : st;
 }
 
 tern_status_t tern_win_flush(int rank, tern_win_t *w)
@@ -355,7 +383,9 @@ tern_status_t tern_win_flush(int rank, tern_win_t *w)
     if (st == TERN_OK)
         st = tern_rma_check_epoch(w, rank, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    return st == TERN_OK ? tern_rma_am_wait_target(w, rank) : st;
+    if (st == TERN_OK)
+        st = tern_rma_am_wait_target(w, rank);
+    return st == TERN_OK ? tern_rma_check_target_alive(w, rank) : st;
 }
 
 tern_status_t tern_win_flush_all(tern_win_t *w)
@@ -363,7 +393,8 @@ tern_status_t tern_win_flush_all(tern_win_t *w)
     if (!w->n_locked && !(w->epoch & TERN_EPOCH_LOCK_ALL))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no passive-target epoch is open");
     atomic_thread_fence(memory_order_seq_cst);
-    return tern_rma_am_wait_target(w, -1);
+    tern_status_t st = tern_rma_am_wait_target(w, -1);
+    return st == TERN_OK ? any_target_failed(w) : st;
 }
 
 tern_status_t tern_win_sync(tern_win_t *w)

@@ -14,6 +14,11 @@
  * epoch as used (fence_used): a lock, lock_all or start is then refused
  * until a fence ends it. */
 tern_status_t tern_rma_check_epoch(tern_win_t *w, int target, int passive);
+/* TERN_OK unless target's process is known failed (ULFM: an operation, a
+ * lock or a flush with a dead target fails with MPIX_ERR_PROC_FAILED
+ * through the window's handler, also where shared memory would let it
+ * "succeed" into the dead process's memory). */
+tern_status_t tern_rma_check_target_alive(const tern_win_t *w, int target);
 
 tern_status_t tern_win_fence(int assert_, tern_win_t *w);
 tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w);

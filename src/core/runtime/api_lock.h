@@ -53,4 +53,28 @@ static inline void tern_api_leave(int *held)
         tern_api_unlock();
 }
 
+/* The guard of the entry points that name themselves (TERN_CHECK_INIT):
+ * one flag word says whether the call takes the lock (bit 0, as
+ * tern_api_locking) or is timed for the profile of the job (bit 1,
+ * base/profile.h), so a call with neither pays the same load and branch
+ * as the lock's guard alone. enter returns what leave must undo. */
+extern atomic_int tern_api_slow;
+int tern_api_enter_slow(const char *func);
+void tern_api_leave_slow(int held);
+/* Turns the profile's timing of calls on or off (bit 1). */
+void tern_api_profile_calls(int on);
+
+static inline int tern_api_enter_call(const char *func)
+{
+    if (__builtin_expect(atomic_load_explicit(&tern_api_slow, memory_order_relaxed), 0))
+        return tern_api_enter_slow(func);
+    return 0;
+}
+
+static inline void tern_api_leave_call(int *held)
+{
+    if (*held)
+        tern_api_leave_slow(*held);
+}
+
 #endif

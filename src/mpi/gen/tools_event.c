@@ -3,6 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/tools.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/init/profile.h"
 #include "mpi/mpi_p2p.h"
 #include "mpi/mpi_tools.h"
 

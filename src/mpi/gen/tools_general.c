@@ -3,6 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/tools.toml). */
 #include "mpi/mpi_checks.h"
+#include "core/init/profile.h"
 #include "mpi/mpi_p2p.h"
 #include "mpi/mpi_tools.h"
 
@@ -11,8 +12,8 @@ int PMPI_Pcontrol(const int level, ...)
 {
     static const char func[] = "MPI_Pcontrol";
     TERN_CHECK_INIT(func);
-    (void)level; /* not the core's */
-    return MPI_SUCCESS;
+    const int err_obj = MPI_COMM_NULL;
+    return tern_mpi_result(err_obj, func, tern_profile_pcontrol(level));
 }
 
 TERN_PMPI_ALIAS(T_category_changed)

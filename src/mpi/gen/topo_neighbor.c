@@ -3,7 +3,7 @@
  * Each checks its arguments from their kinds and calls one core function
  * (the specs: src/mpi/api/topo.toml). */
 #include "mpi/mpi_checks.h"
-#include "core/comm/topo.h"
+#include "core/topo/topo.h"
 #include "core/coll/neighbor.h"
 #include "mpi/mpi_neighbor.h"
 

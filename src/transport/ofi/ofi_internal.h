@@ -191,10 +191,24 @@ void tern_ofi_peer_error(tern_tl_t *tl, int peer, tern_status_t st, const char *
 
 /* ofi.c */
 int tern_ofi_progress(tern_tl_t *tl);
+
+/* ofi_send.c: the ops table's active-message sends. */
+tern_status_t tern_ofi_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
+                               const void *payload, size_t payload_len);
+void *tern_ofi_am_reserve(tern_tl_t *tl, int peer);
+void tern_ofi_am_commit(tern_tl_t *tl, int peer, size_t len);
+/* Sends what commits left parked (queue full), in order; how many left. */
+int tern_ofi_send_deferred(tern_tl_t *tl);
 /* Sends a transport message (header + data) without credit on the given
  * rail: for HELLO and CREDIT. TERN_ERR_AGAIN when no send buffer or queue
  * slot is free. */
 tern_status_t tern_ofi_send_ctrl(tern_tl_t *tl, int peer, int rail, uint16_t type);
+
+/* The largest active message (header and payload) a send buffer holds. */
+static inline size_t tern_ofi_am_max(tern_tl_t *tl)
+{
+    return tl->buf_size - sizeof(ofi_hdr_t);
+}
 
 /* ofi_rma.c */
 tern_status_t tern_ofi_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);
