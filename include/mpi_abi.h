@@ -152,6 +152,16 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_COMPLEX16 ((MPI_Datatype)0x000002e3)
 #define MPI_COMPLEX32 ((MPI_Datatype)0x000002eb)
 
+/* The tools interface's handles and integer types */
+typedef struct MPI_ABI_T_enum *MPI_T_enum;
+typedef struct MPI_ABI_T_cvar_handle *MPI_T_cvar_handle;
+typedef struct MPI_ABI_T_pvar_handle *MPI_T_pvar_handle;
+typedef struct MPI_ABI_T_pvar_session *MPI_T_pvar_session;
+typedef struct MPI_ABI_T_event_instance *MPI_T_event_instance;
+typedef struct MPI_ABI_T_event_registration *MPI_T_event_registration;
+typedef int MPI_T_source_order;
+typedef int MPI_T_cb_safety;
+
 #define MPI_F_STATUS_SIZE 8
 #define MPI_F_SOURCE 0
 #define MPI_F_TAG 1
@@ -316,6 +326,71 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_WIN_SIZE 603
 #define MPI_WIN_CREATE_FLAVOR 604
 #define MPI_WIN_MODEL 605
+#define MPI_T_ERR_CANNOT_INIT 1001
+#define MPI_T_ERR_NOT_ACCESSIBLE 1002
+#define MPI_T_ERR_NOT_INITIALIZED 1003
+#define MPI_T_ERR_NOT_SUPPORTED 1004
+#define MPI_T_ERR_MEMORY 1005
+#define MPI_T_ERR_INVALID 1006
+#define MPI_T_ERR_INVALID_INDEX 1007
+#define MPI_T_ERR_INVALID_ITEM 1008
+#define MPI_T_ERR_INVALID_SESSION 1009
+#define MPI_T_ERR_INVALID_HANDLE 1010
+#define MPI_T_ERR_INVALID_NAME 1011
+#define MPI_T_ERR_OUT_OF_HANDLES 1012
+#define MPI_T_ERR_OUT_OF_SESSIONS 1013
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 1014
+#define MPI_T_ERR_CVAR_SET_NEVER 1015
+#define MPI_T_ERR_PVAR_NO_WRITE 1016
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 1017
+#define MPI_T_ERR_PVAR_NO_ATOMIC 1018
+#define MPI_T_VERBOSITY_USER_BASIC 9
+#define MPI_T_VERBOSITY_USER_DETAIL 10
+#define MPI_T_VERBOSITY_USER_ALL 12
+#define MPI_T_VERBOSITY_TUNER_BASIC 17
+#define MPI_T_VERBOSITY_TUNER_DETAIL 18
+#define MPI_T_VERBOSITY_TUNER_ALL 20
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 33
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 34
+#define MPI_T_VERBOSITY_MPIDEV_ALL 36
+#define MPI_T_BIND_NO_OBJECT 1
+#define MPI_T_BIND_MPI_COMM 2
+#define MPI_T_BIND_MPI_DATATYPE 3
+#define MPI_T_BIND_MPI_ERRHANDLER 4
+#define MPI_T_BIND_MPI_FILE 5
+#define MPI_T_BIND_MPI_GROUP 6
+#define MPI_T_BIND_MPI_OP 7
+#define MPI_T_BIND_MPI_REQUEST 8
+#define MPI_T_BIND_MPI_WIN 9
+#define MPI_T_BIND_MPI_MESSAGE 10
+#define MPI_T_BIND_MPI_INFO 11
+#define MPI_T_BIND_MPI_SESSION 12
+#define MPI_T_SCOPE_CONSTANT 1
+#define MPI_T_SCOPE_READONLY 2
+#define MPI_T_SCOPE_LOCAL 3
+#define MPI_T_SCOPE_GROUP 4
+#define MPI_T_SCOPE_GROUP_EQ 5
+#define MPI_T_SCOPE_ALL 6
+#define MPI_T_SCOPE_ALL_EQ 7
+#define MPI_T_PVAR_CLASS_STATE 1
+#define MPI_T_PVAR_CLASS_LEVEL 2
+#define MPI_T_PVAR_CLASS_SIZE 3
+#define MPI_T_PVAR_CLASS_PERCENTAGE 4
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 5
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 6
+#define MPI_T_PVAR_CLASS_COUNTER 7
+#define MPI_T_PVAR_CLASS_AGGREGATE 8
+#define MPI_T_PVAR_CLASS_TIMER 9
+#define MPI_T_PVAR_CLASS_GENERIC 10
+#define MPI_T_SOURCE_ORDERED 1
+#define MPI_T_SOURCE_UNORDERED 2
+#define MPI_T_CB_REQUIRE_NONE 0
+#define MPI_T_CB_REQUIRE_MPI_RESTRICTED 3
+#define MPI_T_CB_REQUIRE_THREAD_SAFE 15
+#define MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE 63
+#define MPIX_ERR_PROC_FAILED 101
+#define MPIX_ERR_PROC_FAILED_PENDING 102
+#define MPIX_ERR_REVOKED 103
 
 #define MPI_BOTTOM ((void *)0)
 #define MPI_IN_PLACE ((void *)1)
@@ -328,6 +403,11 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_UNWEIGHTED ((int *)10)
 #define MPI_WEIGHTS_EMPTY ((int *)11)
 #define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-1)
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
 #define MPI_LONG_LONG_INT MPI_LONG_LONG
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 
@@ -356,6 +436,9 @@ typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration, int source_index, MPI_T_cb_safety cb_safety, void *user_data);
 
 /* Predefined callbacks: constants, as the ABI fixes them */
 #define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
@@ -374,6 +457,26 @@ typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
 #define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* The procedures libmpi_abi provides: MPI_ and PMPI_ */
+int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
+int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
+int MPIX_Comm_agree(MPI_Comm comm, int *flag);
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag);
+int MPIX_Comm_failure_ack(MPI_Comm comm);
+int PMPIX_Comm_failure_ack(MPI_Comm comm);
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request);
+int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request);
+int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
+int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
+int MPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPIX_Comm_revoke(MPI_Comm comm);
+int PMPIX_Comm_revoke(MPI_Comm comm);
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set);
 int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set);
 int MPI_Abi_get_fortran_info(MPI_Info *info);
@@ -1372,6 +1475,108 @@ int MPI_Status_set_source(MPI_Status *status, int source);
 int PMPI_Status_set_source(MPI_Status *status, int source);
 int MPI_Status_set_tag(MPI_Status *status, int tag);
 int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_T_category_changed(int *update_number);
+int PMPI_T_category_changed(int *update_number);
+int MPI_T_category_get_categories(int cat_index, int len, int *indices);
+int PMPI_T_category_get_categories(int cat_index, int len, int *indices);
+int MPI_T_category_get_cvars(int cat_index, int len, int *indices);
+int PMPI_T_category_get_cvars(int cat_index, int len, int *indices);
+int MPI_T_category_get_events(int cat_index, int len, int *indices);
+int PMPI_T_category_get_events(int cat_index, int len, int *indices);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int PMPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_num_events(int cat_index, int *num_events);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int MPI_T_category_get_pvars(int cat_index, int len, int *indices);
+int PMPI_T_category_get_pvars(int cat_index, int len, int *indices);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int MPI_T_cvar_get_num(int *num_cvar);
+int PMPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype *array_of_datatypes, MPI_Aint *array_of_displacements, int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype *array_of_datatypes, MPI_Aint *array_of_displacements, int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int MPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function);
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function);
+int MPI_T_finalize(void);
+int PMPI_T_finalize(void);
+int MPI_T_init_thread(int required, int *provided);
+int PMPI_T_init_thread(int required, int *provided);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int MPI_T_pvar_get_num(int *num_pvar);
+int PMPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *pe_session);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *pe_session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *pe_session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *pe_session);
+int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info);
+int MPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);

@@ -10,7 +10,9 @@
 #   scripts/run-conformance.sh --peers        # also MPICH and Open MPI
 #   scripts/run-conformance.sh --ci           # the CI subset and its gate
 #   scripts/run-conformance.sh --faces        # also the suite built with mpicc.mpich,
-#                                             # run on Tern's libmpich.so.12
+#                                             # run on Tern's libmpich.so.12, and
+#                                             # mpi4py built for the standard ABI
+#                                             # on Tern's libmpi_abi.so.1
 #   scripts/run-conformance.sh --help         # every option
 #
 # See docs/conformance.md. Needs python3 with venv (scripts/setup-deps.sh);

@@ -12,11 +12,13 @@
 #include <mpi_abi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi/gen/abi_native.h"
 
 #define TERN_ABI_STR(x) #x
 #define TERN_ABI_ALIAS(name) _Pragma(TERN_ABI_STR(weak MPI_##name = PMPI_##name))
+#define TERN_ABI_ALIASX(name) _Pragma(TERN_ABI_STR(weak MPIX_##name = PMPIX_##name))
 
 #define TERN_ABI_HANDLE_LIMIT 0x400
 #define TERN_ABI_NATIVE_INDEX 0x100
@@ -38,8 +40,9 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 extern const int32_t tern_abi_h2n_table[TERN_ABI_HANDLE_LIMIT];
 extern const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX];
-extern const uint8_t tern_abi_class_n2a[64];
-extern const uint8_t tern_abi_class_a2n[64];
+/* Error classes: the low 7 bits of a code on both sides (abi_tables.c). */
+extern const uint8_t tern_abi_class_n2a[128];
+extern const uint8_t tern_abi_class_a2n[128];
 
 static inline int tern_abi_h2n(const void *h)
 {
@@ -48,10 +51,17 @@ static inline int tern_abi_h2n(const void *h)
     return v < TERN_ABI_HANDLE_LIMIT ? tern_abi_h2n_table[v] : (int)(uint32_t)v;
 }
 
+/* libtern's pair types (MPI_FLOAT_INT...) have MPICH's values, which look
+ * like user handles (0x8c000000 + 0..4): the table has them. */
+#define TERN_ABI_PAIR_TYPES 5u
+_Static_assert((uint32_t)TN_FLOAT_INT == 0x8c000000u && (uint32_t)TN_DOUBLE_INT == 0x8c000001u &&
+                   (uint32_t)TN_LONG_INT == 0x8c000002u && (uint32_t)TN_SHORT_INT == 0x8c000003u &&
+                   (uint32_t)TN_LONG_DOUBLE_INT == 0x8c000004u,
+               "libtern's pair types");
 static inline uintptr_t tern_abi_n2h(int n)
 {
     uint32_t u = (uint32_t)n;
-    if (u & 0x80000000u)
+    if ((u & 0x80000000u) && u - 0x8c000000u >= TERN_ABI_PAIR_TYPES)
         return u;
     uint16_t a = tern_abi_n2h_table[(u >> 26) & 0x3f][u & 0xff];
     return a ? a : u;
@@ -67,7 +77,14 @@ TERN_ABI_KIND(Info, MPI_Info)
 TERN_ABI_KIND(Errhandler, MPI_Errhandler)
 TERN_ABI_KIND(Op, MPI_Op)
 TERN_ABI_KIND(Request, MPI_Request)
-TERN_ABI_KIND(Message, MPI_Message)
+/* libtern's MPI_MESSAGE_NULL is MPI_REQUEST_NULL's value (MPICH's): the
+ * shared table gives the request's, so a message converts it first. */
+_Static_assert(TN_MESSAGE_NULL == TN_REQUEST_NULL, "libtern's null message and request");
+static inline int tern_abi_Message_in(MPI_Message h) { return tern_abi_h2n((const void *)h); }
+static inline MPI_Message tern_abi_Message_out(int n)
+{
+    return n == TN_MESSAGE_NULL ? MPI_MESSAGE_NULL : (MPI_Message)tern_abi_n2h(n);
+}
 TERN_ABI_KIND(Win, MPI_Win)
 TERN_ABI_KIND(File, MPI_File)
 TERN_ABI_KIND(Session, MPI_Session)
@@ -92,23 +109,52 @@ static inline int tern_abi_tag_in(int v) { return (unsigned)v + 2u < 2u ? -3 - v
 static inline int tern_abi_tag_out(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
 _Static_assert(MPI_ANY_TAG == -2 && TN_ANY_TAG == -1, "tag swap");
 
-/* Error codes: libtern's are class + 64 * slot, the class converted by a
- * permutation of 0..63; values MPI_Add_error_class/code made (from
- * 0x40000000) are the same on both sides. */
+/* Error codes: class + 128 * slot on both sides (libtern's classes are
+ * MPICH's numbers, below 128), the class converted by a permutation of
+ * 0..127, so any value the program stores comes back unchanged. The ABI's
+ * MPI_T_ERR_* are 1001..1018: the permutation takes libtern's to 105..122,
+ * which a bare class (slot 0: the tools interface returns classes) turns
+ * into 1001..1018. Values MPI_Add_error_class/code made (from 0x40000000)
+ * are the same on both sides. */
+#define TERN_ABI_T_ERR_LOW 105
+#define TERN_ABI_T_ERR_N 18u
+_Static_assert(MPI_T_ERR_CANNOT_INIT == 1001 && MPI_T_ERR_PVAR_NO_ATOMIC == 1018,
+               "the ABI's MPI_T_ERR_*");
 static inline int tern_abi_err_out(int v)
 {
     if (v == 0)
         return 0;
-    if ((unsigned)v < 0x40000000u)
-        return (v & ~63) | tern_abi_class_n2a[v & 63];
+    if ((unsigned)v < 0x40000000u) {
+        int a = tern_abi_class_n2a[v & 127] | (v & ~127);
+        return (unsigned)(a - TERN_ABI_T_ERR_LOW) < TERN_ABI_T_ERR_N ? a + 896 : a;
+    }
     return v;
 }
 static inline int tern_abi_err_in(int v)
 {
-    if ((unsigned)v < 0x40000000u && v)
-        return (v & ~63) | tern_abi_class_a2n[v & 63];
+    if ((unsigned)v < 0x40000000u && v) {
+        if ((unsigned)(v - MPI_T_ERR_CANNOT_INIT) < TERN_ABI_T_ERR_N)
+            v -= 896;
+        return tern_abi_class_a2n[v & 127] | (v & ~127);
+    }
     return v;
 }
+
+/* A handle libtern writes at completion (MPI_Comm_idup): its null, which
+ * it writes while the call is pending, becomes the ABI's, atomically, so
+ * that a completion on the progress thread that wrote the handle first
+ * wins (libtern writes the int into the slot's low half, which the ABI's
+ * null leaves as the only nonzero half). */
+static inline void tern_abi_late_null(uintptr_t *slot, uint32_t native_null, uintptr_t abi_null)
+{
+    uintptr_t expected = native_null;
+    __atomic_compare_exchange_n(slot, &expected, abi_null, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* The text of an error class the ABI names and libtern lacks
+ * (MPI_ERR_ERRHANDLER...), NULL for any other value: MPI_Error_class and
+ * MPI_Error_string answer for those in the layer (abi_tables.c). */
+const char *tern_abi_class_text(int v);
 
 /* The small integer constants (abi_tables.c). */
 #define TERN_ABI_INTS(g) int tern_abi_##g##_in(int v); int tern_abi_##g##_out(int v);
@@ -128,6 +174,24 @@ TERN_ABI_INTS(model)
 TERN_ABI_INTS(keyval)
 TERN_ABI_INTS(amode)
 TERN_ABI_INTS(assert)
+TERN_ABI_INTS(tverb)
+TERN_ABI_INTS(tbind)
+TERN_ABI_INTS(tscope)
+TERN_ABI_INTS(tclass)
+TERN_ABI_INTS(tsafety)
+TERN_ABI_INTS(tsource)
+
+/* The tools interface's handles pass as they are: pointers on both sides
+ * with the same special values. */
+_Static_assert(sizeof(MPI_T_enum) == sizeof(TN_T_enum), "MPI_T handles are pointers");
+#define TERN_ABI_T_SAME(a, b) _Static_assert((uintptr_t)(a) == (uintptr_t)(b), #a)
+TERN_ABI_T_SAME(MPI_T_ENUM_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_CVAR_HANDLE_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_PVAR_HANDLE_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_PVAR_SESSION_NULL, 0);
+TERN_ABI_T_SAME(MPI_T_PVAR_ALL_HANDLES, 1);
+_Static_assert(sizeof(TN_T_cb_safety) == sizeof(int) && sizeof(TN_T_source_order) == sizeof(int),
+               "libtern's MPI_T enums are ints");
 
 /* Statuses: source, tag and error converted; libtern's count words kept in
  * MPI_internal. */
@@ -158,7 +222,12 @@ static inline TN_Status *tern_abi_status_slot(MPI_Status *a)
     if (!a)
         return TN_STATUS_IGNORE;
     TN_Status *n = (TN_Status *)(void *)a->MPI_internal;
+    /* A call that writes nothing (MPI_Iprobe finding no message) leaves
+     * the caller's fields as they were. */
+    int source = a->MPI_SOURCE, tag = a->MPI_TAG;
     n->MPI_ERROR = tern_abi_err_in(a->MPI_ERROR);
+    n->MPI_SOURCE = tern_abi_rank_in(source);
+    n->MPI_TAG = tern_abi_tag_in(tag);
     return n;
 }
 static inline void tern_abi_status_fix(MPI_Status *a)

@@ -124,6 +124,18 @@ int main(int argc, char **argv)
     MPI_Type_free(&sa);
     MPI_Type_free(&st_r);
     MPI_Type_free(&st);
+
+    /* The pair types come back as the ABI's constants (libtern's have
+     * MPICH's values, which look like user handles). */
+    MPI_Datatype vals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG, MPI_SHORT, MPI_LONG_DOUBLE, MPI_INT};
+    MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT,
+                            MPI_LONG_DOUBLE_INT, MPI_2INT};
+    for (int i = 0; i < 6; i++) {
+        MPI_Datatype got = MPI_DATATYPE_NULL;
+        CHECK_OK(MPI_Type_get_value_index(vals[i], MPI_INT, &got));
+        CHECK(got == pairs[i], "value-index type %d: %p, not %p", i, (void *)got,
+              (void *)pairs[i]);
+    }
     MPI_Finalize();
     if (rank == 0)
         printf("test abi_dtype ok\n");

@@ -3,6 +3,8 @@
  * passes the program's own code. */
 #include "abi_test.h"
 
+#include <string.h>
+
 static MPI_Comm seen_comm;
 static int seen_class = -1, seen_code = -1, comm_calls;
 static MPI_Win seen_win;
@@ -77,6 +79,18 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "freed handler");
     CHECK_OK(MPI_Comm_free(&dup));
+
+    /* Every class the ABI names is its own class and has a text, also
+     * those libtern lacks (MPI_ERR_ERRHANDLER, MPI_ERR_VALUE_TOO_LARGE,
+     * MPI_ERR_PROC_ABORTED) and the tools interface's (1001..1018). */
+    for (int c = 0; c <= 1018; c = c == MPI_ERR_ABI ? MPI_T_ERR_CANNOT_INIT : c + 1) {
+        int cls = -1, len = 0;
+        char text[MPI_MAX_ERROR_STRING];
+        CHECK_OK(MPI_Error_class(c, &cls));
+        CHECK(cls == c, "MPI_Error_class(%d) is %d", c, cls);
+        CHECK_OK(MPI_Error_string(c, text, &len));
+        CHECK(len > 0 && (int)strlen(text) == len, "MPI_Error_string(%d): %d", c, len);
+    }
     MPI_Finalize();
     if (rank == 0)
         printf("test abi_errh ok\n");

@@ -7,7 +7,7 @@ lib=$1 list=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^_' | sort -u >"$tmp/have"
-{ cat "$list"; sed 's/^MPI_/PMPI_/' "$list"; } | sort -u >"$tmp/want"
+{ cat "$list"; sed 's/^MPI\(X\{0,1\}\)_/PMPI\1_/' "$list"; } | sort -u >"$tmp/want"
 if ! cmp -s "$tmp/have" "$tmp/want"; then
     echo "FAIL: exports differ from $list (< exported, > listed):"
     diff "$tmp/have" "$tmp/want" | head -40

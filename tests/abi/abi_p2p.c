@@ -138,6 +138,28 @@ int main(int argc, char **argv)
     err = MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
     CHECK(err == MPI_SUCCESS, "wait on MPI_REQUEST_NULL: %d", err);
 
+    /* Matched receives: a received message becomes MPI_MESSAGE_NULL (in
+     * libtern it shares MPI_REQUEST_NULL's value), MPI_MESSAGE_NO_PROC's
+     * too; a status a probe does not fill keeps its fields. */
+    MPI_Message m = MPI_MESSAGE_NO_PROC;
+    MPI_Status ps;
+    CHECK_OK(MPI_Mrecv(NULL, 0, MPI_INT, &m, &ps));
+    CHECK(m == MPI_MESSAGE_NULL, "message after MPI_Mrecv: %p", (void *)m);
+    CHECK(ps.MPI_SOURCE == MPI_PROC_NULL, "MPI_PROC_NULL receive's source %d", ps.MPI_SOURCE);
+    int one = rank, got = -1, pflag = 1;
+    CHECK_OK(MPI_Isend(&one, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &reqs[0]));
+    CHECK_OK(MPI_Mprobe(0, 9, MPI_COMM_SELF, &m, &ps));
+    CHECK(m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC, "probed message %p", (void *)m);
+    CHECK_OK(MPI_Imrecv(&got, 1, MPI_INT, &m, &reqs[1]));
+    CHECK(m == MPI_MESSAGE_NULL, "message after MPI_Imrecv: %p", (void *)m);
+    CHECK_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    CHECK(got == rank, "matched receive got %d", got);
+    ps.MPI_SOURCE = 77;
+    ps.MPI_TAG = 78;
+    CHECK_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &pflag, &ps));
+    CHECK(!pflag && ps.MPI_SOURCE == 77 && ps.MPI_TAG == 78, "empty probe: %d %d/%d", pflag,
+          ps.MPI_SOURCE, ps.MPI_TAG);
+
     CHECK_OK(MPI_Finalize());
     if (rank == 0)
         printf("test abi_p2p ok\n");

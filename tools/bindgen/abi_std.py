@@ -41,6 +41,25 @@ HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MP
            "MPI_Message": "Message", "MPI_Win": "Win", "MPI_File": "File",
            "MPI_Session": "Session"}
 
+# The tools interface's handles: pointers in the ABI and in libtern alike,
+# with the same null values (0) and MPI_T_PVAR_ALL_HANDLES (1), so they pass
+# through as they are (abi_conv.h asserts the constants agree); the ABI's
+# struct tags are the Forum's.
+T_HANDLES = ["MPI_T_enum", "MPI_T_cvar_handle", "MPI_T_pvar_handle", "MPI_T_pvar_session",
+             "MPI_T_event_instance", "MPI_T_event_registration"]
+# Integer types of the tools interface (enums in libtern's mpi.h).
+T_INTS = ["MPI_T_source_order", "MPI_T_cb_safety"]
+# The tools interface's callback types (MPI-5.0 15.3.8; pympistandard lacks them).
+T_CALLBACKS = [
+    "typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, "
+    "MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data)",
+    "typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, "
+    "MPI_T_cb_safety cb_safety, void *user_data)",
+    "typedef void MPI_T_event_dropped_cb_function(MPI_Count count, "
+    "MPI_T_event_registration event_registration, int source_index, "
+    "MPI_T_cb_safety cb_safety, void *user_data)",
+]
+
 # Procedures written by hand in src/abi/abi_callbacks.c (callbacks wrapped so
 # they see ABI handles; handle <-> int; the ABI's own version).
 MANUAL = {
@@ -51,6 +70,8 @@ MANUAL = {
     "MPI_Keyval_create",
     "MPI_Grequest_start", "MPI_Register_datarep", "MPI_Register_datarep_c",
     "MPI_Abi_get_version", "MPI_Type_get_contents", "MPI_Type_get_contents_c",
+    "MPI_T_event_register_callback", "MPI_T_event_handle_free",
+    "MPI_T_event_set_dropped_handler",
 }
 
 # Integer arguments whose constants differ between the ABI and libtern:
@@ -62,6 +83,8 @@ INT_KINDS = {
     "DISTRIB_ENUM": "distrib", "DTYPE_DISTRIBUTION": "darg", "ACCESS_MODE": "amode",
     "ASSERT": "assert", "LOCK_TYPE": "lock", "UPDATE_MODE": "whence", "TYPECLASS": "typeclass",
     "KEYVAL": "keyval",
+    "TOOL_VAR_VERBOSITY": "tverb", "BIND_TYPE": "tbind", "VARIABLE_SCOPE": "tscope",
+    "PVAR_CLASS": "tclass", "CALLBACK_SAFETY": "tsafety", "SOURCE_ORDERING": "tsource",
 }
 # Arrays of ranks are converted only where a constant may be in them.
 RANK_ARRAYS = {"MPI_Group_translate_ranks"}
@@ -80,6 +103,7 @@ LENGTHS = {
     "MPI_Waitall": {"array_of_statuses": "count"},
     "MPI_Testall": {"array_of_statuses": "count"},
     "MPI_Request_get_status_all": {"array_of_statuses": "count"},
+    "MPI_T_event_get_info": {"array_of_datatypes": "num_elements ? *num_elements : 0"},
     "MPI_Type_create_darray": {"array_of_distribs": "ndims", "array_of_dargs": "ndims"},
 }
 for _f in ("Alltoallw", "Ialltoallw", "Alltoallw_init"):
@@ -96,7 +120,8 @@ for _f in ("Buffer_attach", "Comm_attach_buffer", "Session_attach_buffer"):
         POINTERS["MPI_" + _f + _s] = {"buffer": "tern_abi_bufauto_in"}
 # Calls that write a handle later (at completion): the ABI's pointer slot is
 # zeroed and libtern writes the int into its low half (abi_conv.h).
-LATE_HANDLES = {"MPI_Comm_idup": "newcomm", "MPI_Comm_idup_with_info": "newcomm"}
+LATE_HANDLES = {"MPI_Comm_idup": "newcomm", "MPI_Comm_idup_with_info": "newcomm",
+                "MPIX_Comm_ishrink": "newcomm"}
 # Code after the call: proc -> C statement (abi_conv.h / abi_callbacks.c).
 POST = {
     "MPI_Comm_get_attr": "tern_abi_comm_attr_out(comm_keyval, attribute_val, flag);",
@@ -114,6 +139,14 @@ def decl_of(name, expr, prefix):
 
 PRE = {
     "MPI_File_set_view": "if (disp == -1) disp = TN_DISPLACEMENT_CURRENT;",
+    # classes the ABI names and libtern lacks (tern_abi_class_text)
+    "MPI_Error_class": "if (tern_abi_class_text(errorcode)) {\n"
+                       "if (errorclass) *errorclass = errorcode;\nreturn MPI_SUCCESS; }",
+    "MPI_Error_string": "const char *abi_text = tern_abi_class_text(errorcode);\n"
+                        "if (abi_text && string && resultlen) {\n"
+                        "*resultlen = (int)strlen(abi_text);\n"
+                        "memcpy(string, abi_text, (size_t)*resultlen + 1);\n"
+                        "return MPI_SUCCESS; }",
     "MPI_Op_free": "MPI_Op op_before = op ? *op : MPI_OP_NULL;",
 }
 POST["MPI_Op_free"] = "if (rc == 0) tern_abi_op_forget(op_before);"
@@ -124,10 +157,6 @@ def abi_procs(procs, specs):
     out = {}
     for ch in specs.values():
         for name in ch["procs"]:
-            if name.startswith("MPIX_"):
-                continue  # extensions (ULFM): not part of the standard ABI
-            if name.startswith("MPI_T_"):
-                continue  # the tools interface's handles have no ABI tables yet
             expr = procs[name][0]
             text = str(expr)
             if "MPI_Fint" in text or "MPI_F08_status" in text:
@@ -155,6 +184,28 @@ def native_constants(mpi_h):
         except ValueError:
             if text in vals:
                 vals[name] = vals[text]
+    vals.update(native_enum_members(mpi_h))
+    return vals
+
+
+def native_enums(mpi_h):
+    """C type -> the text of its typedef, for libtern's enum types (T_INTS)."""
+    return {m.group(2): m.group(0) for m in
+            re.finditer(r"typedef enum \{([^}]*)\} (MPI_T_\w+);", mpi_h) if m.group(2) in T_INTS}
+
+
+def native_enum_members(mpi_h):
+    """name -> value of the members of libtern's enum types."""
+    vals = {}
+    for text in native_enums(mpi_h).values():
+        v = -1
+        for item in re.search(r"\{([^}]*)\}", text).group(1).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, _, val = item.partition("=")
+            v = int(val.strip(), 0) if val.strip() else v + 1
+            vals[name.strip()] = v
     return vals
 
 
@@ -182,6 +233,12 @@ def gen_header(consts, aprocs, predefined):
         for name, v in table.items():
             L.append(f"#define {name} (({ctype})0x{v:08x})")
         L.append("")
+    L.append("/* The tools interface's handles and integer types */")
+    for ctype in T_HANDLES:
+        L.append(f"typedef struct MPI_ABI_{ctype[4:]} *{ctype};")
+    for ctype in T_INTS:
+        L.append(f"typedef int {ctype};")
+    L.append("")
     for name, v in consts["ints"].items():
         L.append(f"#define {name} ({v})" if v < 0 else f"#define {name} {v}")
     L.append("")
@@ -197,6 +254,7 @@ def gen_header(consts, aprocs, predefined):
         L.append(predefined[n] + ";")
     for k in ("Comm", "File", "Win", "Session"):
         L.append(f"typedef MPI_{k}_errhandler_function MPI_{k}_errhandler_fn;")
+    L += [c + ";" for c in T_CALLBACKS]
     L += ["", "/* Predefined callbacks: constants, as the ABI fixes them */"]
     for name, (ctype, v) in consts["typed"].items():
         if "function" in ctype:
@@ -228,14 +286,22 @@ def gen_native_h(native, aprocs, predefined, mpi_h):
     pointers = {"MPI_STATUS_IGNORE", "MPI_STATUSES_IGNORE", "MPI_IN_PLACE", "MPI_BUFFER_AUTOMATIC",
                 "MPI_UNWEIGHTED", "MPI_WEIGHTS_EMPTY", "MPI_BOTTOM", "MPI_ARGV_NULL",
                 "MPI_ARGVS_NULL", "MPI_ERRCODES_IGNORE"}
+    enums = native_enums(mpi_h)
+    members = native_enum_members(mpi_h)
+    for ctype in T_HANDLES:
+        m = re.search(r"typedef struct (\w+) \*" + ctype + ";", mpi_h)
+        L.append(f"typedef struct {m.group(1)} *TN_{ctype[4:]};")
+    for ctype in T_INTS:
+        L.append(tn(enums[ctype]))
     for name, v in sorted(native.items()):
-        if name.startswith("MPI_") and name not in pointers:
+        if name.startswith("MPI_") and name not in pointers and name not in members:
             L.append(f"#define TN_{name[4:]} ({v})")
     L += ["#define TN_STATUS_IGNORE ((TN_Status *)1)", "#define TN_STATUSES_IGNORE ((TN_Status *)1)",
           "#define TN_IN_PLACE ((void *)-1)", "#define TN_BUFFER_AUTOMATIC ((void *)-2)",
           "#define TN_UNWEIGHTED ((int *)2)", "#define TN_WEIGHTS_EMPTY ((int *)3)", ""]
     for n in callback_types(predefined):
         L.append(tn(predefined[n]) + ";")
+    L += [tn(c) + ";" for c in T_CALLBACKS]
     L.append("")
     for name in sorted(predefined):
         if not predefined[name].startswith("typedef") and not name.startswith("MPI_T_"):
@@ -271,9 +337,17 @@ INT_GROUPS = {
     "flavor": ["MPI_WIN_FLAVOR_CREATE", "MPI_WIN_FLAVOR_ALLOCATE", "MPI_WIN_FLAVOR_DYNAMIC",
                "MPI_WIN_FLAVOR_SHARED"],
     "model": ["MPI_WIN_SEPARATE", "MPI_WIN_UNIFIED"],
+    "tverb": "MPI_T_VERBOSITY_", "tbind": "MPI_T_BIND_", "tscope": "MPI_T_SCOPE_",
+    "tclass": "MPI_T_PVAR_CLASS_", "tsafety": "MPI_T_CB_REQUIRE_", "tsource": "MPI_T_SOURCE_",
     "keyval": ["MPI_KEYVAL_INVALID", "MPI_TAG_UB", "MPI_IO", "MPI_HOST", "MPI_WTIME_IS_GLOBAL",
                "MPI_APPNUM", "MPI_LASTUSEDCODE", "MPI_UNIVERSE_SIZE", "MPI_WIN_BASE",
                "MPI_WIN_DISP_UNIT", "MPI_WIN_SIZE", "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL"],
+}
+# The texts of the error classes the ABI names and libtern lacks.
+ABI_ONLY_CLASS_TEXT = {
+    "MPI_ERR_PROC_ABORTED": "operation on an aborted process (MPI_ERR_PROC_ABORTED)",
+    "MPI_ERR_VALUE_TOO_LARGE": "value too large to store (MPI_ERR_VALUE_TOO_LARGE)",
+    "MPI_ERR_ERRHANDLER": "invalid error handler (MPI_ERR_ERRHANDLER)",
 }
 # Bit sets converted bit by bit.
 BIT_GROUPS = {
@@ -308,30 +382,58 @@ def gen_tables(consts, native):
     for (k, i), v in sorted(n2a.items()):
         L.append(f"    [0x{k:02x}][0x{i:02x}] = 0x{v:03x},")
     L += ["};", ""]
-    # Error classes: a permutation of 0..63.
+    # Error codes are class + 128 * slot on both sides; the class (the low
+    # 7 bits) goes through a permutation of 0..127 (abi_conv.h): libtern's
+    # classes to the ABI's; MPI_T_ERR_* (the ABI's 1001..1018, which
+    # libtern's tools interface returns bare) to 105..122, which
+    # tern_abi_err_out turns into 1001..1018 for a bare class; classes the
+    # ABI names and libtern lacks to numbers no class of libtern has (so
+    # they come back unchanged); every other value to one left.
     n2a_err = {}
     for name, v in abi_ints.items():
-        if (name.startswith("MPI_ERR_") or name == "MPI_SUCCESS") and name in native and \
-                0 <= native[name] < 64 and v < 64:
+        if name.startswith(("MPI_ERR_", "MPIX_ERR_", "MPI_SUCCESS")) and name in native and \
+                0 <= native[name] < 128 and v < 128:
             n2a_err[native[name]] = v
-    free_a = [v for v in range(64) if v not in n2a_err.values()]
-    for n in range(64):
+        elif name.startswith("MPI_T_ERR_") and name in native:
+            assert 1001 <= v <= 1018, name
+            n2a_err[native[name]] = v - 896
+    abi_only = [(name, v) for name, v in abi_ints.items()
+                if name.startswith("MPI_ERR_") and name != "MPI_ERR_LASTCODE" and
+                name not in native]
+    native_classes = {native[n] for n in native
+                      if n.startswith(("MPI_ERR_", "MPI_T_ERR_", "MPIX_ERR_", "MPI_SUCCESS"))}
+    free_n = [n for n in range(1, 128) if n not in n2a_err and n not in native_classes]
+    for name, v in abi_only:
+        n2a_err[free_n.pop(0)] = v
+    free_a = [v for v in range(128) if v not in n2a_err.values()]
+    for n in range(128):
         if n not in n2a_err:
             n2a_err[n] = free_a.pop(0)
     a2n_err = {v: n for n, v in n2a_err.items()}
-    L.append("const uint8_t tern_abi_class_n2a[64] = {" +
-             ", ".join(str(n2a_err[i]) for i in range(64)) + "};")
-    L.append("const uint8_t tern_abi_class_a2n[64] = {" +
-             ", ".join(str(a2n_err[i]) for i in range(64)) + "};")
+    assert sorted(a2n_err) == list(range(128)), "abi_std: the error classes' map is no permutation"
+    L.append("/* Error classes (their codes' low 7 bits): libtern's -> the ABI's, and back. */")
+    L.append("const uint8_t tern_abi_class_n2a[128] = {" +
+             ", ".join(str(n2a_err[i]) for i in range(128)) + "};")
+    L.append("const uint8_t tern_abi_class_a2n[128] = {" +
+             ", ".join(str(a2n_err[i]) for i in range(128)) + "};")
     L.append("")
+    L.append("const char *tern_abi_class_text(int v)\n{\n    switch (v) {")
+    for name, v in abi_only:
+        L.append(f'    case {v}: return "{ABI_ONLY_CLASS_TEXT[name]}";')
+    L.append("    default: return NULL;\n    }\n}\n")
     for g, names in INT_GROUPS.items():
         if names is None:
             names = [n for n in abi_ints if n.startswith("MPI_COMBINER_")]
+        elif isinstance(names, str):
+            names = [n for n in abi_ints if n.startswith(names)]
         pairs = [(abi_ints[n], native[n]) for n in names if n in native and n in abi_ints]
         for d, pp in (("in", pairs), ("out", [(b, a) for a, b in pairs])):
             L.append(f"int tern_abi_{g}_{d}(int v)\n{{\n    switch (v) {{")
             L += [f"    case {a}: return {b};" for a, b in pp]
-            L.append("    default: return v;\n    }\n}\n")
+            # The tools interface's values are a closed set: one the ABI does
+            # not name is invalid in libtern too.
+            bad = "-1" if isinstance(INT_GROUPS[g], str) and d == "in" else "v"
+            L.append(f"    default: return {bad};\n    }}\n}}\n")
     for g, names in BIT_GROUPS.items():
         pairs = [(abi_ints[n], native[n]) for n in names if n in native]
         for d, pp in (("in", pairs), ("out", [(b, a) for a, b in pairs])):
@@ -364,7 +466,7 @@ def entry_point(name, expr):
     ret = expr.return_type
     pre, post, args, decls, frees = [], [], [], [], []
     post_always = []
-    coll = chapter_of(name) == "coll"
+    coll = not name.startswith("MPIX_") and chapter_of(name) == "coll"
     for p in params:
         x, kind, d, decl = p["name"], p["kind"], p["dir"], p["decl"]
         t = base_type(decl)
@@ -383,14 +485,20 @@ def entry_point(name, expr):
             raise SystemExit(f"abi_std: {name}: the length of {x} is open; add it to LENGTHS")
         if kind in ("FUNCTION", "POLYFUNCTION"):
             raise SystemExit(f"abi_std: {name}: a callback argument; list it in MANUAL")
+        if t in T_HANDLES:
+            args.append(f"(TN_{t[4:]}{' *' * stars}){x}")
+            continue
         if t in HANDLES:
             h = HANDLES[t]
             if name in LATE_HANDLES and LATE_HANDLES[name] == x:
                 pre.append(f"if ({x}) *{x} = NULL;")
                 args.append(f"(int *){x}")
                 null = t[4:].upper() + "_NULL"
-                post.append(f"if (rc != 0 && {x} && *(uintptr_t *){x} == "
-                            f"(uint32_t)TN_{null}) *{x} = MPI_{null};")
+                # libtern writes its null while the call is pending (and on
+                # an error): the ABI's null then, unless completion (on the
+                # progress thread) wrote the handle first.
+                post_always.append(f"if ({x}) tern_abi_late_null((uintptr_t *){x}, "
+                                   f"(uint32_t)TN_{null}, (uintptr_t)MPI_{null});")
                 continue
             if is_array and d == "in" and t == "MPI_Datatype" and keeps_arrays(name):
                 # libtern reads the array until the request ends (abi_callbacks.c).
@@ -449,7 +557,7 @@ def entry_point(name, expr):
                 if d == "inout":
                     post_always.append(f"if ({x}) tern_abi_status_out(&n_{x}, {x});")
             continue
-        if kind in INT_KINDS and t == "int" and not (kind == "RANK" and is_array and
+        if kind in INT_KINDS and t in ["int"] + T_INTS and not (kind == "RANK" and is_array and
                                                      name not in RANK_ARRAYS):
             if kind == "RANK_NNI" and is_array:
                 args.append(x)
@@ -470,7 +578,7 @@ def entry_point(name, expr):
                     post_always.append(f"if ({x}) for (int i = 0; i < ({length}); i++) "
                                        f"{x}[i] = tern_abi_{conv}_out({x}[i]);")
             elif stars:
-                args.append(x)
+                args.append(f"(TN_{t[4:]} *){x}" if t in T_INTS else x)
                 if d == "inout":
                     pre.append(f"if ({x}) *{x} = tern_abi_{conv}_in(*{x});")
                     post_always.append(f"if ({x}) *{x} = tern_abi_{conv}_out(*{x});")
@@ -493,8 +601,10 @@ def entry_point(name, expr):
         if kind == "VARARGS":
             continue
         args.append(x)
-    body = [f"TERN_ABI_ALIAS({short})", decl_of(name, expr, "PMPI_"), "{"]
-    call = f"tern_native_PMPI_{short}({', '.join(args)})"
+    short = checks.stem(name)
+    x = "X" if name.startswith("MPIX_") else ""
+    body = [f"TERN_ABI_ALIAS{x}({short})", decl_of(name, expr, "PMPI_"), "{"]
+    call = f"tern_native_PMPI{x}_{short}({', '.join(args)})"
     if name == "MPI_Pcontrol":
         call = f"tern_native_PMPI_{short}(level)"
     is_err = ret == "int" and not name.endswith("_toint")
@@ -528,8 +638,9 @@ def gen_entry_points(aprocs):
     files = {}
     titles = {slug: (num, title) for slug, num, title in CHAPTERS}
     names = sorted(n for n in aprocs if n not in MANUAL)
-    for key, group in file_groups(names):
-        slug = chapter_of(group[0])
+    for key, group in file_groups(names, lambda n: "ext" if n.startswith("MPIX_")
+                                  else chapter_of(n)):
+        slug = "ext" if group[0].startswith("MPIX_") else chapter_of(group[0])
         num, title = titles[slug]
         part = key[len(slug) + 1:].replace("_", " ")
         head = [f"/* MPI-5.0 chapter {num}, {title}" + (f", {part}" if part else "")

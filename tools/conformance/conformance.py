@@ -56,12 +56,19 @@ PEERS = {
 # no Tern header or wrapper), run by Tern's mpiexec --abi mpich on Tern's
 # libmpich.so.12 (docs/design.md, "The MPICH ABI face"). Its Fortran
 # programs would need libmpichfort.so.12, which Tern does not provide:
-# the Fortran directories are left out.
+# the Fortran directories are left out. tern-abi: mpi4py built with
+# MPI4PY_BUILD_MPIABI=1 by Tern's mpicc_abi (the MPI-5.0 standard ABI's
+# mpi.h), run on Tern's libmpi_abi.so.1 (docs/design.md, "The standard
+# ABI"); it runs mpi4py's suite only (MPICH's is the MPICH face's).
 FACES = {
     # name: (label, compiler wrappers' suffix, mpiexec arguments after Tern's mpiexec)
     "tern-mpich": ("Tern via libmpich.so.12 (built with mpicc.mpich)", ".mpich",
                    ["--abi", "mpich"]),
+    "tern-abi": ("Tern via libmpi_abi.so.1 (mpi4py built with MPI4PY_BUILD_MPIABI=1)", "_abi",
+                 []),
 }
+# The suites each face runs: MPICH's test suite, mpi4py's.
+FACE_SUITES = {"tern-mpich": ("mpich",), "tern-abi": ("mpi4py",)}
 FACE_NO_DIRS = ("f77", "f90", "f08")
 # Tests a face fails by its nature (docs/design.md, "The MPICH ABI face"),
 # by test key, with why: the face's CI gate does not count them.
@@ -70,6 +77,10 @@ FACE_EXPECTED = {
         "comm/cmsplit_type .": "MPICH 4.0's MPIX_COMM_TYPE_NEIGHBORHOOD is 4, MPI-4.1's "
                                "MPI_COMM_TYPE_RESOURCE_GUIDED (Tern's) too",
         "init/version": "MPICH 4.0's mpi.h says MPI 4.0, MPI_Get_version 4.1",
+    },
+    "tern-abi": {
+        "test_mpiapi.TestMPIAPI.testSymbolCoverage":
+            "MPI_Status_c2f/f2c (Fortran interoperability) are not in libmpi_abi",
     },
 }
 # The CI subset of a face: the directories of CI_DIRS that cover its
@@ -102,10 +113,14 @@ def parse_args(argv):
                    help="also run Tern's ABI faces: tern-mpich, MPICH's test suite built with "
                         "Debian's mpicc.mpich and run on Tern's libmpich.so.12 (with --ci, "
                         "its CI directories; it fails on a test that passes with Tern's mpi.h "
-                        "and fails on the face)")
+                        "and fails on the face), and tern-abi, mpi4py's suite built with "
+                        "MPI4PY_BUILD_MPIABI=1 by Tern's mpicc_abi on libmpi_abi.so.1 (with "
+                        "--ci, the CI modules)")
     p.add_argument("--impls", help="implementations to run, comma-separated, of tern, mpich, "
                                    "openmpi, tern-mpich (Tern's MPICH ABI face: the suite "
-                                   "built with mpicc.mpich, run on Tern's libmpich.so.12) "
+                                   "built with mpicc.mpich, run on Tern's libmpich.so.12), "
+                                   "tern-abi (mpi4py built for the standard ABI, on "
+                                   "libmpi_abi.so.1) "
                                    "(default: tern; with --peers tern, mpich, openmpi)")
     p.add_argument("--report-with", default="",
                    help="implementations whose last saved results join the report without "
@@ -206,10 +221,17 @@ def face_prefix(cache, name, tern_prefix):
     label, suffix, args = FACES[name]
     prefix = os.path.join(cache, "faces", name)
     os.makedirs(os.path.join(prefix, "bin"), exist_ok=True)
-    for tool in ("mpicc", "mpicxx", "mpif77", "mpifort"):
+    tools = ("mpicc", "mpicxx", "mpif77", "mpifort")
+    if suffix == "_abi":  # Tern's own ABI wrappers (C and C++ only)
+        tools = ("mpicc", "mpicxx")
+    for tool in tools:
         path = os.path.join(prefix, "bin", tool)
+        target = os.path.join(tern_prefix, "bin", tool + suffix) if suffix == "_abi" else \
+            f"/usr/bin/{tool}{suffix}"
+        if os.path.islink(path) and os.readlink(path) != target:
+            os.unlink(path)
         if not os.path.lexists(path):
-            os.symlink(f"/usr/bin/{tool}{suffix}", path)
+            os.symlink(target, path)
     script = os.path.join(prefix, "bin", "mpiexec")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n")
@@ -222,9 +244,17 @@ def face_regressions(tern, face, expected):
     """[(test, ranks)] that passed with Tern's own mpi.h and failed on the
     face, in results of the same run, but the face's expected ones."""
     passed = {(r["test"], r["np"]) for r in tern["mpich"].values() if r["status"] == "passed"}
-    return sorted((r["test"], r["np"]) for r in face["mpich"].values()
-                  if r["status"] == "failed" and (r["test"], r["np"]) in passed and
-                  r["test"] not in expected)
+    out = [(r["test"], r["np"]) for r in face["mpich"].values()
+           if r["status"] == "failed" and (r["test"], r["np"]) in passed and
+           r["test"] not in expected]
+    # mpi4py: a test case that passed natively and failed or erred on the face
+    for key, r in face["mpi4py"].items():
+        native = tern["mpi4py"].get(key, {}).get("cases", {})
+        for tid, (st, _) in r.get("cases", {}).items():
+            if st in ("failed", "error") and native.get(tid, ["?"])[0] == "passed" and \
+                    tid not in expected:
+                out.append((tid, r["np"]))
+    return sorted(out)
 
 
 def tern_commit():
@@ -449,8 +479,10 @@ def main(argv):
         if name in FACES and name in impls:
             face_dirs = [d for d in dirs if d.split("/")[0] not in FACE_NO_DIRS and
                          (not args.ci or args.dirs or d in FACE_CI_DIRS)]
+            suites = FACE_SUITES[name]
             results[name] = run_impl(args, name, face_prefix(args.cache, name, prefix),
-                                     face_dirs, None)
+                                     face_dirs if "mpich" in suites else [],
+                                     mods if "mpi4py" in suites else None)
         elif name in impls:
             where = prefix if name == "tern" else peer_prefix(args.cache, name)
             results[name] = run_impl(args, name, where, dirs, mods)

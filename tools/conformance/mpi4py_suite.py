@@ -79,6 +79,9 @@ def build(py, sdist, impl, prefix, logdir):
     with open(logf, "w") as out:
         # -O0: the bindings' speed does not matter here, a 2-core CI's time does
         env = dict(os.environ, MPICC=mpicc, CFLAGS="-O0 -g0")
+        if impl == "tern-abi":
+            # the MPI-5.0 standard ABI: mpicc is Tern's mpicc_abi
+            env["MPI4PY_BUILD_MPIABI"] = "1"
         rc = subprocess.run([py, "-m", "pip", "install", "-v", "--no-build-isolation",
                              "--no-deps", "--force-reinstall", "--no-cache-dir", sdist],
                             env=env, stdout=out, stderr=subprocess.STDOUT).returncode
@@ -93,6 +96,9 @@ def build(py, sdist, impl, prefix, logdir):
 def _mtime(prefix):
     """When the implementation's library last changed (rebuild mpi4py then)."""
     libs = glob.glob(os.path.join(prefix, "lib*", "libtern.so*"))
+    # a face's prefix holds links to Tern's wrappers: Tern's own libraries
+    real = os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(prefix, "bin", "mpicc"))))
+    libs += glob.glob(os.path.join(real, "lib*", "libmpi_abi.so*"))
     return int(max((os.path.getmtime(p) for p in libs), default=0))
 
 

@@ -19,7 +19,10 @@ everywhere is told apart from a Tern defect.
 With `--faces` MPICH's tests also run as a binary built for MPICH would:
 compiled with Debian's `mpicc.mpich` (no Tern header or wrapper) and run by
 `mpiexec --abi mpich` on Tern's `libmpich.so.12` (column "Tern via
-libmpich.so.12"; docs/design.md, "The MPICH ABI face").
+libmpich.so.12"; docs/design.md, "The MPICH ABI face"), and mpi4py's tests
+run built for the MPI-5.0 standard ABI: `MPI4PY_BUILD_MPIABI=1` with Tern's
+`mpicc_abi`, on Tern's `libmpi_abi.so.1` (column "Tern via
+libmpi_abi.so.1"; docs/design.md, "The standard ABI").
 
 How to run it, its options, what is counted and the CI gate:
 [the end of this page](#how-this-page-is-made).

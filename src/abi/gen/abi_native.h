@@ -26,6 +26,19 @@ typedef struct {
     int MPI_TAG;
     int MPI_ERROR;
 } TN_Status;
+typedef struct tern_t_enum_s *TN_T_enum;
+typedef struct tern_t_cvar_s *TN_T_cvar_handle;
+typedef struct tern_t_pvar_s *TN_T_pvar_handle;
+typedef struct tern_t_session_s *TN_T_pvar_session;
+typedef struct tern_t_instance_s *TN_T_event_instance;
+typedef struct tern_t_reg_s *TN_T_event_registration;
+typedef enum { TN_T_SOURCE_ORDERED, TN_T_SOURCE_UNORDERED } TN_T_source_order;
+typedef enum {
+    TN_T_CB_REQUIRE_NONE,
+    TN_T_CB_REQUIRE_MPI_RESTRICTED,
+    TN_T_CB_REQUIRE_THREAD_SAFE,
+    TN_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} TN_T_cb_safety;
 #define TN_2DOUBLE_PRECISION (1275072547)
 #define TN_2INT (1275070486)
 #define TN_2INTEGER (1275070496)
@@ -379,6 +392,9 @@ typedef void TN_User_function_c(void *invec, void *inoutvec, TN_Count *len, TN_D
 typedef int TN_Win_copy_attr_function(TN_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int TN_Win_delete_attr_function(TN_Win win, int win_keyval, void *attribute_val, void *extra_state);
 typedef void TN_Win_errhandler_function(TN_Win *win, int *error_code, ...);
+typedef void TN_T_event_cb_function(TN_T_event_instance event_instance, TN_T_event_registration event_registration, TN_T_cb_safety cb_safety, void *user_data);
+typedef void TN_T_event_free_cb_function(TN_T_event_registration event_registration, TN_T_cb_safety cb_safety, void *user_data);
+typedef void TN_T_event_dropped_cb_function(TN_Count count, TN_T_event_registration event_registration, int source_index, TN_T_cb_safety cb_safety, void *user_data);
 
 int tern_native_MPI_COMM_DUP_FN(TN_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 int tern_native_MPI_COMM_NULL_COPY_FN(TN_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
@@ -394,6 +410,16 @@ int tern_native_MPI_TYPE_NULL_DELETE_FN(TN_Datatype datatype, int type_keyval, v
 int tern_native_MPI_WIN_DUP_FN(TN_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 int tern_native_MPI_WIN_NULL_COPY_FN(TN_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 int tern_native_MPI_WIN_NULL_DELETE_FN(TN_Win win, int win_keyval, void *attribute_val, void *extra_state);
+int tern_native_PMPIX_Comm_ack_failed(TN_Comm comm, int num_to_ack, int *num_acked);
+int tern_native_PMPIX_Comm_agree(TN_Comm comm, int *flag);
+int tern_native_PMPIX_Comm_failure_ack(TN_Comm comm);
+int tern_native_PMPIX_Comm_failure_get_acked(TN_Comm comm, TN_Group *failedgrp);
+int tern_native_PMPIX_Comm_get_failed(TN_Comm comm, TN_Group *failedgrp);
+int tern_native_PMPIX_Comm_iagree(TN_Comm comm, int *flag, TN_Request *request);
+int tern_native_PMPIX_Comm_is_revoked(TN_Comm comm, int *flag);
+int tern_native_PMPIX_Comm_ishrink(TN_Comm comm, TN_Comm *newcomm, TN_Request *request);
+int tern_native_PMPIX_Comm_revoke(TN_Comm comm);
+int tern_native_PMPIX_Comm_shrink(TN_Comm comm, TN_Comm *newcomm);
 int tern_native_PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set);
 int tern_native_PMPI_Abi_get_fortran_info(TN_Info *info);
 int tern_native_PMPI_Abi_get_info(TN_Info *info);
@@ -893,6 +919,57 @@ int tern_native_PMPI_Status_set_elements_x(TN_Status *status, TN_Datatype dataty
 int tern_native_PMPI_Status_set_error(TN_Status *status, int err);
 int tern_native_PMPI_Status_set_source(TN_Status *status, int source);
 int tern_native_PMPI_Status_set_tag(TN_Status *status, int tag);
+int tern_native_PMPI_T_category_changed(int *update_number);
+int tern_native_PMPI_T_category_get_categories(int cat_index, int len, int *indices);
+int tern_native_PMPI_T_category_get_cvars(int cat_index, int len, int *indices);
+int tern_native_PMPI_T_category_get_events(int cat_index, int len, int *indices);
+int tern_native_PMPI_T_category_get_index(const char *name, int *cat_index);
+int tern_native_PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int tern_native_PMPI_T_category_get_num(int *num_cat);
+int tern_native_PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int tern_native_PMPI_T_category_get_pvars(int cat_index, int len, int *indices);
+int tern_native_PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int tern_native_PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, TN_Datatype *datatype, TN_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int tern_native_PMPI_T_cvar_get_num(int *num_cvar);
+int tern_native_PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, TN_T_cvar_handle *handle, int *count);
+int tern_native_PMPI_T_cvar_handle_free(TN_T_cvar_handle *handle);
+int tern_native_PMPI_T_cvar_read(TN_T_cvar_handle handle, void *buf);
+int tern_native_PMPI_T_cvar_write(TN_T_cvar_handle handle, const void *buf);
+int tern_native_PMPI_T_enum_get_info(TN_T_enum enumtype, int *num, char *name, int *name_len);
+int tern_native_PMPI_T_enum_get_item(TN_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int tern_native_PMPI_T_event_callback_get_info(TN_T_event_registration event_registration, TN_T_cb_safety cb_safety, TN_Info *info_used);
+int tern_native_PMPI_T_event_callback_set_info(TN_T_event_registration event_registration, TN_T_cb_safety cb_safety, TN_Info info);
+int tern_native_PMPI_T_event_copy(TN_T_event_instance event_instance, void *buffer);
+int tern_native_PMPI_T_event_get_index(const char *name, int *event_index);
+int tern_native_PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, TN_Datatype *array_of_datatypes, TN_Aint *array_of_displacements, int *num_elements, TN_T_enum *enumtype, TN_Info *info, char *desc, int *desc_len, int *bind);
+int tern_native_PMPI_T_event_get_num(int *num_events);
+int tern_native_PMPI_T_event_get_source(TN_T_event_instance event_instance, int *source_index);
+int tern_native_PMPI_T_event_get_timestamp(TN_T_event_instance event_instance, TN_Count *event_timestamp);
+int tern_native_PMPI_T_event_handle_alloc(int event_index, void *obj_handle, TN_Info info, TN_T_event_registration *event_registration);
+int tern_native_PMPI_T_event_handle_free(TN_T_event_registration event_registration, void *user_data, TN_T_event_free_cb_function free_cb_function);
+int tern_native_PMPI_T_event_handle_get_info(TN_T_event_registration event_registration, TN_Info *info_used);
+int tern_native_PMPI_T_event_handle_set_info(TN_T_event_registration event_registration, TN_Info info);
+int tern_native_PMPI_T_event_read(TN_T_event_instance event_instance, int element_index, void *buffer);
+int tern_native_PMPI_T_event_register_callback(TN_T_event_registration event_registration, TN_T_cb_safety cb_safety, TN_Info info, void *user_data, TN_T_event_cb_function event_cb_function);
+int tern_native_PMPI_T_event_set_dropped_handler(TN_T_event_registration event_registration, TN_T_event_dropped_cb_function dropped_cb_function);
+int tern_native_PMPI_T_finalize(void);
+int tern_native_PMPI_T_init_thread(int required, int *provided);
+int tern_native_PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int tern_native_PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, TN_Datatype *datatype, TN_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int tern_native_PMPI_T_pvar_get_num(int *num_pvar);
+int tern_native_PMPI_T_pvar_handle_alloc(TN_T_pvar_session pe_session, int pvar_index, void *obj_handle, TN_T_pvar_handle *handle, int *count);
+int tern_native_PMPI_T_pvar_handle_free(TN_T_pvar_session pe_session, TN_T_pvar_handle *handle);
+int tern_native_PMPI_T_pvar_read(TN_T_pvar_session pe_session, TN_T_pvar_handle handle, void *buf);
+int tern_native_PMPI_T_pvar_readreset(TN_T_pvar_session pe_session, TN_T_pvar_handle handle, void *buf);
+int tern_native_PMPI_T_pvar_reset(TN_T_pvar_session pe_session, TN_T_pvar_handle handle);
+int tern_native_PMPI_T_pvar_session_create(TN_T_pvar_session *pe_session);
+int tern_native_PMPI_T_pvar_session_free(TN_T_pvar_session *pe_session);
+int tern_native_PMPI_T_pvar_start(TN_T_pvar_session pe_session, TN_T_pvar_handle handle);
+int tern_native_PMPI_T_pvar_stop(TN_T_pvar_session pe_session, TN_T_pvar_handle handle);
+int tern_native_PMPI_T_pvar_write(TN_T_pvar_session pe_session, TN_T_pvar_handle handle, const void *buf);
+int tern_native_PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, TN_T_source_order *ordering, TN_Count *ticks_per_second, TN_Count *max_ticks, TN_Info *info);
+int tern_native_PMPI_T_source_get_num(int *num_sources);
+int tern_native_PMPI_T_source_get_timestamp(int source_index, TN_Count *timestamp);
 int tern_native_PMPI_Test(TN_Request *request, int *flag, TN_Status *status);
 int tern_native_PMPI_Test_cancelled(const TN_Status *status, int *flag);
 int tern_native_PMPI_Testall(int count, TN_Request *array_of_requests, int *flag, TN_Status *array_of_statuses);

@@ -1127,8 +1127,19 @@ const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX] = {
     [0x23][0x04] = 0x22d,
 };
 
-const uint8_t tern_abi_class_n2a[64] = {0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 18, 7, 20, 21, 23, 25, 27, 28, 29, 30, 34, 31, 33, 32, 35, 38, 39, 40, 41, 42, 43, 44, 45, 51, 53, 54, 55, 56, 24, 37, 36, 47, 50, 52, 26, 22, 58, 48, 46, 49, 57, 59, 60, 61, 62, 63};
-const uint8_t tern_abi_class_a2n[64] = {0, 1, 2, 3, 4, 5, 6, 19, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 17, 20, 21, 53, 22, 46, 23, 52, 24, 25, 26, 27, 29, 31, 30, 28, 32, 48, 47, 33, 34, 35, 36, 37, 38, 39, 40, 56, 49, 55, 57, 50, 41, 51, 42, 43, 44, 45, 58, 54, 59, 60, 61, 62, 63};
+/* Error classes (their codes' low 7 bits): libtern's -> the ABI's, and back. */
+const uint8_t tern_abi_class_n2a[128] = {0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 18, 7, 20, 21, 23, 25, 27, 28, 29, 30, 34, 31, 33, 32, 35, 38, 39, 40, 41, 42, 43, 44, 45, 51, 53, 54, 55, 56, 24, 37, 36, 47, 50, 52, 26, 22, 58, 48, 46, 49, 57, 109, 107, 105, 111, 112, 114, 116, 117, 113, 118, 119, 121, 120, 122, 115, 110, 60, 59, 61, 108, 62, 106, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 101, 102, 103, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 104, 123, 124, 125, 126, 127};
+const uint8_t tern_abi_class_a2n[128] = {0, 1, 2, 3, 4, 5, 6, 19, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 17, 20, 21, 53, 22, 46, 23, 52, 24, 25, 26, 27, 29, 31, 30, 28, 32, 48, 47, 33, 34, 35, 36, 37, 38, 39, 40, 56, 49, 55, 57, 50, 41, 51, 42, 43, 44, 45, 58, 54, 76, 75, 77, 79, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 101, 102, 103, 122, 61, 80, 60, 78, 59, 74, 62, 63, 67, 64, 73, 65, 66, 68, 69, 71, 70, 72, 123, 124, 125, 126, 127};
+
+const char *tern_abi_class_text(int v)
+{
+    switch (v) {
+    case 58: return "operation on an aborted process (MPI_ERR_PROC_ABORTED)";
+    case 59: return "value too large to store (MPI_ERR_VALUE_TOO_LARGE)";
+    case 61: return "invalid error handler (MPI_ERR_ERRHANDLER)";
+    default: return NULL;
+    }
+}
 
 int tern_abi_thread_in(int v)
 {
@@ -1410,6 +1421,178 @@ int tern_abi_model_out(int v)
     switch (v) {
     case 1: return 322;
     case 2: return 321;
+    default: return v;
+    }
+}
+
+int tern_abi_tverb_in(int v)
+{
+    switch (v) {
+    case 9: return 1;
+    case 10: return 2;
+    case 12: return 3;
+    case 17: return 4;
+    case 18: return 5;
+    case 20: return 6;
+    case 33: return 7;
+    case 34: return 8;
+    case 36: return 9;
+    default: return -1;
+    }
+}
+
+int tern_abi_tverb_out(int v)
+{
+    switch (v) {
+    case 1: return 9;
+    case 2: return 10;
+    case 3: return 12;
+    case 4: return 17;
+    case 5: return 18;
+    case 6: return 20;
+    case 7: return 33;
+    case 8: return 34;
+    case 9: return 36;
+    default: return v;
+    }
+}
+
+int tern_abi_tbind_in(int v)
+{
+    switch (v) {
+    case 1: return 0;
+    case 2: return 1;
+    case 3: return 2;
+    case 4: return 3;
+    case 5: return 4;
+    case 6: return 5;
+    case 7: return 6;
+    case 8: return 7;
+    case 9: return 8;
+    case 10: return 9;
+    case 11: return 10;
+    case 12: return 11;
+    default: return -1;
+    }
+}
+
+int tern_abi_tbind_out(int v)
+{
+    switch (v) {
+    case 0: return 1;
+    case 1: return 2;
+    case 2: return 3;
+    case 3: return 4;
+    case 4: return 5;
+    case 5: return 6;
+    case 6: return 7;
+    case 7: return 8;
+    case 8: return 9;
+    case 9: return 10;
+    case 10: return 11;
+    case 11: return 12;
+    default: return v;
+    }
+}
+
+int tern_abi_tscope_in(int v)
+{
+    switch (v) {
+    case 1: return 0;
+    case 2: return 1;
+    case 3: return 2;
+    case 4: return 3;
+    case 5: return 4;
+    case 6: return 5;
+    case 7: return 6;
+    default: return -1;
+    }
+}
+
+int tern_abi_tscope_out(int v)
+{
+    switch (v) {
+    case 0: return 1;
+    case 1: return 2;
+    case 2: return 3;
+    case 3: return 4;
+    case 4: return 5;
+    case 5: return 6;
+    case 6: return 7;
+    default: return v;
+    }
+}
+
+int tern_abi_tclass_in(int v)
+{
+    switch (v) {
+    case 1: return 0;
+    case 2: return 1;
+    case 3: return 2;
+    case 4: return 3;
+    case 5: return 4;
+    case 6: return 5;
+    case 7: return 6;
+    case 8: return 7;
+    case 9: return 8;
+    case 10: return 9;
+    default: return -1;
+    }
+}
+
+int tern_abi_tclass_out(int v)
+{
+    switch (v) {
+    case 0: return 1;
+    case 1: return 2;
+    case 2: return 3;
+    case 3: return 4;
+    case 4: return 5;
+    case 5: return 6;
+    case 6: return 7;
+    case 7: return 8;
+    case 8: return 9;
+    case 9: return 10;
+    default: return v;
+    }
+}
+
+int tern_abi_tsafety_in(int v)
+{
+    switch (v) {
+    case 0: return 0;
+    case 3: return 1;
+    case 15: return 2;
+    case 63: return 3;
+    default: return -1;
+    }
+}
+
+int tern_abi_tsafety_out(int v)
+{
+    switch (v) {
+    case 0: return 0;
+    case 1: return 3;
+    case 2: return 15;
+    case 3: return 63;
+    default: return v;
+    }
+}
+
+int tern_abi_tsource_in(int v)
+{
+    switch (v) {
+    case 1: return 0;
+    case 2: return 1;
+    default: return -1;
+    }
+}
+
+int tern_abi_tsource_out(int v)
+{
+    switch (v) {
+    case 0: return 1;
+    case 1: return 2;
     default: return v;
     }
 }

@@ -80,7 +80,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     int n_request = 0;
     if (newcomm) *newcomm = NULL;
     int rc = tern_native_PMPI_Comm_idup(tern_abi_Comm_in(comm), (int *)newcomm, request ? &n_request : NULL);
-    if (rc != 0 && newcomm && *(uintptr_t *)newcomm == (uint32_t)TN_COMM_NULL) *newcomm = MPI_COMM_NULL;
+    if (newcomm) tern_abi_late_null((uintptr_t *)newcomm, (uint32_t)TN_COMM_NULL, (uintptr_t)MPI_COMM_NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
     return tern_abi_err_out(rc);
 }
@@ -91,7 +91,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
     int n_request = 0;
     if (newcomm) *newcomm = NULL;
     int rc = tern_native_PMPI_Comm_idup_with_info(tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)newcomm, request ? &n_request : NULL);
-    if (rc != 0 && newcomm && *(uintptr_t *)newcomm == (uint32_t)TN_COMM_NULL) *newcomm = MPI_COMM_NULL;
+    if (newcomm) tern_abi_late_null((uintptr_t *)newcomm, (uint32_t)TN_COMM_NULL, (uintptr_t)MPI_COMM_NULL);
     if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
     return tern_abi_err_out(rc);
 }

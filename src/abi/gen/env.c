@@ -68,6 +68,9 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 TERN_ABI_ALIAS(Error_class)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    if (tern_abi_class_text(errorcode)) {
+    if (errorclass) *errorclass = errorcode;
+    return MPI_SUCCESS; }
     int rc = tern_native_PMPI_Error_class(tern_abi_err_in(errorcode), errorclass);
     if (rc == 0 && errorclass) *errorclass = tern_abi_err_out(*errorclass);
     return tern_abi_err_out(rc);
@@ -76,6 +79,11 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 TERN_ABI_ALIAS(Error_string)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    const char *abi_text = tern_abi_class_text(errorcode);
+    if (abi_text && string && resultlen) {
+    *resultlen = (int)strlen(abi_text);
+    memcpy(string, abi_text, (size_t)*resultlen + 1);
+    return MPI_SUCCESS; }
     int rc = tern_native_PMPI_Error_string(tern_abi_err_in(errorcode), string, resultlen);
     return tern_abi_err_out(rc);
 }

@@ -31,7 +31,10 @@ set(TERN_GEN_C
   rma_ops.c
   rma_sync.c
   rma_window.c
+  tools_cvar.c
+  tools_event.c
   tools_general.c
+  tools_pvar.c
   topo_cart.c
   topo_graph.c
   topo_neighbor.c

@@ -8,3 +8,95 @@ int PMPI_Pcontrol(const int level, ...)
     int rc = tern_native_PMPI_Pcontrol(level);
     return tern_abi_err_out(rc);
 }
+
+TERN_ABI_ALIAS(T_category_changed)
+int PMPI_T_category_changed(int *update_number)
+{
+    int rc = tern_native_PMPI_T_category_changed(update_number);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_categories)
+int PMPI_T_category_get_categories(int cat_index, int len, int *indices)
+{
+    int rc = tern_native_PMPI_T_category_get_categories(cat_index, len, indices);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_cvars)
+int PMPI_T_category_get_cvars(int cat_index, int len, int *indices)
+{
+    int rc = tern_native_PMPI_T_category_get_cvars(cat_index, len, indices);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_events)
+int PMPI_T_category_get_events(int cat_index, int len, int *indices)
+{
+    int rc = tern_native_PMPI_T_category_get_events(cat_index, len, indices);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_index)
+int PMPI_T_category_get_index(const char *name, int *cat_index)
+{
+    int rc = tern_native_PMPI_T_category_get_index(name, cat_index);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_info)
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
+{
+    int rc = tern_native_PMPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_num)
+int PMPI_T_category_get_num(int *num_cat)
+{
+    int rc = tern_native_PMPI_T_category_get_num(num_cat);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_num_events)
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    int rc = tern_native_PMPI_T_category_get_num_events(cat_index, num_events);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_category_get_pvars)
+int PMPI_T_category_get_pvars(int cat_index, int len, int *indices)
+{
+    int rc = tern_native_PMPI_T_category_get_pvars(cat_index, len, indices);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_enum_get_info)
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
+{
+    int rc = tern_native_PMPI_T_enum_get_info((TN_T_enum)enumtype, num, name, name_len);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_enum_get_item)
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
+{
+    int rc = tern_native_PMPI_T_enum_get_item((TN_T_enum)enumtype, index, value, name, name_len);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_finalize)
+int PMPI_T_finalize(void)
+{
+    int rc = tern_native_PMPI_T_finalize();
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIAS(T_init_thread)
+int PMPI_T_init_thread(int required, int *provided)
+{
+    int rc = tern_native_PMPI_T_init_thread(tern_abi_thread_in(required), provided);
+    if (rc == 0 && provided) *provided = tern_abi_thread_out(*provided);
+    return tern_abi_err_out(rc);
+}
