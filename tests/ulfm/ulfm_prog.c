@@ -57,7 +57,8 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The world ranks of comm's failed-and-acknowledged group, as text. */
+/* The world ranks of comm's failed-and-acknowledged group, as text, in
+ * ascending order. */
 static void acked_text(MPI_Comm comm, char *out, size_t cap)
 {
     MPI_Group fg, wg;
@@ -70,6 +71,15 @@ static void acked_text(MPI_Comm comm, char *out, size_t cap)
     for (int i = 0; i < n; i++)
         in[i] = i;
     MPI_Group_translate_ranks(fg, n, in, wg, w);
+    /* The group lists the failures in the order this rank learned of them,
+     * which differs between survivors (two ranks of a lost host); the set
+     * is what must agree: print it sorted. */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && w[j - 1] > w[j]; j--) {
+            int t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+        }
     size_t k = (size_t)snprintf(out, cap, "[");
     for (int i = 0; i < n; i++)
         k += (size_t)snprintf(out + k, cap - k, "%s%d", i ? "," : "", w[i]);
