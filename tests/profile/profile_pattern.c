@@ -177,7 +177,7 @@ int main(int argc, char **argv)
         const char *dir = getenv("TERN_PROFILE");
         CHECK(dir && dir[0]);
         char path[4096];
-        snprintf(path, sizeof path, "%s/chosen.txt", dir);
+        snprintf(path, sizeof path, "%s/chosen.txt", dir ? dir : ".");
         mkdir(dir, 0777); /* MPI_Finalize makes it too */
         FILE *f = fopen(path, "w");
         CHECK(f);

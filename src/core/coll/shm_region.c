@@ -190,8 +190,12 @@ static double now_ms(void)
 }
 
 /* Called when a wait yields: the rank waited for has failed (reported by a
- * transport, or its process is gone: checked every TERN_PEER_CHECK_MS). */
-static tern_status_t check_peer(tern_shm_region_t *reg, int q)
+ * transport, or its process is gone: checked every TERN_PEER_CHECK_MS).
+ * Rank q's flag `flag` is looked at again once its process is seen gone: a
+ * rank sets its flag, sees everyone's and may end (the barrier of
+ * MPI_Finalize) between our first look and the check; it failed only if
+ * the flag is still short of n. */
+static tern_status_t check_peer(tern_shm_region_t *reg, int q, int flag, uint64_t n)
 {
     /* Revoked, or a member failed (the waited-for rank may have given
      * up): ULFM's collectives fail on every survivor. */
@@ -207,14 +211,16 @@ static tern_status_t check_peer(tern_shm_region_t *reg, int q)
         reg->next_check_ms = t + (double)interval;
         pid_t pid = (pid_t)*(int32_t *)(void *)(reg->flags +
                                                 (size_t)q * TERN_SHM_N_FLAGS * LINE + PID_OFFSET);
-        if (!tern_pid_gone(pid))
+        if (!tern_pid_gone(pid) ||
+            atomic_load_explicit(flag_at(reg, q, flag), memory_order_acquire) >= n)
             return TERN_OK;
         char buf[96];
         snprintf(buf, sizeof buf, "shm collective: its process %d (on this node) is gone", (int)pid);
         tern_peer_failed(w, TERN_ERR_PEER, buf);
         why = tern_peer_failure(w);
     }
-    if (!why)
+    /* Known failed, but perhaps after it got here. */
+    if (!why || atomic_load_explicit(flag_at(reg, q, flag), memory_order_acquire) >= n)
         return TERN_OK;
     return tern_status_detail(TERN_ERR_PEER,
                               "rank %d (world rank %d) failed during a shared-memory collective: %s",
@@ -234,7 +240,7 @@ int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *c
             *cursor = i;
         /* A clock read every 1024 misses: the liveness check is rate-limited by time. */
         if ((++reg->misses & 1023u) == 0) {
-            *st = check_peer(reg, i);
+            *st = check_peer(reg, i, flag, n);
             if (*st == TERN_OK)
                 return 0;
             /* Both lanes: the other kind's next collective fails at once too. */
