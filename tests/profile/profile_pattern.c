@@ -14,19 +14,13 @@
  * Rank 0 writes the allreduce algorithm Tern chose, read through the MPI
  * tools interface (the tern_coll_allreduce_<algorithm> counters), to
  * $TERN_PROFILE/chosen.txt for the checker. */
+#include "../mpi/mtest.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #c);                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
 
 #define MAX_ALGOS 16
 static const char prefix[] = "tern_coll_allreduce_";
@@ -42,28 +36,28 @@ typedef struct {
 static void algos_start(algos_t *a)
 {
     int provided, num;
-    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
-    CHECK(MPI_T_pvar_session_create(&a->session) == MPI_SUCCESS);
-    CHECK(MPI_T_pvar_get_num(&num) == MPI_SUCCESS);
+    REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "");
+    REQUIRE(MPI_T_pvar_session_create(&a->session) == MPI_SUCCESS, "");
+    REQUIRE(MPI_T_pvar_get_num(&num) == MPI_SUCCESS, "");
     a->n = 0;
     for (int i = 0; i < num && a->n < MAX_ALGOS; i++) {
         char name[128], desc[8];
         int name_len = sizeof name, desc_len = sizeof desc, verb, cls, bind, ro, cont, atomic;
         MPI_Datatype dt;
         MPI_T_enum et;
-        CHECK(MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len,
-                                  &bind, &ro, &cont, &atomic) == MPI_SUCCESS);
+        REQUIRE(MPI_T_pvar_get_info(i, name, &name_len, &verb, &cls, &dt, &et, desc, &desc_len,
+                                  &bind, &ro, &cont, &atomic) == MPI_SUCCESS, "");
         if (strncmp(name, prefix, sizeof prefix - 1) != 0)
             continue;
         int count;
         snprintf(a->names[a->n], sizeof a->names[a->n], "%.*s", (int)sizeof a->names[a->n] - 1,
                  name + sizeof prefix - 1);
-        CHECK(MPI_T_pvar_handle_alloc(a->session, i, NULL, &a->handles[a->n], &count) ==
-              MPI_SUCCESS);
-        CHECK(MPI_T_pvar_start(a->session, a->handles[a->n]) == MPI_SUCCESS);
+        REQUIRE(MPI_T_pvar_handle_alloc(a->session, i, NULL, &a->handles[a->n], &count) ==
+              MPI_SUCCESS, "");
+        REQUIRE(MPI_T_pvar_start(a->session, a->handles[a->n]) == MPI_SUCCESS, "");
         a->n++;
     }
-    CHECK(a->n > 0);
+    REQUIRE(a->n > 0, "");
 }
 
 /* The one algorithm counted once since algos_start. */
@@ -72,13 +66,13 @@ static const char *algos_chosen(algos_t *a)
     const char *chosen = NULL;
     for (int i = 0; i < a->n; i++) {
         unsigned long long v;
-        CHECK(MPI_T_pvar_read(a->session, a->handles[i], &v) == MPI_SUCCESS);
+        REQUIRE(MPI_T_pvar_read(a->session, a->handles[i], &v) == MPI_SUCCESS, "");
         if (v) {
-            CHECK(v == 1 && !chosen);
+            REQUIRE(v == 1 && !chosen, "");
             chosen = a->names[i];
         }
     }
-    CHECK(chosen);
+    REQUIRE(chosen, "");
     return chosen;
 }
 
@@ -88,7 +82,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    CHECK(size == 4);
+    REQUIRE(size == 4, "");
 
     /* The ring. */
     int ring_out[1000], ring_in[1000];
@@ -96,12 +90,12 @@ int main(int argc, char **argv)
         ring_out[i] = rank * 1000 + i;
     MPI_Sendrecv(ring_out, 1000, MPI_INT, (rank + 1) % 4, 1, ring_in, 1000, MPI_INT,
                  (rank + 3) % 4, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    CHECK(ring_in[999] == ((rank + 3) % 4) * 1000 + 999);
+    REQUIRE(ring_in[999] == ((rank + 3) % 4) * 1000 + 999, "");
 
     /* 0 -> 2: a nonblocking eager send and a synchronous large one. */
     char *big = calloc(200000, 1);
     char small[100] = {0};
-    CHECK(big);
+    REQUIRE(big, "");
     if (rank == 0) {
         MPI_Request r;
         big[199999] = 7;
@@ -111,7 +105,7 @@ int main(int argc, char **argv)
     } else if (rank == 2) {
         MPI_Recv(small, 100, MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Recv(big, 200000, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        CHECK(big[199999] == 7);
+        REQUIRE(big[199999] == 7, "");
     }
 
     /* 3 -> 1: persistent, 3 starts. */
@@ -156,7 +150,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 10; i++)
         in[i] = rank + i;
     MPI_Allreduce(in, out, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(out[9] == 6 + 4 * 9);
+    REQUIRE(out[9] == 6 + 4 * 9, "");
     const char *chosen = algos_chosen(&algos);
 
     /* Paused: none of this is counted. */
@@ -167,22 +161,22 @@ int main(int argc, char **argv)
         MPI_Recv(big, 999, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int v = rank == 0 ? 42 : 0;
     MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECK(v == 42);
+    REQUIRE(v == 42, "");
     int a2a_out[4] = {rank, rank, rank, rank}, a2a_in[4];
     MPI_Alltoall(a2a_out, 1, MPI_INT, a2a_in, 1, MPI_INT, MPI_COMM_WORLD);
-    CHECK(a2a_in[3] == 3);
+    REQUIRE(a2a_in[3] == 3, "");
     MPI_Pcontrol(1);
 
     if (rank == 0) {
         const char *dir = getenv("TERN_PROFILE");
-        CHECK(dir && dir[0]);
+        REQUIRE(dir && dir[0], "");
         char path[4096];
         snprintf(path, sizeof path, "%s/chosen.txt", dir ? dir : ".");
         mkdir(dir, 0777); /* MPI_Finalize makes it too */
         FILE *f = fopen(path, "w");
-        CHECK(f);
+        REQUIRE(f, "");
         fprintf(f, "%s\n", chosen);
-        CHECK(fclose(f) == 0);
+        REQUIRE(fclose(f) == 0, "");
     }
     free(big);
     MPI_Finalize();
