@@ -7,13 +7,16 @@
  * (iwrite_all then wait), a computation alone (a fixed number of
  * floating-point iterations, calibrated to take as long as the write, at
  * least 0.3 s), and the two overlapped: iwrite_all, the same computation
- * with no MPI call, wait. Overlapped must be under 0.8 x (write +
- * compute), their sum; perfect overlap is max(write, compute), about 0.5 x.
- * The program's computing thread and the I/O worker need a core each: the
- * bound holds when the node has at least two cores per rank; with fewer
- * (2 ranks on 2 cores: the writes, which are the kernel copying into the
- * page cache, compete with the computation) the overlapped time must only
- * be no worse than the sum. Best of four attempts (the machine is shared).
+ * with no MPI call, wait. Perfect overlap takes the longer of the two;
+ * none takes their sum. Overlapped must hide at least half of the shorter
+ * one (at most longer + shorter / 2), judged against the shorter one and
+ * not against the sum, since a write into the page cache can take a tenth
+ * of the computation. The program's computing thread and the I/O worker
+ * need a core each: the bound holds when the node has at least two cores
+ * per rank; with fewer (2 ranks on 2 cores: the writes, which are the
+ * kernel copying into the page cache, compete with the computation) the
+ * overlapped time must only be no worse than 1.1 x the sum. 50 ms of
+ * slack for the machine's noise; best of four attempts (it is shared).
  * The file is read back and checked. */
 #include "../mpi/mtest.h"
 
@@ -70,14 +73,14 @@ int main(int argc, char **argv)
         buf[i] = (unsigned char)(i * 13 + rank);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int roomy = cores >= 2L * size;
-    double bound = roomy ? 0.8 : 1.1;
+    /* How far over its limit the best attempt was (negative: under). */
+    double best = 1e9, bw = 0, bc = 0, bo = 0, blimit = 0;
 
     mtest_begin("iwrite_all overlapped with computation takes the longer, not the sum");
     /* Iterations per second of compute(), alone. */
     double t0 = mtest_now();
     compute(20000000);
     double rate = 20000000 / (mtest_now() - t0);
-    double best = 1e9, bw = 0, bc = 0, bo = 0;
     MPI_Request req;
     MPI_Status st;
     for (int attempt = 0; attempt < 4; attempt++) {
@@ -121,17 +124,21 @@ int main(int argc, char **argv)
             printf("# attempt %d: %d ranks, %ld MB each: write %.3f s, compute %.3f s, "
                    "overlapped %.3f s = %.2f x the sum (perfect: %.2f)\n", attempt, size, n / MB, tw, tc,
                    to, to / (tw + tc), (tw > tc ? tw : tc) / (tw + tc));
-        if (to / (tw + tc) < best) {
-            best = to / (tw + tc);
+        double longer = tw > tc ? tw : tc, shorter = tw + tc - longer;
+        double limit = (roomy ? longer + 0.5 * shorter : 1.1 * (tw + tc)) + 0.05;
+        if (to - limit < best) {
+            best = to - limit;
             bw = tw;
             bc = tc;
             bo = to;
+            blimit = limit;
         }
-        if (best < bound)
+        if (best < 0)
             break;
     }
-    CHECK(best < bound, "overlapped %.3f s is %.2f x write %.3f s + compute %.3f s (want < %.1f with "
-          "%ld cores for %d ranks)", bo, best, bw, bc, bound, cores, size);
+    CHECK(best < 0, "overlapped %.3f s, over the limit %.3f s for write %.3f s and compute %.3f s "
+          "(%s, with %ld cores for %d ranks)", bo, blimit, bw, bc,
+          roomy ? "the longer + half the shorter" : "1.1 x their sum", cores, size);
     mtest_end();
     free(buf);
     free(in);
