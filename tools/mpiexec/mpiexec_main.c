@@ -88,12 +88,15 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : rc == -2 ? 1 : 2;
     ensure_std_fds();
     mpiexec_output_open();
-    char *profile = opts.proxy ? NULL : opts.profile;
+    /* --profile's directory is drawn after the job: taken out of the
+     * options, which run() frees. */
+    char *profile = opts.profile;
+    opts.profile = NULL;
     rc = run(&opts);
     mpiexec_output_close();
-    if (profile)
+    if (profile && !opts.proxy)
         draw_profile(profile);
-    free(opts.profile);
+    free(profile);
     return rc;
 }
 

@@ -507,8 +507,10 @@ void mpiexec_opts_free(mpiexec_opts_t *o)
     for (int i = 0; i < o->n_env; i++)
         free(o->env[i]);
     free(o->env);
+    free(o->profile);
     o->hosts = NULL;
     o->host_slots = NULL;
     o->env = NULL;
+    o->profile = NULL;
     o->n_hosts = o->n_env = 0;
 }
