@@ -68,12 +68,12 @@ static void free_coll_shm(tern_comm_t *c)
     c->coll_shm_free = NULL;
 }
 
-static void free_topo(tern_comm_t *c)
+void tern_comm_set_topo(tern_comm_t *c, struct tern_topo *t, const tern_comm_topo_ops_t *ops)
 {
     if (c->topo)
         c->topo_ops->free(c->topo);
-    c->topo = NULL;
-    c->topo_ops = NULL;
+    c->topo = t;
+    c->topo_ops = ops;
 }
 
 static void free_object(tern_comm_t *c)
@@ -86,7 +86,7 @@ static void free_object(tern_comm_t *c)
     tern_bsend_ctx_forget(c->context_id); /* its attached buffer, if any */
     if (c->info != MPI_INFO_NULL)
         tern_info_free(c->info);
-    free_topo(c);
+    tern_comm_set_topo(c, NULL, NULL);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     free(c);
@@ -170,7 +170,7 @@ static void free_unfreed(void *obj)
         c->attrs = a->next;
         free(a);
     }
-    free_topo(c);
+    tern_comm_set_topo(c, NULL, NULL);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     free(c);

@@ -114,6 +114,10 @@ void tern_comm_destroy(tern_comm_t *c);
 /* The object (and its context ids) stays until the last release. No-ops
  * in effect for MPI_COMM_WORLD and MPI_COMM_SELF. */
 void tern_comm_retain(tern_comm_t *c);
+/* Gives c the topology t with its copy and free (NULL, NULL: none),
+ * freeing the one it had: the topology room's tern_topo_attach, and the
+ * communicator's end. */
+void tern_comm_set_topo(tern_comm_t *c, struct tern_topo *t, const tern_comm_topo_ops_t *ops);
 void tern_comm_release(tern_comm_t *c);
 
 /* Whether a live communicator (one with a handle) has errhandler eh, so

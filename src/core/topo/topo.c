@@ -63,10 +63,7 @@ static const tern_comm_topo_ops_t topo_ops = {.copy = tern_topo_copy, .free = te
 
 void tern_topo_attach(tern_comm_t *c, tern_topo_t *t)
 {
-    if (c->topo)
-        c->topo_ops->free(c->topo);
-    c->topo = t;
-    c->topo_ops = &topo_ops;
+    tern_comm_set_topo(c, t, &topo_ops);
 }
 
 tern_status_t tern_topo_test(const tern_comm_t *c, int *status)
