@@ -29,18 +29,22 @@ command -v ninja >/dev/null && gen=(-G Ninja)
 read -r -a ctest_args <<<"${CTEST_ARGS:-}"
 
 status=0
+t0=$(date +%s)
+# Each phase's line carries the seconds since the start, so a CI log shows
+# where its minutes go.
+say() { echo "=== [$(( $(date +%s) - t0 )) s] $*"; }
 run() { # <build dir> <build type> <extra ctest args> <cmake options...>
     local dir=$1 type=$2
     local -a extra
     read -r -a extra <<<"$3"
     shift 3
-    echo "=== configure and build $dir ($type $*)"
+    say "configure and build $dir ($type $*)"
     cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@"
     cmake --build "$dir" -j "$build_jobs"
-    echo "=== test $dir"
+    say "test $dir"
     local rc=0
     (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$jobs" "${extra[@]}" "${ctest_args[@]}") || rc=$?
-    echo "=== $dir: ctest exit status $rc"
+    say "$dir: ctest exit status $rc"
     [ $rc -eq 0 ] || status=$rc
 }
 
@@ -59,7 +63,7 @@ fi
 if [ "${TERN_SKIP_TSAN:-0}" != 1 ]; then
     # Only the targets these tests need: the whole tree under TSan would
     # cost CI minutes for tests that run one thread.
-    echo "=== configure and build build-tsan (ThreadSanitizer)"
+    say "configure and build build-tsan (ThreadSanitizer)"
     tsan_targets=(mpiexec threads_mt threads_mt4 spawn_mt p2p_nonblocking p2p_probe coll_check mpit_vars)
     tsan_tests='^(threads_mt.*|spawn_mt_np1|spawn_mt_np2|p2p_nonblocking_np2|p2p_probe_np2|coll_check_np2|coll_check_np3|mpit_vars_threads_np2)$'
     rc=0
@@ -75,18 +79,18 @@ if [ "${TERN_SKIP_TSAN:-0}" != 1 ]; then
             TERN_ASYNC_PROGRESS=on \
             ctest --output-on-failure --no-tests=error -j "$jobs" -R "$tsan_tests") || rc=$?
     fi
-    echo "=== build-tsan: exit status $rc"
+    say "build-tsan: exit status $rc"
     [ $rc -eq 0 ] || status=$rc
 fi
 if [ "${TERN_SKIP_FUZZ:-0}" != 1 ]; then
     # Its own sanitizer settings (leaks are failures there).
     rc=0
     env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS scripts/run-fuzz.sh || rc=$?
-    echo "=== fuzzing: exit status $rc"
+    say "fuzzing: exit status $rc"
     [ $rc -eq 0 ] || status=$rc
 fi
 if [ "${TERN_SKIP_CONFORMANCE:-0}" != 1 ]; then
-    echo "=== conformance CI subset (scripts/run-conformance.sh --ci)"
+    say "conformance CI subset (scripts/run-conformance.sh --ci)"
     cmake --install build --prefix "$PWD/build-conformance/tern-ci" >/dev/null
     rc=0
     # With Debian's MPICH there, the MPICH ABI face too (--faces: the CI
@@ -94,7 +98,7 @@ if [ "${TERN_SKIP_CONFORMANCE:-0}" != 1 ]; then
     faces=()
     command -v mpicc.mpich >/dev/null && faces=(--faces)
     scripts/run-conformance.sh --ci "${faces[@]}" --jobs "$jobs" --prefix build-conformance/tern-ci || rc=$?
-    echo "=== conformance: exit status $rc"
+    say "conformance: exit status $rc"
     [ $rc -eq 0 ] || status=$rc
 fi
 exit $status

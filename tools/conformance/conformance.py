@@ -19,6 +19,7 @@ import io_clients  # noqa: E402
 import mpi4py_suite  # noqa: E402
 import mpich_suite  # noqa: E402
 import report  # noqa: E402
+import runner  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ALL_DIRS = ["attr", "basic", "coll", "comm", "datatype", "errhan", "group", "info", "init",
@@ -98,8 +99,7 @@ CONFIGURE_EXTRA = {"openmpi": ["CPPFLAGS=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0",
                                "FCFLAGS=-fallow-argument-mismatch"]}
 
 
-def log(msg):
-    print(f"conformance: {msg}", flush=True)
+log = runner.log
 
 
 def parse_args(argv):

@@ -79,8 +79,7 @@ SEPARATOR = "=== conformance: record.sh call "
 RECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "record.sh")
 
 
-def log(msg):
-    print(f"conformance: {msg}", flush=True)
+log = runner.log
 
 
 def _apt_source(dl, pkg):

@@ -30,8 +30,7 @@ CI_MODULES = [
 ]
 
 
-def log(msg):
-    print(f"conformance: {msg}", flush=True)
+log = runner.log
 
 
 def venv(cache, impl):

@@ -69,8 +69,7 @@ TERN_EQUIVALENTS = {
 # Mitigation; its mpiexecarg -disable-auto-cleanup is mpiexec --ft).
 MPIX_DIRS = {"ft"}
 
-def log(msg):
-    print(f"conformance: {msg}", flush=True)
+log = runner.log
 
 
 def fetch(cache):

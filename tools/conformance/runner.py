@@ -14,6 +14,13 @@ import time
 import uuid
 
 MARKER = "TERN_CONFORMANCE_RUN"
+_STARTED = time.monotonic()
+
+
+def log(msg):
+    """One progress line, with the seconds since the harness started (so a
+    CI log shows where its minutes go)."""
+    print(f"conformance: [{time.monotonic() - _STARTED:6.0f} s] {msg}", flush=True)
 
 
 class Result:
