@@ -175,7 +175,11 @@ def parse_args(argv):
                                     "build-conformance/ci-report.md with --ci)")
     p.add_argument("--cache", default=os.path.join(ROOT, "build-conformance"),
                    help="downloads, builds and results (default build-conformance/)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    # Builds and tests run in other directories: a relative cache would
+    # point somewhere else there.
+    args.cache = os.path.abspath(args.cache)
+    return args
 
 
 def build_tern(cache, jobs):
