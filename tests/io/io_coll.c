@@ -3,7 +3,8 @@
  * automatic; one and several aggregators; buffers small enough for many
  * rounds), ranks with nothing to write taking part, a 3-D array written
  * through subarray views and checked element by element, and a darray
- * read back. */
+ * read back; automatic buffering left to pieces that are small (seen in
+ * the tern_io_written_bytes counter). */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -238,6 +239,82 @@ static void empty_filetype(void)
     mtest_end();
 }
 
+/* romio_cb_write=automatic with interleaved views: pieces of 128 KB are
+ * each rank's own to write (no aggregator; the tern_io_written_bytes
+ * counter grows by exactly its bytes on every rank), pieces of 1 KB go
+ * through the aggregator (one node: rank 0 only, so rank 1 writes
+ * nothing). The file's bytes are checked either way. */
+static unsigned long long written_bytes(MPI_T_pvar_session sess, MPI_T_pvar_handle h)
+{
+    unsigned long long v = 0;
+    CHECK_RC(MPI_T_pvar_read(sess, h, &v));
+    return v;
+}
+
+static void automatic_pieces(int piece)
+{
+    char name[64];
+    snprintf(name, sizeof name, "automatic pieces of %d bytes", piece);
+    mtest_begin(name);
+    int provided, idx = -1, count = 0;
+    MPI_T_pvar_session sess;
+    MPI_T_pvar_handle h;
+    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_RC(MPI_T_pvar_session_create(&sess));
+    CHECK_RC(MPI_T_pvar_get_index("tern_io_written_bytes", MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count));
+    MPI_T_pvar_start(sess, h); /* continuous counters refuse: fine */
+    MPI_Info info = hints("automatic", "16777216", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    MPI_Datatype ft;
+    MPI_Type_vector(1, piece, piece * size, MPI_BYTE, &ft);
+    MPI_Datatype rs;
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)piece * size, &rs);
+    MPI_Type_commit(&rs);
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * piece, MPI_BYTE, rs, "native", info));
+    int reps = 8, n = piece * reps;
+    unsigned char *buf = malloc(n);
+    for (int i = 0; i < n; i++)
+        buf[i] = (unsigned char)(rank * 31 + i * 7);
+    unsigned long long before = written_bytes(sess, h);
+    CHECK_RC(MPI_File_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE));
+    unsigned long long wrote = written_bytes(sess, h) - before;
+    if (size > 1 && piece >= 65536)
+        CHECK(wrote == (unsigned long long)n, "large pieces: rank wrote %llu bytes, not its own "
+              "%d", wrote, n);
+    if (size > 1 && piece < 65536 && rank == 1)
+        CHECK(wrote == 0, "small pieces: rank 1 wrote %llu bytes, not none (rank 0 "
+              "aggregates)", wrote);
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        long total = (long)n * size;
+        unsigned char *all = malloc(total);
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        CHECK_RC(MPI_File_read_at(fh, 0, all, (int)total, MPI_BYTE, MPI_STATUS_IGNORE));
+        long bad = -1;
+        for (long i = 0; i < total && bad < 0; i++) {
+            int r = (int)((i / piece) % size);
+            long j = (i / ((long)piece * size)) * piece + i % piece;
+            if (all[i] != (unsigned char)(r * 31 + j * 7))
+                bad = i;
+        }
+        CHECK(bad < 0, "file byte %ld is %d", bad, bad >= 0 ? all[bad] : 0);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&rs);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    MPI_T_pvar_handle_free(sess, &h);
+    MPI_T_pvar_session_free(&sess);
+    MPI_T_finalize();
+    free(buf);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -260,6 +337,8 @@ int main(int argc, char **argv)
     subarray3d("enable");
     subarray3d("automatic");
     subarray3d("disable");
+    automatic_pieces(1024);
+    automatic_pieces(128 << 10);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
