@@ -3,7 +3,8 @@
  * automatic; one and several aggregators; buffers small enough for many
  * rounds), ranks with nothing to write taking part, a 3-D array written
  * through subarray views and checked element by element, and a darray
- * read back; automatic buffering left to pieces that are small (seen in
+ * read back; views of vector, indexed and darray filetypes checked in the
+ * file's bytes; automatic buffering left to pieces that are small (seen in
  * the tern_io_written_bytes counter). */
 #include "../mpi/mtest.h"
 
@@ -239,6 +240,129 @@ static void empty_filetype(void)
     mtest_end();
 }
 
+/* Views of vector, indexed and darray filetypes (with holes: each rank's
+ * pieces between the others'), written independently and collectively
+ * (buffered, automatic) and checked in the file's bytes. Where rank r's
+ * stream int i lands is found apart from the view code: packing an array
+ * of global indices through the filetype lists them in stream order. */
+#define VB 5   /* vector: blocks of VB ints */
+#define VNB 300
+static MPI_Datatype holes_type(int kind, int *nints, int *global)
+{
+    MPI_Datatype t, tmp;
+    switch (kind) {
+    case 0: { /* every size-th block of VB ints, from block rank */
+        MPI_Datatype vec;
+        MPI_Type_vector(VNB, VB, size * VB, MPI_INT, &vec);
+        int one = 1;
+        MPI_Aint at = (MPI_Aint)rank * VB * 4;
+        MPI_Type_create_hindexed(1, &one, &at, vec, &tmp);
+        MPI_Type_free(&vec);
+        *global = VNB * VB * size;
+        break;
+    }
+    case 1: { /* chunks of 1, 2, 3, 1, 2, 3... ints dealt round-robin */
+        int nb = 0, blens[600], displs[600], at = 0;
+        for (int c = 0; c < 600 * size; c++) {
+            int len = c % 3 + 1;
+            if (c % size == rank && nb < 600) {
+                blens[nb] = len;
+                displs[nb++] = at;
+            }
+            at += len;
+        }
+        MPI_Type_indexed(nb, blens, displs, MPI_INT, &tmp);
+        *global = at;
+        break;
+    }
+    default: { /* darray: rows in blocks, columns cyclic by 3 */
+        int ps[2] = {0, 0};
+        MPI_Dims_create(size, 2, ps);
+        int g[2] = {30, 44}, dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+            darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, 3};
+        MPI_Type_create_darray(size, rank, 2, g, dist, darg, ps, MPI_ORDER_C, MPI_INT, &tmp);
+        *global = g[0] * g[1];
+        break;
+    }
+    }
+    /* Every rank's filetype spans the whole array: the holes are the others'. */
+    MPI_Type_create_resized(tmp, 0, (MPI_Aint)*global * 4, &t);
+    MPI_Type_free(&tmp);
+    MPI_Type_commit(&t);
+    int sz;
+    MPI_Type_size(t, &sz);
+    *nints = sz / 4;
+    return t;
+}
+
+static void holes_view(int kind, const char *how)
+{
+    static const char *const kinds[] = {"vector", "indexed", "darray"};
+    char name[96];
+    snprintf(name, sizeof name, "%s view written %s", kinds[kind], how);
+    mtest_begin(name);
+    int n = 0, global = 0, coll = strcmp(how, "independently") != 0;
+    MPI_Datatype ft = holes_type(kind, &n, &global);
+    /* Stream int i of this rank is global int where[i]. */
+    int *index = malloc((size_t)global * sizeof *index), *where = malloc((size_t)(n ? n : 1) * 4);
+    for (int g = 0; g < global; g++)
+        index[g] = g;
+    int packed = 0;
+    MPI_Pack(index, 1, ft, where, n * 4, &packed, MPI_COMM_SELF);
+    int *buf = malloc((size_t)(n ? n : 1) * sizeof *buf), *in = malloc((size_t)(n ? n : 1) * 4);
+    for (int i = 0; i < n; i++)
+        buf[i] = where[i] * 7 + 3;
+    MPI_Info info = hints(coll ? how : "automatic", "4096", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", info));
+    if (coll)
+        CHECK_RC(MPI_File_write_all(fh, buf, n, MPI_INT, MPI_STATUS_IGNORE));
+    else
+        CHECK_RC(MPI_File_write_at(fh, 0, buf, n, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_File_sync(fh));
+    memset(in, 0xff, (size_t)(n ? n : 1) * 4);
+    if (coll)
+        CHECK_RC(MPI_File_read_at_all(fh, 0, in, n, MPI_INT, MPI_STATUS_IGNORE));
+    else
+        CHECK_RC(MPI_File_read_at(fh, 0, in, n, MPI_INT, MPI_STATUS_IGNORE));
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; i++)
+        if (in[i] != buf[i])
+            bad = i;
+    CHECK(bad < 0, "stream int %d read back as %d, not %d", bad, bad >= 0 ? in[bad] : 0,
+          bad >= 0 ? buf[bad] : 0);
+    CHECK_RC(MPI_File_close(&fh));
+    /* The file as bytes: the ranks' pieces tile the array, each int in
+     * its place. */
+    if (rank == 0) {
+        int *all = calloc((size_t)global, sizeof *all);
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        MPI_Offset fsize;
+        MPI_File_get_size(fh, &fsize);
+        CHECK_INT((long)fsize, (long)global * 4, "file size");
+        CHECK_RC(MPI_File_read_at(fh, 0, all, global, MPI_INT, MPI_STATUS_IGNORE));
+        bad = -1;
+        for (int g = 0; g < global && bad < 0; g++)
+            if (all[g] != g * 7 + 3)
+                bad = g;
+        CHECK(bad < 0, "file int %d is %d, not %d", bad, bad >= 0 ? all[bad] : 0, bad * 7 + 3);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    free(index);
+    free(where);
+    free(buf);
+    free(in);
+    mtest_end();
+}
+
 /* romio_cb_write=automatic with interleaved views: pieces of 128 KB are
  * each rank's own to write (no aggregator; the tern_io_written_bytes
  * counter grows by exactly its bytes on every rank), pieces of 1 KB go
@@ -337,6 +461,11 @@ int main(int argc, char **argv)
     subarray3d("enable");
     subarray3d("automatic");
     subarray3d("disable");
+    for (int kind = 0; kind < 3; kind++) {
+        holes_view(kind, "independently");
+        holes_view(kind, "enable");
+        holes_view(kind, "automatic");
+    }
     automatic_pieces(1024);
     automatic_pieces(128 << 10);
     MPI_Barrier(MPI_COMM_WORLD);
