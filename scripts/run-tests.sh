@@ -5,7 +5,8 @@
 # sees more, so -Werror catches more), then a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer in build-asan/ (these two without bigmem), then ThreadSanitizer on
 # the tests that run threads (build-tsan/: tests/threads, and a few
-# point-to-point and collective tests with the progress thread on), then the libFuzzer targets for
+# point-to-point and collective tests with the progress thread on, and the
+# I/O tests of the I/O worker and the collective buffering pipeline), then the libFuzzer targets for
 # 30 s each (scripts/run-fuzz.sh, build-fuzz/), then the conformance CI subset
 # (scripts/run-conformance.sh --ci against the normal build, installed into
 # build-conformance/tern-ci; docs/conformance.md).
@@ -64,8 +65,11 @@ if [ "${TERN_SKIP_TSAN:-0}" != 1 ]; then
     # Only the targets these tests need: the whole tree under TSan would
     # cost CI minutes for tests that run one thread.
     say "configure and build build-tsan (ThreadSanitizer)"
-    tsan_targets=(mpiexec threads_mt threads_mt4 spawn_mt p2p_nonblocking p2p_probe coll_check mpit_vars)
-    tsan_tests='^(threads_mt.*|spawn_mt_np1|spawn_mt_np2|p2p_nonblocking_np2|p2p_probe_np2|coll_check_np2|coll_check_np3|mpit_vars_threads_np2)$'
+    # io_*: the I/O worker (nonblocking and split collective accesses) and
+    # the collective buffering pipeline's thread.
+    tsan_targets=(mpiexec threads_mt threads_mt4 spawn_mt p2p_nonblocking p2p_probe coll_check mpit_vars
+                  io_async io_basic io_coll)
+    tsan_tests='^(threads_mt.*|spawn_mt_np1|spawn_mt_np2|p2p_nonblocking_np2|p2p_probe_np2|coll_check_np2|coll_check_np3|mpit_vars_threads_np2|io_async_np2|io_basic_np2|io_coll_np2)$'
     rc=0
     cmake -S . -B build-tsan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_TSAN=ON &&
         cmake --build build-tsan -j "$build_jobs" --target "${tsan_targets[@]}" || rc=$?

@@ -60,6 +60,21 @@ static void release_lock(int fd)
     fcntl(fd, F_OFD_SETLK, &fl);
 }
 
+/* The checks that look at a read's buffer while the I/O worker fills it
+ * race with the worker by design (they prove it runs in the background);
+ * ThreadSanitizer, which runs this test for the worker's own
+ * synchronisation, leaves them out. */
+#if defined(__SANITIZE_THREAD__)
+#define PEEK 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PEEK 0
+#endif
+#endif
+#ifndef PEEK
+#define PEEK 1
+#endif
+
 static volatile unsigned char *poll_buf;
 static long poll_len;
 static int buffer_filled(void *arg)
@@ -108,12 +123,14 @@ int main(int argc, char **argv)
     mtest_watchdog(30);
     CHECK_RC(MPI_File_iread_at(fh, 0, in, (int)n, MPI_BYTE, &req));
     mtest_watchdog(180);
-    CHECK(in[n - 1] == 0, "nothing read while the program holds the lock");
+    if (PEEK)
+        CHECK(in[n - 1] == 0, "nothing read while the program holds the lock");
     release_lock(lockfd);
     close(lockfd);
     poll_buf = in;
     poll_len = n;
-    CHECK(wait_without_mpi(buffer_filled, NULL), "the buffer filled without an MPI call");
+    if (PEEK)
+        CHECK(wait_without_mpi(buffer_filled, NULL), "the buffer filled without an MPI call");
     CHECK_RC(MPI_Wait(&req, &st));
     CHECK(!memcmp(in, buf, n), "iread_at read what was written");
     CHECK_RC(MPI_File_set_atomicity(fh, 0));

@@ -3,7 +3,9 @@
  * automatic; one and several aggregators; buffers small enough for many
  * rounds), ranks with nothing to write taking part, a 3-D array written
  * through subarray views and checked element by element, and a darray
- * read back. */
+ * read back; views of vector, indexed and darray filetypes checked in the
+ * file's bytes; automatic buffering left to pieces that are small (seen in
+ * the tern_io_written_bytes counter). */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -238,6 +240,205 @@ static void empty_filetype(void)
     mtest_end();
 }
 
+/* Views of vector, indexed and darray filetypes (with holes: each rank's
+ * pieces between the others'), written independently and collectively
+ * (buffered, automatic) and checked in the file's bytes. Where rank r's
+ * stream int i lands is found apart from the view code: packing an array
+ * of global indices through the filetype lists them in stream order. */
+#define VB 5   /* vector: blocks of VB ints */
+#define VNB 300
+static MPI_Datatype holes_type(int kind, int *nints, int *global)
+{
+    MPI_Datatype t, tmp;
+    switch (kind) {
+    case 0: { /* every size-th block of VB ints, from block rank */
+        MPI_Datatype vec;
+        MPI_Type_vector(VNB, VB, size * VB, MPI_INT, &vec);
+        int one = 1;
+        MPI_Aint at = (MPI_Aint)rank * VB * 4;
+        MPI_Type_create_hindexed(1, &one, &at, vec, &tmp);
+        MPI_Type_free(&vec);
+        *global = VNB * VB * size;
+        break;
+    }
+    case 1: { /* chunks of 1, 2, 3, 1, 2, 3... ints dealt round-robin */
+        int nb = 0, blens[600], displs[600], at = 0;
+        for (int c = 0; c < 600 * size; c++) {
+            int len = c % 3 + 1;
+            if (c % size == rank && nb < 600) {
+                blens[nb] = len;
+                displs[nb++] = at;
+            }
+            at += len;
+        }
+        MPI_Type_indexed(nb, blens, displs, MPI_INT, &tmp);
+        *global = at;
+        break;
+    }
+    default: { /* darray: rows in blocks, columns cyclic by 3 */
+        int ps[2] = {0, 0};
+        MPI_Dims_create(size, 2, ps);
+        int g[2] = {30, 44}, dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+            darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, 3};
+        MPI_Type_create_darray(size, rank, 2, g, dist, darg, ps, MPI_ORDER_C, MPI_INT, &tmp);
+        *global = g[0] * g[1];
+        break;
+    }
+    }
+    /* Every rank's filetype spans the whole array: the holes are the others'. */
+    MPI_Type_create_resized(tmp, 0, (MPI_Aint)*global * 4, &t);
+    MPI_Type_free(&tmp);
+    MPI_Type_commit(&t);
+    int sz;
+    MPI_Type_size(t, &sz);
+    *nints = sz / 4;
+    return t;
+}
+
+static void holes_view(int kind, const char *how)
+{
+    static const char *const kinds[] = {"vector", "indexed", "darray"};
+    char name[96];
+    snprintf(name, sizeof name, "%s view written %s", kinds[kind], how);
+    mtest_begin(name);
+    int n = 0, global = 0, coll = strcmp(how, "independently") != 0;
+    MPI_Datatype ft = holes_type(kind, &n, &global);
+    /* Stream int i of this rank is global int where[i]. */
+    int *index = malloc((size_t)global * sizeof *index), *where = malloc((size_t)(n ? n : 1) * 4);
+    for (int g = 0; g < global; g++)
+        index[g] = g;
+    int packed = 0;
+    MPI_Pack(index, 1, ft, where, n * 4, &packed, MPI_COMM_SELF);
+    int *buf = malloc((size_t)(n ? n : 1) * sizeof *buf), *in = malloc((size_t)(n ? n : 1) * 4);
+    for (int i = 0; i < n; i++)
+        buf[i] = where[i] * 7 + 3;
+    MPI_Info info = hints(coll ? how : "automatic", "4096", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", info));
+    if (coll)
+        CHECK_RC(MPI_File_write_all(fh, buf, n, MPI_INT, MPI_STATUS_IGNORE));
+    else
+        CHECK_RC(MPI_File_write_at(fh, 0, buf, n, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_File_sync(fh));
+    memset(in, 0xff, (size_t)(n ? n : 1) * 4);
+    if (coll)
+        CHECK_RC(MPI_File_read_at_all(fh, 0, in, n, MPI_INT, MPI_STATUS_IGNORE));
+    else
+        CHECK_RC(MPI_File_read_at(fh, 0, in, n, MPI_INT, MPI_STATUS_IGNORE));
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; i++)
+        if (in[i] != buf[i])
+            bad = i;
+    CHECK(bad < 0, "stream int %d read back as %d, not %d", bad, bad >= 0 ? in[bad] : 0,
+          bad >= 0 ? buf[bad] : 0);
+    CHECK_RC(MPI_File_close(&fh));
+    /* The file as bytes: the ranks' pieces tile the array, each int in
+     * its place. */
+    if (rank == 0) {
+        int *all = calloc((size_t)global, sizeof *all);
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        MPI_Offset fsize;
+        MPI_File_get_size(fh, &fsize);
+        CHECK_INT((long)fsize, (long)global * 4, "file size");
+        CHECK_RC(MPI_File_read_at(fh, 0, all, global, MPI_INT, MPI_STATUS_IGNORE));
+        bad = -1;
+        for (int g = 0; g < global && bad < 0; g++)
+            if (all[g] != g * 7 + 3)
+                bad = g;
+        CHECK(bad < 0, "file int %d is %d, not %d", bad, bad >= 0 ? all[bad] : 0, bad * 7 + 3);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    free(index);
+    free(where);
+    free(buf);
+    free(in);
+    mtest_end();
+}
+
+/* romio_cb_write=automatic with interleaved views: pieces of 128 KB are
+ * each rank's own to write (no aggregator; the tern_io_written_bytes
+ * counter grows by exactly its bytes on every rank), pieces of 1 KB go
+ * through the aggregator (one node: rank 0 only, so rank 1 writes
+ * nothing). The file's bytes are checked either way. */
+static unsigned long long written_bytes(MPI_T_pvar_session sess, MPI_T_pvar_handle h)
+{
+    unsigned long long v = 0;
+    CHECK_RC(MPI_T_pvar_read(sess, h, &v));
+    return v;
+}
+
+static void automatic_pieces(int piece)
+{
+    char name[64];
+    snprintf(name, sizeof name, "automatic pieces of %d bytes", piece);
+    mtest_begin(name);
+    int provided, idx = -1, count = 0;
+    MPI_T_pvar_session sess;
+    MPI_T_pvar_handle h;
+    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_RC(MPI_T_pvar_session_create(&sess));
+    CHECK_RC(MPI_T_pvar_get_index("tern_io_written_bytes", MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count));
+    MPI_T_pvar_start(sess, h); /* continuous counters refuse: fine */
+    MPI_Info info = hints("automatic", "16777216", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    MPI_Datatype ft;
+    MPI_Type_vector(1, piece, piece * size, MPI_BYTE, &ft);
+    MPI_Datatype rs;
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)piece * size, &rs);
+    MPI_Type_commit(&rs);
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * piece, MPI_BYTE, rs, "native", info));
+    int reps = 8, n = piece * reps;
+    unsigned char *buf = malloc(n);
+    for (int i = 0; i < n; i++)
+        buf[i] = (unsigned char)(rank * 31 + i * 7);
+    unsigned long long before = written_bytes(sess, h);
+    CHECK_RC(MPI_File_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE));
+    unsigned long long wrote = written_bytes(sess, h) - before;
+    if (size > 1 && piece >= 65536)
+        CHECK(wrote == (unsigned long long)n, "large pieces: rank wrote %llu bytes, not its own "
+              "%d", wrote, n);
+    if (size > 1 && piece < 65536 && rank == 1)
+        CHECK(wrote == 0, "small pieces: rank 1 wrote %llu bytes, not none (rank 0 "
+              "aggregates)", wrote);
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        long total = (long)n * size;
+        unsigned char *all = malloc(total);
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        CHECK_RC(MPI_File_read_at(fh, 0, all, (int)total, MPI_BYTE, MPI_STATUS_IGNORE));
+        long bad = -1;
+        for (long i = 0; i < total && bad < 0; i++) {
+            int r = (int)((i / piece) % size);
+            long j = (i / ((long)piece * size)) * piece + i % piece;
+            if (all[i] != (unsigned char)(r * 31 + j * 7))
+                bad = i;
+        }
+        CHECK(bad < 0, "file byte %ld is %d", bad, bad >= 0 ? all[bad] : 0);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&rs);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    MPI_T_pvar_handle_free(sess, &h);
+    MPI_T_pvar_session_free(&sess);
+    MPI_T_finalize();
+    free(buf);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -260,6 +461,13 @@ int main(int argc, char **argv)
     subarray3d("enable");
     subarray3d("automatic");
     subarray3d("disable");
+    for (int kind = 0; kind < 3; kind++) {
+        holes_view(kind, "independently");
+        holes_view(kind, "enable");
+        holes_view(kind, "automatic");
+    }
+    automatic_pieces(1024);
+    automatic_pieces(128 << 10);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));

@@ -52,10 +52,12 @@ typedef struct tern_file {
      * is right across nodes and under concurrent use, and leaves no file. */
     struct tern_win *shared_win;
     /* A split collective under way (MPI_File_*_all_begin ... _end): its
-     * result, returned by the _end call. */
+     * result, returned by the _end call, or (split_req) the I/O worker's
+     * request that moves its data, waited for by the _end call. */
     int split_active;
     MPI_Status split_status;
     tern_status_t split_error;
+    tern_req_t *split_req;
 } tern_file_t;
 
 /* The file of a handle, NULL if not a live one (MPI_FILE_NULL included). */

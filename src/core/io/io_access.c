@@ -3,6 +3,7 @@
 #include "core/io/io_async.h"
 #include "core/io/io_coll.h"
 #include "core/coll/coll.h"
+#include "core/comm/sendrecv.h"
 #include "core/datatype/dtype_build.h"
 #include "core/io/io_datarep.h"
 #include "core/io/io_sieve.h"
@@ -305,8 +306,13 @@ tern_status_t tern_file_split_begin(tern_file_t *f, int flags, MPI_Offset offset
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': a split collective is already "
                                   "under way (call its _end first)", f->name);
     size_t bytes = 0;
+    tern_req_t *req = NULL;
+    /* Where every rank moves its own range, the I/O worker does it while
+     * the program computes, and _end waits for it; buffered, the data
+     * moves here. */
     f->split_error = access_now(f, flags | TERN_IO_COLLECTIVE, offset, buf, count, dt, &bytes,
-                                NULL);
+                                &req);
+    f->split_req = f->split_error == TERN_OK ? req : NULL;
     f->split_active = 1;
     set_status(&f->split_status, bytes);
     return TERN_OK;
@@ -319,6 +325,13 @@ tern_status_t tern_file_split_end(tern_file_t *f, const void *buf, MPI_Status *s
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': no split collective is under "
                                   "way (call its _begin first)", f->name);
     f->split_active = 0;
+    if (f->split_req) {
+        tern_req_t *req = f->split_req;
+        f->split_req = NULL;
+        tern_status_t st = tern_req_wait_result(req, status);
+        tern_req_release(req);
+        return st;
+    }
     if (f->split_error == TERN_OK && status != MPI_STATUS_IGNORE) {
         int error = status->MPI_ERROR;
         *status = f->split_status;

@@ -14,6 +14,13 @@
 
 #define OFFSET_MAX ((MPI_Offset)INT64_MAX)
 
+/* Automatic buffering leaves accesses whose pieces average this much or
+ * more to each rank: a system call costs about as much as copying 8 KB,
+ * and buffering copies every byte twice more (into the message, across
+ * to the aggregator), so pieces this large gain nothing from it
+ * (docs/design.md, "I/O"). */
+#define CB_DIRECT_PIECE ((MPI_Offset)64 << 10)
+
 /* One piece of a rank's access: file bytes [off, off + len) hold stream
  * bytes [spos, spos + len) of its buffer. A view's filetype ascends, so
  * the pieces ascend in both. */
@@ -205,49 +212,72 @@ static tern_status_t message_fill(const pieces_t *ps, window_t w, size_t first, 
     return TERN_OK;
 }
 
-/* The covered runs of an assembled window: each one write. */
+/* The runs an aggregator writes for a round: the pieces every rank sent,
+ * in file order, as vectors into the receive buffer (no copy); adjacent
+ * pieces make one run, one writev each. */
 typedef struct {
-    struct iovec *iov;
-    MPI_Offset *off;
+    struct iovec *iov; /* the pieces, in file order */
+    MPI_Offset *poff;  /* each piece's file offset */
     size_t n, cap;
 } runs_t;
 
-static tern_status_t add_run(runs_t *rs, char *base, MPI_Offset off, MPI_Offset len)
+static tern_status_t runs_room(runs_t *rs, size_t need)
 {
-    if (rs->n == rs->cap) {
-        size_t cap = rs->cap ? 2 * rs->cap : 16;
-        struct iovec *iov = realloc(rs->iov, cap * sizeof *iov);
-        if (iov)
-            rs->iov = iov;
-        MPI_Offset *o = iov ? realloc(rs->off, cap * sizeof *o) : NULL;
-        if (!o)
-            return tern_status_detail(TERN_ERR_NOMEM, "out of memory for %zu runs of a "
-                                      "collective buffer", cap);
-        rs->off = o;
-        rs->cap = cap;
-    }
-    rs->iov[rs->n] = (struct iovec){.iov_base = base, .iov_len = (size_t)len};
-    rs->off[rs->n++] = off;
+    if (need <= rs->cap)
+        return TERN_OK;
+    size_t cap = rs->cap ? rs->cap : 16;
+    while (cap < need)
+        cap *= 2;
+    struct iovec *iov = realloc(rs->iov, cap * sizeof *iov);
+    if (iov)
+        rs->iov = iov;
+    MPI_Offset *o = iov ? realloc(rs->poff, cap * sizeof *o) : NULL;
+    if (!o)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for %zu pieces of a "
+                                  "collective write", cap);
+    rs->poff = o;
+    rs->cap = cap;
     return TERN_OK;
 }
 
 static void runs_free(runs_t *rs)
 {
     free(rs->iov);
-    free(rs->off);
+    free(rs->poff);
 }
 
-/* The aggregator's half of a round of writes, first part: the pieces of
- * every rank (messages in rbuf) land in win, and rs gets the runs of
- * covered bytes (holes keep the file's bytes: nobody wrote them). */
-static tern_status_t aggregate_assemble(tern_file_t *f, round_t *r, char *win, window_t w,
-                                        unsigned char *covered, runs_t *rs)
+/* Orders pieces by file offset, then by the order they came in (rank,
+ * then the rank's own order): where two ranks wrote the same bytes, the
+ * higher rank's go last and stay. */
+typedef struct {
+    MPI_Offset off;
+    size_t seq;
+} order_t;
+
+static int order_cmp(const void *a, const void *b)
+{
+    const order_t *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The aggregator's half of a round of writes: the pieces of every rank
+ * (messages in r's receive buffer) in file order, as vectors into that
+ * buffer. Each rank's pieces ascend already; they are merged by a sort
+ * only when two ranks' pieces alternate. */
+static tern_status_t aggregate_runs(const tern_file_t *f, const round_t *r, runs_t *rs)
 {
     int n = f->comm->size;
-    MPI_Offset used_lo = w.hi, used_hi = w.lo;
-    size_t span = (size_t)(w.hi - w.lo);
-    memset(covered, 0, span);
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        if (r->rcount[i])
+            total += (size_t)((const MPI_Offset *)(r->rbuf + r->rdispl[i]))[0];
     rs->n = 0;
+    tern_status_t st = runs_room(rs, total ? total : 1);
+    if (st != TERN_OK)
+        return st;
+    int sorted = 1;
     for (int i = 0; i < n; i++) {
         if (r->rcount[i] == 0)
             continue;
@@ -256,40 +286,59 @@ static tern_status_t aggregate_assemble(tern_file_t *f, round_t *r, char *win, w
         char *data = (char *)(hdr + 1 + 2 * k);
         for (size_t j = 0; j < k; j++) {
             MPI_Offset off = hdr[1 + 2 * j], len = hdr[2 + 2 * j];
-            memcpy(win + (off - w.lo), data, (size_t)len);
-            memset(covered + (off - w.lo), 1, (size_t)len);
+            if (rs->n && off < rs->poff[rs->n - 1])
+                sorted = 0;
+            rs->iov[rs->n] = (struct iovec){.iov_base = data, .iov_len = (size_t)len};
+            rs->poff[rs->n++] = off;
             data += len;
-            if (off < used_lo)
-                used_lo = off;
-            if (off + len > used_hi)
-                used_hi = off + len;
         }
     }
-    MPI_Offset a = used_lo;
-    while (a < used_hi) {
-        while (a < used_hi && !covered[a - w.lo])
-            a++;
-        MPI_Offset b = a;
-        while (b < used_hi && covered[b - w.lo])
-            b++;
-        if (b > a) {
-            tern_status_t st = add_run(rs, win + (a - w.lo), a, b - a);
-            if (st != TERN_OK)
-                return st;
-        }
-        a = b;
+    if (sorted || rs->n < 2)
+        return TERN_OK;
+    order_t *ord = malloc(rs->n * sizeof *ord);
+    struct iovec *iov = malloc(rs->n * sizeof *iov);
+    MPI_Offset *poff = malloc(rs->n * sizeof *poff);
+    if (!ord || !iov || !poff) {
+        free(ord);
+        free(iov);
+        free(poff);
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for ordering %zu pieces of a "
+                                  "collective write", rs->n);
     }
+    for (size_t i = 0; i < rs->n; i++)
+        ord[i] = (order_t){rs->poff[i], i};
+    qsort(ord, rs->n, sizeof *ord, order_cmp);
+    for (size_t i = 0; i < rs->n; i++) {
+        iov[i] = rs->iov[ord[i].seq];
+        poff[i] = ord[i].off;
+    }
+    free(ord);
+    free(rs->iov);
+    free(rs->poff);
+    rs->iov = iov;
+    rs->poff = poff;
+    rs->cap = rs->n;
     return TERN_OK;
 }
 
-/* Second part: the runs written, each once (arg: a runs_t). */
+/* Writes the runs (arg: a runs_t): pieces that continue the one before
+ * go in the same writev; a gap (bytes nobody wrote keep the file's) or
+ * an overlap starts the next. */
 static tern_status_t write_runs(tern_file_t *f, void *arg)
 {
     const runs_t *rs = arg;
-    for (size_t i = 0; i < rs->n; i++) {
-        tern_status_t st = f->drv->writev(&f->fd, &rs->iov[i], 1, rs->off[i]);
+    for (size_t i = 0; i < rs->n;) {
+        size_t j = i + 1;
+        MPI_Offset end = rs->poff[i] + (MPI_Offset)rs->iov[i].iov_len;
+        while (j < rs->n && rs->poff[j] == end)
+            end += (MPI_Offset)rs->iov[j++].iov_len;
+        tern_status_t st = TERN_OK;
+        for (size_t b = i; b < j && st == TERN_OK; b += INT32_MAX)
+            st = f->drv->writev(&f->fd, &rs->iov[b], (int)(j - b < INT32_MAX ? j - b : INT32_MAX),
+                                rs->poff[b]);
         if (st != TERN_OK)
             return st;
+        i = j;
     }
     return TERN_OK;
 }
@@ -547,34 +596,43 @@ static tern_status_t place_answers(const plan_t *p, int k, const round_t *an,
     return st;
 }
 
-/* The rounds of a buffered write. Pipelined: the aggregator assembles
- * round k into wins[k % 2] and hands its write to the thread, which
- * writes while round k + 1 is exchanged and assembled into the other
- * buffer. *st: this rank's status; returns the exchanges'. */
+/* The rounds of a buffered write. Round k's messages land in receive
+ * buffer k % 2 (the one buffer without a pipeline); the aggregator orders
+ * their pieces and hands the write to the thread, which writes them
+ * straight from that buffer while round k + 1 is exchanged into the
+ * other. *st: this rank's status; returns the exchanges'. */
 static tern_status_t write_rounds(const plan_t *p, int rounds, round_t *r, size_t *fk,
-                                  char **wins, unsigned char *covered, runs_t *runs,
-                                  pipe_t *pipe, int pipelined, tern_status_t *st)
+                                  runs_t *runs, pipe_t *pipe, int pipelined, tern_status_t *st)
 {
+    char *rbufs[2] = {r->rbuf, NULL};
+    size_t rcaps[2] = {r->rcap, 0};
     tern_status_t cst = TERN_OK;
     for (int k = 0, cur = 0; k < rounds && cst == TERN_OK; k++) {
-        if ((cst = post_round(p, 1, k, r, fk, fk + p->n, st)) != TERN_OK)
-            break;
-        if (p->me_agg < 0 || !wins[0] || !covered)
+        r->rbuf = rbufs[cur];
+        r->rcap = rcaps[cur];
+        cst = post_round(p, 1, k, r, fk, fk + p->n, st);
+        rbufs[cur] = r->rbuf;
+        rcaps[cur] = r->rcap;
+        if (cst != TERN_OK || p->me_agg < 0)
             continue;
-        window_t mw = round_window(p->start, p->dom, p->cb, p->me_agg, k);
-        if (mw.hi <= mw.lo)
-            continue;
-        tern_status_t ast = aggregate_assemble(p->f, r, wins[cur], mw, covered, &runs[cur]);
-        /* Round k - 1's write (the other buffer) went on meanwhile. */
+        tern_status_t ast = *st == TERN_OK ? aggregate_runs(p->f, r, &runs[cur]) : TERN_OK;
+        /* Round k - 1's write (from the other buffer) went on meanwhile. */
         tern_status_t wst = pipe_wait(pipe);
         if (*st == TERN_OK)
             *st = wst;
-        if (ast == TERN_OK && *st == TERN_OK)
+        if (ast == TERN_OK && *st == TERN_OK && runs[cur].n)
             ast = pipe_submit(pipe, pipelined, p->f, write_runs, &runs[cur]);
         if (*st == TERN_OK)
             *st = ast;
         cur ^= pipelined;
     }
+    /* The last write is done before its buffer goes. */
+    tern_status_t wst = pipe_wait(pipe);
+    if (*st == TERN_OK)
+        *st = wst;
+    r->rbuf = rbufs[0];
+    r->rcap = rcaps[0];
+    free(rbufs[1]);
     return cst;
 }
 
@@ -650,15 +708,18 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     *bytes = 0;
     pieces_t ps;
     tern_status_t st = my_pieces(f, pos, total, &ps), mine = st;
-    /* Every rank's extent of the file: the aggregators' domains cover the
-     * union; accesses that do not interleave need no buffering. */
-    MPI_Offset ext[2] = {OFFSET_MAX, -1};
+    /* Every rank's extent of the file and its pieces: the aggregators'
+     * domains cover the union; accesses that do not interleave, or whose
+     * pieces are large, need no buffering. */
+    MPI_Offset ext[4] = {OFFSET_MAX, -1, 0, 0};
     if (st == TERN_OK && ps.n) {
         ext[0] = ps.p[0].off;
         ext[1] = ps.p[ps.n - 1].off + ps.p[ps.n - 1].len;
+        ext[2] = (MPI_Offset)ps.n;
+        ext[3] = (MPI_Offset)total;
     }
-    MPI_Offset *exts = malloc((size_t)n * 2 * sizeof *exts);
-    tern_status_t cst = exts ? tern_coll_allgather(c, ext, 2, MPI_OFFSET, exts, 2, MPI_OFFSET,
+    MPI_Offset *exts = malloc((size_t)n * 4 * sizeof *exts);
+    tern_status_t cst = exts ? tern_coll_allgather(c, ext, 4, MPI_OFFSET, exts, 4, MPI_OFFSET,
                                                    NULL, 0)
                              : tern_status_detail(TERN_ERR_NOMEM, "out of memory for %d file "
                                                   "extents", n);
@@ -667,23 +728,28 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         free(ps.p);
         return cst;
     }
-    MPI_Offset lo = OFFSET_MAX, hi = 0;
+    MPI_Offset lo = OFFSET_MAX, hi = 0, pieces = 0, data = 0;
     int interleaved = 0;
     for (int i = 0; i < n; i++) {
-        if (exts[2 * i + 1] < 0)
+        if (exts[4 * i + 1] < 0)
             continue;
         for (int j = 0; j < i && !interleaved; j++)
-            interleaved = exts[2 * j + 1] >= 0 && exts[2 * i] < exts[2 * j + 1] &&
-                          exts[2 * j] < exts[2 * i + 1];
-        if (exts[2 * i] < lo)
-            lo = exts[2 * i];
-        if (exts[2 * i + 1] > hi)
-            hi = exts[2 * i + 1];
+            interleaved = exts[4 * j + 1] >= 0 && exts[4 * i] < exts[4 * j + 1] &&
+                          exts[4 * j] < exts[4 * i + 1];
+        if (exts[4 * i] < lo)
+            lo = exts[4 * i];
+        if (exts[4 * i + 1] > hi)
+            hi = exts[4 * i + 1];
+        pieces += exts[4 * i + 2];
+        data += exts[4 * i + 3];
     }
     free(exts);
-    if (!interleaved && (write ? f->hints.cb_write : f->hints.cb_read) == 2) {
-        /* Automatic, and every rank has a range of its own: each writes
-         * or reads its own, at once (no copy through an aggregator). */
+    int large = pieces > 0 && data / pieces >= CB_DIRECT_PIECE;
+    if ((!interleaved || large) && (write ? f->hints.cb_write : f->hints.cb_read) == 2) {
+        /* Automatic, and every rank has a range of its own, or pieces so
+         * large that one system call each costs little beside them: each
+         * writes or reads its own, at once (no copy through an
+         * aggregator). */
         free(ps.p);
         *used = 0;
         return mine;
@@ -737,14 +803,15 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
      * round k, or reads round k + 1, while the next exchange proceeds
      * (docs/design.md, "I/O"). */
     char *wins[2] = {NULL, NULL};
-    unsigned char *covered = NULL;
     runs_t runs[2] = {{0}};
     pipe_t pipe = {0};
     int pipelined = 0;
-    if (me_agg >= 0) {
+    if (me_agg >= 0 && write) {
+        /* Writes go from the receive buffers: no window. */
+        pipelined = rounds > 1 && tern_knob_bool(TERN_KNOB_IO_CB_PIPELINE);
+    } else if (me_agg >= 0) {
         wins[0] = malloc((size_t)cb);
-        covered = write ? malloc((size_t)cb) : NULL;
-        if (!wins[0] || (write && !covered))
+        if (!wins[0])
             st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for a %lld-byte collective "
                                     "buffer", (long long)cb);
         /* Without memory for the second window the rounds take turns. */
@@ -754,7 +821,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     plan_t plan = {.f = f, .n = n, .na = na, .me_agg = me_agg, .agg = agg, .start = start,
                    .dom = dom, .cb = cb, .ps = &ps, .buf = buf, .count = count, .dt = dt,
                    .contig = contig};
-    cst = write ? write_rounds(&plan, rounds, &r, fk, wins, covered, runs, &pipe, pipelined, &st)
+    cst = write ? write_rounds(&plan, rounds, &r, fk, runs, &pipe, pipelined, &st)
                 : read_rounds(&plan, rounds, &r, &an, fk, wins, &pipe, pipelined, &st);
     /* The thread's last job is done before anything is freed. */
     tern_status_t pst = pipe_end(&pipe);
@@ -790,7 +857,6 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     free(wins[1]);
     runs_free(&runs[0]);
     runs_free(&runs[1]);
-    free(covered);
     free(r.sbuf);
     free(r.rbuf);
     free(r.scount);

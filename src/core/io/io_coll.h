@@ -2,8 +2,11 @@
  * calls: a few ranks, the aggregators, each own a domain of the file's
  * bytes; in rounds of cb_buffer_size, every rank sends the aggregators the
  * pieces of its access that fall in their window (a list of file pieces,
- * then their data), and each aggregator writes its window with one large
- * write (reads: reads its window once and sends every rank its pieces).
+ * then their data), and each aggregator writes the pieces it received,
+ * in file order, one writev per run of adjacent pieces (reads: reads its
+ * window once and sends every rank its pieces). Automatic buffering
+ * leaves accesses that do not interleave, or whose pieces are large, to
+ * each rank.
  * Pipelined: a thread of the call writes round k (reads round k + 1)
  * while the next exchange proceeds, in a second window.
  * docs/design.md, "I/O", says how aggregators and domains are chosen. */
