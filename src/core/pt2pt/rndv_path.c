@@ -19,7 +19,8 @@
 /* A message matched this soon after the run's last landing continues it
  * (receives posted back to back; the get, complete at its match, never
  * overlaps the next), or within a quarter of the run's mean message time,
- * whichever is longer; a ping-pong's reply takes a whole message time. */
+ * whichever is longer (a ping-pong's reply takes a whole message time);
+ * at most this much of such a gap counts as the run's time. */
 #define RUN_GAP_S 1e-6
 
 enum { STREAM = 0, GET = 1 };
@@ -28,8 +29,12 @@ enum { STREAM = 0, GET = 1 };
  * counts stay small. */
 typedef struct {
     double chosen_s;      /* when the choice was made */
-    /* The open run (run_msgs > 0): its path, its clock, what landed. */
-    double run_t0_s;      /* the match of its first message */
+    /* The open run (run_msgs > 0): its path, its clock, what landed. Its
+     * time is its busy time (some counted message matched and not landed)
+     * plus each idle gap it continued across, at most RUN_GAP_S: a
+     * ping-pong's reply is not copy time, a window's turnaround is. */
+    double run_busy_s;    /* busy time up to the last landing with none open */
+    double run_mark_s;    /* when the current busy stretch began */
     double run_last_s;    /* its last landing */
     size_t run_bytes;     /* bytes of its counted messages landed */
     uint16_t run_msgs;    /* messages counted */
@@ -94,7 +99,7 @@ static void close_run(path_class_t *k, int src, int c)
 {
     int p = k->run_path;
     if (k->run_clean && k->tries[p] > 1 && k->run_bytes) {
-        double per_byte = (k->run_last_s - k->run_t0_s) / (double)k->run_bytes;
+        double per_byte = k->run_busy_s / (double)k->run_bytes;
         if (k->samples[p]++ == 0 || per_byte < k->best[p]) {
             k->best[p] = per_byte;
             k->best_msgs[p] = k->run_msgs;
@@ -110,7 +115,7 @@ static int run_continues(const path_class_t *k, double t)
 {
     if (k->run_open)
         return 1;
-    double gap = 0.25 * (k->run_last_s - k->run_t0_s) / k->run_msgs;
+    double gap = 0.25 * k->run_busy_s / k->run_msgs;
     return t - k->run_last_s <= (gap > RUN_GAP_S ? gap : RUN_GAP_S);
 }
 
@@ -147,8 +152,12 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
         if (run_continues(k, t)) {
             if (k->run_msgs >= RUN_MAX)
                 return k->run_path; /* uncounted while the run lands */
+            if (!k->run_open++) { /* across an idle gap: a new busy stretch */
+                double idle = t - k->run_last_s;
+                k->run_busy_s += idle < RUN_GAP_S ? idle : RUN_GAP_S;
+                k->run_mark_s = t;
+            }
             k->run_msgs++;
-            k->run_open++;
             req->rndv_sample = (uint8_t)(1 + c);
             req->rndv_round = k->round;
             return k->run_path;
@@ -173,7 +182,8 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
     k->tries[by_get]++;
     k->run_path = (uint8_t)by_get;
     k->run_clean = !under_way(peer, TERN_REQ_RECV);
-    k->run_t0_s = k->run_last_s = t;
+    k->run_busy_s = 0;
+    k->run_mark_s = k->run_last_s = t;
     k->run_bytes = 0;
     k->run_msgs = 1;
     k->run_open = 1;
@@ -192,9 +202,11 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
     /* A late landing of a round already decided, or of an earlier one. */
     if (k->choice >= 0 || req->rndv_round != k->round || !k->run_open)
         return;
-    k->run_open--;
     k->run_bytes += req->transfer_bytes;
     k->run_last_s = tern_clock_s();
-    if (!k->run_open && k->run_msgs >= RUN_MAX)
+    if (--k->run_open)
+        return;
+    k->run_busy_s += k->run_last_s - k->run_mark_s;
+    if (k->run_msgs >= RUN_MAX)
         close_run(k, req->peer_world, c);
 }

@@ -12,8 +12,9 @@
  * landing or within a short gap after the last landed (a window of
  * nonblocking receives, or receives posted back to back), at most
  * RUN_MAX counted; all of a run take one path, and its sample is the run's
- * bytes over the time from its first match to its last landing: a lone
- * message's latency, a window's throughput. A run counts only when no
+ * bytes over its busy time (a counted message matched and not landed) plus
+ * at most 1 us of each idle gap it continued across: a lone message's
+ * latency, a window's throughput (a ping-pong's reply is not copy time). A run counts only when no
  * other receive from that peer was under way at its start (so a queue does
  * not count as copy time; a send to it may be: the two directions of an
  * exchange always overlap). Runs alternate between the paths; after three
