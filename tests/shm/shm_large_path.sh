@@ -1,13 +1,14 @@
 #!/bin/sh
-# Usage: shm_large_path.sh <mpiexec> <p2p_sizes> <tern-bench-latency>
+# Usage: shm_large_path.sh <mpiexec> <p2p_sizes> <tern-bench-latency> <tern-bench-bw>
 # TERN_SHM_LARGE_PATH: each forced choice is the one the transport makes
 # (its debug line), and p2p_sizes (0 B .. 8 MB, checked) passes under it.
 # The probe is made to decide both ways with TERN_SHM_PROBE_FAR_NS.
 # TERN_SHM_COOP_SPLIT: the receiver's line shows each split.
 # TERN_SHM_LARGE_PATH=measure: the receivers time both paths and choose,
-# for every size class of a ping-pong, with the data checked.
+# for every size class of a ping-pong, with the data checked, and of a
+# bandwidth test's windows, timed as runs of several messages.
 set -u
-mpiexec=$1 prog=$2 latency=$3
+mpiexec=$1 prog=$2 latency=$3 bw=$4
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 status=0
@@ -75,6 +76,28 @@ if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32
     fi
 else
     echo "FAIL: TERN_SHM_LARGE_PATH=measure: tern-bench-latency failed"
+    tail -20 "$out"
+    status=1
+fi
+# Windows of 64 messages: the receiver (rank 1) times both paths by runs of
+# messages (a run's throughput, not one message's latency) and chooses for
+# both classes; no timing is asserted, only that the runs formed (some run
+# of more than one message; a loaded machine may split them, never all).
+if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$bw" -m 128K:256K -i 8 -x 2 \
+        >"$out" 2>&1; then
+    n=$(grep -c "rendezvous from rank 0, [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")
+    multi=$(grep "rendezvous from rank 0, " "$out" |
+        grep -c " \([2-9]\|[1-9][0-9]\)-message runs")
+    if [ "$n" -eq 2 ] && [ "$multi" -ge 1 ]; then
+        echo "ok: TERN_SHM_LARGE_PATH=measure: 2 size classes of windows chosen by runs"
+        grep "rendezvous from rank" "$out"
+    else
+        echo "FAIL: TERN_SHM_LARGE_PATH=measure, windows: $n of 2 choices made, $multi by runs"
+        grep "rendezvous from\|large messages" "$out"
+        status=1
+    fi
+else
+    echo "FAIL: TERN_SHM_LARGE_PATH=measure: tern-bench-bw failed"
     tail -20 "$out"
     status=1
 fi

@@ -84,11 +84,11 @@ struct tern_req {
     uint8_t cancel_state;       /* tern_cancel_state_t */
     uint8_t proto_done;         /* its protocol finished while a cancel was asked */
     size_t coop_bytes;          /* receive by get: the tail the sender writes (p2p_coop.h) */
-    /* A rendezvous receive timed for the choice of path (rndv_path.h):
-     * 1 + its size class, 0 when not timed; the path and the start. */
+    /* A rendezvous receive counted in a timed run of its size class for
+     * the choice of path (rndv_path.h): 1 + the class, 0 when not; the
+     * class's round it belongs to. */
     uint8_t rndv_sample;
-    uint8_t rndv_by_get;
-    double rndv_t0_s;
+    uint8_t rndv_round;
 
     /* The owner's state and callbacks. TERN_REQ_GENERIC: start (persistent
      * requests: MPI_Start) begins the operation. Any kind: release frees

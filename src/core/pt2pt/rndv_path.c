@@ -10,20 +10,44 @@
  * smallest get_min) and up to 64 MB, larger ones share the last class. */
 #define CLASS_SHIFT 15
 #define N_CLASSES 12
-#define SAMPLES 3          /* clean samples of each path before choosing */
-#define EXPLORE_MAX 24     /* messages of a round before choosing anyway */
+#define SAMPLES 3          /* clean runs of each path before choosing */
+#define EXPLORE_MAX 24     /* runs of a round before choosing anyway */
+/* Messages counted in one run: a window of 64 gives four runs, so both
+ * paths are timed within two windows. Later messages matched while the
+ * run lands take its path uncounted. */
+#define RUN_MAX 16
+/* A message matched this soon after the run's last landing continues it
+ * (receives posted back to back; the get, complete at its match, never
+ * overlaps the next), or within a quarter of the run's mean message time,
+ * whichever is longer (a ping-pong's reply takes a whole message time);
+ * at most this much of such a gap counts as the run's time. */
+#define RUN_GAP_S 1e-6
 
 enum { STREAM = 0, GET = 1 };
 
-/* A round of timing ends with a choice within EXPLORE_MAX messages, so
- * the counts stay small. */
+/* A round of timing ends with a choice within EXPLORE_MAX runs, so the
+ * counts stay small. */
 typedef struct {
     double chosen_s;      /* when the choice was made */
-    uint32_t seen;        /* messages of the class in this round */
+    /* The open run (run_msgs > 0): its path, its clock, what landed. Its
+     * time is its busy time (some counted message matched and not landed)
+     * plus each idle gap it continued across, at most RUN_GAP_S: a
+     * ping-pong's reply is not copy time, a window's turnaround is. */
+    double run_busy_s;    /* busy time up to the last landing with none open */
+    double run_mark_s;    /* when the current busy stretch began */
+    double run_last_s;    /* its last landing */
+    size_t run_bytes;     /* bytes of its counted messages landed */
+    uint16_t run_msgs;    /* messages counted */
+    uint16_t run_open;    /* counted messages not landed yet */
+    uint8_t run_path;
+    uint8_t run_clean;    /* no other receive from the peer at its start */
+    uint8_t round;        /* numbers the rounds: a late landing is ignored */
     int8_t choice;        /* -1: timing; else STREAM or GET */
+    uint8_t runs;         /* runs started this round */
     uint8_t samples[2];
-    uint8_t tries[2];     /* messages sent each way this round */
-    double best[2];       /* seconds per byte, the least of the clean samples */
+    uint8_t tries[2];     /* runs each way this round */
+    uint16_t best_msgs[2]; /* messages in the run that gave best */
+    double best[2];       /* seconds per byte, the least of the clean runs */
 } path_class_t;
 
 struct tern_rndv_path {
@@ -40,7 +64,8 @@ static int size_class(size_t n)
 
 static void start_round(path_class_t *k)
 {
-    *k = (path_class_t){.choice = -1};
+    uint8_t round = k->round;
+    *k = (path_class_t){.choice = -1, .round = (uint8_t)(round + 1)};
 }
 
 /* Whether a rendezvous of the given kind with the peer is under way: a
@@ -52,6 +77,46 @@ static int under_way(const tern_peer_t *peer, int kind)
         if (r->kind == kind)
             return 1;
     return 0;
+}
+
+static void choose(path_class_t *k, int src, int c, double t, const char *how)
+{
+    k->choice = k->samples[STREAM] && k->samples[GET] && k->best[GET] < k->best[STREAM] ? GET
+                                                                                     : STREAM;
+    k->chosen_s = t;
+    k->run_msgs = 0;
+    tern_debug("rendezvous from rank %d, %zu-%zu bytes: %s (%.3f ns/byte by get in %u-message "
+               "runs, %.3f by stream in %u-message runs%s)",
+               src, (size_t)1 << (CLASS_SHIFT + c), ((size_t)2 << (CLASS_SHIFT + c)) - 1,
+               k->choice == GET ? "get" : "stream", 1e9 * k->best[GET],
+               (unsigned)k->best_msgs[GET], 1e9 * k->best[STREAM], (unsigned)k->best_msgs[STREAM],
+               how);
+}
+
+/* The open run is over: its sample, if it is one, and the choice once
+ * both paths have theirs. */
+static void close_run(path_class_t *k, int src, int c)
+{
+    int p = k->run_path;
+    if (k->run_clean && k->tries[p] > 1 && k->run_bytes) {
+        double per_byte = k->run_busy_s / (double)k->run_bytes;
+        if (k->samples[p]++ == 0 || per_byte < k->best[p]) {
+            k->best[p] = per_byte;
+            k->best_msgs[p] = k->run_msgs;
+        }
+    }
+    k->run_msgs = 0;
+    if (k->samples[STREAM] >= SAMPLES && k->samples[GET] >= SAMPLES)
+        choose(k, src, c, k->run_last_s, "");
+}
+
+/* Whether a message matched at t continues the open run. */
+static int run_continues(const path_class_t *k, double t)
+{
+    if (k->run_open)
+        return 1;
+    double gap = 0.25 * k->run_busy_s / k->run_msgs;
+    return t - k->run_last_s <= (gap > RUN_GAP_S ? gap : RUN_GAP_S);
 }
 
 int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
@@ -83,49 +148,65 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
             return k->choice;
         start_round(k);
     }
-    /* Alternate, the stream first (the static default); a path that has
-     * its samples gives its turns to the other. */
-    int by_get = (int)(k->seen++ & 1u);
+    if (k->run_msgs) {
+        if (run_continues(k, t)) {
+            if (k->run_msgs >= RUN_MAX)
+                return k->run_path; /* uncounted while the run lands */
+            if (!k->run_open++) { /* across an idle gap: a new busy stretch */
+                double idle = t - k->run_last_s;
+                k->run_busy_s += idle < RUN_GAP_S ? idle : RUN_GAP_S;
+                k->run_mark_s = t;
+            }
+            k->run_msgs++;
+            req->rndv_sample = (uint8_t)(1 + c);
+            req->rndv_round = k->round;
+            return k->run_path;
+        }
+        close_run(k, req->peer_world, c);
+        if (k->choice >= 0)
+            return k->choice;
+    }
+    /* A new run. Alternate, the stream first (the static default); a path
+     * that has its samples gives its turns to the other. */
+    int by_get = (int)(k->runs++ & 1u);
     if (k->samples[by_get] >= SAMPLES && k->samples[!by_get] < SAMPLES)
         by_get = !by_get;
-    /* The first of each way warms it (the chunks of the bulk ring, the
-     * pages of the buffers): not a sample. */
-    if (++k->tries[by_get] > 1 && !under_way(peer, TERN_REQ_RECV)) {
-        req->rndv_sample = (uint8_t)(1 + c);
-        req->rndv_by_get = (uint8_t)by_get;
-        req->rndv_t0_s = t;
+    if (k->runs > EXPLORE_MAX) {
+        /* Too few clean runs (always other transfers under way): choose on
+         * what there is, the stream without both. */
+        choose(k, req->peer_world, c, t, ", too few clean runs");
+        return k->choice;
     }
-    if (k->seen >= EXPLORE_MAX) {
-        /* Too few clean samples (always other transfers under way):
-         * choose on what there is, the stream without both. */
-        k->choice = k->samples[STREAM] && k->samples[GET] && k->best[GET] < k->best[STREAM]
-                        ? GET
-                        : STREAM;
-        k->chosen_s = t;
-    }
+    /* The first run of each way warms it (the chunks of the bulk ring,
+     * the pages of the buffers): not a sample. */
+    k->tries[by_get]++;
+    k->run_path = (uint8_t)by_get;
+    k->run_clean = !under_way(peer, TERN_REQ_RECV);
+    k->run_busy_s = 0;
+    k->run_mark_s = k->run_last_s = t;
+    k->run_bytes = 0;
+    k->run_msgs = 1;
+    k->run_open = 1;
+    req->rndv_sample = (uint8_t)(1 + c);
+    req->rndv_round = k->round;
     return by_get;
 }
 
 void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
 {
-    int c = req->rndv_sample - 1, p = req->rndv_by_get ? GET : STREAM;
+    int c = req->rndv_sample - 1;
     req->rndv_sample = 0;
-    if (!peer->rndv_path || c < 0 || c >= N_CLASSES || !req->transfer_bytes)
+    if (!peer->rndv_path || c < 0 || c >= N_CLASSES)
         return;
     path_class_t *k = &peer->rndv_path->cls[c];
-    if (k->choice >= 0)
-        return; /* a late sample of a round already decided */
-    double t = tern_clock_s();
-    double per_byte = (t - req->rndv_t0_s) / (double)req->transfer_bytes;
-    if (k->samples[p]++ == 0 || per_byte < k->best[p])
-        k->best[p] = per_byte;
-    if (k->samples[STREAM] >= SAMPLES && k->samples[GET] >= SAMPLES) {
-        k->choice = k->best[GET] < k->best[STREAM] ? GET : STREAM;
-        k->chosen_s = t;
-        tern_debug("rendezvous from rank %d, %zu-%zu bytes: %s (%.3f ns/byte by get, %.3f by "
-                   "stream)",
-                   req->peer_world, (size_t)1 << (CLASS_SHIFT + c),
-                   ((size_t)2 << (CLASS_SHIFT + c)) - 1, k->choice == GET ? "get" : "stream",
-                   1e9 * k->best[GET], 1e9 * k->best[STREAM]);
-    }
+    /* A late landing of a round already decided, or of an earlier one. */
+    if (k->choice >= 0 || req->rndv_round != k->round || !k->run_open)
+        return;
+    k->run_bytes += req->transfer_bytes;
+    k->run_last_s = tern_clock_s();
+    if (--k->run_open)
+        return;
+    k->run_busy_s += k->run_last_s - k->run_mark_s;
+    if (k->run_msgs >= RUN_MAX)
+        close_run(k, req->peer_world, c);
 }
