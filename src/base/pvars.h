@@ -87,6 +87,25 @@ static inline void tern_pvar_coll_add(unsigned algo, uint64_t n)
     tern_pvar_coll[algo] += n;
 }
 
+/* Who watches beyond the plain counts, one bit each: the job's profile
+ * recording (base/profile.h), a tool's handle bound to an object
+ * (communicator, window or file: base/pvars_obj.h), a listener of the
+ * collective-algorithm event. A site that serves several of them tests
+ * this one word (a load and a branch predicted not taken) and calls its
+ * out-of-line watcher, which sorts out who wants what. Changed rarely,
+ * with atomic or/and; read relaxed. */
+enum { TERN_WATCH_PROFILE = 1u, TERN_WATCH_OBJECTS = 2u, TERN_WATCH_COLL_EVENT = 4u };
+extern _Atomic unsigned tern_watch;
+static inline unsigned tern_watching(void)
+{
+    return atomic_load_explicit(&tern_watch, memory_order_relaxed);
+}
+void tern_watch_set(unsigned bit, int on);
+
+/* A listener of event id more (delta 1) or fewer (-1): tern_event_on and
+ * the watch bit of the collective event. */
+void tern_event_listen(tern_event_id_t id, int delta);
+
 /* The time stamp of events (MPI_T source 0): nanoseconds on the monotonic
  * clock. */
 uint64_t tern_event_clock_ns(void);

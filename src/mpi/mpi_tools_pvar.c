@@ -29,7 +29,7 @@ typedef struct {
     char name[64];
     int cls, bind, verbosity, category;
     const char *desc;
-    uint64_t *value;
+    uint64_t *value; /* NULL: the sum of tern_pvar_coll (tern_coll_calls) */
 } pvar_t;
 
 static const struct {
@@ -63,7 +63,7 @@ static int pvars_build(void)
         p[i].verbosity = rows[i].verbosity;
         p[i].category = tern_t_category_of(rows[i].category);
         p[i].desc = rows[i].doc;
-        p[i].value = &tern_pvar_values[i];
+        p[i].value = i == TERN_PVAR_COLL_CALLS ? NULL : &tern_pvar_values[i];
     }
     for (size_t a = 0; a < na; a++) {
         pvar_t *v = &p[TERN_PVAR_N + a];
@@ -100,9 +100,17 @@ static int continuous(const pvar_t *v)
 
 /* The engine's value. Every caller holds the entry points' lock (the
  * engine writes under it: base/pvars.h); an atomic load for the I/O
- * counts, which the I/O worker adds atomically. */
+ * counts, which the I/O worker adds atomically. The calls of all
+ * collectives are not counted apart (one add less per collective): they
+ * are the sum of the per-algorithm counts. */
 static uint64_t now(const pvar_t *v)
 {
+    if (!v->value) {
+        uint64_t sum = 0;
+        for (int a = 0; a < TERN_PVAR_COLL_MAX; a++)
+            sum += tern_pvar_coll[a];
+        return sum;
+    }
     return __atomic_load_n(v->value, __ATOMIC_RELAXED);
 }
 
