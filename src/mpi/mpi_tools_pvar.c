@@ -12,11 +12,18 @@
  *                    handle first folds it into every other started handle
  *                    of the variable, then sets it back to the level now.
  *   LEVEL, SIZE      the value now; continuous and read-only.
+ * A variable bound to a communicator or window (pvars.def, BIND) reads
+ * the counts of the object its handle was allocated for: the handle binds
+ * a record to the object (base/pvars.h, "Counts of one object"), counted
+ * from then on, and keeps it until it is freed (the object may end first:
+ * the handle then keeps its last counts).
  * Counters and marks start stopped (continuous = 0), as a tool expects of
  * a session's own measurement; readreset reads the engine once, so it is
  * atomic (atomic = 1). */
 #include "mpi/mpi_tools.h"
 #include "core/coll/coll.h"
+#include "core/comm/comm.h"
+#include "core/rma/window.h"
 #include "core/runtime/api_lock.h"
 #include "base/pvars.h"
 
@@ -182,6 +189,7 @@ int tern_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
 
 struct tern_t_pvar_s {
     struct tern_t_pvar_s *next;
+    tern_pvar_obj_t *obj; /* a bound variable's object record */
     int index;
     int started;
     uint64_t accum, base; /* counters */
@@ -211,12 +219,19 @@ static int handle_valid(MPI_T_pvar_session s, MPI_T_pvar_handle h)
     return 0;
 }
 
+static void handle_free(struct tern_t_pvar_s *h)
+{
+    if (h->obj)
+        tern_pvar_obj_unbind(h->obj);
+    free(h);
+}
+
 static void session_free(struct tern_t_session_s *s)
 {
     while (s->handles) {
         struct tern_t_pvar_s *h = s->handles;
         s->handles = h->next;
-        free(h);
+        handle_free(h);
     }
     free(s);
 }
@@ -246,7 +261,7 @@ int tern_t_pvar_session_create(MPI_T_pvar_session *session)
 
 int tern_t_pvar_session_free(MPI_T_pvar_session *session)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     if (!session)
         return MPI_T_ERR_INVALID;
     if (!session_valid(*session))
@@ -261,11 +276,37 @@ int tern_t_pvar_session_free(MPI_T_pvar_session *session)
     return MPI_SUCCESS;
 }
 
+/* The record of the object a bound variable's handle is for. */
+static int bind_object(int bind, void *obj_handle, tern_pvar_obj_t **obj_p)
+{
+    if (bind == MPI_T_BIND_NO_OBJECT)
+        return MPI_SUCCESS;
+    if (!obj_handle)
+        return MPI_T_ERR_INVALID;
+    tern_pvar_obj_t *o = NULL;
+    if (bind == MPI_T_BIND_MPI_COMM) {
+        MPI_Comm comm = *(MPI_Comm *)obj_handle;
+        tern_comm_t *c = comm == MPI_COMM_NULL ? NULL : tern_comm_lookup(comm);
+        if (!c)
+            return MPI_T_ERR_INVALID_HANDLE;
+        o = tern_pvar_obj_bind(c, 1, c->context_id);
+    } else {
+        MPI_Win win = *(MPI_Win *)obj_handle;
+        tern_win_t *w = win == MPI_WIN_NULL ? NULL : tern_win_lookup(win);
+        if (!w)
+            return MPI_T_ERR_INVALID_HANDLE;
+        o = tern_pvar_obj_bind(w, 0, 0);
+    }
+    if (!o)
+        return MPI_T_ERR_OUT_OF_HANDLES;
+    *obj_p = o;
+    return MPI_SUCCESS;
+}
+
 int tern_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                              MPI_T_pvar_handle *handle, int *count)
 {
-    TERN_T_CHECK_INIT();
-    (void)obj_handle; /* every variable binds to no object */
+    PVAR_GUARD();
     if (!session_valid(session))
         return MPI_T_ERR_INVALID_SESSION;
     if (pvars_build() != MPI_SUCCESS)
@@ -274,9 +315,17 @@ int tern_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
         return MPI_T_ERR_INVALID;
+    tern_pvar_obj_t *obj = NULL;
+    int err = bind_object(pvars[pvar_index].bind, obj_handle, &obj);
+    if (err != MPI_SUCCESS)
+        return err;
     struct tern_t_pvar_s *h = calloc(1, sizeof *h);
-    if (!h)
+    if (!h) {
+        if (obj)
+            tern_pvar_obj_unbind(obj);
         return MPI_T_ERR_OUT_OF_HANDLES;
+    }
+    h->obj = obj;
     h->index = pvar_index;
     h->started = continuous(&pvars[pvar_index]);
     h->next = session->handles;
@@ -288,7 +337,7 @@ int tern_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 
 int tern_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     if (!session_valid(session))
         return MPI_T_ERR_INVALID_SESSION;
     if (!handle)
@@ -300,7 +349,7 @@ int tern_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
             *p = (*handle)->next;
             break;
         }
-    free(*handle);
+    handle_free(*handle);
     *handle = MPI_T_PVAR_HANDLE_NULL;
     return MPI_SUCCESS;
 }
@@ -318,6 +367,13 @@ static void mark_restart(int index, const struct tern_t_pvar_s *skip)
     tern_pvar_set((tern_pvar_id_t)index, tern_pvar_get((tern_pvar_id_t)(index - 1)));
 }
 
+/* The engine's value a handle sees: its object's count, or the
+ * process's. */
+static uint64_t engine(const struct tern_t_pvar_s *h)
+{
+    return h->obj ? h->obj->v[h->index] : now(&pvars[h->index]);
+}
+
 static uint64_t value_of(const struct tern_t_pvar_s *h)
 {
     const pvar_t *v = &pvars[h->index];
@@ -327,7 +383,7 @@ static uint64_t value_of(const struct tern_t_pvar_s *h)
         uint64_t mark = now(v);
         return h->started && mark > h->mark ? mark : h->mark;
     }
-    return h->accum + (h->started ? now(v) - h->base : 0);
+    return h->accum + (h->started ? engine(h) - h->base : 0);
 }
 
 /* Sets handle h's value to x (reset: x = 0; for a mark, the level now). */
@@ -340,7 +396,7 @@ static void set_value(struct tern_t_pvar_s *h, uint64_t x, int reset)
         return;
     }
     h->accum = x;
-    h->base = now(v);
+    h->base = engine(h);
 }
 
 static int start_one(struct tern_t_pvar_s *h)
@@ -356,7 +412,7 @@ static int start_one(struct tern_t_pvar_s *h)
         if (level > h->mark)
             h->mark = level;
     } else {
-        h->base = now(v);
+        h->base = engine(h);
     }
     h->started = 1;
     return MPI_SUCCESS;
@@ -462,7 +518,7 @@ int tern_t_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
     }
     /* One read of the engine serves both halves: nothing counted between
      * them is lost. */
-    uint64_t x = now(v);
+    uint64_t x = engine(handle);
     *(unsigned long long *)buf = handle->accum + (handle->started ? x - handle->base : 0);
     handle->accum = 0;
     handle->base = x;
