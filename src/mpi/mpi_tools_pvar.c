@@ -17,6 +17,8 @@
  * a record to the object (base/pvars.h, "Counts of one object"), counted
  * from then on, and keeps it until it is freed (the object may end first:
  * the handle then keeps its last counts).
+ * Timers run (the entry guard times calls: core/runtime/api_lock.c)
+ * only while some timer handle is started (timers_started).
  * Counters and marks start stopped (continuous = 0), as a tool expects of
  * a session's own measurement; readreset reads the engine once, so it is
  * atomic (atomic = 1). */
@@ -219,8 +221,21 @@ static int handle_valid(MPI_T_pvar_session s, MPI_T_pvar_handle h)
     return 0;
 }
 
+/* Started timer handles: while there is one, the entry guard times calls. */
+static int timers_started;
+
+static void timer_run(const struct tern_t_pvar_s *h, int on)
+{
+    if (pvars[h->index].cls != MPI_T_PVAR_CLASS_TIMER)
+        return;
+    if (on ? timers_started++ == 0 : --timers_started == 0)
+        tern_api_time_calls(on);
+}
+
 static void handle_free(struct tern_t_pvar_s *h)
 {
+    if (h->started && !continuous(&pvars[h->index]))
+        timer_run(h, 0);
     if (h->obj)
         tern_pvar_obj_unbind(h->obj);
     free(h);
@@ -415,6 +430,7 @@ static int start_one(struct tern_t_pvar_s *h)
         h->base = engine(h);
     }
     h->started = 1;
+    timer_run(h, 1);
     return MPI_SUCCESS;
 }
 
@@ -426,6 +442,7 @@ static int stop_one(struct tern_t_pvar_s *h)
         return MPI_SUCCESS;
     uint64_t x = value_of(h);
     h->started = 0;
+    timer_run(h, 0);
     h->accum = h->mark = x;
     return MPI_SUCCESS;
 }
