@@ -54,6 +54,7 @@ int tern_profile_start(int n)
     tern_profile_n = n;
     started = 1;
     tern_profile_rec = !paused;
+    tern_watch_set(TERN_WATCH_PROFILE, tern_profile_rec);
     return 1;
 }
 
@@ -61,6 +62,7 @@ void tern_profile_pause(int p)
 {
     paused = p;
     tern_profile_rec = started && !paused;
+    tern_watch_set(TERN_WATCH_PROFILE, tern_profile_rec);
 }
 
 void tern_profile_coll_count(unsigned algo, uint64_t bytes)

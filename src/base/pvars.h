@@ -87,6 +87,77 @@ static inline void tern_pvar_coll_add(unsigned algo, uint64_t n)
     tern_pvar_coll[algo] += n;
 }
 
+/* Who watches beyond the plain counts, one bit each: the job's profile
+ * recording (base/profile.h), a tool's handle bound to an object
+ * (communicator, window or file: base/pvars_obj.h), a listener of the
+ * collective-algorithm event. A site that serves several of them tests
+ * this one word (a load and a branch predicted not taken) and calls its
+ * out-of-line watcher, which sorts out who wants what. Changed rarely,
+ * with atomic or/and; read relaxed. */
+enum { TERN_WATCH_PROFILE = 1u, TERN_WATCH_OBJECTS = 2u, TERN_WATCH_COLL_EVENT = 4u };
+extern _Atomic unsigned tern_watch;
+static inline unsigned tern_watching(void)
+{
+    return atomic_load_explicit(&tern_watch, memory_order_relaxed);
+}
+void tern_watch_set(unsigned bit, int on);
+
+/* Counts of one object. A performance variable bound to a communicator,
+ * window or file (pvars.def, BIND not NO_OBJECT) is counted per object,
+ * and only while a tool holds a handle bound to that object: binding
+ * attaches a record to the object (tern_pvar_obj_bind, keyed by the core
+ * object's address and, for a communicator, its context id) and sets the
+ * TERN_WATCH_OBJECTS bit, so the sites that already test the watch word
+ * (a communicator's sends and collectives, a window's operations) and the
+ * receive sites (one test of the word each) count into the record, which
+ * the handle reads. v[] is indexed by the variable's id. The object's end
+ * (tern_pvar_obj_forget) detaches the record; the handles keep it, with
+ * its last counts, until they are freed (refs). All of it runs under the
+ * entry points' lock. */
+typedef struct tern_pvar_obj_s {
+    struct tern_pvar_obj_s *next;
+    const void *key; /* the core object; NULL once it ended */
+    uint32_t ctx;    /* a communicator's point-to-point context id */
+    int is_comm;
+    int refs; /* handles bound to it */
+    uint64_t v[TERN_PVAR_N];
+} tern_pvar_obj_t;
+/* Binds one more handle to the object (made on the first); NULL: no memory. */
+tern_pvar_obj_t *tern_pvar_obj_bind(const void *key, int is_comm, uint32_t ctx);
+/* One handle fewer; the record goes with the last. */
+void tern_pvar_obj_unbind(tern_pvar_obj_t *o);
+/* The object key ends (a communicator, window or file freed). */
+void tern_pvar_obj_forget(const void *key);
+/* The record of the object, or of the communicator of context id ctx, or
+ * NULL (nothing bound to it). */
+tern_pvar_obj_t *tern_pvar_obj_of(const void *key);
+tern_pvar_obj_t *tern_pvar_obj_of_ctx(uint32_t ctx);
+/* A message of bytes sent (recv 0) or received (1) on the communicator of
+ * context id ctx, when it has a record. */
+void tern_pvar_obj_msg(uint32_t ctx, int recv, uint64_t bytes);
+/* n to counter id of object key, when it has a record. */
+void tern_pvar_obj_add(const void *key, tern_pvar_id_t id, uint64_t n);
+
+/* A send of the program's own on the communicator of context id ctx to
+ * world rank dest_world (< 0: MPI_PROC_NULL), bytes: the profile's row
+ * and the communicator's counts, for the watchers there are. */
+void tern_watched_send(uint32_t ctx, int dest_world, uint64_t bytes);
+static inline void tern_watch_send(uint32_t ctx, int dest_world, uint64_t bytes)
+{
+    if (__builtin_expect(tern_watching(), 0))
+        tern_watched_send(ctx, dest_world, bytes);
+}
+/* A message of bytes a receive on context id ctx took. */
+static inline void tern_watch_recv(uint32_t ctx, uint64_t bytes)
+{
+    if (__builtin_expect(tern_watching() & TERN_WATCH_OBJECTS, 0))
+        tern_pvar_obj_msg(ctx, 1, bytes);
+}
+
+/* A listener of event id more (delta 1) or fewer (-1): tern_event_on and
+ * the watch bit of the collective event. */
+void tern_event_listen(tern_event_id_t id, int delta);
+
 /* The time stamp of events (MPI_T source 0): nanoseconds on the monotonic
  * clock. */
 uint64_t tern_event_clock_ns(void);

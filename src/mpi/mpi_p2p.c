@@ -47,10 +47,11 @@ int tern_p2p_arg_error(const char *func, const void *buf, MPI_Count count, MPI_D
 
 int tern_mpi_start(const char *func, tern_req_t *req)
 {
-    /* A persistent send counts in the profile of the job at each start
-     * (partitioned ones: partitioned.c). */
+    /* A persistent send counts in the profile of the job and the
+     * communicator's counts at each start (partitioned ones: the
+     * profile only, partitioned.c). */
     if (req->kind == TERN_REQ_SEND)
-        tern_profile_p2p_send(req->peer_world, req->bytes);
+        tern_watch_send(req->context_id, req->peer_world, req->bytes);
     return tern_mpi_result(req->comm, func, tern_start_call(req));
 }
 

@@ -11,6 +11,7 @@
 #include "core/coll/coll.h"
 #include "core/info/info.h"
 #include "core/runtime/api_lock.h"
+#include "core/runtime/runtime.h"
 #include "base/config.h"
 #include "base/pvars.h"
 
@@ -378,12 +379,22 @@ int tern_t_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name,
 /* ------------------------------------------------------------------------ */
 /* Control variables. */
 
-/* Knobs a program may write while it runs, each read by the code at every
+/* Knobs a program may write while it runs, each taking effect at the next
  * use: the collectives' forced algorithms (coll_select.c re-chooses from
- * the next call). Every process must hold the same value: ALL_EQ. */
+ * the next call; every process must hold the same value: ALL_EQ), and the
+ * eager limit TERN_P2P_EAGER_MAX (each peer's limit is set again, so the
+ * next message chooses its protocol by it; a process decides for its own
+ * sends alone, receivers take either protocol: LOCAL). */
 static int knob_writable(int id)
 {
-    return tern_coll_kind_of_knob(id) >= 0;
+    return tern_coll_kind_of_knob(id) >= 0 || id == TERN_KNOB_P2P_EAGER_MAX;
+}
+
+static int knob_scope(int id)
+{
+    if (id == TERN_KNOB_P2P_EAGER_MAX)
+        return MPI_T_SCOPE_LOCAL;
+    return knob_writable(id) ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_READONLY;
 }
 
 /* Bytes of an MPI_CHAR control variable's value. */
@@ -430,7 +441,7 @@ int tern_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
     if (bind)
         *bind = MPI_T_BIND_NO_OBJECT;
     if (scope)
-        *scope = knob_writable(cvar_index) ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_READONLY;
+        *scope = knob_scope(cvar_index);
     return MPI_SUCCESS;
 }
 
@@ -555,6 +566,15 @@ int tern_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
         return MPI_T_ERR_INVALID;
     memcpy(text, buf, n + 1);
     int held = tern_api_enter();
+    if (id == TERN_KNOB_P2P_EAGER_MAX) {
+        /* Before MPI_Init the start-up reads the knob; after it, every
+         * peer's limit follows now. */
+        int bad = tern_knob_set((tern_knob_id_t)id, text) != 0;
+        if (!bad)
+            tern_peers_eager_reset();
+        tern_api_leave(&held);
+        return bad ? MPI_T_ERR_INVALID : MPI_SUCCESS;
+    }
     tern_status_t st = tern_coll_set_forced((tern_coll_kind_t)tern_coll_kind_of_knob(id), text);
     if (st != TERN_OK)
         tern_status_take_detail(st);

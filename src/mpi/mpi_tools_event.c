@@ -183,7 +183,7 @@ static void reg_listen(struct tern_t_reg_s *r)
     for (int s = 0; s < N_SAFETY; s++)
         any |= r->cb[s].fn != NULL;
     if (any != r->listening) {
-        atomic_fetch_add(&tern_event_on[r->event], any ? 1 : -1);
+        tern_event_listen(r->event, any ? 1 : -1);
         r->listening = any;
     }
 }
@@ -194,7 +194,7 @@ void tern_t_event_release_all(void)
         struct tern_t_reg_s *r = regs;
         regs = r->next;
         if (r->listening)
-            atomic_fetch_sub(&tern_event_on[r->event], 1);
+            tern_event_listen(r->event, -1);
         free(r);
     }
 }
@@ -306,7 +306,7 @@ int tern_t_event_handle_free(MPI_T_event_registration event_registration, void *
             break;
         }
     if (event_registration->listening)
-        atomic_fetch_sub(&tern_event_on[event_registration->event], 1);
+        tern_event_listen(event_registration->event, -1);
     /* No callback of it can run any more (it left the list under the lock
      * every raise takes): the free callback may run now. */
     if (free_cb_function)

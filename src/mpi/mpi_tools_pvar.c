@@ -12,11 +12,20 @@
  *                    handle first folds it into every other started handle
  *                    of the variable, then sets it back to the level now.
  *   LEVEL, SIZE      the value now; continuous and read-only.
+ * A variable bound to a communicator or window (pvars.def, BIND) reads
+ * the counts of the object its handle was allocated for: the handle binds
+ * a record to the object (base/pvars.h, "Counts of one object"), counted
+ * from then on, and keeps it until it is freed (the object may end first:
+ * the handle then keeps its last counts).
+ * Timers run (the entry guard times calls: core/runtime/api_lock.c)
+ * only while some timer handle is started (timers_started).
  * Counters and marks start stopped (continuous = 0), as a tool expects of
  * a session's own measurement; readreset reads the engine once, so it is
  * atomic (atomic = 1). */
 #include "mpi/mpi_tools.h"
 #include "core/coll/coll.h"
+#include "core/comm/comm.h"
+#include "core/rma/window.h"
 #include "core/runtime/api_lock.h"
 #include "base/pvars.h"
 
@@ -29,7 +38,7 @@ typedef struct {
     char name[64];
     int cls, bind, verbosity, category;
     const char *desc;
-    uint64_t *value;
+    uint64_t *value; /* NULL: the sum of tern_pvar_coll (tern_coll_calls) */
 } pvar_t;
 
 static const struct {
@@ -63,7 +72,7 @@ static int pvars_build(void)
         p[i].verbosity = rows[i].verbosity;
         p[i].category = tern_t_category_of(rows[i].category);
         p[i].desc = rows[i].doc;
-        p[i].value = &tern_pvar_values[i];
+        p[i].value = i == TERN_PVAR_COLL_CALLS ? NULL : &tern_pvar_values[i];
     }
     for (size_t a = 0; a < na; a++) {
         pvar_t *v = &p[TERN_PVAR_N + a];
@@ -100,9 +109,17 @@ static int continuous(const pvar_t *v)
 
 /* The engine's value. Every caller holds the entry points' lock (the
  * engine writes under it: base/pvars.h); an atomic load for the I/O
- * counts, which the I/O worker adds atomically. */
+ * counts, which the I/O worker adds atomically. The calls of all
+ * collectives are not counted apart (one add less per collective): they
+ * are the sum of the per-algorithm counts. */
 static uint64_t now(const pvar_t *v)
 {
+    if (!v->value) {
+        uint64_t sum = 0;
+        for (int a = 0; a < TERN_PVAR_COLL_MAX; a++)
+            sum += tern_pvar_coll[a];
+        return sum;
+    }
     return __atomic_load_n(v->value, __ATOMIC_RELAXED);
 }
 
@@ -174,6 +191,7 @@ int tern_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
 
 struct tern_t_pvar_s {
     struct tern_t_pvar_s *next;
+    tern_pvar_obj_t *obj; /* a bound variable's object record */
     int index;
     int started;
     uint64_t accum, base; /* counters */
@@ -203,12 +221,32 @@ static int handle_valid(MPI_T_pvar_session s, MPI_T_pvar_handle h)
     return 0;
 }
 
+/* Started timer handles: while there is one, the entry guard times calls. */
+static int timers_started;
+
+static void timer_run(const struct tern_t_pvar_s *h, int on)
+{
+    if (pvars[h->index].cls != MPI_T_PVAR_CLASS_TIMER)
+        return;
+    if (on ? timers_started++ == 0 : --timers_started == 0)
+        tern_api_time_calls(on);
+}
+
+static void handle_free(struct tern_t_pvar_s *h)
+{
+    if (h->started && !continuous(&pvars[h->index]))
+        timer_run(h, 0);
+    if (h->obj)
+        tern_pvar_obj_unbind(h->obj);
+    free(h);
+}
+
 static void session_free(struct tern_t_session_s *s)
 {
     while (s->handles) {
         struct tern_t_pvar_s *h = s->handles;
         s->handles = h->next;
-        free(h);
+        handle_free(h);
     }
     free(s);
 }
@@ -238,7 +276,7 @@ int tern_t_pvar_session_create(MPI_T_pvar_session *session)
 
 int tern_t_pvar_session_free(MPI_T_pvar_session *session)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     if (!session)
         return MPI_T_ERR_INVALID;
     if (!session_valid(*session))
@@ -253,11 +291,37 @@ int tern_t_pvar_session_free(MPI_T_pvar_session *session)
     return MPI_SUCCESS;
 }
 
+/* The record of the object a bound variable's handle is for. */
+static int bind_object(int bind, void *obj_handle, tern_pvar_obj_t **obj_p)
+{
+    if (bind == MPI_T_BIND_NO_OBJECT)
+        return MPI_SUCCESS;
+    if (!obj_handle)
+        return MPI_T_ERR_INVALID;
+    tern_pvar_obj_t *o = NULL;
+    if (bind == MPI_T_BIND_MPI_COMM) {
+        MPI_Comm comm = *(MPI_Comm *)obj_handle;
+        tern_comm_t *c = comm == MPI_COMM_NULL ? NULL : tern_comm_lookup(comm);
+        if (!c)
+            return MPI_T_ERR_INVALID_HANDLE;
+        o = tern_pvar_obj_bind(c, 1, c->context_id);
+    } else {
+        MPI_Win win = *(MPI_Win *)obj_handle;
+        tern_win_t *w = win == MPI_WIN_NULL ? NULL : tern_win_lookup(win);
+        if (!w)
+            return MPI_T_ERR_INVALID_HANDLE;
+        o = tern_pvar_obj_bind(w, 0, 0);
+    }
+    if (!o)
+        return MPI_T_ERR_OUT_OF_HANDLES;
+    *obj_p = o;
+    return MPI_SUCCESS;
+}
+
 int tern_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                              MPI_T_pvar_handle *handle, int *count)
 {
-    TERN_T_CHECK_INIT();
-    (void)obj_handle; /* every variable binds to no object */
+    PVAR_GUARD();
     if (!session_valid(session))
         return MPI_T_ERR_INVALID_SESSION;
     if (pvars_build() != MPI_SUCCESS)
@@ -266,9 +330,17 @@ int tern_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
         return MPI_T_ERR_INVALID;
+    tern_pvar_obj_t *obj = NULL;
+    int err = bind_object(pvars[pvar_index].bind, obj_handle, &obj);
+    if (err != MPI_SUCCESS)
+        return err;
     struct tern_t_pvar_s *h = calloc(1, sizeof *h);
-    if (!h)
+    if (!h) {
+        if (obj)
+            tern_pvar_obj_unbind(obj);
         return MPI_T_ERR_OUT_OF_HANDLES;
+    }
+    h->obj = obj;
     h->index = pvar_index;
     h->started = continuous(&pvars[pvar_index]);
     h->next = session->handles;
@@ -280,7 +352,7 @@ int tern_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 
 int tern_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    TERN_T_CHECK_INIT();
+    PVAR_GUARD();
     if (!session_valid(session))
         return MPI_T_ERR_INVALID_SESSION;
     if (!handle)
@@ -292,7 +364,7 @@ int tern_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
             *p = (*handle)->next;
             break;
         }
-    free(*handle);
+    handle_free(*handle);
     *handle = MPI_T_PVAR_HANDLE_NULL;
     return MPI_SUCCESS;
 }
@@ -310,6 +382,13 @@ static void mark_restart(int index, const struct tern_t_pvar_s *skip)
     tern_pvar_set((tern_pvar_id_t)index, tern_pvar_get((tern_pvar_id_t)(index - 1)));
 }
 
+/* The engine's value a handle sees: its object's count, or the
+ * process's. */
+static uint64_t engine(const struct tern_t_pvar_s *h)
+{
+    return h->obj ? h->obj->v[h->index] : now(&pvars[h->index]);
+}
+
 static uint64_t value_of(const struct tern_t_pvar_s *h)
 {
     const pvar_t *v = &pvars[h->index];
@@ -319,7 +398,7 @@ static uint64_t value_of(const struct tern_t_pvar_s *h)
         uint64_t mark = now(v);
         return h->started && mark > h->mark ? mark : h->mark;
     }
-    return h->accum + (h->started ? now(v) - h->base : 0);
+    return h->accum + (h->started ? engine(h) - h->base : 0);
 }
 
 /* Sets handle h's value to x (reset: x = 0; for a mark, the level now). */
@@ -332,7 +411,7 @@ static void set_value(struct tern_t_pvar_s *h, uint64_t x, int reset)
         return;
     }
     h->accum = x;
-    h->base = now(v);
+    h->base = engine(h);
 }
 
 static int start_one(struct tern_t_pvar_s *h)
@@ -348,9 +427,10 @@ static int start_one(struct tern_t_pvar_s *h)
         if (level > h->mark)
             h->mark = level;
     } else {
-        h->base = now(v);
+        h->base = engine(h);
     }
     h->started = 1;
+    timer_run(h, 1);
     return MPI_SUCCESS;
 }
 
@@ -362,6 +442,7 @@ static int stop_one(struct tern_t_pvar_s *h)
         return MPI_SUCCESS;
     uint64_t x = value_of(h);
     h->started = 0;
+    timer_run(h, 0);
     h->accum = h->mark = x;
     return MPI_SUCCESS;
 }
@@ -454,7 +535,7 @@ int tern_t_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
     }
     /* One read of the engine serves both halves: nothing counted between
      * them is lost. */
-    uint64_t x = now(v);
+    uint64_t x = engine(handle);
     *(unsigned long long *)buf = handle->accum + (handle->started ? x - handle->base : 0);
     handle->accum = 0;
     handle->base = x;

@@ -48,7 +48,11 @@ static void all_cvars(void)
         RC(MPI_T_cvar_get_index(name, &idx), MPI_SUCCESS);
         CHECK(idx == i, "%s: index %d, not %d", name, idx, i);
         CHECK(bind == MPI_T_BIND_NO_OBJECT, "%s bind", name);
-        CHECK(scope == MPI_T_SCOPE_READONLY || scope == MPI_T_SCOPE_ALL_EQ, "%s scope", name);
+        /* Writable: the collectives' algorithms (all equal), the eager
+         * limit (local: mpit_eager). */
+        CHECK(scope == MPI_T_SCOPE_READONLY || scope == MPI_T_SCOPE_ALL_EQ ||
+                  (scope == MPI_T_SCOPE_LOCAL && strcmp(name, "TERN_P2P_EAGER_MAX") == 0),
+              "%s scope %d", name, scope);
         CHECK(verb >= MPI_T_VERBOSITY_USER_BASIC && verb <= MPI_T_VERBOSITY_MPIDEV_ALL,
               "%s verbosity", name);
         MPI_T_cvar_handle h;
@@ -280,6 +284,8 @@ static void forced_bcast(void)
     RC(MPI_T_cvar_read(ch, now), MPI_SUCCESS);
     CHECK(strcmp(old, now) == 0, "a refused write changed it to %s", now);
     reg_c = listen("tern_coll_algorithm_chosen");
+    /* All collectives' calls: the sum of the per-algorithm counts. */
+    MPI_T_pvar_handle calls = pvar("tern_coll_calls", MPI_T_PVAR_CLASS_COUNTER, 1);
     const char *algos[] = {"scatter_allgather", "binomial"};
     for (int a = 0; a < 2; a++) {
         char name[64];
@@ -308,9 +314,16 @@ static void forced_bcast(void)
         snprintf(name, sizeof name, "bcast:%s", algos[a]);
         CHECK(strcmp(item, name) == 0, "event names %s, not %s", item, name);
     }
+    CHECK(rd(calls) == 2, "tern_coll_calls %llu after 2 bcasts", rd(calls));
     RC(MPI_T_cvar_write(ch, "auto"), MPI_SUCCESS);
     RC(MPI_T_cvar_handle_free(&ch), MPI_SUCCESS);
+    /* Freed, the registration hears nothing more (nor costs: the watch
+     * word's bit went with it). */
     RC(MPI_T_event_handle_free(reg_c, NULL, NULL), MPI_SUCCESS);
+    last_algo = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(last_algo == -1, "event after its registration was freed");
+    CHECK(rd(calls) == 3, "tern_coll_calls %llu after the barrier", rd(calls));
 }
 
 /* The threads variant: counters read beside traffic. */

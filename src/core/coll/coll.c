@@ -10,6 +10,17 @@
 #include <stdint.h>
 #include <string.h>
 
+void tern_coll_count_watched(unsigned algo, const tern_comm_t *comm, size_t msg_bytes)
+{
+    unsigned w = tern_watching();
+    if (w & TERN_WATCH_PROFILE)
+        tern_profile_coll_count(algo, msg_bytes);
+    if (w & TERN_WATCH_COLL_EVENT)
+        tern_event4(TERN_EVENT_COLL_ALGORITHM_CHOSEN, algo, comm->size, msg_bytes, 0);
+    if (w & TERN_WATCH_OBJECTS)
+        tern_pvar_obj_add(comm, TERN_PVAR_COMM_COLL_CALLS, 1);
+}
+
 /* Unpacks to do once the algorithm is done. */
 typedef struct {
     tern_sched_t *s;

@@ -104,21 +104,23 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
 /* Prints the selection table in effect (tern-info). */
 void tern_coll_print_table(FILE *f);
 
-/* Counts a call of algorithm al (its tern_pvar_coll slot, the call and
- * its bytes; the job's profile, base/profile.h) and raises the
- * algorithm-chosen event (base/pvars.h). Inline, with the slot stored in
- * the algorithm: out of line it cost each collective ~30 instructions
- * (a call, the slot from a pointer difference, saved registers), inline
- * ~10 (docs/performance.md, "Cost of the tools interface's counters"). */
+/* Counts a call of algorithm al (its tern_pvar_coll slot and its bytes;
+ * the calls of all collectives, tern_coll_calls, are the slots' sum) and,
+ * when something watches (base/pvars.h: the job's profile, a tool's
+ * handle bound to a communicator, a listener of the algorithm-chosen
+ * event), tells the watchers out of line. Inline, with the slot stored in
+ * the algorithm: out of line it cost each collective ~30 instructions, and
+ * one watch word instead of a test per watcher saves a load and a branch
+ * (docs/performance.md, "Cost of the tools interface's counters"). */
+void tern_coll_count_watched(unsigned algo, const tern_comm_t *comm, size_t msg_bytes);
 static inline void tern_coll_count(const tern_coll_algo_t *al, const tern_comm_t *comm,
                                    size_t msg_bytes)
 {
     unsigned i = al->index;
     tern_pvar_coll_add(i, 1);
-    tern_pvar_add(TERN_PVAR_COLL_CALLS, 1);
     tern_pvar_add(TERN_PVAR_COLL_BYTES, msg_bytes);
-    tern_profile_coll_call(i, msg_bytes);
-    tern_event4(TERN_EVENT_COLL_ALGORITHM_CHOSEN, i, comm->size, msg_bytes, 0);
+    if (__builtin_expect(tern_watching(), 0))
+        tern_coll_count_watched(i, comm, msg_bytes);
 }
 /* The selection table in effect, row by row (tern-info --json): rows are
  * grouped by collective and tried in order. */

@@ -5,6 +5,7 @@
 #include "core/info/info.h"
 #include "core/comm/ulfm.h"
 #include "core/pt2pt/bsend.h"
+#include "base/pvars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,7 @@ static void free_object(tern_comm_t *c)
     tern_ulfm_comm_free(c);
     if (c->local_comm)
         tern_comm_destroy(c->local_comm);
+    tern_pvar_obj_forget(c); /* a tool's counts of it (base/pvars.h) */
     tern_ctx_release(c->context_id);
     tern_bsend_ctx_forget(c->context_id); /* its attached buffer, if any */
     if (c->info != MPI_INFO_NULL)

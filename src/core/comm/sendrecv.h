@@ -36,10 +36,12 @@ static inline tern_status_t tern_send_call(tern_comm_t *c, const void *buf, MPI_
                                            MPI_Datatype dt, const tern_dt_desc_t *d, int dest,
                                            int tag, int mode, tern_req_t **req_p, int persistent)
 {
-    /* The profile of the job counts the program's sends once, here (a
-     * persistent one at each start: tern_mpi_start). */
-    if (__builtin_expect(tern_profile_rec, 0) && !persistent && dest != MPI_PROC_NULL)
-        tern_profile_row_add(1, tern_comm_world_rank(c, dest), (uint64_t)d->size * (uint64_t)count);
+    /* The profile of the job and a tool's counts of the communicator
+     * count the program's sends once, here (a persistent one at each
+     * start: tern_mpi_start); one test of the watch word (base/pvars.h). */
+    if (__builtin_expect(tern_watching(), 0) && !persistent && dest != MPI_PROC_NULL)
+        tern_watched_send(c->context_id, tern_comm_world_rank(c, dest),
+                          (uint64_t)d->size * (uint64_t)count);
     if (mode == TERN_SEND_STANDARD && !persistent && dest != MPI_PROC_NULL && d->contig &&
         !c->revoked &&
         tern_p2p_send_eager_now(c->rank, c->context_id, (const char *)buf + d->true_lb,

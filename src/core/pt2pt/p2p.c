@@ -250,6 +250,7 @@ static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size
     credit_consumed(src_world, size);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
+    tern_watch_recv(req->context_id, size);
 }
 
 /* A receive meets its message (straight from the transport or from the
@@ -270,6 +271,7 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
     req->status_bytes = n;
     req->error = msg->size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
     req->peer_world = msg->src_world;
+    tern_watch_recv(req->context_id, msg->size);
 
     switch (msg->type) {
     case PKT_RTS: {
@@ -336,6 +338,7 @@ int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int 
     credit_consumed(u->msg.src_world, u->msg.size);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, u->msg.size);
+    tern_watch_recv(ctx, u->msg.size);
     tern_match_free_unexpected(u);
     return 1;
 }
@@ -355,6 +358,7 @@ int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, in
     credit_consumed(u->msg.src_world, u->msg.size);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, u->msg.size);
+    tern_watch_recv(ctx, u->msg.size);
     tern_match_free_unexpected(u);
     return 1;
 }

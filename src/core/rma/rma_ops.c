@@ -140,14 +140,27 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
 }
 
 /* The profile of the job (base/profile.h) counts a one-sided operation
- * as one message of count elements of dt from the origin to the target. */
-static inline void profile_op(const tern_win_t *w, int target, MPI_Count count, MPI_Datatype dt)
+ * as one message of count elements of dt from the origin to the target;
+ * a tool's handle bound to the window counts it as an operation. One
+ * test of the watch word (base/pvars.h) for both. */
+static void watched_op(const tern_win_t *w, int target, MPI_Count count, MPI_Datatype dt)
 {
-    if (__builtin_expect(tern_profile_rec, 0) && target != MPI_PROC_NULL) {
+    if (target == MPI_PROC_NULL)
+        return;
+    unsigned watch = tern_watching();
+    if (watch & TERN_WATCH_PROFILE) {
         long size = tern_datatype_size(dt);
         tern_profile_row_add(0, tern_win_world(w, target),
                              size > 0 ? (uint64_t)count * (uint64_t)size : 0);
     }
+    if (watch & TERN_WATCH_OBJECTS)
+        tern_pvar_obj_add(w, TERN_PVAR_WIN_OPS, 1);
+}
+
+static inline void profile_op(const tern_win_t *w, int target, MPI_Count count, MPI_Datatype dt)
+{
+    if (__builtin_expect(tern_watching(), 0))
+        watched_op(w, target, count, dt);
 }
 
 tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,

@@ -11,6 +11,7 @@
 #include "core/rma/rma_cma.h"
 #include "core/rma/rma_path.h"
 #include "core/rma/rma_shm.h"
+#include "base/pvars.h"
 #include "core/rma/rma_sync.h"
 #include "core/datatype/datatype.h"
 #include "base/config.h"
@@ -114,6 +115,7 @@ tern_status_t tern_win_get_info(tern_win_t *w, MPI_Info *info_used)
 
 static void win_destroy(tern_win_t *w)
 {
+    tern_pvar_obj_forget(w); /* a tool's counts of it (base/pvars.h) */
     tern_rma_cma_close(w);
     if (w->handle != MPI_WIN_NULL)
         tern_handle_release(&wins, w->handle);

@@ -12,9 +12,12 @@
  * 4 bytes fit glibc's surplus for libraries loaded by dlopen). */
 #include "core/runtime/api_lock.h"
 #include "base/profile.h"
+#include "base/pvars.h"
 
 #include <linux/futex.h>
 #include <sched.h>
+#include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -104,6 +107,63 @@ void tern_api_profile_calls(int on)
         atomic_fetch_and_explicit(&tern_api_slow, ~2, memory_order_release);
 }
 
+void tern_api_time_calls(int on)
+{
+    if (on)
+        atomic_fetch_or_explicit(&tern_api_slow, 4, memory_order_release);
+    else
+        atomic_fetch_and_explicit(&tern_api_slow, ~4, memory_order_release);
+}
+
+/* The timers' call being timed in this thread (NULL: none) and its start. */
+static __thread const char *timed_func __attribute__((tls_model("initial-exec")));
+static __thread uint64_t timed_t0 __attribute__((tls_model("initial-exec")));
+
+/* The timer of procedure func besides TIME_MPI (TERN_PVAR_N: none). Names
+ * are looked up by the address of the entry point's own string, so each
+ * address is compared by name once and then found in a small cache. */
+static const struct {
+    const char *name;
+    tern_pvar_id_t id;
+} timed[] = {
+    {"MPI_Send", TERN_PVAR_TIME_SEND},         {"MPI_Recv", TERN_PVAR_TIME_RECV},
+    {"MPI_Sendrecv", TERN_PVAR_TIME_SENDRECV}, {"MPI_Sendrecv_replace", TERN_PVAR_TIME_SENDRECV},
+    {"MPI_Wait", TERN_PVAR_TIME_WAIT},         {"MPI_Waitall", TERN_PVAR_TIME_WAIT},
+    {"MPI_Waitany", TERN_PVAR_TIME_WAIT},      {"MPI_Waitsome", TERN_PVAR_TIME_WAIT},
+    {"MPI_Barrier", TERN_PVAR_TIME_BARRIER},   {"MPI_Bcast", TERN_PVAR_TIME_BCAST},
+    {"MPI_Reduce", TERN_PVAR_TIME_REDUCE},     {"MPI_Allreduce", TERN_PVAR_TIME_ALLREDUCE},
+    {"MPI_Allgather", TERN_PVAR_TIME_ALLGATHER}, {"MPI_Alltoall", TERN_PVAR_TIME_ALLTOALL},
+};
+
+static tern_pvar_id_t timer_of(const char *func)
+{
+    enum { CACHE = 64 };
+    static struct {
+        const char *func;
+        tern_pvar_id_t id;
+    } cache[CACHE];
+    size_t slot = ((uintptr_t)func >> 3) % CACHE;
+    if (cache[slot].func == func)
+        return cache[slot].id;
+    tern_pvar_id_t id = TERN_PVAR_N;
+    size_t n = strlen(func);
+    if (n > 2 && strcmp(func + n - 2, "_c") == 0)
+        n -= 2; /* the large-count form */
+    for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
+        if (strlen(timed[i].name) == n && strncmp(timed[i].name, func, n) == 0)
+            id = timed[i].id;
+    cache[slot].func = func;
+    cache[slot].id = id;
+    return id;
+}
+
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int tern_api_enter_slow(const char *func)
 {
     int held = 0;
@@ -114,14 +174,27 @@ int tern_api_enter_slow(const char *func)
     /* Under the lock (when there is one): the profile's records change
      * one thread at a time. Without the profile a locked call makes no
      * further call. */
-    if ((atomic_load_explicit(&tern_api_slow, memory_order_relaxed) & 2) &&
-        tern_profile_call_enter(func))
+    int slow = atomic_load_explicit(&tern_api_slow, memory_order_relaxed);
+    if ((slow & 2) && tern_profile_call_enter(func))
         held |= 2;
+    if ((slow & 4) && !timed_func) {
+        timed_func = func;
+        timed_t0 = clock_ns();
+        held |= 4;
+    }
     return held;
 }
 
 void tern_api_leave_slow(int held)
 {
+    if (held & 4) {
+        uint64_t dt = clock_ns() - timed_t0;
+        tern_pvar_add(TERN_PVAR_TIME_MPI, dt);
+        tern_pvar_id_t id = timer_of(timed_func);
+        if (id != TERN_PVAR_N)
+            tern_pvar_add(id, dt);
+        timed_func = NULL;
+    }
     if (held & 2)
         tern_profile_call_leave();
     if (held & 1)

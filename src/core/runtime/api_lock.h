@@ -55,14 +55,18 @@ static inline void tern_api_leave(int *held)
 
 /* The guard of the entry points that name themselves (TERN_CHECK_INIT):
  * one flag word says whether the call takes the lock (bit 0, as
- * tern_api_locking) or is timed for the profile of the job (bit 1,
- * base/profile.h), so a call with neither pays the same load and branch
- * as the lock's guard alone. enter returns what leave must undo. */
+ * tern_api_locking), is timed for the profile of the job (bit 1,
+ * base/profile.h) or for the tools interface's timers (bit 2,
+ * base/pvars.def's TIME_* rows), so a call with none pays the same load
+ * and branch as the lock's guard alone. enter returns what leave must
+ * undo. */
 extern atomic_int tern_api_slow;
 int tern_api_enter_slow(const char *func);
 void tern_api_leave_slow(int held);
 /* Turns the profile's timing of calls on or off (bit 1). */
 void tern_api_profile_calls(int on);
+/* Turns the timers' timing of calls on or off (bit 2). */
+void tern_api_time_calls(int on);
 
 static inline int tern_api_enter_call(const char *func)
 {

@@ -114,6 +114,18 @@ static int cpus_available(void)
     return online > 0 ? (int)online : 1;
 }
 
+void tern_peers_eager_reset(void)
+{
+    size_t knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);
+    for (int p = 0; tern_rt.peers && p < tern_rt.n_peers; p++) {
+        tern_peer_t *peer = &tern_rt.peers[p];
+        if (!peer->ops || peer->failed != TERN_OK)
+            continue; /* not connected, or failed (its limit stays 0) */
+        size_t max = peer->am_max > 64 ? peer->am_max - 64 : 0;
+        peer->eager_max = knob < max ? knob : max;
+    }
+}
+
 /* Whether a transport started so far reaches the other ranks of this node
  * (shm decides for the whole node, so its ranks agree). */
 static int node_served(void)

@@ -114,6 +114,11 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
 /* Fills peer's limits and capabilities (index p) from its transport's
  * query, the eager payload capped at eager_knob, and its credits. */
 void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob);
+/* TERN_P2P_EAGER_MAX changed (MPI_T_cvar_write): every live peer's eager
+ * limit again, the knob capped by what its transport carries; the next
+ * send to it chooses its protocol by the new limit. Under the entry
+ * points' lock; nothing to do before MPI_Init or after MPI_Finalize. */
+void tern_peers_eager_reset(void);
 /* Closes the transports (packets still queued must have left). */
 void tern_runtime_close_transports(void);
 /* After the transports closed: frees the peer and node tables and resets
