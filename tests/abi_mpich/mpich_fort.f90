@@ -80,6 +80,14 @@ program mpich_fort
   call MPI_Win_free(win, ierr)
   call check(win == MPI_WIN_NULL, 'MPI_Win_free')
 
+  ! MPI_SIZEOF: module procedures of MPICH's module mpi_sizeofs.
+  call MPI_Sizeof(d, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 8, 'MPI_SIZEOF of DOUBLE PRECISION')
+  call MPI_Sizeof(ibuf(1), n, ierr)
+  call check(n == 4, 'MPI_SIZEOF of INTEGER')
+  call MPI_Sizeof(pname(1:1), n, ierr)
+  call check(n == 1, 'MPI_SIZEOF of CHARACTER')
+
   ! Strings and error classes.
   call MPI_Comm_set_name(MPI_COMM_WORLD, 'fortran world', ierr)
   call MPI_Comm_get_name(MPI_COMM_WORLD, cname, n, ierr)
