@@ -327,6 +327,7 @@ static void f_get_attr(c_get_attr_fn *get, MPI_Aint (*value)(int, void *), MPI_F
 {
     void *v = NULL;
     int found = 0;
+    keyval = tern_f_keyval(keyval);
     *ierror = get(obj, keyval, &v, &found);
     if (*ierror == MPI_SUCCESS) {
         *flag = found != 0;
@@ -352,7 +353,7 @@ static void f_set_attr(c_set_attr_fn *set, MPI_Fint obj, MPI_Fint keyval, MPI_Ai
         *ierror = MPI_ERR_NO_MEM;
         return;
     }
-    *ierror = set(obj, keyval, b);
+    *ierror = set(obj, tern_f_keyval(keyval), b);
     if (*ierror != MPI_SUCCESS)
         box_free(b);
 }

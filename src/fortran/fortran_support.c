@@ -4,9 +4,16 @@
 
 #include <string.h>
 
-/* Defined here, so every program's COMMON /TERN_F_.../ binds to these and
- * the wrappers can compare addresses; aligned as gfortran aligns commons. */
+/* Defined here, so every program's COMMON binds to these and the wrappers
+ * can compare addresses; aligned as gfortran aligns commons. */
 #define F_COMMON __attribute__((aligned(16)))
+#ifdef TERN_F_MPICH
+F_COMMON tern_f_mpipriv1_t mpipriv1_;
+F_COMMON tern_f_mpipriv2_t mpipriv2_;
+F_COMMON tern_f_mpiprivc_t mpiprivc_;
+F_COMMON MPI_Fint mpifcmb5_[1];
+F_COMMON MPI_Fint mpifcmb9_[1];
+#else
 F_COMMON MPI_Fint tern_f_bottom_;
 F_COMMON MPI_Fint tern_f_in_place_;
 F_COMMON MPI_Fint tern_f_status_ignore_[MPI_F_STATUS_SIZE];
@@ -16,6 +23,7 @@ F_COMMON MPI_Fint tern_f_unweighted_[1];
 F_COMMON MPI_Fint tern_f_weights_empty_[1];
 F_COMMON char tern_f_argv_null_[1];
 F_COMMON char tern_f_argvs_null_[1];
+#endif
 
 char *tern_f_str_in(const char *s, size_t len)
 {

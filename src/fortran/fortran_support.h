@@ -8,17 +8,88 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #define TERN_F_HIDDEN __attribute__((visibility("hidden")))
 
-/* The common blocks of the sentinels (gfortran names /TERN_F_BOTTOM/
- * tern_f_bottom_); the sizes are mpif.h's (tools/bindgen/fortran.py). */
+/* The common blocks of the sentinels. Tern's own (libmpifort): gfortran
+ * names /TERN_F_BOTTOM/ tern_f_bottom_, the sizes are mpif.h's
+ * (tools/bindgen/fortran.py). MPICH's (libmpichfort.so.12, built with
+ * TERN_F_MPICH): MPICH 4.0's mpif.h and module mpi put them in five blocks,
+ * /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE(5); /MPIPRIV2/
+ * MPI_STATUSES_IGNORE(5,1), MPI_ERRCODES_IGNORE(1); /MPIPRIVC/
+ * MPI_ARGVS_NULL(1,1), MPI_ARGV_NULL(1) (CHARACTER*1); /MPIFCMB5/
+ * MPI_UNWEIGHTED; /MPIFCMB9/ MPI_WEIGHTS_EMPTY (docs/design.md, "The MPICH
+ * ABI face"). Either way the library defines them and a program's COMMON
+ * binds to the same storage, so an address compare finds a sentinel. */
+#ifdef TERN_F_MPICH
+typedef struct {
+    MPI_Fint bottom, in_place, status_ignore[MPI_F_STATUS_SIZE];
+} tern_f_mpipriv1_t;
+typedef struct {
+    MPI_Fint statuses_ignore[MPI_F_STATUS_SIZE], errcodes_ignore[1];
+} tern_f_mpipriv2_t;
+typedef struct {
+    char argvs_null[1], argv_null[1];
+} tern_f_mpiprivc_t;
+extern tern_f_mpipriv1_t mpipriv1_;
+extern tern_f_mpipriv2_t mpipriv2_;
+extern tern_f_mpiprivc_t mpiprivc_;
+extern MPI_Fint mpifcmb5_[1], mpifcmb9_[1];
+#define tern_f_bottom_ (mpipriv1_.bottom)
+#define tern_f_in_place_ (mpipriv1_.in_place)
+#define tern_f_status_ignore_ (mpipriv1_.status_ignore)
+#define tern_f_statuses_ignore_ (mpipriv2_.statuses_ignore)
+#define tern_f_errcodes_ignore_ (mpipriv2_.errcodes_ignore)
+#define tern_f_argvs_null_ (mpiprivc_.argvs_null)
+#define tern_f_argv_null_ (mpiprivc_.argv_null)
+#define tern_f_unweighted_ mpifcmb5_
+#define tern_f_weights_empty_ mpifcmb9_
+#else
 extern MPI_Fint tern_f_bottom_, tern_f_in_place_;
 extern MPI_Fint tern_f_status_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint tern_f_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint tern_f_errcodes_ignore_[1], tern_f_unweighted_[1], tern_f_weights_empty_[1];
 extern char tern_f_argv_null_[1], tern_f_argvs_null_[1];
+#endif
+
+/* A file handle written by the C call (MPI_FILE_OPEN, MPI_FILE_CLOSE) goes
+ * through a C MPI_File of the library's own width: libmpich.so.12's is
+ * MPICH's, an 8-byte pointer whose MPI_FILE_NULL is 0, which is also
+ * MPICH's Fortran MPI_FILE_NULL; Tern's own is the int itself. */
+#ifdef TERN_F_MPICH
+typedef uintptr_t tern_f_file_t;
+#define TERN_F_FILE_IN(f) ((tern_f_file_t)(uint32_t)(f))
+#define TERN_F_FILE_OUT(c) ((MPI_Fint)(uint32_t)(c))
+#else
+typedef MPI_File tern_f_file_t;
+#define TERN_F_FILE_IN(f) ((MPI_File)(f))
+#define TERN_F_FILE_OUT(c) ((MPI_Fint)(c))
+#endif
+
+/* A keyval from Fortran. MPICH's Fortran names each predefined attribute by
+ * its C keyval + 1 (MPI_TAG_UB is 0x64400002 in its mpif.h, 0x64400001 in
+ * mpi.h); every other keyval is the C one. */
+#ifdef TERN_F_MPICH
+static inline int tern_f_keyval(MPI_Fint k)
+{
+    switch (k - 1) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
+    case MPI_WIN_BASE: case MPI_WIN_SIZE: case MPI_WIN_DISP_UNIT:
+    case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
+        return k - 1;
+    default:
+        return k;
+    }
+}
+#else
+static inline int tern_f_keyval(MPI_Fint k)
+{
+    return k;
+}
+#endif
 
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's. */
 static inline void *tern_f_buf(void *buf)

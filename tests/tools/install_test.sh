@@ -22,6 +22,7 @@ fortran=
 if [ -x "$build/bin/mpifort" ]; then
     fortran=yes
     want+=(bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod lib/libmpifort.so
+           lib/libmpichfort.so.12
            lib/pkgconfig/tern-fort.pc)
 fi
 # The man pages, when the build makes them (a Python with pympistandard).

@@ -226,6 +226,14 @@ def _wrapper(name, proc, prefix):
                 and "*" in ctype and fp.direction.name == "IN":
             # An attribute value or extra state is the integer itself.
             call.append(f"(void *)(MPI_Aint)*{x}")
+        elif re.sub(r"\bconst\b", "", ctype).strip() == "MPI_File *" and not is_array:
+            # A file handle the call writes (MPI_FILE_OPEN, MPI_FILE_CLOSE):
+            # through a C MPI_File of the library's width (libmpichfort's is
+            # MPICH's 8-byte pointer; fortran_support.h).
+            decls.append(f"tern_f_file_t {x}_c = TERN_F_FILE_IN(*{x});")
+            call.append(f"(MPI_File *)&{x}_c")
+            post.append("if (*ierror == MPI_SUCCESS)")
+            post.append(f"    *{x} = TERN_F_FILE_OUT({x}_c);")
         elif "*" in ctype or is_array:
             call.append(f"({ctype}){x}")
         else:

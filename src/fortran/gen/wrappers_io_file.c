@@ -6,14 +6,20 @@
 void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror);
 void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
-    *ierror = MPI_File_close((MPI_File *)fh);
+    tern_f_file_t fh_c = TERN_F_FILE_IN(*fh);
+    *ierror = MPI_File_close((MPI_File *)&fh_c);
+    if (*ierror == MPI_SUCCESS)
+        *fh = TERN_F_FILE_OUT(fh_c);
 }
 TERN_F_ALIASES(mpi_file_close, MPI_FILE_CLOSE)
 
 void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror);
 void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
-    *ierror = PMPI_File_close((MPI_File *)fh);
+    tern_f_file_t fh_c = TERN_F_FILE_IN(*fh);
+    *ierror = PMPI_File_close((MPI_File *)&fh_c);
+    if (*ierror == MPI_SUCCESS)
+        *fh = TERN_F_FILE_OUT(fh_c);
 }
 TERN_F_ALIASES(pmpi_file_close, PMPI_FILE_CLOSE)
 
@@ -181,10 +187,13 @@ void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *i
 void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
 {
     char *filename_c = NULL;
+    tern_f_file_t fh_c = TERN_F_FILE_IN(*fh);
     if (!(filename_c = tern_f_str_in(filename, filename_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_File_open(*comm, filename_c, *amode, *info, (MPI_File *)fh);
+    *ierror = MPI_File_open(*comm, filename_c, *amode, *info, (MPI_File *)&fh_c);
 out:
     free(filename_c);
+    if (*ierror == MPI_SUCCESS)
+        *fh = TERN_F_FILE_OUT(fh_c);
 }
 TERN_F_ALIASES(mpi_file_open, MPI_FILE_OPEN)
 
@@ -192,10 +201,13 @@ void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *
 void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
 {
     char *filename_c = NULL;
+    tern_f_file_t fh_c = TERN_F_FILE_IN(*fh);
     if (!(filename_c = tern_f_str_in(filename, filename_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_File_open(*comm, filename_c, *amode, *info, (MPI_File *)fh);
+    *ierror = PMPI_File_open(*comm, filename_c, *amode, *info, (MPI_File *)&fh_c);
 out:
     free(filename_c);
+    if (*ierror == MPI_SUCCESS)
+        *fh = TERN_F_FILE_OUT(fh_c);
 }
 TERN_F_ALIASES(pmpi_file_open, PMPI_FILE_OPEN)
 
