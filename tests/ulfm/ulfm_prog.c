@@ -399,6 +399,86 @@ int main(int argc, char **argv)
         recover_and_report(MPI_COMM_WORLD, NULL);
         if (rank == 0)
             unlink(path);
+    } else if (!strcmp(c, "iagree")) {
+        /* MPIX_Comm_iagree and _ishrink progress in the background: rank 0
+         * enters only when rank 1, already in the operation, tells it to,
+         * so rank 1's call must return and its tests say "not yet"
+         * meanwhile (an agreement run to its end at the call would hang
+         * here). Then rank 0, the coordinator, dies during an iagree that
+         * rank 2 enters late: the others' requests still complete, with
+         * the same result. */
+        victim = 0;
+        int all_bits = (1 << size) - 1, done = 0, flag;
+        MPI_Request rq;
+        for (int round = 0; round < 2; round++) {
+            MPI_Comm sh = MPI_COMM_NULL;
+            if (rank == 0)
+                expect_class(MPI_Recv(&done, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                             MPI_SUCCESS, "MPI_Recv of the go");
+            flag = ~(1 << rank);
+            err = round == 0 ? MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq)
+                             : MPIX_Comm_ishrink(MPI_COMM_WORLD, &sh, &rq);
+            expect_class(err, MPI_SUCCESS, round == 0 ? "MPIX_Comm_iagree" : "MPIX_Comm_ishrink");
+            if (rank == 1) {
+                for (int i = 0; i < 50; i++) {
+                    expect_class(MPI_Test(&rq, &done, MPI_STATUS_IGNORE), MPI_SUCCESS, "MPI_Test");
+                    if (done)
+                        FAIL("round %d: complete before rank 0 entered (test %d)", round, i);
+                    usleep(2000); /* the program computes */
+                }
+                int go = 1;
+                expect_class(MPI_Send(&go, 1, MPI_INT, 0, 11, MPI_COMM_WORLD), MPI_SUCCESS,
+                             "MPI_Send of the go");
+            }
+            for (done = 0; !done;)
+                expect_class(MPI_Test(&rq, &done, MPI_STATUS_IGNORE), MPI_SUCCESS,
+                             "MPI_Test until complete");
+            if (round == 0 && flag != ~all_bits)
+                FAIL("iagree: flag %#x, expected %#x", (unsigned)flag, (unsigned)~all_bits);
+            if (round == 1) {
+                int n = 0;
+                MPI_Comm_size(sh, &n);
+                if (n != size)
+                    FAIL("ishrink without a failure: size %d", n);
+                MPI_Comm_free(&sh);
+            }
+        }
+        flag = ~(1 << rank);
+        if (rank == 2)
+            usleep(300000); /* enters after the coordinator died */
+        expect_class(MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq), MPI_SUCCESS, "MPIX_Comm_iagree");
+        if (rank == victim) {
+            usleep(20000);
+            die();
+        }
+        double t0 = now_ms();
+        for (done = 0; !done;) {
+            err = MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+            if (now_ms() - t0 > 20000)
+                FAIL("the iagree did not complete in 20 s");
+            usleep(1000);
+        }
+        if (cls(err) != MPI_SUCCESS && cls(err) != MPIX_ERR_PROC_FAILED)
+            FAIL("iagree during the failure: class %d", cls(err));
+        char extra[96];
+        int n = snprintf(extra, sizeof extra, "flag=%#x", (unsigned)flag);
+        /* Until every survivor acknowledged rank 0's failure. */
+        do {
+            MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+            flag = ~(1 << rank);
+            expect_class(MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq), MPI_SUCCESS,
+                         "MPIX_Comm_iagree");
+            err = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } while (cls(err) == MPIX_ERR_PROC_FAILED);
+        expect_class(err, MPI_SUCCESS, "MPIX_Comm_iagree after the acknowledgement");
+        MPI_Comm sh;
+        expect_class(MPIX_Comm_ishrink(MPI_COMM_WORLD, &sh, &rq), MPI_SUCCESS, "MPIX_Comm_ishrink");
+        expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS, "MPI_Wait of the ishrink");
+        int shn = 0;
+        MPI_Comm_size(sh, &shn);
+        MPI_Comm_free(&sh);
+        snprintf(extra + n, sizeof extra - (size_t)n, " after=%#x shrunk=%d", (unsigned)flag, shn);
+        recover_and_report(MPI_COMM_WORLD, extra);
     } else if (!strcmp(c, "abort_sub")) {
         /* The lower half aborts its own communicator; the upper half
          * goes on. */

@@ -35,6 +35,7 @@
 #include "base/config.h"
 #include "base/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -505,23 +506,80 @@ static void add_known_failed(const tern_comm_t *c, unsigned char *body)
             set_bit(bits, r);
 }
 
-/* Runs agreement number seq with our body (flag, mask; the failed bits are
- * filled here); out gets the decision (body_bytes). */
-static tern_status_t ft_agree(tern_comm_t *c, unsigned char *mine, unsigned char *out)
+/* One agreement in flight: MPIX_Comm_agree or _iagree, shrink or ishrink,
+ * MPI_Finalize's meeting. Every agreement is an operation of this kind,
+ * advanced by a progress hook (agree_hook), so the nonblocking forms
+ * progress in the background while the program computes or tests, and a
+ * blocking one is the same operation waited for at the call. A
+ * communicator's agreements run one after another in the order they were
+ * called (the same on every member: they are collective), which keeps at
+ * most the current and the next agreement's contributions in flight (the
+ * two contribution slots per member). */
+typedef enum { OP_AGREE, OP_SHRINK, OP_SYNC } op_kind_t;
+
+typedef struct agree_op {
+    struct agree_op *next;  /* every agreement not finished, in call order */
+    tern_comm_t *c;         /* held until the end */
+    op_kind_t kind;
+    uint32_t seq;           /* the agreement's number on c */
+    int started;            /* it is c's first and has contributed */
+    int sent_to;            /* the coordinator our contribution went to, or -1 */
+    int coordinating;
+    int done;
+    unsigned char *mine;    /* our contribution, then the decision */
+    unsigned char *out;
+    tern_ctx_mask_t reserved; /* shrink: our free context ids, reserved */
+    int flag_in;
+    int *flag_p;            /* agree: the user's flag, written at the end */
+    MPI_Comm *newcomm_p;    /* shrink: the user's handle, written at the end */
+    tern_req_t *req;        /* the nonblocking form's request, NULL for blocking */
+    tern_status_t st;
+    char why[200];          /* the words of st for the request */
+} agree_op_t;
+
+static agree_op_t *ops;
+static int hook_registered, in_hook;
+
+static int first_on_comm(const agree_op_t *op)
 {
+    for (const agree_op_t *o = ops; o != op; o = o->next)
+        if (o->c == op->c)
+            return 0;
+    return 1;
+}
+
+/* The op becomes c's current agreement: it fills its contribution. */
+static void op_start(agree_op_t *op)
+{
+    body_t *b = (body_t *)(void *)op->mine;
+    op->started = 1;
+    b->flag = op->kind == OP_AGREE ? (uint32_t)op->flag_in : 1;
+    if (op->kind == OP_SHRINK) {
+        tern_ctx_contribute(&op->reserved, 0, TERN_CTX_SLOTS);
+        b->mask = op->reserved;
+    } else {
+        memset(b->mask.free, 0xff, sizeof b->mask.free);
+    }
+}
+
+/* Advances op as far as what has arrived allows; 1 when its decision is
+ * known here. */
+static int op_step(agree_op_t *op)
+{
+    tern_comm_t *c = op->c;
     struct tern_ulfm *u = c->ulfm;
-    uint32_t seq = u->seq++;
-    int sent_to = -1, coordinating = 0;
-    unsigned idle = 0;
-    tern_peer_watch_all = 1; /* a dead coordinator must be seen */
+    unsigned char *mine = op->mine;
+    uint32_t seq = op->seq;
+    if (!op->started)
+        op_start(op);
     for (;;) {
         slot_t *d = &u->dec[seq & 3];
         if (d->valid && d->seq == seq)
-            break;
+            return 1;
         int c0 = lowest_alive(c);
         if (c0 == c->rank) {
-            if (!coordinating) {
-                coordinating = 1;
+            if (!op->coordinating) {
+                op->coordinating = 1;
                 /* Rank 0 is the first coordinator: nobody decided before. */
                 for (int r = 0; r < c->size && c->rank > 0; r++)
                     if (r != c->rank)
@@ -532,34 +590,44 @@ static tern_status_t ft_agree(tern_comm_t *c, unsigned char *mine, unsigned char
                 const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
                 missing = r != c->rank && !member_failed(c, r) && !(s->valid && s->seq == seq);
             }
-            if (!missing) {
-                body_t *b = (body_t *)(void *)mine;
-                add_known_failed(c, mine);
-                for (int r = 0; r < c->size; r++) {
-                    const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
-                    if (r == c->rank || !s->valid || s->seq != seq)
-                        continue;
-                    const body_t *o = (const body_t *)(const void *)s->body;
-                    b->flag &= o->flag;
-                    tern_ctx_mask_combine(&b->mask, &o->mask, sizeof b->mask);
-                    for (size_t i = sizeof(body_t); i < u->body_bytes; i++)
-                        mine[i] |= s->body[i];
-                }
-                add_known_failed(c, mine);
-                record_decision(c, seq, mine);
-                continue;
+            if (missing)
+                return 0;
+            body_t *b = (body_t *)(void *)mine;
+            add_known_failed(c, mine);
+            for (int r = 0; r < c->size; r++) {
+                const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
+                if (r == c->rank || !s->valid || s->seq != seq)
+                    continue;
+                const body_t *o = (const body_t *)(const void *)s->body;
+                b->flag &= o->flag;
+                tern_ctx_mask_combine(&b->mask, &o->mask, sizeof b->mask);
+                for (size_t i = sizeof(body_t); i < u->body_bytes; i++)
+                    mine[i] |= s->body[i];
             }
-        } else if (c0 != sent_to) {
+            add_known_failed(c, mine);
+            record_decision(c, seq, mine);
+            continue;
+        }
+        if (c0 != op->sent_to) {
             add_known_failed(c, mine);
             send_msg(c, c0, K_CONTRIB, seq, mine);
-            sent_to = c0;
+            op->sent_to = c0;
         }
-        if (tern_progress() == 0)
-            tern_progress_idle(&idle);
+        return 0;
     }
+}
+
+/* The decision is known: passes it on (as coordinator), makes the agreed
+ * failures known here, and finishes the operation's own part. */
+static void op_decided(agree_op_t *op)
+{
+    tern_comm_t *c = op->c;
+    struct tern_ulfm *u = c->ulfm;
+    uint32_t seq = op->seq;
+    unsigned char *out = op->out;
     const slot_t *d = &u->dec[seq & 3];
     memcpy(out, d->body, u->body_bytes);
-    if (coordinating)
+    if (op->coordinating)
         for (int r = 0; r < c->size; r++)
             if (r != c->rank)
                 send_msg(c, r, K_DECIDE, seq, d->body);
@@ -573,7 +641,122 @@ static tern_status_t ft_agree(tern_comm_t *c, unsigned char *mine, unsigned char
             tern_peer_failed(world_of(c, r), TERN_ERR_PEER,
                              "agreed failed by the survivors (MPIX_Comm_agree, MPIX_Comm_shrink)");
     update_failed(c);
-    return TERN_OK;
+
+    tern_status_t st = TERN_OK;
+    if (op->kind == OP_AGREE) {
+        if (op->flag_p)
+            *op->flag_p = (int)((const body_t *)(const void *)out)->flag;
+        /* Failures agreed on but not acknowledged here: PROC_FAILED. */
+        for (int r = 0; r < c->size && st == TERN_OK; r++) {
+            if (!get_bit(bits, r))
+                continue;
+            int acked = 0;
+            for (int i = 0; i < u->n_acked && !acked; i++)
+                acked = u->failed[i] == r;
+            if (!acked)
+                st = tern_status_detail(TERN_ERR_PEER,
+                                        "rank %d (world rank %d) failed and is not acknowledged "
+                                        "(MPIX_Comm_failure_ack); the flag is the survivors' AND",
+                                        r, world_of(c, r));
+        }
+    } else if (op->kind == OP_SHRINK) {
+        tern_ctx_withdraw(&op->reserved);
+        int *ranks = malloc((size_t)c->size * sizeof *ranks);
+        if (!ranks) {
+            st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for the survivors");
+        } else {
+            int n = 0, me = -1;
+            for (int r = 0; r < c->size; r++) {
+                if (get_bit(bits, r))
+                    continue;
+                if (r == c->rank)
+                    me = n;
+                ranks[n++] = world_of(c, r);
+            }
+            uint32_t ctx;
+            tern_comm_t *nc = NULL;
+            st = tern_ctx_pick(&((body_t *)(void *)out)->mask, 1, &ctx);
+            if (st == TERN_OK && me >= 0) {
+                st = tern_comm_new(c, ctx, me, n, ranks, &nc);
+                if (st != TERN_OK)
+                    tern_ctx_release(ctx);
+            }
+            if (st == TERN_OK)
+                *op->newcomm_p = nc ? nc->handle : MPI_COMM_NULL;
+            else
+                st = tern_status_detail(st, "cannot make the shrunk communicator: %s",
+                                        tern_status_string(st));
+            free(ranks);
+        }
+    }
+    op->st = st;
+    if (st != TERN_OK) {
+        const char *why = tern_status_take_detail(st);
+        snprintf(op->why, sizeof op->why, "%s", why ? why : tern_status_string(st));
+    }
+}
+
+static void op_free(agree_op_t *op)
+{
+    if (op->started && op->kind == OP_SHRINK && !op->done)
+        tern_ctx_withdraw(&op->reserved);
+    tern_comm_release(op->c);
+    free(op->mine);
+    free(op->out);
+    free(op);
+}
+
+static void op_unlink(agree_op_t *op)
+{
+    for (agree_op_t **p = &ops; *p; p = &(*p)->next)
+        if (*p == op) {
+            *p = op->next;
+            return;
+        }
+}
+
+/* The request of a nonblocking agreement owns its op from completion on
+ * (the words of its error live there). */
+static void req_release_op(tern_req_t *req)
+{
+    op_free(req->ext);
+    req->ext = NULL;
+}
+
+static int agree_hook(void)
+{
+    if (in_hook || !ops)
+        return 0;
+    in_hook = 1;
+    int events = 0, waiting = 0;
+    for (agree_op_t *op = ops, *next; op; op = next) {
+        next = op->next;
+        if (op->done || !first_on_comm(op))
+            continue;
+        if (!op_step(op)) {
+            waiting = 1;
+            continue;
+        }
+        op_decided(op);
+        op->done = 1;
+        op_unlink(op);
+        events++;
+        if (op->req) {
+            op->req->error = op->st;
+            op->req->error_text = op->st != TERN_OK ? op->why : NULL;
+            op->req->ext = op;
+            op->req->release_fn = req_release_op;
+            tern_req_complete(op->req);
+        }
+        next = ops; /* the next agreement on the communicator may go on */
+    }
+    /* A program that tests an agreement's request (or computes between
+     * tests) never idles in a wait: the coordinator's death must still be
+     * seen in time (the watch keeps its own period). */
+    if (waiting)
+        tern_peer_watch();
+    in_hook = 0;
+    return events;
 }
 
 static tern_status_t need_intra(const tern_comm_t *c)
@@ -586,18 +769,67 @@ static tern_status_t need_intra(const tern_comm_t *c)
     return TERN_OK;
 }
 
-static tern_status_t bodies(tern_comm_t *c, unsigned char **mine, unsigned char **out)
+/* A new agreement on c, queued behind those c has in flight; with
+ * nonblocking set it gets a request. */
+static tern_status_t op_new(tern_comm_t *c, op_kind_t kind, int nonblocking, agree_op_t **op_p)
 {
+    if (!hook_registered) {
+        tern_status_t st = tern_progress_register(agree_hook);
+        if (st != TERN_OK)
+            return tern_status_detail(st, "cannot register the agreement's progress hook");
+        hook_registered = 1;
+    }
     if (!state(c))
         return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the failure state");
-    *mine = calloc(1, c->ulfm->body_bytes);
-    *out = calloc(1, c->ulfm->body_bytes);
-    if (!*mine || !*out) {
-        free(*mine);
-        free(*out);
+    agree_op_t *op = calloc(1, sizeof *op);
+    if (op) {
+        op->mine = calloc(1, c->ulfm->body_bytes);
+        op->out = calloc(1, c->ulfm->body_bytes);
+        if (nonblocking)
+            op->req = tern_req_alloc(TERN_REQ_GENERIC);
+    }
+    if (!op || !op->mine || !op->out || (nonblocking && !op->req)) {
+        if (op) {
+            free(op->mine);
+            free(op->out);
+            if (op->req)
+                tern_req_release(op->req);
+        }
+        free(op);
         return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the agreement");
     }
+    tern_peer_watch_all = 1; /* a dead coordinator must be seen */
+    tern_comm_retain(c);
+    op->c = c;
+    op->kind = kind;
+    op->seq = c->ulfm->seq++;
+    op->sent_to = -1;
+    if (op->req) {
+        op->req->comm = c->handle;
+        op->req->status_source = MPI_ANY_SOURCE;
+        op->req->status_tag = MPI_ANY_TAG;
+    }
+    agree_op_t **p = &ops;
+    while (*p)
+        p = &(*p)->next;
+    *p = op;
+    *op_p = op;
     return TERN_OK;
+}
+
+/* Runs a blocking agreement to its end; returns its status and frees it. */
+static tern_status_t op_wait(agree_op_t *op)
+{
+    unsigned idle = 0;
+    agree_hook(); /* an agreement that needs nobody else ends here */
+    while (!op->done)
+        if (tern_progress() == 0 && !op->done)
+            tern_progress_idle(&idle);
+    tern_status_t st = op->st;
+    if (st != TERN_OK)
+        st = tern_status_detail(st, "%s", op->why);
+    op_free(op);
+    return st;
 }
 
 tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
@@ -607,48 +839,19 @@ tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
         return st;
     if (!flag)
         return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
-    unsigned char *mine, *out;
-    if ((st = bodies(c, &mine, &out)) != TERN_OK)
+    agree_op_t *op;
+    if ((st = op_new(c, OP_AGREE, 0, &op)) != TERN_OK)
         return st;
-    body_t *b = (body_t *)(void *)mine;
-    b->flag = (uint32_t)*flag;
-    memset(b->mask.free, 0xff, sizeof b->mask.free);
-    st = ft_agree(c, mine, out);
-    if (st == TERN_OK) {
-        *flag = (int)((const body_t *)(const void *)out)->flag;
-        /* Failures agreed on but not acknowledged here: PROC_FAILED. */
-        const unsigned char *bits = out + sizeof(body_t);
-        for (int r = 0; r < c->size && st == TERN_OK; r++) {
-            if (!get_bit(bits, r))
-                continue;
-            int acked = 0;
-            for (int i = 0; i < c->ulfm->n_acked && !acked; i++)
-                acked = c->ulfm->failed[i] == r;
-            if (!acked)
-                st = tern_status_detail(TERN_ERR_PEER,
-                                        "rank %d (world rank %d) failed and is not acknowledged "
-                                        "(MPIX_Comm_failure_ack); the flag is the survivors' AND",
-                                        r, world_of(c, r));
-        }
-    }
-    free(mine);
-    free(out);
-    return st;
+    op->flag_in = *flag;
+    op->flag_p = flag;
+    return op_wait(op);
 }
 
 tern_status_t tern_ulfm_sync(tern_comm_t *c)
 {
-    unsigned char *mine, *out;
-    tern_status_t st = bodies(c, &mine, &out);
-    if (st != TERN_OK)
-        return st;
-    body_t *b = (body_t *)(void *)mine;
-    b->flag = 1;
-    memset(b->mask.free, 0xff, sizeof b->mask.free);
-    st = ft_agree(c, mine, out);
-    free(mine);
-    free(out);
-    return st;
+    agree_op_t *op;
+    tern_status_t st = op_new(c, OP_SYNC, 0, &op);
+    return st == TERN_OK ? op_wait(op) : st;
 }
 
 tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
@@ -656,78 +859,47 @@ tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
     tern_status_t st = need_intra(c);
     if (st != TERN_OK)
         return st;
-    unsigned char *mine, *out;
-    if ((st = bodies(c, &mine, &out)) != TERN_OK)
+    agree_op_t *op;
+    if ((st = op_new(c, OP_SHRINK, 0, &op)) != TERN_OK)
         return st;
-    body_t *b = (body_t *)(void *)mine;
-    b->flag = 1;
-    tern_ctx_mask_t reserved;
-    tern_ctx_contribute(&reserved, 0, TERN_CTX_SLOTS);
-    b->mask = reserved;
-    st = ft_agree(c, mine, out);
-    tern_ctx_withdraw(&reserved);
-    int *ranks = malloc((size_t)c->size * sizeof *ranks);
-    if (st == TERN_OK && !ranks)
-        st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for the survivors");
-    if (st == TERN_OK) {
-        const unsigned char *bits = out + sizeof(body_t);
-        int n = 0, me = -1;
-        for (int r = 0; r < c->size; r++) {
-            if (get_bit(bits, r))
-                continue;
-            if (r == c->rank)
-                me = n;
-            ranks[n++] = world_of(c, r);
-        }
-        uint32_t ctx;
-        tern_comm_t *nc = NULL;
-        st = tern_ctx_pick(&((body_t *)(void *)out)->mask, 1, &ctx);
-        if (st == TERN_OK && me >= 0) {
-            st = tern_comm_new(c, ctx, me, n, ranks, &nc);
-            if (st != TERN_OK)
-                tern_ctx_release(ctx);
-        }
-        if (st == TERN_OK)
-            *newcomm = nc ? nc->handle : MPI_COMM_NULL;
-        else
-            st = tern_status_detail(st, "cannot make the shrunk communicator: %s",
-                                    tern_status_string(st));
-    }
-    free(ranks);
-    free(mine);
-    free(out);
-    return st;
+    op->newcomm_p = newcomm;
+    return op_wait(op);
 }
 
-/* The nonblocking forms run the fault-tolerant protocol to its end at the
- * call (it makes progress only while called) and hand back a request that
- * is complete, with the operation's error. */
-static tern_status_t done_request(tern_comm_t *c, tern_status_t st, tern_req_t **req_p)
-{
-    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
-    if (!req)
-        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the request");
-    req->comm = c->handle;
-    req->error = st;
-    tern_req_complete(req);
-    *req_p = req;
-    return TERN_OK;
-}
-
+/* The nonblocking forms: the request completes when the hook has finished
+ * the agreement; the flag and the new communicator are written then (the
+ * program keeps them valid until it completes, as for any nonblocking
+ * operation's buffers). */
 tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
 {
-    tern_status_t st = tern_ulfm_agree(c, flag);
-    if (st == TERN_ERR_COMM || st == TERN_ERR_ARG || st == TERN_ERR_NOMEM)
+    tern_status_t st = need_intra(c);
+    if (st != TERN_OK)
         return st;
-    return done_request(c, st, req_p);
+    if (!flag)
+        return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
+    agree_op_t *op;
+    if ((st = op_new(c, OP_AGREE, 1, &op)) != TERN_OK)
+        return st;
+    op->flag_in = *flag;
+    op->flag_p = flag;
+    *req_p = op->req;
+    agree_hook();
+    return TERN_OK;
 }
 
 tern_status_t tern_ulfm_ishrink(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
 {
-    tern_status_t st = tern_ulfm_shrink(c, newcomm);
+    tern_status_t st = need_intra(c);
     if (st != TERN_OK)
         return st;
-    return done_request(c, st, req_p);
+    agree_op_t *op;
+    if ((st = op_new(c, OP_SHRINK, 1, &op)) != TERN_OK)
+        return st;
+    *newcomm = MPI_COMM_NULL;
+    op->newcomm_p = newcomm;
+    *req_p = op->req;
+    agree_hook();
+    return TERN_OK;
 }
 
 /* ---- revocation, acknowledgement, queries ----------------------------- */
