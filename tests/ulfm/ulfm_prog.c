@@ -479,6 +479,98 @@ int main(int argc, char **argv)
         MPI_Comm_free(&sh);
         snprintf(extra + n, sizeof extra - (size_t)n, " after=%#x shrunk=%d", (unsigned)flag, shn);
         recover_and_report(MPI_COMM_WORLD, extra);
+    } else if (!strcmp(c, "inter")) {
+        /* ULFM on an intercommunicator between {0,1} and {2,3}: agree
+         * gives each group the AND of the other group's flags; after rank 3
+         * dies an intercommunicator collective fails, the failure is
+         * agreed and acknowledged on both sides, shrink gives an
+         * intercommunicator of the survivors of both groups (2 and 1),
+         * which works; a revoke by one group reaches the other's receive. */
+        MPI_Comm half, inter, sh;
+        int low = rank < size / 2, flag;
+        MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half);
+        expect_class(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 5, &inter),
+                     MPI_SUCCESS, "MPI_Intercomm_create");
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        int other_bits = low ? 0xc : 0x3;
+        flag = ~(1 << rank);
+        expect_class(MPIX_Comm_agree(inter, &flag), MPI_SUCCESS, "MPIX_Comm_agree (inter)");
+        if (flag != ~other_bits)
+            FAIL("inter agree: flag %#x, expected %#x (the other group's AND)", (unsigned)flag,
+                 (unsigned)~other_bits);
+        MPI_Request rq;
+        flag = ~(1 << rank);
+        expect_class(MPIX_Comm_iagree(inter, &flag, &rq), MPI_SUCCESS, "MPIX_Comm_iagree (inter)");
+        expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS, "MPI_Wait (inter iagree)");
+        if (flag != ~other_bits)
+            FAIL("inter iagree: flag %#x", (unsigned)flag);
+        if (rank == victim)
+            die();
+        /* Collectives on it fail (the dead rank is in the remote group of
+         * the low side, the local group of rank 2). */
+        expect_coll_failed(MPI_Barrier(inter), "MPI_Barrier on the intercommunicator");
+        do {
+            MPIX_Comm_failure_ack(inter);
+            flag = 1;
+            err = MPIX_Comm_agree(inter, &flag);
+        } while (cls(err) == MPIX_ERR_PROC_FAILED);
+        expect_class(err, MPI_SUCCESS, "MPIX_Comm_agree (inter) after the acknowledgement");
+        MPI_Group fg, wg;
+        int nf = 0, w = -1, zero = 0;
+        expect_class(MPIX_Comm_get_failed(inter, &fg), MPI_SUCCESS, "MPIX_Comm_get_failed (inter)");
+        MPI_Group_size(fg, &nf);
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        if (nf == 1)
+            MPI_Group_translate_ranks(fg, 1, &zero, wg, &w);
+        if (nf != 1 || w != victim)
+            FAIL("inter get_failed: %d members, first world %d", nf, w);
+        MPI_Group_free(&fg);
+        expect_class(MPIX_Comm_failure_get_acked(inter, &fg), MPI_SUCCESS, "get_acked (inter)");
+        MPI_Group_size(fg, &nf);
+        if (nf != 1)
+            FAIL("inter get_acked: %d members", nf);
+        MPI_Group_free(&fg);
+        MPI_Group_free(&wg);
+        expect_class(MPIX_Comm_shrink(inter, &sh), MPI_SUCCESS, "MPIX_Comm_shrink (inter)");
+        int is_inter = 0, ln = 0, rn = 0;
+        MPI_Comm_test_inter(sh, &is_inter);
+        MPI_Comm_size(sh, &ln);
+        MPI_Comm_remote_size(sh, &rn);
+        if (!is_inter || ln != (low ? 2 : 1) || rn != (low ? 1 : 2))
+            FAIL("shrunk intercommunicator: inter %d, sizes %d and %d", is_inter, ln, rn);
+        /* It works: the sum of the other group's world ranks. */
+        long mine = rank, sum = -1;
+        expect_class(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, sh), MPI_SUCCESS,
+                     "MPI_Allreduce on the shrunk intercommunicator");
+        if (sum != (low ? 2 : 1))
+            FAIL("shrunk intercommunicator: the other group's sum %ld", sum);
+        /* Rank 0 revokes it; rank 2 waits in a receive from the other side. */
+        if (rank == 0) {
+            expect_class(MPI_Recv(&flag, 1, MPI_INT, 0, 8, sh, MPI_STATUS_IGNORE), MPI_SUCCESS,
+                         "MPI_Recv of rank 2's ready");
+            expect_class(MPIX_Comm_revoke(sh), MPI_SUCCESS, "MPIX_Comm_revoke (inter)");
+        } else if (rank == 2) {
+            MPI_Request r2;
+            expect_class(MPI_Irecv(&flag, 1, MPI_INT, 0, 9, sh, &r2), MPI_SUCCESS, "MPI_Irecv");
+            expect_class(MPI_Send(&flag, 1, MPI_INT, 0, 8, sh), MPI_SUCCESS, "MPI_Send ready");
+            expect_class(MPI_Wait(&r2, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
+                         "a receive on the intercommunicator the other group revoked");
+        }
+        do
+            MPIX_Comm_is_revoked(sh, &flag);
+        while (!flag);
+        expect_class(MPI_Barrier(sh), MPIX_ERR_REVOKED, "MPI_Barrier on the revoked intercomm");
+        MPI_Comm sh2;
+        expect_class(MPIX_Comm_shrink(sh, &sh2), MPI_SUCCESS, "MPIX_Comm_shrink (revoked inter)");
+        MPI_Comm_size(sh2, &ln);
+        MPI_Comm_remote_size(sh2, &rn);
+        if (ln != (low ? 2 : 1) || rn != (low ? 1 : 2))
+            FAIL("second shrink: sizes %d and %d", ln, rn);
+        MPI_Comm_free(&sh2);
+        MPI_Comm_free(&sh);
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+        recover_and_report(MPI_COMM_WORLD, "inter=ok");
     } else if (!strcmp(c, "abort_sub")) {
         /* The lower half aborts its own communicator; the upper half
          * goes on. */

@@ -25,6 +25,7 @@
  * before it turns to the new one, or nobody alive did: every survivor
  * returns the same decision. */
 #include "core/comm/ulfm.h"
+#include "core/comm/comm_create.h"
 #include "core/group/group.h"
 #include "core/pt2pt/match.h"
 #include "core/pt2pt/p2p.h"
@@ -48,11 +49,12 @@ typedef struct {
     uint32_t seq;  /* the agreement's number on the communicator */
 } pkt_ulfm_t;
 
-/* What an agreement combines; (size + 7) / 8 bytes of failed members (a
- * bit per rank) follow. */
+/* What an agreement combines; (members + 7) / 8 bytes of failed members
+ * (a bit per member) follow. The flags are ANDed per group: an
+ * intercommunicator's members get the other group's AND (the ULFM
+ * specification's MPIX_Comm_agree), an intracommunicator's flag[0]. */
 typedef struct {
-    uint32_t flag;
-    uint32_t pad;
+    uint32_t flag[2];
     tern_ctx_mask_t mask;
 } body_t;
 
@@ -83,23 +85,60 @@ int tern_ulfm_ft(void)
     return ft;
 }
 
-static int world_of(const tern_comm_t *c, int r)
+/* Members: an intracommunicator's are its ranks; an intercommunicator's
+ * are both groups, the first (as MPI_Intercomm_merge orders two groups of
+ * equal `high`) before the other, so that every member of either group
+ * numbers them alike. The agreement, revocation and the failed lists run
+ * over members. */
+static int local_first(const tern_comm_t *c)
 {
-    return tern_comm_local_world_rank(c, r);
+    return c->inter_first ? c->inter_first > 0
+                          : tern_comm_local_world_rank(c, 0) < c->remote_world_ranks[0];
 }
 
-static int member_failed(const tern_comm_t *c, int r)
+static int n_members(const tern_comm_t *c)
 {
-    return tern_rt.peers[world_of(c, r)].failed != TERN_OK;
+    return c->is_inter ? c->size + c->remote_size : c->size;
+}
+
+static int first_group_size(const tern_comm_t *c)
+{
+    return !c->is_inter ? c->size : local_first(c) ? c->size : c->remote_size;
+}
+
+/* 0 for the first group, 1 for the other (an intracommunicator: 0). */
+static int group_of(const tern_comm_t *c, int m)
+{
+    return m >= first_group_size(c);
+}
+
+static int self_of(const tern_comm_t *c)
+{
+    return c->is_inter && !local_first(c) ? c->remote_size + c->rank : c->rank;
+}
+
+static int world_of(const tern_comm_t *c, int m)
+{
+    if (!c->is_inter)
+        return tern_comm_local_world_rank(c, m);
+    int lf = local_first(c), first = lf ? c->size : c->remote_size;
+    if (m >= first)
+        return lf ? c->remote_world_ranks[m - first] : tern_comm_local_world_rank(c, m - first);
+    return lf ? tern_comm_local_world_rank(c, m) : c->remote_world_ranks[m];
+}
+
+static int member_failed(const tern_comm_t *c, int m)
+{
+    return tern_rt.peers[world_of(c, m)].failed != TERN_OK;
 }
 
 static int rank_of_world(const tern_comm_t *c, int w)
 {
-    if (!c->world_ranks)
+    if (!c->world_ranks && !c->is_inter)
         return w < c->size ? w : -1;
-    for (int r = 0; r < c->size; r++)
-        if (c->world_ranks[r] == w)
-            return r;
+    for (int m = 0; m < n_members(c); m++)
+        if (world_of(c, m) == w)
+            return m;
     return -1;
 }
 
@@ -109,9 +148,9 @@ static struct tern_ulfm *state(tern_comm_t *c);
 static void update_failed(tern_comm_t *c)
 {
     struct tern_ulfm *u = state(c);
-    if (!u || c->n_failed == c->size)
+    if (!u || c->n_failed == n_members(c))
         return;
-    for (int r = 0; r < c->size; r++) {
+    for (int r = 0; r < n_members(c); r++) {
         if (!member_failed(c, r))
             continue;
         int known = 0;
@@ -189,10 +228,11 @@ static struct tern_ulfm *state(tern_comm_t *c)
     struct tern_ulfm *u = calloc(1, sizeof *u);
     if (!u)
         return NULL;
-    u->body_bytes = sizeof(body_t) + ((size_t)c->size + 7) / 8;
-    u->failed = malloc((size_t)c->size * sizeof *u->failed);
-    u->contrib = calloc((size_t)c->size * 2, sizeof *u->contrib);
-    u->queried = calloc((size_t)c->size, sizeof *u->queried);
+    size_t n = (size_t)n_members(c);
+    u->body_bytes = sizeof(body_t) + (n + 7) / 8;
+    u->failed = malloc(n * sizeof *u->failed);
+    u->contrib = calloc(n * 2, sizeof *u->contrib);
+    u->queried = calloc(n, sizeof *u->queried);
     if (!u->failed || !u->contrib || !u->queried) {
         free(u->failed);
         free(u->contrib);
@@ -226,7 +266,7 @@ void tern_ulfm_comm_free(tern_comm_t *c)
     struct tern_ulfm *u = c->ulfm;
     if (!u)
         return;
-    for (int i = 0; i < 2 * c->size; i++)
+    for (int i = 0; i < 2 * n_members(c); i++)
         slot_free(&u->contrib[i]);
     for (int i = 0; i < 4; i++)
         slot_free(&u->dec[i]);
@@ -255,7 +295,7 @@ static void record_decision(tern_comm_t *c, uint32_t seq, const unsigned char *b
         return;
     if (!slot_set(d, seq, body, u->body_bytes))
         return;
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < n_members(c); r++)
         if (u->queried[r] == seq + 1) {
             u->queried[r] = 0;
             send_msg(c, r, K_ANSWER, seq, d->body);
@@ -270,11 +310,14 @@ static void revoke_local(tern_comm_t *c, int forward)
         return;
     c->revoked = 1;
     if (forward)
-        for (int r = 0; r < c->size; r++)
-            if (r != c->rank)
+        for (int r = 0; r < n_members(c); r++)
+            if (r != self_of(c))
                 send_msg(c, r, K_REVOKE, 0, NULL);
     fail_posted_on(c, c->context_id, TERN_ERR_REVOKED);
     fail_posted_on(c, c->context_id + 1, TERN_ERR_REVOKED);
+    /* An intercommunicator's collectives run partly on its local group. */
+    if (c->is_inter && c->local_comm)
+        fail_posted_on(c->local_comm, c->local_comm->context_id + 1, TERN_ERR_REVOKED);
 }
 
 static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len)
@@ -323,7 +366,7 @@ typedef struct {
 static void find_ctx(tern_comm_t *c, void *arg)
 {
     find_t *f = arg;
-    if (!f->found && !c->is_inter && c->context_id == f->ctx)
+    if (!f->found && c->context_id == f->ctx)
         f->found = c;
 }
 
@@ -396,7 +439,7 @@ static void fail_posted_on(tern_comm_t *c, uint32_t ctx, tern_status_t st)
 static void on_failure_comm(tern_comm_t *c, void *arg)
 {
     int w = *(const int *)arg;
-    if (c->is_inter || rank_of_world(c, w) < 0)
+    if (rank_of_world(c, w) < 0)
         return;
     int before = c->n_failed;
     update_failed(c);
@@ -405,6 +448,8 @@ static void on_failure_comm(tern_comm_t *c, void *arg)
     /* Every collective on it fails, on every survivor: those waiting for a
      * member that gave up as well as those waiting for the dead one. */
     fail_posted_on(c, c->context_id + 1, TERN_ERR_PEER);
+    if (c->is_inter && c->local_comm)
+        fail_posted_on(c->local_comm, c->local_comm->context_id + 1, TERN_ERR_PEER);
 }
 
 void tern_ulfm_on_failure(int peer_world)
@@ -427,6 +472,10 @@ tern_status_t tern_ulfm_coll_error(tern_comm_t *c)
     int r = c->ulfm && c->n_failed ? c->ulfm->failed[c->n_failed - 1] : -1;
     if (r < 0)
         return tern_status_detail(TERN_ERR_PEER, "a member of the communicator failed");
+    if (c->is_inter)
+        return tern_status_detail(TERN_ERR_PEER, "world rank %d, a member of the "
+                                  "intercommunicator, failed: %s", world_of(c, r),
+                                  tern_peer_failure(world_of(c, r)));
     return tern_status_detail(TERN_ERR_PEER,
                               "rank %d (world rank %d) of the communicator failed: %s", r,
                               world_of(c, r), tern_peer_failure(world_of(c, r)));
@@ -489,10 +538,10 @@ int tern_ulfm_anysource_pending(tern_req_t *req)
 
 static int lowest_alive(const tern_comm_t *c)
 {
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < n_members(c); r++)
         if (!member_failed(c, r))
             return r;
-    return c->rank;
+    return self_of(c);
 }
 
 static void set_bit(unsigned char *bits, int r) { bits[r / 8] |= (unsigned char)(1u << (r % 8)); }
@@ -501,7 +550,7 @@ static int get_bit(const unsigned char *bits, int r) { return bits[r / 8] >> (r 
 static void add_known_failed(const tern_comm_t *c, unsigned char *body)
 {
     unsigned char *bits = body + sizeof(body_t);
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < n_members(c); r++)
         if (member_failed(c, r))
             set_bit(bits, r);
 }
@@ -553,7 +602,9 @@ static void op_start(agree_op_t *op)
 {
     body_t *b = (body_t *)(void *)op->mine;
     op->started = 1;
-    b->flag = op->kind == OP_AGREE ? (uint32_t)op->flag_in : 1;
+    b->flag[0] = b->flag[1] = UINT32_MAX;
+    if (op->kind == OP_AGREE)
+        b->flag[group_of(op->c, self_of(op->c))] = (uint32_t)op->flag_in;
     if (op->kind == OP_SHRINK) {
         tern_ctx_contribute(&op->reserved, 0, TERN_CTX_SLOTS);
         b->mask = op->reserved;
@@ -577,29 +628,30 @@ static int op_step(agree_op_t *op)
         if (d->valid && d->seq == seq)
             return 1;
         int c0 = lowest_alive(c);
-        if (c0 == c->rank) {
+        if (c0 == self_of(c)) {
             if (!op->coordinating) {
                 op->coordinating = 1;
                 /* Rank 0 is the first coordinator: nobody decided before. */
-                for (int r = 0; r < c->size && c->rank > 0; r++)
-                    if (r != c->rank)
+                for (int r = 0; r < n_members(c) && self_of(c) > 0; r++)
+                    if (r != self_of(c))
                         send_msg(c, r, K_QUERY, seq, NULL);
             }
             int missing = 0;
-            for (int r = 0; r < c->size && !missing; r++) {
+            for (int r = 0; r < n_members(c) && !missing; r++) {
                 const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
-                missing = r != c->rank && !member_failed(c, r) && !(s->valid && s->seq == seq);
+                missing = r != self_of(c) && !member_failed(c, r) && !(s->valid && s->seq == seq);
             }
             if (missing)
                 return 0;
             body_t *b = (body_t *)(void *)mine;
             add_known_failed(c, mine);
-            for (int r = 0; r < c->size; r++) {
+            for (int r = 0; r < n_members(c); r++) {
                 const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
-                if (r == c->rank || !s->valid || s->seq != seq)
+                if (r == self_of(c) || !s->valid || s->seq != seq)
                     continue;
                 const body_t *o = (const body_t *)(const void *)s->body;
-                b->flag &= o->flag;
+                b->flag[0] &= o->flag[0];
+                b->flag[1] &= o->flag[1];
                 tern_ctx_mask_combine(&b->mask, &o->mask, sizeof b->mask);
                 for (size_t i = sizeof(body_t); i < u->body_bytes; i++)
                     mine[i] |= s->body[i];
@@ -617,6 +669,62 @@ static int op_step(agree_op_t *op)
     }
 }
 
+/* The communicator of the members the decision does not hold failed, in
+ * their old order, on context ids picked from the decision's mask: an
+ * intracommunicator, or an intercommunicator of the survivors of both
+ * groups (two ids, as MPI_Comm_dup takes). MPI_COMM_NULL where this
+ * process is not among them. */
+static tern_status_t make_shrunk(tern_comm_t *c, const unsigned char *out, MPI_Comm *newcomm)
+{
+    const unsigned char *bits = out + sizeof(body_t);
+    int n = n_members(c), self = self_of(c), mine = group_of(c, self);
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks)
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the survivors");
+    /* Ours first (in ranks[0..ln)), then the other group's from the end. */
+    int ln = 0, rn = 0, me = -1;
+    for (int m = 0; m < n; m++) {
+        if (get_bit(bits, m))
+            continue;
+        if (m == self)
+            me = ln;
+        if (group_of(c, m) == mine)
+            ranks[ln++] = world_of(c, m);
+        else
+            ranks[n - 1 - rn++] = world_of(c, m);
+    }
+    for (int i = 0; i < rn / 2; i++) { /* the other group's in order */
+        int t = ranks[n - 1 - i];
+        ranks[n - 1 - i] = ranks[n - rn + i];
+        ranks[n - rn + i] = t;
+    }
+    uint32_t ctx[2];
+    tern_comm_t *nc = NULL;
+    tern_status_t st = TERN_OK;
+    if (c->is_inter && rn == 0)
+        st = tern_status_detail(TERN_ERR_PEER, "every process of the intercommunicator's "
+                                "remote group failed: no intercommunicator to make");
+    if (st == TERN_OK)
+        st = tern_ctx_pick(&((const body_t *)(const void *)out)->mask, c->is_inter ? 2 : 1, ctx);
+    if (st == TERN_OK && me >= 0) {
+        st = c->is_inter ? tern_comm_new_inter(c, ctx[0], ctx[1], me, ln, ranks, rn,
+                                               ranks + n - rn, &nc)
+                         : tern_comm_new(c, ctx[0], me, ln, ranks, &nc);
+        if (st != TERN_OK) {
+            tern_ctx_release(ctx[0]);
+            if (c->is_inter)
+                tern_ctx_release(ctx[1]);
+        }
+    }
+    free(ranks);
+    if (st == TERN_OK)
+        *newcomm = nc ? nc->handle : MPI_COMM_NULL;
+    else if (st != TERN_ERR_PEER)
+        st = tern_status_detail(st, "cannot make the shrunk communicator: %s",
+                                tern_status_string(st));
+    return st;
+}
+
 /* The decision is known: passes it on (as coordinator), makes the agreed
  * failures known here, and finishes the operation's own part. */
 static void op_decided(agree_op_t *op)
@@ -628,15 +736,15 @@ static void op_decided(agree_op_t *op)
     const slot_t *d = &u->dec[seq & 3];
     memcpy(out, d->body, u->body_bytes);
     if (op->coordinating)
-        for (int r = 0; r < c->size; r++)
-            if (r != c->rank)
+        for (int r = 0; r < n_members(c); r++)
+            if (r != self_of(c))
                 send_msg(c, r, K_DECIDE, seq, d->body);
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < n_members(c); r++)
         if (u->contrib[r * 2 + (seq & 1)].seq == seq)
             u->contrib[r * 2 + (seq & 1)].valid = 0;
     /* What the survivors agreed failed, this process knows failed. */
     const unsigned char *bits = out + sizeof(body_t);
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < n_members(c); r++)
         if (get_bit(bits, r) && !member_failed(c, r))
             tern_peer_failed(world_of(c, r), TERN_ERR_PEER,
                              "agreed failed by the survivors (MPIX_Comm_agree, MPIX_Comm_shrink)");
@@ -645,9 +753,10 @@ static void op_decided(agree_op_t *op)
     tern_status_t st = TERN_OK;
     if (op->kind == OP_AGREE) {
         if (op->flag_p)
-            *op->flag_p = (int)((const body_t *)(const void *)out)->flag;
+            *op->flag_p = (int)((const body_t *)(const void *)out)
+                              ->flag[c->is_inter ? 1 - group_of(c, self_of(c)) : 0];
         /* Failures agreed on but not acknowledged here: PROC_FAILED. */
-        for (int r = 0; r < c->size && st == TERN_OK; r++) {
+        for (int r = 0; r < n_members(c) && st == TERN_OK; r++) {
             if (!get_bit(bits, r))
                 continue;
             int acked = 0;
@@ -661,33 +770,7 @@ static void op_decided(agree_op_t *op)
         }
     } else if (op->kind == OP_SHRINK) {
         tern_ctx_withdraw(&op->reserved);
-        int *ranks = malloc((size_t)c->size * sizeof *ranks);
-        if (!ranks) {
-            st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for the survivors");
-        } else {
-            int n = 0, me = -1;
-            for (int r = 0; r < c->size; r++) {
-                if (get_bit(bits, r))
-                    continue;
-                if (r == c->rank)
-                    me = n;
-                ranks[n++] = world_of(c, r);
-            }
-            uint32_t ctx;
-            tern_comm_t *nc = NULL;
-            st = tern_ctx_pick(&((body_t *)(void *)out)->mask, 1, &ctx);
-            if (st == TERN_OK && me >= 0) {
-                st = tern_comm_new(c, ctx, me, n, ranks, &nc);
-                if (st != TERN_OK)
-                    tern_ctx_release(ctx);
-            }
-            if (st == TERN_OK)
-                *op->newcomm_p = nc ? nc->handle : MPI_COMM_NULL;
-            else
-                st = tern_status_detail(st, "cannot make the shrunk communicator: %s",
-                                        tern_status_string(st));
-            free(ranks);
-        }
+        st = make_shrunk(c, out, op->newcomm_p);
     }
     op->st = st;
     if (st != TERN_OK) {
@@ -759,16 +842,6 @@ static int agree_hook(void)
     return events;
 }
 
-static tern_status_t need_intra(const tern_comm_t *c)
-{
-    if (c->is_inter)
-        return tern_status_detail(TERN_ERR_COMM,
-                                  "communicator 0x%x is an intercommunicator (ULFM's agreement and "
-                                  "shrink take intracommunicators here)",
-                                  (unsigned)c->handle);
-    return TERN_OK;
-}
-
 /* A new agreement on c, queued behind those c has in flight; with
  * nonblocking set it gets a request. */
 static tern_status_t op_new(tern_comm_t *c, op_kind_t kind, int nonblocking, agree_op_t **op_p)
@@ -834,9 +907,7 @@ static tern_status_t op_wait(agree_op_t *op)
 
 tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
 {
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
+    tern_status_t st;
     if (!flag)
         return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
     agree_op_t *op;
@@ -856,9 +927,7 @@ tern_status_t tern_ulfm_sync(tern_comm_t *c)
 
 tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
 {
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
+    tern_status_t st;
     agree_op_t *op;
     if ((st = op_new(c, OP_SHRINK, 0, &op)) != TERN_OK)
         return st;
@@ -872,9 +941,7 @@ tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
  * operation's buffers). */
 tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
 {
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
+    tern_status_t st;
     if (!flag)
         return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
     agree_op_t *op;
@@ -889,9 +956,7 @@ tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
 
 tern_status_t tern_ulfm_ishrink(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
 {
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
+    tern_status_t st;
     agree_op_t *op;
     if ((st = op_new(c, OP_SHRINK, 1, &op)) != TERN_OK)
         return st;
@@ -906,8 +971,6 @@ tern_status_t tern_ulfm_ishrink(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **
 
 tern_status_t tern_ulfm_revoke(tern_comm_t *c)
 {
-    if (c->is_inter)
-        return need_intra(c);
     tern_peer_watch_all = 1;
     revoke_local(c, 1);
     return TERN_OK;
