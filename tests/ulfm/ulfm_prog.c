@@ -571,6 +571,100 @@ int main(int argc, char **argv)
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
         recover_and_report(MPI_COMM_WORLD, "inter=ok");
+    } else if (!strcmp(c, "win_revoke")) {
+        /* No failure: rank 0 revokes a window while rank 1 waits in
+         * MPI_Win_wait for an origin that never completes and ranks 2 and
+         * 3 wait in a fence rank 0 never enters; each fails with REVOKED
+         * through the window's own handler, as does every later operation
+         * and epoch; MPIX_Win_get_failed is empty; the window is freed. */
+        long *base;
+        MPI_Win win;
+        MPI_Errhandler eh;
+        MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Win_create_errhandler(win_handler, &eh);
+        MPI_Win_set_errhandler(win, eh);
+        MPI_Errhandler_free(&eh);
+        MPI_Group wg, g0;
+        int zero = 0;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Group_incl(wg, 1, &zero, &g0);
+        if (rank == 1)
+            expect_class(MPI_Win_post(g0, 0, win), MPI_SUCCESS, "MPI_Win_post");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            usleep(100000); /* the others are waiting */
+            expect_class(MPIX_Win_revoke(win), MPI_SUCCESS, "MPIX_Win_revoke");
+        } else if (rank == 1) {
+            expect_class(MPI_Win_wait(win), MPIX_ERR_REVOKED, "MPI_Win_wait (revoked)");
+        } else {
+            expect_class(MPI_Win_fence(0, win), MPIX_ERR_REVOKED, "MPI_Win_fence (revoked)");
+        }
+        if (rank != 0 && (win_handler_calls != 1 || win_handler_class != MPIX_ERR_REVOKED))
+            FAIL("the window's handler: %d calls, class %d", win_handler_calls,
+                 win_handler_class);
+        long one = 1;
+        int calls = win_handler_calls;
+        expect_class(MPI_Win_lock(MPI_LOCK_SHARED, (rank + 1) % size, 0, win), MPIX_ERR_REVOKED,
+                     "MPI_Win_lock (revoked)");
+        expect_class(MPI_Put(&one, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, win),
+                     MPIX_ERR_REVOKED, "MPI_Put (revoked)");
+        expect_class(MPI_Win_fence(0, win), MPIX_ERR_REVOKED, "MPI_Win_fence (revoked)");
+        if (win_handler_calls != calls + 3 || win_handler_class != MPIX_ERR_REVOKED)
+            FAIL("the window's handler after the revoke: %d calls, class %d",
+                 win_handler_calls - calls, win_handler_class);
+        MPI_Group fg;
+        int nf = -1;
+        expect_class(MPIX_Win_get_failed(win, &fg), MPI_SUCCESS, "MPIX_Win_get_failed");
+        MPI_Group_size(fg, &nf);
+        if (nf != 0)
+            FAIL("MPIX_Win_get_failed: %d members", nf);
+        MPI_Group_free(&fg);
+        MPI_Group_free(&g0);
+        MPI_Group_free(&wg);
+        expect_class(MPI_Win_free(&win), MPI_SUCCESS, "MPI_Win_free of a revoked window");
+        /* The world is not revoked: a put on a new window works. */
+        int flag = 1;
+        MPIX_Comm_is_revoked(MPI_COMM_WORLD, &flag);
+        if (flag)
+            FAIL("MPI_COMM_WORLD revoked with the window");
+        recover_and_report(MPI_COMM_WORLD, "win_revoke=ok");
+    } else if (!strcmp(c, "file_revoke")) {
+        /* No failure: rank 0 revokes a file while the others wait in a
+         * collective write it never enters; theirs fail with REVOKED
+         * through the file's handler, and so do every rank's later
+         * independent write and sync; the file closes. */
+        char path[256];
+        snprintf(path, sizeof path, "%s/ulfm-frev-%d", argc > 2 ? argv[2] : "/tmp",
+                 (int)getppid());
+        MPI_File fh;
+        MPI_Errhandler eh;
+        expect_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                   MPI_INFO_NULL, &fh), MPI_SUCCESS, "MPI_File_open");
+        MPI_File_create_errhandler(file_handler, &eh);
+        MPI_File_set_errhandler(fh, eh);
+        MPI_Errhandler_free(&eh);
+        long v = rank;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            usleep(100000);
+            expect_class(MPIX_File_revoke(fh), MPI_SUCCESS, "MPIX_File_revoke");
+        } else {
+            expect_class(MPI_File_write_at_all(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                               MPI_STATUS_IGNORE),
+                         MPIX_ERR_REVOKED, "MPI_File_write_at_all (revoked)");
+        }
+        /* Even an independent operation, which needs nobody else. */
+        expect_class(MPI_File_write_at(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                       MPI_STATUS_IGNORE),
+                     MPIX_ERR_REVOKED, "MPI_File_write_at (revoked)");
+        expect_class(MPI_File_sync(fh), MPIX_ERR_REVOKED, "MPI_File_sync (revoked)");
+        if (file_handler_class != MPIX_ERR_REVOKED || file_handler_calls < 2)
+            FAIL("the file's handler: %d calls, class %d", file_handler_calls, file_handler_class);
+        expect_class(MPI_File_close(&fh), MPI_SUCCESS, "MPI_File_close of a revoked file");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            unlink(path);
+        recover_and_report(MPI_COMM_WORLD, "file_revoke=ok");
     } else if (!strcmp(c, "abort_sub")) {
         /* The lower half aborts its own communicator; the upper half
          * goes on. */
