@@ -1,7 +1,9 @@
 /* Tern's MPI extensions, where Open MPI programs look for them. Tern
  * implements User-Level Failure Mitigation (ULFM: MPIX_Comm_revoke,
- * MPIX_Comm_shrink, MPIX_Comm_agree...), declared in mpi.h with MPICH's and
- * Open MPI's signatures; this header says so in Open MPI's words. */
+ * MPIX_Comm_shrink, MPIX_Comm_agree..., and the ULFM specification's
+ * MPIX_Win_revoke, MPIX_Win_get_failed, MPIX_File_revoke), declared in
+ * mpi.h with MPICH's and Open MPI's signatures; this header says so in
+ * Open MPI's words. */
 #ifndef TERN_MPI_EXT_H
 #define TERN_MPI_EXT_H
 

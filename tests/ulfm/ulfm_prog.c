@@ -399,6 +399,272 @@ int main(int argc, char **argv)
         recover_and_report(MPI_COMM_WORLD, NULL);
         if (rank == 0)
             unlink(path);
+    } else if (!strcmp(c, "iagree")) {
+        /* MPIX_Comm_iagree and _ishrink progress in the background: rank 0
+         * enters only when rank 1, already in the operation, tells it to,
+         * so rank 1's call must return and its tests say "not yet"
+         * meanwhile (an agreement run to its end at the call would hang
+         * here). Then rank 0, the coordinator, dies during an iagree that
+         * rank 2 enters late: the others' requests still complete, with
+         * the same result. */
+        victim = 0;
+        int all_bits = (1 << size) - 1, done = 0, flag;
+        MPI_Request rq;
+        for (int round = 0; round < 2; round++) {
+            MPI_Comm sh = MPI_COMM_NULL;
+            if (rank == 0)
+                expect_class(MPI_Recv(&done, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                             MPI_SUCCESS, "MPI_Recv of the go");
+            flag = ~(1 << rank);
+            err = round == 0 ? MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq)
+                             : MPIX_Comm_ishrink(MPI_COMM_WORLD, &sh, &rq);
+            expect_class(err, MPI_SUCCESS, round == 0 ? "MPIX_Comm_iagree" : "MPIX_Comm_ishrink");
+            if (rank == 1) {
+                for (int i = 0; i < 50; i++) {
+                    expect_class(MPI_Test(&rq, &done, MPI_STATUS_IGNORE), MPI_SUCCESS, "MPI_Test");
+                    if (done)
+                        FAIL("round %d: complete before rank 0 entered (test %d)", round, i);
+                    usleep(2000); /* the program computes */
+                }
+                int go = 1;
+                expect_class(MPI_Send(&go, 1, MPI_INT, 0, 11, MPI_COMM_WORLD), MPI_SUCCESS,
+                             "MPI_Send of the go");
+            }
+            for (done = 0; !done;)
+                expect_class(MPI_Test(&rq, &done, MPI_STATUS_IGNORE), MPI_SUCCESS,
+                             "MPI_Test until complete");
+            if (round == 0 && flag != ~all_bits)
+                FAIL("iagree: flag %#x, expected %#x", (unsigned)flag, (unsigned)~all_bits);
+            if (round == 1) {
+                int n = 0;
+                MPI_Comm_size(sh, &n);
+                if (n != size)
+                    FAIL("ishrink without a failure: size %d", n);
+                MPI_Comm_free(&sh);
+            }
+        }
+        flag = ~(1 << rank);
+        if (rank == 2)
+            usleep(300000); /* enters after the coordinator died */
+        expect_class(MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq), MPI_SUCCESS, "MPIX_Comm_iagree");
+        if (rank == victim) {
+            usleep(20000);
+            die();
+        }
+        double t0 = now_ms();
+        for (done = 0; !done;) {
+            err = MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+            if (now_ms() - t0 > 20000)
+                FAIL("the iagree did not complete in 20 s");
+            usleep(1000);
+        }
+        if (cls(err) != MPI_SUCCESS && cls(err) != MPIX_ERR_PROC_FAILED)
+            FAIL("iagree during the failure: class %d", cls(err));
+        char extra[96];
+        int n = snprintf(extra, sizeof extra, "flag=%#x", (unsigned)flag);
+        /* Until every survivor acknowledged rank 0's failure. */
+        do {
+            MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+            flag = ~(1 << rank);
+            expect_class(MPIX_Comm_iagree(MPI_COMM_WORLD, &flag, &rq), MPI_SUCCESS,
+                         "MPIX_Comm_iagree");
+            err = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } while (cls(err) == MPIX_ERR_PROC_FAILED);
+        expect_class(err, MPI_SUCCESS, "MPIX_Comm_iagree after the acknowledgement");
+        MPI_Comm sh;
+        expect_class(MPIX_Comm_ishrink(MPI_COMM_WORLD, &sh, &rq), MPI_SUCCESS, "MPIX_Comm_ishrink");
+        expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS, "MPI_Wait of the ishrink");
+        int shn = 0;
+        MPI_Comm_size(sh, &shn);
+        MPI_Comm_free(&sh);
+        snprintf(extra + n, sizeof extra - (size_t)n, " after=%#x shrunk=%d", (unsigned)flag, shn);
+        recover_and_report(MPI_COMM_WORLD, extra);
+    } else if (!strcmp(c, "inter")) {
+        /* ULFM on an intercommunicator between {0,1} and {2,3}: agree
+         * gives each group the AND of the other group's flags; after rank 3
+         * dies an intercommunicator collective fails, the failure is
+         * agreed and acknowledged on both sides, shrink gives an
+         * intercommunicator of the survivors of both groups (2 and 1),
+         * which works; a revoke by one group reaches the other's receive. */
+        MPI_Comm half, inter, sh;
+        int low = rank < size / 2, flag;
+        MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half);
+        expect_class(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 5, &inter),
+                     MPI_SUCCESS, "MPI_Intercomm_create");
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        int other_bits = low ? 0xc : 0x3;
+        flag = ~(1 << rank);
+        expect_class(MPIX_Comm_agree(inter, &flag), MPI_SUCCESS, "MPIX_Comm_agree (inter)");
+        if (flag != ~other_bits)
+            FAIL("inter agree: flag %#x, expected %#x (the other group's AND)", (unsigned)flag,
+                 (unsigned)~other_bits);
+        MPI_Request rq;
+        flag = ~(1 << rank);
+        expect_class(MPIX_Comm_iagree(inter, &flag, &rq), MPI_SUCCESS, "MPIX_Comm_iagree (inter)");
+        expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS, "MPI_Wait (inter iagree)");
+        if (flag != ~other_bits)
+            FAIL("inter iagree: flag %#x", (unsigned)flag);
+        if (rank == victim)
+            die();
+        /* Collectives on it fail (the dead rank is in the remote group of
+         * the low side, the local group of rank 2). */
+        expect_coll_failed(MPI_Barrier(inter), "MPI_Barrier on the intercommunicator");
+        do {
+            MPIX_Comm_failure_ack(inter);
+            flag = 1;
+            err = MPIX_Comm_agree(inter, &flag);
+        } while (cls(err) == MPIX_ERR_PROC_FAILED);
+        expect_class(err, MPI_SUCCESS, "MPIX_Comm_agree (inter) after the acknowledgement");
+        MPI_Group fg, wg;
+        int nf = 0, w = -1, zero = 0;
+        expect_class(MPIX_Comm_get_failed(inter, &fg), MPI_SUCCESS, "MPIX_Comm_get_failed (inter)");
+        MPI_Group_size(fg, &nf);
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        if (nf == 1)
+            MPI_Group_translate_ranks(fg, 1, &zero, wg, &w);
+        if (nf != 1 || w != victim)
+            FAIL("inter get_failed: %d members, first world %d", nf, w);
+        MPI_Group_free(&fg);
+        expect_class(MPIX_Comm_failure_get_acked(inter, &fg), MPI_SUCCESS, "get_acked (inter)");
+        MPI_Group_size(fg, &nf);
+        if (nf != 1)
+            FAIL("inter get_acked: %d members", nf);
+        MPI_Group_free(&fg);
+        MPI_Group_free(&wg);
+        expect_class(MPIX_Comm_shrink(inter, &sh), MPI_SUCCESS, "MPIX_Comm_shrink (inter)");
+        int is_inter = 0, ln = 0, rn = 0;
+        MPI_Comm_test_inter(sh, &is_inter);
+        MPI_Comm_size(sh, &ln);
+        MPI_Comm_remote_size(sh, &rn);
+        if (!is_inter || ln != (low ? 2 : 1) || rn != (low ? 1 : 2))
+            FAIL("shrunk intercommunicator: inter %d, sizes %d and %d", is_inter, ln, rn);
+        /* It works: the sum of the other group's world ranks. */
+        long mine = rank, sum = -1;
+        expect_class(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, sh), MPI_SUCCESS,
+                     "MPI_Allreduce on the shrunk intercommunicator");
+        if (sum != (low ? 2 : 1))
+            FAIL("shrunk intercommunicator: the other group's sum %ld", sum);
+        /* Rank 0 revokes it; rank 2 waits in a receive from the other side. */
+        if (rank == 0) {
+            expect_class(MPI_Recv(&flag, 1, MPI_INT, 0, 8, sh, MPI_STATUS_IGNORE), MPI_SUCCESS,
+                         "MPI_Recv of rank 2's ready");
+            expect_class(MPIX_Comm_revoke(sh), MPI_SUCCESS, "MPIX_Comm_revoke (inter)");
+        } else if (rank == 2) {
+            MPI_Request r2;
+            expect_class(MPI_Irecv(&flag, 1, MPI_INT, 0, 9, sh, &r2), MPI_SUCCESS, "MPI_Irecv");
+            expect_class(MPI_Send(&flag, 1, MPI_INT, 0, 8, sh), MPI_SUCCESS, "MPI_Send ready");
+            expect_class(MPI_Wait(&r2, MPI_STATUS_IGNORE), MPIX_ERR_REVOKED,
+                         "a receive on the intercommunicator the other group revoked");
+        }
+        do
+            MPIX_Comm_is_revoked(sh, &flag);
+        while (!flag);
+        expect_class(MPI_Barrier(sh), MPIX_ERR_REVOKED, "MPI_Barrier on the revoked intercomm");
+        MPI_Comm sh2;
+        expect_class(MPIX_Comm_shrink(sh, &sh2), MPI_SUCCESS, "MPIX_Comm_shrink (revoked inter)");
+        MPI_Comm_size(sh2, &ln);
+        MPI_Comm_remote_size(sh2, &rn);
+        if (ln != (low ? 2 : 1) || rn != (low ? 1 : 2))
+            FAIL("second shrink: sizes %d and %d", ln, rn);
+        MPI_Comm_free(&sh2);
+        MPI_Comm_free(&sh);
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+        recover_and_report(MPI_COMM_WORLD, "inter=ok");
+    } else if (!strcmp(c, "win_revoke")) {
+        /* No failure: rank 0 revokes a window while rank 1 waits in
+         * MPI_Win_wait for an origin that never completes and ranks 2 and
+         * 3 wait in a fence rank 0 never enters; each fails with REVOKED
+         * through the window's own handler, as does every later operation
+         * and epoch; MPIX_Win_get_failed is empty; the window is freed. */
+        long *base;
+        MPI_Win win;
+        MPI_Errhandler eh;
+        MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Win_create_errhandler(win_handler, &eh);
+        MPI_Win_set_errhandler(win, eh);
+        MPI_Errhandler_free(&eh);
+        MPI_Group wg, g0;
+        int zero = 0;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Group_incl(wg, 1, &zero, &g0);
+        if (rank == 1)
+            expect_class(MPI_Win_post(g0, 0, win), MPI_SUCCESS, "MPI_Win_post");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            usleep(100000); /* the others are waiting */
+            expect_class(MPIX_Win_revoke(win), MPI_SUCCESS, "MPIX_Win_revoke");
+        } else if (rank == 1) {
+            expect_class(MPI_Win_wait(win), MPIX_ERR_REVOKED, "MPI_Win_wait (revoked)");
+        } else {
+            expect_class(MPI_Win_fence(0, win), MPIX_ERR_REVOKED, "MPI_Win_fence (revoked)");
+        }
+        if (rank != 0 && (win_handler_calls != 1 || win_handler_class != MPIX_ERR_REVOKED))
+            FAIL("the window's handler: %d calls, class %d", win_handler_calls,
+                 win_handler_class);
+        long one = 1;
+        int calls = win_handler_calls;
+        expect_class(MPI_Win_lock(MPI_LOCK_SHARED, (rank + 1) % size, 0, win), MPIX_ERR_REVOKED,
+                     "MPI_Win_lock (revoked)");
+        expect_class(MPI_Put(&one, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, win),
+                     MPIX_ERR_REVOKED, "MPI_Put (revoked)");
+        expect_class(MPI_Win_fence(0, win), MPIX_ERR_REVOKED, "MPI_Win_fence (revoked)");
+        if (win_handler_calls != calls + 3 || win_handler_class != MPIX_ERR_REVOKED)
+            FAIL("the window's handler after the revoke: %d calls, class %d",
+                 win_handler_calls - calls, win_handler_class);
+        MPI_Group fg;
+        int nf = -1;
+        expect_class(MPIX_Win_get_failed(win, &fg), MPI_SUCCESS, "MPIX_Win_get_failed");
+        MPI_Group_size(fg, &nf);
+        if (nf != 0)
+            FAIL("MPIX_Win_get_failed: %d members", nf);
+        MPI_Group_free(&fg);
+        MPI_Group_free(&g0);
+        MPI_Group_free(&wg);
+        expect_class(MPI_Win_free(&win), MPI_SUCCESS, "MPI_Win_free of a revoked window");
+        /* The world is not revoked: a put on a new window works. */
+        int flag = 1;
+        MPIX_Comm_is_revoked(MPI_COMM_WORLD, &flag);
+        if (flag)
+            FAIL("MPI_COMM_WORLD revoked with the window");
+        recover_and_report(MPI_COMM_WORLD, "win_revoke=ok");
+    } else if (!strcmp(c, "file_revoke")) {
+        /* No failure: rank 0 revokes a file while the others wait in a
+         * collective write it never enters; theirs fail with REVOKED
+         * through the file's handler, and so do every rank's later
+         * independent write and sync; the file closes. */
+        char path[256];
+        snprintf(path, sizeof path, "%s/ulfm-frev-%d", argc > 2 ? argv[2] : "/tmp",
+                 (int)getppid());
+        MPI_File fh;
+        MPI_Errhandler eh;
+        expect_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                   MPI_INFO_NULL, &fh), MPI_SUCCESS, "MPI_File_open");
+        MPI_File_create_errhandler(file_handler, &eh);
+        MPI_File_set_errhandler(fh, eh);
+        MPI_Errhandler_free(&eh);
+        long v = rank;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            usleep(100000);
+            expect_class(MPIX_File_revoke(fh), MPI_SUCCESS, "MPIX_File_revoke");
+        } else {
+            expect_class(MPI_File_write_at_all(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                               MPI_STATUS_IGNORE),
+                         MPIX_ERR_REVOKED, "MPI_File_write_at_all (revoked)");
+        }
+        /* Even an independent operation, which needs nobody else. */
+        expect_class(MPI_File_write_at(fh, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                       MPI_STATUS_IGNORE),
+                     MPIX_ERR_REVOKED, "MPI_File_write_at (revoked)");
+        expect_class(MPI_File_sync(fh), MPIX_ERR_REVOKED, "MPI_File_sync (revoked)");
+        if (file_handler_class != MPIX_ERR_REVOKED || file_handler_calls < 2)
+            FAIL("the file's handler: %d calls, class %d", file_handler_calls, file_handler_class);
+        expect_class(MPI_File_close(&fh), MPI_SUCCESS, "MPI_File_close of a revoked file");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            unlink(path);
+        recover_and_report(MPI_COMM_WORLD, "file_revoke=ok");
     } else if (!strcmp(c, "abort_sub")) {
         /* The lower half aborts its own communicator; the upper half
          * goes on. */

@@ -48,11 +48,11 @@ fi
 
 # Expected outcome per case: failed world ranks, exit status.
 case $CASE in
-coll_before | coll_during | coll_after | shrink | wait_kill | win | file) FAILED=3 RC_WANT=137 ;;
-agree) FAILED=0 RC_WANT=137 ;;
+coll_before | coll_during | coll_after | shrink | wait_kill | win | file | inter) FAILED=3 RC_WANT=137 ;;
+agree | iagree) FAILED=0 RC_WANT=137 ;;
 two_killed) FAILED=1,2 RC_WANT=137 ;;
 anysource) FAILED=1 RC_WANT=137 ;;
-revoke) FAILED= RC_WANT=0 ;;
+revoke | win_revoke | file_revoke) FAILED= RC_WANT=0 ;;
 abort_sub) FAILED=0,1 RC_WANT=3 ;;
 *) fail "unknown case" ;;
 esac

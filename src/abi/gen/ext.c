@@ -84,6 +84,29 @@ int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
     return tern_abi_err_out(rc);
 }
 
+TERN_ABI_ALIASX(File_revoke)
+int PMPIX_File_revoke(MPI_File fh)
+{
+    int rc = tern_native_PMPIX_File_revoke(tern_abi_File_in(fh));
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIASX(Win_get_failed)
+int PMPIX_Win_get_failed(MPI_Win win, MPI_Group *failedgrp)
+{
+    int n_failedgrp = 0;
+    int rc = tern_native_PMPIX_Win_get_failed(tern_abi_Win_in(win), failedgrp ? &n_failedgrp : NULL);
+    if (rc == 0 && failedgrp) *failedgrp = tern_abi_Group_out(n_failedgrp);
+    return tern_abi_err_out(rc);
+}
+
+TERN_ABI_ALIASX(Win_revoke)
+int PMPIX_Win_revoke(MPI_Win win)
+{
+    int rc = tern_native_PMPIX_Win_revoke(tern_abi_Win_in(win));
+    return tern_abi_err_out(rc);
+}
+
 TERN_ABI_ALIAS(Grequest_complete)
 int PMPI_Grequest_complete(MPI_Request request)
 {

@@ -370,9 +370,15 @@ static __attribute__((cold)) void size_mismatch(tern_sched_t *s, size_t got, siz
 static void post(tern_sched_t *s, const step_t *st)
 {
     /* A revoked communicator, or one with a member known failed: no
-     * transfer is posted (a member that gave up never answers). */
+     * transfer is posted (a member that gave up never answers). The steps
+     * of an intercommunicator's collective on its local group check the
+     * intercommunicator too (its failed member may be in the other group). */
     if (__builtin_expect(st->comm->revoked | st->comm->n_failed, 0)) {
         fail(s, tern_ulfm_coll_error(st->comm));
+        return;
+    }
+    if (__builtin_expect(s->comm->revoked | s->comm->n_failed, 0)) {
+        fail(s, tern_ulfm_coll_error(s->comm));
         return;
     }
     if (s->n_inflight == s->cap_inflight) {

@@ -25,6 +25,7 @@
  * before it turns to the new one, or nobody alive did: every survivor
  * returns the same decision. */
 #include "core/comm/ulfm.h"
+#include "core/comm/ulfm_int.h"
 #include "core/group/group.h"
 #include "core/pt2pt/match.h"
 #include "core/pt2pt/p2p.h"
@@ -35,10 +36,9 @@
 #include "base/config.h"
 #include "base/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { K_REVOKE = 1, K_CONTRIB, K_DECIDE, K_QUERY, K_ANSWER };
 
 typedef struct {
     uint32_t type; /* TERN_PKT_ULFM */
@@ -47,29 +47,6 @@ typedef struct {
     uint32_t seq;  /* the agreement's number on the communicator */
 } pkt_ulfm_t;
 
-/* What an agreement combines; (size + 7) / 8 bytes of failed members (a
- * bit per rank) follow. */
-typedef struct {
-    uint32_t flag;
-    uint32_t pad;
-    tern_ctx_mask_t mask;
-} body_t;
-
-typedef struct {
-    uint32_t seq;
-    int valid;
-    unsigned char *body;
-} slot_t;
-
-struct tern_ulfm {
-    int *failed;       /* comm ranks, in the order they were found failed */
-    int n_acked;       /* the first n_acked of failed[] are acknowledged */
-    uint32_t seq;      /* agreements this process started on the communicator */
-    size_t body_bytes;
-    slot_t *contrib;   /* [rank * 2 + (seq & 1)]: contributions sent to us */
-    slot_t dec[4];     /* [seq & 3]: decisions known here */
-    uint32_t *queried; /* [rank]: seq + 1 of a QUERY waiting for our decision */
-};
 
 int tern_ulfm_ft(void)
 {
@@ -82,35 +59,23 @@ int tern_ulfm_ft(void)
     return ft;
 }
 
-static int world_of(const tern_comm_t *c, int r)
-{
-    return tern_comm_local_world_rank(c, r);
-}
-
-static int member_failed(const tern_comm_t *c, int r)
-{
-    return tern_rt.peers[world_of(c, r)].failed != TERN_OK;
-}
-
 static int rank_of_world(const tern_comm_t *c, int w)
 {
-    if (!c->world_ranks)
+    if (!c->world_ranks && !c->is_inter)
         return w < c->size ? w : -1;
-    for (int r = 0; r < c->size; r++)
-        if (c->world_ranks[r] == w)
-            return r;
+    for (int m = 0; m < n_members(c); m++)
+        if (world_of(c, m) == w)
+            return m;
     return -1;
 }
 
-static struct tern_ulfm *state(tern_comm_t *c);
 
-/* Appends the members found failed since the last look. */
-static void update_failed(tern_comm_t *c)
+void tern_ulfm_update_failed(tern_comm_t *c)
 {
-    struct tern_ulfm *u = state(c);
-    if (!u || c->n_failed == c->size)
+    struct tern_ulfm *u = tern_ulfm_state(c);
+    if (!u || c->n_failed == n_members(c))
         return;
-    for (int r = 0; r < c->size; r++) {
+    for (int r = 0; r < n_members(c); r++) {
         if (!member_failed(c, r))
             continue;
         int known = 0;
@@ -145,7 +110,7 @@ static void outbox_sweep(void)
     }
 }
 
-static void send_msg(tern_comm_t *c, int r, uint32_t kind, uint32_t seq, const unsigned char *body)
+void tern_ulfm_send(tern_comm_t *c, int r, uint32_t kind, uint32_t seq, const unsigned char *body)
 {
     int w = world_of(c, r);
     if (tern_rt.peers[w].failed != TERN_OK)
@@ -181,17 +146,18 @@ static orphan_t *orphans;
 
 static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len);
 
-static struct tern_ulfm *state(tern_comm_t *c)
+struct tern_ulfm *tern_ulfm_state(tern_comm_t *c)
 {
     if (c->ulfm)
         return c->ulfm;
     struct tern_ulfm *u = calloc(1, sizeof *u);
     if (!u)
         return NULL;
-    u->body_bytes = sizeof(body_t) + ((size_t)c->size + 7) / 8;
-    u->failed = malloc((size_t)c->size * sizeof *u->failed);
-    u->contrib = calloc((size_t)c->size * 2, sizeof *u->contrib);
-    u->queried = calloc((size_t)c->size, sizeof *u->queried);
+    size_t n = (size_t)n_members(c);
+    u->body_bytes = sizeof(body_t) + (n + 7) / 8;
+    u->failed = malloc(n * sizeof *u->failed);
+    u->contrib = calloc(n * 2, sizeof *u->contrib);
+    u->queried = calloc(n, sizeof *u->queried);
     if (!u->failed || !u->contrib || !u->queried) {
         free(u->failed);
         free(u->contrib);
@@ -225,7 +191,7 @@ void tern_ulfm_comm_free(tern_comm_t *c)
     struct tern_ulfm *u = c->ulfm;
     if (!u)
         return;
-    for (int i = 0; i < 2 * c->size; i++)
+    for (int i = 0; i < 2 * n_members(c); i++)
         slot_free(&u->contrib[i]);
     for (int i = 0; i < 4; i++)
         slot_free(&u->dec[i]);
@@ -246,7 +212,7 @@ static int slot_set(slot_t *s, uint32_t seq, const void *body, size_t n)
     return 1;
 }
 
-static void record_decision(tern_comm_t *c, uint32_t seq, const unsigned char *body)
+void tern_ulfm_record_decision(tern_comm_t *c, uint32_t seq, const unsigned char *body)
 {
     struct tern_ulfm *u = c->ulfm;
     slot_t *d = &u->dec[seq & 3];
@@ -254,10 +220,10 @@ static void record_decision(tern_comm_t *c, uint32_t seq, const unsigned char *b
         return;
     if (!slot_set(d, seq, body, u->body_bytes))
         return;
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < n_members(c); r++)
         if (u->queried[r] == seq + 1) {
             u->queried[r] = 0;
-            send_msg(c, r, K_ANSWER, seq, d->body);
+            tern_ulfm_send(c, r, K_ANSWER, seq, d->body);
         }
 }
 
@@ -269,11 +235,14 @@ static void revoke_local(tern_comm_t *c, int forward)
         return;
     c->revoked = 1;
     if (forward)
-        for (int r = 0; r < c->size; r++)
-            if (r != c->rank)
-                send_msg(c, r, K_REVOKE, 0, NULL);
+        for (int r = 0; r < n_members(c); r++)
+            if (r != self_of(c))
+                tern_ulfm_send(c, r, K_REVOKE, 0, NULL);
     fail_posted_on(c, c->context_id, TERN_ERR_REVOKED);
     fail_posted_on(c, c->context_id + 1, TERN_ERR_REVOKED);
+    /* An intercommunicator's collectives run partly on its local group. */
+    if (c->is_inter && c->local_comm)
+        fail_posted_on(c->local_comm, c->local_comm->context_id + 1, TERN_ERR_REVOKED);
 }
 
 static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len)
@@ -286,7 +255,7 @@ static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len)
         revoke_local(c, 1); /* passed on: every survivor hears it even if the first dies */
         return;
     }
-    struct tern_ulfm *u = state(c);
+    struct tern_ulfm *u = tern_ulfm_state(c);
     if (!u)
         return;
     const unsigned char *body = (const unsigned char *)pkt + sizeof *h;
@@ -299,12 +268,12 @@ static void deliver(tern_comm_t *c, int src_world, const void *pkt, size_t len)
     case K_DECIDE:
     case K_ANSWER:
         if (has_body)
-            record_decision(c, h->seq, body);
+            tern_ulfm_record_decision(c, h->seq, body);
         break;
     case K_QUERY: {
         slot_t *d = &u->dec[h->seq & 3];
         if (d->valid && d->seq == h->seq)
-            send_msg(c, r, K_ANSWER, h->seq, d->body);
+            tern_ulfm_send(c, r, K_ANSWER, h->seq, d->body);
         else
             u->queried[r] = h->seq + 1;
         break;
@@ -322,7 +291,7 @@ typedef struct {
 static void find_ctx(tern_comm_t *c, void *arg)
 {
     find_t *f = arg;
-    if (!f->found && !c->is_inter && c->context_id == f->ctx)
+    if (!f->found && c->context_id == f->ctx)
         f->found = c;
 }
 
@@ -395,15 +364,17 @@ static void fail_posted_on(tern_comm_t *c, uint32_t ctx, tern_status_t st)
 static void on_failure_comm(tern_comm_t *c, void *arg)
 {
     int w = *(const int *)arg;
-    if (c->is_inter || rank_of_world(c, w) < 0)
+    if (rank_of_world(c, w) < 0)
         return;
     int before = c->n_failed;
-    update_failed(c);
+    tern_ulfm_update_failed(c);
     if (c->n_failed == before)
         return;
     /* Every collective on it fails, on every survivor: those waiting for a
      * member that gave up as well as those waiting for the dead one. */
     fail_posted_on(c, c->context_id + 1, TERN_ERR_PEER);
+    if (c->is_inter && c->local_comm)
+        fail_posted_on(c->local_comm, c->local_comm->context_id + 1, TERN_ERR_PEER);
 }
 
 void tern_ulfm_on_failure(int peer_world)
@@ -426,6 +397,10 @@ tern_status_t tern_ulfm_coll_error(tern_comm_t *c)
     int r = c->ulfm && c->n_failed ? c->ulfm->failed[c->n_failed - 1] : -1;
     if (r < 0)
         return tern_status_detail(TERN_ERR_PEER, "a member of the communicator failed");
+    if (c->is_inter)
+        return tern_status_detail(TERN_ERR_PEER, "world rank %d, a member of the "
+                                  "intercommunicator, failed: %s", world_of(c, r),
+                                  tern_peer_failure(world_of(c, r)));
     return tern_status_detail(TERN_ERR_PEER,
                               "rank %d (world rank %d) of the communicator failed: %s", r,
                               world_of(c, r), tern_peer_failure(world_of(c, r)));
@@ -437,7 +412,7 @@ static int unacked(tern_comm_t *c)
 {
     if (!c->n_failed && !tern_rt.n_failed_peers)
         return 0;
-    update_failed(c);
+    tern_ulfm_update_failed(c);
     return c->ulfm && c->n_failed > c->ulfm->n_acked;
 }
 
@@ -484,258 +459,10 @@ int tern_ulfm_anysource_pending(tern_req_t *req)
     return c && unacked(c);
 }
 
-/* ---- the agreement ---------------------------------------------------- */
-
-static int lowest_alive(const tern_comm_t *c)
-{
-    for (int r = 0; r < c->size; r++)
-        if (!member_failed(c, r))
-            return r;
-    return c->rank;
-}
-
-static void set_bit(unsigned char *bits, int r) { bits[r / 8] |= (unsigned char)(1u << (r % 8)); }
-static int get_bit(const unsigned char *bits, int r) { return bits[r / 8] >> (r % 8) & 1; }
-
-static void add_known_failed(const tern_comm_t *c, unsigned char *body)
-{
-    unsigned char *bits = body + sizeof(body_t);
-    for (int r = 0; r < c->size; r++)
-        if (member_failed(c, r))
-            set_bit(bits, r);
-}
-
-/* Runs agreement number seq with our body (flag, mask; the failed bits are
- * filled here); out gets the decision (body_bytes). */
-static tern_status_t ft_agree(tern_comm_t *c, unsigned char *mine, unsigned char *out)
-{
-    struct tern_ulfm *u = c->ulfm;
-    uint32_t seq = u->seq++;
-    int sent_to = -1, coordinating = 0;
-    unsigned idle = 0;
-    tern_peer_watch_all = 1; /* a dead coordinator must be seen */
-    for (;;) {
-        slot_t *d = &u->dec[seq & 3];
-        if (d->valid && d->seq == seq)
-            break;
-        int c0 = lowest_alive(c);
-        if (c0 == c->rank) {
-            if (!coordinating) {
-                coordinating = 1;
-                /* Rank 0 is the first coordinator: nobody decided before. */
-                for (int r = 0; r < c->size && c->rank > 0; r++)
-                    if (r != c->rank)
-                        send_msg(c, r, K_QUERY, seq, NULL);
-            }
-            int missing = 0;
-            for (int r = 0; r < c->size && !missing; r++) {
-                const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
-                missing = r != c->rank && !member_failed(c, r) && !(s->valid && s->seq == seq);
-            }
-            if (!missing) {
-                body_t *b = (body_t *)(void *)mine;
-                add_known_failed(c, mine);
-                for (int r = 0; r < c->size; r++) {
-                    const slot_t *s = &u->contrib[r * 2 + (seq & 1)];
-                    if (r == c->rank || !s->valid || s->seq != seq)
-                        continue;
-                    const body_t *o = (const body_t *)(const void *)s->body;
-                    b->flag &= o->flag;
-                    tern_ctx_mask_combine(&b->mask, &o->mask, sizeof b->mask);
-                    for (size_t i = sizeof(body_t); i < u->body_bytes; i++)
-                        mine[i] |= s->body[i];
-                }
-                add_known_failed(c, mine);
-                record_decision(c, seq, mine);
-                continue;
-            }
-        } else if (c0 != sent_to) {
-            add_known_failed(c, mine);
-            send_msg(c, c0, K_CONTRIB, seq, mine);
-            sent_to = c0;
-        }
-        if (tern_progress() == 0)
-            tern_progress_idle(&idle);
-    }
-    const slot_t *d = &u->dec[seq & 3];
-    memcpy(out, d->body, u->body_bytes);
-    if (coordinating)
-        for (int r = 0; r < c->size; r++)
-            if (r != c->rank)
-                send_msg(c, r, K_DECIDE, seq, d->body);
-    for (int r = 0; r < c->size; r++)
-        if (u->contrib[r * 2 + (seq & 1)].seq == seq)
-            u->contrib[r * 2 + (seq & 1)].valid = 0;
-    /* What the survivors agreed failed, this process knows failed. */
-    const unsigned char *bits = out + sizeof(body_t);
-    for (int r = 0; r < c->size; r++)
-        if (get_bit(bits, r) && !member_failed(c, r))
-            tern_peer_failed(world_of(c, r), TERN_ERR_PEER,
-                             "agreed failed by the survivors (MPIX_Comm_agree, MPIX_Comm_shrink)");
-    update_failed(c);
-    return TERN_OK;
-}
-
-static tern_status_t need_intra(const tern_comm_t *c)
-{
-    if (c->is_inter)
-        return tern_status_detail(TERN_ERR_COMM,
-                                  "communicator 0x%x is an intercommunicator (ULFM's agreement and "
-                                  "shrink take intracommunicators here)",
-                                  (unsigned)c->handle);
-    return TERN_OK;
-}
-
-static tern_status_t bodies(tern_comm_t *c, unsigned char **mine, unsigned char **out)
-{
-    if (!state(c))
-        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the failure state");
-    *mine = calloc(1, c->ulfm->body_bytes);
-    *out = calloc(1, c->ulfm->body_bytes);
-    if (!*mine || !*out) {
-        free(*mine);
-        free(*out);
-        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the agreement");
-    }
-    return TERN_OK;
-}
-
-tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
-{
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
-    if (!flag)
-        return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
-    unsigned char *mine, *out;
-    if ((st = bodies(c, &mine, &out)) != TERN_OK)
-        return st;
-    body_t *b = (body_t *)(void *)mine;
-    b->flag = (uint32_t)*flag;
-    memset(b->mask.free, 0xff, sizeof b->mask.free);
-    st = ft_agree(c, mine, out);
-    if (st == TERN_OK) {
-        *flag = (int)((const body_t *)(const void *)out)->flag;
-        /* Failures agreed on but not acknowledged here: PROC_FAILED. */
-        const unsigned char *bits = out + sizeof(body_t);
-        for (int r = 0; r < c->size && st == TERN_OK; r++) {
-            if (!get_bit(bits, r))
-                continue;
-            int acked = 0;
-            for (int i = 0; i < c->ulfm->n_acked && !acked; i++)
-                acked = c->ulfm->failed[i] == r;
-            if (!acked)
-                st = tern_status_detail(TERN_ERR_PEER,
-                                        "rank %d (world rank %d) failed and is not acknowledged "
-                                        "(MPIX_Comm_failure_ack); the flag is the survivors' AND",
-                                        r, world_of(c, r));
-        }
-    }
-    free(mine);
-    free(out);
-    return st;
-}
-
-tern_status_t tern_ulfm_sync(tern_comm_t *c)
-{
-    unsigned char *mine, *out;
-    tern_status_t st = bodies(c, &mine, &out);
-    if (st != TERN_OK)
-        return st;
-    body_t *b = (body_t *)(void *)mine;
-    b->flag = 1;
-    memset(b->mask.free, 0xff, sizeof b->mask.free);
-    st = ft_agree(c, mine, out);
-    free(mine);
-    free(out);
-    return st;
-}
-
-tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
-{
-    tern_status_t st = need_intra(c);
-    if (st != TERN_OK)
-        return st;
-    unsigned char *mine, *out;
-    if ((st = bodies(c, &mine, &out)) != TERN_OK)
-        return st;
-    body_t *b = (body_t *)(void *)mine;
-    b->flag = 1;
-    tern_ctx_mask_t reserved;
-    tern_ctx_contribute(&reserved, 0, TERN_CTX_SLOTS);
-    b->mask = reserved;
-    st = ft_agree(c, mine, out);
-    tern_ctx_withdraw(&reserved);
-    int *ranks = malloc((size_t)c->size * sizeof *ranks);
-    if (st == TERN_OK && !ranks)
-        st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for the survivors");
-    if (st == TERN_OK) {
-        const unsigned char *bits = out + sizeof(body_t);
-        int n = 0, me = -1;
-        for (int r = 0; r < c->size; r++) {
-            if (get_bit(bits, r))
-                continue;
-            if (r == c->rank)
-                me = n;
-            ranks[n++] = world_of(c, r);
-        }
-        uint32_t ctx;
-        tern_comm_t *nc = NULL;
-        st = tern_ctx_pick(&((body_t *)(void *)out)->mask, 1, &ctx);
-        if (st == TERN_OK && me >= 0) {
-            st = tern_comm_new(c, ctx, me, n, ranks, &nc);
-            if (st != TERN_OK)
-                tern_ctx_release(ctx);
-        }
-        if (st == TERN_OK)
-            *newcomm = nc ? nc->handle : MPI_COMM_NULL;
-        else
-            st = tern_status_detail(st, "cannot make the shrunk communicator: %s",
-                                    tern_status_string(st));
-    }
-    free(ranks);
-    free(mine);
-    free(out);
-    return st;
-}
-
-/* The nonblocking forms run the fault-tolerant protocol to its end at the
- * call (it makes progress only while called) and hand back a request that
- * is complete, with the operation's error. */
-static tern_status_t done_request(tern_comm_t *c, tern_status_t st, tern_req_t **req_p)
-{
-    tern_req_t *req = tern_req_alloc(TERN_REQ_GENERIC);
-    if (!req)
-        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the request");
-    req->comm = c->handle;
-    req->error = st;
-    tern_req_complete(req);
-    *req_p = req;
-    return TERN_OK;
-}
-
-tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
-{
-    tern_status_t st = tern_ulfm_agree(c, flag);
-    if (st == TERN_ERR_COMM || st == TERN_ERR_ARG || st == TERN_ERR_NOMEM)
-        return st;
-    return done_request(c, st, req_p);
-}
-
-tern_status_t tern_ulfm_ishrink(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
-{
-    tern_status_t st = tern_ulfm_shrink(c, newcomm);
-    if (st != TERN_OK)
-        return st;
-    return done_request(c, st, req_p);
-}
-
 /* ---- revocation, acknowledgement, queries ----------------------------- */
 
 tern_status_t tern_ulfm_revoke(tern_comm_t *c)
 {
-    if (c->is_inter)
-        return need_intra(c);
     tern_peer_watch_all = 1;
     revoke_local(c, 1);
     return TERN_OK;
@@ -750,9 +477,9 @@ tern_status_t tern_ulfm_is_revoked(tern_comm_t *c, int *flag)
 
 static tern_status_t need_state(tern_comm_t *c)
 {
-    if (!state(c))
+    if (!tern_ulfm_state(c))
         return tern_status_detail(TERN_ERR_NOMEM, "out of memory for the failure state");
-    update_failed(c);
+    tern_ulfm_update_failed(c);
     return TERN_OK;
 }
 

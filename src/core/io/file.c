@@ -4,6 +4,7 @@
 #include "core/coll/coll.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_query.h"
+#include "core/comm/ulfm.h"
 #include "core/rma/rma_ops.h"
 #include "core/rma/rma_sync.h"
 #include "core/rma/window.h"
@@ -267,14 +268,33 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     return TERN_OK;
 }
 
+tern_status_t tern_file_revoked_error(const tern_file_t *f)
+{
+    return tern_status_detail(TERN_ERR_REVOKED, "file '%s' is revoked (MPIX_File_revoke)",
+                              f->name);
+}
+
+tern_status_t tern_file_revoke(tern_file_t *f)
+{
+    tern_status_t st = tern_ulfm_revoke(f->comm);
+    if (st == TERN_OK && f->shared_win)
+        st = tern_win_revoke(f->shared_win);
+    return st;
+}
+
 tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
 {
     if (f->split_active)
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': MPI_File_close while a split "
                                   "collective is under way (call its _end first)", f->name);
-    /* Every rank's writes are done before the file may go. */
+    /* Every rank's writes are done before the file may go (a revoked
+     * file's members cannot meet on it: each closes alone). */
     tern_io_async_drain(f);
-    tern_status_t st = tern_coll_barrier(f->comm);
+    tern_status_t st = TERN_OK;
+    if (f->comm->revoked) /* its window's revocation may still be on its way */
+        (void)tern_win_revoke(f->shared_win);
+    else
+        st = tern_coll_barrier(f->comm);
     MPI_Win w = f->shared_win->handle;
     tern_status_t wst = tern_win_free(f->shared_win, &w);
     f->shared_win = NULL;
@@ -369,11 +389,17 @@ static tern_status_t resize(tern_file_t *f, MPI_Offset size, int allocate, const
 
 tern_status_t tern_file_set_size(tern_file_t *f, MPI_Offset size)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     return resize(f, size, 0, "MPI_File_set_size");
 }
 
 tern_status_t tern_file_preallocate(tern_file_t *f, MPI_Offset size)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     return resize(f, size, 1, "MPI_File_preallocate");
 }
 
@@ -395,6 +421,9 @@ tern_status_t tern_file_get_amode(tern_file_t *f, int *amode)
 
 tern_status_t tern_file_set_info(tern_file_t *f, MPI_Info info)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     return agree(f->comm, keep_info(f, info), f->name, "MPI_File_set_info");
 }
 
@@ -431,6 +460,9 @@ tern_status_t tern_file_get_info(tern_file_t *f, MPI_Info *info_used)
 
 tern_status_t tern_file_set_atomicity(tern_file_t *f, int flag)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     int in[2] = {!!flag, !flag}, out[2];
     tern_status_t st = tern_coll_allreduce(f->comm, in, out, 2, MPI_INT, MPI_MAX, NULL, 0);
     if (st == TERN_OK && out[0] && out[1])
@@ -449,6 +481,9 @@ tern_status_t tern_file_get_atomicity(tern_file_t *f, int *flag)
 
 tern_status_t tern_file_sync(tern_file_t *f)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     tern_status_t st = TERN_OK;
     if (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR))
         st = f->drv->sync(&f->fd);

@@ -89,6 +89,17 @@ tern_status_t tern_file_get_info(tern_file_t *f, MPI_Info *info_used);
 tern_status_t tern_file_set_atomicity(tern_file_t *f, int flag);
 tern_status_t tern_file_get_atomicity(tern_file_t *f, int *flag);
 tern_status_t tern_file_sync(tern_file_t *f);
+/* ULFM (MPIX_File_revoke, the ULFM specification's): revokes the file's
+ * communicators (its own and its shared pointer's window's), so every
+ * member's operations on it but the local queries fail with
+ * TERN_ERR_REVOKED through the file's handler, and MPI_File_close needs
+ * nobody else. tern_file_check_revoked is the check of those operations. */
+tern_status_t tern_file_revoke(tern_file_t *f);
+tern_status_t tern_file_revoked_error(const tern_file_t *f);
+static inline tern_status_t tern_file_check_revoked(const tern_file_t *f)
+{
+    return __builtin_expect(f->comm->revoked, 0) ? tern_file_revoked_error(f) : TERN_OK;
+}
 
 /* A status that every rank of f's communicator shares: the worst of the
  * ranks' (a collective fails everywhere or nowhere); a rank whose own call

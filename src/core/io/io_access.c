@@ -274,6 +274,9 @@ tern_status_t tern_file_access(tern_file_t *f, int flags, MPI_Offset offset, voi
                                MPI_Count count, MPI_Datatype dt, MPI_Status *status,
                                tern_req_t **req_p)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     size_t bytes = 0;
     tern_req_t *req = NULL;
     tern_status_t st = access_now(f, flags, offset, buf, count, dt, &bytes, req_p ? &req : NULL);
@@ -302,6 +305,9 @@ tern_status_t tern_file_access(tern_file_t *f, int flags, MPI_Offset offset, voi
 tern_status_t tern_file_split_begin(tern_file_t *f, int flags, MPI_Offset offset, void *buf,
                                     MPI_Count count, MPI_Datatype dt)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     if (f->split_active)
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': a split collective is already "
                                   "under way (call its _end first)", f->name);
@@ -393,6 +399,9 @@ tern_status_t tern_file_get_position(tern_file_t *f, MPI_Offset *offset)
 
 tern_status_t tern_file_seek_shared(tern_file_t *f, MPI_Offset offset, int whence)
 {
+    tern_status_t rv = tern_file_check_revoked(f);
+    if (rv != TERN_OK)
+        return rv;
     /* Collective: rank 0 decides from its arguments (every rank passes the
      * same), all agree on the outcome. */
     MPI_Offset cur = 0, pos = 0;
@@ -425,7 +434,9 @@ tern_status_t tern_file_get_byte_offset(tern_file_t *f, MPI_Offset offset, MPI_O
 tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype etype,
                                  MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
-    tern_status_t st = TERN_OK;
+    tern_status_t st = tern_file_check_revoked(f);
+    if (st != TERN_OK)
+        return st;
     MPI_Offset cur = 0;
     tern_io_async_drain(f);
     if (disp == MPI_DISPLACEMENT_CURRENT) {

@@ -8,7 +8,7 @@
 
 #include <sched.h>
 
-#define MAX_HOOKS 8
+#define MAX_HOOKS 16
 static tern_progress_hook_fn hooks[MAX_HOOKS];
 static int n_hooks;
 uint64_t tern_progress_events;

@@ -60,6 +60,8 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
     if (req_p)
         *req_p = NULL;
     tern_status_t st;
+    if ((st = tern_rma_check_revoked(w)) != TERN_OK)
+        return st;
     if (c->target == MPI_PROC_NULL)
         return tern_rma_done_now(w, req_p);
     if (c->target < 0 || c->target >= w->size)

@@ -386,7 +386,7 @@ int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Data
                               MPI_Op op, const void *origin, const void *compare, void *result)
 {
     /* As tern_rma_shm_copy: anything unusual goes the general way. */
-    if ((unsigned)target >= (unsigned)w->size ||
+    if ((unsigned)target >= (unsigned)w->size || w->comm->revoked ||
         !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
         return 0;
     const long es = tern_datatype_size(dt);
@@ -437,9 +437,9 @@ const tern_rma_path_t tern_rma_path_direct = {.name = "direct", .issue = direct_
 int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
                       int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
 {
-    /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes)
-     * goes the general way, which says what is wrong. */
-    if ((unsigned)target >= (unsigned)w->size ||
+    /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes,
+     * a revoked window) goes the general way, which says what is wrong. */
+    if ((unsigned)target >= (unsigned)w->size || w->comm->revoked ||
         !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
         return 0;
     /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no

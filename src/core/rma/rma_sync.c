@@ -5,6 +5,7 @@
  * UNLOCK tells the target. */
 #include "core/rma/rma_sync.h"
 #include "core/coll/coll.h"
+#include "core/comm/ulfm.h"
 #include "core/pt2pt/progress.h"
 #include "core/rma/rma_am.h"
 #include "core/rma/rma_atomic.h"
@@ -46,6 +47,22 @@ tern_status_t tern_rma_check_target_alive(const tern_win_t *w, int target)
     return tern_status_detail(tern_rt.peers[world].failed, "target rank %d of the window "
                               "(world rank %d) failed: %s", target, world,
                               tern_peer_failure(world));
+}
+
+tern_status_t tern_rma_revoked_error(const tern_win_t *w)
+{
+    return tern_status_detail(TERN_ERR_REVOKED, "window 0x%x is revoked (MPIX_Win_revoke)",
+                              (unsigned)w->handle);
+}
+
+tern_status_t tern_win_revoke(tern_win_t *w)
+{
+    return tern_ulfm_revoke(w->comm);
+}
+
+tern_status_t tern_win_get_failed(tern_win_t *w, MPI_Group *failedgrp)
+{
+    return tern_ulfm_get_failed(w->comm, failedgrp);
 }
 
 /* The first failed member of the window, as tern_rma_check_target_alive
@@ -117,6 +134,9 @@ static tern_status_t access_epoch_open(const tern_win_t *w, int locks, int fence
 
 tern_status_t tern_win_fence(int assert_, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     tern_status_t st = check_assert(assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT |
                                     MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, "MPI_Win_fence");
     if (st != TERN_OK)
@@ -159,6 +179,9 @@ static tern_status_t group_ranks(const tern_win_t *w, const tern_group_t *g, int
 
 tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE |
                                     MPI_MODE_NOPUT, "MPI_Win_post");
     if (st != TERN_OK)
@@ -185,6 +208,9 @@ tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w)
 
 tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_start");
     if (st != TERN_OK)
         return st;
@@ -196,7 +222,9 @@ tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w)
     unsigned idle = 0;
     for (int i = 0; i < g->size; i++)
         while (!w->posts_seen[w->access_group[i]])
-            if (!tern_progress())
+            if (w->comm->revoked)
+                return tern_rma_revoked_error(w);
+            else if (!tern_progress())
                 tern_progress_idle(&idle);
     for (int i = 0; i < g->size; i++)
         w->posts_seen[w->access_group[i]]--;
@@ -208,6 +236,9 @@ tern_status_t tern_win_start(const tern_group_t *g, int assert_, tern_win_t *w)
 
 tern_status_t tern_win_complete(tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (!(w->epoch & TERN_EPOCH_PSCW))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_start epoch to complete");
     tern_status_t st = TERN_OK;
@@ -241,17 +272,28 @@ static int exposure_done(tern_win_t *w)
 
 tern_status_t tern_win_wait(tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (!w->n_exposure)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_post epoch to wait for");
     unsigned idle = 0;
-    while (!exposure_done(w))
+    while (!exposure_done(w)) {
+        if (w->comm->revoked) { /* the epoch is over: nobody completes it */
+            w->n_exposure = 0;
+            return tern_rma_revoked_error(w);
+        }
         if (!tern_progress())
             tern_progress_idle(&idle);
+    }
     return TERN_OK;
 }
 
 tern_status_t tern_win_test(tern_win_t *w, int *flag)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (!w->n_exposure)
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_post epoch to test");
     tern_progress();
@@ -265,6 +307,9 @@ tern_status_t tern_win_test(tern_win_t *w, int *flag)
 
 tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
         return tern_status_detail(TERN_ERR_LOCKTYPE,
                                   "lock_type=%d is not MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED",
@@ -303,6 +348,9 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
 
 tern_status_t tern_win_unlock(int rank, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (rank == MPI_PROC_NULL)
         return TERN_OK;
     tern_status_t st = check_rank(w, rank);
@@ -334,6 +382,9 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w)
 
 tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     tern_status_t st = check_assert(assert_, MPI_MODE_NOCHECK, "MPI_Win_lock_all");
     if (st != TERN_OK)
         return st;
@@ -357,6 +408,9 @@ tern_status_t tern_win_lock_all(int assert_, tern_win_t *w)
 
 tern_status_t tern_win_unlock_all(tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (!(w->epoch & TERN_EPOCH_LOCK_ALL))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch to end");
     tern_status_t st = tern_rma_am_wait_target(w, -1);
@@ -377,6 +431,9 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
 
 tern_status_t tern_win_flush(int rank, tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (rank == MPI_PROC_NULL)
         return TERN_OK;
     tern_status_t st = check_rank(w, rank);
@@ -390,6 +447,9 @@ tern_status_t tern_win_flush(int rank, tern_win_t *w)
 
 tern_status_t tern_win_flush_all(tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     if (!w->n_locked && !(w->epoch & TERN_EPOCH_LOCK_ALL))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no passive-target epoch is open");
     atomic_thread_fence(memory_order_seq_cst);
@@ -399,6 +459,9 @@ tern_status_t tern_win_flush_all(tern_win_t *w)
 
 tern_status_t tern_win_sync(tern_win_t *w)
 {
+    tern_status_t rv = tern_rma_check_revoked(w);
+    if (rv != TERN_OK)
+        return rv;
     (void)w;
     /* Unified model: the public and private copies are the same memory;
      * a full barrier orders this process's loads and stores. */

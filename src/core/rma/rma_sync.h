@@ -19,6 +19,21 @@ tern_status_t tern_rma_check_epoch(tern_win_t *w, int target, int passive);
  * through the window's handler, also where shared memory would let it
  * "succeed" into the dead process's memory). */
 tern_status_t tern_rma_check_target_alive(const tern_win_t *w, int target);
+/* TERN_ERR_REVOKED once the window is revoked (MPIX_Win_revoke here or on
+ * any member: its communicator is revoked), else TERN_OK: the check of
+ * every operation and synchronisation on it. One load. */
+tern_status_t tern_rma_revoked_error(const tern_win_t *w);
+static inline tern_status_t tern_rma_check_revoked(const tern_win_t *w)
+{
+    return __builtin_expect(w->comm->revoked, 0) ? tern_rma_revoked_error(w) : TERN_OK;
+}
+
+/* ULFM (MPIX_Win_revoke, MPIX_Win_get_failed, the ULFM specification's
+ * window procedures): revokes the window's communicator, so every member's
+ * operations and epochs on it fail with TERN_ERR_REVOKED and MPI_Win_free
+ * needs nobody else; the window's members known failed. */
+tern_status_t tern_win_revoke(tern_win_t *w);
+tern_status_t tern_win_get_failed(tern_win_t *w, MPI_Group *failedgrp);
 
 tern_status_t tern_win_fence(int assert_, tern_win_t *w);
 tern_status_t tern_win_post(const tern_group_t *g, int assert_, tern_win_t *w);

@@ -336,14 +336,21 @@ tern_status_t tern_win_create_dynamic(MPI_Info info, tern_comm_t *comm, MPI_Win 
 
 tern_status_t tern_win_free(tern_win_t *w, MPI_Win *win)
 {
-    if (w->n_locked || (w->epoch & (TERN_EPOCH_PSCW | TERN_EPOCH_LOCK_ALL)) || w->n_exposure)
+    /* A revoked window (ULFM) is freed here alone, whatever epochs it had
+     * open: its members cannot meet on it any more. */
+    int revoked = w->comm->revoked;
+    if (!revoked &&
+        (w->n_locked || (w->epoch & (TERN_EPOCH_PSCW | TERN_EPOCH_LOCK_ALL)) || w->n_exposure))
         return tern_status_detail(TERN_ERR_RMA_SYNC,
                                   "an access or exposure epoch is still open on the window");
-    tern_status_t st = tern_rma_am_wait_target(w, -1);
-    /* No rank frees before every rank's operations are answered. */
-    tern_status_t bst = tern_coll_barrier(w->comm);
-    if (st == TERN_OK)
-        st = bst;
+    tern_status_t st = TERN_OK;
+    if (!revoked) {
+        st = tern_rma_am_wait_target(w, -1);
+        /* No rank frees before every rank's operations are answered. */
+        tern_status_t bst = tern_coll_barrier(w->comm);
+        if (st == TERN_OK)
+            st = bst;
+    }
     int err = tern_attrs_delete_all(&w->attrs, w->handle);
     if (err != MPI_SUCCESS && st == TERN_OK)
         st = tern_status_detail(TERN_ERR_CALLBACK,

@@ -7,6 +7,8 @@
 #include "mpi/mpi_p2p.h"
 #include "mpi/mpi_type.h"
 #include "core/comm/ulfm.h"
+#include "core/io/file.h"
+#include "core/rma/rma_sync.h"
 
 TERN_PMPIX_ALIAS(Comm_ack_failed)
 int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked)
@@ -152,6 +154,46 @@ int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
         (err = tern_check_ptr(func, err_obj, newcomm, "newcomm")))
         return err;
     return tern_mpi_result(err_obj, func, tern_ulfm_shrink(comm_obj, newcomm));
+}
+
+TERN_PMPIX_ALIAS(File_revoke)
+int PMPIX_File_revoke(MPI_File fh)
+{
+    static const char func[] = "MPIX_File_revoke";
+    TERN_CHECK_INIT(func);
+    const int err_obj = fh;
+    tern_file_t *fh_obj = NULL;
+    int err;
+    if ((err = tern_check_file(func, err_obj, fh, &fh_obj)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_file_revoke(fh_obj));
+}
+
+TERN_PMPIX_ALIAS(Win_get_failed)
+int PMPIX_Win_get_failed(MPI_Win win, MPI_Group *failedgrp)
+{
+    static const char func[] = "MPIX_Win_get_failed";
+    TERN_CHECK_INIT(func);
+    const int err_obj = win;
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)) ||
+        (err = tern_check_ptr(func, err_obj, failedgrp, "failedgrp")))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_win_get_failed(win_obj, failedgrp));
+}
+
+TERN_PMPIX_ALIAS(Win_revoke)
+int PMPIX_Win_revoke(MPI_Win win)
+{
+    static const char func[] = "MPIX_Win_revoke";
+    TERN_CHECK_INIT(func);
+    const int err_obj = win;
+    tern_win_t *win_obj = NULL;
+    int err;
+    if ((err = tern_check_win(func, err_obj, win, &win_obj)))
+        return err;
+    return tern_mpi_result(err_obj, func, tern_win_revoke(win_obj));
 }
 
 TERN_PMPI_ALIAS(Grequest_complete)
