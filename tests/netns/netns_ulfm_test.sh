@@ -7,7 +7,10 @@
 #   host:      kills host B's proxy with SIGKILL, and so its ranks (--ft);
 #   cut:       takes the link down (ip link set down in A) (--ft);
 #   kill_noft: kills rank 3 without --ft;
-#   cut_noft:  cuts the link without --ft.
+#   cut_noft:  cuts the link without --ft;
+#   abort:     the even ranks (0 on A, 2 on B) make a communicator and rank
+#              2 calls MPI_Abort on it (--ft): exactly ranks 0 and 2 end,
+#              on both hosts, and ranks 1 and 3 go on (ulfm_prog abort_even).
 # --ft: every survivor must get MPIX_ERR_PROC_FAILED, shrink, and report
 # the same failed group and members (kill: [3] / 0,1,2; host, cut: [2,3] /
 # 0,1), the job's status (137; host, cut: 1) and mpiexec's line naming the rank or host;
@@ -24,7 +27,7 @@ set -u
 mpiexec=$1
 prog_src=$2
 shift 2
-cases=${*:-kill host cut kill_noft cut_noft}
+cases=${*:-kill host cut kill_noft cut_noft abort}
 limit=${NETNS_ULFM_LIMIT_MS:-2000}
 
 skip() { echo "netns_ulfm: SKIPPED: $*"; exit 77; }
@@ -68,10 +71,12 @@ shm_before=$(shm_orphans)
 for case in $cases; do
     ft=--ft
     case $case in *_noft) ft= ;; esac
+    what=wait_kill
+    [ $case = abort ] && what=abort_even
     : > "$dir/out"
     : > "$dir/err"
     "$NETNS_ON_A" env MPIEXEC_TIMEOUT=60 timeout 90 "$mpiexec" $ft --launcher "$NETNS_SSH_CMD" \
-        --hosts "$ipa,$ipb" -ppn 2 -n 4 "$prog" wait_kill > "$dir/out" 2> "$dir/err" < /dev/null &
+        --hosts "$ipa,$ipb" -ppn 2 -n 4 "$prog" $what > "$dir/out" 2> "$dir/err" < /dev/null &
     BG=$!
     i=0
     while [ "$(grep -c '^ready ' "$dir/out")" -lt 4 ]; do
@@ -82,6 +87,7 @@ for case in $cases; do
     sleep 0.3 # every rank but the victim is inside the barrier
     pid=$(sed -n 's/^pid 3 //p' "$dir/out")
     t0=$(now_ms)
+    # (abort: the aborting rank prints its time, taken below.)
     case $case in
     kill*) [ -n "$pid" ] && kill -KILL "$pid" ;;
     host) [ -n "$pid" ] && kill -KILL "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status")" ;;
@@ -102,7 +108,14 @@ for case in $cases; do
     cut) want_failed=2,3 members=0,1 rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*the others go on (--ft)" ;;
     kill_noft) rc_want=137 line="on host $ipb: rank 3 (pid [0-9]*) killed by signal 9" ;;
     cut_noft) rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*terminating the job" ;;
+    abort) want_failed=0,2 members=1,3 rc_want=3 line="rank 2 on host $ipb called MPI_Abort with code 3.*ending ranks 0,2 of its communicator only (--ft)" ;;
     esac
+    if [ $case = abort ]; then
+        for r in 0 2; do
+            grep -q "rank $r on host [^ ]* .*the others go on (--ft)" "$dir/err" ||
+                bad "mpiexec did not report the end of rank $r"
+        done
+    fi
     [ $rc -eq 124 ] && { bad "the job hung"; continue; }
     [ -n "$ft" ] && grep -q '^FAIL' "$dir/out" && bad "a survivor reported a broken promise"
     [ $rc -eq $rc_want ] || bad "exit status $rc, expected $rc_want"
@@ -113,7 +126,8 @@ for case in $cases; do
         [ "$(grep '^survivor ' "$dir/out" | grep -c -F " $want ")" -eq "$n_surv" ] ||
             bad "not every one of the $n_surv survivors reports '$want'"
         last=$(sed -n 's/^errortime [0-9]* //p' "$dir/out" | sort -n | tail -1)
-        if [ -z "$last" ]; then
+        [ $case = abort ] && t0=$(sed -n 's/^aborttime //p' "$dir/out")
+        if [ -z "$last" ] || [ -z "$t0" ]; then
             bad "no error times"
         else
             ms=$((last - t0))
