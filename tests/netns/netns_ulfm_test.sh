@@ -8,6 +8,11 @@
 #   cut:       takes the link down (ip link set down in A) (--ft);
 #   kill_noft: kills rank 3 without --ft;
 #   cut_noft:  cuts the link without --ft;
+#   mute:      host B's proxy is stopped (SIGSTOP), so that no launcher
+#              tells anyone, then rank 3 is killed (--ft; the root's heartbeat
+#              timeout raised to 30 s): ranks 0 and 1 on A must learn it by
+#              themselves (ofi's liveness port, TERN_PEER_HEARTBEAT_MS), as
+#              under srun with TERN_FT=1; the proxy is resumed once they did;
 #   abort:     the even ranks (0 on A, 2 on B) make a communicator and rank
 #              2 calls MPI_Abort on it (--ft): exactly ranks 0 and 2 end,
 #              on both hosts, and ranks 1 and 3 go on (ulfm_prog abort_even).
@@ -27,7 +32,7 @@ set -u
 mpiexec=$1
 prog_src=$2
 shift 2
-cases=${*:-kill host cut kill_noft cut_noft abort}
+cases=${*:-kill host cut kill_noft cut_noft abort mute}
 limit=${NETNS_ULFM_LIMIT_MS:-2000}
 
 skip() { echo "netns_ulfm: SKIPPED: $*"; exit 77; }
@@ -71,11 +76,12 @@ shm_before=$(shm_orphans)
 for case in $cases; do
     ft=--ft
     case $case in *_noft) ft= ;; esac
-    what=wait_kill
+    what=wait_kill hb=
     [ $case = abort ] && what=abort_even
+    case $case in mute*) hb=TERN_MPIEXEC_HEARTBEAT_TIMEOUT_MS=30000 ;; esac
     : > "$dir/out"
     : > "$dir/err"
-    "$NETNS_ON_A" env MPIEXEC_TIMEOUT=60 timeout 90 "$mpiexec" $ft --launcher "$NETNS_SSH_CMD" \
+    "$NETNS_ON_A" env MPIEXEC_TIMEOUT=60 $hb timeout 90 "$mpiexec" $ft --launcher "$NETNS_SSH_CMD" \
         --hosts "$ipa,$ipb" -ppn 2 -n 4 "$prog" $what > "$dir/out" 2> "$dir/err" < /dev/null &
     BG=$!
     i=0
@@ -91,6 +97,20 @@ for case in $cases; do
     case $case in
     kill*) [ -n "$pid" ] && kill -KILL "$pid" ;;
     host) [ -n "$pid" ] && kill -KILL "$(awk '/^PPid:/ {print $2}' "/proc/$pid/status")" ;;
+    mute*)
+        proxy=$(awk '/^PPid:/ {print $2}' "/proc/$pid/status")
+        kill -STOP "$proxy"
+        t0=$(now_ms)
+        kill -KILL "$pid"
+        # Until the ranks on A have seen it (or 10 s), then the proxy goes on.
+        i=0
+        while [ $i -lt 1000 ]; do
+            [ "$(grep -c '^errortime [01] ' "$dir/out")" -ge 2 ] && break
+            i=$((i + 1))
+            sleep 0.01
+        done
+        kill -CONT "$proxy"
+        ;;
     cut*) "$NETNS_ON_A" ip link set "$NETNS_IFA" down ;;
     esac
     wait "$BG"
@@ -108,6 +128,7 @@ for case in $cases; do
     cut) want_failed=2,3 members=0,1 rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*the others go on (--ft)" ;;
     kill_noft) rc_want=137 line="on host $ipb: rank 3 (pid [0-9]*) killed by signal 9" ;;
     cut_noft) rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*terminating the job" ;;
+    mute) want_failed=3 members=0,1,2 rc_want=137 line="rank 3 on host $ipb (pid [0-9]*) killed by signal 9.*the others go on (--ft)" ;;
     abort) want_failed=0,2 members=1,3 rc_want=3 line="rank 2 on host $ipb called MPI_Abort with code 3.*ending ranks 0,2 of its communicator only (--ft)" ;;
     esac
     if [ $case = abort ]; then
@@ -126,6 +147,8 @@ for case in $cases; do
         [ "$(grep '^survivor ' "$dir/out" | grep -c -F " $want ")" -eq "$n_surv" ] ||
             bad "not every one of the $n_surv survivors reports '$want'"
         last=$(sed -n 's/^errortime [0-9]* //p' "$dir/out" | sort -n | tail -1)
+        # mute: ranks 0 and 1 on their own (rank 2 hears it once its proxy goes on).
+        [ $case = mute ] && last=$(sed -n 's/^errortime [01] //p' "$dir/out" | sort -n | tail -1)
         [ $case = abort ] && t0=$(sed -n 's/^aborttime //p' "$dir/out")
         if [ -z "$last" ] || [ -z "$t0" ]; then
             bad "no error times"

@@ -330,6 +330,7 @@ int main(int argc, char **argv)
         double t = now_ms();
         expect_coll_failed(err, "MPI_Barrier when the script kills a rank");
         printf("errortime %d %.0f\n", rank, t);
+        fflush(stdout); /* the script may wait for it (netns_ulfm_test.sh mute) */
         recover_and_report(MPI_COMM_WORLD, NULL);
     } else if (!strcmp(c, "win")) {
         /* One-sided operations with a dead target fail through the
