@@ -13,6 +13,9 @@
 #              timeout raised to 30 s): ranks 0 and 1 on A must learn it by
 #              themselves (ofi's liveness port, TERN_PEER_HEARTBEAT_MS), as
 #              under srun with TERN_FT=1; the proxy is resumed once they did;
+#   mute_noft: the same without --ft, rank 0 waiting only in MPI_Recv from
+#              rank 3 under MPI_ERRORS_ARE_FATAL (ulfm_prog recv_kill): the
+#              job must end with rank 0's error naming rank 3 and its host;
 #   abort:     the even ranks (0 on A, 2 on B) make a communicator and rank
 #              2 calls MPI_Abort on it (--ft): exactly ranks 0 and 2 end,
 #              on both hosts, and ranks 1 and 3 go on (ulfm_prog abort_even).
@@ -32,7 +35,7 @@ set -u
 mpiexec=$1
 prog_src=$2
 shift 2
-cases=${*:-kill host cut kill_noft cut_noft abort mute}
+cases=${*:-kill host cut kill_noft cut_noft abort mute mute_noft}
 limit=${NETNS_ULFM_LIMIT_MS:-2000}
 
 skip() { echo "netns_ulfm: SKIPPED: $*"; exit 77; }
@@ -78,6 +81,7 @@ for case in $cases; do
     case $case in *_noft) ft= ;; esac
     what=wait_kill hb=
     [ $case = abort ] && what=abort_even
+    [ $case = mute_noft ] && what=recv_kill
     case $case in mute*) hb=TERN_MPIEXEC_HEARTBEAT_TIMEOUT_MS=30000 ;; esac
     : > "$dir/out"
     : > "$dir/err"
@@ -105,10 +109,15 @@ for case in $cases; do
         # Until the ranks on A have seen it (or 10 s), then the proxy goes on.
         i=0
         while [ $i -lt 1000 ]; do
-            [ "$(grep -c '^errortime [01] ' "$dir/out")" -ge 2 ] && break
+            if [ $case = mute ]; then
+                [ "$(grep -c '^errortime [01] ' "$dir/out")" -ge 2 ] && break
+            else
+                grep -q 'rank 3 .*on host' "$dir/err" && break
+            fi
             i=$((i + 1))
             sleep 0.01
         done
+        t_seen=$(now_ms)
         kill -CONT "$proxy"
         ;;
     cut*) "$NETNS_ON_A" ip link set "$NETNS_IFA" down ;;
@@ -129,6 +138,7 @@ for case in $cases; do
     kill_noft) rc_want=137 line="on host $ipb: rank 3 (pid [0-9]*) killed by signal 9" ;;
     cut_noft) rc_want=1 line="lost host $ipb (ranks 2-3): no word from its proxy.*terminating the job" ;;
     mute) want_failed=3 members=0,1,2 rc_want=137 line="rank 3 on host $ipb (pid [0-9]*) killed by signal 9.*the others go on (--ft)" ;;
+    mute_noft) rc_want=$rc line="rank 0 called MPI_Abort.*rank 3 on host [^ ]* ($ipb)" ;;
     abort) want_failed=0,2 members=1,3 rc_want=3 line="rank 2 on host $ipb called MPI_Abort with code 3.*ending ranks 0,2 of its communicator only (--ft)" ;;
     esac
     if [ $case = abort ]; then
@@ -157,6 +167,11 @@ for case in $cases; do
             echo "netns_ulfm [$case]: every survivor's error within $ms ms of the $case"
             [ "$ms" -le "$limit" ] || bad "$ms ms from the $case to the last survivor's error (limit $limit)"
         fi
+    elif [ $case = mute_noft ]; then
+        [ $rc -ne 0 ] || bad "exit status 0"
+        ms=$((t_seen - t0))
+        echo "netns_ulfm [$case]: rank 0's error named rank 3 within $ms ms of the kill"
+        [ "$ms" -le "$limit" ] || bad "$ms ms from the kill to rank 0's error (limit $limit)"
     else
         ms=$((t_end - t0))
         echo "netns_ulfm [$case]: the job ended $ms ms after the ${case%_noft}"

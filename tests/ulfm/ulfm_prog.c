@@ -416,6 +416,20 @@ int main(int argc, char **argv)
         expect_coll_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier after the abort");
         recover_and_report(MPI_COMM_WORLD, NULL);
         MPI_Comm_free(&half);
+    } else if (!strcmp(c, "recv_kill")) {
+        /* Rank 0 waits only for the victim (the script kills it), under
+         * the default MPI_ERRORS_ARE_FATAL: the job must end, naming the
+         * victim and its host. The others wait to be ended. */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        printf("ready %d\n", rank);
+        fflush(stdout);
+        if (rank == 0) {
+            int v;
+            MPI_Recv(&v, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            FAIL("the receive from the dead rank %d returned", victim);
+        }
+        for (;;)
+            pause();
     } else if (!strcmp(c, "abort_even")) {
         /* The even ranks (on both hosts under netns_ulfm_test.sh) make a
          * communicator; its highest member aborts it; the odd ranks go on
