@@ -46,9 +46,11 @@
  *    with them): a cheap liveness check (shm: is the process still there?)
  *    that reports the dead ones through params->peer_failed. ofi checks
  *    the peers on this host the same way (their pid and host identity come
- *    with their address); for the others it reports what the provider
- *    reports (a send or read that fails, a connection that cannot be set
- *    up). (A probe message was tried: the net provider retries a refused
+ *    with their address); the others through their liveness port
+ *    (ofi_live.c: a TCP connection their kernel resets when they die,
+ *    with keepalive for a dead host or a cut link), besides what the
+ *    provider reports (a send or read that fails, a connection that
+ *    cannot be set up). (A probe message was tried: the net provider retries a refused
  *    connection instead of failing it.)
  *
  *  - bulk_reserve / bulk_commit (optional, NULL when absent): a second

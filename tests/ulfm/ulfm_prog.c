@@ -330,6 +330,7 @@ int main(int argc, char **argv)
         double t = now_ms();
         expect_coll_failed(err, "MPI_Barrier when the script kills a rank");
         printf("errortime %d %.0f\n", rank, t);
+        fflush(stdout); /* the script may wait for it (netns_ulfm_test.sh mute) */
         recover_and_report(MPI_COMM_WORLD, NULL);
     } else if (!strcmp(c, "win")) {
         /* One-sided operations with a dead target fail through the
@@ -681,6 +682,45 @@ int main(int argc, char **argv)
         expect_coll_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier after the abort");
         recover_and_report(MPI_COMM_WORLD, NULL);
         MPI_Comm_free(&half);
+    } else if (!strcmp(c, "recv_kill")) {
+        /* Rank 0 waits only for the victim (the script kills it), under
+         * the default MPI_ERRORS_ARE_FATAL: the job must end, naming the
+         * victim and its host. The others wait to be ended. */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        printf("ready %d\n", rank);
+        fflush(stdout);
+        if (rank == 0) {
+            int v;
+            MPI_Recv(&v, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            FAIL("the receive from the dead rank %d returned", victim);
+        }
+        for (;;)
+            pause();
+    } else if (!strcmp(c, "abort_even")) {
+        /* The even ranks (on both hosts under netns_ulfm_test.sh) make a
+         * communicator; its highest member aborts it; the odd ranks go on
+         * and see the even ones failed. */
+        MPI_Comm even;
+        int is_even = rank % 2 == 0;
+        MPI_Comm_split(MPI_COMM_WORLD, is_even, rank, &even);
+        printf("ready %d\n", rank);
+        fflush(stdout);
+        if (is_even) {
+            MPI_Barrier(even);
+            if (rank == (size - 1) / 2 * 2) {
+                printf("aborttime %.0f\n", now_ms());
+                fflush(stdout);
+                MPI_Abort(even, 3);
+            }
+            for (;;)
+                pause();
+        }
+        err = MPI_Barrier(MPI_COMM_WORLD);
+        double t = now_ms();
+        expect_coll_failed(err, "MPI_Barrier after the abort");
+        printf("errortime %d %.0f\n", rank, t);
+        recover_and_report(MPI_COMM_WORLD, NULL);
+        MPI_Comm_free(&even);
     } else if (strcmp(c, "none") != 0) {
         FAIL("unknown case '%s'", c);
     }

@@ -248,25 +248,38 @@ static int ft_death(mpiexec_job_t *job, mpiexec_rank_t *r, int code, const char 
     return 1;
 }
 
-void mpiexec_job_abort_ranks(mpiexec_job_t *job, mpiexec_rank_t *from, int code,
-                             const char *ranks, const char *text)
+void mpiexec_job_kill_ranks(mpiexec_job_t *job, const char *ranks, int except)
 {
-    fprintf(stderr, "mpiexec: rank %d called MPI_Abort with code %d%s%s; ending ranks %s of its "
-            "communicator only (--ft)\n", from->rank, code, text ? ": " : "", text ? text : "",
-            ranks);
-    fflush(stderr);
-    if (!job->exit_code)
-        job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
     for (const char *p = ranks; *p;) {
         char *end;
         long w = strtol(p, &end, 10);
         if (end == p)
             break;
-        if (w >= 0 && w < job->n_main && job->ranks[w].running && &job->ranks[w] != from &&
-            kill(-job->ranks[w].pid, SIGKILL) != 0)
-            kill(job->ranks[w].pid, SIGKILL);
+        long i = w - job->rank_base; /* ours: this host's block of the world */
+        if (w != except && i >= 0 && i < job->n_main && job->ranks[i].running &&
+            kill(-job->ranks[i].pid, SIGKILL) != 0)
+            kill(job->ranks[i].pid, SIGKILL);
         p = *end == ',' ? end + 1 : end;
     }
+}
+
+void mpiexec_job_abort_ranks(mpiexec_job_t *job, mpiexec_rank_t *from, int code,
+                             const char *ranks, const char *text)
+{
+    if (!job->exit_code)
+        job->exit_code = (code & 0xff) ? (code & 0xff) : 1;
+    if (job->upstream_fd >= 0) {
+        /* A proxy: ours at once, the other hosts' through the root (which
+         * says it). */
+        mpiexec_job_kill_ranks(job, ranks, from->rank);
+        mpiexec_proxy_report_abort(job, from->rank, code, ranks, text);
+        return;
+    }
+    fprintf(stderr, "mpiexec: rank %d called MPI_Abort with code %d%s%s; ending ranks %s of its "
+            "communicator only (--ft)\n", from->rank, code, text ? ": " : "", text ? text : "",
+            ranks);
+    fflush(stderr);
+    mpiexec_job_kill_ranks(job, ranks, from->rank);
 }
 
 /* Classifies the exit of a rank just reaped. */

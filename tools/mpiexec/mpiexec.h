@@ -249,6 +249,11 @@ void mpiexec_proxy_report_failure(mpiexec_job_t *job, int code);
 /* --ft: world rank `rank` of this host died (what: how); the root tells
  * every host. */
 void mpiexec_proxy_report_dead(mpiexec_job_t *job, int rank, int code, const char *what);
+/* --ft: rank `from` called MPI_Abort on a communicator of the world ranks
+ * `ranks` (text: its message, or NULL); the root has every other host end
+ * those ranks. */
+void mpiexec_proxy_report_abort(mpiexec_job_t *job, int from, int code, const char *ranks,
+                                const char *text);
 /* --ft: marks world rank `rank` dead in this host's failed map. */
 void mpiexec_proxy_mark_dead(mpiexec_job_t *job, int rank);
 /* The proxy's ranks have all ended: the root stops watching its link. */
@@ -324,9 +329,14 @@ tern_status_t mpiexec_pmi_store(mpiexec_job_t *job, int space, const char *key,
 /* Releases every local rank of job `space` waiting in the barrier. */
 void mpiexec_pmi_barrier_release(mpiexec_job_t *job, int space);
 /* --ft: MPI_Abort from rank `from` on a communicator of the world ranks
- * listed in `ranks` ("0,3,5"): those are killed, the others go on. */
+ * listed in `ranks` ("0,3,5"): those are killed, the others go on (a
+ * proxy kills its own and sends the abort to the root, which has the
+ * other hosts kill theirs). */
 void mpiexec_job_abort_ranks(mpiexec_job_t *job, mpiexec_rank_t *from, int code,
                              const char *ranks, const char *text);
+/* SIGKILLs the ranks of this host (or job) listed in `ranks` (world
+ * ranks, "0,3,5"), all but world rank `except`. */
+void mpiexec_job_kill_ranks(mpiexec_job_t *job, const char *ranks, int except);
 /* Reads what the rank sent and answers it. Returns 0 when the connection
  * closed, 1 otherwise. */
 int mpiexec_pmi_read(mpiexec_job_t *job, mpiexec_rank_t *r);

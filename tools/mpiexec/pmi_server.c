@@ -401,9 +401,10 @@ static void handle_abort(mpiexec_job_t *job, mpiexec_rank_t *r, const tern_pmi_m
     tern_pmi_msg_get_int(msg, "exitcode", &code);
     const char *text = tern_pmi_msg_get(msg, "message");
     const char *ranks = tern_pmi_msg_get(msg, "ranks");
-    if (job->opts->ft && ranks && r->space == 0 && job->upstream_fd < 0) {
+    if (job->opts->ft && ranks && r->space == 0 && (!job->opts->proxy || job->upstream_fd >= 0)) {
         /* --ft: MPI_Abort on a communicator that is not the whole job
-         * ends its ranks only (a list of world ranks, comma-separated). */
+         * ends its ranks only (a list of world ranks, comma-separated),
+         * on every host. */
         mpiexec_job_abort_ranks(job, r, code, ranks, text);
         return;
     }

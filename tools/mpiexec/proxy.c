@@ -3,10 +3,13 @@
  * connection, in PMI-1 lines:
  *   proxy -> root: hello host=I proof=P nonce=M | put key value | fence | failed code=N |
  *                  pong (to each ping, and unasked every quarter of the heartbeat
- *                  timeout) | dead rank=R code=N what=TEXT (--ft) | done (its ranks ended)
+ *                  timeout) | dead rank=R code=N what=TEXT (--ft) | done (its ranks ended) |
+ *                  abort rank=R code=N ranks=LIST [message=TEXT] (--ft: MPI_Abort on a
+ *                  communicator of those world ranks; the proxy killed its own)
  *   root -> proxy: welcome proof=Q | config name=HOST heartbeat_timeout_ms=T |
  *                  put key value (other hosts' puts) | release | terminate code=N |
  *                  ping | dead rank=R (--ft: on any host) |
+ *                  kill ranks=LIST from=R (--ft: end those of them that are here, but R) |
  *                  finish (to a proxy without ranks of the first job, started for
  *                  a spawn: end once its ranks have)
  * A spawned job's puts, fences and releases carry space=K (its number);
@@ -277,6 +280,19 @@ void mpiexec_proxy_report_dead(mpiexec_job_t *job, int rank, int code, const cha
     mpiexec_proxy_send(job, &line);
 }
 
+void mpiexec_proxy_report_abort(mpiexec_job_t *job, int from, int code, const char *ranks,
+                                const char *text)
+{
+    tern_pmi_line_t line;
+    tern_pmi_line_begin(&line, "abort");
+    tern_pmi_line_add_int(&line, "rank", from);
+    tern_pmi_line_add_int(&line, "code", code);
+    tern_pmi_line_add(&line, "ranks", ranks);
+    if (text)
+        tern_pmi_line_add(&line, "message", text);
+    mpiexec_proxy_send(job, &line);
+}
+
 void mpiexec_proxy_report_done(mpiexec_job_t *job)
 {
     tern_pmi_line_t line;
@@ -340,6 +356,12 @@ static void handle(mpiexec_job_t *job, const tern_pmi_msg_t *msg)
         int rank = -1;
         tern_pmi_msg_get_int(msg, "rank", &rank);
         mpiexec_proxy_mark_dead(job, rank);
+    } else if (strcmp(msg->cmd, "kill") == 0) {
+        int from = -1;
+        const char *ranks = tern_pmi_msg_get(msg, "ranks");
+        tern_pmi_msg_get_int(msg, "from", &from);
+        if (ranks)
+            mpiexec_job_kill_ranks(job, ranks, from);
     } else if (strcmp(msg->cmd, "config") == 0) {
         const char *name = tern_pmi_msg_get(msg, "name");
         int ms = 0;

@@ -14,7 +14,11 @@
  * what=TEXT); the root says it, naming the host, keeps the first death's
  * status for its exit, and tells every host (dead rank=R), whose proxy
  * marks the rank in its host's failed map (base/failed_map.h) where the
- * ranks read it. A lost host's ranks are declared dead the same way. The
+ * ranks read it. A lost host's ranks are declared dead the same way.
+ * MPI_Abort on a communicator smaller than the world (abort rank=R
+ * ranks=LIST) ends that communicator's ranks only: the root says it and
+ * tells every other host to kill those of its ranks (kill ranks=LIST); their
+ * deaths then come back as dead lines like any other. The
  * PMI barrier no longer waits for a host whose ranks are all gone. */
 #include "mpiexec.h"
 #include "root.h"
@@ -128,12 +132,46 @@ void mpiexec_root_heartbeat(root_t *rt)
     }
 }
 
+/* --ft: MPI_Abort of a communicator smaller than the world, from a rank of
+ * host ho (which killed its own members): every other host kills its. */
+static void root_abort(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
+{
+    int from = -1, code = 1;
+    tern_pmi_msg_get_int(msg, "rank", &from);
+    tern_pmi_msg_get_int(msg, "code", &code);
+    const char *ranks = tern_pmi_msg_get(msg, "ranks");
+    const char *text = tern_pmi_msg_get(msg, "message");
+    if (!ranks || !rt->dead)
+        return;
+    fprintf(stderr, "mpiexec: rank %d on host %s called MPI_Abort with code %d%s%s; ending ranks "
+                    "%s of its communicator only (--ft)\n",
+            from, ho->name, code, text ? ": " : "", text ? text : "", ranks);
+    if (!rt->exit_code)
+        rt->exit_code = (code & 0xff) ? (code & 0xff) : 1;
+    char f[16];
+    snprintf(f, sizeof f, "%d", from);
+    for (int h = 0; h < rt->n; h++) {
+        host_t *o = &rt->hosts[h];
+        if (o == ho || o->lost)
+            continue;
+        tern_pmi_line_t line;
+        tern_pmi_line_begin(&line, "kill");
+        tern_pmi_line_add(&line, "ranks", ranks);
+        tern_pmi_line_add(&line, "from", f);
+        mpiexec_root_send(rt, o, &line);
+    }
+}
+
 int mpiexec_root_ft_message(root_t *rt, host_t *ho, const tern_pmi_msg_t *msg)
 {
     if (strcmp(msg->cmd, "pong") == 0)
         return 1;
     if (strcmp(msg->cmd, "done") == 0) {
         ho->said_done = 1;
+        return 1;
+    }
+    if (strcmp(msg->cmd, "abort") == 0) {
+        root_abort(rt, ho, msg);
         return 1;
     }
     if (strcmp(msg->cmd, "dead") != 0)

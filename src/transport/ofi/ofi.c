@@ -377,6 +377,7 @@ static tern_status_t ofi_init(const tern_tl_params_t *p, tern_tl_t **tl_p)
         return TERN_ERR_NOMEM;
     tl->rank = p->rank;
     tl->size = p->size;
+    tl->live_fd = -1;
     tl->node_of_rank = p->node_of_rank;
     tl->node = p->node;
     tl->handler = p->am_handler;
@@ -471,6 +472,7 @@ static void ofi_finalize(tern_tl_t *tl)
             tern_pmi_fence();
     }
     tern_ofi_rma_finalize(tl);
+    tern_ofi_live_close_all(tl);
     for (int r = 0; r < tl->n_rails; r++) {
         ofi_rail_t *rl = &tl->rails[r];
         close_fid(rl->ep ? &rl->ep->fid : NULL);
@@ -513,6 +515,7 @@ static void ofi_disconnect(tern_tl_t *tl, int peer)
         return;
     ofi_peer_t *p = &tl->peers[peer];
     p->failed = 1;
+    tern_ofi_live_close(tl, peer);
     p->credits = 0;
     p->owed = 0;
     ofi_op_t **link = &tl->deferred_head;
@@ -744,8 +747,8 @@ static int ofi_progress(tern_tl_t *tl) { return tern_ofi_progress(tl); }
  * tcp providers alike), so a peer on this host whose process is gone is
  * failed here. Found gone once, it is failed at the next check, not at
  * once: what it sent before it exited is still read in between (progress
- * runs all the while). Peers on other hosts: only the provider's errors,
- * or the launcher ending the job. */
+ * runs all the while). Peers on other hosts: through their liveness port
+ * (ofi_live.c), besides the provider's errors and the launcher. */
 static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
 {
     if (tl->idle || !tl->peers)
@@ -763,6 +766,7 @@ static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
         tern_ofi_peer_error(tl, peers[i], TERN_ERR_PEER, "ofi: its process %d (on this host) "
                             "is gone", p->pid);
     }
+    tern_ofi_live_watch(tl, peers, n_peers);
 }
 
 const tern_tl_ops_t tern_tl_ofi_ops = {

@@ -6,7 +6,9 @@
  * rank order. The blob, in hex: the rail count, then per rail the name's
  * length and the name, then the process's pid (4 bytes) and host identity
  * (8 bytes: its boot id and pid namespace, 0 unknown), so that a peer on
- * the same host can tell whether the process is still there (watch_peers).
+ * the same host can tell whether the process is still there (watch_peers),
+ * then its liveness port for peers on other hosts (ofi_live.c: family,
+ * port, address, host name; a 0 byte when it has none).
  *
  * TERN_CONNECT=all: at MPI_Init every address is fetched and inserted into
  * each rail's address vector in one fi_av_insert batch, then one HELLO per
@@ -30,7 +32,7 @@
  * process identity. */
 #define OFI_ADDR_MAX 255
 #define OFI_IDENT_LEN 12
-#define OFI_BLOB_MAX (1 + OFI_RAILS_MAX * (1 + OFI_ADDR_MAX) + OFI_IDENT_LEN)
+#define OFI_BLOB_MAX (1 + OFI_RAILS_MAX * (1 + OFI_ADDR_MAX) + OFI_IDENT_LEN + OFI_LIVE_MAX)
 
 /* This host's boot (the kernel's random boot id) and pid namespace, hashed;
  * 0 when either cannot be read: then no peer watches our pid. Two processes
@@ -77,6 +79,8 @@ tern_status_t tern_ofi_publish_address(tern_tl_t *tl)
     memcpy(blob + used, &pid, 4);
     memcpy(blob + used + 4, &tl->host_id, 8);
     used += OFI_IDENT_LEN;
+    tern_ofi_live_open(tl);
+    used += tern_ofi_live_blob(tl, blob + used);
     char hex[2 * OFI_BLOB_MAX + 1];
     for (size_t i = 0; i < used; i++)
         snprintf(hex + 2 * i, 3, "%02x", blob[i]);
@@ -129,8 +133,17 @@ static tern_status_t fetch_address(tern_tl_t *tl, int peer, unsigned char *out, 
         memcpy(&pid, blob + at, 4);
         memcpy(&host, blob + at + 4, 8);
         tl->peers[peer].pid = host && host == tl->host_id && pid <= INT32_MAX ? (int)pid : 0;
+        tern_ofi_live_parse(tl, peer, blob + at + OFI_IDENT_LEN, n - at - OFI_IDENT_LEN);
     }
     return TERN_OK;
+}
+
+tern_status_t tern_ofi_fetch_live(tern_tl_t *tl, int peer)
+{
+    unsigned char names[OFI_RAILS_MAX][OFI_ADDR_MAX];
+    tern_status_t st = fetch_address(tl, peer, &names[0][0], OFI_ADDR_MAX);
+    tl->peers[peer].live_known = 1;
+    return st;
 }
 
 tern_status_t tern_ofi_resolve(tern_tl_t *tl, int peer)

@@ -98,6 +98,17 @@ typedef struct {
     int pid;              /* its process, when on this host and in our pid namespace, else 0
                            * (from its address blob: watch_peers checks it is still there) */
     int gone_seen;        /* watch_peers found that process gone (fails it at the next check) */
+    /* On another host: its liveness port (ofi_live.c), from its blob. */
+    int live_known;       /* its blob was read */
+    int live_state;       /* none, connecting, connected, off */
+    int live_fd;          /* while connecting or connected */
+    double live_deadline; /* a connection not made by then: its host is gone */
+    unsigned char live_family; /* 4, 6, or 0: it has no liveness port */
+    uint16_t live_port;
+    unsigned char live_addr[16];
+    char host_name[64];
+    int live_gone;        /* a check saw it gone (failed at the next one) */
+    char gone_why[160];   /* what that check saw */
 } ofi_peer_t;
 
 /* One rail: an endpoint of its own on one provider domain (a NIC, a port,
@@ -133,6 +144,11 @@ struct tern_tl {
     int n_failed;               /* peers given up on: finalize fences with nobody */
     uint64_t host_id;           /* this host's boot id and pid namespace, 0 unknown: a peer
                                  * publishing the same one has a pid that means ours */
+    int live_fd;                /* our liveness port's listener (ofi_live.c), or -1 */
+    int live_family;            /* 4 or 6 */
+    uint16_t live_port;
+    unsigned char live_addr[16];
+    char host_name[64];
 
     ofi_rail_t rails[OFI_RAILS_MAX];
     int n_rails;
@@ -184,6 +200,22 @@ tern_status_t tern_ofi_choose_rails(struct fi_info **rails, int *n_rails);
 tern_status_t tern_ofi_publish_address(tern_tl_t *tl);
 tern_status_t tern_ofi_connect_all(tern_tl_t *tl);
 tern_status_t tern_ofi_resolve(tern_tl_t *tl, int peer);
+
+/* ofi_addr.c: reads peer's blob for its identity and liveness port only. */
+tern_status_t tern_ofi_fetch_live(tern_tl_t *tl, int peer);
+
+/* ofi_live.c: liveness ports for peers on other hosts (see there). open:
+ * our listener (before the blob is published); blob: its part of our
+ * blob, returns the bytes (at most OFI_LIVE_MAX); parse: a peer's part;
+ * watch: the check of watch_peers for the peers not on this host; close:
+ * one peer's connection; close_all: every one and our listener. */
+#define OFI_LIVE_MAX (1 + 2 + 16 + 1 + 63)
+void tern_ofi_live_open(tern_tl_t *tl);
+size_t tern_ofi_live_blob(const tern_tl_t *tl, unsigned char *out);
+void tern_ofi_live_parse(tern_tl_t *tl, int peer, const unsigned char *in, size_t n);
+void tern_ofi_live_watch(tern_tl_t *tl, const int *peers, int n_peers);
+void tern_ofi_live_close(tern_tl_t *tl, int peer);
+void tern_ofi_live_close_all(tern_tl_t *tl);
 
 /* ofi.c: reports that peer failed (st, what failed) to the core. */
 void tern_ofi_peer_error(tern_tl_t *tl, int peer, tern_status_t st, const char *fmt, ...)
