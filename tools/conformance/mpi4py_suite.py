@@ -68,7 +68,9 @@ def build(py, sdist, impl, prefix, logdir):
     """mpi4py built by prefix/bin/mpicc into py's venv; returns py, or None
     (with the reason in logdir/mpi4py-build.log) when it does not build."""
     venv = os.path.dirname(os.path.dirname(py))
-    mpicc = os.path.join(prefix, "bin", "mpicc")
+    # absolute: pip builds in a directory of its own, where a relative
+    # path would miss and mpi4py would take the first mpicc on PATH
+    mpicc = os.path.join(os.path.abspath(prefix), "bin", "mpicc")
     stamp = os.path.join(venv, ".mpi4py-built")
     want = f"{VERSION} {os.path.realpath(mpicc)} {_mtime(prefix)}\n"
     if os.path.isfile(stamp) and open(stamp).read() == want:
@@ -87,9 +89,30 @@ def build(py, sdist, impl, prefix, logdir):
     if rc != 0:
         log(f"mpi4py does not build with {impl}, see {logf}")
         return None
+    wrong = _foreign_mpi(venv, mpicc)
+    if wrong:
+        raise SystemExit(f"conformance: mpi4py in {venv} was built against {wrong}, "
+                         f"not the library of {mpicc}")
     with open(stamp, "w") as f:
         f.write(want)
     return py
+
+
+def _foreign_mpi(venv, mpicc):
+    """An MPI library mpi4py's extension loads from outside the tested
+    implementation's tree (its real lib/ directory), or None."""
+    real = os.path.dirname(os.path.dirname(os.path.realpath(mpicc)))
+    for ext in glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "mpi4py",
+                                      "MPI*.so")):
+        out = subprocess.run(["ldd", ext], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            name, _, where = line.strip().partition(" => ")
+            if not re.match(r"lib(mpi|tern)", name):
+                continue
+            path = os.path.realpath(where.split(" (")[0])
+            if not path.startswith(real + os.sep):
+                return path
+    return None
 
 
 def _mtime(prefix):
