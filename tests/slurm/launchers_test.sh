@@ -304,6 +304,23 @@ slurm)
     done
     check_fails "srun without an MPI plugin" "without a PMI plugin" \
         "${SRUN[@]}" --mpi=none "$MPI_PROG" ok
+    # ULFM under srun (ULFM_PROG: tests/ulfm's ulfm_prog): TERN_FT=1 and -K0,
+    # so the step keeps the others when rank 3 kills itself in a
+    # collective; the survivors see the death themselves, without Tern's
+    # mpiexec, and agree on the failed group and the shrunk communicator.
+    if [ -n "${ULFM_PROG:-}" ]; then
+        TERN_FT=1 run "${SRUN[@]}" -K0 --mpi=pmi2 "$ULFM_PROG" coll_during
+        rc=$?
+        n=$(grep -c "^survivor " "$OUT")
+        views=$(grep "^survivor " "$OUT" | cut -d' ' -f3- | sort -u | wc -l)
+        if [ $rc -ne 124 ] && [ $rc -ne 0 ] && ! grep -q "^FAIL" "$OUT" &&
+            [ "$n" -eq $((NP - 1)) ] && [ "$views" -eq 1 ]; then
+            pass "srun --mpi=pmi2 with TERN_FT=1: $n survivors agree: $(grep -m1 "^survivor " "$OUT" | cut -d' ' -f3-)"
+        else
+            fail "srun --mpi=pmi2 with TERN_FT=1: exit code $rc, $n survivors, $views views"
+            sed 's/^/    | /' "$OUT" | head -40
+        fi
+    fi
     # Tern's mpiexec inside an allocation: the allocation's node, its proxy
     # started as a job step with srun (slurmd logs one more task launch).
     if [ -n "$MPIEXEC" ]; then
