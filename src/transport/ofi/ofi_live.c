@@ -13,8 +13,8 @@
  *  - the peer's host dies or the link is cut: TCP keepalive probes (sent
  *    and answered by the kernels, so a peer busy computing outside MPI
  *    still answers) every TERN_PEER_HEARTBEAT_MS, rounded up to whole
- *    seconds, and one unanswered probe ends the connection: seen within
- *    about twice that;
+ *    seconds, and three unanswered probes end the connection: seen within
+ *    about four times that;
  *  - a connection refused (nothing listens there any more): the process
  *    is gone.
  * As for a local peer found gone (ofi.c), a peer is failed at the check
@@ -39,6 +39,11 @@
 #include <unistd.h>
 
 enum { LIVE_NONE, LIVE_CONNECTING, LIVE_CONNECTED, LIVE_OFF };
+
+/* Heartbeat periods before a silent host counts as dead: the idle period
+ * and three probes; a connection gets as long, which also covers the
+ * SYN retransmissions at 1 and 3 s. */
+enum { LIVE_PERIODS = 4 };
 
 static double now_s(void)
 {
@@ -185,12 +190,15 @@ static void start(tern_tl_t *tl, int peer)
     int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return;
-    /* Probes each hb seconds of silence, the first unanswered one fatal. */
+    /* Probes each hb seconds of silence; three unanswered in a row are
+     * fatal. One was: a network stall of a second or two (a link flap, a
+     * congested switch) then failed a healthy peer, and outside
+     * fault-tolerant mode ended the job. */
     set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
     set_int(fd, IPPROTO_TCP, TCP_KEEPIDLE, hb);
     set_int(fd, IPPROTO_TCP, TCP_KEEPINTVL, hb);
-    set_int(fd, IPPROTO_TCP, TCP_KEEPCNT, 1);
-    set_int(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, hb * 1000);
+    set_int(fd, IPPROTO_TCP, TCP_KEEPCNT, 3);
+    set_int(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, LIVE_PERIODS * hb * 1000);
     if (connect(fd, (struct sockaddr *)&sa, sl) != 0 && errno != EINPROGRESS) {
         int err = errno;
         close(fd);
@@ -199,7 +207,7 @@ static void start(tern_tl_t *tl, int peer)
     }
     p->live_fd = fd;
     p->live_state = LIVE_CONNECTING;
-    p->live_deadline = now_s() + 2.0 * hb;
+    p->live_deadline = now_s() + LIVE_PERIODS * hb;
     tern_debug("ofi: watching rank %d through its liveness port %u", peer, (unsigned)p->live_port);
 }
 
@@ -247,7 +255,7 @@ static const char *reason(int err, int connecting)
                "host is down or the network cut";
     case EHOSTUNREACH:
     case ENETUNREACH: return "its host cannot be reached: the host is down or the network cut";
-    case 0: return connecting ? "no connection to its host within twice the heartbeat time "
+    case 0: return connecting ? "no connection to its host within four heartbeat times "
                                 "(TERN_PEER_HEARTBEAT_MS): the host is down or the network cut"
                               : "its host closed the connection: its process ended";
     default: return strerror(err);
