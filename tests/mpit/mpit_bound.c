@@ -8,7 +8,7 @@
  * the one-sided operations on a window (MPI_PROC_NULL ones not counted);
  * a handle whose communicator was freed keeps its last counts; wrong
  * object handles get their MPI_T_ERR_* codes. */
-#include "../mpi/mtest.h"
+#include "mpit_util.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -16,39 +16,14 @@
 #include <string.h>
 
 static int rank;
-static MPI_T_pvar_session sess;
-
-#define RC(call, want)                                                                             \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ == (want), "%s returned %d, not %s (%d)", #call, rc_, #want, want);             \
-    } while (0)
-
 static int index_of(const char *name, int want_bind)
 {
-    int idx = -1, bind = -1;
-    RC(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
-    RC(MPI_T_pvar_get_info(idx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &bind, NULL, NULL,
-                           NULL), MPI_SUCCESS);
-    CHECK(bind == want_bind, "%s binds to %d, not %d", name, bind, want_bind);
-    return idx;
+    return mpit_index(name, MPI_T_PVAR_CLASS_COUNTER, want_bind);
 }
 
 static MPI_T_pvar_handle bound(const char *name, int bind, void *obj)
 {
-    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
-    int count = 0;
-    RC(MPI_T_pvar_handle_alloc(sess, index_of(name, bind), obj, &h, &count), MPI_SUCCESS);
-    CHECK(count == 1, "%s count %d", name, count);
-    RC(MPI_T_pvar_start(sess, h), MPI_SUCCESS);
-    return h;
-}
-
-static unsigned long long rd(MPI_T_pvar_handle h)
-{
-    unsigned long long v = ~0ull;
-    RC(MPI_T_pvar_read(sess, h, &v), MPI_SUCCESS);
-    return v;
+    return mpit_handle(name, MPI_T_PVAR_CLASS_COUNTER, bind, obj, 1);
 }
 
 enum { BIG = 1 << 20 };

@@ -5,35 +5,15 @@
  * 512-byte limit (written on the sender only), eagerly again after
  * "auto"; a value the knob does not allow gets MPI_T_ERR_INVALID and
  * changes nothing. */
-#include "../mpi/mtest.h"
+#include "mpit_util.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
-static MPI_T_pvar_session sess;
-
-#define RC(call, want)                                                                             \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ == (want), "%s returned %d, not %s (%d)", #call, rc_, #want, want);             \
-    } while (0)
-
 static MPI_T_pvar_handle counter(const char *name)
 {
-    int idx = -1, count = 0;
-    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
-    RC(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
-    RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count), MPI_SUCCESS);
-    RC(MPI_T_pvar_start(sess, h), MPI_SUCCESS);
-    return h;
-}
-
-static unsigned long long rd(MPI_T_pvar_handle h)
-{
-    unsigned long long v = ~0ull;
-    RC(MPI_T_pvar_read(sess, h, &v), MPI_SUCCESS);
-    return v;
+    return mpit_handle(name, MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
 }
 
 static int rank;

@@ -5,37 +5,15 @@
  * MPI_Recv and MPI_Barrier take at least that long, and its MPI_Send
  * timer, which never runs there, reads 0; stopped, a timer keeps its
  * value; a large-count receive counts with MPI_Recv. */
-#include "../mpi/mtest.h"
+#include "mpit_util.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
 
-static MPI_T_pvar_session sess;
-
-#define RC(call, want)                                                                             \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ == (want), "%s returned %d, not %s (%d)", #call, rc_, #want, want);             \
-    } while (0)
-
 static MPI_T_pvar_handle timer(const char *name)
 {
-    int idx = -1, count = 0, cls = -1;
-    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
-    RC(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_TIMER, &idx), MPI_SUCCESS);
-    RC(MPI_T_pvar_get_info(idx, NULL, NULL, NULL, &cls, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                           NULL), MPI_SUCCESS);
-    CHECK(cls == MPI_T_PVAR_CLASS_TIMER, "%s class %d", name, cls);
-    RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count), MPI_SUCCESS);
-    return h;
-}
-
-static unsigned long long rd(MPI_T_pvar_handle h)
-{
-    unsigned long long v = ~0ull;
-    RC(MPI_T_pvar_read(sess, h, &v), MPI_SUCCESS);
-    return v;
+    return mpit_handle(name, MPI_T_PVAR_CLASS_TIMER, -1, NULL, 0);
 }
 
 static void nap_ms(int ms)

@@ -8,7 +8,7 @@
  * algorithm-chosen event. With argument "threads" (MPI_THREAD_MULTIPLE,
  * run under ThreadSanitizer): a second thread reads counters of its own
  * session while the main thread communicates. */
-#include "../mpi/mtest.h"
+#include "mpit_util.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -17,12 +17,6 @@
 #include <string.h>
 
 static int rank;
-
-#define RC(call, want)                                                                             \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ == (want), "%s returned %d, not %s (%d)", #call, rc_, #want, want);             \
-    } while (0)
 
 /* Every control variable: its info, its index by name, its value. */
 static void all_cvars(void)
@@ -153,25 +147,9 @@ static void protocol(void)
     CHECK(s == MPI_T_PVAR_SESSION_NULL, "session not reset");
 }
 
-static MPI_T_pvar_session sess;
-
 static MPI_T_pvar_handle pvar(const char *name, int cls, int start)
 {
-    int idx = -1, count = 0;
-    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
-    RC(MPI_T_pvar_get_index(name, cls, &idx), MPI_SUCCESS);
-    RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count), MPI_SUCCESS);
-    CHECK(count == 1, "%s count %d", name, count);
-    if (start)
-        RC(MPI_T_pvar_start(sess, h), MPI_SUCCESS);
-    return h;
-}
-
-static unsigned long long rd(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 0;
-    RC(MPI_T_pvar_read(sess, h, &v), MPI_SUCCESS);
-    return v;
+    return mpit_handle(name, cls, -1, NULL, start);
 }
 
 /* Events seen: unexpected messages of tag 7 queued and matched, the last
