@@ -98,10 +98,16 @@ def build(py, sdist, impl, prefix, logdir):
     return py
 
 
+def _real_tree(mpicc):
+    """The installation the wrapper really belongs to (a face's prefix
+    holds links to Tern's wrappers)."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(mpicc)))
+
+
 def _foreign_mpi(venv, mpicc):
     """An MPI library mpi4py's extension loads from outside the tested
     implementation's tree (its real lib/ directory), or None."""
-    real = os.path.dirname(os.path.dirname(os.path.realpath(mpicc)))
+    real = _real_tree(mpicc)
     for ext in glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "mpi4py",
                                       "MPI*.so")):
         out = subprocess.run(["ldd", ext], capture_output=True, text=True).stdout
@@ -119,7 +125,7 @@ def _mtime(prefix):
     """When the implementation's library last changed (rebuild mpi4py then)."""
     libs = glob.glob(os.path.join(prefix, "lib*", "libtern.so*"))
     # a face's prefix holds links to Tern's wrappers: Tern's own libraries
-    real = os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(prefix, "bin", "mpicc"))))
+    real = _real_tree(os.path.join(prefix, "bin", "mpicc"))
     libs += glob.glob(os.path.join(real, "lib*", "libmpi_abi.so*"))
     return int(max((os.path.getmtime(p) for p in libs), default=0))
 
