@@ -266,9 +266,19 @@ def test_summary():
     check("3 passed of 4 run (1 skipped)" in rows, "mpi4py counted")
 
 
+def test_partial_runs_keep_nothing():
+    def a(*argv):
+        return conformance.parse_args(list(argv))
+    check(not conformance._partial(a()), "a full run saves and keeps its results")
+    check(conformance._partial(a("--dirs", "io")), "one directory's run is a check")
+    check(conformance._partial(a("--no-mpich", "--modules", "test_io")), "so is one module's")
+    check(not conformance._partial(a("--dirs", "io", "--merge")), "--merge saves it merged")
+    check(not conformance._partial(a("--ci")), "--ci has results of its own")
+
+
 for fn in (test_read_tests, test_judge, test_run_timeout_and_cleanup, test_expected_gate,
            test_classify, test_fortran_gaps, test_patch_f08, test_merge_and_timeouts,
-           test_summary, test_pnetcdf_ptest):
+           test_summary, test_pnetcdf_ptest, test_partial_runs_keep_nothing):
     fn()
 print("conformance harness:", "FAILED" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

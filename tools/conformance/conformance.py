@@ -147,7 +147,9 @@ def parse_args(argv):
     p.add_argument("--merge", action="store_true",
                    help="merge this run's results into the implementation's saved results "
                         "(its tests replace the saved ones; the rest stay): reruns of a "
-                        "directory or of timeouts, or a peer's f08 run, without a full run")
+                        "directory or of timeouts, or a peer's f08 run, without a full run; "
+                        "without it a run of chosen --dirs/--modules/--clients is a check "
+                        "that saves nothing over the full results)")
     p.add_argument("--rerun-timeouts", action="store_true",
                    help="run only the MPICH tests and mpi4py modules that timed out in the "
                         "implementation's saved results, and merge (implies --merge)")
@@ -316,6 +318,18 @@ def _results_path(args, impl):
     return path
 
 
+def _partial(args):
+    """Whether this run tests a chosen subset without --merge: its results
+    then go to results/<impl>-partial.json and its report beside them, and
+    neither replaces the full saved results, the kept copy nor
+    docs/conformance.md (a one-directory check would otherwise drop every
+    other directory from the page)."""
+    subset = (args.dirs or args.modules or args.only_failing_in or args.no_mpich or
+              args.no_mpi4py or args.clients or args.no_clients or args.hdf5_tests or
+              args.pnetcdf_dirs or args.max_ranks)
+    return bool(subset) and not (args.ci or args.merge or args.rerun_timeouts)
+
+
 def _keep(results):
     """Writes the results behind a docs/conformance.md into KEPT."""
     os.makedirs(KEPT, exist_ok=True)
@@ -432,7 +446,8 @@ def run_impl(args, impl, prefix, dirs, mods):
             "command": "scripts/run-conformance.sh " + " ".join(sys.argv[1:]),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     os.makedirs(os.path.join(args.cache, "results"), exist_ok=True)
-    path = _results_path(args, impl)
+    path = os.path.join(args.cache, "results", f"{impl}-partial.json") if _partial(args) \
+        else _results_path(args, impl)
     if (args.merge or args.rerun_timeouts) and os.path.isfile(path):
         data = _merge(path, data)
     with open(path, "w") as f:
@@ -525,13 +540,14 @@ def main(argv):
                                   tern.get("clients"))
         expected.save(args.expected, entries)
         log(f"wrote {args.expected} ({len(entries)} entries)")
-    output = args.output or (os.path.join(args.cache, "ci-report.md") if args.ci
+    output = args.output or (os.path.join(args.cache, "ci-report.md") if args.ci else
+                             os.path.join(args.cache, "partial-report.md") if _partial(args)
                              else os.path.join(ROOT, "docs", "conformance.md"))
     command = "scripts/run-conformance.sh " + " ".join(argv)
     report.write(output, command.strip(), tern_commit(), results, entries,
                  {**PEERS, **FACES}, time.time() - t0)
     log(f"wrote {output} after {time.time() - t0:.0f} s")
-    if not args.ci:
+    if not args.ci and not _partial(args):
         _keep(results)
 
     if not args.ci:

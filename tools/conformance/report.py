@@ -82,9 +82,13 @@ implementation), the venvs with mpi4py built by each implementation's
 (`logs/<impl>/`: configure, build, and the output of every failing test in
 `out/`) and the results (`results/<impl>.json`). The results behind this
 page are also kept in the repository, `tests/conformance/results/<impl>.json.gz`
-(written by every run but `--ci`): on a fresh machine `--merge`, `--rerun-timeouts`
-and `--report-with` start from them, so one directory or one peer can be
-rerun and merged without running everything again.
+(written by every run but `--ci` and a subset's run): on a fresh machine
+`--merge`, `--rerun-timeouts` and `--report-with` start from them, so one
+directory or one peer can be rerun and merged without running everything
+again. A run of chosen directories, modules or clients without `--merge`
+is a check: its results go to `results/<impl>-partial.json` and its report
+to `partial-report.md` in the cache (or `--output`), and leave the saved
+results, the kept copy and this page as they were.
 
 **MPICH's suite.** `test/mpi` is configured with `--with-mpi=<prefix>`
 (Tern's `mpicc`, `mpicxx`, `mpif77`, `mpifort`, `mpiexec`; for a peer
