@@ -244,6 +244,31 @@ static int pending_error(const char *func, tern_req_t *r)
                                               "acknowledged; the receive stays pending"));
 }
 
+/* ULFM, MPI_Testall with a receive that a failure leaves pending: the
+ * call ends as MPI_Waitall would, in MPI_ERR_IN_STATUS. The completed
+ * requests are finished, the pending receive's status says
+ * PROC_FAILED_PENDING and every other unfinished one's MPI_ERR_PENDING;
+ * both stay active. */
+static int pending_in_statuses(const char *func, int count, MPI_Request reqs[], int *flag,
+                               MPI_Status statuses[])
+{
+    for (int i = 0; i < count; i++) {
+        tern_req_t *r;
+        MPI_Status *s = status_at(statuses, i);
+        if (classify(reqs[i], &r) != REQ_LIVE)
+            empty_status(s);
+        else if (r->complete)
+            finish(func, &reqs[i], r, s, 0);
+        else if (s != MPI_STATUS_IGNORE)
+            s->MPI_ERROR = r->kind == TERN_REQ_RECV && r->peer == MPI_ANY_SOURCE &&
+                                   tern_ulfm_anysource_pending(r)
+                               ? MPIX_ERR_PROC_FAILED_PENDING
+                               : MPI_ERR_PENDING;
+    }
+    *flag = 1;
+    return in_status_error(func);
+}
+
 /* Whether every live request is complete (null and inactive ones are). */
 static int all_complete(int count, const MPI_Request reqs[])
 {
@@ -263,6 +288,8 @@ int tern_mpi_testall(const char *func, int count, MPI_Request reqs[], int *flag,
         return err;
     tern_progress();
     if (!all_complete(count, reqs)) {
+        if (anysource_pending_at(count, reqs) >= 0)
+            return pending_in_statuses(func, count, reqs, flag, statuses);
         *flag = 0;
         tern_progress_test_missed();
         return MPI_SUCCESS;
@@ -301,19 +328,21 @@ int tern_mpi_any(const char *func, int count, MPI_Request reqs[], int *index, in
         int events = tern_progress();
         if ((i = first_complete(count, reqs)) >= 0)
             break;
-        if (!blocking) {
-            *flag = 0;
-            *index = MPI_UNDEFINED;
-            tern_progress_test_missed();
-            return MPI_SUCCESS;
-        }
-        if (!events) {
+        if (!blocking || !events) {
             int p = anysource_pending_at(count, reqs);
             if (p >= 0) {
                 tern_req_t *r;
                 classify(reqs[p], &r);
                 *index = p;
+                if (flag)
+                    *flag = 1;
                 return pending_error(func, r);
+            }
+            if (!blocking) {
+                *flag = 0;
+                *index = MPI_UNDEFINED;
+                tern_progress_test_missed();
+                return MPI_SUCCESS;
             }
             tern_progress_idle(&idle);
         }
@@ -341,9 +370,9 @@ int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcou
     unsigned idle = 0;
     for (;;) {
         int events = tern_progress();
-        if (first_complete(incount, reqs) >= 0 || !blocking)
+        if (first_complete(incount, reqs) >= 0)
             break;
-        if (!events) {
+        if (!events || !blocking) {
             int p = anysource_pending_at(incount, reqs);
             if (p >= 0) {
                 MPI_Status *s = status_at(statuses, 0);
@@ -353,6 +382,8 @@ int tern_mpi_some(const char *func, int incount, MPI_Request reqs[], int *outcou
                 *outcount = 1;
                 return in_status_error(func);
             }
+            if (!blocking)
+                break;
             tern_progress_idle(&idle);
         }
     }

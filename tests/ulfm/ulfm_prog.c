@@ -276,7 +276,7 @@ int main(int argc, char **argv)
         if (rank == 1)
             die();
         if (rank == 0) {
-            int v = -1;
+            int v = -1, w0 = 0;
             MPI_Request rq;
             MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &rq);
             expect_class(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING,
@@ -294,6 +294,46 @@ int main(int argc, char **argv)
                          "MPI_Waitall of an ANY_SOURCE receive");
             if (cls(sts[0].MPI_ERROR) != MPIX_ERR_PROC_FAILED_PENDING || rq == MPI_REQUEST_NULL)
                 FAIL("MPI_Waitall: status error class %d", cls(sts[0].MPI_ERROR));
+            /* The test forms say the same without waiting; a request that
+             * did complete beside it is finished, another stays pending. */
+            int tf = 0;
+            expect_class(MPI_Test(&rq, &tf, MPI_STATUS_IGNORE), MPIX_ERR_PROC_FAILED_PENDING,
+                         "MPI_Test of an ANY_SOURCE receive");
+            tf = 0;
+            idx = -1;
+            expect_class(MPI_Testany(1, &rq, &idx, &tf, MPI_STATUS_IGNORE),
+                         MPIX_ERR_PROC_FAILED_PENDING, "MPI_Testany of an ANY_SOURCE receive");
+            if (idx != 0 || !tf || rq == MPI_REQUEST_NULL)
+                FAIL("MPI_Testany: index %d, flag %d, request %s", idx, tf,
+                     rq == MPI_REQUEST_NULL ? "freed" : "kept");
+            int outc = 0, ids[3];
+            expect_class(MPI_Testsome(1, &rq, &outc, ids, sts), MPI_ERR_IN_STATUS,
+                         "MPI_Testsome of an ANY_SOURCE receive");
+            if (outc != 1 || ids[0] != 0 || cls(sts[0].MPI_ERROR) != MPIX_ERR_PROC_FAILED_PENDING)
+                FAIL("MPI_Testsome: outcount %d, class %d", outc, cls(sts[0].MPI_ERROR));
+            expect_class(MPI_Waitsome(1, &rq, &outc, ids, sts), MPI_ERR_IN_STATUS,
+                         "MPI_Waitsome of an ANY_SOURCE receive");
+            if (outc != 1 || cls(sts[0].MPI_ERROR) != MPIX_ERR_PROC_FAILED_PENDING)
+                FAIL("MPI_Waitsome: outcount %d, class %d", outc, cls(sts[0].MPI_ERROR));
+            int self_v = 0, self_in = 11;
+            MPI_Request three[3];
+            three[0] = rq;
+            MPI_Irecv(&self_v, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, &three[1]);
+            MPI_Irecv(&w0, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, &three[2]);
+            MPI_Send(&self_in, 1, MPI_INT, 0, 11, MPI_COMM_WORLD);
+            MPI_Status sts3[3];
+            tf = 0;
+            expect_class(MPI_Testall(3, three, &tf, sts3), MPI_ERR_IN_STATUS,
+                         "MPI_Testall with an ANY_SOURCE receive");
+            if (!tf || three[0] == MPI_REQUEST_NULL || three[1] != MPI_REQUEST_NULL ||
+                three[2] == MPI_REQUEST_NULL || self_v != 11 ||
+                cls(sts3[0].MPI_ERROR) != MPIX_ERR_PROC_FAILED_PENDING ||
+                sts3[1].MPI_ERROR != MPI_SUCCESS || sts3[2].MPI_ERROR != MPI_ERR_PENDING)
+                FAIL("MPI_Testall: flag %d, classes %d %d %d, value %d", tf,
+                     cls(sts3[0].MPI_ERROR), cls(sts3[1].MPI_ERROR), cls(sts3[2].MPI_ERROR),
+                     self_v);
+            MPI_Cancel(&three[2]);
+            MPI_Wait(&three[2], MPI_STATUS_IGNORE);
             int w;
             expect_class(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD,
                                   MPI_STATUS_IGNORE),
