@@ -162,7 +162,7 @@ def section(res, label, fmt, args_ranks, meta):
     bandwidth (GB/s, median over rounds) per pattern and implementation,
     with Tern / best peer."""
     impls = [i for i in ORDER if any(k.startswith("io_") for k in res.raw.get(i, {}))]
-    L = ["## Parallel I/O (MPI-IO: ROMIO in MPICH, OMPIO in Open MPI)\n"]
+    L = ["## Parallel I/O (MPI-IO: ROMIO in MPICH and Intel MPI, OMPIO in Open MPI)\n"]
     if "tern" not in impls:
         return "\n".join(L + ["(not run)\n"])
     L.append(f"`tern-bench io` (bench/bench_io.c) built with each implementation's mpicc, "
