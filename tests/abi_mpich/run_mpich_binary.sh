@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds a test program with Debian's MPICH compiler (mpicc.mpich: MPICH's
 # mpi.h, linked with -lmpich, no Tern header or wrapper; for a .f90 source
-# mpifort.mpich: MPICH's module mpi, linked with -lmpichfort -lmpich) and
+# mpifort.mpich: MPICH's module mpi or mpi_f08, linked with -lmpichfort -lmpich) and
 # runs it on Tern: mpiexec --abi mpich puts Tern's libmpich.so.12 and
 # libmpichfort.so.12 first in the ranks' LD_LIBRARY_PATH. A .cc source is
 # built with mpicxx.mpich: a program using MPI:: also needs MPICH's own
