@@ -91,24 +91,40 @@ static inline int tern_f_keyval(MPI_Fint k)
 }
 #endif
 
+#ifdef TERN_F_MPICH
+/* MPICH's module mpi_f08 names its sentinels by these C symbols
+ * (libmpich.so.12 defines them, src/mpich/mpich_abi.c; a program binds
+ * them by copy relocation, so their addresses are the program's). */
+extern MPI_Fint MPIR_F08_MPI_BOTTOM, MPIR_F08_MPI_IN_PLACE;
+extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ, MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
+#define TERN_F08_IS(p, sym) ((void *)(p) == (void *)&(sym))
+#else
+#define TERN_F08_IS(p, sym) 0
+#endif
+
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's. */
 static inline void *tern_f_buf(void *buf)
 {
-    if (buf == &tern_f_bottom_)
+    if (buf == &tern_f_bottom_ || TERN_F08_IS(buf, MPIR_F08_MPI_BOTTOM))
         return MPI_BOTTOM;
-    if (buf == &tern_f_in_place_)
+    if (buf == &tern_f_in_place_ || TERN_F08_IS(buf, MPIR_F08_MPI_IN_PLACE))
         return MPI_IN_PLACE;
     return buf;
 }
 
 static inline MPI_Status *tern_f_status(MPI_Fint *status)
 {
-    return status == tern_f_status_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)(void *)status;
+    return status == tern_f_status_ignore_ ||
+                   TERN_F08_IS(status, MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+               ? MPI_STATUS_IGNORE
+               : (MPI_Status *)(void *)status;
 }
 
 static inline MPI_Status *tern_f_statuses(MPI_Fint *statuses)
 {
-    return statuses == tern_f_statuses_ignore_ || statuses == tern_f_status_ignore_
+    return statuses == tern_f_statuses_ignore_ || statuses == tern_f_status_ignore_ ||
+                   TERN_F08_IS(statuses, MPIR_F08_MPI_STATUSES_IGNORE_OBJ) ||
+                   TERN_F08_IS(statuses, MPIR_F08_MPI_STATUS_IGNORE_OBJ)
                ? MPI_STATUSES_IGNORE
                : (MPI_Status *)(void *)statuses;
 }

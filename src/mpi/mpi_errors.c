@@ -272,6 +272,8 @@ static unsigned char user_eh_freed[MAX_USER_EH];
 /* The kind of object each was made for (TERN_EH_FOR_*): MPI lets a handler
  * be set only on its kind. */
 static unsigned char user_eh_for[MAX_USER_EH];
+/* Another binding's caller of each, or NULL (tern_errhandler_set_invoker). */
+static tern_eh_invoker_fn *user_eh_invoke[MAX_USER_EH];
 #define EH_USER_BASE (TERN_HANDLE_DYNAMIC | TERN_KIND_ERRHANDLER)
 
 int tern_errhandler_valid(MPI_Errhandler eh)
@@ -360,7 +362,11 @@ static int invoke_handler(int h, int code)
         int h;
         uint64_t wide;
     } arg = {.wide = (uint32_t)obj};
-    user_eh[(unsigned)eh - EH_USER_BASE](&arg.h, &e);
+    unsigned i = (unsigned)eh - EH_USER_BASE;
+    if (user_eh_invoke[i])
+        user_eh_invoke[i](user_eh_for[i], &arg.h, &e, (void (*)(void))user_eh[i]);
+    else
+        user_eh[i](&arg.h, &e);
     /* A file handler may rewrite the code, and the call returns what it
      * left (ROMIO does; MPICH's errors/io/fileerrret sets MPI_SUCCESS). */
     return TERN_HANDLE_KIND(h) == TERN_KIND_FILE ? e : code;
@@ -420,8 +426,17 @@ tern_status_t tern_errhandler_create_for(int kind, MPI_Comm_errhandler_function 
                                   MAX_USER_EH);
     user_eh[i] = fn;
     user_eh_for[i] = (unsigned char)kind;
+    user_eh_invoke[i] = NULL;
     *errhandler = (MPI_Errhandler)(EH_USER_BASE + (unsigned)i);
     return TERN_OK;
+}
+
+int tern_errhandler_set_invoker(MPI_Errhandler eh, tern_eh_invoker_fn *invoke)
+{
+    if (tern_errhandler_for(eh) < 0)
+        return -1;
+    user_eh_invoke[(unsigned)eh - EH_USER_BASE] = invoke;
+    return 0;
 }
 
 tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler)

@@ -96,6 +96,12 @@ enum { TERN_EH_FOR_COMM, TERN_EH_FOR_SESSION, TERN_EH_FOR_WIN, TERN_EH_FOR_FILE 
 tern_status_t tern_errhandler_create_for(int kind, MPI_Comm_errhandler_function *fn,
                                          MPI_Errhandler *errhandler);
 int tern_errhandler_for(MPI_Errhandler eh);
+/* A user handler another language's binding calls: raising an error gives
+ * invoke the handler's kind (TERN_EH_FOR_*), the object's handle, the code
+ * and the function (MPICH's C++ binding, MPII_Errhandler_set_cxx on the
+ * MPICH ABI face). 0 on a live user handler. */
+typedef void tern_eh_invoker_fn(int kind, int *obj, int *code, void (*fn)(void));
+int tern_errhandler_set_invoker(MPI_Errhandler eh, tern_eh_invoker_fn *invoke);
 tern_status_t tern_errhandler_release(MPI_Errhandler *errhandler);
 /* Sets an object's handler (*slot: its errhandler field) to errhandler,
  * unless that is a user handler made for another kind of object. */

@@ -18,11 +18,17 @@
  *  - the data symbols MPICH's mpi.h refers to (MPI_UNWEIGHTED,
  *    MPI_F_STATUS_IGNORE...), holding Tern's values, and MPIR_Dup_fn
  *    (MPICH's MPI_DUP_FN, MPI_COMM_DUP_FN...).
+ *  - the three hooks of MPICH's C++ binding (MPII_*, at the end).
  * MPICH's null callbacks (MPI_COMM_NULL_COPY_FN...) are NULL pointers,
  * which Tern's attribute code already takes as "none". */
 #include <mpi.h>
 
+#include "core/datatype/op.h"
+#include "core/runtime/attr.h"
+#include "mpi/mpi_errors.h"
+
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef uintptr_t mpich_file_t; /* MPICH's MPI_File: an address, MPI_FILE_NULL 0 */
 
@@ -168,3 +174,89 @@ DATA(MPI_F08_status *, face_f08_statuses_ignore, "MPI_F08_STATUSES_IGNORE") =
     face_f08_statuses_obj;
 DATA(int, face_f08_in_place, "MPIR_F08_MPI_IN_PLACE");
 DATA(int, face_f08_bottom, "MPIR_F08_MPI_BOTTOM");
+
+/* MPICH's C++ binding (libmpichcxx.so.12, which a program using MPI::
+ * links) is MPICH's own library over libmpich.so.12's MPI_ procedures and
+ * three hooks that let it call the program's C++ callbacks: after creating
+ * a user op, error handler or keyval with the C procedure, it gives the C
+ * function of its own that calls a C++ one (MPICH 4.0's src/binding/cxx).
+ * With them here, MPICH's libmpichcxx.so.12 runs on Tern unchanged
+ * (docs/design.md, "The MPICH ABI face"). */
+/* Reductions: apply calls opcall(in, inout, len, datatype, fn). */
+void MPII_Op_set_cxx(MPI_Op op, void (*opcall)(void));
+void MPII_Op_set_cxx(MPI_Op op, void (*opcall)(void))
+{
+    tern_op_set_invoker(op, (tern_op_invoker_fn *)opcall);
+}
+
+/* Error handlers: errcall(kind, &handle, &code, fn), kind 0 for a
+ * communicator, 1 a file (the handle an 8-byte MPI_File), 2 a window. */
+typedef void mpich_errcall_fn(int kind, int *handle, int *code, void (*fn)(void));
+static mpich_errcall_fn *face_errcall;
+
+static void face_eh_invoke(int kind, int *obj, int *code, void (*fn)(void))
+{
+    int k = kind == TERN_EH_FOR_FILE ? 1 : kind == TERN_EH_FOR_WIN ? 2 : 0;
+    face_errcall(k, obj, code, fn);
+}
+
+void MPII_Errhandler_set_cxx(MPI_Errhandler errhand, void (*errcall)(void));
+void MPII_Errhandler_set_cxx(MPI_Errhandler errhand, void (*errcall)(void))
+{
+    face_errcall = (mpich_errcall_fn *)errcall; /* one per process, as in MPICH */
+    tern_errhandler_set_invoker(errhand, face_eh_invoke);
+}
+
+/* Keyvals: the copy and delete callbacks go through proxies that take the
+ * user's function, the object's handle and MPICH's kind of attribute value
+ * (MPIR_ATTR_PTR, 0: C's void *, which every value Tern keeps is). The
+ * keyval's callbacks become ones that call the proxies, its extra state a
+ * record of both (kept for the life of the process: attributes may outlive
+ * their keyval). */
+typedef int mpich_copy_proxy_fn(tern_attr_copy_fn *user_function, int handle, int keyval,
+                                void *extra_state, int attrib_type, void *attrib,
+                                void **attrib_copy, int *flag);
+typedef int mpich_delete_proxy_fn(tern_attr_delete_fn *user_function, int handle, int keyval,
+                                  int attrib_type, void *attrib, void *extra_state);
+typedef struct {
+    tern_attr_copy_fn *copy;
+    tern_attr_delete_fn *del;
+    void *extra;
+    mpich_copy_proxy_fn *copy_proxy;
+    mpich_delete_proxy_fn *delete_proxy;
+} face_keyval_t;
+enum { MPIR_ATTR_PTR = 0 };
+
+static int face_copy(int oldobj, int keyval, void *extra_state, void *in, void *out, int *flag)
+{
+    face_keyval_t *k = extra_state;
+    if (!k->copy) { /* MPI_*_NULL_COPY_FN */
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    return k->copy_proxy(k->copy, oldobj, keyval, k->extra, MPIR_ATTR_PTR, in, out, flag);
+}
+
+static int face_delete(int obj, int keyval, void *value, void *extra_state)
+{
+    face_keyval_t *k = extra_state;
+    if (!k->del) /* MPI_*_NULL_DELETE_FN */
+        return MPI_SUCCESS;
+    return k->delete_proxy(k->del, obj, keyval, MPIR_ATTR_PTR, value, k->extra);
+}
+
+void MPII_Keyval_set_proxy(int keyval, mpich_copy_proxy_fn *copy_proxy,
+                           mpich_delete_proxy_fn *delete_proxy);
+void MPII_Keyval_set_proxy(int keyval, mpich_copy_proxy_fn *copy_proxy,
+                           mpich_delete_proxy_fn *delete_proxy)
+{
+    tern_keyval_t *kv = tern_keyval_lookup(keyval);
+    face_keyval_t *k;
+    if (!kv || !copy_proxy || !delete_proxy || kv->copy_fn == face_copy ||
+        !(k = malloc(sizeof *k)))
+        return;
+    *k = (face_keyval_t){kv->copy_fn, kv->delete_fn, kv->extra_state, copy_proxy, delete_proxy};
+    kv->extra_state = k;
+    kv->copy_fn = face_copy;
+    kv->delete_fn = face_delete;
+}

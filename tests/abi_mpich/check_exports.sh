@@ -3,7 +3,8 @@
 # procedure Tern implements) and, besides, exactly the names of MPICH's own
 # that its binaries refer to (src/mpich.map, src/mpich/mpich_abi.c: data
 # symbols, MPIR_Dup_fn, MPICH 4.0's MPIX_ names of MPI-4.1 procedures,
-# MPI-1's MPI_Type_hvector/hindexed); and every MPI symbol that
+# MPI-1's MPI_Type_hvector/hindexed, the three hooks of MPICH's C++
+# binding libmpichcxx.so.12); and every MPI symbol that
 # Debian's binary libhdf5-mpich needs is there.
 # Usage: check_exports.sh LIBTERN LIBMPICH
 set -euo pipefail
@@ -12,7 +13,7 @@ tern=$1 mpich=$2
 defined() { nm -D --defined-only "$1" | awk '{print $3}' | sort -u; }
 extra=$(comm -13 <(defined "$tern") <(defined "$mpich") | tr '\n' ' ')
 missing=$(comm -23 <(defined "$tern") <(defined "$mpich") | tr '\n' ' ')
-want="MPIX_Delete_error_class MPIX_Delete_error_code MPIX_Delete_error_string MPIR_C_MPI_UNWEIGHTED MPIR_C_MPI_WEIGHTS_EMPTY MPIR_Dup_fn MPIR_F08_MPI_BOTTOM MPIR_F08_MPI_IN_PLACE MPIR_F08_MPI_STATUSES_IGNORE_OBJ MPIR_F08_MPI_STATUS_IGNORE_OBJ MPI_F08_STATUSES_IGNORE MPI_F08_STATUS_IGNORE MPI_F_STATUSES_IGNORE MPI_F_STATUS_IGNORE MPI_UNWEIGHTED MPI_WEIGHTS_EMPTY MPI_Type_hindexed MPI_Type_hvector PMPI_Type_hindexed PMPI_Type_hvector PMPIX_Delete_error_class PMPIX_Delete_error_code PMPIX_Delete_error_string "
+want="MPII_Errhandler_set_cxx MPII_Keyval_set_proxy MPII_Op_set_cxx MPIX_Delete_error_class MPIX_Delete_error_code MPIX_Delete_error_string MPIR_C_MPI_UNWEIGHTED MPIR_C_MPI_WEIGHTS_EMPTY MPIR_Dup_fn MPIR_F08_MPI_BOTTOM MPIR_F08_MPI_IN_PLACE MPIR_F08_MPI_STATUSES_IGNORE_OBJ MPIR_F08_MPI_STATUS_IGNORE_OBJ MPI_F08_STATUSES_IGNORE MPI_F08_STATUS_IGNORE MPI_F_STATUSES_IGNORE MPI_F_STATUS_IGNORE MPI_UNWEIGHTED MPI_WEIGHTS_EMPTY MPI_Type_hindexed MPI_Type_hvector PMPI_Type_hindexed PMPI_Type_hvector PMPIX_Delete_error_class PMPIX_Delete_error_code PMPIX_Delete_error_string "
 rc=0
 [ -z "$missing" ] || { echo "FAIL: libtern.so exports, libmpich.so.12 does not: $missing"; rc=1; }
 want=$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')

@@ -21,6 +21,7 @@ static const char *const op_names[] = {
 typedef struct {
     MPI_User_function *fn;      /* MPI_Op_create's, or */
     MPI_User_function_c *fn_c;  /* MPI_Op_create_c's (MPI_Count lengths) */
+    tern_op_invoker_fn *invoke; /* NULL: fn is called directly */
     int commute;
     int refs;          /* the handle's, plus pending collectives' */
     int handle_freed;  /* MPI_Op_free called: the handle is invalid */
@@ -286,7 +287,10 @@ static void call_user(user_op_t *u, const void *in, void *inout, size_t count, s
     }
     while (count) {
         int len = count > INT_MAX ? INT_MAX : (int)count;
-        u->fn((void *)(uintptr_t)in, inout, &len, d);
+        if (u->invoke)
+            u->invoke(in, inout, len, *d, u->fn);
+        else
+            u->fn((void *)(uintptr_t)in, inout, &len, d);
         in = (const char *)in + (size_t)len * esz;
         inout = (char *)inout + (size_t)len * esz;
         count -= (size_t)len;
@@ -361,7 +365,7 @@ tern_status_t tern_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, i
     user_op_t *u = malloc(sizeof *u);
     if (!u)
         return TERN_ERR_NOMEM;
-    *u = (user_op_t){fn, fn_c, commute ? 1 : 0, 1, 0};
+    *u = (user_op_t){fn, fn_c, NULL, commute ? 1 : 0, 1, 0};
     tern_status_t st = tern_handle_new(&user_ops, u, op_p);
     if (st != TERN_OK)
         free(u);
@@ -381,6 +385,15 @@ tern_status_t tern_op_free(MPI_Op *op_p)
     user_op_unref(op, u);
     *op_p = MPI_OP_NULL;
     return TERN_OK;
+}
+
+int tern_op_set_invoker(MPI_Op op, tern_op_invoker_fn *invoke)
+{
+    user_op_t *u = user_op(op);
+    if (!u || !u->fn)
+        return -1;
+    u->invoke = invoke;
+    return 0;
 }
 
 tern_status_t tern_op_commutative(MPI_Op op, int *commute)

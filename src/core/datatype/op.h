@@ -39,6 +39,12 @@ tern_status_t tern_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, i
  * predefined op. The operation lives on while pending collectives hold it
  * (retain/release; no-ops for predefined ops). */
 tern_status_t tern_op_free(MPI_Op *op_p);
+/* A user op whose function another language's binding calls: apply gives
+ * invoke the function with its arguments by value (MPICH's C++ binding,
+ * MPII_Op_set_cxx on the MPICH ABI face). 0 on a live user op. */
+typedef void tern_op_invoker_fn(const void *in, void *inout, int len, MPI_Datatype dt,
+                                MPI_User_function *fn);
+int tern_op_set_invoker(MPI_Op op, tern_op_invoker_fn *invoke);
 tern_status_t tern_op_commutative(MPI_Op op, int *commute);
 /* inoutbuf = inbuf op inoutbuf over count elements of dt in the user's
  * layout (MPI_Reduce_local; op allowed on dt). */
