@@ -116,6 +116,19 @@ static inline void tern_abi_Request_back(MPI_Request *r)
     if (r)
         *r = tern_abi_Request_out((int)*(const tern_abi_u32 *)r);
 }
+/* The same after a call that usually frees the request (MPI_Wait,
+ * MPI_Test): libtern's null tested first; a user handle is left as it
+ * is (the high half was zero going in). */
+static inline void tern_abi_Request_back_inout(MPI_Request *r)
+{
+    if (!r)
+        return;
+    uint32_t u = *(const tern_abi_u32 *)r;
+    if (u == (uint32_t)TN_REQUEST_NULL)
+        *r = MPI_REQUEST_NULL;
+    else if (!(u & 0x80000000u))
+        *r = (MPI_Request)tern_abi_n2h_plain((int)u);
+}
 /* libtern's MPI_MESSAGE_NULL is MPI_REQUEST_NULL's value (MPICH's): the
  * shared table gives the request's, so a message converts it first. */
 _Static_assert(TN_MESSAGE_NULL == TN_REQUEST_NULL, "libtern's null message and request");

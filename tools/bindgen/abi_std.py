@@ -525,7 +525,7 @@ def entry_point(name, expr):
                 if d == "inout":
                     pre.append(f"int *n_{x} = tern_abi_Request_inout({x});")
                     args.append(f"n_{x}")
-                    post_always.append(f"tern_abi_Request_back({x});")
+                    post_always.append(f"tern_abi_Request_back_inout({x});")
                 else:
                     args.append(f"(int *){x}")
                     post.append(f"if (rc == 0) tern_abi_Request_back({x});")

@@ -34,7 +34,7 @@ int PMPI_Request_free(MPI_Request *request)
 {
     int *n_request = tern_abi_Request_inout(request);
     int rc = tern_native_PMPI_Request_free(n_request);
-    tern_abi_Request_back(request);
+    tern_abi_Request_back_inout(request);
     return tern_abi_err_out(rc);
 }
 
@@ -105,7 +105,7 @@ int PMPI_Start(MPI_Request *request)
 {
     int *n_request = tern_abi_Request_inout(request);
     int rc = tern_native_PMPI_Start(n_request);
-    tern_abi_Request_back(request);
+    tern_abi_Request_back_inout(request);
     return tern_abi_err_out(rc);
 }
 
@@ -189,7 +189,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     int *n_request = tern_abi_Request_inout(request);
     TN_Status *n_status = tern_abi_status_slot(status);
     int rc = tern_native_PMPI_Test(n_request, flag, n_status);
-    tern_abi_Request_back(request);
+    tern_abi_Request_back_inout(request);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
@@ -265,7 +265,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     int *n_request = tern_abi_Request_inout(request);
     TN_Status *n_status = tern_abi_status_slot(status);
     int rc = tern_native_PMPI_Wait(n_request, n_status);
-    tern_abi_Request_back(request);
+    tern_abi_Request_back_inout(request);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
