@@ -14,10 +14,10 @@
 extern "C" {
 #endif
 
-/* MPI-4.1, every chapter (the tools interface included):
- * docs/design.md, "The MPI version". */
-#define MPI_VERSION 4
-#define MPI_SUBVERSION 1
+/* MPI-5.0, every chapter (the tools interface and the standard ABI
+ * included): docs/design.md, "The MPI version". */
+#define MPI_VERSION 5
+#define MPI_SUBVERSION 0
 #define TERN_VERSION_STRING "0.1.0"
 #define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512

@@ -628,3 +628,12 @@ const int *tern_abi_types_kept(const MPI_Datatype *types, int n)
     tern_abi_free(tmp, s);
     return found;
 }
+
+/* The rank and tag constants (abi_conv.h keeps a plain value inline). */
+int tern_abi_rank_neg_in(int v)
+{
+    static const signed char t[5] = {0, TN_ANY_SOURCE, -4, TN_PROC_NULL, TN_ROOT};
+    return v < -4 ? v : t[-v];
+}
+
+int tern_abi_tag_neg_in(int v) { return v < -2 ? v : -3 - v; }

@@ -66,17 +66,69 @@ static inline uintptr_t tern_abi_n2h(int n)
     uint16_t a = tern_abi_n2h_table[(u >> 26) & 0x3f][u & 0xff];
     return a ? a : u;
 }
+/* The same for every kind but datatypes (no pair types there): a user
+ * handle costs a test. */
+static inline uintptr_t tern_abi_n2h_plain(int n)
+{
+    uint32_t u = (uint32_t)n;
+    if (__builtin_expect((u & 0x80000000u) != 0, 1))
+        return u;
+    uint16_t a = tern_abi_n2h_table[(u >> 26) & 0x3f][u & 0xff];
+    return a ? a : u;
+}
 
 #define TERN_ABI_KIND(H, T)                                                                \
     static inline int tern_abi_##H##_in(T h) { return tern_abi_h2n((const void *)h); }      \
-    static inline T tern_abi_##H##_out(int n) { return (T)tern_abi_n2h(n); }
+    static inline T tern_abi_##H##_out(int n) { return (T)tern_abi_n2h_plain(n); }
 TERN_ABI_KIND(Comm, MPI_Comm)
-TERN_ABI_KIND(Type, MPI_Datatype)
+static inline int tern_abi_Type_in(MPI_Datatype h) { return tern_abi_h2n((const void *)h); }
+static inline MPI_Datatype tern_abi_Type_out(int n) { return (MPI_Datatype)tern_abi_n2h(n); }
 TERN_ABI_KIND(Group, MPI_Group)
 TERN_ABI_KIND(Info, MPI_Info)
 TERN_ABI_KIND(Errhandler, MPI_Errhandler)
 TERN_ABI_KIND(Op, MPI_Op)
-TERN_ABI_KIND(Request, MPI_Request)
+static inline int tern_abi_Request_in(MPI_Request h) { return tern_abi_h2n((const void *)h); }
+/* A request comes back a user handle (MPI_Isend's) or libtern's null (a
+ * completed MPI_Wait's): both before the table. */
+static inline MPI_Request tern_abi_Request_out(int n)
+{
+    uint32_t u = (uint32_t)n;
+    if (__builtin_expect((u & 0x80000000u) != 0, 1))
+        return (MPI_Request)(uintptr_t)u;
+    if (u == (uint32_t)TN_REQUEST_NULL)
+        return MPI_REQUEST_NULL;
+    return (MPI_Request)tern_abi_n2h_plain(n);
+}
+/* A request argument libtern reads and writes (MPI_Wait's, MPI_Isend's)
+ * is passed in place, no copy: a user handle already holds libtern's int
+ * in its low half (little-endian, the high half zero), a predefined one
+ * (MPI_REQUEST_NULL) is overwritten there by libtern's; afterwards the
+ * low half converts back into the whole handle. */
+typedef uint32_t __attribute__((may_alias)) tern_abi_u32;
+static inline int *tern_abi_Request_inout(MPI_Request *r)
+{
+    if (r && __builtin_expect((uintptr_t)*r < TERN_ABI_HANDLE_LIMIT, 0))
+        *(tern_abi_u32 *)r = (uint32_t)tern_abi_h2n_table[(uintptr_t)*r];
+    return (int *)r;
+}
+static inline void tern_abi_Request_back(MPI_Request *r)
+{
+    if (r)
+        *r = tern_abi_Request_out((int)*(const tern_abi_u32 *)r);
+}
+/* The same after a call that usually frees the request (MPI_Wait,
+ * MPI_Test): libtern's null tested first; a user handle is left as it
+ * is (the high half was zero going in). */
+static inline void tern_abi_Request_back_inout(MPI_Request *r)
+{
+    if (!r)
+        return;
+    uint32_t u = *(const tern_abi_u32 *)r;
+    if (u == (uint32_t)TN_REQUEST_NULL)
+        *r = MPI_REQUEST_NULL;
+    else if (!(u & 0x80000000u))
+        *r = (MPI_Request)tern_abi_n2h_plain((int)u);
+}
 /* libtern's MPI_MESSAGE_NULL is MPI_REQUEST_NULL's value (MPICH's): the
  * shared table gives the request's, so a message converts it first. */
 _Static_assert(TN_MESSAGE_NULL == TN_REQUEST_NULL, "libtern's null message and request");
@@ -91,10 +143,13 @@ TERN_ABI_KIND(Session, MPI_Session)
 
 /* Ranks: MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT differ (a permutation of
  * -1..-4, so a status converted both ways is unchanged). */
+/* The negative values (the constants) convert out of line, so that a
+ * plain rank or tag costs a sign test and a branch, no conditional move. */
+__attribute__((cold, noinline)) int tern_abi_rank_neg_in(int v);
+__attribute__((cold, noinline)) int tern_abi_tag_neg_in(int v);
 static inline int tern_abi_rank_in(int v)
 {
-    static const signed char t[5] = {0, TN_ANY_SOURCE, -4, TN_PROC_NULL, TN_ROOT};
-    return v >= 0 || v < -4 ? v : t[-v];
+    return __builtin_expect(v >= 0, 1) ? v : tern_abi_rank_neg_in(v);
 }
 static inline int tern_abi_rank_out(int v)
 {
@@ -105,7 +160,10 @@ _Static_assert(TN_PROC_NULL == -1 && TN_ANY_SOURCE == -2 && TN_ROOT == -3, "rank
 _Static_assert(MPI_ANY_SOURCE == -1 && MPI_PROC_NULL == -3 && MPI_ROOT == -4, "rank table");
 
 /* Tags: MPI_ANY_TAG is -2 in the ABI, -1 in libtern: the two swap. */
-static inline int tern_abi_tag_in(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
+static inline int tern_abi_tag_in(int v)
+{
+    return __builtin_expect(v >= 0, 1) ? v : tern_abi_tag_neg_in(v);
+}
 static inline int tern_abi_tag_out(int v) { return (unsigned)v + 2u < 2u ? -3 - v : v; }
 _Static_assert(MPI_ANY_TAG == -2 && TN_ANY_TAG == -1, "tag swap");
 
@@ -122,7 +180,7 @@ _Static_assert(MPI_T_ERR_CANNOT_INIT == 1001 && MPI_T_ERR_PVAR_NO_ATOMIC == 1018
                "the ABI's MPI_T_ERR_*");
 static inline int tern_abi_err_out(int v)
 {
-    if (v == 0)
+    if (__builtin_expect(v == 0, 1))
         return 0;
     if ((unsigned)v < 0x40000000u) {
         int a = tern_abi_class_n2a[v & 127] | (v & ~127);

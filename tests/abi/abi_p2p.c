@@ -22,6 +22,10 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK_OK(MPI_Abi_get_version(&maj, &min));
     CHECK(maj == 1 && min == 0, "ABI version %d.%d", maj, min);
+    /* The MPI level: libtern's 5.0, as the ABI's mpi.h says. */
+    CHECK_OK(MPI_Get_version(&maj, &min));
+    CHECK(maj == MPI_VERSION && min == MPI_SUBVERSION && maj == 5 && min == 0, "MPI %d.%d", maj,
+          min);
 
     /* A receive from MPI_PROC_NULL: the ABI's constants in the status. */
     MPI_Status st;

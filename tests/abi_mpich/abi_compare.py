@@ -25,8 +25,8 @@ MPICH_INC = "/usr/include/x86_64-linux-gnu/mpich"
 TRANSLATED = {
     "MPI_FILE_NULL": "MPI_File is a pointer in MPICH: the face widens the handle (src/mpich/mpich_abi.c)",
     "sizeof(MPI_File)": "MPI_File is a pointer in MPICH: the face widens the handle (src/mpich/mpich_abi.c)",
-    "MPI_VERSION": "compile-time only: MPICH 4.0.2 says 4.0, Tern 4.1 (MPI_Get_version tells)",
-    "MPI_SUBVERSION": "compile-time only: MPICH 4.0.2 says 4.0, Tern 4.1 (MPI_Get_version tells)",
+    "MPI_VERSION": "compile-time only: MPICH 4.0.2 says 4.0, Tern 5.0 (the face's MPI_Get_version says 4.0)",
+    "MPI_SUBVERSION": "compile-time only: MPICH 4.0.2 says 4.0, Tern 5.0 (the face's MPI_Get_version says 4.0)",
 }
 
 # Constants whose value is an address (sentinels, data symbols in MPICH).

@@ -398,6 +398,9 @@ int main(int argc, char **argv)
     int len;
     MPI_Get_processor_name(name, &len);
     CHECK(len > 0 && len < MPI_MAX_PROCESSOR_NAME);
+    /* The level MPICH 4.0.2's mpi.h says (4.0), not libtern's 5.0. */
+    int v = -1, sv = -1;
+    CHECK(MPI_Get_version(&v, &sv) == MPI_SUCCESS && v == MPI_VERSION && sv == MPI_SUBVERSION);
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     MPI_Get_library_version(version, &len);
 #ifndef ON_MPICH /* -DON_MPICH: checks the test itself on MPICH */

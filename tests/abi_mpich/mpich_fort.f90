@@ -24,6 +24,9 @@ program mpich_fort
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
   call check_maps()
+  ! The level of MPICH 4.0.2's module (4.0), not libtern's 5.0.
+  call MPI_Get_version(i, n, ierr)
+  call check(i == MPI_VERSION .and. n == MPI_SUBVERSION, 'MPI_Get_version')
   next = mod(rank + 1, nproc)
   prev = mod(rank + nproc - 1, nproc)
 

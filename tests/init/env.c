@@ -108,9 +108,9 @@ static void test_names(void)
     lib[MPI_MAX_LIBRARY_VERSION_STRING] = 0;
     CHECK(len > 0 && len < MPI_MAX_LIBRARY_VERSION_STRING, "library version length %d", len);
     CHECK_INT(len, strlen(lib), "library version resultlen vs strlen");
-    /* The level (4.1, every chapter of it). */
-    CHECK(v == 4 && sv == 1, "MPI %d.%d, expected 4.1", v, sv);
-    CHECK(strstr(lib, "(MPI 4.1; transports ") != NULL,
+    /* The level (5.0, every chapter of it). */
+    CHECK(v == 5 && sv == 0, "MPI %d.%d, expected 5.0", v, sv);
+    CHECK(strstr(lib, "(MPI 5.0; transports ") != NULL,
           "library version \"%s\" says the level, whole", lib);
 
     int flag = 0;

@@ -520,6 +520,15 @@ def entry_point(name, expr):
                     post_always.append(f"if ({n}) for (int i = 0; i < ({length}); i++) "
                                        f"(({t} *){x})[i] = tern_abi_{h}_out({n}[i]);")
                 args.append(n)
+            elif stars and t == "MPI_Request" and d in ("inout", "out"):
+                # in place: libtern's int in the handle's low half (abi_conv.h)
+                if d == "inout":
+                    pre.append(f"int *n_{x} = tern_abi_Request_inout({x});")
+                    args.append(f"n_{x}")
+                    post_always.append(f"tern_abi_Request_back_inout({x});")
+                else:
+                    args.append(f"(int *){x}")
+                    post.append(f"if (rc == 0) tern_abi_Request_back({x});")
             elif stars:
                 decls.append(f"int n_{x} = 0;")
                 if d in ("in", "inout"):

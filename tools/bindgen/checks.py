@@ -244,7 +244,7 @@ def error_object(params):
 # the others (src/mpi/mpi_errors.h).
 ABI_FACE_REPLACED = {"MPI_File_open", "MPI_File_close", "MPI_File_f2c", "MPI_File_c2f",
                      "MPI_File_set_errhandler", "MPI_File_get_errhandler",
-                     "MPI_File_call_errhandler"}
+                     "MPI_File_call_errhandler", "MPI_Get_version"}
 
 
 def _head(ret, name, args):

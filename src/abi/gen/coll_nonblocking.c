@@ -5,90 +5,80 @@
 TERN_ABI_ALIAS(Iallgather)
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iallgather(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iallgather(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iallgather_c)
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iallgather_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iallgather_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iallgatherv)
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iallgatherv(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iallgatherv(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iallgatherv_c)
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iallgatherv_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iallgatherv_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iallreduce)
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iallreduce(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iallreduce(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iallreduce_c)
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iallreduce_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iallreduce_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ialltoall)
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ialltoall(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ialltoall(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ialltoall_c)
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ialltoall_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ialltoall_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ialltoallv)
 int PMPI_Ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ialltoallv(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ialltoallv(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ialltoallv_c)
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ialltoallv_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ialltoallv_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -97,13 +87,12 @@ int PMPI_Ialltoallw(const void *sendbuf, const int *sendcounts, const int *sdisp
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Ialltoallw(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ialltoallw(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -112,201 +101,179 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count *sendcounts, const MP
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Ialltoallw_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ialltoallw_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ibarrier)
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ibarrier(tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ibarrier(tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ibcast)
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ibcast(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ibcast(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ibcast_c)
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ibcast_c(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ibcast_c(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iexscan)
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iexscan(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iexscan(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iexscan_c)
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iexscan_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iexscan_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Igather)
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Igather(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Igather(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Igather_c)
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Igather_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Igather_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Igatherv)
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Igatherv(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Igatherv(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Igatherv_c)
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Igatherv_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Igatherv_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ireduce)
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ireduce(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ireduce(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ireduce_c)
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ireduce_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ireduce_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ireduce_scatter)
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ireduce_scatter(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ireduce_scatter(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ireduce_scatter_block)
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ireduce_scatter_block(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ireduce_scatter_block(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ireduce_scatter_block_c)
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ireduce_scatter_block_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ireduce_scatter_block_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ireduce_scatter_c)
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ireduce_scatter_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ireduce_scatter_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iscan)
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iscan(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iscan(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iscan_c)
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iscan_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iscan_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iscatter)
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iscatter(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iscatter(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iscatter_c)
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iscatter_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iscatter_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iscatterv)
 int PMPI_Iscatterv(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iscatterv(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iscatterv(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Iscatterv_c)
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Iscatterv_c(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Iscatterv_c(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

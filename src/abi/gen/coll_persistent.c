@@ -5,90 +5,80 @@
 TERN_ABI_ALIAS(Allgather_init)
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Allgather_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Allgather_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Allgather_init_c)
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Allgather_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Allgather_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Allgatherv_init)
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Allgatherv_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Allgatherv_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Allgatherv_init_c)
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Allgatherv_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Allgatherv_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Allreduce_init)
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Allreduce_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Allreduce_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Allreduce_init_c)
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Allreduce_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Allreduce_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Alltoall_init)
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Alltoall_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Alltoall_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Alltoall_init_c)
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Alltoall_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Alltoall_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Alltoallv_init)
 int PMPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Alltoallv_init(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Alltoallv_init(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Alltoallv_init_c)
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Alltoallv_init_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Alltoallv_init_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -97,13 +87,12 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *s
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Alltoallw_init(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Alltoallw_init(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -112,201 +101,179 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcounts, cons
 {
     const int sendtypes_n = (int)(tern_abi_peers(comm));
     const int recvtypes_n = (int)(tern_abi_peers(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Alltoallw_init_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Alltoallw_init_c(tern_abi_inplace_in(sendbuf), sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, tern_abi_inplace_in(recvbuf), recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Barrier_init)
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Barrier_init(tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Barrier_init(tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Bcast_init)
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Bcast_init(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Bcast_init(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Bcast_init_c)
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Bcast_init_c(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Bcast_init_c(tern_abi_inplace_in(buffer), count, tern_abi_Type_in(datatype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Exscan_init)
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Exscan_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Exscan_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Exscan_init_c)
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Exscan_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Exscan_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Gather_init)
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Gather_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Gather_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Gather_init_c)
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Gather_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Gather_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Gatherv_init)
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Gatherv_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Gatherv_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Gatherv_init_c)
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Gatherv_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Gatherv_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Reduce_init)
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Reduce_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Reduce_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Reduce_init_c)
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Reduce_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Reduce_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Reduce_scatter_block_init)
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Reduce_scatter_block_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Reduce_scatter_block_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Reduce_scatter_block_init_c)
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Reduce_scatter_block_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Reduce_scatter_block_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Reduce_scatter_init)
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Reduce_scatter_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Reduce_scatter_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Reduce_scatter_init_c)
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Reduce_scatter_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Reduce_scatter_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), recvcounts, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Scan_init)
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Scan_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Scan_init(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Scan_init_c)
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Scan_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Scan_init_c(tern_abi_inplace_in(sendbuf), tern_abi_inplace_in(recvbuf), count, tern_abi_Type_in(datatype), tern_abi_Op_in(op), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Scatter_init)
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Scatter_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Scatter_init(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Scatter_init_c)
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Scatter_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Scatter_init_c(tern_abi_inplace_in(sendbuf), sendcount, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Scatterv_init)
 int PMPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Scatterv_init(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Scatterv_init(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Scatterv_init_c)
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Scatterv_init_c(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Scatterv_init_c(tern_abi_inplace_in(sendbuf), sendcounts, displs, tern_abi_Type_in(sendtype), tern_abi_inplace_in(recvbuf), recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(root), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

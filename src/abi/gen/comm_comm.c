@@ -77,22 +77,20 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 TERN_ABI_ALIAS(Comm_idup)
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int n_request = 0;
     if (newcomm) *newcomm = NULL;
-    int rc = tern_native_PMPI_Comm_idup(tern_abi_Comm_in(comm), (int *)newcomm, request ? &n_request : NULL);
+    int rc = tern_native_PMPI_Comm_idup(tern_abi_Comm_in(comm), (int *)newcomm, (int *)request);
     if (newcomm) tern_abi_late_null((uintptr_t *)newcomm, (uint32_t)TN_COMM_NULL, (uintptr_t)MPI_COMM_NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Comm_idup_with_info)
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int n_request = 0;
     if (newcomm) *newcomm = NULL;
-    int rc = tern_native_PMPI_Comm_idup_with_info(tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)newcomm, request ? &n_request : NULL);
+    int rc = tern_native_PMPI_Comm_idup_with_info(tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)newcomm, (int *)request);
     if (newcomm) tern_abi_late_null((uintptr_t *)newcomm, (uint32_t)TN_COMM_NULL, (uintptr_t)MPI_COMM_NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 

@@ -44,9 +44,8 @@ int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp)
 TERN_ABI_ALIASX(Comm_iagree)
 int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPIX_Comm_iagree(tern_abi_Comm_in(comm), flag, request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPIX_Comm_iagree(tern_abi_Comm_in(comm), flag, (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -60,11 +59,10 @@ int PMPIX_Comm_is_revoked(MPI_Comm comm, int *flag)
 TERN_ABI_ALIASX(Comm_ishrink)
 int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int n_request = 0;
     if (newcomm) *newcomm = NULL;
-    int rc = tern_native_PMPIX_Comm_ishrink(tern_abi_Comm_in(comm), (int *)newcomm, request ? &n_request : NULL);
+    int rc = tern_native_PMPIX_Comm_ishrink(tern_abi_Comm_in(comm), (int *)newcomm, (int *)request);
     if (newcomm) tern_abi_late_null((uintptr_t *)newcomm, (uint32_t)TN_COMM_NULL, (uintptr_t)MPI_COMM_NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 

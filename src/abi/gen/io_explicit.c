@@ -5,72 +5,64 @@
 TERN_ABI_ALIAS(File_iread_at)
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_at_all)
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_at_all_c)
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_at_c)
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_at)
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_at(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_at_all)
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_at_all(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_at_all_c)
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_at_all_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_at_c)
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_at_c(tern_abi_File_in(fh), offset, buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 

@@ -5,72 +5,64 @@
 TERN_ABI_ALIAS(File_iread)
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_all)
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_all_c)
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_c)
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite)
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_all)
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_all(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_all_c)
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_all_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_c)
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 

@@ -12,36 +12,32 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 TERN_ABI_ALIAS(File_iread_shared)
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iread_shared_c)
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iread_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iread_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_shared)
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_shared(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(File_iwrite_shared_c)
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_File_iwrite_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_File_iwrite_shared_c(tern_abi_File_in(fh), buf, count, tern_abi_Type_in(datatype), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 

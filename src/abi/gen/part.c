@@ -33,17 +33,15 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 TERN_ABI_ALIAS(Precv_init)
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Precv_init(buf, partitions, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Precv_init(buf, partitions, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Psend_init)
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Psend_init(buf, partitions, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Psend_init(buf, partitions, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

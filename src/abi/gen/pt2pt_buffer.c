@@ -42,9 +42,8 @@ int PMPI_Buffer_flush(void)
 TERN_ABI_ALIAS(Buffer_iflush)
 int PMPI_Buffer_iflush(MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Buffer_iflush(request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Buffer_iflush((int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -88,9 +87,8 @@ int PMPI_Comm_flush_buffer(MPI_Comm comm)
 TERN_ABI_ALIAS(Comm_iflush_buffer)
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Comm_iflush_buffer(tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Comm_iflush_buffer(tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -134,8 +132,7 @@ int PMPI_Session_flush_buffer(MPI_Session session)
 TERN_ABI_ALIAS(Session_iflush_buffer)
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Session_iflush_buffer(tern_abi_Session_in(session), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Session_iflush_buffer(tern_abi_Session_in(session), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

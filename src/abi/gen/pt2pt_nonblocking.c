@@ -5,18 +5,16 @@
 TERN_ABI_ALIAS(Ibsend)
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ibsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ibsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ibsend_c)
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ibsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ibsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -35,11 +33,10 @@ TERN_ABI_ALIAS(Imrecv)
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     int n_message = 0;
-    int n_request = 0;
     if (message) n_message = tern_abi_Message_in(*message);
-    int rc = tern_native_PMPI_Imrecv(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, request ? &n_request : NULL);
+    int rc = tern_native_PMPI_Imrecv(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, (int *)request);
     if (message) *message = tern_abi_Message_out(n_message);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -47,11 +44,10 @@ TERN_ABI_ALIAS(Imrecv_c)
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     int n_message = 0;
-    int n_request = 0;
     if (message) n_message = tern_abi_Message_in(*message);
-    int rc = tern_native_PMPI_Imrecv_c(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, request ? &n_request : NULL);
+    int rc = tern_native_PMPI_Imrecv_c(buf, count, tern_abi_Type_in(datatype), message ? &n_message : NULL, (int *)request);
     if (message) *message = tern_abi_Message_out(n_message);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -67,107 +63,95 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 TERN_ABI_ALIAS(Irecv)
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Irecv(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Irecv(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Irecv_c)
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Irecv_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Irecv_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Irsend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Irsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Irsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Irsend_c)
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Irsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Irsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Isend)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Isend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Isend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Isend_c)
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Isend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Isend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Isendrecv)
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Isendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Isendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Isendrecv_c)
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Isendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Isendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Isendrecv_replace)
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Isendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Isendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Isendrecv_replace_c)
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Isendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Isendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Issend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Issend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Issend_c)
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Issend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Issend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

@@ -5,89 +5,79 @@
 TERN_ABI_ALIAS(Bsend_init)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Bsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Bsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Bsend_init_c)
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Bsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Bsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Recv_init)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Recv_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Recv_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Recv_init_c)
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Recv_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Recv_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(source), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rsend_init)
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rsend_init_c)
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Send_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Send_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Send_init_c)
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Send_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Send_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ssend_init)
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ssend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ssend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ssend_init_c)
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ssend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ssend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

@@ -75,71 +75,63 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 TERN_ABI_ALIAS(Raccumulate)
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Raccumulate(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Raccumulate(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Raccumulate_c)
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Raccumulate_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Raccumulate_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rget)
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rget(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rget(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rget_accumulate)
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rget_accumulate(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), result_addr, result_count, tern_abi_Type_in(result_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rget_accumulate(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), result_addr, result_count, tern_abi_Type_in(result_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rget_accumulate_c)
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rget_accumulate_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), result_addr, result_count, tern_abi_Type_in(result_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rget_accumulate_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), result_addr, result_count, tern_abi_Type_in(result_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Op_in(op), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rget_c)
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rget_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rget_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rput)
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rput(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rput(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rput_c)
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Rput_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Rput_c(origin_addr, origin_count, tern_abi_Type_in(origin_datatype), tern_abi_rank_in(target_rank), target_disp, target_count, tern_abi_Type_in(target_datatype), tern_abi_Win_in(win), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

@@ -5,72 +5,64 @@
 TERN_ABI_ALIAS(Ineighbor_allgather)
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_allgather(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_allgather(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_allgather_c)
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_allgather_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_allgather_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_allgatherv)
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_allgatherv(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_allgatherv(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_allgatherv_c)
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_alltoall)
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_alltoall(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_alltoall(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_alltoall_c)
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_alltoallv)
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ineighbor_alltoallv_c)
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -79,13 +71,12 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int *sendcounts, const M
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -94,13 +85,12 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count *sendcounts,
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -121,18 +111,16 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 TERN_ABI_ALIAS(Neighbor_allgather_init)
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_allgather_init(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_allgather_init(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Neighbor_allgather_init_c)
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -153,18 +141,16 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 TERN_ABI_ALIAS(Neighbor_allgatherv_init)
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Neighbor_allgatherv_init_c)
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcounts, displs, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -185,18 +171,16 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 TERN_ABI_ALIAS(Neighbor_alltoall_init)
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_alltoall_init(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_alltoall_init(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Neighbor_alltoall_init_c)
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -217,18 +201,16 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count *sendcounts, 
 TERN_ABI_ALIAS(Neighbor_alltoallv_init)
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Neighbor_alltoallv_init_c)
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int n_request = 0;
-    int rc = tern_native_PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, tern_abi_Type_in(sendtype), recvbuf, recvcounts, rdispls, tern_abi_Type_in(recvtype), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -275,13 +257,12 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, con
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
 
@@ -290,12 +271,11 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count *sendcou
 {
     const int sendtypes_n = (int)(tern_abi_out_degree(comm));
     const int recvtypes_n = (int)(tern_abi_in_degree(comm));
-    int n_request = 0;
     const int *n_sendtypes = tern_abi_types_kept(sendtypes, sendtypes_n);
     if (sendtypes && sendtypes_n > 0 && !n_sendtypes) return TERN_ABI_NOMEM;
     const int *n_recvtypes = tern_abi_types_kept(recvtypes, recvtypes_n);
     if (recvtypes && recvtypes_n > 0 && !n_recvtypes) return TERN_ABI_NOMEM;
-    int rc = tern_native_PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), request ? &n_request : NULL);
-    if (rc == 0 && request) *request = tern_abi_Request_out(n_request);
+    int rc = tern_native_PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, (int *)(uintptr_t)n_sendtypes, recvbuf, recvcounts, rdispls, (int *)(uintptr_t)n_recvtypes, tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

@@ -253,8 +253,8 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     return tern_mpi_result(err_obj, func, tern_env_get_processor_name(name, resultlen));
 }
 
-TERN_PMPI_ALIAS(Get_version)
-int PMPI_Get_version(int *version, int *subversion)
+TERN_FACE_ALIAS(Get_version)
+int TERN_FACE_NAME(Get_version)(int *version, int *subversion)
 {
     static const char func[] = "MPI_Get_version";
     const int err_obj = MPI_COMM_NULL;
