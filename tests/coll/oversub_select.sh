@@ -1,7 +1,8 @@
 #!/bin/sh
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
-# algorithms, and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
+# algorithms at 8 B (gather linear), bcast takes shm at 64 KB, and barrier
+# keeps shm; with a rank per CPU a 1 KB bcast stays
 # on shm (at 2 ranks up to 256 bytes go binomial anyway).
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
@@ -20,11 +21,18 @@ chosen() { # <np> <bench> [bytes] -> the debug lines naming the algorithms chose
 }
 for coll in bcast reduce gather scatter; do
     out=$(chosen "$n" "$coll") || fail "$coll at $n ranks: no selection line"
-    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, [0-9]* bytes: binomial")
-    [ "$k" -eq "$n" ] || fail "$coll at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
+    want=binomial
+    [ "$coll" = gather ] && want=linear # every sender straight to the root
+    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, [0-9]* bytes: $want")
+    [ "$k" -eq "$n" ] || fail "$coll at $n ranks on $cpus CPUs: $k of $n ranks chose $want: $out"
     k=$(echo "$out" | grep -c "debug: barrier on $n ranks, 0 bytes: shm")
     [ "$k" -eq "$n" ] || fail "barrier at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 done
+# Larger bcasts oversubscribed: shm (scatter_allgather's steps each wait
+# for a descheduled partner).
+out=$(chosen "$n" bcast 65536) || fail "bcast 64 KB at $n ranks: no selection line"
+k=$(echo "$out" | grep -c "debug: bcast on $n ranks, 65536 bytes: shm")
+[ "$k" -eq "$n" ] || fail "bcast 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 if [ "$cpus" -ge 2 ]; then
     out=$(chosen 2 bcast 1024) || fail "bcast at 2 ranks: no selection line"
     k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 1024 bytes: shm")

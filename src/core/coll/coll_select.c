@@ -39,9 +39,12 @@ typedef struct {
  * 0.94 against 2.5 us, reduce 1.5 against 3.4, gather 1.3 against 2.9,
  * scatter 1.0 against 3.4; docs/performance.md). The collectives every
  * rank waits for anyway (barrier, allreduce, allgather, alltoall) keep shm
- * at any load, which was as fast or faster there. */
+ * at any load, which was as fast or faster there. OVER rows say what
+ * serves where a measurement found a better algorithm oversubscribed (a
+ * tuning file from `tern-bench tune` can say more). */
 #define ANY TERN_COLL_LOAD_ANY
 #define FIT TERN_COLL_LOAD_FIT
+#define OVER TERN_COLL_LOAD_OVER
 static const row_t default_rows[] = {
     {TERN_COLL_BARRIER, 0, ANY_BYTES, "node_aware", ANY},
     {TERN_COLL_BARRIER, 16, ANY_BYTES, "shm", ANY},
@@ -61,6 +64,11 @@ static const row_t default_rows[] = {
      * not meet. */
     {TERN_COLL_BCAST, 16, 12288, "shm", FIT},
     {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
+    /* Oversubscribed, larger messages: shm, where scatter_allgather's
+     * p - 1 steps each wait for a descheduled partner (64 KB, loaded
+     * machine, medians of 5 alternated rounds: 4 ranks 103 against 1153
+     * us, 8 ranks 607 against 3126; tern-bench tune agreed). */
+    {TERN_COLL_BCAST, 16, ANY_BYTES, "shm", OVER},
     {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial", ANY},
     {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather", ANY},
     /* Blocks of the gather/scatter/allgather/alltoall families, predicted
@@ -68,6 +76,11 @@ static const row_t default_rows[] = {
      * binomial (one eager message) beats the flag round trip for tiny
      * blocks; shm up to 16 KB blocks at up to 8 ranks. */
     {TERN_COLL_GATHER, 2, 1024, "binomial", ANY},
+    /* Oversubscribed: every sender straight to the root, none waiting
+     * for a descheduled child as binomial's inner ranks do (8 B, loaded
+     * machine, medians of 5 alternated rounds: 4 ranks 1.73 against 2.43
+     * us, 8 ranks 13.7 against 32.7; tern-bench tune agreed). */
+    {TERN_COLL_GATHER, 8, ANY_BYTES, "linear", OVER},
     {TERN_COLL_GATHER, 8, 16384, "shm", FIT},
     {TERN_COLL_GATHER, 16, 4096, "shm", FIT},
     {TERN_COLL_GATHER, 0, 2048, "binomial", ANY},

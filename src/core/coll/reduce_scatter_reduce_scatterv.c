@@ -1,6 +1,7 @@
 /* Reduce-scatter as a binomial reduce to rank 0 (rank order kept, so any
  * op) followed by a linear scatterv of the segments. Cost: lg p * (alpha +
- * n * beta + n * gamma) + (p - 1) * alpha + n * beta. Also serves
+ * n * beta + n * gamma) + (p - 1) * alpha + n * beta (ranks with an empty
+ * part get no message: p - 1 counts the others). Also serves
  * reduce_scatter_block (coll.c gives it equal counts). */
 #include "core/coll/coll_util.h"
 
@@ -25,12 +26,21 @@ tern_status_t tern_coll_reduce_scatter_reduce_scatterv(tern_sched_t *s, const te
     if (st != TERN_OK)
         return st;
     tern_sched_fence(s);
-    x.sbuf = full;
-    x.rbuf = a->rbuf;
-    x.scounts = sc;
-    x.sdispls = sd;
-    x.bytes = sc[r];
-    return tern_coll_scatterv_linear(s, &x);
+    /* The scatterv, less its empty parts: every rank has all the counts,
+     * so a rank whose part is empty neither waits for the root nor gets a
+     * message; it leaves once its share of the reduce is sent (a vector
+     * shorter than the communicator, 8 B over 8 ranks, leaves most ranks
+     * so: they run ahead as a gather's senders do). */
+    if (r != 0) {
+        if (sc[r])
+            tern_sched_recv(s, a->rbuf, sc[r], 0);
+        return tern_sched_error(s);
+    }
+    for (int i = 1; i < p; i++)
+        if (sc[i])
+            tern_sched_send(s, full + sd[i], sc[i], i);
+    tern_sched_copy(s, full, a->rbuf, sc[0]);
+    return tern_sched_error(s);
 }
 
 tern_status_t tern_coll_reduce_scatter_block_reduce_scatterv(tern_sched_t *s,
