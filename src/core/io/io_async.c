@@ -134,7 +134,7 @@ tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, voi
         }
     }
     tern_datatype_retain(dt);
-    req->comm = MPI_COMM_NULL;
+    req->comm = (MPI_Comm)f->handle; /* its error goes to the file's handler */
     req->status_source = MPI_ANY_SOURCE;
     req->status_tag = MPI_ANY_TAG;
     req->ext = j;
