@@ -3,6 +3,7 @@
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_nums.h"
 #include "base/config.h"
+#include "core/runtime/api_lock.h"
 #include "core/runtime/runtime.h"
 
 #include <pthread.h>
@@ -464,13 +465,26 @@ static tern_status_t pipe_wait(pipe_t *w)
 {
     if (!w->started)
         return TERN_OK;
+    unsigned held = tern_api_suspend(); /* other threads' calls go on meanwhile */
     pthread_mutex_lock(&w->lock);
     while (w->busy)
         pthread_cond_wait(&w->cond, &w->lock);
     tern_status_t st = w->st;
     w->st = TERN_OK;
     pthread_mutex_unlock(&w->lock);
+    tern_api_resume(held);
     return st == TERN_OK ? st : tern_status_detail(st, "%s", w->error);
+}
+
+/* fn(f, arg) on the calling thread: it touches only its buffer and the
+ * driver, so the entry points' lock (when held: the file's thread, or a
+ * program of MPI_THREAD_MULTIPLE) is let go meanwhile. */
+static tern_status_t run_here(tern_file_t *f, pipe_fn_t fn, void *arg)
+{
+    unsigned held = tern_api_suspend();
+    tern_status_t st = fn(f, arg);
+    tern_api_resume(held);
+    return st;
 }
 
 /* Hands fn(f, arg) to the thread (its buffer untouched until the next
@@ -479,7 +493,7 @@ static tern_status_t pipe_submit(pipe_t *w, int pipelined, tern_file_t *f, pipe_
                                  void *arg)
 {
     if (!pipelined)
-        return fn(f, arg);
+        return run_here(f, fn, arg);
     if (!w->started) {
         *w = (pipe_t){.f = f};
         pthread_mutex_init(&w->lock, NULL);
@@ -493,7 +507,7 @@ static tern_status_t pipe_submit(pipe_t *w, int pipelined, tern_file_t *f, pipe_
         if (rc != 0) {
             pthread_cond_destroy(&w->cond);
             pthread_mutex_destroy(&w->lock);
-            return fn(f, arg);
+            return run_here(f, fn, arg);
         }
         w->started = 1;
     }
