@@ -68,6 +68,12 @@ tern_status_t tern_file_agree(tern_file_t *f, tern_status_t mine, const char *wh
     return agree(f->comm, mine, f->name, what);
 }
 
+tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_t mine,
+                                 const char *what)
+{
+    return agree(comm, mine, f->name, what);
+}
+
 /* ---- hints -------------------------------------------------------------- */
 
 static const char *const switch_words[] = {"disable", "enable", "automatic"};
@@ -168,6 +174,7 @@ static void file_free(tern_file_t *f)
         tern_info_free(f->info);
     if (f->handle != MPI_FILE_NULL)
         tern_handle_release(&files, f->handle);
+    tern_io_async_coll_end(f, !f->comm);
     if (f->comm)
         tern_comm_destroy(f->comm);
     free(f->name);
@@ -264,6 +271,9 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
         return st;
     }
     f->fd.path = f->name + (path - filename);
+    /* Its buffered nonblocking collectives run on a thread of their own
+     * under the entry points' lock: on from here (io_async.h). */
+    tern_io_async_coll_open(f);
     *fh = f->handle;
     return TERN_OK;
 }
@@ -277,6 +287,8 @@ tern_status_t tern_file_revoked_error(const tern_file_t *f)
 tern_status_t tern_file_revoke(tern_file_t *f)
 {
     tern_status_t st = tern_ulfm_revoke(f->comm);
+    if (st == TERN_OK && tern_io_async_coll_comm(f))
+        st = tern_ulfm_revoke(tern_io_async_coll_comm(f));
     if (st == TERN_OK && f->shared_win)
         st = tern_win_revoke(f->shared_win);
     return st;
@@ -335,7 +347,9 @@ void tern_io_finalize(void)
         if (!f)
             continue;
         /* No collectives now: the fd goes, the windows and communicators
-         * go with theirs. */
+         * go with theirs (its buffered collectives' thread first, after
+         * the ones still queued). */
+        tern_io_async_coll_end(f, 1);
         f->drv->close(&f->fd);
         if (f->amode & MPI_MODE_DELETE_ON_CLOSE && f->comm->rank == 0)
             f->drv->remove(f->fd.path);
@@ -424,6 +438,8 @@ tern_status_t tern_file_set_info(tern_file_t *f, MPI_Info info)
     tern_status_t rv = tern_file_check_revoked(f);
     if (rv != TERN_OK)
         return rv;
+    /* The hints change under no queued collective (its rounds read them). */
+    tern_io_async_drain(f);
     return agree(f->comm, keep_info(f, info), f->name, "MPI_File_set_info");
 }
 

@@ -58,6 +58,10 @@ typedef struct tern_file {
     MPI_Status split_status;
     tern_status_t split_error;
     tern_req_t *split_req;
+    /* The thread and queue of this file's nonblocking and split
+     * collectives that buffer through aggregators (io_async.h), or NULL
+     * before the first. */
+    struct tern_io_cq *cq;
 } tern_file_t;
 
 /* The file of a handle, NULL if not a live one (MPI_FILE_NULL included). */
@@ -105,5 +109,8 @@ static inline tern_status_t tern_file_check_revoked(const tern_file_t *f)
  * ranks' (a collective fails everywhere or nowhere); a rank whose own call
  * succeeded gets a detail naming the rank that failed. */
 tern_status_t tern_file_agree(tern_file_t *f, tern_status_t mine, const char *what);
+/* The same on comm (a duplicate of f's: its buffered collectives' thread). */
+tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_t mine,
+                                 const char *what);
 
 #endif

@@ -238,9 +238,24 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
          * data, so that none waits for them. A converting view (the same
          * on every rank) converts around the exchange. */
         MPI_Offset cpos = st == TERN_OK ? at * f->view.esize : -1;
-        tern_status_t cst =
-            f->view.rep ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used)
-                        : tern_io_coll_access(f, write, cpos, buf, count, dt, bytes, &used);
+        tern_status_t cst;
+        if (!f->view.rep && req_p && tern_io_async_coll_ok(f)) {
+            /* Nonblocking or split: the decision here, the rounds on the
+             * file's thread while the program computes (io_async.h); a
+             * rank whose own check failed takes part there with no data. */
+            tern_io_coll_t *plan = NULL;
+            cst = tern_io_coll_prepare(f, write, cpos, buf, count, dt, &plan, &used);
+            if (plan) {
+                cst = tern_io_async_coll(f, plan, dt, st == TERN_OK ? req_p : NULL);
+                if (st == TERN_OK && cst == TERN_OK && where == TERN_IO_INDIVIDUAL)
+                    f->fp += etypes_of(f, count, dt); /* by what was asked, at once */
+                return st != TERN_OK ? st : cst;
+            }
+        } else {
+            cst = f->view.rep
+                      ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used)
+                      : tern_io_coll_access(f, write, cpos, buf, count, dt, bytes, &used);
+        }
         if (!f->view.rep)
             moved = *bytes;
         if (st == TERN_OK)
@@ -313,9 +328,9 @@ tern_status_t tern_file_split_begin(tern_file_t *f, int flags, MPI_Offset offset
                                   "under way (call its _end first)", f->name);
     size_t bytes = 0;
     tern_req_t *req = NULL;
-    /* Where every rank moves its own range, the I/O worker does it while
-     * the program computes, and _end waits for it; buffered, the data
-     * moves here. */
+    /* The I/O worker (every rank moves its own range) or the file's
+     * thread (buffered through aggregators) moves the data while the
+     * program computes, and _end waits for it. */
     f->split_error = access_now(f, flags | TERN_IO_COLLECTIVE, offset, buf, count, dt, &bytes,
                                 &req);
     f->split_req = f->split_error == TERN_OK ? req : NULL;

@@ -1,9 +1,12 @@
 /* The I/O worker (io_async.h). */
 #include "core/io/io_async.h"
 #include "core/io/io_access.h"
+#include "core/comm/comm_create.h"
 #include "core/pt2pt/progress.h"
+#include "core/runtime/api_lock.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +134,7 @@ tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, voi
         }
     }
     tern_datatype_retain(dt);
-    req->comm = MPI_COMM_NULL;
+    req->comm = (MPI_Comm)f->handle; /* its error goes to the file's handler */
     req->status_source = MPI_ANY_SOURCE;
     req->status_tag = MPI_ANY_TAG;
     req->ext = j;
@@ -166,8 +169,223 @@ tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, voi
     return TERN_OK;
 }
 
+/* ---- buffered collectives: a thread per file ------------------------------ */
+
+/* One buffered collective waiting for, or in, its rounds. */
+typedef struct cjob {
+    struct cjob *next;
+    tern_io_coll_t *plan;
+    MPI_Datatype dt;
+    tern_req_t *req; /* NULL: this rank's call failed, it only takes part */
+    char error[256]; /* the rounds' words for an error (the request's text) */
+} cjob_t;
+
+struct tern_io_cq {
+    tern_file_t *f;
+    tern_comm_t *comm; /* duplicate of f's communicator: the rounds' */
+    pthread_t thread;
+    int running, stopping;
+    pthread_mutex_t lock; /* the queue, running and stopping */
+    pthread_cond_t wake;
+    cjob_t *head, **tail;
+    int pending; /* queued or in their rounds: under the entry points' lock */
+};
+
+static void cjob_release(tern_req_t *req)
+{
+    free(req->ext);
+    req->ext = NULL;
+}
+
+/* Runs one job's rounds and completes its request. The caller holds the
+ * entry points' lock: the engine is this thread's until a wait lets
+ * another in (tern_progress_idle), as for any thread of MPI_THREAD_MULTIPLE. */
+static void cjob_run(struct tern_io_cq *q, cjob_t *j)
+{
+    size_t bytes = 0;
+    tern_status_t st = tern_io_coll_run(j->plan, q->comm, &bytes);
+    tern_io_coll_free(j->plan);
+    j->plan = NULL;
+    const char *d = st != TERN_OK ? tern_status_take_detail(st) : NULL;
+    tern_datatype_release(j->dt);
+    tern_req_t *req = j->req;
+    if (req) {
+        req->status_bytes = bytes;
+        if (st != TERN_OK) {
+            strncpy(j->error, d ? d : tern_status_string(st), sizeof j->error - 1);
+            req->error = st;
+            req->error_text = j->error;
+        }
+        tern_req_complete(req);
+    } else {
+        free(j);
+    }
+    q->pending--;
+}
+
+static void *cq_main(void *arg)
+{
+    struct tern_io_cq *q = arg;
+    pthread_mutex_lock(&q->lock);
+    for (;;) {
+        while (!q->head && !q->stopping)
+            pthread_cond_wait(&q->wake, &q->lock);
+        if (!q->head)
+            break;
+        cjob_t *j = q->head;
+        q->head = j->next;
+        if (!q->head)
+            q->tail = &q->head;
+        pthread_mutex_unlock(&q->lock);
+        tern_api_lock();
+        cjob_run(q, j);
+        tern_api_unlock();
+        pthread_mutex_lock(&q->lock);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+int tern_io_async_coll_ok(const tern_file_t *f)
+{
+    return f->comm->size > 1 && atomic_load_explicit(&tern_api_locking, memory_order_relaxed);
+}
+
+void tern_io_async_coll_open(const tern_file_t *f)
+{
+    if (f->comm->size > 1 && !atomic_load_explicit(&tern_api_locking, memory_order_relaxed))
+        tern_api_locking_on();
+}
+
+/* f's queue, made at its first buffered collective (every rank: the
+ * duplicate is collective); its thread starts with the first job. */
+static tern_status_t cq_get(tern_file_t *f, struct tern_io_cq **q_p)
+{
+    if (f->cq) {
+        *q_p = f->cq;
+        return TERN_OK;
+    }
+    struct tern_io_cq *q = calloc(1, sizeof *q);
+    tern_status_t st = q ? TERN_OK
+                         : tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for "
+                                              "its collectives' queue", f->name);
+    /* Collective: every rank takes part, one out of memory too. */
+    tern_comm_t *dup = NULL;
+    tern_status_t dst = tern_comm_dup(f->comm, &dup);
+    if (st == TERN_OK)
+        st = dst;
+    if (st != TERN_OK) {
+        if (dup)
+            tern_comm_destroy(dup);
+        free(q);
+        return st;
+    }
+    q->f = f;
+    q->comm = dup;
+    q->tail = &q->head;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->wake, NULL);
+    f->cq = *q_p = q;
+    return TERN_OK;
+}
+
+tern_status_t tern_io_async_coll(tern_file_t *f, tern_io_coll_t *plan, MPI_Datatype dt,
+                                 tern_req_t **req_p)
+{
+    struct tern_io_cq *q = NULL;
+    tern_status_t st = cq_get(f, &q);
+    if (st != TERN_OK) {
+        /* No duplicate on any rank (it failed on every rank): the rounds
+         * run here, on f's own communicator, as the others' do. */
+        size_t bytes = 0;
+        (void)tern_io_coll_run(plan, f->comm, &bytes);
+        tern_io_coll_free(plan);
+        return st;
+    }
+    cjob_t *j = calloc(1, sizeof *j);
+    tern_req_t *req = j && req_p ? tern_req_alloc(TERN_REQ_GENERIC) : NULL;
+    if (j && (req || !req_p)) {
+        pthread_mutex_lock(&q->lock);
+        if (!q->running) {
+            /* Signals stay with the program's threads. */
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            q->running = pthread_create(&q->thread, NULL, cq_main, q) == 0;
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+        }
+        pthread_mutex_unlock(&q->lock);
+    }
+    if (!j || (req_p && !req) || !q->running) {
+        /* This rank cannot queue: its part runs here, on the same
+         * communicator (the queue is empty when it has no thread, and
+         * the others' threads meet it). */
+        free(j);
+        if (req)
+            tern_req_release(req);
+        size_t bytes = 0;
+        tern_status_t rst = tern_io_coll_run(plan, q->comm, &bytes);
+        tern_io_coll_free(plan);
+        if (!req_p)
+            return TERN_OK;
+        if (rst != TERN_OK)
+            return rst;
+        return tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for a nonblocking "
+                                  "collective access (its data has moved)", f->name);
+    }
+    j->plan = plan;
+    j->dt = dt;
+    j->req = req;
+    tern_datatype_retain(dt);
+    if (req) {
+        /* Its error goes to the file's handler when the wait raises it. */
+        req->comm = (MPI_Comm)f->handle;
+        req->status_source = MPI_ANY_SOURCE;
+        req->status_tag = MPI_ANY_TAG;
+        req->ext = j;
+        req->release_fn = cjob_release;
+        *req_p = req;
+    }
+    q->pending++;
+    pthread_mutex_lock(&q->lock);
+    *q->tail = j;
+    q->tail = &j->next;
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    return TERN_OK;
+}
+
+void tern_io_async_coll_end(tern_file_t *f, int keep_comm)
+{
+    struct tern_io_cq *q = f->cq;
+    if (!q)
+        return;
+    tern_io_async_drain(f);
+    pthread_mutex_lock(&q->lock);
+    q->stopping = 1;
+    pthread_cond_broadcast(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    /* The thread holds the entry points' lock only for a job: with none
+     * left it waits on its condition, so joining under the lock is safe. */
+    if (q->running)
+        pthread_join(q->thread, NULL);
+    pthread_cond_destroy(&q->wake);
+    pthread_mutex_destroy(&q->lock);
+    if (!keep_comm)
+        tern_comm_destroy(q->comm);
+    free(q);
+    f->cq = NULL;
+}
+
+tern_comm_t *tern_io_async_coll_comm(const tern_file_t *f)
+{
+    return f->cq ? f->cq->comm : NULL;
+}
+
 static int has_job(const tern_file_t *f)
 {
+    if (f && f->cq && f->cq->pending)
+        return 1;
     for (const job_t *j = started; j; j = j->next_started)
         if (j->f == f)
             return 1;

@@ -3,6 +3,7 @@
 #include "core/coll/coll.h"
 #include "core/datatype/dtype_nums.h"
 #include "base/config.h"
+#include "core/runtime/api_lock.h"
 #include "core/runtime/runtime.h"
 
 #include <pthread.h>
@@ -74,9 +75,8 @@ int tern_io_coll_wanted(const tern_file_t *f, int write)
 /* The aggregators: cb_nodes ranks if the hint says, else one per node and
  * one more per 8 ranks of a node, each the lowest ranks of its node.
  * agg[] gets their ranks in the file's communicator, in rank order. */
-static int choose_aggregators(const tern_file_t *f, int *agg)
+static int choose_aggregators(const tern_file_t *f, tern_comm_t *c, int *agg)
 {
-    tern_comm_t *c = f->comm;
     int n = c->size, want = f->hints.cb_nodes;
     if (want > 0) {
         /* Spread over the ranks: rank i * n / want. */
@@ -465,13 +465,26 @@ static tern_status_t pipe_wait(pipe_t *w)
 {
     if (!w->started)
         return TERN_OK;
+    unsigned held = tern_api_suspend(); /* other threads' calls go on meanwhile */
     pthread_mutex_lock(&w->lock);
     while (w->busy)
         pthread_cond_wait(&w->cond, &w->lock);
     tern_status_t st = w->st;
     w->st = TERN_OK;
     pthread_mutex_unlock(&w->lock);
+    tern_api_resume(held);
     return st == TERN_OK ? st : tern_status_detail(st, "%s", w->error);
+}
+
+/* fn(f, arg) on the calling thread: it touches only its buffer and the
+ * driver, so the entry points' lock (when held: the file's thread, or a
+ * program of MPI_THREAD_MULTIPLE) is let go meanwhile. */
+static tern_status_t run_here(tern_file_t *f, pipe_fn_t fn, void *arg)
+{
+    unsigned held = tern_api_suspend();
+    tern_status_t st = fn(f, arg);
+    tern_api_resume(held);
+    return st;
 }
 
 /* Hands fn(f, arg) to the thread (its buffer untouched until the next
@@ -480,7 +493,7 @@ static tern_status_t pipe_submit(pipe_t *w, int pipelined, tern_file_t *f, pipe_
                                  void *arg)
 {
     if (!pipelined)
-        return fn(f, arg);
+        return run_here(f, fn, arg);
     if (!w->started) {
         *w = (pipe_t){.f = f};
         pthread_mutex_init(&w->lock, NULL);
@@ -494,7 +507,7 @@ static tern_status_t pipe_submit(pipe_t *w, int pipelined, tern_file_t *f, pipe_
         if (rc != 0) {
             pthread_cond_destroy(&w->cond);
             pthread_mutex_destroy(&w->lock);
-            return fn(f, arg);
+            return run_here(f, fn, arg);
         }
         w->started = 1;
     }
@@ -528,6 +541,7 @@ static tern_status_t pipe_end(pipe_t *w)
  * domains, and this rank's pieces and memory. */
 typedef struct {
     tern_file_t *f;
+    tern_comm_t *comm; /* the exchanges' (f's own or its duplicate) */
     int n, na, me_agg;
     const int *agg;
     MPI_Offset start, dom, cb;
@@ -570,7 +584,7 @@ static tern_status_t post_round(const plan_t *p, int write, int k, round_t *r, s
     }
     if (*st != TERN_OK)
         memset(r->scount, 0, (size_t)n * sizeof *r->scount);
-    return exchange(p->f->comm, r);
+    return exchange(p->comm, r);
 }
 
 /* Places the aggregators' answers of round k (an's receive side): each
@@ -681,7 +695,7 @@ static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round
                     rst = pipe_submit(pipe, pipelined, p->f, read_span, &spans[nb]);
             }
         }
-        if ((cst = exchange(p->f->comm, an)) != TERN_OK)
+        if ((cst = exchange(p->comm, an)) != TERN_OK)
             break;
         if (*st == TERN_OK)
             *st = place_answers(p, k, an, fk + 2 * (size_t)n * b, fk + 2 * (size_t)n * b + n);
@@ -698,14 +712,29 @@ static tern_status_t my_pieces(tern_file_t *f, MPI_Offset pos, size_t total, pie
     return tern_io_view_walk(&f->view, pos, total, add_piece, ps);
 }
 
-tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, void *buf,
-                                  MPI_Count count, MPI_Datatype dt, size_t *bytes, int *used)
+/* A buffered access decided on (tern_io_coll_prepare), waiting for its
+ * rounds. */
+struct tern_io_coll {
+    tern_file_t *f;
+    int write, contig;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype dt;
+    size_t total;
+    pieces_t ps;
+    MPI_Offset lo, hi;
+    tern_status_t st; /* this rank's own (it takes part with no data if not OK) */
+};
+
+tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, void *buf,
+                                   MPI_Count count, MPI_Datatype dt, tern_io_coll_t **plan_p,
+                                   int *used)
 {
     tern_comm_t *c = f->comm;
     int n = c->size;
     size_t total = pos < 0 ? 0 : (size_t)count * (size_t)tern_datatype_size(dt);
-    int contig = tern_datatype_is_contig(dt);
-    *bytes = 0;
+    *plan_p = NULL;
+    *used = 0;
     pieces_t ps;
     tern_status_t st = my_pieces(f, pos, total, &ps), mine = st;
     /* Every rank's extent of the file and its pieces: the aggregators'
@@ -751,10 +780,40 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
          * writes or reads its own, at once (no copy through an
          * aggregator). */
         free(ps.p);
-        *used = 0;
         return mine;
     }
+    tern_io_coll_t *p = malloc(sizeof *p);
+    if (!p) {
+        /* Without memory this rank cannot take part; the others would
+         * wait: the job's collectives report it (every rank runs out or
+         * none in practice). */
+        free(ps.p);
+        return tern_status_detail(TERN_ERR_NOMEM, "out of memory for collective buffering");
+    }
+    *p = (tern_io_coll_t){.f = f, .write = write, .contig = tern_datatype_is_contig(dt),
+                          .buf = buf, .count = count, .dt = dt, .total = total, .ps = ps,
+                          .lo = lo, .hi = hi, .st = st};
+    *plan_p = p;
     *used = 1;
+    return TERN_OK;
+}
+
+void tern_io_coll_free(tern_io_coll_t *p)
+{
+    if (!p)
+        return;
+    free(p->ps.p);
+    free(p);
+}
+
+tern_status_t tern_io_coll_run(tern_io_coll_t *p, tern_comm_t *c, size_t *bytes)
+{
+    tern_file_t *f = p->f;
+    int n = c->size, write = p->write;
+    size_t total = p->total;
+    MPI_Offset lo = p->lo, hi = p->hi;
+    tern_status_t st = p->st, cst;
+    *bytes = 0;
     round_t r = {0}, an = {0};
     int *agg = malloc((size_t)n * sizeof *agg);
     /* Per aggregator, the first of this rank's pieces in its window and
@@ -772,7 +831,6 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         free(r.scount);
         free(an.scount);
         free(fk);
-        free(ps.p);
         return st;
     }
     r.sdispl = r.scount + n;
@@ -781,7 +839,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     an.sdispl = an.scount + n;
     an.rcount = an.scount + 2 * n;
     an.rdispl = an.scount + 3 * n;
-    int na = choose_aggregators(f, agg), me_agg = -1;
+    int na = choose_aggregators(f, c, agg), me_agg = -1;
     for (int i = 0; i < na; i++)
         if (agg[i] == c->rank)
             me_agg = i;
@@ -818,9 +876,9 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         if (st == TERN_OK && rounds > 1 && tern_knob_bool(TERN_KNOB_IO_CB_PIPELINE))
             pipelined = (wins[1] = malloc((size_t)cb)) != NULL;
     }
-    plan_t plan = {.f = f, .n = n, .na = na, .me_agg = me_agg, .agg = agg, .start = start,
-                   .dom = dom, .cb = cb, .ps = &ps, .buf = buf, .count = count, .dt = dt,
-                   .contig = contig};
+    plan_t plan = {.f = f, .comm = c, .n = n, .na = na, .me_agg = me_agg, .agg = agg,
+                   .start = start, .dom = dom, .cb = cb, .ps = &p->ps, .buf = p->buf,
+                   .count = p->count, .dt = p->dt, .contig = p->contig};
     cst = write ? write_rounds(&plan, rounds, &r, fk, runs, &pipe, pipelined, &st)
                 : read_rounds(&plan, rounds, &r, &an, fk, wins, &pipe, pipelined, &st);
     /* The thread's last job is done before anything is freed. */
@@ -831,7 +889,7 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
         /* The aggregators' writes are done before any rank returns: a rank
          * reads its own writes back right after (MPI 14.6.1), and an error
          * of a write is every writer's. */
-        st = tern_file_agree(f, st, "collective write");
+        st = tern_file_agree_on(f, c, st, "collective write");
     }
     if (st == TERN_OK && cst == TERN_OK) {
         if (write) {
@@ -841,13 +899,14 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
             MPI_Offset size = 0;
             st = f->drv->get_size(&f->fd, &size);
             size_t got = 0;
-            for (size_t i = 0; i < ps.n && st == TERN_OK; i++) {
-                if (ps.p[i].off + ps.p[i].len <= size) {
-                    got += (size_t)ps.p[i].len;
+            const pieces_t *ps = &p->ps;
+            for (size_t i = 0; i < ps->n && st == TERN_OK; i++) {
+                if (ps->p[i].off + ps->p[i].len <= size) {
+                    got += (size_t)ps->p[i].len;
                     continue;
                 }
-                if (ps.p[i].off < size)
-                    got += (size_t)(size - ps.p[i].off);
+                if (ps->p[i].off < size)
+                    got += (size_t)(size - ps->p[i].off);
                 break;
             }
             *bytes = got;
@@ -865,6 +924,18 @@ tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, voi
     free(an.scount);
     free(agg);
     free(fk);
-    free(ps.p);
     return cst != TERN_OK ? cst : st;
+}
+
+tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, void *buf,
+                                  MPI_Count count, MPI_Datatype dt, size_t *bytes, int *used)
+{
+    tern_io_coll_t *p = NULL;
+    *bytes = 0;
+    tern_status_t st = tern_io_coll_prepare(f, write, pos, buf, count, dt, &p, used);
+    if (p) {
+        st = tern_io_coll_run(p, f->comm, bytes);
+        tern_io_coll_free(p);
+    }
+    return st;
 }

@@ -23,6 +23,20 @@
  * this rank's status. */
 tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, void *buf,
                                   MPI_Count count, MPI_Datatype dt, size_t *bytes, int *used);
+/* The same in two steps, so that the rounds can run on another thread
+ * (io_async.h): prepare, in the call on f's communicator, walks this
+ * rank's pieces and allgathers the extents; *plan_p NULL: nothing to do
+ * through aggregators (*used 0, the status this rank's; or an error).
+ * run does the rounds and the agreement on comm (f's communicator or a
+ * duplicate of it; every rank on the same one), under the entry points'
+ * lock when another thread may use MPI; the caller frees the plan. The
+ * plan keeps buf, count and dt (not a reference: the caller's). */
+typedef struct tern_io_coll tern_io_coll_t;
+tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, void *buf,
+                                   MPI_Count count, MPI_Datatype dt, tern_io_coll_t **plan_p,
+                                   int *used);
+tern_status_t tern_io_coll_run(tern_io_coll_t *plan, tern_comm_t *comm, size_t *bytes);
+void tern_io_coll_free(tern_io_coll_t *plan);
 /* Whether f's collective calls use collective buffering for this
  * direction: the hint romio_cb_read/write (automatic: yes when the file's
  * communicator has more than one rank). */

@@ -222,3 +222,21 @@ void tern_api_wait_gap(int yield)
     acquire();
     depth = saved;
 }
+
+unsigned tern_api_suspend(void)
+{
+    unsigned saved = depth;
+    if (saved) {
+        depth = 0;
+        release();
+    }
+    return saved;
+}
+
+void tern_api_resume(unsigned held)
+{
+    if (held) {
+        acquire();
+        depth = held;
+    }
+}

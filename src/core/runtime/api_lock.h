@@ -37,6 +37,13 @@ void tern_api_locking_on(void);
  * CPU (the wait is idle). */
 void tern_api_wait_gap(int yield);
 
+/* Lets go of the lock fully (whatever the depth) while the caller blocks
+ * outside the engine, in a file system call say, so that other threads'
+ * calls go on; returns what tern_api_resume takes back (0: nothing was
+ * held, nothing to take). */
+unsigned tern_api_suspend(void);
+void tern_api_resume(unsigned held);
+
 /* An entry point's guard: 1 when it took the lock (then leave releases). */
 static inline int tern_api_enter(void)
 {
