@@ -233,19 +233,22 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     default_hints(&f->hints);
     st = keep_info(f, info);
     /* Rank 0 creates the file (MPI_MODE_EXCL holds for the job, not for
-     * each rank); the others open what it made. */
-    if (f->comm->rank == 0 && st == TERN_OK)
-        st = f->drv->open(path, amode, &f->fd);
-    tern_status_t st0 = agree(f->comm, f->comm->rank == 0 ? st : TERN_OK, filename,
-                              "MPI_File_open");
-    if (st0 == TERN_OK && f->comm->rank != 0 && st == TERN_OK)
+     * each rank); the others open what it made. Without MPI_MODE_CREATE
+     * every rank opens at once. One agreement covers the opens and the
+     * handle: each is an allreduce, and under load every collective
+     * round of an open costs a rank's time slice. */
+    int create = (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)) != 0;
+    tern_status_t st0 = TERN_OK;
+    if (create) {
+        if (f->comm->rank == 0 && st == TERN_OK)
+            st = f->drv->open(path, amode, &f->fd);
+        st0 = agree(f->comm, f->comm->rank == 0 ? st : TERN_OK, filename, "MPI_File_open");
+    }
+    if (st0 == TERN_OK && (!create || f->comm->rank != 0) && st == TERN_OK)
         st = f->drv->open(path, amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL), &f->fd);
-    if (st0 == TERN_OK)
-        st = agree(f->comm, st, filename, "MPI_File_open");
-    else
-        st = st0;
-    if (st == TERN_OK)
-        st = agree(f->comm, tern_handle_new(&files, f, &f->handle), filename, "MPI_File_open");
+    if (st0 == TERN_OK && st == TERN_OK)
+        st = tern_handle_new(&files, f, &f->handle);
+    st = st0 == TERN_OK ? agree(f->comm, st, filename, "MPI_File_open") : st0;
     if (st == TERN_OK)
         st = shared_open(f);
     if (st == TERN_OK && (amode & MPI_MODE_APPEND)) {
