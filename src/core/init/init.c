@@ -88,7 +88,20 @@ tern_status_t tern_runtime_release(const char *func)
     /* In fault-tolerant mode the survivors meet in the fault-tolerant
      * agreement instead: a barrier fails on every survivor once a rank
      * died, and some might have passed it before. */
-    tern_status_t st = tern_ulfm_ft() ? tern_ulfm_sync(world) : tern_coll_barrier(world);
+    tern_status_t st;
+    if (tern_ulfm_ft()) {
+        st = tern_ulfm_sync(world);
+    } else {
+        /* A peer that passed this barrier may end at once, before this
+         * rank has taken the message it sent: the liveness watch then
+         * drains its ring (the message is here) and counts it failed,
+         * which must not fail the steps left, that need nothing more of it
+         * (its message came). A peer that really died still fails the
+         * receive waiting for it. */
+        tern_rt.in_final_barrier = 1;
+        st = tern_coll_barrier(world);
+        tern_rt.in_final_barrier = 0;
+    }
     /* What the peers sent before they arrived is here now: messages left
      * unmatched are reported (their status is the caller's to return,
      * once MPI has ended). */

@@ -97,6 +97,10 @@ typedef struct {
     int *pending_peers;
     int n_pending_peers;
     int n_failed_peers;
+    /* Inside MPI_Finalize's barrier (not fault-tolerant): a member known
+     * failed does not fail it by itself (coll_sched.c post, shm_region.c
+     * check_peer); only a transfer with a failed peer does. */
+    int in_final_barrier;
     int last_failed_peer;       /* world rank of the latest failure, for messages */
     /* Messages that arrived and were never received, since the process
      * started (comm/unmatched.h), for the tools interface to read. */
