@@ -84,6 +84,14 @@ static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status 
     return err;
 }
 
+/* ULFM: a wildcard receive that a failure not acknowledged leaves
+ * pending (MPIX_ERR_PROC_FAILED_PENDING). */
+static int anysource_pending(tern_req_t *r)
+{
+    return __builtin_expect(r->kind == TERN_REQ_RECV && r->peer == MPI_ANY_SOURCE, 0) &&
+           tern_ulfm_anysource_pending(r);
+}
+
 int tern_mpi_wait(const char *func, MPI_Request *request, MPI_Status *status)
 {
     tern_req_t *req;
@@ -126,8 +134,7 @@ int tern_mpi_test(const char *func, MPI_Request *request, int *flag, MPI_Status 
     *flag = req->complete;
     if (!*flag) {
         tern_progress_test_missed();
-        if (__builtin_expect(req->kind == TERN_REQ_RECV && req->peer == MPI_ANY_SOURCE, 0) &&
-            tern_ulfm_anysource_pending(req))
+        if (anysource_pending(req))
             return tern_mpi_result((int)req->comm, func,
                                    tern_status_detail(TERN_ERR_PROC_FAILED_PENDING,
                                                       "a member of the communicator failed and "
@@ -229,8 +236,7 @@ static int anysource_pending_at(int count, MPI_Request reqs[])
         return -1;
     for (int i = 0; i < count; i++) {
         tern_req_t *r;
-        if (classify(reqs[i], &r) == REQ_LIVE && r->kind == TERN_REQ_RECV &&
-            r->peer == MPI_ANY_SOURCE && tern_ulfm_anysource_pending(r))
+        if (classify(reqs[i], &r) == REQ_LIVE && anysource_pending(r))
             return i;
     }
     return -1;
@@ -260,10 +266,7 @@ static int pending_in_statuses(const char *func, int count, MPI_Request reqs[], 
         else if (r->complete)
             finish(func, &reqs[i], r, s, 0);
         else if (s != MPI_STATUS_IGNORE)
-            s->MPI_ERROR = r->kind == TERN_REQ_RECV && r->peer == MPI_ANY_SOURCE &&
-                                   tern_ulfm_anysource_pending(r)
-                               ? MPIX_ERR_PROC_FAILED_PENDING
-                               : MPI_ERR_PENDING;
+            s->MPI_ERROR = anysource_pending(r) ? MPIX_ERR_PROC_FAILED_PENDING : MPI_ERR_PENDING;
     }
     *flag = 1;
     return in_status_error(func);

@@ -6,7 +6,6 @@
 #include "core/comm/comm_p2p.h"
 #include "core/comm/ulfm.h"
 #include "core/pt2pt/progress.h"
-#include "core/runtime/runtime.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -374,13 +373,11 @@ static void post(tern_sched_t *s, const step_t *st)
      * transfer is posted (a member that gave up never answers). The steps
      * of an intercommunicator's collective on its local group check the
      * intercommunicator too (its failed member may be in the other group). */
-    if (__builtin_expect(st->comm->revoked | st->comm->n_failed, 0) &&
-        (st->comm->revoked || !tern_rt.in_final_barrier)) {
+    if (tern_ulfm_coll_stopped(st->comm)) {
         fail(s, tern_ulfm_coll_error(st->comm));
         return;
     }
-    if (__builtin_expect(s->comm->revoked | s->comm->n_failed, 0) &&
-        (s->comm->revoked || !tern_rt.in_final_barrier)) {
+    if (tern_ulfm_coll_stopped(s->comm)) {
         fail(s, tern_ulfm_coll_error(s->comm));
         return;
     }

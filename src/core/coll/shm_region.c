@@ -199,7 +199,7 @@ static tern_status_t check_peer(tern_shm_region_t *reg, int q, int flag, uint64_
 {
     /* Revoked, or a member failed (the waited-for rank may have given
      * up): ULFM's collectives fail on every survivor. */
-    if (reg->comm->revoked || (reg->comm->n_failed && !tern_rt.in_final_barrier))
+    if (tern_ulfm_coll_stopped(reg->comm))
         return tern_ulfm_coll_error(reg->comm);
     int w = tern_comm_local_world_rank(reg->comm, q);
     const char *why = tern_peer_failure(w);

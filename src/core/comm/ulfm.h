@@ -8,6 +8,7 @@
 #include "core/comm/comm.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/request.h"
+#include "core/runtime/runtime.h"
 #include <stddef.h>
 
 tern_status_t tern_ulfm_revoke(tern_comm_t *c);
@@ -42,6 +43,19 @@ static inline tern_status_t tern_ulfm_check(const tern_comm_t *c)
 /* The error of a collective on c, which is revoked or has a failed
  * member. */
 tern_status_t tern_ulfm_coll_error(tern_comm_t *c);
+
+/* Whether a collective already running on c stops (its next step, a
+ * shared-memory wait): c is revoked, or a member is known failed (one
+ * that gave up never answers). Not for a failed member inside
+ * MPI_Finalize's barrier outside fault-tolerant mode
+ * (tern_rt.in_final_barrier): a rank past that barrier may end before its
+ * message was taken, and only a transfer with a rank that really died
+ * fails there. */
+static inline int tern_ulfm_coll_stopped(const tern_comm_t *c)
+{
+    return __builtin_expect(c->revoked | c->n_failed, 0) &&
+           (c->revoked || !tern_rt.in_final_barrier);
+}
 
 /* Waits for a receive from MPI_ANY_SOURCE: while a member of its
  * communicator has failed and is not acknowledged, a blocking receive
