@@ -372,26 +372,36 @@ class Hosts:
             # is an ssh command line (not a wrapper script).
             return on_a + [tc["launch"][0], "--launcher", v["NETNS_SSH_CMD"],
                            "--hosts", hosts, "-ppn", "1", "-n", "2", exe] + args + ["--json"]
-        if impl == "openmpi":
-            return on_a + tc["launch"] + ["--mca", "plm_rsh_agent", v["NETNS_SSH"], "--host", hosts, "-n", "2",
-                                          "--map-by", "node", "--bind-to", "none",
-                                          "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", exe] + args + ["--json"]
-        # MPICH (ch4:ucx on Debian): UCX would see one machine (same boot id)
-        # and use shared memory between the namespaces; real hosts cannot.
-        # -iface: the proxies reach mpiexec on the veth address, not through
-        # the host name.
-        return on_a + tc["launch"] + ["-launcher", "ssh", "-launcher-exec", v["NETNS_SSH"], "-hosts", hosts,
-                                      "-n", "2", "-iface", v["NETNS_IFA"], "-bind-to", "none",
-                                      "-genv", "UCX_TLS", "self,tcp", exe] + args + ["--json"]
+        if impl in ("openmpi", "openmpi5"):
+            # Open MPI 5's launcher is PRRTE's: its agent is a PRRTE parameter.
+            agent = ["--mca", "plm_rsh_agent"] if impl == "openmpi" else ["--prtemca", "plm_ssh_agent"]
+            return on_a + tc["launch"] + agent + [v["NETNS_SSH"], "--host", hosts, "-n", "2",
+                                                  "--map-by", "node", "--bind-to", "none",
+                                                  "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+                                                  exe] + args + ["--json"]
+        # Hydra (MPICH 4 and 5, Intel MPI). -iface: the proxies reach mpiexec
+        # on the veth address, not through the host name. -ppn 1: Intel's
+        # Hydra would fill the first host first.
+        hydra = on_a + tc["launch"] + ["-launcher", "ssh", "-launcher-exec", v["NETNS_SSH"], "-hosts", hosts,
+                                       "-ppn", "1", "-n", "2", "-iface", v["NETNS_IFA"]]
+        if impl == "impi":
+            # Intel MPI over libfabric's tcp provider (its own copy, found by
+            # FI_PROVIDER_PATH, which Hydra passes on with the environment).
+            return hydra + ["-genv", "I_MPI_PIN", "0", "-genv", "FI_PROVIDER", "tcp", exe] + args + ["--json"]
+        # MPICH 4.0.2 (Debian) and 5.0.2 (PyPI) are ch4:ucx: UCX would see one
+        # machine (same boot id) and use shared memory between the
+        # namespaces; real hosts cannot.
+        return hydra + ["-bind-to", "none", "-genv", "UCX_TLS", "self,tcp", exe] + args + ["--json"]
 
 
 INTER_EXIT_GRACE = 30
 
 
-def run_watch(cmd, timeout, grace):
-    """Runs cmd; once it has printed its JSON results it gets `grace` more
-    seconds to exit, then it is killed. Returns (rc, stdout, stderr, hung):
-    rc None when killed, hung when killed after printing its results."""
+def run_watch(cmd, timeout, grace, env=None):
+    """Runs cmd (in env, None: inherited); once it has printed its JSON
+    results it gets `grace` more seconds to exit, then it is killed. Returns
+    (rc, stdout, stderr, hung): rc None when killed, hung when killed after
+    printing its results."""
     def drain(f, acc):
         try:
             acc.extend(f)
@@ -399,7 +409,8 @@ def run_watch(cmd, timeout, grace):
             pass
 
     with open(os.devnull) as null, \
-            subprocess.Popen(cmd, stdin=null, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+            subprocess.Popen(cmd, stdin=null, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env) as p:
         outs, errs = [], []
         readers = [threading.Thread(target=drain, args=(f, acc), daemon=True)
                    for f, acc in ((p.stdout, outs), (p.stderr, errs))]
@@ -424,7 +435,7 @@ def run_watch(cmd, timeout, grace):
 def run_inter(res, hosts, impl, tc, exe, name, args, timeout):
     key = f"inter_{name}"
     cmd = hosts.command(impl, tc, exe, args)
-    rc, out, err, hung = run_watch(cmd, timeout, INTER_EXIT_GRACE)
+    rc, out, err, hung = run_watch(cmd, timeout, INTER_EXIT_GRACE, peers.env(tc))
     if rc != 0:
         hosts.reap()        # ranks or proxies left behind would load the next run
     doc = parse_json(out)
@@ -1060,9 +1071,10 @@ def inter_section(res, args):
              "and host name (`scripts/netns-hosts.sh`); the launcher runs on host A and starts the rank on host B "
              "over ssh; one rank per host, unbound (the two hosts share the cores). Each MPI goes over TCP: Tern "
              "its ofi transport on libfabric (provider net: TCP; `mpiexec --hosts A,B -ppn 1`), Open MPI `--mca pml ob1 "
-             "--mca btl tcp,self` (`mpirun --host A,B`, rsh agent ssh), MPICH UCX with `UCX_TLS=self,tcp` "
+             "--mca btl tcp,self` (`mpirun --host A,B`, ssh agent), MPICH 4 and 5 UCX with `UCX_TLS=self,tcp` "
              "(`mpiexec -hosts A,B -launcher ssh -iface <veth>`; left to itself UCX sees one machine and uses "
-             "shared memory between the namespaces). The veth link is a kernel loopback: these figures measure "
+             "shared memory between the namespaces), Intel MPI libfabric's tcp provider (`FI_PROVIDER=tcp`, "
+             "the same Hydra options). The veth link is a kernel loopback: these figures measure "
              "each library's TCP path and software overhead, not a wire.\n")
     for impl, why in inter["na"].items():
         L.append(f"- {LABEL[impl]}: n/a, it did not run across the namespaces: `{' '.join(why.split())[:600]}`")
