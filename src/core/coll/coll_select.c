@@ -118,9 +118,15 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner", ANY},
     {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "recursive_doubling", ANY},
+    /* Oversubscribed, small vectors: every rank sends each owner its
+     * segment and leaves, where reduce_scatterv's binomial reduce makes
+     * inner ranks and the root wait for descheduled children in turn
+     * (docs/performance.md). */
+    {TERN_COLL_REDUCE_SCATTER, 16, 4096, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER, 0, 65536, "reduce_scatterv", ANY},
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv", ANY},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 16, 4096, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, 65536, "reduce_scatterv", ANY},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "reduce_scatterv", ANY},

@@ -1,6 +1,7 @@
 #include "core/pt2pt/match.h"
 #include "base/pvars.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,128 @@ static int n_unexp_free;
 static void unexp_taken(const tern_unexp_t *u)
 {
     tern_match_unexp_counted(u);
+}
+
+/* The index of a long unexpected queue. A sender far ahead of its
+ * receiver (a gather's or a reduce's senders when ranks outnumber cores:
+ * each may queue thousands of small messages within its eager credit)
+ * makes the one queue long, and a receive naming its source walked past
+ * every other source's entries: a gather root at 8 ranks on 2 cores spent
+ * 60% of its time in that walk (perf, docs/performance.md). Once a search
+ * for one source passes more than INDEX_AFTER entries, the entries are
+ * also chained per bin of their source rank (src % N_BINS, arrival order
+ * kept in each bin), so such a receive walks its bin only; MPI_ANY_SOURCE
+ * still walks the queue in arrival order. The short queue pays nothing:
+ * adding appends as always (the search bins what came since it last ran),
+ * and while indexed the head is a sentinel that fits no receive (no
+ * context has id UINT32_MAX), so the inline find comes to the search.
+ * The index goes when the queue empties, and before the rare walkers
+ * below (a cancelled send, unmatched messages) take from it. */
+enum { N_BINS = 64, INDEX_AFTER = 32 };
+static int indexed;
+static tern_unexp_t sentinel = {.msg = {.context_id = UINT32_MAX, .src = -1, .tag = -1}};
+static tern_unexp_t *binned_last; /* the last entry in a bin */
+static tern_unexp_t *bin_head[N_BINS], *bin_tail[N_BINS];
+
+static unsigned bin_of(int src)
+{
+    return (unsigned)src % N_BINS;
+}
+
+/* Bins the entries added since the last indexed search. */
+static void index_catch_up(void)
+{
+    for (tern_unexp_t *u = binned_last->next; u; u = u->next) {
+        unsigned b = bin_of(u->msg.src);
+        u->prev = binned_last;
+        u->bin_next = NULL;
+        if (bin_tail[b])
+            bin_tail[b]->bin_next = u;
+        else
+            bin_head[b] = u;
+        bin_tail[b] = u;
+        binned_last = u;
+    }
+}
+
+static void index_build(void)
+{
+    memset(bin_head, 0, sizeof bin_head);
+    memset(bin_tail, 0, sizeof bin_tail);
+    sentinel.next = unexp_head;
+    unexp_head = &sentinel;
+    if (!unexp_tail)
+        unexp_tail = &sentinel;
+    binned_last = &sentinel;
+    indexed = 1;
+}
+
+static void index_drop(void)
+{
+    if (!indexed)
+        return;
+    unexp_head = sentinel.next;
+    if (unexp_tail == &sentinel)
+        unexp_tail = NULL;
+    sentinel.next = NULL;
+    indexed = 0;
+}
+
+/* Takes u out of the indexed queue; bprev is the entry before it in its
+ * bin (NULL: the bin's first). */
+static void index_take(tern_unexp_t *u, tern_unexp_t *bprev)
+{
+    unsigned b = bin_of(u->msg.src);
+    if (bprev)
+        bprev->bin_next = u->bin_next;
+    else
+        bin_head[b] = u->bin_next;
+    if (bin_tail[b] == u)
+        bin_tail[b] = bprev;
+    tern_unexp_t *p = u->prev;
+    p->next = u->next;
+    if (u->next)
+        u->next->prev = p;
+    if (unexp_tail == u)
+        unexp_tail = p;
+    if (binned_last == u)
+        binned_last = p;
+    u->next = NULL;
+    unexp_taken(u);
+    if (!sentinel.next)
+        index_drop();
+}
+
+static tern_unexp_t *search_indexed(uint32_t ctx, int src, int tag, int take)
+{
+    index_catch_up();
+    if (src == MPI_ANY_SOURCE) {
+        for (tern_unexp_t *u = sentinel.next; u; u = u->next) {
+            if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag)) {
+                tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
+                continue;
+            }
+            if (take) {
+                tern_unexp_t *bprev = NULL;
+                for (tern_unexp_t *x = bin_head[bin_of(u->msg.src)]; x != u; x = x->bin_next)
+                    bprev = x;
+                index_take(u, bprev);
+            }
+            return u;
+        }
+        return NULL;
+    }
+    tern_unexp_t *bprev = NULL;
+    for (tern_unexp_t *u = bin_head[bin_of(src)]; u; bprev = u, u = u->bin_next) {
+        if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag)) {
+            tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
+            continue;
+        }
+        if (take)
+            index_take(u, bprev);
+        return u;
+    }
+    return NULL;
 }
 
 void tern_match_post(tern_req_t *req)
@@ -127,10 +250,17 @@ tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
 
 tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int take)
 {
+    if (indexed)
+        return search_indexed(ctx, src, tag, take);
     tern_unexp_t *prev = NULL;
+    int passed = 0;
     for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
         if (!tern_match_fits(u->msg.context_id, u->msg.src, u->msg.tag, ctx, src, tag)) {
             tern_pvar_add(TERN_PVAR_P2P_MATCH_ATTEMPTS, 1);
+            if (++passed > INDEX_AFTER && src != MPI_ANY_SOURCE) {
+                index_build();
+                return search_indexed(ctx, src, tag, take);
+            }
             continue;
         }
         if (take) {
@@ -150,6 +280,7 @@ tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int t
 
 tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq)
 {
+    index_drop();
     tern_unexp_t *prev = NULL;
     for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
         if (u->msg.src_world != src_world || u->msg.seq != seq)
@@ -170,6 +301,7 @@ tern_unexp_t *tern_match_take_unexpected_seq(int src_world, uint64_t seq)
 tern_unexp_t *tern_match_take_unexpected_if(int (*pred)(const tern_msg_t *msg, void *arg),
                                             void *arg)
 {
+    index_drop();
     tern_unexp_t *prev = NULL;
     for (tern_unexp_t *u = unexp_head; u; prev = u, u = u->next) {
         if (!pred(&u->msg, arg))

@@ -33,6 +33,9 @@ typedef struct {
 
 typedef struct tern_unexp {
     struct tern_unexp *next;
+    /* Only while the queue is indexed (match.c): the entry before this one
+     * and the next entry of its source's bin. */
+    struct tern_unexp *prev, *bin_next;
     tern_msg_t msg;
     void *owned_data;   /* a larger payload's copy, or NULL */
     _Alignas(16) unsigned char inline_data[TERN_UNEXP_INLINE];
@@ -63,7 +66,10 @@ tern_status_t tern_match_add_unexpected(const tern_msg_t *msg);
  * first entry that fits (a collective schedule's receive of a message that
  * arrived before it: ~20 instructions less than the search's call); the
  * search (match.c) does the rest and counts the entries it passes over
- * (base/pvars.h). */
+ * (base/pvars.h). A long queue that a search had to walk far into is
+ * indexed by source (match.c); the head is then a sentinel no receive
+ * fits, so every find goes to the search, and the inline path costs
+ * nothing more while the queue is short. */
 extern tern_unexp_t *tern_match_unexp_head, *tern_match_unexp_tail;
 tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int take);
 /* An unexpected message left the queue: its level and event. */

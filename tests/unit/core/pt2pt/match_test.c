@@ -2,6 +2,7 @@
 #include "core/pt2pt/match.h"
 #include "base/test_check.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,114 @@ static void test_many(void)
     CHECK(tern_match_find_unexpected(0, MPI_ANY_SOURCE, MPI_ANY_TAG, 0) == NULL);
 }
 
+/* A long queue gets a per-source index (match.c): a random mix of adds,
+ * finds (one source, any source, any tag, peeks), cancels by sequence and
+ * takes by predicate, over 100 sources (bins shared) and two contexts,
+ * checked against a plain list in arrival order. */
+enum { MODEL_MAX = 20000 };
+static struct {
+    uint32_t ctx;
+    int src, tag, alive;
+} model[MODEL_MAX];
+static int n_model, first_alive;
+static uint64_t rng = 88172645463325252ull;
+
+static unsigned next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+static int model_find(uint32_t ctx, int src, int tag)
+{
+    while (first_alive < n_model && !model[first_alive].alive)
+        first_alive++;
+    for (int i = first_alive; i < n_model; i++)
+        if (model[i].alive && tern_match_fits(model[i].ctx, model[i].src, model[i].tag, ctx, src, tag))
+            return i;
+    return -1;
+}
+
+static int pred_tag3_src7(const tern_msg_t *msg, void *arg)
+{
+    (void)arg;
+    return msg->tag == 3 && msg->src == 7;
+}
+
+static void test_indexed(void)
+{
+    int checked = 0;
+    for (int step = 0; step < 60000; step++) {
+        unsigned op = next_rand() % 16;
+        if (op < 7 && n_model < MODEL_MAX) {
+            int id = n_model++;
+            model[id].ctx = next_rand() % 2 ? 4 : 0;
+            model[id].src = (int)(next_rand() % 100);
+            model[id].tag = (int)(next_rand() % 4);
+            model[id].alive = 1;
+            tern_msg_t m = {.type = 1, .src_world = model[id].src, .src = model[id].src,
+                            .tag = model[id].tag, .context_id = model[id].ctx, .size = sizeof id,
+                            .data = &id, .seq = (uint64_t)id};
+            CHECK(tern_match_add_unexpected(&m) == TERN_OK);
+            continue;
+        }
+        uint32_t ctx = next_rand() % 2 ? 4 : 0;
+        int src = next_rand() % 8 ? (int)(next_rand() % 100) : MPI_ANY_SOURCE;
+        int tag = next_rand() % 4 ? (int)(next_rand() % 4) : MPI_ANY_TAG;
+        tern_unexp_t *u = NULL;
+        int want = -1, take = 1;
+        if (op == 14 && n_model) {
+            want = (int)(next_rand() % (unsigned)n_model); /* a cancelled send */
+            u = tern_match_take_unexpected_seq(model[want].src, (uint64_t)want);
+            if (!model[want].alive)
+                want = -1;
+        } else if (op == 15) {
+            for (int i = 0; i < n_model; i++)
+                if (model[i].alive && model[i].src == 7 && model[i].tag == 3) {
+                    want = i;
+                    break;
+                }
+            u = tern_match_take_unexpected_if(pred_tag3_src7, NULL);
+        } else {
+            take = op != 13;
+            want = model_find(ctx, src, tag);
+            u = tern_match_find_unexpected(ctx, src, tag, take);
+        }
+        int got = -1;
+        if (u)
+            memcpy(&got, u->msg.data, sizeof got);
+        CHECK(got == want);
+        if (got != want) {
+            fprintf(stderr, "step %d op %u: got %d, want %d\n", step, op, got, want);
+            return;
+        }
+        checked++;
+        if (u && take) {
+            model[want].alive = 0;
+            tern_match_free_unexpected(u);
+        }
+    }
+    /* Drain: everything left comes back in arrival order. */
+    for (int i = 0; i < n_model; i++) {
+        if (!model[i].alive)
+            continue;
+        tern_unexp_t *u = tern_match_find_unexpected(model[i].ctx, MPI_ANY_SOURCE, MPI_ANY_TAG, 1);
+        int got = -1;
+        if (u)
+            memcpy(&got, u->msg.data, sizeof got);
+        CHECK(got == i);
+        if (u)
+            tern_match_free_unexpected(u);
+        if (got != i)
+            return;
+    }
+    CHECK(tern_match_find_unexpected(0, MPI_ANY_SOURCE, MPI_ANY_TAG, 0) == NULL);
+    CHECK(tern_match_find_unexpected(4, MPI_ANY_SOURCE, MPI_ANY_TAG, 0) == NULL);
+    CHECK(checked > 30000);
+}
+
 int main(void)
 {
     test_posted_order_and_wildcards();
@@ -133,5 +242,6 @@ int main(void)
     test_unexpected();
     test_copy_is_private();
     test_many();
+    test_indexed();
     return tern_check_result("match_test");
 }
