@@ -88,47 +88,33 @@ TERN_ABI_KIND(Info, MPI_Info)
 TERN_ABI_KIND(Errhandler, MPI_Errhandler)
 TERN_ABI_KIND(Op, MPI_Op)
 static inline int tern_abi_Request_in(MPI_Request h) { return tern_abi_h2n((const void *)h); }
-/* A request comes back a user handle (MPI_Isend's) or libtern's null (a
- * completed MPI_Wait's): both before the table. */
+/* A request comes back a user handle (MPI_Isend's) or a null (a
+ * completed MPI_Waitall's): both before the table. libtern's copy here
+ * writes the ABI's own null where it releases a request (mpi_request.c),
+ * other paths libtern's. */
 static inline MPI_Request tern_abi_Request_out(int n)
 {
     uint32_t u = (uint32_t)n;
     if (__builtin_expect((u & 0x80000000u) != 0, 1))
         return (MPI_Request)(uintptr_t)u;
-    if (u == (uint32_t)TN_REQUEST_NULL)
+    if (u == (uint32_t)(uintptr_t)MPI_REQUEST_NULL || u == (uint32_t)TN_REQUEST_NULL)
         return MPI_REQUEST_NULL;
     return (MPI_Request)tern_abi_n2h_plain(n);
 }
-/* A request argument libtern reads and writes (MPI_Wait's, MPI_Isend's)
- * is passed in place, no copy: a user handle already holds libtern's int
- * in its low half (little-endian, the high half zero), a predefined one
- * (MPI_REQUEST_NULL) is overwritten there by libtern's; afterwards the
- * low half converts back into the whole handle. */
+/* A request libtern writes (MPI_Isend's) is written in place: libtern's
+ * int in the handle's low half (little-endian), made the whole handle
+ * afterwards. A request MPI_Wait, MPI_Test, MPI_Request_free and MPI_Start
+ * read and write is passed in place with no conversion at all: libtern's
+ * copy here takes the ABI's null for its own and writes it back
+ * (mpi_request.c), and a user handle is its own low half. */
 typedef uint32_t __attribute__((may_alias)) tern_abi_u32;
-static inline int *tern_abi_Request_inout(MPI_Request *r)
-{
-    if (r && __builtin_expect((uintptr_t)*r < TERN_ABI_HANDLE_LIMIT, 0))
-        *(tern_abi_u32 *)r = (uint32_t)tern_abi_h2n_table[(uintptr_t)*r];
-    return (int *)r;
-}
 static inline void tern_abi_Request_back(MPI_Request *r)
 {
     if (r)
         *r = tern_abi_Request_out((int)*(const tern_abi_u32 *)r);
 }
-/* The same after a call that usually frees the request (MPI_Wait,
- * MPI_Test): libtern's null tested first; a user handle is left as it
- * is (the high half was zero going in). */
-static inline void tern_abi_Request_back_inout(MPI_Request *r)
-{
-    if (!r)
-        return;
-    uint32_t u = *(const tern_abi_u32 *)r;
-    if (u == (uint32_t)TN_REQUEST_NULL)
-        *r = MPI_REQUEST_NULL;
-    else if (!(u & 0x80000000u))
-        *r = (MPI_Request)tern_abi_n2h_plain((int)u);
-}
+_Static_assert((uintptr_t)MPI_REQUEST_NULL == 0x180,
+               "the ABI's null request, as src/mpi/mpi_request.c has it");
 /* libtern's MPI_MESSAGE_NULL is MPI_REQUEST_NULL's value (MPICH's): the
  * shared table gives the request's, so a message converts it first. */
 _Static_assert(TN_MESSAGE_NULL == TN_REQUEST_NULL, "libtern's null message and request");

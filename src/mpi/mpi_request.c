@@ -19,14 +19,34 @@
 /* Classification of one entry of a request array. */
 enum { REQ_NULL, REQ_INACTIVE, REQ_LIVE, REQ_BAD };
 
+/* libmpi_abi's copy of this layer (TERN_ABI_NATIVE, docs/design.md "The
+ * standard ABI") is handed MPI_Wait's, MPI_Test's, MPI_Request_free's and
+ * MPI_Start's request as the ABI's own handle, in place: libtern's int is
+ * its low half, the high half zero. There the ABI's MPI_REQUEST_NULL
+ * (0x180, no handle of libtern's) is a null request too, found where a
+ * lookup fails, and a request released here becomes that null, so the ABI
+ * layer converts the handle neither way; a request array comes converted
+ * into ints, and the ABI layer takes 0x180 back from it as its null. */
+#ifdef TERN_ABI_NATIVE
+#define ABI_REQUEST_NULL ((MPI_Request)0x180)
+#define REQUEST_NULL_OUT ABI_REQUEST_NULL
+#else
+#define REQUEST_NULL_OUT MPI_REQUEST_NULL
+#endif
+
 static int classify(MPI_Request h, tern_req_t **req_p)
 {
     *req_p = NULL;
     if (h == MPI_REQUEST_NULL)
         return REQ_NULL;
     tern_req_t *r = tern_req_lookup(h);
-    if (!r)
+    if (!r) {
+#ifdef TERN_ABI_NATIVE
+        if (h == ABI_REQUEST_NULL)
+            return REQ_NULL;
+#endif
         return REQ_BAD;
+    }
     *req_p = r;
     if (r->persistent && !r->active)
         return REQ_INACTIVE;
@@ -50,7 +70,7 @@ static int bad_request(const char *func, MPI_Request h)
 static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status *status, int raise)
 {
     if (req->kind == TERN_REQ_GREQUEST) {
-        *h = MPI_REQUEST_NULL;
+        *h = REQUEST_NULL_OUT;
         return tern_mpi_grequest_finish(req, status, raise);
     }
     /* Only the multi-request calls write MPI_ERROR (MPI 3.2.5). */
@@ -79,7 +99,7 @@ static int finish(const char *func, MPI_Request *h, tern_req_t *req, MPI_Status 
         req->active = 0;
     } else {
         tern_req_release(req);
-        *h = MPI_REQUEST_NULL;
+        *h = REQUEST_NULL_OUT;
     }
     return err;
 }
@@ -426,14 +446,14 @@ int tern_mpi_request_free(const char *func, MPI_Request *request)
     if (err)
         return err;
     if (req->kind == TERN_REQ_GREQUEST) {
-        *request = MPI_REQUEST_NULL;
+        *request = REQUEST_NULL_OUT;
         return tern_mpi_grequest_free(req);
     }
     if (req->complete || k == REQ_INACTIVE)
         tern_req_release(req);
     else
         req->freed = 1; /* released when it completes */
-    *request = MPI_REQUEST_NULL;
+    *request = REQUEST_NULL_OUT;
     return MPI_SUCCESS;
 }
 

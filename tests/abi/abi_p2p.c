@@ -164,6 +164,56 @@ int main(int argc, char **argv)
     CHECK(!pflag && ps.MPI_SOURCE == 77 && ps.MPI_TAG == 78, "empty probe: %d %d/%d", pflag,
           ps.MPI_SOURCE, ps.MPI_TAG);
 
+    /* Single requests, which the layer passes in place (libtern's copy
+     * takes and writes the ABI's MPI_REQUEST_NULL itself): MPI_Wait,
+     * MPI_Test, MPI_Start, MPI_Request_free, on live, persistent and null
+     * requests. */
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_Request sr = MPI_REQUEST_NULL, rr = MPI_REQUEST_NULL;
+    int sv = rank + 40, rv = -1, tflag = 0;
+    CHECK_OK(MPI_Irecv(&rv, 1, MPI_INT, 0, 41, MPI_COMM_SELF, &rr));
+    CHECK_OK(MPI_Isend(&sv, 1, MPI_INT, 0, 41, MPI_COMM_SELF, &sr));
+    CHECK(sr != MPI_REQUEST_NULL && rr != MPI_REQUEST_NULL, "live requests");
+    CHECK_OK(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+    CHECK(sr == MPI_REQUEST_NULL, "request after MPI_Wait: %p", (void *)sr);
+    for (int i = 0; i < 1000000 && !tflag; i++)
+        CHECK_OK(MPI_Test(&rr, &tflag, &st));
+    CHECK(tflag && rr == MPI_REQUEST_NULL && rv == rank + 40, "MPI_Test: %d %p %d", tflag,
+          (void *)rr, rv);
+    CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 41, "MPI_Test's status %d %d", st.MPI_SOURCE,
+          st.MPI_TAG);
+    st.MPI_SOURCE = st.MPI_TAG = 5;
+    CHECK_OK(MPI_Wait(&rr, &st));
+    CHECK(rr == MPI_REQUEST_NULL && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
+          "MPI_Wait on MPI_REQUEST_NULL: %p %d %d", (void *)rr, st.MPI_SOURCE, st.MPI_TAG);
+    tflag = 0;
+    CHECK_OK(MPI_Test(&rr, &tflag, MPI_STATUS_IGNORE));
+    CHECK(tflag == 1 && rr == MPI_REQUEST_NULL, "MPI_Test on MPI_REQUEST_NULL: %d", tflag);
+    CHECK_OK(MPI_Send_init(&sv, 1, MPI_INT, 0, 42, MPI_COMM_SELF, &sr));
+    CHECK_OK(MPI_Recv_init(&rv, 1, MPI_INT, 0, 42, MPI_COMM_SELF, &rr));
+    for (int round = 0; round < 2; round++) {
+        rv = -1;
+        CHECK_OK(MPI_Start(&rr));
+        CHECK_OK(MPI_Start(&sr));
+        CHECK_OK(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Wait(&rr, &st));
+        CHECK(sr != MPI_REQUEST_NULL && rr != MPI_REQUEST_NULL && rv == rank + 40 &&
+                  st.MPI_TAG == 42, "persistent round %d: %d %d", round, rv, st.MPI_TAG);
+    }
+    CHECK_OK(MPI_Request_free(&sr));
+    CHECK_OK(MPI_Request_free(&rr));
+    CHECK(sr == MPI_REQUEST_NULL && rr == MPI_REQUEST_NULL, "requests after MPI_Request_free");
+    err = MPI_Start(&sr);
+    CHECK_OK(MPI_Error_class(err, &cls));
+    CHECK(cls == MPI_ERR_REQUEST, "MPI_Start(MPI_REQUEST_NULL): class %d", cls);
+    err = MPI_Request_free(&sr);
+    CHECK_OK(MPI_Error_class(err, &cls));
+    CHECK(cls == MPI_ERR_REQUEST && sr == MPI_REQUEST_NULL,
+          "MPI_Request_free(MPI_REQUEST_NULL): class %d", cls);
+    err = MPI_Wait(NULL, MPI_STATUS_IGNORE);
+    CHECK_OK(MPI_Error_class(err, &cls));
+    CHECK(cls == MPI_ERR_ARG, "MPI_Wait(NULL): class %d", cls);
+
     CHECK_OK(MPI_Finalize());
     if (rank == 0)
         printf("test abi_p2p ok\n");

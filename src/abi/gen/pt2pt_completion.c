@@ -32,9 +32,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 TERN_ABI_ALIAS(Request_free)
 int PMPI_Request_free(MPI_Request *request)
 {
-    int *n_request = tern_abi_Request_inout(request);
-    int rc = tern_native_PMPI_Request_free(n_request);
-    tern_abi_Request_back_inout(request);
+    int rc = tern_native_PMPI_Request_free((int *)request);
     return tern_abi_err_out(rc);
 }
 
@@ -103,9 +101,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request *array_of_reques
 TERN_ABI_ALIAS(Start)
 int PMPI_Start(MPI_Request *request)
 {
-    int *n_request = tern_abi_Request_inout(request);
-    int rc = tern_native_PMPI_Start(n_request);
-    tern_abi_Request_back_inout(request);
+    int rc = tern_native_PMPI_Start((int *)request);
     return tern_abi_err_out(rc);
 }
 
@@ -186,10 +182,8 @@ int PMPI_Status_set_tag(MPI_Status *status, int tag)
 TERN_ABI_ALIAS(Test)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    int *n_request = tern_abi_Request_inout(request);
     TN_Status *n_status = tern_abi_status_slot(status);
-    int rc = tern_native_PMPI_Test(n_request, flag, n_status);
-    tern_abi_Request_back_inout(request);
+    int rc = tern_native_PMPI_Test((int *)request, flag, n_status);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
@@ -262,10 +256,8 @@ int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, in
 TERN_ABI_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    int *n_request = tern_abi_Request_inout(request);
     TN_Status *n_status = tern_abi_status_slot(status);
-    int rc = tern_native_PMPI_Wait(n_request, n_status);
-    tern_abi_Request_back_inout(request);
+    int rc = tern_native_PMPI_Wait((int *)request, n_status);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
