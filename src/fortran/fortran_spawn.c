@@ -71,7 +71,7 @@ void mpi_comm_spawn_(const char *command, const char *argv, MPI_Fint *maxprocs, 
     int nomem = 0;
     char *c_command = tern_f_str_in(command, command_len);
     char **c_argv = NULL;
-    if (argv != tern_f_argv_null_ && at_root(*comm, *root))
+    if (!tern_f_argv_null(argv) && at_root(*comm, *root))
         c_argv = argv_in(argv, 1, argv_len, &nomem);
     if (!c_command || nomem) {
         *ierror = MPI_ERR_NO_MEM;
@@ -97,8 +97,8 @@ void mpi_comm_spawn_multiple_(MPI_Fint *count, const char *commands, const char 
 {
     int n = at_root(*comm, *root) && *count > 0 ? *count : 0, nomem = 0;
     char **c_commands = n ? calloc((size_t)n, sizeof *c_commands) : NULL;
-    char ***c_argvs = n && argvs != tern_f_argvs_null_ ? calloc((size_t)n, sizeof *c_argvs) : NULL;
-    nomem = n && (!c_commands || (argvs != tern_f_argvs_null_ && !c_argvs));
+    char ***c_argvs = n && !tern_f_argvs_null(argvs) ? calloc((size_t)n, sizeof *c_argvs) : NULL;
+    nomem = n && (!c_commands || (!tern_f_argvs_null(argvs) && !c_argvs));
     for (int i = 0; i < n && !nomem; i++) {
         if (!(c_commands[i] = tern_f_str_in(commands + (size_t)i * commands_len, commands_len)))
             nomem = 1;

@@ -97,8 +97,26 @@ static inline int tern_f_keyval(MPI_Fint k)
  * them by copy relocation, so their addresses are the program's). */
 extern MPI_Fint MPIR_F08_MPI_BOTTOM, MPIR_F08_MPI_IN_PLACE;
 extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ, MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
+/* The others are variables of its module mpi_f08_link_constants, which
+ * libmpichfort.so.12 defines under gfortran's names
+ * (gen/mpich/f08_modules.c); a program binds them by copy relocation too. */
+#define TERN_F08_LINK(name) __asm__("__mpi_f08_link_constants_MOD_mpi_" #name)
+extern char tern_mpich_f08_argv_null[1] TERN_F08_LINK(argv_null);
+extern char tern_mpich_f08_argvs_null[1] TERN_F08_LINK(argvs_null);
+extern MPI_Fint tern_mpich_f08_errcodes_ignore[1] TERN_F08_LINK(errcodes_ignore);
+extern MPI_Fint tern_mpich_f08_unweighted[1] TERN_F08_LINK(unweighted);
+extern MPI_Fint tern_mpich_f08_weights_empty[1] TERN_F08_LINK(weights_empty);
+/* Its MPI_CONVERSION_FN_NULL(_C), module procedures of mpi_f08_callbacks. */
+void tern_mpich_mpi_conversion_fn_null(void) __asm__("__mpi_f08_callbacks_MOD_mpi_conversion_fn_null");
+void tern_mpich_mpi_conversion_fn_null_c(void)
+    __asm__("__mpi_f08_callbacks_MOD_mpi_conversion_fn_null_c");
 #define TERN_F08_IS(p, sym) ((void *)(p) == (void *)&(sym))
+#define TERN_F08_CONV(fn)                                                                          \
+    ((fn) == tern_mpich_mpi_conversion_fn_null || (fn) == tern_mpich_mpi_conversion_fn_null_c      \
+         ? NULL                                                                                    \
+         : (fn))
 #else
+#define TERN_F08_CONV(fn) (fn)
 #define TERN_F08_IS(p, sym) 0
 #endif
 
@@ -131,14 +149,27 @@ static inline MPI_Status *tern_f_statuses(MPI_Fint *statuses)
 
 static inline MPI_Fint *tern_f_errcodes(MPI_Fint *codes)
 {
-    return codes == tern_f_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : codes;
+    return codes == tern_f_errcodes_ignore_ || TERN_F08_IS(codes, tern_mpich_f08_errcodes_ignore)
+               ? MPI_ERRCODES_IGNORE
+               : codes;
+}
+
+/* MPI_ARGV_NULL, MPI_ARGVS_NULL (fortran_spawn.c). */
+static inline int tern_f_argv_null(const char *argv)
+{
+    return argv == tern_f_argv_null_ || TERN_F08_IS(argv, tern_mpich_f08_argv_null);
+}
+
+static inline int tern_f_argvs_null(const char *argvs)
+{
+    return argvs == tern_f_argvs_null_ || TERN_F08_IS(argvs, tern_mpich_f08_argvs_null);
 }
 
 static inline const int *tern_f_weights(const MPI_Fint *weights)
 {
-    if (weights == tern_f_unweighted_)
+    if (weights == tern_f_unweighted_ || TERN_F08_IS(weights, tern_mpich_f08_unweighted))
         return MPI_UNWEIGHTED;
-    if (weights == tern_f_weights_empty_)
+    if (weights == tern_f_weights_empty_ || TERN_F08_IS(weights, tern_mpich_f08_weights_empty))
         return MPI_WEIGHTS_EMPTY;
     return weights;
 }

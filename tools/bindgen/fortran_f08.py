@@ -341,7 +341,10 @@ class Form:
                 continue
             if t.startswith("PROCEDURE"):
                 args.append(f"void (*{x})(void)")
-                call.append(f"({ctype}){x}")
+                # MPICH's MPI_CONVERSION_FN_NULL is a procedure of its own
+                # (libmpichfort.so.12): C's NULL (fortran_support.h).
+                conv = "conversion_fn" in x
+                call.append(f"({ctype})TERN_F08_CONV({x})" if conv else f"({ctype}){x}")
                 continue
             fct = SCALAR[t][1]
             if t == "TYPE(C_PTR)":
@@ -591,9 +594,138 @@ def gen_c(forms):
     return out
 
 
+# ---------------------------------------------------------------------------
+# MPICH 4.0's names (libmpichfort.so.12, docs/design.md "The MPICH ABI face").
+
+# MPICH's module mpi_f08_types: its handle types (with == and /= and, but
+# for MPI_File, f2c/c2f) and its MPI_SIZEOF specifics, by kind.
+MPICH_HANDLES = ["Comm", "Datatype", "Errhandler", "File", "Group", "Info", "Op", "Request",
+                 "Win", "Message", "Session"]
+MPICH_SIZEOFS = ["character", "logical", "xint8", "xint16", "xint32", "xint64", "xreal32",
+                 "xreal64", "xreal128", "xcomplex32", "xcomplex64", "xcomplex128"]
+# MPICH 4.0 still calls MPI-4.1's MPI_Remove_error_* MPIX_Delete_error_*,
+# and its f08 procedures MPI_Delete_error_*.
+MPICH_RENAMED = {"MPI_Remove_error_class": "MPI_Delete_error_class",
+                 "MPI_Remove_error_code": "MPI_Delete_error_code",
+                 "MPI_Remove_error_string": "MPI_Delete_error_string"}
+# MPICH's Fortran MPI_FILE_NULL is its C one, 0 (a pointer there).
+MPICH_VALUES = {"MPI_FILE_NULL": 0}
+# module mpi_f08_link_constants: sentinels a program binds by copy
+# relocation (fortran_support.h compares their addresses).
+MPICH_LINK_CONSTANTS = [("argv_null", "char"), ("argvs_null", "char"),
+                        ("errcodes_ignore", "MPI_Fint"), ("unweighted", "MPI_Fint"),
+                        ("weights_empty", "MPI_Fint")]
+
+
+def _sizeof_bytes(kind):
+    m = re.match(r"x(int|real|complex)(\d+)$", kind)
+    if not m:
+        return {"character": 1, "logical": 4}[kind]
+    return int(m.group(2)) // 8 * (2 if m.group(1) == "complex" else 1)
+
+
+def _mpich_name(f, prefix):
+    """MPICH 4.0's external name of a form: mpi_send_f08ts_large_ for
+    MPI_Send_c_f08ts, pmpir_send_f08ts_ for PMPI_Send_f08ts."""
+    base = f.cname[:-2] if f.big else f.cname
+    base = MPICH_RENAMED.get(base, base)
+    tail = f.specific[len(f.cname):] + ("_large" if f.big else "")
+    return ("pmpir_" if prefix else "mpi_") + (base[4:] + tail).lower() + "_"
+
+
+def gen_mpich_aliases(forms):
+    """A linker script (an input of libmpichfort's link) naming Tern's f08
+    procedures by MPICH's names, and its predefined callbacks by module
+    mpi_f08_callbacks' procedures."""
+    out = ["/* libmpichfort.so.12: MPICH 4.0's names of Tern's mpi_f08 procedures,",
+           f" * {NOTE}",
+           " * (tools/bindgen/fortran_f08.py). Large-count forms are MPICH's",
+           " * _f08ts_large_ (Tern's _c_f08ts_), PMPI_ ones pmpir_ (Tern's pmpi_),",
+           " * the predefined callbacks module procedures of mpi_f08_callbacks. */"]
+    for f in forms:
+        for prefix in ("", "P"):
+            tern = (prefix + f.specific).lower() + "_"
+            mpich = _mpich_name(f, prefix)
+            if mpich != tern:
+                out.append(f"{mpich} = {tern};")
+    for n in F08_CALLBACKS:
+        out.append(f"__mpi_f08_callbacks_MOD_{n.lower()} = {n.lower()}_;")
+    return "\n".join(out) + "\n"
+
+
+def gen_mpich_modules(header_text):
+    """C definitions of what a program built with MPICH's mpi_f08 calls or
+    binds by its modules' names (gfortran's __<module>_MOD_<name>)."""
+    out = ["/* libmpichfort.so.12: the procedures and data of MPICH 4.0's modules",
+           " * mpi_f08_types, mpi_f08_callbacks, mpi_f08_link_constants and",
+           f" * mpi_f08_compile_constants, {NOTE}",
+           " * (tools/bindgen/fortran_f08.py). gfortran passes every argument by",
+           " * reference but VALUE ones, an absent OPTIONAL as NULL, an assumed-rank",
+           " * one as its descriptor; a LOGICAL result is a C int (.TRUE. 1). */",
+           '#include "fortran/fortran_support.h"',
+           "",
+           "#include <string.h>",
+           "",
+           "#define MOD(module, name) __asm__(\"__\" #module \"_MOD_\" #name)",
+           "",
+           "/* == and /= of two handles, or of a handle and its INTEGER, either side. */"]
+
+    def fn(ret, name, params, body, module="mpi_f08_types"):
+        c = f"tern_mpich_{name}"
+        out.extend([f"{ret} {c}({params}) MOD({module}, {name});",
+                    f"{ret} {c}({params})", "{", f"    {body}", "}"])
+
+    for h in MPICH_HANDLES:
+        x = h.lower()
+        for op, sym in (("eq", "=="), ("neq", "!=")):
+            for name in (f"mpi_{x}_{op}", f"mpi_{x}_f08_{op}_f", f"mpi_{x}_f_{op}_f08"):
+                fn("int", name, "const MPI_Fint *a, const MPI_Fint *b", f"return *a {sym} *b;")
+    out.append("")
+    out.append("/* MPI_<handle>_f2c and _c2f (MPI_File's are C functions): casts. */")
+    for h in MPICH_HANDLES:
+        if h != "File":
+            for d in ("f2c", "c2f"):
+                fn("MPI_Fint", f"mpi_{h.lower()}_{d}", "MPI_Fint x", "return x;")
+    out.append("")
+    out.append("/* MPI_SIZEOF: the size of one element of the kind (any rank). */")
+    for k in MPICH_SIZEOFS:
+        fn("void", f"mpi_sizeof_{k}", "const void *x, MPI_Fint *size, MPI_Fint *ierror",
+           f"(void)x; *size = {_sizeof_bytes(k)}; if (ierror) *ierror = MPI_SUCCESS;")
+    out.append("")
+    out.append("/* TYPE(MPI_Status), INTEGER(MPI_STATUS_SIZE) and MPICH's C status: one")
+    out.append(" * layout (docs/design.md, \"Fortran bindings\"), so a copy. */")
+    size = "MPI_F_STATUS_SIZE * sizeof(MPI_Fint)"
+    for name, src_dst in (("mpi_status_f082f", "in, MPI_Fint *out, MPI_Fint *ierror"),
+                          ("mpi_status_f2f08", "in, MPI_Fint *out, MPI_Fint *ierror")):
+        fn("void", name, "const MPI_Fint *" + src_dst,
+           f"memcpy(out, in, {size}); if (ierror) *ierror = MPI_SUCCESS;")
+    for name in ("mpi_status_f08_assign_c", "mpi_status_c_assign_f08"):
+        fn("void", name, "MPI_Fint *out, const MPI_Fint *in", f"memcpy(out, in, {size});")
+    out.append("")
+    out.append("/* MPI_CONVERSION_FN_NULL(_C): marks \"no conversion\"; the f08 wrappers")
+    out.append(" * of MPI_Register_datarep pass it to C as NULL (TERN_F08_CONV). */")
+    for suffix in ("", "_c"):
+        fn("void", f"mpi_conversion_fn_null{suffix}", "void", "return;", "mpi_f08_callbacks")
+    out.append("")
+    out.append("/* The sentinels of module mpi_f08_link_constants. */")
+    for name, t in MPICH_LINK_CONSTANTS:
+        out.append(f"{t} tern_mpich_f08_{name}[1] MOD(mpi_f08_link_constants, mpi_{name});")
+    out.append("")
+    out.append("/* The handles of module mpi_f08_compile_constants (named constants a")
+    out.append(" * program may pass by reference). */")
+    for n, t, v in _constants(header_text):
+        if t:
+            v = MPICH_VALUES.get(n, v)
+            out.append(f"const MPI_Fint tern_mpich_{n.lower()} "
+                       f"MOD(mpi_f08_compile_constants, {n.lower()}) = {v};")
+    return "\n".join(out) + "\n"
+
+
 def outputs(root, specs, header_text):
     forms, left = _forms(specs)
     out = {f"src/fortran/gen/{n}": t for n, t in gen_c(forms).items()}
+    out["src/fortran/gen/mpich/f08_modules.c"] = gen_mpich_modules(header_text)
+    out["src/fortran/gen/mpich/f08_aliases.ld"] = gen_mpich_aliases(forms)
     out["src/fortran/gen/mpi_f08_module.f90"] = gen_module(header_text, forms)
     out.update({f"src/fortran/gen/{n}": t for n, t in gen_procs(forms).items()})
     return out, left

@@ -20,7 +20,7 @@ void tern_f08_register_datarep(char *datarep, void (*read_conversion_fn)(void), 
 {
     char *datarep_c = NULL;
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Register_datarep(datarep_c, (MPI_Datarep_conversion_function *)read_conversion_fn, (MPI_Datarep_conversion_function *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+    *ierror = MPI_Register_datarep(datarep_c, (MPI_Datarep_conversion_function *)TERN_F08_CONV(read_conversion_fn), (MPI_Datarep_conversion_function *)TERN_F08_CONV(write_conversion_fn), (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
 out:
     free(datarep_c);
 }
@@ -30,7 +30,7 @@ void tern_pf08_register_datarep(char *datarep, void (*read_conversion_fn)(void),
 {
     char *datarep_c = NULL;
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Register_datarep(datarep_c, (MPI_Datarep_conversion_function *)read_conversion_fn, (MPI_Datarep_conversion_function *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+    *ierror = PMPI_Register_datarep(datarep_c, (MPI_Datarep_conversion_function *)TERN_F08_CONV(read_conversion_fn), (MPI_Datarep_conversion_function *)TERN_F08_CONV(write_conversion_fn), (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
 out:
     free(datarep_c);
 }
@@ -40,7 +40,7 @@ void tern_f08_register_datarep_c(char *datarep, void (*read_conversion_fn)(void)
 {
     char *datarep_c = NULL;
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = MPI_Register_datarep_c(datarep_c, (MPI_Datarep_conversion_function_c *)read_conversion_fn, (MPI_Datarep_conversion_function_c *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+    *ierror = MPI_Register_datarep_c(datarep_c, (MPI_Datarep_conversion_function_c *)TERN_F08_CONV(read_conversion_fn), (MPI_Datarep_conversion_function_c *)TERN_F08_CONV(write_conversion_fn), (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
 out:
     free(datarep_c);
 }
@@ -50,7 +50,7 @@ void tern_pf08_register_datarep_c(char *datarep, void (*read_conversion_fn)(void
 {
     char *datarep_c = NULL;
     if (!(datarep_c = tern_f_str_in(datarep, datarep_len))) { *ierror = MPI_ERR_NO_MEM; goto out; }
-    *ierror = PMPI_Register_datarep_c(datarep_c, (MPI_Datarep_conversion_function_c *)read_conversion_fn, (MPI_Datarep_conversion_function_c *)write_conversion_fn, (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
+    *ierror = PMPI_Register_datarep_c(datarep_c, (MPI_Datarep_conversion_function_c *)TERN_F08_CONV(read_conversion_fn), (MPI_Datarep_conversion_function_c *)TERN_F08_CONV(write_conversion_fn), (MPI_Datarep_extent_function *)dtype_file_extent_fn, (void *)extra_state);
 out:
     free(datarep_c);
 }
