@@ -5,7 +5,8 @@
  * through subarray views and checked element by element, and a darray
  * read back; views of vector, indexed and darray filetypes checked in the
  * file's bytes; automatic buffering left to pieces that are small (seen in
- * the tern_io_written_bytes counter). */
+ * the tern_io_written_bytes counter); collective reads through views
+ * without holes, alone and among views with holes. */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -240,6 +241,65 @@ static void empty_filetype(void)
     mtest_end();
 }
 
+/* Collective reads of a read-only file through views without holes go
+ * without any exchange (each rank reads its own range at once): every
+ * rank reading the same
+ * ints through the default view; a contiguous filetype at a displacement
+ * per rank; then one rank's view without holes among views with holes
+ * (every rank takes the exchange: none goes alone), automatic and
+ * enabled. */
+#define DN 4096
+static void dense_reads(const char *cb)
+{
+    mtest_begin("collective reads through views without holes");
+    MPI_File fh;
+    MPI_Info info = hints(cb, "4096", NULL);
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    static int v[DN], got[DN];
+    for (int i = 0; i < DN; i++)
+        v[i] = i * 7 + 1;
+    MPI_Status st;
+    if (rank == 0)
+        CHECK_RC(MPI_File_write_at(fh, 0, v, DN, MPI_INT, &st));
+    CHECK_RC(MPI_File_close(&fh));
+    /* Read-only: the reads that go without an exchange. */
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
+    int bad = 0, count = -1;
+    memset(got, 0, sizeof got);
+    CHECK_RC(MPI_File_read_at_all(fh, 0, got, DN, MPI_INT, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK_INT(count, DN, "ints read through the default view");
+    for (int i = 0; i < DN; i++)
+        bad += got[i] != v[i];
+    CHECK_INT(bad, 0, "wrong ints through the default view");
+    MPI_Datatype c, holes;
+    MPI_Type_contiguous(16, MPI_INT, &c);
+    MPI_Type_commit(&c);
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * 64, MPI_INT, c, "native", info));
+    memset(got, 0, sizeof got);
+    CHECK_RC(MPI_File_read_all(fh, got, 100, MPI_INT, &st));
+    bad = 0;
+    for (int i = 0; i < 100; i++)
+        bad += got[i] != v[rank * 16 + i];
+    CHECK_INT(bad, 0, "wrong ints through a contiguous filetype");
+    /* Every other int: a filetype with holes, on every rank but 0. */
+    MPI_Type_create_resized(MPI_INT, 0, 8, &holes);
+    MPI_Type_commit(&holes);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, rank == 0 ? MPI_INT : holes, "native", info));
+    memset(got, 0, sizeof got);
+    CHECK_RC(MPI_File_read_at_all(fh, 10, got, 1000, MPI_INT, &st));
+    bad = 0;
+    for (int i = 0; i < 1000; i++)
+        bad += got[i] != v[rank == 0 ? 10 + i : 2 * (10 + i)];
+    CHECK_INT(bad, 0, "wrong ints, one view without holes among views with holes");
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&c);
+    MPI_Type_free(&holes);
+    MPI_Info_free(&info);
+    mtest_end();
+}
+
 /* Views of vector, indexed and darray filetypes (with holes: each rank's
  * pieces between the others'), written independently and collectively
  * (buffered, automatic) and checked in the file's bytes. Where rank r's
@@ -458,6 +518,8 @@ int main(int argc, char **argv)
     interleaved("enable", "16777216", "1", 0, 4000);
     interleaved("automatic", "65536", "2", 0, 4000);
     empty_filetype();
+    dense_reads("automatic");
+    dense_reads("enable");
     subarray3d("enable");
     subarray3d("automatic");
     subarray3d("disable");

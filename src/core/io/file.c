@@ -224,6 +224,7 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     f->errhandler = default_errhandler;
     f->fd.fd = -1;
     tern_io_view_default(&f->view);
+    f->views_dense = 1; /* every rank's view is the default */
     const char *path;
     f->drv = tern_io_driver_for(filename, &path);
     if ((st = tern_comm_dup(comm, &f->comm)) != TERN_OK) {

@@ -46,6 +46,9 @@ typedef struct tern_file {
     MPI_Info info;         /* the hints the program gave (MPI_INFO_NULL: none) */
     tern_io_hints_t hints;
     tern_io_view_t view;
+    /* Every rank's view is without holes (view_dense): any access of any
+     * rank is one range of the file. Agreed at open and set_view. */
+    int views_dense;
     MPI_Offset fp;         /* individual file pointer, etypes of the view */
     /* Shared file pointer (etypes of the view): an MPI_Offset at rank 0 of
      * a window over the file's communicator, moved by fetch-and-add, so it

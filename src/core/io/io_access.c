@@ -473,6 +473,11 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
         st = tern_io_view_make(&v, disp, etype, filetype, datarep,
                                (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0);
     st = tern_file_agree(f, st, "MPI_File_set_view");
+    /* Whether every rank's new view is without holes (collective reads
+     * through such views need no exchange, io_coll.h). */
+    int dense = st == TERN_OK && tern_io_view_dense(&v), all_dense = 0;
+    if (st == TERN_OK)
+        st = tern_coll_allreduce(f->comm, &dense, &all_dense, 1, MPI_INT, MPI_MIN, NULL, 0);
     if (st == TERN_OK)
         st = tern_file_set_info(f, info);
     if (st != TERN_OK) {
@@ -481,6 +486,7 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
     }
     tern_io_view_free(&f->view);
     f->view = v;
+    f->views_dense = all_dense;
     if (v.segs == &v.segs_one) {
         f->view.segs = &f->view.segs_one;
         f->view.before = &f->view.before_one;

@@ -735,6 +735,21 @@ tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, vo
     size_t total = pos < 0 ? 0 : (size_t)count * (size_t)tern_datatype_size(dt);
     *plan_p = NULL;
     *used = 0;
+    if (!write && f->views_dense && f->hints.cb_read == 2 &&
+        !(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR))) {
+        /* Automatic, a file no rank writes (amode is the same on every
+         * rank), and every rank's view without holes: each rank's access
+         * is one range, which it reads at once, as fast as an aggregator
+         * would read it, and no rank waits for another (no exchange of
+         * extents either: on a loaded machine each collective step costs
+         * about a time slice). A file open for writing keeps the exchange,
+         * which also orders the read after the other ranks' writes before
+         * it (programs that write_all and then read_all other ranks' data
+         * without MPI_File_sync and a barrier rely on it). Writes still
+         * exchange their extents: where ranks' ranges overlap, buffering
+         * orders them. */
+        return TERN_OK;
+    }
     pieces_t ps;
     tern_status_t st = my_pieces(f, pos, total, &ps), mine = st;
     /* Every rank's extent of the file and its pieces: the aggregators'

@@ -215,6 +215,12 @@ MPI_Offset tern_io_view_offset(const tern_io_view_t *v, MPI_Offset pos)
     return v->disp + k * v->fextent + v->segs[j].offset + (MPI_Offset)(r - v->before[j]);
 }
 
+int tern_io_view_dense(const tern_io_view_t *v)
+{
+    return v->fsize > 0 && v->nsegs == 1 && v->segs[0].offset == 0 &&
+           (MPI_Aint)v->segs[0].len == v->fextent;
+}
+
 tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t len,
                                 tern_io_piece_fn fn, void *arg)
 {
@@ -225,7 +231,7 @@ tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t 
                                   "through it can move none, not %zu bytes", len);
     /* A filetype without holes (the default view's MPI_BYTE, any
      * contiguous type): the range is one piece, not one per tile. */
-    if (v->nsegs == 1 && v->segs[0].offset == 0 && (MPI_Aint)v->segs[0].len == v->fextent)
+    if (tern_io_view_dense(v))
         return fn(v->disp + pos, len, arg);
     MPI_Offset k = pos / v->fsize;
     size_t r = (size_t)(pos % v->fsize);

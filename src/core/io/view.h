@@ -61,6 +61,10 @@ void tern_io_view_free(tern_io_view_t *v);
 typedef tern_status_t (*tern_io_piece_fn)(MPI_Offset off, size_t len, void *arg);
 tern_status_t tern_io_view_walk(const tern_io_view_t *v, MPI_Offset pos, size_t len,
                                 tern_io_piece_fn fn, void *arg);
+/* Whether the view's filetype has no holes (the default view's MPI_BYTE,
+ * any contiguous type): every access through it is one range of the
+ * file. */
+int tern_io_view_dense(const tern_io_view_t *v);
 /* The file offset of stream byte pos. */
 MPI_Offset tern_io_view_offset(const tern_io_view_t *v, MPI_Offset pos);
 /* The stream bytes that lie before file offset off (the end of the file in
