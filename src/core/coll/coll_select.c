@@ -113,6 +113,10 @@ static const row_t default_rows[] = {
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial", ANY},
     {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware", ANY},
     {TERN_COLL_ALLREDUCE, 2, 8192, "recursive_doubling", ANY},
+    /* Two ranks, one per core: shm up to its 64 KB slot (one step; each
+     * rank folds half), 0.6x rabenseifner's time at 64 KB in an A/B
+     * (docs/performance.md). */
+    {TERN_COLL_ALLREDUCE, 2, 65536, "shm", FIT},
     {TERN_COLL_ALLREDUCE, 16, 16384, "shm", ANY},
     {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling", ANY},
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner", ANY},

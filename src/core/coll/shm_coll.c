@@ -24,9 +24,10 @@
  *   (all)reduce: wait until slot n is free, copy the chunk in, enter = n;
  *             small chunks: the taker (root, or every rank) waits for every
  *             enter and folds all the slots into its output; from
- *             TERN_SHM_PARALLEL_MIN bytes: every rank folds its 1/p slice
- *             into the result slot, reduced = n, and the taker(s) wait for
- *             every reduced and copy the result out.
+ *             TERN_SHM_PARALLEL_MIN bytes: every rank copies in all but
+ *             its own 1/p slice, folds that slice (its own term from its
+ *             buffer) into the result slot, reduced = n, and the taker(s)
+ *             wait for every reduced and copy the result out.
  *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
  *             most a slot, a slot / p for alltoall): the writers (every
  *             rank; the root for scatter) wait until slot n is free, copy
@@ -69,16 +70,18 @@ typedef struct {
 } run_t;
 
 /* dst = x_0 op ... op x_(p-1) over count elements at off_bytes of each
- * rank's slot of step n. */
-static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, char *dst)
+ * rank's slot of step n; this rank's term is read from mine instead when
+ * not NULL (its slice of a parallel fold, which it never copied in). */
+static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, const char *mine, char *dst)
 {
     if (count == 0)
         return TERN_OK;
-    int p = r->reg->p;
-    memcpy(dst, tern_shm_slot(r->reg, p - 1, r->n) + off_bytes, count * r->a.esz);
+    int p = r->reg->p, me = r->reg->me;
+#define TERM(q) (mine && (q) == me ? mine : tern_shm_slot(r->reg, (q), r->n) + off_bytes)
+    memcpy(dst, TERM(p - 1), count * r->a.esz);
     for (int q = p - 2; q >= 0; q--) {
-        tern_status_t st = tern_op_apply(r->a.op, r->a.dt, tern_shm_slot(r->reg, q, r->n) + off_bytes,
-                                         dst, count);
+        tern_status_t st = tern_op_apply(r->a.op, r->a.dt, TERM(q), dst, count);
+#undef TERM
         if (st != TERN_OK)
             return st;
     }
@@ -141,6 +144,12 @@ static int blocks(const run_t *r)
 static int parallel(const run_t *r)
 {
     return r->len * r->a.esz >= TERN_SHM_PARALLEL_MIN && r->len >= (size_t)r->reg->p;
+}
+
+/* The first element of rank q's slice of a parallel fold (q = p: the end). */
+static size_t slice_lo(const run_t *r, int q)
+{
+    return r->len * (size_t)q / (size_t)r->reg->p;
 }
 
 static uint64_t steps_for(const run_t *r)
@@ -256,9 +265,16 @@ static int poll_run(void *ctx, tern_status_t *st)
                 if (r->n > TERN_SHM_SLOTS)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
                 size_t unit = r->kind == TERN_COLL_BCAST ? 1 : esz;
-                if (r->len) /* an empty bcast still takes its step; its buffer may be NULL */
-                    memcpy(tern_shm_slot(reg, me, r->n), (const char *)r->a.sbuf + r->off * unit,
-                           r->len * unit);
+                char *slot = tern_shm_slot(reg, me, r->n);
+                const char *src = (const char *)r->a.sbuf + r->off * unit;
+                if (r->kind != TERN_COLL_BCAST && parallel(r)) {
+                    /* Our own slice is folded by us alone, from the buffer. */
+                    size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
+                    memcpy(slot, src, lo * esz);
+                    memcpy(slot + hi * esz, src + hi * esz, (r->len - hi) * esz);
+                } else if (r->len) { /* an empty bcast still takes its step; its buffer may be NULL */
+                    memcpy(slot, src, r->len * unit);
+                }
                 if (r->kind == TERN_COLL_BCAST)
                     atomic_store_explicit(bcast_total_at(reg, me, r->n), r->total, memory_order_relaxed);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
@@ -288,13 +304,13 @@ static int poll_run(void *ctx, tern_status_t *st)
                 if (takes) {
                     WAIT(TERN_SHM_ENTER, -1, r->n);
                     /* In place, sbuf is rbuf: this chunk was copied in already. */
-                    *st = fold(r, 0, r->len, (char *)r->a.rbuf + r->off * esz);
+                    *st = fold(r, 0, r->len, NULL, (char *)r->a.rbuf + r->off * esz);
                 }
             } else {
                 WAIT(TERN_SHM_ENTER, -1, r->n);
-                size_t lo = r->len * (size_t)me / (size_t)reg->p;
-                size_t hi = r->len * (size_t)(me + 1) / (size_t)reg->p;
-                *st = fold(r, lo * esz, hi - lo, tern_shm_result(reg, r->n) + lo * esz);
+                size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
+                *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz,
+                           tern_shm_result(reg, r->n) + lo * esz);
                 tern_shm_set(reg, TERN_SHM_REDUCED, r->n);
                 r->phase = PH_REDUCED;
                 if (*st != TERN_OK)

@@ -65,7 +65,7 @@ int tern_shm_coll_usable(const tern_coll_args_t *a)
         c->coll_shm = node_local(c) ? (void *)&shm_local : (void *)&shm_none;
     if (c->coll_shm == &shm_none || (!a->blocking && c->coll_shm == &shm_local))
         return 0;
-    return a->esz <= tern_knob_size(TERN_KNOB_COLL_SHM_SLOT);
+    return a->esz <= tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT, TERN_SHM_SLOT_DEFAULT);
 }
 
 static void region_free(void *p)
@@ -121,8 +121,13 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         *reg_p = (tern_shm_region_t *)c->coll_shm + (blocking ? 0 : 1);
         return TERN_OK;
     }
-    size_t slot = (tern_knob_size(TERN_KNOB_COLL_SHM_SLOT) + LINE - 1) & ~(size_t)(LINE - 1);
     int p = c->size;
+    /* auto: two ranks get 64 KB slots, so the 2-rank allreduce row (up to
+     * 64 KB) runs in one step (docs/performance.md: 64 KB at 2 ranks 20.6
+     * us by rabenseifner, 21-23 us through 16 KB slots, 13 us in one). */
+    size_t slot = tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT,
+                                    p == 2 ? TERN_SHM_SLOT_2RANKS : TERN_SHM_SLOT_DEFAULT);
+    slot = (slot + LINE - 1) & ~(size_t)(LINE - 1);
     size_t flag_bytes = (size_t)p * TERN_SHM_N_FLAGS * LINE;
     size_t lane_bytes = flag_bytes + ((size_t)p + 1) * N_SLOTS * slot;
     size_t bytes = 2 * lane_bytes;

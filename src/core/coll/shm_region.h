@@ -13,7 +13,8 @@
  * cache lines:
  *   per rank: three flag lines (enter, reduced, leave), each written by that
  *   rank only, plus its pid;
- *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes;
+ *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes (auto: 16 KB,
+ *   64 KB in a region of two ranks);
  *   two result slots (the slices of a parallel reduction).
  *
  * Synchronisation is by sequence numbers, never reset: every rank counts
@@ -36,6 +37,10 @@
 
 enum { TERN_SHM_ENTER, TERN_SHM_REDUCED, TERN_SHM_LEAVE, TERN_SHM_N_FLAGS };
 enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
+/* TERN_COLL_SHM_SLOT=auto: slots of this many bytes, and larger ones in a
+ * region of two ranks, whose 64 KB allreduce then fits one step. */
+#define TERN_SHM_SLOT_DEFAULT ((size_t)16384)
+#define TERN_SHM_SLOT_2RANKS ((size_t)65536)
 
 typedef struct tern_shm_region {
     tern_shm_segment_t seg;
