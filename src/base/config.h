@@ -4,7 +4,7 @@
  * identifier TERN_KNOB_<ID>, so a misspelled knob or a read of the wrong type
  * is a compile error:
  *
- *   size_t cell = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
+ *   size_t chunk = tern_knob_size(TERN_KNOB_SHM_BULK_CHUNK);
  *   size_t min = tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN, 32 << 10); // auto
  *
  * A knob that takes auto is read with the _or form, which says what auto

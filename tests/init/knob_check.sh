@@ -48,9 +48,9 @@ expect_good() {
     fi
 }
 
-expect_bad 4 TERN_SHM_CELL_SIZE=64 "TERN_SHM_CELL_SIZE=64: must be a size from 128 to 1048576 bytes"
-expect_bad singleton TERN_SHM_CELL_SIZE=64 "TERN_SHM_CELL_SIZE=64: must be a size from 128 to 1048576 bytes"
-expect_bad 2 TERN_SHM_CELL_SIZE=8x "TERN_SHM_CELL_SIZE=8x: must be a size from 128 to 1048576 bytes"
+expect_bad 4 TERN_SHM_CELL_SIZE=64 "TERN_SHM_CELL_SIZE=64: must be a size from 128 to 1048576 bytes, or auto"
+expect_bad singleton TERN_SHM_CELL_SIZE=64 "TERN_SHM_CELL_SIZE=64: must be a size from 128 to 1048576 bytes, or auto"
+expect_bad 2 TERN_SHM_CELL_SIZE=8x "TERN_SHM_CELL_SIZE=8x: must be a size from 128 to 1048576 bytes, or auto"
 expect_bad 3 TERN_SHM_RING_CELLS=3 "TERN_SHM_RING_CELLS=3: must be a power of two from 2 to 1048576"
 expect_bad 2 TERN_SHM_RING_CELLS=0 "TERN_SHM_RING_CELLS=0: must be a power of two from 2 to 1048576"
 expect_bad 2 TERN_P2P_EAGER_MAX=abc "TERN_P2P_EAGER_MAX=abc: must be a size from 0 to 1073741824 bytes, or auto"

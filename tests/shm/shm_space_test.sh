@@ -129,7 +129,7 @@ normal)
     bad=$(grep -E '^tern\[rank [0-9]+\] (warning|error): (shared memory|shm transport)' "$ERR")
     [ -z "$bad" ] || fail "a warning or error with room to spare: $bad"
     # Full-size rings: the debug line of each rank says so.
-    n=$(grep -c 'shm transport: 4 local ranks, segment .* of [0-9]* bytes, 32 cells per ring, am_max 8304, bulk_max 65584' "$ERR")
+    n=$(grep -c 'shm transport: 4 local ranks, segment .* of [0-9]* bytes, 32 cells per ring, am_max 16496, bulk_max 65584' "$ERR")
     [ "$n" = 4 ] || fail "$n ranks report full-size rings, wanted 4"
     ;;
 esac

@@ -130,7 +130,7 @@ void tern_shm_choose_geometry(tern_tl_t *tl)
     /* The knob table holds the ranges (knobs.def): a power-of-two cell
      * count, a cell that carries the largest protocol header. Round the cell
      * up to whole cache lines. */
-    size_t cs = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
+    size_t cs = tern_knob_size_or(TERN_KNOB_SHM_CELL_SIZE, TERN_SHM_CELL_AUTO(tl->local_size));
     tl->want.cell_size = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
     tl->want.cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
 

@@ -48,6 +48,11 @@ typedef struct {
 
 _Static_assert(sizeof(tern_shm_cell_t) == TERN_SHM_CELL_HDR, "cell header is 16 bytes");
 
+/* TERN_SHM_CELL_SIZE=auto: 16 KB of eager data plus the cell and protocol
+ * headers up to 8 ranks on a node, 8 KB above (rings grow with the square
+ * of the node's ranks: 16 ranks take 64 MB of 8 KB cells). */
+#define TERN_SHM_CELL_AUTO(local_size) ((local_size) <= 8 ? (size_t)16512 : (size_t)8320)
+
 /* One side's private view of a ring. */
 #define TERN_SHM_RING_CONTROL 128 /* control block before the cells */
 #define TERN_SHM_CELL_FREED_EARLY 1u /* `reserved`: freed out of order */

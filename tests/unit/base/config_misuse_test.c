@@ -14,7 +14,7 @@ int main(void)
 #elif TERN_MISUSE == 4
     return tern_knob_is(TERN_KNOB_SHM_RING_CELLS, "auto"); /* a count read as an enum */
 #else
-    return (int)(tern_knob_size(TERN_KNOB_SHM_CELL_SIZE) + tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN, 0) +
+    return (int)(tern_knob_size(TERN_KNOB_SHM_BULK_CHUNK) + tern_knob_size_or(TERN_KNOB_SHM_CMA_MIN, 0) +
                  (size_t)tern_knob_is(TERN_KNOB_CONNECT, "all"));
 #endif
 }

@@ -76,7 +76,7 @@ static const reject_t rejected[] = {
     {TERN_KNOB_SHM_CELL_SIZE, "128 "},
     {TERN_KNOB_SHM_CELL_SIZE, "0x100"},
     {TERN_KNOB_SHM_CELL_SIZE, "1.5k"},
-    {TERN_KNOB_SHM_CELL_SIZE, "auto"},
+    {TERN_KNOB_SHM_BULK_CHUNK, "auto"}, /* a size without auto */
     {TERN_KNOB_SHM_CMA_MIN, "9223372036854775808"}, /* INT64_MAX + 1 */
     {TERN_KNOB_SHM_CMA_MIN, "99999999999999999999999"},
     {TERN_KNOB_SHM_CMA_MIN, "8589934592g"}, /* 2^63 after the suffix */
@@ -191,7 +191,7 @@ static void check_environment(void)
     setenv("TERN_SHM_CMA", "off", 1);
     setenv("TERN_OFI_EAGER_SIZE", "", 1); /* empty: unset */
 
-    CHECK(tern_knob_size(TERN_KNOB_SHM_CELL_SIZE) == 8320);
+    CHECK(tern_knob_is_auto(TERN_KNOB_SHM_CELL_SIZE)); /* the default */
     CHECK(tern_knob_count(TERN_KNOB_SHM_RING_CELLS) == 4);
     CHECK(tern_knob_is(TERN_KNOB_CONNECT, "lazy"));
     CHECK(!tern_knob_is(TERN_KNOB_CONNECT, "auto"));
@@ -214,14 +214,14 @@ static void check_environment(void)
     CHECK(tern_knob_rejected(TERN_KNOB_SHM_RING_CELLS) == NULL);
     CHECK(tern_knobs_invalid(NULL) == 1);
     CHECK(tern_knobs_invalid(remember) == 1 && n_reported == 1);
-    CHECK(reported && strcmp(reported, "TERN_SHM_CELL_SIZE=64: must be a size from 128 to 1048576 bytes") == 0);
+    CHECK(reported && strcmp(reported, "TERN_SHM_CELL_SIZE=64: must be a size from 128 to 1048576 bytes, or auto") == 0);
     free((void *)reported);
 }
 
 int main(void)
 {
     check_parser();
-    check_allowed(TERN_KNOB_SHM_CELL_SIZE, "a size from 128 to 1048576 bytes");
+    check_allowed(TERN_KNOB_SHM_CELL_SIZE, "a size from 128 to 1048576 bytes, or auto");
     check_allowed(TERN_KNOB_P2P_EAGER_MAX, "a size from 0 to 1073741824 bytes, or auto");
     check_allowed(TERN_KNOB_SHM_RING_CELLS, "a power of two from 2 to 1048576");
     check_allowed(TERN_KNOB_LOG_LEVEL, "a number from 0 to 3");

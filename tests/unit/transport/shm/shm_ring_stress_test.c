@@ -423,7 +423,7 @@ static void rank_main(int rank, const char *job)
     tern_tl_shm_ops.query(s.tl, TERN_TL_ANY_PEER, &attr);
     size_t am_max = attr.am_max;
     /* The cell size comes from the knob (cache-line rounded). */
-    size_t knob = tern_knob_size(TERN_KNOB_SHM_CELL_SIZE);
+    size_t knob = tern_knob_size_or(TERN_KNOB_SHM_CELL_SIZE, TERN_SHM_CELL_AUTO(ls));
     size_t want = (knob + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
     if (ls > 1 && am_max != want - TERN_SHM_CELL_HDR)
         FAIL("am_max %zu, expected %zu from TERN_SHM_CELL_SIZE=%zu", am_max, want - TERN_SHM_CELL_HDR, knob);
