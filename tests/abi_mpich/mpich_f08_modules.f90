@@ -129,24 +129,5 @@ contains
     end if
   end subroutine
 
-  subroutine check_maps()
-    character(len=4096) :: line
-    integer :: u, ios, p, found
-    found = 0
-    open(newunit=u, file='/proc/self/maps', action='read', iostat=ios)
-    call check(ios == 0, 'open /proc/self/maps')
-    do
-      read(u, '(a)', iostat=ios) line
-      if (ios /= 0) exit
-      p = index(line, '/')
-      if (p == 0) cycle
-      if (index(line, 'libmpichfort.so') == 0 .and. index(line, 'libmpich.so') == 0) cycle
-      call check(line(p:p + len_trim(libdir)) == trim(libdir) // '/', &
-                 'an MPICH library not Tern''s: ' // trim(line(p:)))
-      if (index(line, 'libmpichfort.so') /= 0) found = ior(found, 1)
-      if (index(line, 'libmpich.so') /= 0) found = ior(found, 2)
-    end do
-    close(u)
-    call check(found == 3, 'Tern''s libmpichfort.so.12 and libmpich.so.12 loaded')
-  end subroutine
+  include 'check_maps.inc'
 end program
