@@ -139,6 +139,26 @@ int main(int argc, char **argv)
     err = MPI_Send(sbuf, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
     CHECK_OK(MPI_Error_class(err, &cls));
     CHECK(cls == MPI_ERR_COMM, "class %d", cls);
+    /* A send's tag passes unconverted (abi_std.py, SEND_TAG_PROCS): the
+     * ABI's MPI_ANY_TAG and any other negative tag are still MPI_ERR_TAG,
+     * and the message names the value the program passed. */
+    const int bad_tags[] = {MPI_ANY_TAG, -1, -7};
+    for (int i = 0; i < 3; i++) {
+        MPI_Request sreq = MPI_REQUEST_NULL;
+        int errs[3] = {MPI_Send(sbuf, 1, MPI_INT, 0, bad_tags[i], MPI_COMM_WORLD),
+                       MPI_Isend(sbuf, 1, MPI_INT, 0, bad_tags[i], MPI_COMM_WORLD, &sreq),
+                       MPI_Sendrecv(sbuf, 1, MPI_INT, 0, bad_tags[i], rbuf, 1, MPI_INT, 0, 0,
+                                    MPI_COMM_WORLD, MPI_STATUS_IGNORE)};
+        for (int k = 0; k < 3; k++) {
+            CHECK_OK(MPI_Error_class(errs[k], &cls));
+            CHECK(cls == MPI_ERR_TAG, "tag %d, call %d: class %d", bad_tags[i], k, cls);
+        }
+        CHECK(sreq == MPI_REQUEST_NULL, "a failed MPI_Isend made a request");
+        CHECK_OK(MPI_Error_string(errs[0], msg, &len));
+        char want[32];
+        snprintf(want, sizeof want, "tag=%d", bad_tags[i]);
+        CHECK(strstr(msg, want) != NULL, "message '%s' lacks '%s'", msg, want);
+    }
     err = MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
     CHECK(err == MPI_SUCCESS, "wait on MPI_REQUEST_NULL: %d", err);
 

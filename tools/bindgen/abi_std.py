@@ -89,6 +89,20 @@ INT_KINDS = {
 # The procedures whose request libtern's copy in libmpi_abi reads and
 # writes in the ABI's own encoding (src/mpi/mpi_request.c, REQUEST_NULL_OUT).
 REQUEST_IN_PLACE = {"MPI_Wait", "MPI_Test", "MPI_Request_free", "MPI_Start"}
+# A tag a procedure only sends with passes unconverted: every negative tag
+# is invalid there on both sides (the ABI's MPI_ANY_TAG too), so libtern
+# raises MPI_ERR_TAG naming the value the program passed, and a valid one
+# costs no sign test (MPI_Send within 5% of libtern, docs/performance.md).
+SEND_TAG_PROCS = {"MPI_" + b for b in ("Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend",
+                                       "Irsend", "Send_init", "Bsend_init", "Ssend_init",
+                                       "Rsend_init", "Psend_init")}
+
+
+def send_tag(name, x):
+    """Whether argument x of procedure name is a tag only sent with."""
+    return x == "sendtag" or (x == "tag" and name.removesuffix("_c") in SEND_TAG_PROCS)
+
+
 # Arrays of ranks are converted only where a constant may be in them.
 RANK_ARRAYS = {"MPI_Group_translate_ranks"}
 
@@ -602,6 +616,8 @@ def entry_point(name, expr):
                     raise SystemExit(f"abi_std: {name}: int pointer {x} in")
                 else:
                     post.append(f"if (rc == 0 && {x}) *{x} = tern_abi_{conv}_out(*{x});")
+            elif conv == "tag" and send_tag(name, x):
+                args.append(x)
             else:
                 args.append(f"tern_abi_{conv}_in({x})")
             continue

@@ -41,7 +41,7 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 TERN_ABI_ALIAS(Psend_init)
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Psend_init(buf, partitions, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
+    int rc = tern_native_PMPI_Psend_init(buf, partitions, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), tern_abi_Info_in(info), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

@@ -5,14 +5,14 @@
 TERN_ABI_ALIAS(Bsend)
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Bsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Bsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Bsend_c)
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Bsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Bsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
@@ -81,28 +81,28 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 TERN_ABI_ALIAS(Rsend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Rsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Rsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Rsend_c)
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Rsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Rsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Send)
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Send(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Send(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Send_c)
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Send_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Send_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
@@ -110,7 +110,7 @@ TERN_ABI_ALIAS(Sendrecv)
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     TN_Status *n_status = tern_abi_status_slot(status);
-    int rc = tern_native_PMPI_Sendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    int rc = tern_native_PMPI_Sendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), sendtag, recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
@@ -119,7 +119,7 @@ TERN_ABI_ALIAS(Sendrecv_c)
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     TN_Status *n_status = tern_abi_status_slot(status);
-    int rc = tern_native_PMPI_Sendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    int rc = tern_native_PMPI_Sendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), sendtag, recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
@@ -128,7 +128,7 @@ TERN_ABI_ALIAS(Sendrecv_replace)
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     TN_Status *n_status = tern_abi_status_slot(status);
-    int rc = tern_native_PMPI_Sendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    int rc = tern_native_PMPI_Sendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), sendtag, tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
@@ -137,7 +137,7 @@ TERN_ABI_ALIAS(Sendrecv_replace_c)
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     TN_Status *n_status = tern_abi_status_slot(status);
-    int rc = tern_native_PMPI_Sendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
+    int rc = tern_native_PMPI_Sendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), sendtag, tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), n_status);
     if (status) tern_abi_status_fix(status);
     return tern_abi_err_out(rc);
 }
@@ -145,13 +145,13 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 TERN_ABI_ALIAS(Ssend)
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Ssend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Ssend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }
 
 TERN_ABI_ALIAS(Ssend_c)
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    int rc = tern_native_PMPI_Ssend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm));
+    int rc = tern_native_PMPI_Ssend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm));
     return tern_abi_err_out(rc);
 }

@@ -5,7 +5,7 @@
 TERN_ABI_ALIAS(Ibsend)
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Ibsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Ibsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -13,7 +13,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 TERN_ABI_ALIAS(Ibsend_c)
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Ibsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Ibsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -79,7 +79,7 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 TERN_ABI_ALIAS(Irsend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Irsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Irsend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -87,7 +87,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 TERN_ABI_ALIAS(Irsend_c)
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Irsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Irsend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -95,7 +95,7 @@ int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 TERN_ABI_ALIAS(Isend)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Isend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Isend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -103,7 +103,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 TERN_ABI_ALIAS(Isend_c)
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Isend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Isend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -111,7 +111,7 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 TERN_ABI_ALIAS(Isendrecv)
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Isendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Isendrecv(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), sendtag, recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -119,7 +119,7 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 TERN_ABI_ALIAS(Isendrecv_c)
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Isendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Isendrecv_c(sendbuf, sendcount, tern_abi_Type_in(sendtype), tern_abi_rank_in(dest), sendtag, recvbuf, recvcount, tern_abi_Type_in(recvtype), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -127,7 +127,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 TERN_ABI_ALIAS(Isendrecv_replace)
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Isendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Isendrecv_replace(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), sendtag, tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -135,7 +135,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 TERN_ABI_ALIAS(Isendrecv_replace_c)
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Isendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(sendtag), tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Isendrecv_replace_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), sendtag, tern_abi_rank_in(source), tern_abi_tag_in(recvtag), tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -143,7 +143,7 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 TERN_ABI_ALIAS(Issend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Issend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Issend(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -151,7 +151,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 TERN_ABI_ALIAS(Issend_c)
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Issend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Issend_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }

@@ -5,7 +5,7 @@
 TERN_ABI_ALIAS(Bsend_init)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Bsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Bsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -13,7 +13,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 TERN_ABI_ALIAS(Bsend_init_c)
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Bsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Bsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -37,7 +37,7 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 TERN_ABI_ALIAS(Rsend_init)
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Rsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Rsend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -45,7 +45,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 TERN_ABI_ALIAS(Rsend_init_c)
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Rsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Rsend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -53,7 +53,7 @@ int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, i
 TERN_ABI_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Send_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Send_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -61,7 +61,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 TERN_ABI_ALIAS(Send_init_c)
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Send_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Send_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -69,7 +69,7 @@ int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 TERN_ABI_ALIAS(Ssend_init)
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Ssend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Ssend_init(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
@@ -77,7 +77,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 TERN_ABI_ALIAS(Ssend_init_c)
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = tern_native_PMPI_Ssend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tern_abi_tag_in(tag), tern_abi_Comm_in(comm), (int *)request);
+    int rc = tern_native_PMPI_Ssend_init_c(buf, count, tern_abi_Type_in(datatype), tern_abi_rank_in(dest), tag, tern_abi_Comm_in(comm), (int *)request);
     if (rc == 0) tern_abi_Request_back(request);
     return tern_abi_err_out(rc);
 }
