@@ -2,6 +2,7 @@
 #include "core/io/io_async.h"
 #include "core/io/io_access.h"
 #include "core/io/io_datarep.h"
+#include "core/coll/shm_region.h"
 #include "core/comm/comm_create.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/api_lock.h"
@@ -319,6 +320,8 @@ static tern_status_t cq_get(tern_file_t *f, struct tern_io_cq **q_p)
     }
     q->f = f;
     q->comm = dup;
+    if (dup->size <= 2) /* as the file's own communicator (file.c) */
+        tern_shm_coll_off(dup);
     q->tail = &q->head;
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->wake, NULL);
