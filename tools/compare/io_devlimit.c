@@ -1,4 +1,4 @@
-/* docs/performance.md, "Parallel I/O": build with gcc -O2 -o devlimit io-devlimit.c */
+/* docs/performance.md, "Parallel I/O": build with gcc -O2 -o devlimit io_devlimit.c */
 /* The disk's own limit for the I/O benchmarks' writes: W writer processes
  * pwrite PER bytes each in XFER pieces into one shared file (each its own
  * range, as IOR's segmented layout with -s 1) and fsync; the figure is all
