@@ -5,8 +5,8 @@
  * ranks' zero, all zero, MPI_IN_PLACE, sums of ints, max of doubles,
  * bitwise xor of 8-byte integers, a strided derived type, a commutative
  * user op, a non-commutative one (shm does not serve it: the table's
- * algorithm must still keep rank order), the nonblocking form beside the
- * blocking one, and many calls back to back (a reused slot would show as a
+ * algorithm must still keep rank order), the nonblocking and persistent
+ * forms beside the blocking one, and many calls back to back (a reused slot would show as a
  * wrong value). Every result is checked against one computed locally. */
 #include "../mpi/mtest.h"
 
@@ -103,6 +103,37 @@ static void check_int_sum(MPI_Comm c, const int *rc, int inplace, int block, int
     }
     if (!inplace)
         CHECK(out[rc[r]] == -7, "reduce_scatter wrote past this rank's block");
+    free(in);
+    free(out);
+}
+
+/* The persistent form, started three times with new data each time. */
+static void check_persistent(MPI_Comm c, const int *rc)
+{
+    int r, p;
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &p);
+    size_t total = prefix(rc, p), lo = prefix(rc, r);
+    int *in = malloc((total + 1) * sizeof *in), *out = malloc(((size_t)rc[r] + 1) * sizeof *out);
+    MPI_Request req;
+    MPI_Reduce_scatter_init(in, out, rc, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &req);
+    for (int it = 0; it < 3; it++) {
+        for (size_t i = 0; i < total; i++)
+            in[i] = iv(r, i) + it;
+        MPI_Start(&req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        for (int i = 0; i < rc[r]; i++) {
+            int want = 0;
+            for (int q = 0; q < p; q++)
+                want += iv(q, lo + (size_t)i) + it;
+            if (out[i] != want) {
+                CHECK(0, "persistent reduce_scatter of %zu ints, start %d: [%d] = %d, want %d",
+                      total, it, i, out[i], want);
+                break;
+            }
+        }
+    }
+    MPI_Request_free(&req);
     free(in);
     free(out);
 }
@@ -253,6 +284,8 @@ static void run(MPI_Comm c, MPI_Op user_sum, MPI_Op affine_op, MPI_Datatype affi
             if (kind == 0)
                 check_int_sum(c, rc, 1, 1, 1);
             check_double_max(c, rc);
+            if (kind == 1)
+                check_persistent(c, rc);
             if (kind == 0) {
                 check_xor(c, rc, 0);
                 check_xor(c, rc, 1);
