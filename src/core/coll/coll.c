@@ -3,6 +3,7 @@
  * contiguous), handle MPI_IN_PLACE, select an algorithm, build its
  * schedule and run or start it. */
 #include "core/coll/coll.h"
+#include "core/coll/coll_pair.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
@@ -161,8 +162,21 @@ static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, 
 }
 
 /* Selects, builds, appends the unpacks and launches. */
+static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
+                                   size_t msg_bytes, tern_req_t **req_p, int persistent,
+                                   const tern_coll_algo_t *chosen);
+
 static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
                             size_t msg_bytes, tern_req_t **req_p, int persistent)
+{
+    return finish_chosen(pr, a, kind, msg_bytes, req_p, persistent, NULL);
+}
+
+/* As finish, with the algorithm already chosen for these arguments (the
+ * two-rank test below) when chosen is not NULL. */
+static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
+                                   size_t msg_bytes, tern_req_t **req_p, int persistent,
+                                   const tern_coll_algo_t *chosen)
 {
     tern_status_t st = tern_sched_error(pr->s);
     a->blocking = !req_p;
@@ -172,7 +186,7 @@ static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t ki
     if (__builtin_expect(a->comm->revoked | a->comm->n_failed, 0) && st == TERN_OK)
         st = tern_ulfm_coll_error(a->comm);
     if (st == TERN_OK) {
-        const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
+        const tern_coll_algo_t *al = chosen ? chosen : tern_coll_select(a, kind, msg_bytes);
         if (al)
             tern_coll_count(al, a->comm, msg_bytes);
         st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;
@@ -210,6 +224,38 @@ static void args_init(tern_coll_args_t *a, tern_comm_t *c)
     a->commutative = 1;
 }
 
+/* Two ranks, blocking (coll_pair.h): an intracommunicator neither revoked
+ * nor with a member known failed (those take the schedule, which fails
+ * them with its words). One test for every other call. */
+static inline int pair_call(const tern_comm_t *c, tern_req_t **req_p)
+{
+    return !req_p && c->size == 2 && !c->is_inter && !(c->revoked | c->n_failed);
+}
+
+/* dt described when it is contiguous (a valid type: the MPI layer checked
+ * it): one lookup for its size, true lower bound and extent. */
+static inline int pair_contig(MPI_Datatype dt, tern_dt_desc_t *d)
+{
+    return tern_datatype_describe(dt, d) && d->contig;
+}
+
+/* Whether the table chose algorithm id for a, the case a pair function
+ * writes out when it fits (its scratch); counted then, as finish() counts
+ * the schedule's. Otherwise *chosen keeps the choice, and a its views,
+ * for finish_chosen (no second selection or datatype lookup). */
+static int pair_chosen(tern_coll_args_t *a, tern_coll_kind_t kind, size_t msg_bytes, unsigned id,
+                       int fits, const tern_coll_algo_t **chosen)
+{
+    a->blocking = 1;
+    const tern_coll_algo_t *al = tern_coll_select(a, kind, msg_bytes);
+    if (!al || al->index != id || !fits) {
+        *chosen = al;
+        return 0;
+    }
+    tern_coll_count(al, a->comm, msg_bytes);
+    return 1;
+}
+
 #define PREP(pr, c, n, req_p)                                                  \
     do {                                                                       \
         if (prep_init(&(pr), (c), (n), !(req_p)))                              \
@@ -232,11 +278,23 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
 {
     prep_t pr;
     tern_coll_args_t a;
+    tern_dt_desc_t d;
+    const tern_coll_algo_t *chosen = NULL;
+    if (pair_call(c, req_p) && pair_contig(dt, &d)) {
+        args_init(&a, c);
+        a.root = root;
+        a.bytes = (size_t)d.size * count;
+        a.rbuf = offset(buf, d.true_lb);
+        if (pair_chosen(&a, TERN_COLL_BCAST, a.bytes, TERN_COLL_ALGO_bcast_binomial, 1, &chosen))
+            return tern_coll_pair_bcast(&a);
+    }
     PREP(pr, c, 1, req_p);
-    args_init(&a, c);
-    a.root = root;
     /* Counts that differ between ranks are caught (MPICH's bcastlength). */
     tern_sched_exact_sizes(pr.s);
+    if (chosen) /* two ranks, contiguous: a holds the view already */
+        return finish_chosen(&pr, &a, TERN_COLL_BCAST, a.bytes, req_p, persistent, chosen);
+    args_init(&a, c);
+    a.root = root;
     /* An MPI_PROC_NULL rank's other arguments are not significant. */
     if (c->is_inter && root == MPI_PROC_NULL)
         count = 0;
@@ -256,7 +314,29 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
 {
     prep_t pr;
     tern_coll_args_t a;
+    tern_dt_desc_t sd, rd;
+    const tern_coll_algo_t *chosen = NULL;
+    if (pair_call(c, req_p) &&
+        (c->rank == root ? pair_contig(rtype, &rd) && (sbuf == MPI_IN_PLACE || pair_contig(stype, &sd))
+                         : pair_contig(stype, &sd))) {
+        args_init(&a, c);
+        a.root = root;
+        if (c->rank == root) {
+            a.bytes = (size_t)rd.size * rcount;
+            a.rbuf = offset(rbuf, rd.true_lb);
+            a.sbuf = sbuf == MPI_IN_PLACE
+                         ? offset((char *)rbuf + (size_t)root * rcount * (size_t)rd.extent, rd.true_lb)
+                         : offset(sbuf, sd.true_lb);
+        } else {
+            a.bytes = (size_t)sd.size * scount;
+            a.sbuf = offset(sbuf, sd.true_lb);
+        }
+        if (pair_chosen(&a, TERN_COLL_GATHER, a.bytes, TERN_COLL_ALGO_gather_binomial, 1, &chosen))
+            return tern_coll_pair_gather(&a);
+    }
     PREP(pr, c, 1, req_p);
+    if (chosen) /* two ranks, contiguous: a holds the views already */
+        return finish_chosen(&pr, &a, TERN_COLL_GATHER, a.bytes, req_p, persistent, chosen);
     args_init(&a, c);
     a.root = root;
     if (c->is_inter) {
@@ -315,7 +395,28 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
 {
     prep_t pr;
     tern_coll_args_t a;
+    tern_dt_desc_t sd, rd;
+    const tern_coll_algo_t *chosen = NULL;
+    if (pair_call(c, req_p) &&
+        (c->rank == root ? pair_contig(stype, &sd) && (rbuf == MPI_IN_PLACE || pair_contig(rtype, &rd))
+                         : pair_contig(rtype, &rd))) {
+        args_init(&a, c);
+        a.root = root;
+        if (c->rank == root) {
+            a.bytes = (size_t)sd.size * scount;
+            a.sbuf = offset(sbuf, sd.true_lb);
+            a.rbuf = rbuf == MPI_IN_PLACE ? offset(a.sbuf, (MPI_Aint)((size_t)root * a.bytes))
+                                          : offset(rbuf, rd.true_lb);
+        } else {
+            a.bytes = (size_t)rd.size * rcount;
+            a.rbuf = offset(rbuf, rd.true_lb);
+        }
+        if (pair_chosen(&a, TERN_COLL_SCATTER, a.bytes, TERN_COLL_ALGO_scatter_binomial, 1, &chosen))
+            return tern_coll_pair_scatter(&a);
+    }
     PREP(pr, c, 1, req_p);
+    if (chosen) /* two ranks, contiguous: a holds the views already */
+        return finish_chosen(&pr, &a, TERN_COLL_SCATTER, a.bytes, req_p, persistent, chosen);
     args_init(&a, c);
     a.root = root;
     if (c->is_inter) {
@@ -510,7 +611,32 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
         dt = MPI_DATATYPE_NULL;
         op = MPI_OP_NULL;
     }
+    tern_dt_desc_t d;
+    const tern_coll_algo_t *chosen = NULL;
+    if (pair_call(c, req_p) && pair_contig(dt, &d)) {
+        args_init(&a, c);
+        a.count = count;
+        a.dt = dt;
+        a.op = op;
+        a.esz = (size_t)d.size; /* contiguous: the packed element */
+        a.commutative = tern_op_is_commutative(op);
+        a.root = root;
+        a.sbuf = offset(sbuf == MPI_IN_PLACE ? rbuf : sbuf, d.true_lb);
+        a.rbuf = c->rank == root ? offset(rbuf, d.true_lb) : NULL;
+        /* The rank that folds (the root; rank 0 for a non-commutative op)
+         * needs a scratch vector, on the stack, unless it folds into the
+         * root's receive buffer. */
+        int pivot = a.commutative ? root : 0;
+        int scratch = c->rank == pivot && (c->rank != root || sbuf == MPI_IN_PLACE);
+        if (pair_chosen(&a, TERN_COLL_REDUCE, count * a.esz, TERN_COLL_ALGO_reduce_binomial,
+                        !scratch || count * a.esz <= TERN_COLL_PAIR_TMP, &chosen))
+            return tern_coll_pair_reduce(&a);
+    }
     PREP(pr, c, 1, req_p);
+    if (chosen) { /* two ranks, contiguous: a holds the views already */
+        tern_sched_hold_op(pr.s, op);
+        return finish_chosen(&pr, &a, TERN_COLL_REDUCE, count * a.esz, req_p, persistent, chosen);
+    }
     reduction_args(&a, c, count, dt, op);
     tern_sched_hold_op(pr.s, op);
     a.root = root;
@@ -538,7 +664,27 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
 {
     prep_t pr;
     tern_coll_args_t a;
+    tern_dt_desc_t d;
+    const tern_coll_algo_t *chosen = NULL;
+    if (pair_call(c, req_p) && pair_contig(dt, &d)) {
+        args_init(&a, c);
+        a.count = count;
+        a.dt = dt;
+        a.op = op;
+        a.esz = (size_t)d.size; /* contiguous: the packed element */
+        a.commutative = tern_op_is_commutative(op);
+        a.rbuf = offset(rbuf, d.true_lb);
+        a.sbuf = sbuf == MPI_IN_PLACE ? a.rbuf : offset(sbuf, d.true_lb);
+        if (pair_chosen(&a, TERN_COLL_ALLREDUCE, count * a.esz,
+                        TERN_COLL_ALGO_allreduce_recursive_doubling,
+                        count * a.esz <= TERN_COLL_PAIR_TMP, &chosen))
+            return tern_coll_pair_allreduce(&a);
+    }
     PREP(pr, c, 1, req_p);
+    if (chosen) { /* two ranks, contiguous: a holds the views already */
+        tern_sched_hold_op(pr.s, op);
+        return finish_chosen(&pr, &a, TERN_COLL_ALLREDUCE, count * a.esz, req_p, persistent, chosen);
+    }
     reduction_args(&a, c, count, dt, op);
     tern_sched_hold_op(pr.s, op);
     if (sbuf == MPI_IN_PLACE) {

@@ -1,0 +1,259 @@
+/* Two-rank collectives as direct messages (coll_pair.h). Each function is
+ * its algorithm's schedule at p = 2 written out: bcast_binomial.c,
+ * reduce_binomial.c, allreduce_recursive_doubling.c, gather_binomial.c and
+ * scatter_binomial.c say why the messages and the folds are what they are.
+ * A send goes eager at once when it can (no request), else through a
+ * request waited for at the end; a receive whose message is here already
+ * is copied at once, else posted as a request on this stack frame. Errors
+ * are the schedule's: a bcast's receive must get exactly the bytes its
+ * count describes (MPI_ERR_TRUNCATE with the same words otherwise); a
+ * failed transfer gives its status. */
+#include "core/coll/coll_pair.h"
+#include "core/comm/comm_p2p.h"
+#include "core/comm/ulfm.h"
+#include "core/datatype/op.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/progress.h"
+
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    tern_comm_t *c;
+    uint32_t ctx;
+    int tag, peer;
+    tern_status_t st;  /* the first error */
+    int stop;          /* an error other than a truncation: post nothing more */
+    tern_req_t *send;  /* a send that did not go at once, or NULL */
+    tern_req_t recv;   /* a receive that was posted (posted set) */
+    int posted, exact;
+} pair_t;
+
+static void pair_init(pair_t *p, const tern_coll_args_t *a)
+{
+    tern_comm_t *c = a->comm;
+    p->c = c;
+    p->ctx = c->context_id + 1;
+    p->tag = tern_comm_next_coll_tag(c, 1);
+    p->peer = 1 - c->rank;
+    p->st = TERN_OK;
+    p->stop = 0;
+    p->send = NULL;
+    p->posted = 0;
+    p->exact = 0;
+}
+
+/* Records an error; as in the schedule, a truncation lets the remaining
+ * steps run (the peer still waits for them), any other stops them. */
+static void note(pair_t *p, tern_status_t st)
+{
+    if (st == TERN_OK)
+        return;
+    if (p->st == TERN_OK)
+        p->st = st;
+    if (st != TERN_ERR_TRUNCATE)
+        p->stop = 1;
+}
+
+/* A receive that got `got` bytes (SIZE_MAX: more than it holds) where
+ * `want` were due: the schedule's words (coll_sched.c). */
+static __attribute__((cold)) tern_status_t mismatch(size_t got, size_t want, int peer)
+{
+    if (got == SIZE_MAX)
+        return tern_status_detail(TERN_ERR_TRUNCATE,
+                                  "rank %d sent more than the %zu bytes this rank's count and "
+                                  "datatype describe: they must describe the same amount of data "
+                                  "on every rank",
+                                  peer, want);
+    return tern_status_detail(TERN_ERR_TRUNCATE,
+                              "rank %d sent %zu bytes where this rank's count and datatype "
+                              "describe %zu: they must describe the same amount of data on every "
+                              "rank",
+                              peer, got, want);
+}
+
+static void send_begin(pair_t *p, const void *buf, size_t n)
+{
+    if (p->stop)
+        return;
+    tern_comm_t *c = p->c;
+    if (tern_ulfm_coll_stopped(c)) {
+        note(p, tern_ulfm_coll_error(c));
+        return;
+    }
+    if (tern_p2p_send_eager_now(c->rank, p->ctx, buf, n, tern_comm_world_rank(c, p->peer),
+                                p->tag))
+        return;
+    tern_status_t st = tern_comm_isend(c, p->ctx, buf, n, p->peer, p->tag, TERN_SEND_STANDARD,
+                                       &p->send);
+    if (st != TERN_OK) {
+        p->send = NULL;
+        note(p, st);
+        p->stop = 1;
+    }
+}
+
+static void recv_begin(pair_t *p, void *buf, size_t n)
+{
+    if (p->stop)
+        return;
+    tern_comm_t *c = p->c;
+    if (tern_ulfm_coll_stopped(c)) {
+        note(p, tern_ulfm_coll_error(c));
+        return;
+    }
+    tern_status_t e = TERN_OK;
+    if (p->exact) {
+        tern_recv_done_t done;
+        if (tern_p2p_recv_fitting_now(p->ctx, buf, n, p->peer, p->tag, &done)) {
+            if (done.bytes != n)
+                note(p, mismatch(done.bytes, n, p->peer));
+            return;
+        }
+    } else if (tern_p2p_recv_eager_now(p->ctx, buf, n, p->peer, p->tag, &e)) {
+        note(p, e);
+        return;
+    }
+    tern_req_t *r = &p->recv;
+    tern_req_init(r, TERN_REQ_RECV);
+    r->comm = c->handle;
+    r->context_id = p->ctx;
+    r->peer = p->peer;
+    r->tag = p->tag;
+    r->buf = buf;
+    r->bytes = n;
+    tern_p2p_start_recv(r);
+    p->posted = 1;
+}
+
+/* Waits for what is in flight; the first error. */
+static tern_status_t pair_end(pair_t *p)
+{
+    if (p->posted) {
+        tern_req_t *r = &p->recv;
+        tern_progress_wait(&r->complete);
+        if (p->exact && (r->error == TERN_ERR_TRUNCATE ||
+                         (r->error == TERN_OK && r->status_bytes != r->bytes)))
+            note(p, mismatch(r->error == TERN_OK ? r->status_bytes : SIZE_MAX, r->bytes,
+                             r->status_source));
+        note(p, r->error);
+        tern_req_fini(r);
+        p->posted = 0;
+    }
+    if (p->send) {
+        tern_progress_wait(&p->send->complete);
+        note(p, p->send->error);
+        tern_req_release(p->send);
+        p->send = NULL;
+    }
+    return p->st;
+}
+
+static void fold(pair_t *p, const tern_coll_args_t *a, const void *in, void *inout)
+{
+    if (!p->stop && a->count) {
+        tern_status_t st = tern_op_apply(a->op, a->dt, in, inout, a->count);
+        if (st != TERN_OK) {
+            note(p, st);
+            p->stop = 1;
+        }
+    }
+}
+
+tern_status_t tern_coll_pair_bcast(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    if (a->comm->rank == a->root) {
+        send_begin(&p, a->rbuf, a->bytes);
+    } else {
+        p.exact = 1; /* counts that differ between ranks are caught */
+        recv_begin(&p, a->rbuf, a->bytes);
+    }
+    return pair_end(&p);
+}
+
+/* Commutative ops: the root folds root op other; others: rank 0 folds
+ * x_0 op x_1 and hands it to the root 1. */
+tern_status_t tern_coll_pair_reduce(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    int r = a->comm->rank;
+    size_t n = a->count * a->esz;
+    _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
+    int pivot = a->commutative ? a->root : 0;
+    if (r != pivot) {
+        send_begin(&p, a->sbuf, n);
+        if (r == a->root) /* non-commutative: rank 0 has the result */
+            recv_begin(&p, a->rbuf, n);
+        return pair_end(&p);
+    }
+    /* The pivot: the other's term, then acc op it. */
+    char *in = r == a->root && a->rbuf != a->sbuf ? a->rbuf : tmp;
+    recv_begin(&p, in, n);
+    pair_end(&p);
+    fold(&p, a, a->sbuf, in);
+    if (r == a->root) {
+        if (in != a->rbuf && !p.stop && n)
+            memmove(a->rbuf, in, n);
+        return p.st;
+    }
+    send_begin(&p, in, n);
+    return pair_end(&p);
+}
+
+/* Both ranks exchange their vectors and fold x_0 op x_1. */
+tern_status_t tern_coll_pair_allreduce(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    size_t n = a->count * a->esz;
+    char *rb = a->rbuf;
+    _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
+    if (a->sbuf != rb && n)
+        memmove(rb, a->sbuf, n);
+    recv_begin(&p, tmp, n);
+    send_begin(&p, rb, n);
+    pair_end(&p);
+    if (p.peer < a->comm->rank) {
+        fold(&p, a, tmp, rb);
+    } else {
+        fold(&p, a, rb, tmp);
+        if (!p.stop && n)
+            memcpy(rb, tmp, n);
+    }
+    return p.st;
+}
+
+tern_status_t tern_coll_pair_gather(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    size_t b = a->bytes;
+    if (a->comm->rank != a->root) {
+        send_begin(&p, a->sbuf, b);
+        return pair_end(&p);
+    }
+    recv_begin(&p, (char *)a->rbuf + (size_t)p.peer * b, b);
+    char *mine = (char *)a->rbuf + (size_t)a->root * b;
+    if (a->sbuf != mine && b)
+        memmove(mine, a->sbuf, b);
+    return pair_end(&p);
+}
+
+tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    size_t b = a->bytes;
+    if (a->comm->rank != a->root) {
+        recv_begin(&p, a->rbuf, b);
+        return pair_end(&p);
+    }
+    send_begin(&p, (const char *)a->sbuf + (size_t)p.peer * b, b);
+    const char *mine = (const char *)a->sbuf + (size_t)a->root * b;
+    if (a->rbuf != mine && b)
+        memmove(a->rbuf, mine, b);
+    return pair_end(&p);
+}

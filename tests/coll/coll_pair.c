@@ -1,0 +1,231 @@
+/* Two-rank collectives where one rank takes the direct pair path
+ * (contiguous data) and the other the scheduled one (a strided type with
+ * the same type signature), both contiguous, or both strided: bcast,
+ * reduce, allreduce, gather and scatter must meet and give the same
+ * results, at every root, in place or not, with counts on both sides of
+ * the pair path's limits; the non-commutative op keeps rank order. Runs on
+ * communicators of two ranks split from the world (np 2 and 4). */
+#include "../mpi/mtest.h"
+
+static MPI_Comm comm;
+static int rank;
+static const int counts[] = {0, 1, 7, 300, 3000};
+#define N_COUNTS ((int)(sizeof counts / sizeof counts[0]))
+
+static int val(int r, int i) { return (r + 1) * 1000 + i * 3 + r; }
+
+/* Buffers of n ints, contiguous or every second int (a vector type). */
+typedef struct {
+    int *mem;
+    int stride, n;
+    MPI_Datatype type; /* one element describes all n ints */
+    int count;
+} buf_t;
+
+static void buf_make(buf_t *b, int n, int strided)
+{
+    b->n = n;
+    b->stride = strided ? 2 : 1;
+    b->mem = malloc((size_t)(n ? n : 1) * (size_t)b->stride * sizeof(int));
+    if (!b->mem)
+        FATAL("out of memory");
+    for (int i = 0; i < n * b->stride; i++)
+        b->mem[i] = -7;
+    if (strided && n) {
+        MPI_Type_vector(n, 1, 2, MPI_INT, &b->type);
+        MPI_Type_commit(&b->type);
+        b->count = 1;
+    } else {
+        b->type = MPI_INT;
+        b->count = n;
+    }
+}
+
+static void buf_free(buf_t *b)
+{
+    if (b->type != MPI_INT)
+        MPI_Type_free(&b->type);
+    free(b->mem);
+}
+
+static int *at(buf_t *b, int i) { return &b->mem[i * b->stride]; }
+
+/* mode 0: both contiguous; 1: rank 0 strided; 2: rank 1 strided; 3: both. */
+static int strided(int mode) { return mode == 3 || mode == rank + 1; }
+
+static void test_bcast_reduce(int mode)
+{
+    for (int k = 0; k < N_COUNTS; k++) {
+        int n = counts[k];
+        for (int root = 0; root < 2; root++) {
+            buf_t b, s, r;
+            buf_make(&b, n, strided(mode));
+            for (int i = 0; i < n; i++)
+                *at(&b, i) = rank == root ? val(root, i) : -1;
+            CHECK_RC(MPI_Bcast(b.mem, b.count, b.type, root, comm));
+            for (int i = 0; i < n; i++)
+                if (*at(&b, i) != val(root, i)) {
+                    CHECK_INT(*at(&b, i), val(root, i), "bcast element");
+                    break;
+                }
+            for (int inplace = 0; inplace < 2; inplace++) {
+                buf_make(&s, n, strided(mode));
+                buf_make(&r, n, strided(mode));
+                for (int i = 0; i < n; i++)
+                    *at(inplace && rank == root ? &r : &s, i) = val(rank, i);
+                CHECK_RC(MPI_Reduce(inplace && rank == root ? MPI_IN_PLACE : s.mem, r.mem,
+                                    r.count, r.type, MPI_SUM, root, comm));
+                if (rank == root)
+                    for (int i = 0; i < n; i++)
+                        if (*at(&r, i) != val(0, i) + val(1, i)) {
+                            CHECK_INT(*at(&r, i), val(0, i) + val(1, i), "reduce element");
+                            break;
+                        }
+                buf_free(&s);
+                buf_free(&r);
+                buf_make(&s, n, strided(mode));
+                buf_make(&r, n, strided(mode));
+                for (int i = 0; i < n; i++)
+                    *at(inplace ? &r : &s, i) = val(rank, i);
+                CHECK_RC(MPI_Allreduce(inplace ? MPI_IN_PLACE : s.mem, r.mem, r.count, r.type,
+                                       MPI_MAX, comm));
+                for (int i = 0; i < n; i++)
+                    if (*at(&r, i) != val(1, i)) {
+                        CHECK_INT(*at(&r, i), val(1, i), "allreduce element");
+                        break;
+                    }
+                buf_free(&s);
+                buf_free(&r);
+            }
+            buf_free(&b);
+        }
+    }
+}
+
+static void test_gather_scatter(int mode)
+{
+    for (int k = 0; k < N_COUNTS; k++) {
+        int n = counts[k];
+        for (int root = 0; root < 2; root++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                /* The root's buffer of two blocks is contiguous or strided
+                 * as a whole: blocks of n ints each. */
+                buf_t all, one;
+                buf_make(&all, 2 * n, strided(mode));
+                buf_make(&one, n, strided(mode));
+                MPI_Datatype blk = MPI_INT;
+                int bcount = n;
+                if (strided(mode) && n) {
+                    MPI_Type_vector(n, 1, 2, MPI_INT, &blk);
+                    MPI_Datatype rs;
+                    MPI_Type_create_resized(blk, 0, (MPI_Aint)(2 * n) * (MPI_Aint)sizeof(int), &rs);
+                    MPI_Type_free(&blk);
+                    blk = rs;
+                    MPI_Type_commit(&blk);
+                    bcount = 1;
+                }
+                int ip = inplace && rank == root;
+                for (int i = 0; i < n; i++)
+                    *(ip ? at(&all, root * n + i) : at(&one, i)) = val(rank, i);
+                CHECK_RC(MPI_Gather(ip ? MPI_IN_PLACE : one.mem, one.count, one.type, all.mem,
+                                    bcount, blk, root, comm));
+                if (rank == root)
+                    for (int q = 0; q < 2; q++)
+                        for (int i = 0; i < n; i++)
+                            if (*at(&all, q * n + i) != val(q, i)) {
+                                CHECK_INT(*at(&all, q * n + i), val(q, i), "gather element");
+                                i = n;
+                                q = 2;
+                            }
+                for (int q = 0; q < 2; q++)
+                    for (int i = 0; i < n; i++)
+                        *at(&all, q * n + i) = rank == root ? val(q, i) + 1 : -1;
+                for (int i = 0; i < n; i++)
+                    *at(&one, i) = -1;
+                CHECK_RC(MPI_Scatter(all.mem, bcount, blk, ip ? MPI_IN_PLACE : one.mem, one.count,
+                                     one.type, root, comm));
+                for (int i = 0; i < n; i++) {
+                    int got = ip ? *at(&all, root * n + i) : *at(&one, i);
+                    if (got != val(rank, i) + 1) {
+                        CHECK_INT(got, val(rank, i) + 1, "scatter element");
+                        break;
+                    }
+                }
+                if (blk != MPI_INT)
+                    MPI_Type_free(&blk);
+                buf_free(&all);
+                buf_free(&one);
+            }
+    }
+}
+
+/* x -> m x + c under composition "a then b": not commutative. */
+static void compose(void *in_, void *inout_, int *len, MPI_Datatype *dt)
+{
+    int *a = in_, *b = inout_;
+    (void)dt;
+    for (int i = 0; i < *len; i++) {
+        unsigned m = (unsigned)a[2 * i] * (unsigned)b[2 * i];
+        unsigned c = (unsigned)b[2 * i] * (unsigned)a[2 * i + 1] + (unsigned)b[2 * i + 1];
+        b[2 * i] = (int)m;
+        b[2 * i + 1] = (int)c;
+    }
+}
+
+static void test_noncommutative(void)
+{
+    MPI_Op op;
+    CHECK_RC(MPI_Op_create(compose, 0, &op));
+    enum { N = 5 };
+    int x[2][2 * N], s[2 * N], r[2 * N], want[2 * N];
+    for (int q = 0; q < 2; q++)
+        for (int i = 0; i < N; i++) {
+            x[q][2 * i] = 2 * (q + i) + 1;
+            x[q][2 * i + 1] = q * 11 + i;
+        }
+    memcpy(want, x[1], sizeof want);
+    int len = N;
+    compose(x[0], want, &len, NULL); /* x_0 then x_1 */
+    for (int root = 0; root < 2; root++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            int ip = inplace && rank == root;
+            memcpy(ip ? r : s, x[rank], sizeof s);
+            CHECK_RC(MPI_Reduce(ip ? MPI_IN_PLACE : s, r, N, MPI_2INT, op, root, comm));
+            if (rank == root)
+                CHECK(!memcmp(r, want, sizeof r), "non-commutative reduce at root %d%s", root,
+                      inplace ? ", in place" : "");
+            memcpy(inplace ? r : s, x[rank], sizeof s);
+            CHECK_RC(MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, N, MPI_2INT, op, comm));
+            CHECK(!memcmp(r, want, sizeof r), "non-commutative allreduce%s",
+                  inplace ? ", in place" : "");
+        }
+    CHECK_RC(MPI_Op_free(&op));
+}
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    int wrank, wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize % 2)
+        FATAL("run with an even number of ranks");
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, wrank / 2, wrank, &comm));
+    MPI_Comm_rank(comm, &rank);
+    for (int mode = 0; mode < 4; mode++) {
+        char name[64];
+        snprintf(name, sizeof name, "bcast_reduce_mode%d", mode);
+        mtest_begin(name);
+        test_bcast_reduce(mode);
+        mtest_end();
+        snprintf(name, sizeof name, "gather_scatter_mode%d", mode);
+        mtest_begin(name);
+        test_gather_scatter(mode);
+        mtest_end();
+    }
+    mtest_begin("noncommutative");
+    test_noncommutative();
+    mtest_end();
+    CHECK_RC(MPI_Comm_free(&comm));
+    return mtest_finalize();
+}
