@@ -62,9 +62,10 @@ expect "single copy (CMA) from 65536 bytes" TERN_SHM_LARGE_PATH=cma TERN_SHM_CMA
 # Measured: near by hwloc (unbound), so every class from 32 KB is timed.
 expect "measured from 32768 bytes, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=measure
 # Each rank chooses for each of the four classes from 32 KB to 256 KB
-# (alternating paths while it measures: tern-bench checks every byte).
-if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \
-        >"$out" 2>&1; then
+# (alternating paths while it measures: tern-bench checks every byte);
+# TERN_SHM_MEASURE_MIN=0 times the two below its default (128 KB) too.
+if TERN_SHM_LARGE_PATH=measure TERN_SHM_MEASURE_MIN=0 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" \
+        -m 32K:256K -i 30 -x 2 >"$out" 2>&1; then
     n=$(grep -c "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")
     if [ "$n" -eq 8 ]; then
         echo "ok: TERN_SHM_LARGE_PATH=measure: 4 size classes chosen by each rank"
@@ -76,6 +77,24 @@ if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32
     fi
 else
     echo "FAIL: TERN_SHM_LARGE_PATH=measure: tern-bench-latency failed"
+    tail -20 "$out"
+    status=1
+fi
+# By default 32-64 KB are read by CMA untimed: only the two classes from
+# 128 KB are chosen.
+if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \
+        >"$out" 2>&1; then
+    n=$(grep -c "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")
+    small=$(grep -c "rendezvous from rank [01], \(32768\|65536\)-" "$out")
+    if [ "$n" -eq 4 ] && [ "$small" -eq 0 ]; then
+        echo "ok: TERN_SHM_MEASURE_MIN: 32-64 KB not timed, 2 classes chosen by each rank"
+    else
+        echo "FAIL: TERN_SHM_MEASURE_MIN: $n of 4 choices made, $small below 128 KB"
+        grep "rendezvous from\|large messages" "$out"
+        status=1
+    fi
+else
+    echo "FAIL: TERN_SHM_MEASURE_MIN: tern-bench-latency failed"
     tail -20 "$out"
     status=1
 fi

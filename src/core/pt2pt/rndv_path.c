@@ -123,6 +123,13 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
 {
     if (!peer->get_min || n < peer->get_min)
         return 0;
+    /* Below TERN_SHM_MEASURE_MIN the get serves untimed: there the
+     * stream's samples (run on purpose to time it, again every round)
+     * cost more than the choice wins: 2-rank bcast, gather and reduce at
+     * 32-64 KB 1.5-2.7x slower with them, ping-pong the same
+     * (docs/performance.md). */
+    if (n < tern_knob_size(TERN_KNOB_SHM_MEASURE_MIN))
+        return 1;
     if (!peer->rndv_path) {
         peer->rndv_path = malloc(sizeof *peer->rndv_path);
         if (!peer->rndv_path) {
