@@ -1,8 +1,8 @@
 #!/bin/sh
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
-# algorithms at 8 B (gather linear), bcast takes shm at 64 KB, and barrier
-# keeps shm; with a rank per CPU a 1 KB bcast stays
+# algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
+# at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
 # on shm (at 2 ranks up to 256 bytes go binomial anyway).
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
@@ -33,6 +33,17 @@ done
 out=$(chosen "$n" bcast 65536) || fail "bcast 64 KB at $n ranks: no selection line"
 k=$(echo "$out" | grep -c "debug: bcast on $n ranks, 65536 bytes: shm")
 [ "$k" -eq "$n" ] || fail "bcast 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+# Allreduce and reduce at 64 KB oversubscribed: shm in one 64 KB slot
+# (rabenseifner's and binomial's steps each wait for a descheduled rank);
+# reduce at 16 KB keeps binomial.
+for coll in allreduce reduce; do
+    out=$(chosen "$n" "$coll" 65536) || fail "$coll 64 KB at $n ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
+    [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+done
+out=$(chosen "$n" reduce 16384) || fail "reduce 16 KB at $n ranks: no selection line"
+k=$(echo "$out" | grep -c "debug: reduce on $n ranks, 16384 bytes: binomial")
+[ "$k" -eq "$n" ] || fail "reduce 16 KB at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
 if [ "$cpus" -ge 2 ]; then
     out=$(chosen 2 bcast 1024) || fail "bcast at 2 ranks: no selection line"
     k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 1024 bytes: shm")

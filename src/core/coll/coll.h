@@ -243,6 +243,7 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(SCAN, scan, recursive_doubling, 0)                                       \
     X(EXSCAN, exscan, linear, 0)                                               \
     X(EXSCAN, exscan, recursive_doubling, 0)                                   \
+    X(BCAST, bcast, linear, 0)                                                 \
     X(BARRIER, barrier, node_aware, TERN_COLL_NODE_AWARE)                                         \
     X(BCAST, bcast, node_aware, TERN_COLL_NODE_AWARE)                                          \
     X(REDUCE, reduce, node_aware, TERN_COLL_NEEDS_COMMUTATIVE | TERN_COLL_NODE_AWARE)              \

@@ -110,6 +110,14 @@ static const row_t default_rows[] = {
     {TERN_COLL_REDUCE, 0, 65536, "node_aware", ANY},
     {TERN_COLL_REDUCE, 2, 4096, "binomial", ANY},
     {TERN_COLL_REDUCE, 16, 16384, "shm", FIT},
+    /* Oversubscribed, 32-64 KB at up to 8 ranks: shm, one step through
+     * the 64 KB slots such a region gets, where binomial's inner ranks wait
+     * for descheduled children with the whole vector (loaded machine,
+     * SCHED_RR, 8 ranks: 32 KB 53-60 against 98-114 us, 64 KB 96-113
+     * against 171-179; 4 ranks 26-51 against 31-55); binomial below
+     * (16 KB: 21 against 12 us at 4 ranks; docs/performance.md). */
+    {TERN_COLL_REDUCE, 8, 16384, "binomial", OVER},
+    {TERN_COLL_REDUCE, 8, 65536, "shm", OVER},
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial", ANY},
     {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware", ANY},
     {TERN_COLL_ALLREDUCE, 2, 8192, "recursive_doubling", ANY},
@@ -117,6 +125,12 @@ static const row_t default_rows[] = {
      * rank folds half), 0.6x rabenseifner's time at 64 KB in an A/B
      * (docs/performance.md). */
     {TERN_COLL_ALLREDUCE, 2, 65536, "shm", FIT},
+    /* Oversubscribed, up to 64 KB at up to 8 ranks: shm in one step (64 KB
+     * slots), where rabenseifner's 2 lg p steps each wait for a
+     * descheduled partner (loaded machine, SCHED_RR, 64 KB: 4 ranks 58-71
+     * against 133-139 us, 8 ranks 105-142 against 301-381;
+     * docs/performance.md). */
+    {TERN_COLL_ALLREDUCE, 8, 65536, "shm", OVER},
     {TERN_COLL_ALLREDUCE, 16, 16384, "shm", ANY},
     {TERN_COLL_ALLREDUCE, 0, 2048, "recursive_doubling", ANY},
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner", ANY},

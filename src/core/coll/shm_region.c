@@ -131,8 +131,10 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     /* auto: two ranks get 64 KB slots, so the 2-rank allreduce row (up to
      * 64 KB) runs in one step (docs/performance.md: 64 KB at 2 ranks 20.6
      * us by rabenseifner, 21-23 us through 16 KB slots, 13 us in one). */
-    size_t slot = tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT,
-                                    p == 2 ? TERN_SHM_SLOT_2RANKS : TERN_SHM_SLOT_DEFAULT);
+    size_t slot_auto = p == 2 ? TERN_SHM_SLOT_2RANKS : TERN_SHM_SLOT_DEFAULT;
+    if (tern_rt.node_oversubscribed && p <= TERN_SHM_SLOT_OVER_MAX_RANKS)
+        slot_auto = TERN_SHM_SLOT_OVER; /* the same on every rank of the node */
+    size_t slot = tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT, slot_auto);
     slot = (slot + LINE - 1) & ~(size_t)(LINE - 1);
     size_t flag_bytes = (size_t)p * TERN_SHM_N_FLAGS * LINE;
     size_t lane_bytes = flag_bytes + ((size_t)p + 1) * N_SLOTS * slot;

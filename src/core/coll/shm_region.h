@@ -41,6 +41,11 @@ enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
  * region of two ranks, whose 64 KB allreduce then fits one step. */
 #define TERN_SHM_SLOT_DEFAULT ((size_t)16384)
 #define TERN_SHM_SLOT_2RANKS ((size_t)65536)
+/* auto on a node with more ranks than CPUs, up to 8 ranks: 64 KB slots,
+ * so a 64 KB bcast or allreduce is one step (every step waits for the
+ * slowest, descheduled rank; 1.2 MB of region per lane at 8 ranks). */
+#define TERN_SHM_SLOT_OVER ((size_t)65536)
+#define TERN_SHM_SLOT_OVER_MAX_RANKS 8
 
 typedef struct tern_shm_region {
     tern_shm_segment_t seg;
