@@ -27,7 +27,10 @@
  *             TERN_SHM_PARALLEL_MIN bytes: every rank copies in all but
  *             its own 1/p slice, folds that slice (its own term from its
  *             buffer) into the result slot, reduced = n, and the taker(s)
- *             wait for every reduced and copy the result out.
+ *             wait for every reduced and copy the result out. A reduce's
+ *             root (not in place) folds its own term from its buffer and
+ *             copies nothing in; a reduce of 2 ranks always folds at the
+ *             root (the other's chunk crosses the cores once).
  *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
  *             most a slot, a slot / p for alltoall): the writers (every
  *             rank; the root for scatter) wait until slot n is free, copy
@@ -141,9 +144,24 @@ static int blocks(const run_t *r)
            r->kind == TERN_COLL_SCATTER || r->kind == TERN_COLL_ALLTOALL;
 }
 
+/* A reduce of two ranks folds at the root alone: the other rank's chunk
+ * crosses the cores once, where the parallel fold moves half of it each
+ * way and the root's result slice back (loaded A/B, 8-64 KB: 0.55-0.65x
+ * the parallel fold's time; docs/performance.md). */
 static int parallel(const run_t *r)
 {
+    if (r->kind == TERN_COLL_REDUCE && r->reg->p == 2)
+        return 0;
     return r->len * r->a.esz >= TERN_SHM_PARALLEL_MIN && r->len >= (size_t)r->reg->p;
+}
+
+/* A reduce's root outside MPI_IN_PLACE folds its own term straight from
+ * its send buffer, never copying it into its slot (no one else reads it). */
+static const char *root_term(const run_t *r)
+{
+    if (r->kind != TERN_COLL_REDUCE || r->root != r->reg->me || r->a.sbuf == r->a.rbuf || !r->len)
+        return NULL;
+    return (const char *)r->a.sbuf + r->off * r->a.esz;
 }
 
 /* The first element of rank q's slice of a parallel fold (q = p: the end). */
@@ -272,6 +290,8 @@ static int poll_run(void *ctx, tern_status_t *st)
                     size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
                     memcpy(slot, src, lo * esz);
                     memcpy(slot + hi * esz, src + hi * esz, (r->len - hi) * esz);
+                } else if (root_term(r)) {
+                    /* the root's term stays in its buffer */
                 } else if (r->len) { /* an empty bcast still takes its step; its buffer may be NULL */
                     memcpy(slot, src, r->len * unit);
                 }
@@ -304,7 +324,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                 if (takes) {
                     WAIT(TERN_SHM_ENTER, -1, r->n);
                     /* In place, sbuf is rbuf: this chunk was copied in already. */
-                    *st = fold(r, 0, r->len, NULL, (char *)r->a.rbuf + r->off * esz);
+                    *st = fold(r, 0, r->len, root_term(r), (char *)r->a.rbuf + r->off * esz);
                 }
             } else {
                 WAIT(TERN_SHM_ENTER, -1, r->n);
