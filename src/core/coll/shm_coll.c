@@ -109,15 +109,20 @@ static void copy_in(run_t *r)
     const char *sbuf = r->a.sbuf;
     size_t b = r->a.bytes;
     switch (r->kind) {
-    case TERN_COLL_SCATTER:
+    case TERN_COLL_SCATTER: /* the root's own block goes in copy_out */
         for (int q = 0; q < reg->p; q++)
-            memcpy(tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
+            if (q != reg->me)
+                memcpy(tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
         break;
     case TERN_COLL_ALLTOALL:
         for (int d = 0; d < reg->p; d++)
             memcpy(tern_shm_slot(reg, reg->me, r->n) + (size_t)d * r->len,
                    sbuf + (size_t)d * b + r->off, r->len);
         break;
+    case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
+        if (reg->me == r->root)
+            break;
+        /* fall through */
     default: /* gather, allgather: this rank's block */
         memcpy(tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
     }
@@ -129,13 +134,19 @@ static void copy_out(run_t *r)
     char *rbuf = r->a.rbuf;
     size_t b = r->a.bytes;
     if (r->kind == TERN_COLL_SCATTER) {
-        memcpy(rbuf + r->off, tern_shm_slot(reg, reg->me, r->n), r->len);
+        const char *src = reg->me == r->root ? (const char *)r->a.sbuf + (size_t)reg->me * b + r->off
+                                             : tern_shm_slot(reg, reg->me, r->n);
+        if (src != rbuf + r->off) /* in place: the root's block stays */
+            memcpy(rbuf + r->off, src, r->len);
         return;
     }
     /* Our own block too: in place it is the same bytes. */
     size_t piece = r->kind == TERN_COLL_ALLTOALL ? (size_t)reg->me * r->len : 0;
-    for (int q = 0; q < reg->p; q++)
-        memmove(rbuf + (size_t)q * b + r->off, tern_shm_slot(reg, q, r->n) + piece, r->len);
+    for (int q = 0; q < reg->p; q++) {
+        const char *src = r->kind == TERN_COLL_GATHER && q == reg->me ? (const char *)r->a.sbuf + r->off
+                                                                      : tern_shm_slot(reg, q, r->n) + piece;
+        memmove(rbuf + (size_t)q * b + r->off, src, r->len);
+    }
 }
 
 static int blocks(const run_t *r)
