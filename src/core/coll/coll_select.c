@@ -62,10 +62,12 @@ static const row_t default_rows[] = {
      * side of 12288 bytes (256 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
      * not meet. At 2 ranks the message algorithm above any shm limit is
-     * binomial (one message), so the limit there is where the shm slot of
-     * a 2-rank region ends (64 KB, TERN_COLL_SHM_SLOT=auto): one step,
-     * no rendezvous; mismatched counts across it do not meet either. */
-    {TERN_COLL_BCAST, 2, 65536, "shm", FIT},
+     * binomial (one message), so the limit there is the measured one:
+     * 128 KB, two steps of a 2-rank region's 64 KB slot (a bcast's steps
+     * follow the root's count, so mismatched counts below it still end in
+     * MPI_ERR_TRUNCATE; across it they do not meet either). Loaded A/B
+     * with streaming stores: 128 KB 12.1 against binomial's 28.1 us. */
+    {TERN_COLL_BCAST, 2, 131072, "shm", FIT},
     {TERN_COLL_BCAST, 16, 12288, "shm", FIT},
     {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
     /* Oversubscribed, larger messages: shm, where scatter_allgather's
@@ -87,7 +89,10 @@ static const row_t default_rows[] = {
     {TERN_COLL_GATHER, 8, ANY_BYTES, "linear", OVER},
     /* Two ranks, one per core: shm up to the 64 KB slot of a 2-rank
      * region (one step: one copy in, one out, no rendezvous round trip;
-     * docs/performance.md). */
+     * docs/performance.md). Gather, scatter and reduce stop at the slot
+     * though shm was faster at 128 KB too: their steps follow each rank's
+     * own count, so mismatched counts (erroneous) must fit one step to
+     * stay in step. */
     {TERN_COLL_GATHER, 2, 65536, "shm", FIT},
     {TERN_COLL_GATHER, 8, 16384, "shm", FIT},
     {TERN_COLL_GATHER, 16, 4096, "shm", FIT},
