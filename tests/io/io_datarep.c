@@ -6,7 +6,8 @@
  * registration of a name (MPI_ERR_DUP_DATAREP, on MPI_FILE_NULL's
  * handler), an unknown name in MPI_File_set_view
  * (MPI_ERR_UNSUPPORTED_DATAREP), a conversion function that fails and a
- * long that does not fit external32 (MPI_ERR_CONVERSION). */
+ * long that does not fit external32 (MPI_ERR_CONVERSION). Nonblocking,
+ * collective and split accesses through external32 too. */
 #include "../mpi/mtest.h"
 
 #include <fcntl.h>
@@ -357,6 +358,129 @@ static void test_ext32_collective(void)
     mtest_end();
 }
 
+/* Nonblocking accesses through external32 (they queue like native ones:
+ * a write converted in the call, a read when its request completes): the
+ * bytes on disk, the values read back, the status counts in native
+ * elements and the pointers moved in file bytes. Independent on a file of
+ * this rank's, collective and split collective on a shared one. */
+static void test_ext32_nonblocking(void)
+{
+    mtest_begin("external32 nonblocking");
+    char path[512];
+    fname(path, sizeof path, "ext32_nb", rank);
+    MPI_File fh = open_self(path);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    int ints[3] = {0x01020304, -2, 1000};
+    double dbl[3] = {1.5, -2.25, 1024.0};
+    long lv = 7;
+    MPI_Request r[3];
+    MPI_Status sts[3];
+    CHECK_RC(MPI_File_iwrite_at(fh, 0, ints, 3, MPI_INT, &r[0]));
+    CHECK_RC(MPI_File_iwrite_at(fh, 12, dbl, 3, MPI_DOUBLE, &r[1]));
+    CHECK_RC(MPI_File_seek(fh, 36, MPI_SEEK_SET));
+    CHECK_RC(MPI_File_iwrite(fh, &lv, 1, MPI_LONG, &r[2]));
+    MPI_Offset pos;
+    CHECK_RC(MPI_File_get_position(fh, &pos));
+    CHECK_INT(pos, 40, "the pointer after iwrite of a long (4 file bytes)");
+    CHECK_RC(MPI_Waitall(3, r, sts));
+    int count;
+    MPI_Get_count(&sts[0], MPI_INT, &count);
+    CHECK_INT(count, 3, "ints written (status count, native)");
+    MPI_Get_count(&sts[1], MPI_DOUBLE, &count);
+    CHECK_INT(count, 3, "doubles written");
+    MPI_Get_count(&sts[2], MPI_LONG, &count);
+    CHECK_INT(count, 1, "long written");
+    CHECK_RC(MPI_File_sync(fh));
+    static const unsigned char want[40] = {
+        0x01, 0x02, 0x03, 0x04, 0xff, 0xff, 0xff, 0xfe, 0x00, 0x00, 0x03, 0xe8,
+        0x3f, 0xf8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 1.5 */
+        0xc0, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* -2.25 */
+        0x40, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 1024.0 */
+        0x00, 0x00, 0x00, 0x07,                         /* the long */
+    };
+    check_bytes(path, want, sizeof want, "nonblocking writes in external32");
+
+    int ri[3] = {0, 0, 0};
+    double rd[3] = {0, 0, 0}, tail[3] = {0, 0, 0};
+    long rl = 0;
+    CHECK_RC(MPI_File_iread_at(fh, 0, ri, 3, MPI_INT, &r[0]));
+    CHECK_RC(MPI_File_iread_at(fh, 12, rd, 3, MPI_DOUBLE, &r[1]));
+    CHECK_RC(MPI_File_seek(fh, 36, MPI_SEEK_SET));
+    CHECK_RC(MPI_File_iread(fh, &rl, 1, MPI_LONG, &r[2]));
+    CHECK_RC(MPI_Waitall(3, r, sts));
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(ri[i], ints[i], "int read back");
+        CHECK(rd[i] == dbl[i], "double %d read back: %g", i, rd[i]);
+    }
+    CHECK(rl == 7, "long read back: %ld", rl);
+    MPI_Get_count(&sts[2], MPI_LONG, &count);
+    CHECK_INT(count, 1, "long read (status count)");
+    CHECK_RC(MPI_File_get_position(fh, &pos));
+    CHECK_INT(pos, 40, "the pointer after iread of a long");
+    /* Past the end: only the whole doubles there are (20 bytes: 2 and a half). */
+    CHECK_RC(MPI_File_iread_at(fh, 20, tail, 3, MPI_DOUBLE, &r[0]));
+    CHECK_RC(MPI_Wait(&r[0], &sts[0]));
+    MPI_Get_count(&sts[0], MPI_DOUBLE, &count);
+    CHECK_INT(count, 2, "doubles read at the end of the file");
+    CHECK(tail[0] == -2.25 && tail[1] == 1024.0, "the last two doubles");
+    CHECK_RC(MPI_File_close(&fh));
+    CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
+
+    /* Collective: the ranks' longs interleave through the aggregators. */
+    fname(path, sizeof path, "ext32_nbcoll", 0);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    MPI_Datatype vec;
+    MPI_Type_vector(3, 1, size, MPI_LONG, &vec);
+    MPI_Type_commit(&vec);
+    CHECK_RC(MPI_File_set_view(fh, 4 * rank, MPI_LONG, vec, "external32", MPI_INFO_NULL));
+    long mine[3] = {rank * 10 + 1, rank * 10 + 2, -(rank * 10 + 3)};
+    CHECK_RC(MPI_File_iwrite_all(fh, mine, 3, MPI_LONG, &r[0]));
+    CHECK_RC(MPI_File_get_position(fh, &pos));
+    CHECK_INT(pos, 3, "the pointer after iwrite_all (at once)");
+    CHECK_RC(MPI_Wait(&r[0], &sts[0]));
+    MPI_Get_count(&sts[0], MPI_LONG, &count);
+    CHECK_INT(count, 3, "longs written by iwrite_all");
+    long back[3] = {0, 0, 0}, again[3] = {0, 0, 0};
+    CHECK_RC(MPI_File_iread_at_all(fh, 0, back, 3, MPI_LONG, &r[0]));
+    CHECK_RC(MPI_Wait(&r[0], &sts[0]));
+    MPI_Get_count(&sts[0], MPI_LONG, &count);
+    CHECK_INT(count, 3, "longs read by iread_at_all");
+    CHECK_RC(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    CHECK_RC(MPI_File_read_all_begin(fh, again, 3, MPI_LONG));
+    CHECK_RC(MPI_File_read_all_end(fh, again, &sts[0]));
+    MPI_Get_count(&sts[0], MPI_LONG, &count);
+    CHECK_INT(count, 3, "longs read by the split collective");
+    for (int i = 0; i < 3; i++) {
+        CHECK(back[i] == mine[i], "long %d read back by iread_at_all: %ld", i, back[i]);
+        CHECK(again[i] == mine[i], "long %d read back by read_all_begin: %ld", i, again[i]);
+    }
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        size_t n = 12 * (size_t)size;
+        unsigned char *wantc = calloc(n, 1);
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < 3; i++) {
+                uint32_t v = (uint32_t)(i < 2 ? q * 10 + 1 + i : -(q * 10 + 3));
+                unsigned char *p = wantc + 4 * ((size_t)i * (size_t)size + (size_t)q);
+                p[0] = (unsigned char)(v >> 24);
+                p[1] = (unsigned char)(v >> 16);
+                p[2] = (unsigned char)(v >> 8);
+                p[3] = (unsigned char)v;
+            }
+        check_bytes(path, wantc, n, "interleaved longs by iwrite_all");
+        free(wantc);
+        CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&vec);
+    mtest_end();
+}
+
 /* ---- user representations ------------------------------------------------- */
 
 /* "swap": an int is stored big-endian plus 1000 (a conversion that is not
@@ -651,6 +775,7 @@ int main(int argc, char **argv)
     test_ext32_constructors();
     test_ext32_ordered();
     test_ext32_collective();
+    test_ext32_nonblocking();
     test_user_swap();
     test_user_wide_and_null();
     test_errors();

@@ -255,6 +255,8 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(SCATTER, scatter, shm, TERN_COLL_SHM)                                    \
     X(ALLGATHER, allgather, shm, TERN_COLL_SHM)                                \
     X(ALLTOALL, alltoall, shm, TERN_COLL_SHM)                                  \
+    X(REDUCE_SCATTER, reduce_scatter, shm, TERN_COLL_SHM | TERN_COLL_NEEDS_COMMUTATIVE) \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, shm, TERN_COLL_SHM | TERN_COLL_NEEDS_COMMUTATIVE) \
     X(BARRIER, barrier, inter, TERN_COLL_INTER)                                \
     X(BCAST, bcast, inter, TERN_COLL_INTER)                                    \
     X(GATHER, gather, inter, TERN_COLL_INTER)                                  \

@@ -137,6 +137,18 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLREDUCE, 0, 4194304, "rabenseifner", ANY},
     {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_ALLREDUCE, 0, ANY_BYTES, "recursive_doubling", ANY},
+    /* Shared memory (each rank folds its own block out of every rank's
+     * slot, one step per slot's worth): tern-bench A/B against the rows
+     * below, loaded machine, medians of 3-5 alternated rounds
+     * (docs/performance.md): 2 bound ranks 8 B-1 MB 0.26-0.80x their time
+     * (64 KB 16.2 against 40.8 us, 128 KB 31.6 against 120.6), 4 B 1.7x;
+     * oversubscribed, 32 B up: 4 ranks 0.52-0.98x up to 1 MB (against
+     * ring from 128 KB), 8 ranks 0.48-0.95x; 4-16 B stay direct (2.2-3.4x
+     * at 4-8 B). */
+    {TERN_COLL_REDUCE_SCATTER, 2, 4, "reduce_scatterv", FIT},
+    {TERN_COLL_REDUCE_SCATTER, 2, ANY_BYTES, "shm", FIT},
+    {TERN_COLL_REDUCE_SCATTER, 8, 16, "direct", OVER},
+    {TERN_COLL_REDUCE_SCATTER, 8, ANY_BYTES, "shm", OVER},
     /* Oversubscribed, small vectors: every rank sends each owner its
      * segment and leaves, where reduce_scatterv's binomial reduce makes
      * inner ranks and the root wait for descheduled children in turn
@@ -145,6 +157,11 @@ static const row_t default_rows[] = {
     {TERN_COLL_REDUCE_SCATTER, 0, 65536, "reduce_scatterv", ANY},
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv", ANY},
+    /* The same code and the same rows as reduce_scatter. */
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, 4, "reduce_scatterv", FIT},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, "shm", FIT},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 8, 16, "direct", OVER},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 8, ANY_BYTES, "shm", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 16, 4096, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, 65536, "reduce_scatterv", ANY},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 0, ANY_BYTES, "ring", ANY},

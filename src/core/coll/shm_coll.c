@@ -39,6 +39,14 @@
  *             slot), enter = n; the readers (every rank; the root for
  *             gather) wait for the writers' enter and copy out of every
  *             slot (scatter: out of their own).
+ *   reduce_scatter (steps of up to a slot / p elements of every rank's
+ *             block; a vector that fits a slot: one step, the slot holding
+ *             it as laid out): wait until slot n is free, copy every other
+ *             rank's piece in (in place: this rank's too), enter = n; a
+ *             rank with a piece in this step waits for every enter and
+ *             folds its piece of every slot (its own term from its buffer
+ *             unless in place) straight into its receive buffer: each rank
+ *             reads 1/p of the data, no result slot, no second flag.
  *   then leave = n.
  * Folds run from the right, x_0 op (x_1 op (... op x_(p-1))): a
  * non-commutative op keeps rank order, and the bits are the same for a
@@ -73,6 +81,13 @@ typedef struct {
     uint64_t ticket;          /* this run's place in the call order */
     uint64_t steps, first, n; /* this run's steps: first .. first + steps - 1 */
     size_t off, len;          /* the current step's elements (bytes for bcast) */
+    /* Reduce_scatter: this rank's block (first element, count) of the
+     * vector; flat: one step, the slot holds the vector as laid out, else
+     * the slot holds per elements of every rank's block at q * per; own:
+     * this rank's block goes into its slot too (in place: the result
+     * overwrites the vector). */
+    size_t my_lo, my_n;
+    int flat, own;
     int phase, cursor;
 } run_t;
 
@@ -182,6 +197,59 @@ static void copy_out(run_t *r)
                                                                       : tern_shm_slot(reg, q, r->n) + piece;
         memmove(rbuf + (size_t)q * b + r->off, src, r->len);
     }
+}
+
+static int is_rs(const run_t *r)
+{
+    return r->kind == TERN_COLL_REDUCE_SCATTER || r->kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* Reduce_scatter, step [off, off + len) of every block: each rank's piece
+ * into its place in this rank's slot (its own only when own). */
+static void rs_copy_in(run_t *r)
+{
+    tern_shm_region_t *reg = r->reg;
+    size_t esz = r->a.esz, total = r->a.count, mine_end = r->my_lo + r->my_n;
+    const char *sbuf = r->a.sbuf;
+    char *slot = tern_shm_slot(reg, reg->me, r->n);
+    if (r->flat) { /* the vector as it is, less this rank's block unless own */
+        if (r->own) {
+            memcpy(slot, sbuf, total * esz);
+            return;
+        }
+        if (r->my_lo)
+            memcpy(slot, sbuf, r->my_lo * esz);
+        if (total > mine_end)
+            memcpy(slot + mine_end * esz, sbuf + mine_end * esz, (total - mine_end) * esz);
+        return;
+    }
+    size_t lo = 0;
+    for (int q = 0; q < reg->p; q++) {
+        size_t c = r->a.rcounts[q];
+        if (c > r->off && (q != reg->me || r->own)) {
+            size_t n = c - r->off < r->len ? c - r->off : r->len;
+            memcpy(slot + (size_t)q * r->per * esz, sbuf + (lo + r->off) * esz, n * esz);
+        }
+        lo += c;
+    }
+}
+
+/* Reduce_scatter: this rank's piece of step n from every slot, folded into
+ * its receive buffer. */
+static tern_status_t rs_fold(run_t *r, size_t n)
+{
+    size_t esz = r->a.esz;
+    size_t at = r->flat ? r->my_lo : (size_t)r->reg->me * r->per;
+    const char *mine = r->own ? NULL : (const char *)r->a.sbuf + (r->my_lo + r->off) * esz;
+    return fold(r, at * esz, n, mine, (char *)r->a.rbuf + r->off * esz);
+}
+
+/* Reduce_scatter: this rank's elements in the current step. */
+static size_t rs_mine(const run_t *r)
+{
+    if (r->my_n <= r->off)
+        return 0;
+    return r->my_n - r->off < r->len ? r->my_n - r->off : r->len;
 }
 
 static int blocks(const run_t *r)
@@ -315,7 +383,12 @@ static int poll_run(void *ctx, tern_status_t *st)
             r->phase = PH_SLOT_FREE;
             /* fall through */
         case PH_SLOT_FREE:
-            if (blocks(r)) {
+            if (is_rs(r)) {
+                if (r->n > TERN_SHM_SLOTS)
+                    WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
+                rs_copy_in(r);
+                tern_shm_set(reg, TERN_SHM_ENTER, r->n);
+            } else if (blocks(r)) {
                 if (writes(r, me)) {
                     if (r->n > TERN_SHM_SLOTS)
                         WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
@@ -348,7 +421,15 @@ static int poll_run(void *ctx, tern_status_t *st)
             r->phase = PH_ENTERED;
             /* fall through */
         case PH_ENTERED:
-            if (blocks(r)) {
+            if (is_rs(r)) {
+                /* A rank with nothing to fold here reads no slot: it
+                 * leaves at once. */
+                size_t n = rs_mine(r);
+                if (n) {
+                    WAIT(TERN_SHM_ENTER, -1, r->n);
+                    *st = rs_fold(r, n);
+                }
+            } else if (blocks(r)) {
                 if (reads(r, me)) {
                     WAIT(TERN_SHM_ENTER, r->kind == TERN_COLL_SCATTER ? r->root : -1, r->n);
                     copy_out(r);
@@ -426,12 +507,39 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
         r->total = a->bytes;
         if (r->per == 0)
             return TERN_OK; /* more ranks than bytes in a slot: not served */
+    } else if (kind == TERN_COLL_REDUCE_SCATTER || kind == TERN_COLL_REDUCE_SCATTER_BLOCK) {
+        /* Steps of per elements of every block (the largest decides how
+         * many); a vector that fits a slot goes in one step as it is. */
+        size_t fit = reg->slot / a->esz, most = 0;
+        for (int q = 0; q < reg->p; q++) {
+            if (q == reg->me)
+                r->my_lo = r->total;
+            r->total += a->rcounts[q];
+            most = a->rcounts[q] > most ? a->rcounts[q] : most;
+        }
+        r->my_n = a->rcounts[reg->me];
+        r->root = -1;
+        r->flat = a->count <= fit;
+        r->per = r->flat ? (most ? most : 1) : fit / (size_t)reg->p;
+        r->total = most;
+        if (r->per == 0)
+            return TERN_OK; /* more ranks than elements in a slot: not served */
+        /* In place (or any overlap): the result may overwrite input not
+         * yet copied from the vector, so this rank's block is copied in too
+         * and folded from the slots. Only a step's own piece is written,
+         * below (flat: after) everything copied in by then. */
+        uintptr_t sb = (uintptr_t)a->sbuf, rb = (uintptr_t)a->rbuf;
+        r->own = r->my_n && sb < rb + r->my_n * a->esz && rb < sb + a->count * a->esz;
     } else if (kind != TERN_COLL_BARRIER) {
         r->per = reg->slot / a->esz; /* >= 1: selection checked esz */
         r->total = a->count;
     }
     *served = 1;
     tern_sched_poll(s, poll_run, r,
-                    kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE ? a->dt : MPI_DATATYPE_NULL);
+                    kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE ||
+                            kind == TERN_COLL_REDUCE_SCATTER ||
+                            kind == TERN_COLL_REDUCE_SCATTER_BLOCK
+                        ? a->dt
+                        : MPI_DATATYPE_NULL);
     return tern_sched_error(s);
 }

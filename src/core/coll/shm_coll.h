@@ -13,10 +13,11 @@
 #define TERN_SHM_NT_MIN 16384
 
 /* Adds the collective (BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER,
- * ALLGATHER or ALLTOALL) on a's views
+ * ALLGATHER, ALLTOALL, REDUCE_SCATTER or REDUCE_SCATTER_BLOCK) on a's views
  * to s as one poll step. *served 0 (and nothing added): the communicator
- * has no region (or alltoall: more ranks than bytes in a slot), the caller
- * builds a point-to-point algorithm instead. */
+ * has no region (or alltoall: more ranks than bytes in a slot;
+ * reduce_scatter of a vector larger than a slot: more ranks than elements
+ * in a slot), the caller builds a point-to-point algorithm instead. */
 tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
                                   tern_coll_kind_t kind, int *served);
 

@@ -68,6 +68,12 @@ int tern_shm_coll_usable(const tern_coll_args_t *a)
     return a->esz <= tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT, TERN_SHM_SLOT_DEFAULT);
 }
 
+void tern_shm_coll_off(tern_comm_t *c)
+{
+    if (!c->coll_shm || c->coll_shm == &shm_local) /* no region yet */
+        c->coll_shm = &shm_none;
+}
+
 static void region_free(void *p)
 {
     tern_shm_region_t *reg = p; /* the two lanes; the first holds the segment */

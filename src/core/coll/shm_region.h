@@ -74,6 +74,14 @@ typedef struct tern_shm_region {
  * answer on every rank of the communicator. */
 int tern_shm_coll_usable(const tern_coll_args_t *a);
 
+/* Leaves comm's collectives to the point-to-point algorithms for good: it
+ * never creates a region. For internal communicators whose few small
+ * collectives do not repay a region's creation (a segment created, mapped
+ * by every rank and agreed in two exchanges; I/O's file and shared-pointer
+ * communicators, docs/performance.md). Local; call it on every rank of comm
+ * before comm's first blocking collective that could use the region. */
+void tern_shm_coll_off(tern_comm_t *comm);
+
 /* The communicator's lane for blocking collectives (created now if the
  * region does not exist: collective, every rank of comm calls it at the
  * same point) or for nonblocking and persistent ones (only if it exists).

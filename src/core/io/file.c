@@ -2,6 +2,7 @@
 #include "core/io/file.h"
 #include "core/io/io_async.h"
 #include "core/coll/coll.h"
+#include "core/coll/shm_region.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_query.h"
 #include "core/comm/ulfm.h"
@@ -194,6 +195,9 @@ static tern_status_t shared_open(tern_file_t *f)
     if (base)
         *base = 0;
     f->shared_win = tern_win_lookup(win);
+    /* Its communicator meets only in the window's free: a barrier, which
+     * would create a shm region for that alone. */
+    tern_shm_coll_off(f->shared_win->comm);
     return tern_coll_barrier(f->comm);
 }
 
@@ -231,6 +235,11 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
         file_free(f);
         return st;
     }
+    /* Two ranks: a collective is one exchange by point-to-point, as fast
+     * as the shm algorithms, and a region costs each open and close a
+     * segment's creation (docs/performance.md, the short 2-rank reads). */
+    if (f->comm->size <= 2)
+        tern_shm_coll_off(f->comm);
     default_hints(&f->hints);
     st = keep_info(f, info);
     /* Rank 0 creates the file (MPI_MODE_EXCL holds for the job, not for
@@ -309,8 +318,8 @@ tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
     tern_status_t st = TERN_OK;
     if (f->comm->revoked) /* its window's revocation may still be on its way */
         (void)tern_win_revoke(f->shared_win);
-    else
-        st = tern_coll_barrier(f->comm);
+    /* The window's free is the barrier: no rank frees it (and closes its
+     * fd) before every rank has drained its writes. */
     MPI_Win w = f->shared_win->handle;
     tern_status_t wst = tern_win_free(f->shared_win, &w);
     f->shared_win = NULL;

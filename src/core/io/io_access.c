@@ -172,6 +172,13 @@ static tern_status_t check_access(tern_file_t *f, int flags, MPI_Offset offset)
 /* Etypes that count elements of dt fill (whole ones; a partial one counts),
  * in the view's representation (a type it cannot size counts none: the
  * access itself then fails with the reason). */
+/* Whether f's nonblocking accesses may move their data after the call:
+ * a native view, or one whose conversion is Tern's own (io_datarep.h). */
+static int async_ok(const tern_file_t *f)
+{
+    return !f->view.rep || tern_io_datarep_async_ok(f->view.rep);
+}
+
 static MPI_Offset etypes_of(const tern_file_t *f, MPI_Count count, MPI_Datatype dt)
 {
     size_t file_bytes = 0;
@@ -239,14 +246,31 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
          * on every rank) converts around the exchange. */
         MPI_Offset cpos = st == TERN_OK ? at * f->view.esize : -1;
         tern_status_t cst;
-        if (!f->view.rep && req_p && tern_io_async_coll_ok(f)) {
+        if (async_ok(f) && req_p && tern_io_async_coll_ok(f)) {
             /* Nonblocking or split: the decision here, the rounds on the
              * file's thread while the program computes (io_async.h); a
-             * rank whose own check failed takes part there with no data. */
+             * rank whose own check failed takes part there with no data.
+             * Through external32 the plan moves the access's file form,
+             * a write's converted now, a read's after the rounds. */
             tern_io_coll_t *plan = NULL;
-            cst = tern_io_coll_prepare(f, write, cpos, buf, count, dt, &plan, &used);
+            tern_io_async_conv_t conv = {.rep = f->view.rep, .write = write, .buf = buf,
+                                         .count = count};
+            size_t total = 0;
+            if (conv.rep && cpos >= 0 &&
+                (st = tern_io_datarep_stage(f, conv.rep, write, buf, count, dt, &conv.stage,
+                                            &total)) != TERN_OK)
+                cpos = -1; /* takes part with no data */
+            if (conv.rep)
+                cst = tern_io_coll_prepare(f, write, total ? cpos : -1,
+                                           conv.stage ? conv.stage : (char *)&total,
+                                           (MPI_Count)total, MPI_BYTE, &plan, &used);
+            else
+                cst = tern_io_coll_prepare(f, write, cpos, buf, count, dt, &plan, &used);
+            if (!plan)
+                free(conv.stage);
             if (plan) {
-                cst = tern_io_async_coll(f, plan, dt, st == TERN_OK ? req_p : NULL);
+                cst = tern_io_async_coll(f, plan, dt, conv.rep ? &conv : NULL,
+                                         st == TERN_OK ? req_p : NULL);
                 if (st == TERN_OK && cst == TERN_OK && where == TERN_IO_INDIVIDUAL)
                     f->fp += etypes_of(f, count, dt); /* by what was asked, at once */
                 return st != TERN_OK ? st : cst;
@@ -263,10 +287,10 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
     }
     if (st != TERN_OK)
         return st;
-    if (!used && req_p && !f->view.rep) {
+    if (!used && req_p && async_ok(f)) {
         /* The pointer moves by what was asked, at once (MPI 14.4.3). A
-         * converting view's access stays in the call (its conversion
-         * functions are the program's, called on its thread). */
+         * registered representation's access stays in the call (its
+         * conversion functions are the program's, called on its thread). */
         st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, req_p);
         if (st == TERN_OK && where == TERN_IO_INDIVIDUAL)
             f->fp += etypes_of(f, count, dt);

@@ -1,6 +1,8 @@
 /* The I/O worker (io_async.h). */
 #include "core/io/io_async.h"
 #include "core/io/io_access.h"
+#include "core/io/io_datarep.h"
+#include "core/coll/shm_region.h"
 #include "core/comm/comm_create.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/api_lock.h"
@@ -18,7 +20,9 @@ typedef struct job {
     int write;
     MPI_Offset pos;
     char *mem;            /* the stream bytes: the user's memory or stage */
-    char *stage;          /* packed copy of non-contiguous memory, or NULL */
+    char *stage;          /* packed copy of non-contiguous memory, the file form
+                           * of a converting view's access, or NULL */
+    const tern_io_datarep_t *rep; /* the view's representation, or NULL */
     size_t len;
     void *buf;            /* the user's buffer, count and type (reads unpack) */
     MPI_Count count;
@@ -85,9 +89,13 @@ static int reap(void)
         }
         *p = j->next_started;
         tern_req_t *req = j->req;
-        if (j->st == TERN_OK && !j->write && j->stage && j->moved)
+        size_t bytes = j->moved;
+        if (j->st == TERN_OK && j->rep)
+            j->st = tern_io_datarep_unstage(j->f, j->rep, j->write, j->stage, j->moved, j->buf,
+                                            j->count, j->dt, &bytes, &j->moved);
+        else if (j->st == TERN_OK && !j->write && j->stage && j->moved)
             j->st = tern_datatype_unpack_range(j->stage, j->moved, j->buf, (size_t)j->count, j->dt, 0);
-        req->status_bytes = j->moved;
+        req->status_bytes = bytes;
         if (j->st != TERN_OK) {
             req->error = j->st;
             req->error_text = j->error[0] ? j->error : NULL;
@@ -113,8 +121,19 @@ tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, voi
                                   "access", f->name);
     }
     *j = (job_t){.f = f, .write = write, .pos = pos, .len = len, .buf = buf, .count = count,
-                 .dt = dt, .req = req};
-    if (tern_datatype_is_contig(dt)) {
+                 .dt = dt, .req = req, .rep = f->view.rep};
+    if (j->rep) {
+        /* The file form of the whole access: a write converted now, a
+         * read converted when the request completes. */
+        tern_status_t st = tern_io_datarep_stage(f, j->rep, write, buf, count, dt, &j->stage,
+                                                 &j->len);
+        if (st != TERN_OK) {
+            free(j);
+            tern_req_release(req);
+            return st;
+        }
+        j->mem = j->stage;
+    } else if (tern_datatype_is_contig(dt)) {
         j->mem = (char *)buf + tern_datatype_true_lb(dt);
     } else {
         /* The worker touches no datatype: a write is packed now, a read is
@@ -176,6 +195,7 @@ typedef struct cjob {
     struct cjob *next;
     tern_io_coll_t *plan;
     MPI_Datatype dt;
+    tern_io_async_conv_t conv; /* through a converting view, or zero */
     tern_req_t *req; /* NULL: this rank's call failed, it only takes part */
     char error[256]; /* the rounds' words for an error (the request's text) */
 } cjob_t;
@@ -197,6 +217,23 @@ static void cjob_release(tern_req_t *req)
     req->ext = NULL;
 }
 
+/* After the rounds of a collective through a converting view: a read's
+ * file form converted into the program's buffer, *bytes from file bytes
+ * to the items' native bytes; the stage freed. */
+static tern_status_t conv_finish(tern_file_t *f, tern_io_async_conv_t *c, MPI_Datatype dt,
+                                 tern_status_t st, size_t *bytes)
+{
+    if (!c->stage)
+        return st; /* no conversion, or this rank had no data */
+    size_t moved = 0;
+    if (st == TERN_OK)
+        st = tern_io_datarep_unstage(f, c->rep, c->write, c->stage, *bytes, c->buf, c->count,
+                                     dt, bytes, &moved);
+    free(c->stage);
+    c->stage = NULL;
+    return st;
+}
+
 /* Runs one job's rounds and completes its request. The caller holds the
  * entry points' lock: the engine is this thread's until a wait lets
  * another in (tern_progress_idle), as for any thread of MPI_THREAD_MULTIPLE. */
@@ -206,6 +243,7 @@ static void cjob_run(struct tern_io_cq *q, cjob_t *j)
     tern_status_t st = tern_io_coll_run(j->plan, q->comm, &bytes);
     tern_io_coll_free(j->plan);
     j->plan = NULL;
+    st = conv_finish(q->f, &j->conv, j->dt, st, &bytes);
     const char *d = st != TERN_OK ? tern_status_take_detail(st) : NULL;
     tern_datatype_release(j->dt);
     tern_req_t *req = j->req;
@@ -282,6 +320,8 @@ static tern_status_t cq_get(tern_file_t *f, struct tern_io_cq **q_p)
     }
     q->f = f;
     q->comm = dup;
+    if (dup->size <= 2) /* as the file's own communicator (file.c) */
+        tern_shm_coll_off(dup);
     q->tail = &q->head;
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->wake, NULL);
@@ -290,8 +330,9 @@ static tern_status_t cq_get(tern_file_t *f, struct tern_io_cq **q_p)
 }
 
 tern_status_t tern_io_async_coll(tern_file_t *f, tern_io_coll_t *plan, MPI_Datatype dt,
-                                 tern_req_t **req_p)
+                                 const tern_io_async_conv_t *conv, tern_req_t **req_p)
 {
+    tern_io_async_conv_t c = conv ? *conv : (tern_io_async_conv_t){0};
     struct tern_io_cq *q = NULL;
     tern_status_t st = cq_get(f, &q);
     if (st != TERN_OK) {
@@ -300,6 +341,7 @@ tern_status_t tern_io_async_coll(tern_file_t *f, tern_io_coll_t *plan, MPI_Datat
         size_t bytes = 0;
         (void)tern_io_coll_run(plan, f->comm, &bytes);
         tern_io_coll_free(plan);
+        (void)conv_finish(f, &c, dt, st, &bytes);
         return st;
     }
     cjob_t *j = calloc(1, sizeof *j);
@@ -326,6 +368,7 @@ tern_status_t tern_io_async_coll(tern_file_t *f, tern_io_coll_t *plan, MPI_Datat
         size_t bytes = 0;
         tern_status_t rst = tern_io_coll_run(plan, q->comm, &bytes);
         tern_io_coll_free(plan);
+        rst = conv_finish(f, &c, dt, rst, &bytes);
         if (!req_p)
             return TERN_OK;
         if (rst != TERN_OK)
@@ -335,6 +378,7 @@ tern_status_t tern_io_async_coll(tern_file_t *f, tern_io_coll_t *plan, MPI_Datat
     }
     j->plan = plan;
     j->dt = dt;
+    j->conv = c;
     j->req = req;
     tern_datatype_retain(dt);
     if (req) {

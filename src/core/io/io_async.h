@@ -3,9 +3,11 @@
  * nonblocking accesses (MPI_File_iread/iwrite and their _at and _shared
  * forms, and the collective ones whose ranks each move their own range).
  * The calling thread does what needs MPI (the shared pointer, the
- * collective's decision) and packs non-contiguous memory before queuing;
- * the progress engine completes the request (and unpacks a read) once the
- * worker is done, so no request or datatype is touched by two threads.
+ * collective's decision) and packs non-contiguous memory (or converts a
+ * write to external32) before queuing; the progress engine completes the
+ * request (and unpacks or converts a read) once the worker is done, so no
+ * request or datatype is touched by two threads. A registered
+ * representation's accesses run in the call (io_datarep.h).
  * Collectives that buffer through aggregators are communication: each
  * file has a thread of its own for them that runs their rounds under the
  * entry points' lock (docs/design.md, "I/O"). */
@@ -28,9 +30,20 @@ tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, voi
  * with no data and no request; otherwise *req_p completes with the
  * rounds' status and bytes. dt is retained until then. A failure to
  * queue runs the rounds in the call instead (the others wait for them
- * on the same communicator), so every rank still takes part. */
+ * on the same communicator), so every rank still takes part.
+ * conv: NULL, or for an access through a converting view (its plan then
+ * moves conv->stage as bytes) what completes it: a read converted into
+ * conv->buf (count elements of dt) after the rounds; the stage is the
+ * queue's from the call on. */
+typedef struct {
+    const struct tern_io_datarep *rep; /* NULL: no conversion */
+    int write;
+    char *stage; /* the access's file form (io_datarep.h) */
+    void *buf;
+    MPI_Count count;
+} tern_io_async_conv_t;
 tern_status_t tern_io_async_coll(tern_file_t *f, tern_io_coll_t *plan, MPI_Datatype dt,
-                                 tern_req_t **req_p);
+                                 const tern_io_async_conv_t *conv, tern_req_t **req_p);
 /* Whether f's buffered nonblocking collectives may go to its thread: f's
  * communicator has more than one rank (the same answer everywhere), and
  * the entry points lock (MPI_File_open turned it on for such files). */

@@ -324,6 +324,63 @@ tern_status_t tern_io_datarep_transfer(tern_file_t *f, const tern_io_datarep_t *
     return st;
 }
 
+int tern_io_datarep_async_ok(const tern_io_datarep_t *rep)
+{
+    return rep->external32;
+}
+
+tern_status_t tern_io_datarep_stage(tern_file_t *f, const tern_io_datarep_t *rep, int write,
+                                    void *buf, MPI_Count count, MPI_Datatype dt, char **stage,
+                                    size_t *len)
+{
+    *stage = NULL;
+    *len = 0;
+    tern_dt_span_t one = {0, 0, 0};
+    tern_status_t st = span(rep, dt, SIZE_MAX, &one);
+    size_t total = st == TERN_OK && one.items ? (size_t)count * one.file_bytes : 0;
+    if (st != TERN_OK || total == 0)
+        return st;
+    char *tmp = malloc(total);
+    if (!tmp)
+        return tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
+                                  "conversion buffer", f->name, total);
+    if (write) {
+        chunk_t c = {.pos = 0, .skip = 0,
+                     .n = {(size_t)count * one.items, total, (size_t)count * one.native_bytes}};
+        if ((st = convert(f, rep, 1, buf, count, dt, &c, tmp)) != TERN_OK) {
+            free(tmp);
+            return st;
+        }
+    }
+    *stage = tmp;
+    *len = total;
+    return TERN_OK;
+}
+
+tern_status_t tern_io_datarep_unstage(tern_file_t *f, const tern_io_datarep_t *rep, int write,
+                                      const char *stage, size_t got, void *buf, MPI_Count count,
+                                      MPI_Datatype dt, size_t *bytes, size_t *moved)
+{
+    *bytes = *moved = 0;
+    tern_dt_span_t one = {0, 0, 0};
+    tern_status_t st = span(rep, dt, SIZE_MAX, &one);
+    if (st != TERN_OK || !one.items || got == 0)
+        return st;
+    size_t total = (size_t)count * one.file_bytes;
+    tern_dt_span_t done = {(size_t)count * one.items, total, (size_t)count * one.native_bytes};
+    if (got < total)
+        st = whole_items(rep, dt, &one, got, &done); /* a read met the end of the file */
+    if (st == TERN_OK && !write) {
+        chunk_t c = {.pos = 0, .skip = 0, .n = done};
+        st = convert(f, rep, 0, buf, count, dt, &c, (char *)stage);
+    }
+    if (st == TERN_OK) {
+        *bytes = done.native_bytes;
+        *moved = done.file_bytes;
+    }
+    return st;
+}
+
 tern_status_t tern_io_datarep_coll(tern_file_t *f, int write, MPI_Offset pos, void *buf,
                                    MPI_Count count, MPI_Datatype dt, size_t *bytes,
                                    size_t *moved, int *used)
@@ -331,39 +388,20 @@ tern_status_t tern_io_datarep_coll(tern_file_t *f, int write, MPI_Offset pos, vo
     const tern_io_datarep_t *rep = f->view.rep;
     *bytes = *moved = 0;
     *used = 0;
-    tern_dt_span_t one = {0, 0, 0};
-    tern_status_t st = pos < 0 ? TERN_OK : span(rep, dt, SIZE_MAX, &one);
-    size_t total = st == TERN_OK && pos >= 0 && one.items ? (size_t)count * one.file_bytes : 0;
-    char *tmp = malloc(total ? total : 1);
-    if (!tmp && st == TERN_OK)
-        st = tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for %zu bytes of "
-                                "conversion buffer", f->name, total);
-    if (st == TERN_OK && write && total) {
-        chunk_t c = {.pos = 0, .skip = 0,
-                     .n = {(size_t)count * one.items, total, (size_t)count * one.native_bytes}};
-        st = convert(f, rep, 1, buf, count, dt, &c, tmp);
-    }
+    char *stage = NULL;
+    size_t total = 0;
+    tern_status_t st = pos < 0 ? TERN_OK
+                               : tern_io_datarep_stage(f, rep, write, buf, count, dt, &stage,
+                                                       &total);
     /* Every rank takes part; one whose conversion failed with no data. */
     size_t got = 0;
     tern_status_t cst = tern_io_coll_access(f, write, st == TERN_OK && total ? pos : -1,
-                                            tmp ? tmp : (char *)&got, (MPI_Count)total,
+                                            stage ? stage : (char *)&got, (MPI_Count)total,
                                             MPI_BYTE, &got, used);
     if (st == TERN_OK)
         st = cst;
-    if (st == TERN_OK && *used && total) {
-        tern_dt_span_t done = {(size_t)count * one.items, total,
-                               (size_t)count * one.native_bytes};
-        if (!write && got < total)
-            st = whole_items(rep, dt, &one, got, &done); /* the end of the file */
-        if (st == TERN_OK && !write) {
-            chunk_t c = {.pos = 0, .skip = 0, .n = done};
-            st = convert(f, rep, 0, buf, count, dt, &c, tmp);
-        }
-        if (st == TERN_OK) {
-            *bytes = done.native_bytes;
-            *moved = done.file_bytes;
-        }
-    }
-    free(tmp);
+    if (st == TERN_OK && *used && total)
+        st = tern_io_datarep_unstage(f, rep, write, stage, got, buf, count, dt, bytes, moved);
+    free(stage);
     return st;
 }

@@ -69,6 +69,26 @@ tern_status_t tern_io_datarep_transfer(struct tern_file *f, const tern_io_datare
                                        MPI_Datatype dt, size_t stage, tern_io_move_fn move,
                                        size_t *bytes, size_t *moved);
 
+/* Whether rep's conversion is Tern's own (external32), which may run away
+ * from the program's thread: nonblocking accesses through such a view
+ * queue like native ones (io_async.h). A registered representation's
+ * functions are the program's and run in its calls. */
+int tern_io_datarep_async_ok(const tern_io_datarep_t *rep);
+/* The whole access of count elements of dt at buf in its file form, in
+ * one buffer: *stage (malloc'd; NULL when *len is 0; the caller frees
+ * it), *len its file bytes; a write's items are converted into it now. */
+tern_status_t tern_io_datarep_stage(struct tern_file *f, const tern_io_datarep_t *rep,
+                                    int write, void *buf, MPI_Count count, MPI_Datatype dt,
+                                    char **stage, size_t *len);
+/* After got file bytes of a staged access moved: a read converts the
+ * whole data items among them into buf; *bytes: the native bytes of those
+ * items (the status's count) and *moved their file bytes, for either
+ * direction. */
+tern_status_t tern_io_datarep_unstage(struct tern_file *f, const tern_io_datarep_t *rep,
+                                      int write, const char *stage, size_t got, void *buf,
+                                      MPI_Count count, MPI_Datatype dt, size_t *bytes,
+                                      size_t *moved);
+
 /* A collective access with collective buffering (io_coll.h) through f's
  * converting view: the whole access converted into a buffer of its file
  * form, which the aggregators move as bytes (reads: converted after). pos
