@@ -61,7 +61,13 @@ static const row_t default_rows[] = {
      * already: ranks passing different counts (erroneous) on the same
      * side of 12288 bytes (256 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
-     * not meet. */
+     * not meet. At 2 ranks the message algorithm above any shm limit is
+     * binomial (one message), so the limit there is the measured one:
+     * 128 KB, two steps of a 2-rank region's 64 KB slot (a bcast's steps
+     * follow the root's count, so mismatched counts below it still end in
+     * MPI_ERR_TRUNCATE; across it they do not meet either). Loaded A/B
+     * with streaming stores: 128 KB 12.1 against binomial's 28.1 us. */
+    {TERN_COLL_BCAST, 2, 131072, "shm", FIT},
     {TERN_COLL_BCAST, 16, 12288, "shm", FIT},
     {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
     /* Oversubscribed, larger messages: shm, where scatter_allgather's
@@ -81,12 +87,20 @@ static const row_t default_rows[] = {
      * machine, medians of 5 alternated rounds: 4 ranks 1.73 against 2.43
      * us, 8 ranks 13.7 against 32.7; tern-bench tune agreed). */
     {TERN_COLL_GATHER, 8, ANY_BYTES, "linear", OVER},
+    /* Two ranks, one per core: shm up to the 64 KB slot of a 2-rank
+     * region (one step: one copy in, one out, no rendezvous round trip;
+     * docs/performance.md). Gather, scatter and reduce stop at the slot
+     * though shm was faster at 128 KB too: their steps follow each rank's
+     * own count, so mismatched counts (erroneous) must fit one step to
+     * stay in step. */
+    {TERN_COLL_GATHER, 2, 65536, "shm", FIT},
     {TERN_COLL_GATHER, 8, 16384, "shm", FIT},
     {TERN_COLL_GATHER, 16, 4096, "shm", FIT},
     {TERN_COLL_GATHER, 0, 2048, "binomial", ANY},
     {TERN_COLL_GATHER, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_GATHERV, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_SCATTER, 2, 1024, "binomial", ANY},
+    {TERN_COLL_SCATTER, 2, 65536, "shm", FIT},
     {TERN_COLL_SCATTER, 8, 16384, "shm", FIT},
     {TERN_COLL_SCATTER, 16, 4096, "shm", FIT},
     {TERN_COLL_SCATTER, 0, 2048, "binomial", ANY},
@@ -109,6 +123,7 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise", ANY},
     {TERN_COLL_REDUCE, 0, 65536, "node_aware", ANY},
     {TERN_COLL_REDUCE, 2, 4096, "binomial", ANY},
+    {TERN_COLL_REDUCE, 2, 65536, "shm", FIT},
     {TERN_COLL_REDUCE, 16, 16384, "shm", FIT},
     /* Oversubscribed, 32-64 KB at up to 8 ranks: shm, one step through
      * the 64 KB slots such a region gets, where binomial's inner ranks wait

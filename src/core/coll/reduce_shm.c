@@ -1,6 +1,7 @@
 /* Reduce, shared memory: every rank copies its vector into its slot and
- * stores its enter flag. Small vectors: the root folds the p slots into
- * its result (p - 1 op applications on n bytes). From
+ * stores its enter flag (the root, unless in place, keeps its own in its
+ * buffer). Small vectors, and any vector at 2 ranks: the root folds the p
+ * terms into its result (p - 1 op applications on n bytes). From
  * TERN_SHM_PARALLEL_MIN bytes: every rank folds its 1/p slice of all the
  * slots into the shared result slot, and the root copies the result out
  * (each rank applies the op to n/p bytes). Folds run from the right, in

@@ -27,7 +27,10 @@
  *             TERN_SHM_PARALLEL_MIN bytes: every rank copies in all but
  *             its own 1/p slice, folds that slice (its own term from its
  *             buffer) into the result slot, reduced = n, and the taker(s)
- *             wait for every reduced and copy the result out.
+ *             wait for every reduced and copy the result out. A reduce's
+ *             root (not in place) folds its own term from its buffer and
+ *             copies nothing in; a reduce of 2 ranks always folds at the
+ *             root (the other's chunk crosses the cores once).
  *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
  *             most a slot, a slot / p for alltoall): the writers (every
  *             rank; the root for scatter) wait until slot n is free, copy
@@ -55,6 +58,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The root's byte count of a bcast, in its enter line after the flag and
  * the pid (shm_region.c): one word per slot, since the root may store step
@@ -84,6 +90,37 @@ typedef struct {
     int flat, own;
     int phase, cursor;
 } run_t;
+
+/* Copies n bytes into a slot of a 2-rank region, from TERN_SHM_NT_MIN
+ * bytes with non-temporal stores: the other rank read the slot's lines
+ * two steps ago, so each ordinary store first pulls its line back across
+ * the cores; streaming stores write whole lines without reading them
+ * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us;
+ * docs/performance.md). The sfence orders them before the enter flag's
+ * release store. Elsewhere, below that size, without SSE2 or at an
+ * unaligned slot offset: memcpy. */
+static void slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
+{
+#if defined(__SSE2__)
+    if (reg->p == 2 && n >= TERN_SHM_NT_MIN && !((uintptr_t)dst & 15)) {
+        size_t i = 0;
+        for (; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
+            _mm_stream_si128((__m128i *)(void *)(dst + i), a);
+            _mm_stream_si128((__m128i *)(void *)(dst + i + 16), b);
+            _mm_stream_si128((__m128i *)(void *)(dst + i + 32), c);
+            _mm_stream_si128((__m128i *)(void *)(dst + i + 48), d);
+        }
+        _mm_sfence();
+        memcpy(dst + i, src + i, n - i);
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
 
 /* dst = x_0 op ... op x_(p-1) over count elements at off_bytes of each
  * rank's slot of step n; this rank's term is read from mine instead when
@@ -122,17 +159,22 @@ static void copy_in(run_t *r)
     const char *sbuf = r->a.sbuf;
     size_t b = r->a.bytes;
     switch (r->kind) {
-    case TERN_COLL_SCATTER:
+    case TERN_COLL_SCATTER: /* the root's own block goes in copy_out */
         for (int q = 0; q < reg->p; q++)
-            memcpy(tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
+            if (q != reg->me)
+                slot_copy(reg, tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
         break;
     case TERN_COLL_ALLTOALL:
         for (int d = 0; d < reg->p; d++)
-            memcpy(tern_shm_slot(reg, reg->me, r->n) + (size_t)d * r->len,
-                   sbuf + (size_t)d * b + r->off, r->len);
+            slot_copy(reg, tern_shm_slot(reg, reg->me, r->n) + (size_t)d * r->len,
+                      sbuf + (size_t)d * b + r->off, r->len);
         break;
+    case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
+        if (reg->me == r->root)
+            break;
+        /* fall through */
     default: /* gather, allgather: this rank's block */
-        memcpy(tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
+        slot_copy(reg, tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
     }
 }
 
@@ -142,13 +184,19 @@ static void copy_out(run_t *r)
     char *rbuf = r->a.rbuf;
     size_t b = r->a.bytes;
     if (r->kind == TERN_COLL_SCATTER) {
-        memcpy(rbuf + r->off, tern_shm_slot(reg, reg->me, r->n), r->len);
+        const char *src = reg->me == r->root ? (const char *)r->a.sbuf + (size_t)reg->me * b + r->off
+                                             : tern_shm_slot(reg, reg->me, r->n);
+        if (src != rbuf + r->off) /* in place: the root's block stays */
+            memcpy(rbuf + r->off, src, r->len);
         return;
     }
     /* Our own block too: in place it is the same bytes. */
     size_t piece = r->kind == TERN_COLL_ALLTOALL ? (size_t)reg->me * r->len : 0;
-    for (int q = 0; q < reg->p; q++)
-        memmove(rbuf + (size_t)q * b + r->off, tern_shm_slot(reg, q, r->n) + piece, r->len);
+    for (int q = 0; q < reg->p; q++) {
+        const char *src = r->kind == TERN_COLL_GATHER && q == reg->me ? (const char *)r->a.sbuf + r->off
+                                                                      : tern_shm_slot(reg, q, r->n) + piece;
+        memmove(rbuf + (size_t)q * b + r->off, src, r->len);
+    }
 }
 
 static int is_rs(const run_t *r)
@@ -210,9 +258,24 @@ static int blocks(const run_t *r)
            r->kind == TERN_COLL_SCATTER || r->kind == TERN_COLL_ALLTOALL;
 }
 
+/* A reduce of two ranks folds at the root alone: the other rank's chunk
+ * crosses the cores once, where the parallel fold moves half of it each
+ * way and the root's result slice back (loaded A/B, 8-64 KB: 0.55-0.65x
+ * the parallel fold's time; docs/performance.md). */
 static int parallel(const run_t *r)
 {
+    if (r->kind == TERN_COLL_REDUCE && r->reg->p == 2)
+        return 0;
     return r->len * r->a.esz >= TERN_SHM_PARALLEL_MIN && r->len >= (size_t)r->reg->p;
+}
+
+/* A reduce's root outside MPI_IN_PLACE folds its own term straight from
+ * its send buffer, never copying it into its slot (no one else reads it). */
+static const char *root_term(const run_t *r)
+{
+    if (r->kind != TERN_COLL_REDUCE || r->root != r->reg->me || r->a.sbuf == r->a.rbuf || !r->len)
+        return NULL;
+    return (const char *)r->a.sbuf + r->off * r->a.esz;
 }
 
 /* The first element of rank q's slice of a parallel fold (q = p: the end). */
@@ -346,8 +409,10 @@ static int poll_run(void *ctx, tern_status_t *st)
                     size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
                     memcpy(slot, src, lo * esz);
                     memcpy(slot + hi * esz, src + hi * esz, (r->len - hi) * esz);
+                } else if (root_term(r)) {
+                    /* the root's term stays in its buffer */
                 } else if (r->len) { /* an empty bcast still takes its step; its buffer may be NULL */
-                    memcpy(slot, src, r->len * unit);
+                    slot_copy(reg, slot, src, r->len * unit);
                 }
                 if (r->kind == TERN_COLL_BCAST)
                     atomic_store_explicit(bcast_total_at(reg, me, r->n), r->total, memory_order_relaxed);
@@ -386,7 +451,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                 if (takes) {
                     WAIT(TERN_SHM_ENTER, -1, r->n);
                     /* In place, sbuf is rbuf: this chunk was copied in already. */
-                    *st = fold(r, 0, r->len, NULL, (char *)r->a.rbuf + r->off * esz);
+                    *st = fold(r, 0, r->len, root_term(r), (char *)r->a.rbuf + r->off * esz);
                 }
             } else {
                 WAIT(TERN_SHM_ENTER, -1, r->n);
