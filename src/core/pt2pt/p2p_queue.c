@@ -198,6 +198,7 @@ static void copy_nt(void *dst, const void *src, size_t n)
  * the rank was descheduled in moves it little. The sender's own time sees
  * the far cores' invalidations but not the receiver's reads, so it leans
  * to streaming where the two are close (docs/performance.md). */
+#if defined(__SSE2__)
 #define BULK_EXPLORE_MASK 63u
 #define BULK_SAMPLE_MIN (16u << 10)
 /* Per peer (by world rank, grown on demand): the sender's cycles per KB
@@ -229,6 +230,7 @@ static bulk_choice_t *bulk_choice(int peer_world)
     }
     return &bulk_choices[i];
 }
+#endif
 
 static void bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 {
@@ -272,7 +274,7 @@ static void bulk_copy(int peer_world, void *dst, const void *src, size_t n)
         ch->plain = ch->cost[0] < ch->cost[1];
 #else
     (void)peer_world;
-    memcpy(dst, src, n);
+    copy_nt(dst, src, n); /* memcpy here */
 #endif
 }
 
