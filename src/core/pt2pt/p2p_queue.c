@@ -14,6 +14,7 @@
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <x86intrin.h>
 #endif
 
 /* Packets wait in order per peer; a queued packet keeps a copy of its
@@ -183,11 +184,106 @@ static void copy_nt(void *dst, const void *src, size_t n)
 #endif
 }
 
+/* Copies one chunk of a contiguous message into the bulk channel, with
+ * streaming or plain stores (TERN_SHM_BULK_NT). Which is faster depends on
+ * how far apart the two cores are, and a VM's host moves them (on the 2-vCPU
+ * VM, within one run): near, the receiver reads plain-stored lines straight
+ * from the sender's cache (20-25 GB/s through the pipeline) while streamed
+ * lines go through memory (9 GB/s); far, every plain-stored line costs a
+ * slow cross-core invalidation first (5-8 GB/s) and streaming wins (10-12).
+ * Under auto the sender times its own copy (the time stamp counter, a few
+ * cycles against the microseconds of a chunk) and keeps the faster per
+ * byte, copying every 64th chunk the other way so that both estimates
+ * follow the machine; a sample is capped at 4x the estimate, so a chunk
+ * the rank was descheduled in moves it little. The sender's own time sees
+ * the far cores' invalidations but not the receiver's reads, so it leans
+ * to streaming where the two are close (docs/performance.md). */
+#if defined(__SSE2__)
+#define BULK_EXPLORE_MASK 63u
+#define BULK_SAMPLE_MIN (16u << 10)
+/* Per peer (by world rank, grown on demand): the sender's cycles per KB
+ * with plain [0] and streaming [1] stores, smoothed (0: not yet timed),
+ * chunks timed, and whether plain stores are the faster (0 at first:
+ * streaming, the measured default of the VM's slow mode). */
+typedef struct {
+    uint32_t cost[2];
+    uint32_t chunks;
+    int plain;
+} bulk_choice_t;
+static bulk_choice_t *bulk_choices;
+static size_t bulk_choices_len;
+
+/* NULL when out of memory (the caller then streams). */
+static bulk_choice_t *bulk_choice(int peer_world)
+{
+    size_t i = (size_t)peer_world;
+    if (i >= bulk_choices_len) {
+        size_t len = bulk_choices_len ? bulk_choices_len : 16;
+        while (len <= i)
+            len *= 2;
+        bulk_choice_t *p = realloc(bulk_choices, len * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        memset(p + bulk_choices_len, 0, (len - bulk_choices_len) * sizeof *p);
+        bulk_choices = p;
+        bulk_choices_len = len;
+    }
+    return &bulk_choices[i];
+}
+#endif
+
+static void bulk_copy(int peer_world, void *dst, const void *src, size_t n)
+{
+#if defined(__SSE2__)
+    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "on")) {
+        copy_nt(dst, src, n);
+        return;
+    }
+    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "off")) {
+        memcpy(dst, src, n);
+        return;
+    }
+    bulk_choice_t *ch = bulk_choice(peer_world);
+    if (ch == NULL) {
+        copy_nt(dst, src, n);
+        return;
+    }
+    int plain = ch->plain;
+    if (n < BULK_SAMPLE_MIN) { /* a message's short tail: not worth a sample */
+        if (plain)
+            memcpy(dst, src, n);
+        else
+            copy_nt(dst, src, n);
+        return;
+    }
+    if ((++ch->chunks & BULK_EXPLORE_MASK) == 0)
+        plain = !plain;
+    uint64_t t0 = __rdtsc();
+    if (plain)
+        memcpy(dst, src, n);
+    else
+        copy_nt(dst, src, n);
+    uint64_t c = (__rdtsc() - t0) * 1024 / n + 1;
+    uint32_t *est = &ch->cost[!plain];
+    if (*est && c > 4 * (uint64_t)*est)
+        c = 4 * (uint64_t)*est;
+    if (*est)
+        c = (3 * (uint64_t)*est + c) / 4;
+    *est = c > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)c;
+    if (ch->cost[0] && ch->cost[1])
+        ch->plain = ch->cost[0] < ch->cost[1];
+#else
+    (void)peer_world;
+    copy_nt(dst, src, n); /* memcpy here */
+#endif
+}
+
 /* One fragment written in place into room the transport reserved (its bulk
  * channel, or an active message: shm cell, ofi send buffer), then
  * committed: the data is copied (or packed, for non-contiguous types) once,
- * straight into it; into the bulk channel (bulk_nt) with streaming stores
- * from TERN_SHM_BULK_NT_MIN. Returns 0 when the transport has no room now. */
+ * straight into it; into the bulk channel (bulk_nt) from
+ * TERN_SHM_BULK_NT_MIN by bulk_copy (streaming or plain stores). Returns 0
+ * when the transport has no room now. */
 static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n,
                                 int bulk_nt, void *(*reserve)(tern_tl_t *, int),
                                 void (*commit)(tern_tl_t *, int, size_t))
@@ -200,7 +296,7 @@ static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *r
     if (__builtin_expect(req->noncontig, 0))
         tern_p2p_pack_range(req, req->offset, p + sizeof d, n);
     else if (bulk_nt && req->transfer_bytes >= tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN))
-        copy_nt(p + sizeof d, (const char *)req->buf + req->offset, n);
+        bulk_copy(peer_world, p + sizeof d, (const char *)req->buf + req->offset, n);
     else
         memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);
     commit(peer->tl, peer_world, sizeof d + n);
