@@ -588,8 +588,14 @@ tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, tern_nums_t
                   persistent);
 }
 
-static void reduction_args(tern_coll_args_t *a, tern_comm_t *c, size_t count, MPI_Datatype dt,
-                           MPI_Op op)
+/* Returns how many elements of a->dt one element of dt is: a predefined op
+ * reduces basic elements, whatever type each rank passes (a vector of n
+ * ints on one rank, n ints on another: the signatures match), so the
+ * algorithms count and slice the vector in them and every rank splits it
+ * the same way (the shm ones fold slices by element). A user op gets the
+ * program's type. */
+static size_t reduction_args(tern_coll_args_t *a, tern_comm_t *c, size_t count, MPI_Datatype dt,
+                             MPI_Op op)
 {
     args_init(a, c);
     a->count = count;
@@ -597,6 +603,15 @@ static void reduction_args(tern_coll_args_t *a, tern_comm_t *c, size_t count, MP
     a->op = op;
     a->esz = tern_datatype_packed_size(dt, 1);
     a->commutative = tern_op_is_commutative(op);
+    MPI_Datatype basic = tern_op_is_predefined(op) ? tern_datatype_basic(dt) : MPI_DATATYPE_NULL;
+    size_t bsz = basic != MPI_DATATYPE_NULL ? tern_datatype_packed_size(basic, 1) : 0;
+    if (basic == dt || bsz == 0 || a->esz % bsz)
+        return 1;
+    size_t k = a->esz / bsz;
+    a->count = count * k;
+    a->dt = basic;
+    a->esz = bsz;
+    return k;
 }
 
 tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
@@ -656,7 +671,7 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
     } else {
         a.sbuf = in_view(&pr, sbuf, count, dt);
     }
-    return finish(&pr, &a, TERN_COLL_REDUCE, count * a.esz, req_p, persistent);
+    return finish(&pr, &a, TERN_COLL_REDUCE, a.count * a.esz, req_p, persistent);
 }
 
 tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
@@ -694,7 +709,7 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
         a.sbuf = in_view(&pr, sbuf, count, dt);
         a.rbuf = out_view(&pr, rbuf, count, dt);
     }
-    return finish(&pr, &a, TERN_COLL_ALLREDUCE, count * a.esz, req_p, persistent);
+    return finish(&pr, &a, TERN_COLL_ALLREDUCE, a.count * a.esz, req_p, persistent);
 }
 
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
@@ -714,14 +729,16 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
         counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
         total += counts[i];
     }
-    reduction_args(&a, c, total, dt, op);
+    size_t k = reduction_args(&a, c, total, dt, op);
+    for (int i = 0; k > 1 && i < p; i++)
+        counts[i] *= k; /* in basic elements, as a.count */
     tern_sched_hold_op(pr.s, op);
     a.rcounts = counts;
     /* In place: the input is the whole vector in rbuf. */
     a.sbuf = in_view(&pr, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
-    a.rbuf = out_view(&pr, rbuf, counts[r], dt);
+    a.rbuf = out_view(&pr, rbuf, counts[r] / k, dt);
     return finish(&pr, &a, rcounts.p ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK,
-                  total * a.esz, req_p, persistent);
+                  a.count * a.esz, req_p, persistent);
 }
 
 tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
@@ -740,6 +757,6 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
         a.sbuf = in_view(&pr, sbuf, count, dt);
         a.rbuf = out_view(&pr, rbuf, count, dt);
     }
-    return finish(&pr, &a, exclusive ? TERN_COLL_EXSCAN : TERN_COLL_SCAN, count * a.esz, req_p,
+    return finish(&pr, &a, exclusive ? TERN_COLL_EXSCAN : TERN_COLL_SCAN, a.count * a.esz, req_p,
                   persistent);
 }
