@@ -16,6 +16,7 @@
  * the peers are not reached through shared memory; and the regions go
  * with their communicators. */
 #include "../mpi/mtest.h"
+#include "affine_op.h"
 
 #include <time.h>
 
@@ -105,26 +106,6 @@ static void test_bcast(MPI_Comm c)
     }
 }
 
-/* Affine maps x -> a x + b (mod 2^32), composed "first then second":
- * associative, not commutative, so only rank order gives the right one. */
-typedef struct {
-    unsigned a, b;
-} affine_t;
-
-static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    affine_t *u = in, *v = inout;
-    for (int i = 0; i < *len; i++) {
-        affine_t w = {u[i].a * v[i].a, u[i].b * v[i].a + v[i].b};
-        v[i] = w;
-    }
-}
-
-static affine_t affine_of(int rank, int i)
-{
-    return (affine_t){2u * (unsigned)rank + 3u + (unsigned)i, (unsigned)rank + 7u * (unsigned)i + 1u};
-}
 
 static void test_reductions(MPI_Comm c, MPI_Op affine_op, MPI_Datatype affine_type)
 {

@@ -9,6 +9,7 @@
  * forms beside the blocking one, and many calls back to back (a reused slot would show as a
  * wrong value). Every result is checked against one computed locally. */
 #include "../mpi/mtest.h"
+#include "affine_op.h"
 
 static int slot_bytes = 16384;
 
@@ -37,25 +38,6 @@ static void my_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
         b[i] = a[i] + b[i];
 }
 
-/* Affine maps x -> a x + b composed first-then-second: not commutative. */
-typedef struct {
-    unsigned a, b;
-} affine_t;
-
-static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    affine_t *u = in, *v = inout;
-    for (int i = 0; i < *len; i++) {
-        affine_t w = {u[i].a * v[i].a, u[i].b * v[i].a + v[i].b};
-        v[i] = w;
-    }
-}
-
-static affine_t affine_of(int q, size_t i)
-{
-    return (affine_t){2u * (unsigned)q + 3u + (unsigned)i, (unsigned)q + 7u * (unsigned)i + 1u};
-}
 
 static size_t prefix(const int *rc, int r)
 {
