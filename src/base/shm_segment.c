@@ -79,12 +79,19 @@ err_unlink:
     return st;
 }
 
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name)
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p)
 {
     memset(seg, 0, sizeof *seg);
     snprintf(seg->name, sizeof seg->name, "%s", name);
+    if (err_p)
+        *err_p = 0;
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0) {
+        if (err_p) {
+            *err_p = errno;
+            if (errno == ENOENT) /* the caller's to report */
+                return TERN_ERR_IO;
+        }
         tern_error("shm_open(%s): %s", name, strerror(errno));
         return TERN_ERR_IO;
     }

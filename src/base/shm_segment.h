@@ -24,8 +24,11 @@ typedef struct {
  * SIGBUS). TERN_ERR_NO_ROOM, with nothing logged and nothing left behind,
  * when the file system cannot hold size bytes (*err_p: the errno). */
 tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p);
-/* Opens and maps an existing segment (its size from fstat). */
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name);
+/* Opens and maps an existing segment (its size from fstat). With err_p
+ * (the errno), a name that does not exist (ENOENT) is not logged: its
+ * creator may have failed and unlinked it, which the caller knows how to
+ * report. */
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p);
 /* Removes the name (owner only; the mappings stay valid). */
 void tern_shm_segment_unlink(tern_shm_segment_t *seg);
 /* Unmaps (and unlinks if still linked). */

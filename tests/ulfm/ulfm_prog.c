@@ -162,10 +162,15 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     printf("pid %d %ld\n", rank, (long)getpid());
     fflush(stdout);
-    MPI_Barrier(MPI_COMM_WORLD);
-    int victim = size - 1, err;
+    /* coll_first: rank 1 dies before the job's first collective, while
+     * the node's shm region is created (as MPICH's ft/barrier does). */
+    int first = !strcmp(c, "coll_first");
+    if (!first)
+        MPI_Barrier(MPI_COMM_WORLD);
+    int victim = first ? 1 : size - 1, err;
 
-    if (!strcmp(c, "coll_before") || !strcmp(c, "coll_after") || !strcmp(c, "two_killed")) {
+    if (!strcmp(c, "coll_before") || first || !strcmp(c, "coll_after") ||
+        !strcmp(c, "two_killed")) {
         /* before: the victim dies before the collective; after: a
          * collective completes, then it dies; two: ranks 1 and 2 die. */
         if (!strcmp(c, "coll_after")) {

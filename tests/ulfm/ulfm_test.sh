@@ -5,7 +5,7 @@
 # failed group and the same shrunk communicator (its world ranks in their
 # old order), the job's exit status (non-zero when a rank died), mpiexec
 # named the death and kept the others, no process and no /dev/shm file of
-# the job left. wait_kill: the script kills a rank while the others wait
+# the job left, no error printed by a survivor. wait_kill: the script kills a rank while the others wait
 # in a barrier and prints the time from the kill to the last survivor's
 # error (TERN_ULFM_LIMIT_MS, default 5000). Exits 0 pass, 1 fail, 77 skip.
 set -u
@@ -51,6 +51,7 @@ case $CASE in
 coll_before | coll_during | coll_after | shrink | wait_kill | win | file | inter) FAILED=3 RC_WANT=137 ;;
 agree | iagree) FAILED=0 RC_WANT=137 ;;
 two_killed) FAILED=1,2 RC_WANT=137 ;;
+coll_first) FAILED=1 RC_WANT=137 ;;
 anysource) FAILED=1 RC_WANT=137 ;;
 revoke | win_revoke | file_revoke) FAILED= RC_WANT=0 ;;
 abort_sub) FAILED=0,1 RC_WANT=3 ;;
@@ -91,6 +92,10 @@ n=$(grep '^survivor ' "$OUT" | grep -c -F " $want ")
 if [ -n "$FAILED" ]; then
     grep -q "the others go on (--ft)" "$ERR" || fail "mpiexec did not report the death"
 fi
+# Under MPI_ERRORS_RETURN a survivor prints nothing of its own: the errors
+# are the program's to report.
+grep -q "^tern\[rank [0-9]*\] error:" "$ERR" && fail "a survivor printed an error"
+
 if [ "$CASE" = wait_kill ]; then
     last=$(sed -n 's/^errortime [0-9]* //p' "$OUT" | sort -n | tail -1)
     [ -n "$last" ] || fail "no error times"

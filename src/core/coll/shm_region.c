@@ -148,8 +148,16 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     if (c->rank == 0 && ok)
         ok = tern_shm_segment_create(&reg->seg, name, bytes, &err) == TERN_OK;
     st = run_exchange(c, &ok, 0); /* the leader's outcome */
-    if (st == TERN_OK && c->rank != 0 && ok && reg)
-        ok = tern_shm_segment_attach(&reg->seg, name) == TERN_OK && reg->seg.size >= bytes;
+    /* The leader unlinks the name when its own exchange fails (a member
+     * died), perhaps after some of us heard its "ok": a missing name is
+     * that failure, which the agreement below reports, not an error of its
+     * own (ft/barrier in MPICH's suite). */
+    if (st == TERN_OK && c->rank != 0 && ok && reg) {
+        int aerr;
+        ok = tern_shm_segment_attach(&reg->seg, name, &aerr) == TERN_OK && reg->seg.size >= bytes;
+        if (aerr == ENOENT)
+            tern_debug("shm collectives: %s is gone before we attached: its creator failed", name);
+    }
     int mapped = reg && reg->seg.base;
     if (mapped) /* before the agreement, which orders it before any use */
         for (int k = 0; k < 2; k++)

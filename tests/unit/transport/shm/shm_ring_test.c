@@ -231,7 +231,7 @@ static void test_segment(void)
     CHECK(a.base != NULL && a.size == 1 << 20);
     CHECK(((char *)a.base)[12345] == 0);
     ((char *)a.base)[4096] = 42;
-    CHECK(tern_shm_segment_attach(&b, name) == TERN_OK);
+    CHECK(tern_shm_segment_attach(&b, name, NULL) == TERN_OK);
     CHECK(b.size == 1 << 20 && ((char *)b.base)[4096] == 42);
     char path[300];
     snprintf(path, sizeof path, "/dev/shm%s", name);
@@ -245,7 +245,10 @@ static void test_segment(void)
     tern_shm_segment_detach(&a);
     CHECK(a.base == NULL);
     tern_shm_segment_t c;
-    CHECK(tern_shm_segment_attach(&c, name) == TERN_ERR_IO);
+    CHECK(tern_shm_segment_attach(&c, name, NULL) == TERN_ERR_IO);
+    /* With err_p: the missing name comes back as ENOENT (not logged). */
+    err = 0;
+    CHECK(tern_shm_segment_attach(&c, name, &err) == TERN_ERR_IO && err == ENOENT && !c.base);
 
     /* More than /dev/shm holds: refused at creation (every page reserved),
      * quietly, and nothing left behind. Only on a tmpfs with a size limit
