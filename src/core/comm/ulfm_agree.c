@@ -389,7 +389,7 @@ tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
     tern_status_t st;
     if (!flag)
         return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
-    agree_op_t *op;
+    agree_op_t *op = NULL; /* set by op_new on success; some compilers cannot see it */
     if ((st = op_new(c, OP_AGREE, 0, &op)) != TERN_OK)
         return st;
     op->flag_in = *flag;
@@ -399,7 +399,7 @@ tern_status_t tern_ulfm_agree(tern_comm_t *c, int *flag)
 
 tern_status_t tern_ulfm_sync(tern_comm_t *c)
 {
-    agree_op_t *op;
+    agree_op_t *op = NULL; /* set by op_new on success; some compilers cannot see it */
     tern_status_t st = op_new(c, OP_SYNC, 0, &op);
     return st == TERN_OK ? op_wait(op) : st;
 }
@@ -407,7 +407,7 @@ tern_status_t tern_ulfm_sync(tern_comm_t *c)
 tern_status_t tern_ulfm_shrink(tern_comm_t *c, MPI_Comm *newcomm)
 {
     tern_status_t st;
-    agree_op_t *op;
+    agree_op_t *op = NULL; /* set by op_new on success; some compilers cannot see it */
     if ((st = op_new(c, OP_SHRINK, 0, &op)) != TERN_OK)
         return st;
     op->newcomm_p = newcomm;
@@ -423,7 +423,7 @@ tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
     tern_status_t st;
     if (!flag)
         return tern_status_detail(TERN_ERR_ARG, "flag is NULL");
-    agree_op_t *op;
+    agree_op_t *op = NULL; /* set by op_new on success; some compilers cannot see it */
     if ((st = op_new(c, OP_AGREE, 1, &op)) != TERN_OK)
         return st;
     op->flag_in = *flag;
@@ -436,7 +436,7 @@ tern_status_t tern_ulfm_iagree(tern_comm_t *c, int *flag, tern_req_t **req_p)
 tern_status_t tern_ulfm_ishrink(tern_comm_t *c, MPI_Comm *newcomm, tern_req_t **req_p)
 {
     tern_status_t st;
-    agree_op_t *op;
+    agree_op_t *op = NULL; /* set by op_new on success; some compilers cannot see it */
     if ((st = op_new(c, OP_SHRINK, 1, &op)) != TERN_OK)
         return st;
     *newcomm = MPI_COMM_NULL;
