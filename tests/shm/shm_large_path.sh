@@ -80,8 +80,8 @@ else
     tail -20 "$out"
     status=1
 fi
-# By default 32-64 KB are read by CMA untimed: only the two classes from
-# 128 KB are chosen.
+# By default 32-64 KB are not timed (TERN_SHM_MID_PATH takes them): only
+# the two classes from 128 KB are chosen.
 if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \
         >"$out" 2>&1; then
     n=$(grep -c "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")

@@ -123,13 +123,15 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
 {
     if (!peer->get_min || n < peer->get_min)
         return 0;
-    /* Below TERN_SHM_MEASURE_MIN the get serves untimed: there the
-     * stream's samples (run on purpose to time it, again every round)
-     * cost more than the choice wins: 2-rank bcast, gather and reduce at
-     * 32-64 KB 1.5-2.7x slower with them, ping-pong the same
+    /* Below TERN_SHM_MEASURE_MIN nothing is timed: there the stream's
+     * samples (run on purpose to time it, again every round) cost more
+     * than the choice wins (2-rank bcast, gather and reduce at 32-64 KB
+     * 1.5-2.7x slower with them). TERN_SHM_MID_PATH takes the path: the
+     * stream by default, as the get's page pinning makes a 32-64 KB read
+     * 3.4-5.8 us on the 2-core EPYC VM, 1.25-2.9x the stream's time there
      * (docs/performance.md). */
     if (n < tern_knob_size(TERN_KNOB_SHM_MEASURE_MIN))
-        return 1;
+        return tern_knob_is(TERN_KNOB_SHM_MID_PATH, "get");
     if (!peer->rndv_path) {
         peer->rndv_path = malloc(sizeof *peer->rndv_path);
         if (!peer->rndv_path) {
@@ -139,14 +141,16 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
         for (int c = 0; c < N_CLASSES; c++)
             start_round(&peer->rndv_path->cls[c]);
     }
-    /* An exchange: with a rendezvous of ours to the peer under way both
-     * cores copy anyway, and the stream would have each copy twice (into
-     * the ring for its send, out of it for its receive), the get once.
-     * bibw, 2 bound ranks, 64 KB-4 MB: 9-15 GB/s by stream, 23-35 by get;
-     * with a cold buffer per message 7.2-8.3 against 8.5-10 (the
-     * timing rounds got no clean sample there and kept the stream). */
+    /* An exchange: with a rendezvous of ours to the peer under way, the
+     * stream, untimed. Each core copies twice (into the ring for its send,
+     * out of it for its receive) against once by get, yet since the
+     * sender's copy picks its stores by timing (TERN_SHM_BULK_NT) the
+     * stream wins: bibw, 2 bound ranks, 128 KB-4 MB, 26-34 GB/s against
+     * 21-29 when the VM's cores are far, 39-66 against 21-30 when near,
+     * with a cold buffer per message 11-25 against 7-17
+     * (docs/performance.md); timing runs there would only add gets. */
     if (under_way(peer, TERN_REQ_SEND))
-        return 1;
+        return 0;
     int c = size_class(n);
     path_class_t *k = &peer->rndv_path->cls[c];
     double t = tern_clock_s();

@@ -40,6 +40,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #define SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
@@ -112,6 +113,7 @@ struct tern_tl {
     int *local_of_storage;
     tern_shm_segment_t seg;
     uint64_t probe_word;
+    pid_t pid;                /* this process's, for the keys of CMA reads */
     shm_geometry_t want;      /* local rank 0: the geometry it formats */
     tern_status_t attach_status;
 };

@@ -4,12 +4,9 @@
 #include "base/cma.h"
 #include "base/log.h"
 
-#include <unistd.h>
-
 tern_status_t tern_shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p)
 {
-    (void)tl;
-    rkey_p->words[0] = (uint64_t)getpid();
+    rkey_p->words[0] = (uint64_t)tl->pid;
     rkey_p->words[1] = (uint64_t)(uintptr_t)buf;
     rkey_p->words[2] = (uint64_t)len;
     return TERN_OK;

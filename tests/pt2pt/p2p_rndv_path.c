@@ -1,0 +1,110 @@
+/* The rendezvous path of mid-size messages between two ranks of a node
+ * (core/pt2pt/rndv_path.c): sizes around the eager limit (16 KB), the
+ * smallest get (32 KB) and TERN_SHM_MEASURE_MIN (128 KB), each as a
+ * ping-pong and as an exchange (both sends under way), every byte checked.
+ * Below 128 KB the path is not timed but set by TERN_SHM_MID_PATH: under
+ * stream (the default) the receiver reads none of these messages by get,
+ * under get it reads every rendezvous from 32 KB by get; the MPI_T
+ * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. Run at 2
+ * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
+ * whatever the knob). */
+#include "../mpit/mpit_util.h"
+
+static const size_t mid_sizes[] = {16383, 16384, 16385, 32767, 32768, 32769,
+                                   65535, 65536, 65537, 131071};
+static const size_t measured_sizes[] = {131072, 131073, 262144};
+#define NMID (sizeof mid_sizes / sizeof mid_sizes[0])
+#define NMEASURED (sizeof measured_sizes / sizeof measured_sizes[0])
+#define GUARD 64
+
+/* The peer sends n bytes, this rank checks them and sends its own back
+ * (rank 0 first). */
+static void ping_pong(int peer, size_t n, char *sbuf, char *rbuf)
+{
+    char what[96];
+    uint32_t mine = (uint32_t)(n * 3 + (size_t)mtest_rank), theirs = (uint32_t)(n * 3 + (size_t)peer);
+    mtest_fill(sbuf, n, mine);
+    memset(rbuf, 0xA5, n + GUARD);
+    snprintf(what, sizeof what, "ping-pong of %zu bytes", n);
+    for (int turn = 0; turn < 2; turn++) {
+        if (turn == mtest_rank)
+            CHECK_RC(MPI_Send(sbuf, (int)n, MPI_BYTE, peer, 1, MPI_COMM_WORLD));
+        else
+            CHECK_RC(MPI_Recv(rbuf, (int)(n + GUARD), MPI_BYTE, peer, 1, MPI_COMM_WORLD,
+                              MPI_STATUS_IGNORE));
+    }
+    CHECK_PATTERN(rbuf, n, theirs, what);
+    CHECK(rbuf[n] == (char)0xA5, "%s: byte past the message overwritten", what);
+}
+
+/* Both ranks send n bytes at once, the send posted before the receive. */
+static void exchange(int peer, size_t n, char *sbuf, char *rbuf)
+{
+    char what[96];
+    uint32_t mine = (uint32_t)(n * 5 + (size_t)mtest_rank), theirs = (uint32_t)(n * 5 + (size_t)peer);
+    MPI_Request sreq;
+    mtest_fill(sbuf, n, mine);
+    memset(rbuf, 0xA5, n + GUARD);
+    snprintf(what, sizeof what, "exchange of %zu bytes", n);
+    CHECK_RC(MPI_Isend(sbuf, (int)n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &sreq));
+    CHECK_RC(MPI_Recv(rbuf, (int)(n + GUARD), MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+    CHECK_PATTERN(rbuf, n, theirs, what);
+    CHECK(rbuf[n] == (char)0xA5, "%s: byte past the message overwritten", what);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    mtest_init(&argc, &argv);
+    RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+    RC(MPI_T_pvar_session_create(&sess), MPI_SUCCESS);
+    MPI_T_pvar_handle gets = mpit_handle("tern_p2p_rndv_get", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
+    MPI_T_pvar_handle streams =
+        mpit_handle("tern_p2p_rndv_stream", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
+    const char *knob = getenv("TERN_SHM_MID_PATH");
+    int by_get = knob && strcmp(knob, "get") == 0;
+    int peer = mtest_partner();
+    char *sbuf = malloc(262144 + GUARD), *rbuf = malloc(262144 + GUARD);
+    if (!sbuf || !rbuf)
+        FATAL("no memory for the buffers");
+
+    mtest_begin("mid-size path");
+    unsigned long long get0 = rd(gets), stream0 = rd(streams);
+    unsigned long long rndv = 0; /* rendezvous this rank received from 32 KB */
+    for (size_t i = 0; i < NMID; i++) {
+        ping_pong(peer, mid_sizes[i], sbuf, rbuf);
+        exchange(peer, mid_sizes[i], sbuf, rbuf);
+        rndv += mid_sizes[i] >= 32768 ? 2 : 0;
+    }
+    unsigned long long got = rd(gets) - get0, streamed = rd(streams) - stream0;
+    /* Oversubscribed (fewer cores than ranks) every rendezvous from 32 KB
+     * is read by CMA whatever the knob. */
+    if (mtest_size == 2 && peer != mtest_rank && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+        if (by_get) {
+            CHECK(got == rndv, "TERN_SHM_MID_PATH=get: %llu of %llu rendezvous from 32 KB read by get",
+                  got, rndv);
+        } else {
+            CHECK(got == 0, "TERN_SHM_MID_PATH=stream: %llu rendezvous below 128 KB read by get", got);
+            CHECK(streamed >= rndv, "TERN_SHM_MID_PATH=stream: %llu of %llu rendezvous streamed",
+                  streamed, rndv);
+        }
+    }
+    mtest_end();
+
+    mtest_begin("measured sizes");
+    for (int round = 0; round < 8; round++)
+        for (size_t i = 0; i < NMEASURED; i++) {
+            ping_pong(peer, measured_sizes[i], sbuf, rbuf);
+            exchange(peer, measured_sizes[i], sbuf, rbuf);
+        }
+    mtest_end();
+
+    free(sbuf);
+    free(rbuf);
+    RC(MPI_T_pvar_handle_free(sess, &gets), MPI_SUCCESS);
+    RC(MPI_T_pvar_handle_free(sess, &streams), MPI_SUCCESS);
+    RC(MPI_T_pvar_session_free(&sess), MPI_SUCCESS);
+    RC(MPI_T_finalize(), MPI_SUCCESS);
+    return mtest_finalize();
+}
