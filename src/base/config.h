@@ -108,7 +108,8 @@ int tern_knobs_invalid(void (*print)(const char *line));
                      "not a count knob, or it takes auto"),                                        \
      (long)tern_knob_value(id)->number)
 #define tern_knob_count_or(id, auto_value)                                                         \
-    (TERN_KNOB_CHECK(id, TERN_KNOB_IS(id, COUNT), id##_AUTO, "not a count knob that takes auto"),  \
+    (TERN_KNOB_CHECK(id, TERN_KNOB_IS(id, COUNT) || TERN_KNOB_IS(id, POW2), id##_AUTO,             \
+                     "not a count knob that takes auto"),                                          \
      tern_knob_value(id)->is_auto ? (long)(auto_value) : (long)tern_knob_value(id)->number)
 #define tern_knob_bool(id)                                                                         \
     (TERN_KNOB_CHECK(id, TERN_KNOB_IS(id, BOOL), !id##_AUTO, "not a bool knob, or it takes auto"), \

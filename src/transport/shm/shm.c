@@ -137,7 +137,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             tl->local_of_storage[params->local_ranks[i]] = i;
         tl->local_of = tl->local_of_storage;
         if (params->local_size > 1 && params->local_rank == 0)
-            tern_shm_choose_geometry(tl);
+            tern_shm_choose_geometry(tl, params->oversubscribed);
     }
     if (st != TERN_OK)
         tern_error("shm transport: %s before set-up", tern_status_string(st));

@@ -48,6 +48,11 @@
 #define SHM_PAGE 4096
 #define SHM_PREFAULT_MAX ((size_t)8 << 20)
 #define SHM_BULK_BUDGET ((size_t)128 << 20)
+/* TERN_SHM_RING_CELLS=auto: cells per ring, and on an oversubscribed node
+ * more (while every ring together stays within SHM_RING_OVER_BUDGET). */
+#define SHM_RING_CELLS_DEFAULT 32u
+#define SHM_RING_CELLS_OVER 128u
+#define SHM_RING_OVER_BUDGET ((size_t)64 << 20)
 
 typedef struct {
     uint64_t magic;
@@ -125,7 +130,7 @@ void *tern_shm_ring_mem(void *base, const shm_header_t *h, int dst, int src);
 void *tern_shm_bulk_mem(void *base, const shm_header_t *h, int dst, int src);
 void tern_shm_prefault(void *base, size_t bytes);
 void tern_shm_attached(void *base, size_t size, void *arg);
-void tern_shm_choose_geometry(tern_tl_t *tl);
+void tern_shm_choose_geometry(tern_tl_t *tl, int oversubscribed);
 tern_status_t tern_shm_create(tern_shm_segment_t *seg, const char *name, void *arg);
 
 /* shm_rma.c: get and put through Cross Memory Attach (base/cma.h). */

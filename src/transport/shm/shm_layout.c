@@ -124,15 +124,32 @@ void tern_shm_attached(void *base, size_t size, void *arg)
     atomic_store_explicit(&slot->attached, 1, memory_order_release);
 }
 
+/* TERN_SHM_RING_CELLS=auto. With more ranks than CPUs a receiver is often
+ * descheduled; a sender of small messages (a rooted collective's root,
+ * every rank of a gather) stops once its ring is full and waits for it to
+ * run. A deeper ring lets it run that much further ahead, as Open MPI's
+ * growing eager lists do; far deeper ones (1024 cells, 16 MB a ring) were
+ * slower (docs/performance.md), so the memory stays bounded. */
+static unsigned shm_auto_cells(int local_size, size_t cell_size, int oversubscribed)
+{
+    unsigned cells = oversubscribed ? SHM_RING_CELLS_OVER : SHM_RING_CELLS_DEFAULT;
+    size_t nrings = (size_t)local_size * (size_t)(local_size - 1);
+    while (cells > SHM_RING_CELLS_DEFAULT &&
+           nrings * tern_shm_ring_bytes(cell_size, cells) > SHM_RING_OVER_BUDGET)
+        cells /= 2;
+    return cells;
+}
+
 /* Local rank 0: the geometry from the knobs. */
-void tern_shm_choose_geometry(tern_tl_t *tl)
+void tern_shm_choose_geometry(tern_tl_t *tl, int oversubscribed)
 {
     /* The knob table holds the ranges (knobs.def): a power-of-two cell
      * count, a cell that carries the largest protocol header. Round the cell
      * up to whole cache lines. */
     size_t cs = tern_knob_size_or(TERN_KNOB_SHM_CELL_SIZE, TERN_SHM_CELL_AUTO(tl->local_size));
     tl->want.cell_size = (cs + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-    tl->want.cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
+    tl->want.cells = (unsigned)tern_knob_count_or(
+        TERN_KNOB_SHM_RING_CELLS, shm_auto_cells(tl->local_size, tl->want.cell_size, oversubscribed));
 
     /* Bulk channel: chunk data plus a cache line for the cell and protocol
      * headers, so the data of a chunk starts on a cache line. */

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     int runs = argc > 2 ? atoi(argv[2]) : 9;
     size_t bytes = argc > 3 ? (size_t)atol(argv[3]) : 8;
     size_t cell_size = tern_knob_size_or(TERN_KNOB_SHM_CELL_SIZE, TERN_SHM_CELL_AUTO(2));
-    unsigned cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_RING_CELLS);
+    unsigned cells = (unsigned)tern_knob_count_or(TERN_KNOB_SHM_RING_CELLS, 32);
     if (tern_shm_ring_check(cell_size, cells) != TERN_OK || bytes > cell_size - TERN_SHM_CELL_HDR ||
         runs < 1 || runs > 100 || iters < 1) {
         fprintf(stderr, "bad parameters\n");
