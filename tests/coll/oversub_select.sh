@@ -3,7 +3,8 @@
 # reduce, gather, scatter) leave the shm algorithm for their message
 # algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
-# on shm (at 2 ranks up to 256 bytes go binomial anyway).
+# on shm (at 2 ranks up to 256 bytes go binomial anyway); allgather and
+# alltoall take shm at 64 KB blocks both oversubscribed and at 2 ranks.
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -41,6 +42,13 @@ for coll in allreduce reduce; do
     k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
     [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 done
+# Allgather and alltoall blocks up to 64 KB oversubscribed: shm (one
+# slot per rank, where ring and pairwise wait for descheduled partners).
+for coll in allgather alltoall; do
+    out=$(chosen "$n" "$coll" 65536) || fail "$coll 64 KB at $n ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
+    [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+done
 out=$(chosen "$n" reduce 16384) || fail "reduce 16 KB at $n ranks: no selection line"
 k=$(echo "$out" | grep -c "debug: reduce on $n ranks, 16384 bytes: binomial")
 [ "$k" -eq "$n" ] || fail "reduce 16 KB at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
@@ -48,5 +56,14 @@ if [ "$cpus" -ge 2 ]; then
     out=$(chosen 2 bcast 1024) || fail "bcast at 2 ranks: no selection line"
     k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 1024 bytes: shm")
     [ "$k" -eq 2 ] || fail "bcast at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+    # 64 KB blocks at 2 ranks, one per core: shm; past 64 KB the messages.
+    for coll in allgather alltoall; do
+        out=$(chosen 2 "$coll" 65536) || fail "$coll 64 KB at 2 ranks: no selection line"
+        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 65536 bytes: shm")
+        [ "$k" -eq 2 ] || fail "$coll 64 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+        out=$(chosen 2 "$coll" 131072) || fail "$coll 128 KB at 2 ranks: no selection line"
+        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 131072 bytes: shm")
+        [ "$k" -eq 0 ] || fail "$coll 128 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+    done
 fi
 echo "oversubscribed selection ok ($n ranks on $cpus CPUs)"
