@@ -1,6 +1,6 @@
 /* Allgather and alltoall through the default selection table at the
  * block sizes where its rows change (1 KB, 16 KB, 64 KB: at 2 ranks one
- * per core and on an oversubscribed node the shm rows end at 64 KB), one
+ * per core the shm rows end at 64 KB, oversubscribed allgather's too), one
  * byte either side of each: contiguous blocks, strided (derived) send and
  * receive types, and MPI_IN_PLACE. Every received byte is checked. */
 #include "../mpi/mtest.h"

@@ -32,13 +32,15 @@
  *             copies nothing in; a reduce of 2 ranks always folds at the
  *             root (the other's chunk crosses the cores once).
  *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
- *             most a slot, a slot / p for alltoall): the writers (every
- *             rank; the root for scatter) wait until slot n is free, copy
- *             their chunk in (scatter: the root fills every rank's slot;
- *             alltoall: every rank puts one piece per destination in its
- *             slot), enter = n; the readers (every rank; the root for
- *             gather) wait for the writers' enter and copy out of every
- *             slot (scatter: out of their own).
+ *             most a slot, a slot / (p - 1) for alltoall): the writers
+ *             (every rank; the root for scatter) wait until slot n is
+ *             free, copy their chunk in (scatter: the root fills every
+ *             rank's slot; alltoall: every rank puts one piece per other
+ *             destination in its slot), enter = n (allgather, alltoall:
+ *             then the own chunk straight to the receive buffer); the
+ *             readers (every rank; the root for gather) wait for the
+ *             writers' enter and copy out of every other slot (scatter:
+ *             out of their own).
  *   reduce_scatter (steps of up to a slot / p elements of every rank's
  *             block; a vector that fits a slot: one step, the slot holding
  *             it as laid out): wait until slot n is free, copy every other
@@ -308,7 +310,7 @@ static const char *root_term(const run_t *r)
 /* An allreduce's parallel fold writes this rank's slice straight into its
  * receive buffer, then copies it into the result slot for the others: its
  * own slice is never copied back out of the slot (loaded A/B, 2 ranks,
- * 64 KB: 5.9 against 6.7 us; docs/performance.md). Not in place, where
+ * 64 KB: 6.0 against 7.0 us; docs/performance.md). Not in place, where
  * the fold's first store would overwrite this rank's own term before it
  * is read. */
 static int fold_to_rbuf(const run_t *r)
