@@ -3,7 +3,8 @@
 # reduce, gather, scatter) leave the shm algorithm for their message
 # algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
-# on shm (at 2 ranks up to 256 bytes go binomial anyway).
+# on shm (at 2 ranks up to 256 bytes go binomial anyway); allgather takes
+# shm at 64 KB blocks oversubscribed, allgather and alltoall at 2 ranks.
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -41,6 +42,15 @@ for coll in allreduce reduce; do
     k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
     [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 done
+# Allgather blocks up to 64 KB oversubscribed: shm (one step through the
+# 64 KB slots, where ring waits for descheduled partners); alltoall's
+# 64 KB blocks keep pairwise.
+out=$(chosen "$n" allgather 65536) || fail "allgather 64 KB at $n ranks: no selection line"
+k=$(echo "$out" | grep -c "debug: allgather on $n ranks, 65536 bytes: shm")
+[ "$k" -eq "$n" ] || fail "allgather 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+out=$(chosen "$n" alltoall 65536) || fail "alltoall 64 KB at $n ranks: no selection line"
+k=$(echo "$out" | grep -c "debug: alltoall on $n ranks, 65536 bytes: pairwise")
+[ "$k" -eq "$n" ] || fail "alltoall 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose pairwise: $out"
 out=$(chosen "$n" reduce 16384) || fail "reduce 16 KB at $n ranks: no selection line"
 k=$(echo "$out" | grep -c "debug: reduce on $n ranks, 16384 bytes: binomial")
 [ "$k" -eq "$n" ] || fail "reduce 16 KB at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
@@ -48,5 +58,14 @@ if [ "$cpus" -ge 2 ]; then
     out=$(chosen 2 bcast 1024) || fail "bcast at 2 ranks: no selection line"
     k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 1024 bytes: shm")
     [ "$k" -eq 2 ] || fail "bcast at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+    # 64 KB blocks at 2 ranks, one per core: shm; past 64 KB the messages.
+    for coll in allgather alltoall; do
+        out=$(chosen 2 "$coll" 65536) || fail "$coll 64 KB at 2 ranks: no selection line"
+        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 65536 bytes: shm")
+        [ "$k" -eq 2 ] || fail "$coll 64 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+        out=$(chosen 2 "$coll" 131072) || fail "$coll 128 KB at 2 ranks: no selection line"
+        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 131072 bytes: shm")
+        [ "$k" -eq 0 ] || fail "$coll 128 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+    done
 fi
 echo "oversubscribed selection ok ($n ranks on $cpus CPUs)"

@@ -1,6 +1,7 @@
-/* Allgather, shared memory: every rank copies its block into its slot and
- * stores its enter flag, waits for everyone's and copies every slot out:
- * p copies out per rank, no message. Blocks larger than a slot go in
+/* Allgather, shared memory: every rank copies its block into its slot,
+ * stores its enter flag, copies its block to its own place in the receive
+ * buffer (never through a slot), waits for everyone's flag and copies the
+ * p - 1 other slots out; no message. Blocks larger than a slot go in
  * slot-sized chunks.
  * Node-local communicators (shm_region.h); run by shm_coll.c. */
 #include "core/coll/shm_coll.h"

@@ -1,7 +1,9 @@
-/* Alltoall, shared memory: every rank copies its p blocks into its slot (a
- * piece of at most slot / p bytes each), stores its enter flag, waits for
- * everyone's and copies its piece out of every slot. Larger blocks go in
- * chunks of slot / p bytes, one step each.
+/* Alltoall, shared memory: every rank copies its p - 1 blocks for the
+ * others into its slot (a piece of at most slot / (p - 1) bytes each),
+ * stores its enter flag, copies its own block straight to its receive
+ * buffer, waits for everyone's flag and copies its piece out of every
+ * other slot. Larger blocks go in chunks of slot / (p - 1) bytes, one step
+ * each.
  * Node-local communicators (shm_region.h); run by shm_coll.c. */
 #include "core/coll/shm_coll.h"
 

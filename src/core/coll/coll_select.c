@@ -107,13 +107,27 @@ static const row_t default_rows[] = {
     {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_ALLGATHER, 2, 1024, "recursive_doubling", ANY},
+    /* 2 ranks one per core, and oversubscribed at up to 8 (64 KB slots
+     * there): 64 KB blocks in one shm step, each rank's own block copied
+     * once outside the slots, where ring waits p - 1 times for its
+     * neighbour (loaded A/B, 64 KB: 2 ranks 5.0 against 7.3 us; 8 ranks
+     * 1.6-1.9 thousand involuntary context switches against 49-70
+     * thousand; docs/performance.md). */
+    {TERN_COLL_ALLGATHER, 2, 65536, "shm", FIT},
     {TERN_COLL_ALLGATHER, 8, 16384, "shm", ANY},
+    {TERN_COLL_ALLGATHER, 8, 65536, "shm", OVER},
     {TERN_COLL_ALLGATHER, 16, 4096, "shm", ANY},
     {TERN_COLL_ALLGATHER, 0, 1024, "recursive_doubling", ANY},
     {TERN_COLL_ALLGATHER, 0, 1024, "bruck", ANY},
     {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_ALLTOALL, 2, 1024, "pairwise", ANY},
+    /* 2 ranks one per core: a 64 KB block is one step (a slot holds p - 1
+     * pieces; the own piece never crosses it): 4.9 against 7.1 us in a
+     * loaded A/B. Oversubscribed, 64 KB blocks take p steps of a 64 KB
+     * slot at 4-8 ranks, each waiting for every descheduled rank: no
+     * better than pairwise there (docs/performance.md). */
+    {TERN_COLL_ALLTOALL, 2, 65536, "shm", FIT},
     {TERN_COLL_ALLTOALL, 8, 16384, "shm", ANY},
     {TERN_COLL_ALLTOALL, 16, 1024, "shm", ANY},
     {TERN_COLL_ALLTOALL, 0, 256, "bruck", ANY},

@@ -32,13 +32,15 @@
  *             copies nothing in; a reduce of 2 ranks always folds at the
  *             root (the other's chunk crosses the cores once).
  *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
- *             most a slot, a slot / p for alltoall): the writers (every
- *             rank; the root for scatter) wait until slot n is free, copy
- *             their chunk in (scatter: the root fills every rank's slot;
- *             alltoall: every rank puts one piece per destination in its
- *             slot), enter = n; the readers (every rank; the root for
- *             gather) wait for the writers' enter and copy out of every
- *             slot (scatter: out of their own).
+ *             most a slot, a slot / (p - 1) for alltoall): the writers
+ *             (every rank; the root for scatter) wait until slot n is
+ *             free, copy their chunk in (scatter: the root fills every
+ *             rank's slot; alltoall: every rank puts one piece per other
+ *             destination in its slot), enter = n (allgather, alltoall:
+ *             then the own chunk straight to the receive buffer); the
+ *             readers (every rank; the root for gather) wait for the
+ *             writers' enter and copy out of every other slot (scatter:
+ *             out of their own).
  *   reduce_scatter (steps of up to a slot / p elements of every rank's
  *             block; a vector that fits a slot: one step, the slot holding
  *             it as laid out): wait until slot n is free, copy every other
@@ -153,6 +155,13 @@ static int reads(const run_t *r, int me)
     return r->kind != TERN_COLL_GATHER || me == r->root;
 }
 
+/* Alltoall: where writer w's slot holds its piece for d != w (no place
+ * for its own piece, which never crosses the slots). */
+static size_t piece_at(int w, int d)
+{
+    return (size_t)(d < w ? d : d - 1);
+}
+
 static void copy_in(run_t *r)
 {
     tern_shm_region_t *reg = r->reg;
@@ -164,10 +173,11 @@ static void copy_in(run_t *r)
             if (q != reg->me)
                 slot_copy(reg, tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
         break;
-    case TERN_COLL_ALLTOALL:
+    case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
         for (int d = 0; d < reg->p; d++)
-            slot_copy(reg, tern_shm_slot(reg, reg->me, r->n) + (size_t)d * r->len,
-                      sbuf + (size_t)d * b + r->off, r->len);
+            if (d != reg->me)
+                slot_copy(reg, tern_shm_slot(reg, reg->me, r->n) + piece_at(reg->me, d) * r->len,
+                          sbuf + (size_t)d * b + r->off, r->len);
         break;
     case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
         if (reg->me == r->root)
@@ -190,13 +200,32 @@ static void copy_out(run_t *r)
             memcpy(rbuf + r->off, src, r->len);
         return;
     }
-    /* Our own block too: in place it is the same bytes. */
-    size_t piece = r->kind == TERN_COLL_ALLTOALL ? (size_t)reg->me * r->len : 0;
+    /* The others' blocks (pieces) out of their slots; this rank's own
+     * block went in copy_own (a gather's root: here, straight from its
+     * send buffer; in place: the same bytes, no copy). */
+    int me = reg->me, a2a = r->kind == TERN_COLL_ALLTOALL;
     for (int q = 0; q < reg->p; q++) {
-        const char *src = r->kind == TERN_COLL_GATHER && q == reg->me ? (const char *)r->a.sbuf + r->off
-                                                                      : tern_shm_slot(reg, q, r->n) + piece;
-        memmove(rbuf + (size_t)q * b + r->off, src, r->len);
+        char *dst = rbuf + (size_t)q * b + r->off;
+        if (q != me)
+            memcpy(dst, tern_shm_slot(reg, q, r->n) + (a2a ? piece_at(q, me) * r->len : 0),
+                   r->len);
+        else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
+            memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);
     }
+}
+
+/* Allgather, alltoall: this rank's own block (piece) straight from its
+ * send buffer to its receive buffer, once, never through a slot; done
+ * after its enter store, while the others may still be copying in. */
+static void copy_own(run_t *r)
+{
+    if (r->kind != TERN_COLL_ALLGATHER && r->kind != TERN_COLL_ALLTOALL)
+        return;
+    size_t me = (size_t)r->reg->me, b = r->a.bytes;
+    const char *src = (const char *)r->a.sbuf + (r->kind == TERN_COLL_ALLTOALL ? me * b : 0) + r->off;
+    char *dst = (char *)r->a.rbuf + me * b + r->off;
+    if (src != dst)
+        memcpy(dst, src, r->len);
 }
 
 static int is_rs(const run_t *r)
@@ -276,6 +305,21 @@ static const char *root_term(const run_t *r)
     if (r->kind != TERN_COLL_REDUCE || r->root != r->reg->me || r->a.sbuf == r->a.rbuf || !r->len)
         return NULL;
     return (const char *)r->a.sbuf + r->off * r->a.esz;
+}
+
+/* An allreduce's parallel fold writes this rank's slice straight into its
+ * receive buffer, then copies it into the result slot for the others: its
+ * own slice is never copied back out of the slot (loaded A/B, 2 ranks,
+ * 64 KB: 6.0 against 7.0 us; docs/performance.md). Not in place, where
+ * the fold's first store would overwrite this rank's own term before it
+ * is read. */
+static int fold_to_rbuf(const run_t *r)
+{
+    if (r->kind != TERN_COLL_ALLREDUCE)
+        return 0;
+    uintptr_t sb = (uintptr_t)r->a.sbuf, rb = (uintptr_t)r->a.rbuf;
+    size_t n = r->a.count * r->a.esz;
+    return sb + n <= rb || rb + n <= sb;
 }
 
 /* The first element of rank q's slice of a parallel fold (q = p: the end). */
@@ -394,6 +438,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                         WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
                     copy_in(r);
                     tern_shm_set(reg, TERN_SHM_ENTER, r->n);
+                    copy_own(r);
                 }
             } else if (r->kind == TERN_COLL_BARRIER) {
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
@@ -456,8 +501,16 @@ static int poll_run(void *ctx, tern_status_t *st)
             } else {
                 WAIT(TERN_SHM_ENTER, -1, r->n);
                 size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
-                *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz,
-                           tern_shm_result(reg, r->n) + lo * esz);
+                char *res = tern_shm_result(reg, r->n) + lo * esz;
+                if (fold_to_rbuf(r)) {
+                    char *mine = (char *)r->a.rbuf + (r->off + lo) * esz;
+                    *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz,
+                               mine);
+                    memcpy(res, mine, (hi - lo) * esz);
+                } else {
+                    *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz,
+                               res);
+                }
                 tern_shm_set(reg, TERN_SHM_REDUCED, r->n);
                 r->phase = PH_REDUCED;
                 if (*st != TERN_OK)
@@ -472,7 +525,14 @@ static int poll_run(void *ctx, tern_status_t *st)
         case PH_REDUCED:
             if (takes) {
                 WAIT(TERN_SHM_REDUCED, -1, r->n);
-                memcpy((char *)r->a.rbuf + r->off * esz, tern_shm_result(reg, r->n), r->len * esz);
+                char *dst = (char *)r->a.rbuf + r->off * esz, *res = tern_shm_result(reg, r->n);
+                if (fold_to_rbuf(r)) { /* the others' slices; ours is there */
+                    size_t lo = slice_lo(r, me) * esz, hi = slice_lo(r, me + 1) * esz;
+                    memcpy(dst, res, lo);
+                    memcpy(dst + hi, res + hi, r->len * esz - hi);
+                } else {
+                    memcpy(dst, res, r->len * esz);
+                }
             }
             if (end_step(r))
                 return 1;
@@ -502,8 +562,8 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
         r->a.sbuf = a->rbuf; /* the root's message */
     } else if (kind == TERN_COLL_GATHER || kind == TERN_COLL_ALLGATHER ||
                kind == TERN_COLL_SCATTER || kind == TERN_COLL_ALLTOALL) {
-        /* Alltoall: a piece per destination in each slot. */
-        r->per = kind == TERN_COLL_ALLTOALL ? reg->slot / (size_t)reg->p : reg->slot;
+        /* Alltoall: a piece per other destination in each slot. */
+        r->per = kind == TERN_COLL_ALLTOALL ? reg->slot / (size_t)(reg->p - 1) : reg->slot;
         r->total = a->bytes;
         if (r->per == 0)
             return TERN_OK; /* more ranks than bytes in a slot: not served */

@@ -1,0 +1,105 @@
+/* Allgather and alltoall through the default selection table at the
+ * block sizes where its rows change (1 KB, 16 KB, 64 KB: at 2 ranks one
+ * per core the shm rows end at 64 KB, oversubscribed allgather's too), one
+ * byte either side of each: contiguous blocks, strided (derived) send and
+ * receive types, and MPI_IN_PLACE. Every received byte is checked. */
+#include "../mpi/mtest.h"
+
+/* Byte i of the block rank `from` sends to rank `to` (allgather: to 0). */
+static unsigned char bv(int from, int to, size_t i)
+{
+    return (unsigned char)(from * 131 + to * 71 + i * 7 + i / 251);
+}
+
+static const size_t sizes[] = {1023, 1024, 1025, 16383, 16384, 16385, 65535, 65536, 65537};
+
+enum { CONTIG, STRIDED, IN_PLACE, N_KINDS };
+static const char *const kind_names[N_KINDS] = {"contiguous", "strided", "in place"};
+
+/* A block of n bytes as one element of a type: bytes (contiguous) or
+ * every other byte of 2n (strided: a derived type on both sides). */
+static MPI_Datatype block_type(size_t n, int strided)
+{
+    MPI_Datatype t;
+    if (strided) { /* extent 2n: blocks follow each other */
+        MPI_Datatype v;
+        MPI_Type_vector((int)n, 1, 2, MPI_BYTE, &v);
+        MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n), &t);
+        MPI_Type_free(&v);
+    } else
+        MPI_Type_contiguous((int)n, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* Byte i of block q in a buffer of blocks of n bytes (stride 2 if strided). */
+static unsigned char *at(unsigned char *buf, size_t n, int strided, int q, size_t i)
+{
+    return strided ? buf + 2 * ((size_t)q * n + i) : buf + (size_t)q * n + i;
+}
+
+static void check_blocks(const char *coll, unsigned char *g, size_t n, int strided, int kind,
+                         int p, int me, int a2a)
+{
+    for (int q = 0; q < p; q++)
+        for (size_t i = 0; i < n; i++) {
+            unsigned char want = bv(q, a2a ? me : 0, i), got = *at(g, n, strided, q, i);
+            if (got != want) {
+                CHECK(0, "%s, %zu-byte blocks, %s: block %d byte %zu = %u, want %u", coll, n,
+                      kind_names[kind], q, i, got, want);
+                return;
+            }
+        }
+    if (strided) /* the gaps between the strided bytes stay untouched */
+        for (size_t i = 0; i < (size_t)p * n; i++)
+            if (g[2 * i + 1] != 0xee) {
+                CHECK(0, "%s, %zu-byte blocks, strided: gap byte %zu written", coll, n, 2 * i + 1);
+                return;
+            }
+}
+
+static void run(size_t n, int kind, int p, int me)
+{
+    int strided = kind == STRIDED;
+    size_t span = (size_t)p * n * (strided ? 2 : 1);
+    unsigned char *s = malloc(span), *g = malloc(span);
+    MPI_Datatype t = block_type(n, strided);
+
+    /* Allgather. */
+    memset(g, 0xee, span);
+    memset(s, 0xee, span);
+    for (size_t i = 0; i < n; i++)
+        *at(kind == IN_PLACE ? g : s, n, strided, kind == IN_PLACE ? me : 0, i) = bv(me, 0, i);
+    if (kind == IN_PLACE)
+        CHECK_RC(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, 1, t, MPI_COMM_WORLD));
+    else
+        CHECK_RC(MPI_Allgather(s, 1, t, g, 1, t, MPI_COMM_WORLD));
+    check_blocks("allgather", g, n, strided, kind, p, me, 0);
+
+    /* Alltoall: block d of this rank goes to rank d. */
+    memset(g, 0xee, span);
+    memset(s, 0xee, span);
+    for (int d = 0; d < p; d++)
+        for (size_t i = 0; i < n; i++)
+            *at(kind == IN_PLACE ? g : s, n, strided, d, i) = bv(me, d, i);
+    if (kind == IN_PLACE)
+        CHECK_RC(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, 1, t, MPI_COMM_WORLD));
+    else
+        CHECK_RC(MPI_Alltoall(s, 1, t, g, 1, t, MPI_COMM_WORLD));
+    check_blocks("alltoall", g, n, strided, kind, p, me, 1);
+
+    MPI_Type_free(&t);
+    free(s);
+    free(g);
+}
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    int p = mtest_size, me = mtest_rank;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int kind = 0; kind < N_KINDS; kind++)
+            for (int rep = 0; rep < 3; rep++) /* steps and slots reused */
+                run(sizes[k], kind, p, me);
+    return mtest_finalize();
+}
