@@ -49,10 +49,16 @@ static int words_left(void)
     return n;
 }
 
+/* Whether every rank is on this node: across nodes the transport opens
+ * connections to peers lazily (a few descriptors that stay), so there a
+ * leak shows only as a descriptor per open. */
+static int one_node;
+
 static void check_nothing_left(int fds_before, const char *what)
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(open_fds() == fds_before, "%s: %d descriptors open, %d before", what, open_fds(),
+    int fds = open_fds(), slack = one_node ? 0 : LOOPS / 2;
+    CHECK(fds <= fds_before + slack, "%s: %d descriptors open, %d before", what, fds,
           fds_before);
     int left = words_left();
     CHECK(left <= 0, "%s: %d shared-pointer words left in /dev/shm", what, left);
@@ -63,6 +69,12 @@ static void test_open_loop(void)
     mtest_begin("open and close in a loop");
     char path[512];
     fname(path, sizeof path, "loop");
+    /* One open first: the transport may connect to peers on other nodes
+     * lazily, and those descriptors stay. */
+    MPI_File warm;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &warm));
+    CHECK_RC(MPI_File_close(&warm));
     int fds = open_fds();
     for (int i = 0; i < LOOPS; i++) {
         MPI_File fh;
@@ -174,6 +186,12 @@ int main(int argc, char **argv)
     mtest_size = size;
     if (size > 64)
         FATAL("at most 64 ranks");
+    MPI_Comm node;
+    int node_size;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    one_node = node_size == size;
     int pid = (int)getpid();
     MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(dir, sizeof dir, "io_shared_%d", pid);
