@@ -8,6 +8,9 @@
  *   segments  IOR's segmented layout: each rank a block per segment,
  *             written and read independently (_at) and collectively
  *             (_at_all)
+ *   open      the fixed cost: MPI_File_open (MPI_MODE_CREATE|MPI_MODE_RDWR)
+ *             and MPI_File_close of one file, -r times after 10 untimed;
+ *             the slowest rank's best and median, in microseconds
  *
  * Every rank writes -s MB per repetition; times are the slowest rank's,
  * after a barrier, from the first call to the close (written data is
@@ -147,6 +150,41 @@ static long seg_global(long i, void *arg)
     return (s * size + rank) * j->seg + i % j->seg;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* -p open: what a program that opens many files pays per file. */
+static void open_close(const char *path, int reps, int json)
+{
+    double *t = malloc((size_t)reps * sizeof *t);
+    for (int i = -10; i < reps; i++) {
+        MPI_File fh;
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        CALL(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh));
+        CALL(MPI_File_close(&fh));
+        double dt = MPI_Wtime() - t0, slowest;
+        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (i >= 0)
+            t[i] = slowest * 1e6;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    if (rank == 0 && json)
+        printf("{\"benchmark\": \"io\", \"pattern\": \"open\", \"ranks\": %d, "
+               "\"best_us\": %.1f, \"median_us\": %.1f, \"reps\": %d}\n", size, t[0],
+               t[reps / 2], reps);
+    else if (rank == 0)
+        printf("# tern-bench io: open (MPI_File_open + MPI_File_close), %d ranks, %d times\n"
+               "best %.1f us   median %.1f us\n", size, reps, t[0], t[reps / 2]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        MPI_File_delete(path, MPI_INFO_NULL);
+    free(t);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -175,7 +213,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--json")) json = 1;
         else {
             if (rank == 0)
-                printf("usage: tern-bench io [-p block3d|rows|segments] [-s MB per rank] [-r reps]\n"
+                printf("usage: tern-bench io [-p block3d|rows|segments|open] [-s MB per rank] [-r reps]\n"
                        "                     [-d dir] [-b KB per segment block] [-c: segments "
                        "collectively]\n                     [-H hint=value]... [--json]\n");
             MPI_Finalize();
@@ -188,6 +226,14 @@ int main(int argc, char **argv)
     MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/tern-bench-io-%d.dat", dir, pid);
     j.path = path;
+    if (!strcmp(pattern, "open")) {
+        if (reps > 0)
+            open_close(path, reps, json);
+        if (hints != MPI_INFO_NULL)
+            MPI_Info_free(&hints);
+        MPI_Finalize();
+        return 0;
+    }
     j.collective = collective;
     long n = (long)(mb * 1048576 / 8);
     long (*global)(long, void *) = NULL;

@@ -83,10 +83,7 @@ static void region_free(void *p)
     free(reg);
 }
 
-/* "/tern-<job>-coll-<leader world rank>-<context id>": the leader's live
- * communicators have distinct context ids; the launcher's sweep of
- * /dev/shm/tern-<job>-* covers it. */
-static void region_name(char *buf, size_t len, const tern_comm_t *c)
+void tern_shm_comm_name(char *buf, size_t len, const tern_comm_t *c, const char *what)
 {
     char job[128];
     size_t i = 0;
@@ -97,7 +94,7 @@ static void region_name(char *buf, size_t len, const tern_comm_t *c)
         job[i] = ok ? ch : '_';
     }
     job[i] = '\0';
-    snprintf(buf, len, "/tern-%s-coll-%d-%u", job, tern_comm_local_world_rank(c, 0),
+    snprintf(buf, len, "/tern-%s-%s-%d-%u", job, what, tern_comm_local_world_rank(c, 0),
              (unsigned)c->context_id);
 }
 
@@ -141,7 +138,7 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     size_t bytes = 2 * lane_bytes;
     tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
-    region_name(name, sizeof name, c);
+    tern_shm_comm_name(name, sizeof name, c, "coll");
     int ok = reg != NULL;
     int err = 0;
     tern_status_t st = TERN_OK;

@@ -79,6 +79,12 @@ typedef struct tern_shm_region {
  * answer on every rank of the communicator. */
 int tern_shm_coll_usable(const tern_coll_args_t *a);
 
+/* "/tern-<job>-<what>-<leader world rank>-<context id>": a name in
+ * /dev/shm for a resource of communicator c, the same on every rank of c
+ * (the leader's live communicators have distinct context ids; the
+ * launcher's sweep of /dev/shm/tern-<job>-* covers it). */
+void tern_shm_comm_name(char *buf, size_t len, const tern_comm_t *c, const char *what);
+
 /* Leaves comm's collectives to the point-to-point algorithms for good: it
  * never creates a region. For internal communicators whose few small
  * collectives do not repay a region's creation (a segment created, mapped

@@ -4,6 +4,7 @@
 #include "core/comm/comm_query.h"
 #include "core/group/group.h"
 #include "core/info/info.h"
+#include "core/runtime/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,4 +143,12 @@ tern_status_t tern_comm_get_info(const tern_comm_t *c, MPI_Info *info_used)
     /* A new object every time, owned by the caller. */
     return c->info != MPI_INFO_NULL ? tern_info_dup(c->info, info_used)
                                     : tern_info_create(info_used);
+}
+
+int tern_comm_one_node(const tern_comm_t *c)
+{
+    for (int r = 0; r < c->size && !c->is_inter; r++)
+        if (tern_rt.node_of_rank[tern_comm_local_world_rank(c, r)] != tern_rt.node)
+            return 0;
+    return !c->is_inter;
 }

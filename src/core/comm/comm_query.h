@@ -21,4 +21,8 @@ tern_status_t tern_comm_get_name(const tern_comm_t *c, char *name, int *resultle
 tern_status_t tern_comm_set_info(tern_comm_t *c, MPI_Info info);
 tern_status_t tern_comm_get_info(const tern_comm_t *c, MPI_Info *info_used);
 
+/* Whether every rank of intracommunicator c is on this node (0 for an
+ * intercommunicator). */
+int tern_comm_one_node(const tern_comm_t *c);
+
 #endif

@@ -1,14 +1,12 @@
 /* MPI-IO file handles (file.h). */
 #include "core/io/file.h"
 #include "core/io/io_async.h"
+#include "core/io/io_shared.h"
 #include "core/coll/coll.h"
 #include "core/coll/shm_region.h"
 #include "core/comm/comm_create.h"
 #include "core/comm/comm_query.h"
 #include "core/comm/ulfm.h"
-#include "core/rma/rma_ops.h"
-#include "core/rma/rma_sync.h"
-#include "core/rma/window.h"
 #include "core/runtime/handle_table.h"
 #include "base/config.h"
 
@@ -182,25 +180,6 @@ static void file_free(tern_file_t *f)
     free(f);
 }
 
-/* The window of the shared file pointer: one MPI_Offset at rank 0. */
-static tern_status_t shared_open(tern_file_t *f)
-{
-    MPI_Offset *base = NULL;
-    MPI_Win win;
-    tern_status_t st = tern_win_allocate(f->comm->rank == 0 ? (MPI_Aint)sizeof(MPI_Offset) : 0,
-                                         TERN_NUM((int)sizeof(MPI_Offset)), MPI_INFO_NULL, f->comm,
-                                         &base, &win);
-    if (st != TERN_OK)
-        return st;
-    if (base)
-        *base = 0;
-    f->shared_win = tern_win_lookup(win);
-    /* Its communicator meets only in the window's free: a barrier, which
-     * would create a shm region for that alone. */
-    tern_shm_coll_off(f->shared_win->comm);
-    return tern_coll_barrier(f->comm);
-}
-
 tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode, MPI_Info info,
                              MPI_File *fh)
 {
@@ -259,27 +238,22 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     if (st0 == TERN_OK && st == TERN_OK)
         st = tern_handle_new(&files, f, &f->handle);
     st = st0 == TERN_OK ? agree(f->comm, st, filename, "MPI_File_open") : st0;
+    int shared = 0;
     if (st == TERN_OK)
-        st = shared_open(f);
+        shared = (st = tern_io_shared_open(f)) == TERN_OK;
     if (st == TERN_OK && (amode & MPI_MODE_APPEND)) {
         /* Both pointers start at the end of the file. */
         MPI_Offset size = 0;
         st = agree(f->comm, f->drv->get_size(&f->fd, &size), filename, "MPI_File_open");
         f->fp = size;
-        if (st == TERN_OK && f->comm->rank == 0) {
-            MPI_Offset *base = f->shared_win->base;
-            *base = size;
-        }
         if (st == TERN_OK)
-            st = tern_coll_barrier(f->comm);
+            st = tern_io_shared_set(f, size);
     }
     if (st != TERN_OK) {
         if (f->fd.fd >= 0)
             f->drv->close(&f->fd);
-        if (f->shared_win) {
-            MPI_Win w = f->shared_win->handle;
-            tern_win_free(f->shared_win, &w);
-        }
+        if (shared)
+            (void)tern_io_shared_close(f);
         file_free(f);
         return st;
     }
@@ -302,8 +276,8 @@ tern_status_t tern_file_revoke(tern_file_t *f)
     tern_status_t st = tern_ulfm_revoke(f->comm);
     if (st == TERN_OK && tern_io_async_coll_comm(f))
         st = tern_ulfm_revoke(tern_io_async_coll_comm(f));
-    if (st == TERN_OK && f->shared_win)
-        st = tern_win_revoke(f->shared_win);
+    if (st == TERN_OK)
+        st = tern_io_shared_revoke(f);
     return st;
 }
 
@@ -316,13 +290,9 @@ tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
      * file's members cannot meet on it: each closes alone). */
     tern_io_async_drain(f);
     tern_status_t st = TERN_OK;
-    if (f->comm->revoked) /* its window's revocation may still be on its way */
-        (void)tern_win_revoke(f->shared_win);
-    /* The window's free is the barrier: no rank frees it (and closes its
-     * fd) before every rank has drained its writes. */
-    MPI_Win w = f->shared_win->handle;
-    tern_status_t wst = tern_win_free(f->shared_win, &w);
-    f->shared_win = NULL;
+    /* The shared pointer's close is the barrier: no rank closes its fd
+     * before every rank has drained its writes. */
+    tern_status_t wst = tern_io_shared_close(f);
     tern_status_t cst = f->drv->close(&f->fd);
     if (st == TERN_OK)
         st = wst;
@@ -366,7 +336,7 @@ void tern_io_finalize(void)
         f->drv->close(&f->fd);
         if (f->amode & MPI_MODE_DELETE_ON_CLOSE && f->comm->rank == 0)
             f->drv->remove(f->fd.path);
-        f->shared_win = NULL;
+        tern_io_shared_forget(f);
         f->comm = NULL;
         file_free(f);
     }

@@ -50,9 +50,10 @@ typedef struct tern_file {
      * rank is one range of the file. Agreed at open and set_view. */
     int views_dense;
     MPI_Offset fp;         /* individual file pointer, etypes of the view */
-    /* Shared file pointer (etypes of the view): an MPI_Offset at rank 0 of
-     * a window over the file's communicator, moved by fetch-and-add, so it
-     * is right across nodes and under concurrent use, and leaves no file. */
+    /* Shared file pointer (etypes of the view, io_shared.h): a word of
+     * shared memory on one node, mapped at its first use (NULL before), or
+     * across nodes an MPI_Offset at rank 0 of a window. */
+    MPI_Offset *shared_word;
     struct tern_win *shared_win;
     /* A split collective under way (MPI_File_*_all_begin ... _end): its
      * result, returned by the _end call, or (split_req) the I/O worker's
@@ -97,7 +98,7 @@ tern_status_t tern_file_set_atomicity(tern_file_t *f, int flag);
 tern_status_t tern_file_get_atomicity(tern_file_t *f, int *flag);
 tern_status_t tern_file_sync(tern_file_t *f);
 /* ULFM (MPIX_File_revoke, the ULFM specification's): revokes the file's
- * communicators (its own and its shared pointer's window's), so every
+ * communicators (its own and its shared pointer's window's, if any), so every
  * member's operations on it but the local queries fail with
  * TERN_ERR_REVOKED through the file's handler, and MPI_File_close needs
  * nobody else. tern_file_check_revoked is the check of those operations. */

@@ -7,9 +7,7 @@
 #include "core/datatype/dtype_build.h"
 #include "core/io/io_datarep.h"
 #include "core/io/io_sieve.h"
-#include "core/rma/rma_ops.h"
-#include "core/rma/rma_sync.h"
-#include "core/rma/window.h"
+#include "core/io/io_shared.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,30 +122,6 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
     return st;
 }
 
-/* ---- the shared file pointer ------------------------------------------------ */
-
-/* Adds n etypes to the shared pointer; *old: its value before. */
-static tern_status_t shared_fetch_add(tern_file_t *f, MPI_Offset n, MPI_Offset *old)
-{
-    tern_win_t *w = f->shared_win;
-    tern_status_t st = tern_win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
-    if (st != TERN_OK)
-        return st;
-    st = tern_rma_fetch_and_op(&n, old, MPI_OFFSET, 0, 0, n ? MPI_SUM : MPI_NO_OP, w);
-    tern_status_t ust = tern_win_unlock(0, w);
-    return st != TERN_OK ? st : ust;
-}
-
-/* Sets the shared pointer (collective: rank 0 writes, all wait). */
-static tern_status_t shared_set(tern_file_t *f, MPI_Offset value)
-{
-    tern_status_t st = tern_coll_barrier(f->comm);
-    if (st == TERN_OK && f->comm->rank == 0)
-        *(MPI_Offset *)f->shared_win->base = value;
-    tern_status_t bst = tern_coll_barrier(f->comm);
-    return st != TERN_OK ? st : bst;
-}
-
 /* ---- the entry -------------------------------------------------------------- */
 
 static tern_status_t check_access(tern_file_t *f, int flags, MPI_Offset offset)
@@ -207,7 +181,7 @@ static tern_status_t ordered_place(tern_file_t *f, MPI_Offset mine, MPI_Offset *
     }
     free(all);
     if (st == TERN_OK && f->comm->rank == 0)
-        st = shared_fetch_add(f, total, &base);
+        st = tern_io_shared_fetch_add(f, total, &base);
     if (st == TERN_OK)
         st = tern_coll_bcast(f->comm, &base, 1, MPI_OFFSET, 0, NULL, 0);
     *at = base + before;
@@ -233,7 +207,7 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
         if (st == TERN_OK)
             st = ost;
     } else if (st == TERN_OK && where == TERN_IO_SHARED) {
-        st = shared_fetch_add(f, etypes_of(f, count, dt), &at);
+        st = tern_io_shared_fetch_add(f, etypes_of(f, count, dt), &at);
     } else if (where == TERN_IO_INDIVIDUAL) {
         at = f->fp;
     }
@@ -446,17 +420,17 @@ tern_status_t tern_file_seek_shared(tern_file_t *f, MPI_Offset offset, int whenc
     MPI_Offset cur = 0, pos = 0;
     tern_status_t st = TERN_OK;
     if (f->comm->rank == 0) {
-        st = shared_fetch_add(f, 0, &cur);
+        st = tern_io_shared_fetch_add(f, 0, &cur);
         if (st == TERN_OK)
             st = new_position(f, cur, offset, whence, &pos);
     }
     st = tern_file_agree(f, st, "MPI_File_seek_shared");
-    return st == TERN_OK ? shared_set(f, pos) : st;
+    return st == TERN_OK ? tern_io_shared_set(f, pos) : st;
 }
 
 tern_status_t tern_file_get_position_shared(tern_file_t *f, MPI_Offset *offset)
 {
-    return shared_fetch_add(f, 0, offset);
+    return tern_io_shared_fetch_add(f, 0, offset);
 }
 
 tern_status_t tern_file_get_byte_offset(tern_file_t *f, MPI_Offset offset, MPI_Offset *disp)
@@ -483,7 +457,7 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             st = tern_status_detail(TERN_ERR_ARG, "file '%s': disp=MPI_DISPLACEMENT_CURRENT "
                                     "needs a file opened MPI_MODE_SEQUENTIAL", f->name);
-        else if ((st = shared_fetch_add(f, 0, &cur)) == TERN_OK)
+        else if ((st = tern_io_shared_fetch_add(f, 0, &cur)) == TERN_OK)
             disp = tern_io_view_offset(&f->view, cur * f->view.esize);
     } else if (disp < 0) {
         st = tern_status_detail(TERN_ERR_ARG, "file '%s': disp=%lld is negative", f->name, disp);
@@ -517,7 +491,7 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
     }
     /* Both pointers go back to the start of the new view. */
     f->fp = 0;
-    return shared_set(f, 0);
+    return tern_io_shared_set(f, 0);
 }
 
 tern_status_t tern_file_get_view(tern_file_t *f, MPI_Offset *disp, MPI_Datatype *etype,

@@ -3,6 +3,7 @@
 #include "core/rma/window.h"
 #include "core/coll/coll.h"
 #include "core/comm/comm_create.h"
+#include "core/comm/comm_query.h"
 #include "core/group/group.h"
 #include "core/info/info.h"
 #include "core/rma/rma_am.h"
@@ -227,8 +228,6 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     return TERN_OK;
 }
 
-static int one_node(const tern_comm_t *comm);
-
 tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, MPI_Info info,
                               tern_comm_t *comm, MPI_Win *win)
 {
@@ -242,7 +241,7 @@ tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, M
      * (or creation failed everywhere), so all drop them alike, and no
      * location is ever updated both by the NIC and under the shared lock
      * (a CMA refusal falls back to messages, which take that lock). */
-    if (st == TERN_OK && one_node(comm) && tern_knob_bool(TERN_KNOB_RMA_DIRECT)) {
+    if (st == TERN_OK && tern_comm_one_node(comm) && tern_knob_bool(TERN_KNOB_RMA_DIRECT)) {
         st = tern_rma_shm_map_ctrl(w);
         if (st == TERN_OK && w->ctrl)
             tern_rma_atomic_close(w);
@@ -258,19 +257,10 @@ tern_status_t tern_win_create(void *base, MPI_Aint size, tern_num_t disp_unit, M
     return TERN_OK;
 }
 
-/* Whether every rank of comm is on this node. */
-static int one_node(const tern_comm_t *comm)
-{
-    for (int r = 0; r < comm->size && !comm->is_inter; r++)
-        if (tern_rt.node_of_rank[tern_comm_local_world_rank(comm, r)] != tern_rt.node)
-            return 0;
-    return !comm->is_inter;
-}
-
 tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info info,
                                 tern_comm_t *comm, void *baseptr, MPI_Win *win)
 {
-    if (one_node(comm) && tern_knob_bool(TERN_KNOB_RMA_DIRECT)) {
+    if (tern_comm_one_node(comm) && tern_knob_bool(TERN_KNOB_RMA_DIRECT)) {
         /* The ranks share the memory and access it directly (rma_shm.c). */
         tern_win_t *w;
         tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
@@ -307,7 +297,7 @@ tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info in
 tern_status_t tern_win_allocate_shared(MPI_Aint size, tern_num_t disp_unit, MPI_Info info,
                                        tern_comm_t *comm, void *baseptr, MPI_Win *win)
 {
-    if (!one_node(comm))
+    if (!tern_comm_one_node(comm))
         return tern_status_detail(TERN_ERR_RMA_SHARED,
                                   "the ranks of comm span several nodes: they cannot share "
                                   "memory");
