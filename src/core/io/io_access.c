@@ -138,14 +138,16 @@ static tern_status_t shared_fetch_add(tern_file_t *f, MPI_Offset n, MPI_Offset *
     return st != TERN_OK ? st : ust;
 }
 
-/* Sets the shared pointer (collective: rank 0 writes, all wait). */
+/* Sets the shared pointer (collective: rank 0 writes, all wait). Called
+ * right after an agreement of every rank: an allreduce, which no rank
+ * leaves before every rank has entered the call, so every earlier access
+ * of the pointer is done before rank 0 writes; a barrier after it keeps
+ * every later one after (no barrier before: one collective round less). */
 static tern_status_t shared_set(tern_file_t *f, MPI_Offset value)
 {
-    tern_status_t st = tern_coll_barrier(f->comm);
-    if (st == TERN_OK && f->comm->rank == 0)
+    if (f->comm->rank == 0)
         *(MPI_Offset *)f->shared_win->base = value;
-    tern_status_t bst = tern_coll_barrier(f->comm);
-    return st != TERN_OK ? st : bst;
+    return tern_coll_barrier(f->comm);
 }
 
 /* ---- the entry -------------------------------------------------------------- */
@@ -496,12 +498,11 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
     if (st == TERN_OK)
         st = tern_io_view_make(&v, disp, etype, filetype, datarep,
                                (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0);
-    st = tern_file_agree(f, st, "MPI_File_set_view");
-    /* Whether every rank's new view is without holes (collective reads
-     * through such views need no exchange, io_coll.h). */
-    int dense = st == TERN_OK && tern_io_view_dense(&v), all_dense = 0;
-    if (st == TERN_OK)
-        st = tern_coll_allreduce(f->comm, &dense, &all_dense, 1, MPI_INT, MPI_MIN, NULL, 0);
+    /* With the outcome, whether every rank's new view reads without
+     * buffering (collective reads through such views need no exchange,
+     * io_coll.h): one allreduce for both. */
+    int direct = st == TERN_OK && tern_io_coll_view_direct(&v), all_direct = 0;
+    st = tern_file_agree_flag(f, st, direct, &all_direct, "MPI_File_set_view");
     if (st == TERN_OK)
         st = tern_file_set_info(f, info);
     if (st != TERN_OK) {
@@ -510,7 +511,7 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
     }
     tern_io_view_free(&f->view);
     f->view = v;
-    f->views_dense = all_dense;
+    f->views_direct = all_direct;
     if (v.segs == &v.segs_one) {
         f->view.segs = &f->view.segs_one;
         f->view.before = &f->view.before_one;
