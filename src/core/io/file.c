@@ -220,7 +220,9 @@ static tern_status_t shared_open(tern_file_t *f)
     /* Its communicator meets only in the window's free: a barrier, which
      * would create a shm region for that alone. */
     tern_shm_coll_off(f->shared_win->comm);
-    return tern_coll_barrier(f->comm);
+    /* No barrier: open's agreement after it is one (no rank uses the
+     * pointer before rank 0 has zeroed it). */
+    return TERN_OK;
 }
 
 tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode, MPI_Info info,
@@ -280,9 +282,17 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
         st = f->drv->open(path, amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL), &f->fd);
     if (st0 == TERN_OK && st == TERN_OK)
         st = tern_handle_new(&files, f, &f->handle);
+    /* The shared pointer's window is collective: every rank makes it,
+     * whatever its own open did (if rank 0's create failed, none does:
+     * every rank knows). The one agreement then covers the opens, the
+     * handle and the window, and is the barrier after rank 0 zeroes the
+     * pointer: one collective round less than a barrier of its own. */
+    if (st0 == TERN_OK) {
+        tern_status_t wst = shared_open(f);
+        if (st == TERN_OK)
+            st = wst;
+    }
     st = st0 == TERN_OK ? agree(f->comm, st, filename, "MPI_File_open") : st0;
-    if (st == TERN_OK)
-        st = shared_open(f);
     if (st == TERN_OK && (amode & MPI_MODE_APPEND)) {
         /* Both pointers start at the end of the file. */
         MPI_Offset size = 0;
