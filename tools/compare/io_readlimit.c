@@ -4,7 +4,7 @@
  * its own range, as block3d's 2-rank subarrays and IOR's segments) that is
  * in the page cache; the figure is all bytes over the time from the first
  * pread to the last one's end, best and median of REPS runs. The file is
- * written and read once before the runs, and each reader touches its
+ * written, synced and read once before the runs, and each reader touches its
  * buffer first (as the benchmarks do), so the runs time only the kernel's
  * copy from the cache. A sibling of io_devlimit.c (the write limit).
  * usage: readlimit FILE READERS MB_PER_READER XFER_KB REPS */
@@ -40,20 +40,28 @@ int main(int argc, char **argv)
         memset(one, 'a' + (int)(o / per), xfer);
         if (pwrite(fd0, one, xfer, (off_t)o) != (ssize_t)xfer) { perror("pwrite"); return 1; }
     }
+    /* Synced, as the benchmarks' files are (MPI_File_sync): reading dirty
+     * pages races their writeback. */
+    if (fsync(fd0)) { perror("fsync"); return 1; }
     for (size_t o = 0; o < w * per; o += xfer)
         if (pread(fd0, one, xfer, (off_t)o) != (ssize_t)xfer) { perror("pread"); return 1; }
     close(fd0);
     double *t = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     double *gbs = malloc((size_t)reps * sizeof *gbs);
     for (int rep = 0; rep < reps; rep++) {
-        volatile int *go = (volatile int *)(t + 256);
-        *go = 0;
+        /* The readers sleep in read() until all are ready, as ranks leave a
+         * barrier: a spinning wait on a loaded machine costs the readers
+         * their scheduler credit and times the scheduler, not the copy. */
+        int ready[2], go[2];
+        char c[64] = {0};
+        if (pipe(ready) || pipe(go)) { perror("pipe"); return 1; }
         for (int k = 0; k < w; k++) {
             if (fork() == 0) {
-                char *buf = malloc(per); memset(buf, 0, per);
+                /* Not 0: malloc and memset 0 become calloc, which leaves the pages
+                 * unmapped, and the reads would time their page faults. */
+                char *buf = malloc(per); memset(buf, 1, per);
                 int fd = open(path, O_RDONLY);
-                __atomic_add_fetch((int *)(t + 257), 1, __ATOMIC_SEQ_CST);
-                while (!*go) ;
+                if (write(ready[1], c, 1) != 1 || read(go[0], c, 1) != 1) _exit(1);
                 double a = now();
                 for (size_t o = 0; o < per; o += xfer)
                     if (pread(fd, buf + o, xfer, (off_t)(k * per + o)) != (ssize_t)xfer) _exit(1);
@@ -65,11 +73,12 @@ int main(int argc, char **argv)
                 close(fd); _exit(0);
             }
         }
-        while (__atomic_load_n((int *)(t + 257), __ATOMIC_SEQ_CST) < w) ;
-        *go = 1;
+        for (int k = 0; k < w; k++)
+            if (read(ready[0], c, 1) != 1) { perror("read"); return 1; }
+        if (write(go[1], c, (size_t)w) != w) { perror("write"); return 1; }
         int bad = 0;
         for (int k = 0; k < w; k++) { int s = 0; wait(&s); bad |= !WIFEXITED(s) || WEXITSTATUS(s); }
-        *(int *)(t + 257) = 0;
+        close(ready[0]); close(ready[1]); close(go[0]); close(go[1]);
         if (bad) { fprintf(stderr, "readlimit: a reader failed\n"); unlink(path); return 1; }
         double a = t[0], b = t[1];
         for (int k = 1; k < w; k++) { if (t[2*k] < a) a = t[2*k]; if (t[2*k+1] > b) b = t[2*k+1]; }
