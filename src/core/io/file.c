@@ -151,20 +151,30 @@ static void default_hints(tern_io_hints_t *h)
 }
 
 /* Keeps the program's hints (a copy) for get_info. */
-static tern_status_t keep_info(tern_file_t *f, MPI_Info info)
+tern_status_t tern_file_info_copy(MPI_Info info, MPI_Info *copy)
 {
-    const tern_info_t *in = tern_info_lookup(info);
+    *copy = MPI_INFO_NULL;
+    return tern_info_lookup(info) ? tern_info_dup(info, copy) : TERN_OK;
+}
+
+void tern_file_info_keep(tern_file_t *f, MPI_Info copy)
+{
+    const tern_info_t *in = tern_info_lookup(copy);
     if (!in)
-        return TERN_OK;
-    MPI_Info copy;
-    tern_status_t st = tern_info_dup(info, &copy);
-    if (st != TERN_OK)
-        return st;
+        return;
     if (f->info != MPI_INFO_NULL)
         tern_info_free(f->info);
     f->info = copy;
     apply_hints(f, in);
-    return TERN_OK;
+}
+
+static tern_status_t keep_info(tern_file_t *f, MPI_Info info)
+{
+    MPI_Info copy;
+    tern_status_t st = tern_file_info_copy(info, &copy);
+    if (st == TERN_OK)
+        tern_file_info_keep(f, copy);
+    return st;
 }
 
 /* ---- open and close ----------------------------------------------------- */

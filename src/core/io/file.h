@@ -116,6 +116,13 @@ tern_status_t tern_file_agree(tern_file_t *f, tern_status_t mine, const char *wh
 /* The same on comm (a duplicate of f's: its buffered collectives' thread). */
 tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_t mine,
                                  const char *what);
+/* A file's hints in two steps, so that a collective call can agree on
+ * them with its other steps in one allreduce: the program's info copied
+ * (the step that may fail; *copy MPI_INFO_NULL for MPI_INFO_NULL), then,
+ * once agreed, kept as the file's and its hints applied (the copy is the
+ * file's from there; MPI_INFO_NULL: nothing changes). */
+tern_status_t tern_file_info_copy(MPI_Info info, MPI_Info *copy);
+void tern_file_info_keep(tern_file_t *f, MPI_Info copy);
 /* tern_file_agree and, in the same allreduce, whether flag is set on every
  * rank (*all; 0 when the status is not TERN_OK): one collective round for
  * both. */

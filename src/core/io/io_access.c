@@ -495,20 +495,24 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
                                 "collective is under way", f->name);
     tern_io_view_t v;
     tern_io_view_default(&v);
+    MPI_Info copy = MPI_INFO_NULL;
     if (st == TERN_OK)
         st = tern_io_view_make(&v, disp, etype, filetype, datarep,
                                (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0);
-    /* With the outcome, whether every rank's new view reads without
-     * buffering (collective reads through such views need no exchange,
-     * io_coll.h): one allreduce for both. */
+    if (st == TERN_OK)
+        st = tern_file_info_copy(info, &copy);
+    /* With the outcome (the view and the hints), whether every rank's new
+     * view reads without buffering (collective reads through such views
+     * need no exchange, io_coll.h): one allreduce for all. */
     int direct = st == TERN_OK && tern_io_coll_view_direct(&v), all_direct = 0;
     st = tern_file_agree_flag(f, st, direct, &all_direct, "MPI_File_set_view");
-    if (st == TERN_OK)
-        st = tern_file_set_info(f, info);
     if (st != TERN_OK) {
+        if (copy != MPI_INFO_NULL)
+            tern_info_free(copy);
         tern_io_view_free(&v);
         return st;
     }
+    tern_file_info_keep(f, copy);
     tern_io_view_free(&f->view);
     f->view = v;
     f->views_direct = all_direct;
