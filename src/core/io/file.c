@@ -150,7 +150,6 @@ static void default_hints(tern_io_hints_t *h)
     };
 }
 
-/* Keeps the program's hints (a copy) for get_info. */
 tern_status_t tern_file_info_copy(MPI_Info info, MPI_Info *copy)
 {
     *copy = MPI_INFO_NULL;
@@ -168,6 +167,7 @@ void tern_file_info_keep(tern_file_t *f, MPI_Info copy)
     apply_hints(f, in);
 }
 
+/* Keeps the program's hints (a copy) for get_info. */
 static tern_status_t keep_info(tern_file_t *f, MPI_Info info)
 {
     MPI_Info copy;

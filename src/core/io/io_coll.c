@@ -756,12 +756,12 @@ tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, vo
          * read no faster, which it reads at once, and no rank waits for
          * another (no exchange of extents either: on a loaded machine
          * each collective step costs about a time slice; the extents
-         * would choose the same, "large"). A file open for writing keeps the exchange,
-         * which also orders the read after the other ranks' writes before
-         * it (programs that write_all and then read_all other ranks' data
-         * without MPI_File_sync and a barrier rely on it). Writes still
-         * exchange their extents: where ranks' ranges overlap, buffering
-         * orders them. */
+         * would choose the same, "large"). A file open for writing keeps
+         * the exchange, which also orders the read after the other ranks'
+         * writes before it (programs that write_all and then read_all
+         * other ranks' data without MPI_File_sync and a barrier rely on
+         * it). Writes still exchange their extents: where ranks' ranges
+         * overlap, buffering orders them. */
         return TERN_OK;
     }
     pieces_t ps;
