@@ -6,7 +6,8 @@
  * read back; views of vector, indexed and darray filetypes checked in the
  * file's bytes; automatic buffering left to pieces that are small (seen in
  * the tern_io_written_bytes counter); collective reads through views
- * without holes, alone and among views with holes. */
+ * without holes, alone and among views with holes, and of a read-only
+ * file through views of large pieces (no exchange: tern_coll_calls). */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -428,11 +429,29 @@ static void holes_view(int kind, const char *how)
  * counter grows by exactly its bytes on every rank), pieces of 1 KB go
  * through the aggregator (one node: rank 0 only, so rank 1 writes
  * nothing). The file's bytes are checked either way. */
-static unsigned long long written_bytes(MPI_T_pvar_session sess, MPI_T_pvar_handle h)
+static unsigned long long pvar_value(MPI_T_pvar_session sess, MPI_T_pvar_handle h)
 {
     unsigned long long v = 0;
     CHECK_RC(MPI_T_pvar_read(sess, h, &v));
     return v;
+}
+
+/* A session with one handle on the counter called name, started. */
+static void pvar_open(const char *name, MPI_T_pvar_session *sess, MPI_T_pvar_handle *h)
+{
+    int provided, idx = -1, count = 0;
+    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_RC(MPI_T_pvar_session_create(sess));
+    CHECK_RC(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_RC(MPI_T_pvar_handle_alloc(*sess, idx, NULL, h, &count));
+    MPI_T_pvar_start(*sess, *h); /* continuous counters refuse: fine */
+}
+
+static void pvar_close(MPI_T_pvar_session *sess, MPI_T_pvar_handle *h)
+{
+    MPI_T_pvar_handle_free(*sess, h);
+    MPI_T_pvar_session_free(sess);
+    MPI_T_finalize();
 }
 
 static void automatic_pieces(int piece)
@@ -440,14 +459,9 @@ static void automatic_pieces(int piece)
     char name[64];
     snprintf(name, sizeof name, "automatic pieces of %d bytes", piece);
     mtest_begin(name);
-    int provided, idx = -1, count = 0;
     MPI_T_pvar_session sess;
     MPI_T_pvar_handle h;
-    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    CHECK_RC(MPI_T_pvar_session_create(&sess));
-    CHECK_RC(MPI_T_pvar_get_index("tern_io_written_bytes", MPI_T_PVAR_CLASS_COUNTER, &idx));
-    CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count));
-    MPI_T_pvar_start(sess, h); /* continuous counters refuse: fine */
+    pvar_open("tern_io_written_bytes", &sess, &h);
     MPI_Info info = hints("automatic", "16777216", NULL);
     MPI_File fh;
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
@@ -462,9 +476,9 @@ static void automatic_pieces(int piece)
     unsigned char *buf = malloc(n);
     for (int i = 0; i < n; i++)
         buf[i] = (unsigned char)(rank * 31 + i * 7);
-    unsigned long long before = written_bytes(sess, h);
+    unsigned long long before = pvar_value(sess, h);
     CHECK_RC(MPI_File_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE));
-    unsigned long long wrote = written_bytes(sess, h) - before;
+    unsigned long long wrote = pvar_value(sess, h) - before;
     if (size > 1 && piece >= 65536)
         CHECK(wrote == (unsigned long long)n, "large pieces: rank wrote %llu bytes, not its own "
               "%d", wrote, n);
@@ -492,10 +506,71 @@ static void automatic_pieces(int piece)
     MPI_Type_free(&rs);
     MPI_Type_free(&ft);
     MPI_Info_free(&info);
-    MPI_T_pvar_handle_free(sess, &h);
-    MPI_T_pvar_session_free(&sess);
-    MPI_T_finalize();
+    pvar_close(&sess, &h);
     free(buf);
+    mtest_end();
+}
+
+/* Collective reads of a read-only file through views with holes whose
+ * pieces are large (at least the 64 KB that automatic buffering leaves to
+ * each rank: block3d's subarrays) go without any exchange, as through
+ * views without holes: the tern_coll_calls counter does not grow in the
+ * read_all; with small pieces they exchange. The bytes are checked
+ * either way, from the view's start and from the middle of a piece. */
+static void large_piece_reads(int piece)
+{
+    char name[64];
+    snprintf(name, sizeof name, "read-only collective reads, pieces of %d bytes", piece);
+    mtest_begin(name);
+    int count = 0, reps = 4;
+    long total = (long)piece * reps * size;
+    MPI_T_pvar_session sess;
+    MPI_T_pvar_handle h;
+    pvar_open("tern_coll_calls", &sess, &h);
+    MPI_Info info = hints("automatic", "16777216", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    unsigned char *all = malloc(total), *got = malloc((size_t)piece * reps);
+    for (long i = 0; i < total; i++)
+        all[i] = (unsigned char)(i * 13 + i / 251);
+    if (rank == 0)
+        CHECK_RC(MPI_File_write_at(fh, 0, all, (int)total, MPI_BYTE, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_close(&fh));
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
+    MPI_Datatype ft, rs;
+    MPI_Type_vector(1, piece, piece * size, MPI_BYTE, &ft);
+    MPI_Type_create_resized(ft, 0, (MPI_Aint)piece * size, &rs);
+    MPI_Type_commit(&rs);
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * piece, MPI_BYTE, rs, "native", info));
+    /* Stream byte i of rank r: file byte (i / piece * size + r) * piece + i % piece. */
+    for (int from = 0; from <= piece / 2; from += piece / 2) {
+        int n = piece * reps - from, bad = -1;
+        memset(got, 0, (size_t)piece * reps);
+        unsigned long long before = pvar_value(sess, h);
+        MPI_Status st;
+        CHECK_RC(MPI_File_read_at_all(fh, from, got, n, MPI_BYTE, &st));
+        unsigned long long calls = pvar_value(sess, h) - before;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK_INT(count, n, "bytes read");
+        for (int i = 0; i < n && bad < 0; i++) {
+            long at = ((long)(from + i) / piece * size + rank) * piece + (from + i) % piece;
+            if (got[i] != all[at])
+                bad = i;
+        }
+        CHECK(bad < 0, "from %d: stream byte %d read as %d", from, bad, bad >= 0 ? got[bad] : 0);
+        if (size > 1 && piece >= 65536)
+            CHECK(calls == 0, "large pieces: %llu collectives in the read, not none", calls);
+        if (size > 1 && piece < 65536)
+            CHECK(calls > 0, "small pieces: no collective in the read (no exchange)");
+    }
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&rs);
+    MPI_Type_free(&ft);
+    MPI_Info_free(&info);
+    pvar_close(&sess, &h);
+    free(all);
+    free(got);
     mtest_end();
 }
 
@@ -530,6 +605,8 @@ int main(int argc, char **argv)
     }
     automatic_pieces(1024);
     automatic_pieces(128 << 10);
+    large_piece_reads(1024);
+    large_piece_reads(128 << 10);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));

@@ -73,6 +73,28 @@ tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_
     return agree(comm, mine, f->name, what);
 }
 
+tern_status_t tern_file_agree_flag(tern_file_t *f, tern_status_t mine, int flag, int *all,
+                                   const char *what)
+{
+    /* The flag rides in the low bit of the status: MAXLOC still finds the
+     * worst status (and its rank), and while every status is TERN_OK the
+     * maximum's bit is 1 where some rank's flag is 0. */
+    int in[2] = {((int)mine << 1) | !flag, f->comm->rank}, out[2];
+    tern_status_t st = tern_coll_allreduce(f->comm, in, out, 1, MPI_2INT, MPI_MAXLOC, NULL, 0);
+    *all = 0;
+    if (st != TERN_OK)
+        return st;
+    tern_status_t worst = (tern_status_t)(out[0] >> 1);
+    if (worst == TERN_OK) {
+        *all = !(out[0] & 1);
+        return TERN_OK;
+    }
+    if (mine != TERN_OK)
+        return mine;
+    return tern_status_detail(worst, "file '%s': %s failed on rank %d: %s", f->name, what,
+                              out[1], tern_status_string(worst));
+}
+
 /* ---- hints -------------------------------------------------------------- */
 
 static const char *const switch_words[] = {"disable", "enable", "automatic"};
@@ -126,21 +148,31 @@ static void default_hints(tern_io_hints_t *h)
     };
 }
 
-/* Keeps the program's hints (a copy) for get_info. */
-static tern_status_t keep_info(tern_file_t *f, MPI_Info info)
+tern_status_t tern_file_info_copy(MPI_Info info, MPI_Info *copy)
 {
-    const tern_info_t *in = tern_info_lookup(info);
+    *copy = MPI_INFO_NULL;
+    return tern_info_lookup(info) ? tern_info_dup(info, copy) : TERN_OK;
+}
+
+void tern_file_info_keep(tern_file_t *f, MPI_Info copy)
+{
+    const tern_info_t *in = tern_info_lookup(copy);
     if (!in)
-        return TERN_OK;
-    MPI_Info copy;
-    tern_status_t st = tern_info_dup(info, &copy);
-    if (st != TERN_OK)
-        return st;
+        return;
     if (f->info != MPI_INFO_NULL)
         tern_info_free(f->info);
     f->info = copy;
     apply_hints(f, in);
-    return TERN_OK;
+}
+
+/* Keeps the program's hints (a copy) for get_info. */
+static tern_status_t keep_info(tern_file_t *f, MPI_Info info)
+{
+    MPI_Info copy;
+    tern_status_t st = tern_file_info_copy(info, &copy);
+    if (st == TERN_OK)
+        tern_file_info_keep(f, copy);
+    return st;
 }
 
 /* ---- open and close ----------------------------------------------------- */
@@ -207,7 +239,7 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     f->errhandler = default_errhandler;
     f->fd.fd = -1;
     tern_io_view_default(&f->view);
-    f->views_dense = 1; /* every rank's view is the default */
+    f->views_direct = 1; /* every rank's view is the default */
     const char *path;
     f->drv = tern_io_driver_for(filename, &path);
     if ((st = tern_comm_dup(comm, &f->comm)) != TERN_OK) {

@@ -46,9 +46,10 @@ typedef struct tern_file {
     MPI_Info info;         /* the hints the program gave (MPI_INFO_NULL: none) */
     tern_io_hints_t hints;
     tern_io_view_t view;
-    /* Every rank's view is without holes (view_dense): any access of any
-     * rank is one range of the file. Agreed at open and set_view. */
-    int views_dense;
+    /* Every rank's view reads without buffering (tern_io_coll_view_direct:
+     * no holes, or pieces so large that one system call each costs little
+     * beside them). Agreed at open (the default view: yes) and set_view. */
+    int views_direct;
     MPI_Offset fp;         /* individual file pointer, etypes of the view */
     /* Shared file pointer (etypes of the view, io_shared.h): a word of
      * shared memory on one node, mapped at its first use (NULL before), or
@@ -116,5 +117,17 @@ tern_status_t tern_file_agree(tern_file_t *f, tern_status_t mine, const char *wh
 /* The same on comm (a duplicate of f's: its buffered collectives' thread). */
 tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_t mine,
                                  const char *what);
+/* A file's hints in two steps, so that a collective call can agree on
+ * them with its other steps in one allreduce: the program's info copied
+ * (the step that may fail; *copy MPI_INFO_NULL for MPI_INFO_NULL), then,
+ * once agreed, kept as the file's and its hints applied (the copy is the
+ * file's from there; MPI_INFO_NULL: nothing changes). */
+tern_status_t tern_file_info_copy(MPI_Info info, MPI_Info *copy);
+void tern_file_info_keep(tern_file_t *f, MPI_Info copy);
+/* tern_file_agree and, in the same allreduce, whether flag is set on every
+ * rank (*all; 0 when the status is not TERN_OK): one collective round for
+ * both. */
+tern_status_t tern_file_agree_flag(tern_file_t *f, tern_status_t mine, int flag, int *all,
+                                   const char *what);
 
 #endif

@@ -467,24 +467,27 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
                                 "collective is under way", f->name);
     tern_io_view_t v;
     tern_io_view_default(&v);
+    MPI_Info copy = MPI_INFO_NULL;
     if (st == TERN_OK)
         st = tern_io_view_make(&v, disp, etype, filetype, datarep,
                                (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0);
-    st = tern_file_agree(f, st, "MPI_File_set_view");
-    /* Whether every rank's new view is without holes (collective reads
-     * through such views need no exchange, io_coll.h). */
-    int dense = st == TERN_OK && tern_io_view_dense(&v), all_dense = 0;
     if (st == TERN_OK)
-        st = tern_coll_allreduce(f->comm, &dense, &all_dense, 1, MPI_INT, MPI_MIN, NULL, 0);
-    if (st == TERN_OK)
-        st = tern_file_set_info(f, info);
+        st = tern_file_info_copy(info, &copy);
+    /* With the outcome (the view and the hints), whether every rank's new
+     * view reads without buffering (collective reads through such views
+     * need no exchange, io_coll.h): one allreduce for all. */
+    int direct = st == TERN_OK && tern_io_coll_view_direct(&v), all_direct = 0;
+    st = tern_file_agree_flag(f, st, direct, &all_direct, "MPI_File_set_view");
     if (st != TERN_OK) {
+        if (copy != MPI_INFO_NULL)
+            tern_info_free(copy);
         tern_io_view_free(&v);
         return st;
     }
+    tern_file_info_keep(f, copy);
     tern_io_view_free(&f->view);
     f->view = v;
-    f->views_dense = all_dense;
+    f->views_direct = all_direct;
     if (v.segs == &v.segs_one) {
         f->view.segs = &f->view.segs_one;
         f->view.before = &f->view.before_one;

@@ -66,6 +66,18 @@ static size_t first_after(const pieces_t *ps, MPI_Offset off)
     return lo;
 }
 
+int tern_io_coll_view_direct(const tern_io_view_t *v)
+{
+    if (tern_io_view_dense(v))
+        return 1;
+    if (v->fsize <= 0)
+        return 0;
+    for (size_t i = 0; i < v->nsegs; i++)
+        if ((MPI_Offset)v->segs[i].len < CB_DIRECT_PIECE)
+            return 0;
+    return 1;
+}
+
 int tern_io_coll_wanted(const tern_file_t *f, int write)
 {
     int hint = write ? f->hints.cb_write : f->hints.cb_read;
@@ -735,19 +747,21 @@ tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, vo
     size_t total = pos < 0 ? 0 : (size_t)count * (size_t)tern_datatype_size(dt);
     *plan_p = NULL;
     *used = 0;
-    if (!write && f->views_dense && f->hints.cb_read == 2 &&
+    if (!write && f->views_direct && f->hints.cb_read == 2 &&
         !(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR))) {
         /* Automatic, a file no rank writes (amode is the same on every
-         * rank), and every rank's view without holes: each rank's access
-         * is one range, which it reads at once, as fast as an aggregator
-         * would read it, and no rank waits for another (no exchange of
-         * extents either: on a loaded machine each collective step costs
-         * about a time slice). A file open for writing keeps the exchange,
-         * which also orders the read after the other ranks' writes before
-         * it (programs that write_all and then read_all other ranks' data
-         * without MPI_File_sync and a barrier rely on it). Writes still
-         * exchange their extents: where ranks' ranges overlap, buffering
-         * orders them. */
+         * rank), and every rank's view without holes or of large pieces
+         * only (block3d's subarrays at 2 ranks: one 32 MB range each):
+         * each rank's access is one range, or ranges an aggregator would
+         * read no faster, which it reads at once, and no rank waits for
+         * another (no exchange of extents either: on a loaded machine
+         * each collective step costs about a time slice; the extents
+         * would choose the same, "large"). A file open for writing keeps
+         * the exchange, which also orders the read after the other ranks'
+         * writes before it (programs that write_all and then read_all
+         * other ranks' data without MPI_File_sync and a barrier rely on
+         * it). Writes still exchange their extents: where ranks' ranges
+         * overlap, buffering orders them. */
         return TERN_OK;
     }
     pieces_t ps;

@@ -20,10 +20,9 @@
  * its own arguments were bad); *bytes: bytes moved for this rank. *used 0:
  * the accesses do not interleave and the hint is automatic, so nothing
  * moved: each rank does its own (the same answer on every rank); reads
- * of a file open read-only, with the hint automatic, through views
- * without holes on every rank (f->views_dense) decide so at once, with no
- * exchange at all. Returns
- * this rank's status. */
+ * of a file open read-only, with the hint automatic, through views that
+ * read directly on every rank (f->views_direct) decide so at once, with
+ * no exchange at all. Returns this rank's status. */
 tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, void *buf,
                                   MPI_Count count, MPI_Datatype dt, size_t *bytes, int *used);
 /* The same in two steps, so that the rounds can run on another thread
@@ -44,5 +43,10 @@ void tern_io_coll_free(tern_io_coll_t *plan);
  * direction: the hint romio_cb_read/write (automatic: yes when the file's
  * communicator has more than one rank). */
 int tern_io_coll_wanted(const tern_file_t *f, int write);
+/* Whether reads through view v never gain from buffering: v has no holes
+ * (every access one range), or every piece of its filetype is at least
+ * the size that automatic buffering leaves to each rank (an access's
+ * pieces are then all that large but its first and last). */
+int tern_io_coll_view_direct(const tern_io_view_t *v);
 
 #endif

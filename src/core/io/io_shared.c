@@ -102,8 +102,11 @@ tern_status_t tern_io_shared_fetch_add(tern_file_t *f, MPI_Offset n, MPI_Offset 
 
 tern_status_t tern_io_shared_set(tern_file_t *f, MPI_Offset value)
 {
-    tern_status_t st = tern_coll_barrier(f->comm);
-    if (st == TERN_OK && f->comm->rank == 0) {
+    /* No barrier before: every caller has just agreed (an allreduce, which
+     * no rank leaves before every rank has entered it), so every earlier
+     * access of the pointer is done before rank 0 writes. */
+    tern_status_t st = TERN_OK;
+    if (f->comm->rank == 0) {
         if (f->shared_win)
             *(MPI_Offset *)f->shared_win->base = value;
         /* A set to 0 of a word no rank made (set_view's, mostly) has

@@ -21,7 +21,9 @@
 tern_status_t tern_io_shared_open(tern_file_t *f);
 /* Adds n etypes to the shared pointer; *old: its value before. */
 tern_status_t tern_io_shared_fetch_add(tern_file_t *f, MPI_Offset n, MPI_Offset *old);
-/* Sets the shared pointer (collective: rank 0 writes, all wait). */
+/* Sets the shared pointer (collective: rank 0 writes, all wait in one
+ * barrier after). Call it right after an agreement of every rank: that
+ * allreduce is the barrier before. */
 tern_status_t tern_io_shared_set(tern_file_t *f, MPI_Offset value);
 /* ULFM: revokes the window, if the file has one. */
 tern_status_t tern_io_shared_revoke(tern_file_t *f);
