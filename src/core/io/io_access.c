@@ -124,6 +124,24 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
     return st;
 }
 
+/* transfer's move of an access through a converting view whose file form
+ * (len bytes, a write's already converted) is at stage, which it frees:
+ * one call of the file system, under the atomic-mode lock when f is
+ * atomic; a read converts the whole items it got. */
+static tern_status_t move_staged(tern_file_t *f, int write, MPI_Offset pos, char *stage,
+                                 size_t len, void *buf, MPI_Count count, MPI_Datatype dt,
+                                 size_t *bytes, size_t *moved)
+{
+    size_t got = 0;
+    *bytes = *moved = 0;
+    tern_status_t st = tern_io_move(f, write, pos, stage, len, &got);
+    if (st == TERN_OK)
+        st = tern_io_datarep_unstage(f, f->view.rep, write, stage, got, buf, count, dt, bytes,
+                                     moved);
+    free(stage);
+    return st;
+}
+
 /* ---- the shared file pointer ------------------------------------------------ */
 
 /* Adds n etypes to the shared pointer; *old: its value before. */
@@ -239,6 +257,11 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
     }
     int write = flags & TERN_IO_WRITE, used = 0;
     size_t moved = 0; /* stream bytes: the file's form (io_datarep.h) */
+    /* A converting view's access staged for a collective that then moved
+     * nothing: this rank's own access moves these bytes (no second
+     * conversion). */
+    char *staged = NULL;
+    size_t staged_len = 0;
     if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED &&
         tern_io_coll_wanted(f, write)) {
         /* Every rank takes part, those whose own check failed with no
@@ -266,8 +289,12 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
                                            (MPI_Count)total, MPI_BYTE, &plan, &used);
             else
                 cst = tern_io_coll_prepare(f, write, cpos, buf, count, dt, &plan, &used);
-            if (!plan)
+            if (!plan && st == TERN_OK && cst == TERN_OK) {
+                staged = conv.stage;
+                staged_len = total;
+            } else if (!plan) {
                 free(conv.stage);
+            }
             if (plan) {
                 cst = tern_io_async_coll(f, plan, dt, conv.rep ? &conv : NULL,
                                          st == TERN_OK ? req_p : NULL);
@@ -277,7 +304,8 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
             }
         } else {
             cst = f->view.rep
-                      ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used)
+                      ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used,
+                                             &staged, &staged_len)
                       : tern_io_coll_access(f, write, cpos, buf, count, dt, bytes, &used);
         }
         if (!f->view.rep)
@@ -285,18 +313,24 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
         if (st == TERN_OK)
             st = cst;
     }
-    if (st != TERN_OK)
+    if (st != TERN_OK) {
+        free(staged);
         return st;
+    }
     if (!used && req_p && async_ok(f)) {
         /* The pointer moves by what was asked, at once (MPI 14.4.3). A
          * registered representation's access stays in the call (its
          * conversion functions are the program's, called on its thread). */
-        st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, req_p);
+        st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, staged,
+                                 staged_len, req_p);
         if (st == TERN_OK && where == TERN_IO_INDIVIDUAL)
             f->fp += etypes_of(f, count, dt);
         return st;
     }
-    if (!used)
+    if (!used && staged)
+        st = move_staged(f, write, at * f->view.esize, staged, staged_len, buf, count, dt,
+                         bytes, &moved);
+    else if (!used)
         st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes, &moved);
     if (where == TERN_IO_INDIVIDUAL)
         f->fp += ((MPI_Offset)moved + f->view.esize - 1) / f->view.esize;
