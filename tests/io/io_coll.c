@@ -437,19 +437,33 @@ static unsigned long long pvar_now(MPI_T_pvar_session sess, MPI_T_pvar_handle h)
     return v;
 }
 
+/* A started handle on the counter called name (continuous counters refuse
+ * the start: fine), in a session of its own; pvar_close ends both. */
+static void pvar_open(const char *name, MPI_T_pvar_session *sess, MPI_T_pvar_handle *h)
+{
+    int provided, idx = -1, count = 0;
+    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_RC(MPI_T_pvar_session_create(sess));
+    CHECK_RC(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
+    CHECK_RC(MPI_T_pvar_handle_alloc(*sess, idx, NULL, h, &count));
+    MPI_T_pvar_start(*sess, *h);
+}
+
+static void pvar_close(MPI_T_pvar_session *sess, MPI_T_pvar_handle *h)
+{
+    MPI_T_pvar_handle_free(*sess, h);
+    MPI_T_pvar_session_free(sess);
+    MPI_T_finalize();
+}
+
 static void automatic_pieces(int piece)
 {
     char name[64];
     snprintf(name, sizeof name, "automatic pieces of %d bytes", piece);
     mtest_begin(name);
-    int provided, idx = -1, count = 0;
     MPI_T_pvar_session sess;
     MPI_T_pvar_handle h;
-    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    CHECK_RC(MPI_T_pvar_session_create(&sess));
-    CHECK_RC(MPI_T_pvar_get_index("tern_io_written_bytes", MPI_T_PVAR_CLASS_COUNTER, &idx));
-    CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count));
-    MPI_T_pvar_start(sess, h); /* continuous counters refuse: fine */
+    pvar_open("tern_io_written_bytes", &sess, &h);
     MPI_Info info = hints("automatic", "16777216", NULL);
     MPI_File fh;
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
@@ -494,9 +508,7 @@ static void automatic_pieces(int piece)
     MPI_Type_free(&rs);
     MPI_Type_free(&ft);
     MPI_Info_free(&info);
-    MPI_T_pvar_handle_free(sess, &h);
-    MPI_T_pvar_session_free(&sess);
-    MPI_T_finalize();
+    pvar_close(&sess, &h);
     free(buf);
     mtest_end();
 }
@@ -522,14 +534,9 @@ static void dense_writes(int how)
     snprintf(name, sizeof name, "collective writes through views without holes: %s",
              hows[how]);
     mtest_begin(name);
-    int provided, idx = -1, count = 0;
     MPI_T_pvar_session sess;
     MPI_T_pvar_handle h;
-    CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    CHECK_RC(MPI_T_pvar_session_create(&sess));
-    CHECK_RC(MPI_T_pvar_get_index("tern_coll_calls", MPI_T_PVAR_CLASS_COUNTER, &idx));
-    CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count));
-    MPI_T_pvar_start(sess, h); /* continuous counters refuse: fine */
+    pvar_open("tern_coll_calls", &sess, &h);
     MPI_Info info = hints("automatic", "4096", NULL);
     MPI_File fh;
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
@@ -577,9 +584,7 @@ static void dense_writes(int how)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Info_free(&info);
-    MPI_T_pvar_handle_free(sess, &h);
-    MPI_T_pvar_session_free(&sess);
-    MPI_T_finalize();
+    pvar_close(&sess, &h);
     free(buf);
     mtest_end();
 }
