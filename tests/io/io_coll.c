@@ -7,7 +7,10 @@
  * file's bytes; automatic buffering left to pieces that are small (seen in
  * the tern_io_written_bytes counter); collective reads through views
  * without holes, alone and among views with holes, and of a read-only
- * file through views of large pieces (no exchange: tern_coll_calls). */
+ * file through views of large pieces (no exchange: tern_coll_calls);
+ * collective writes through views without holes (ranges apart,
+ * overlapping, a rank without data) that start no collective step outside
+ * atomic mode. */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -511,6 +514,82 @@ static void automatic_pieces(int piece)
     mtest_end();
 }
 
+/* Collective writes through views without holes (each rank's access one
+ * range), the hint automatic: ranges apart, a rank with nothing to write,
+ * and ranges that overlap (half of each rank's bytes are the next rank's
+ * too), in nonatomic mode without any collective step (tern_coll_calls
+ * unchanged; each byte of an overlap is then one of its writers', MPI
+ * 14.6.1) and in atomic mode with the exchange of extents. The file's
+ * bytes checked by rank 0 after the close. */
+#define WN 6000
+static unsigned char wbyte(int r, long i)
+{
+    return (unsigned char)(r * 64 + i % 61 + 1);
+}
+
+static void dense_writes(int how)
+{
+    static const char *const hows[] = {"ranges apart", "the last rank without data",
+                                       "overlapping ranges", "overlapping ranges, atomic"};
+    char name[96];
+    snprintf(name, sizeof name, "collective writes through views without holes: %s",
+             hows[how]);
+    mtest_begin(name);
+    MPI_T_pvar_session sess;
+    MPI_T_pvar_handle h;
+    pvar_open("tern_coll_calls", &sess, &h);
+    MPI_Info info = hints("automatic", "4096", NULL);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK_RC(MPI_File_set_atomicity(fh, how == 3));
+    /* Rank r's bytes start at r * stride; overlapping: half a range. */
+    long stride = how >= 2 ? WN / 2 : WN;
+    int n = how == 1 && rank == size - 1 && size > 1 ? 0 : WN;
+    unsigned char *buf = malloc(WN);
+    for (long i = 0; i < WN; i++)
+        buf[i] = wbyte(rank, i);
+    unsigned long long before = pvar_value(sess, h);
+    MPI_Status st;
+    CHECK_RC(MPI_File_write_at_all(fh, rank * stride, buf, n, MPI_BYTE, &st));
+    unsigned long long colls = pvar_value(sess, h) - before;
+    int got = -1;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    CHECK_INT(got, n, "bytes written (status count)");
+    if (how < 3)
+        CHECK(colls == 0, "the write started %llu collectives, not none", colls);
+    else if (size > 1)
+        CHECK(colls > 0, "atomic mode: the write exchanged nothing");
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        int writers = how == 1 && size > 1 ? size - 1 : size;
+        long total = (writers - 1) * stride + WN;
+        unsigned char *all = malloc((size_t)total + 1);
+        MPI_Offset fsize = -1;
+        CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        CHECK_RC(MPI_File_get_size(fh, &fsize));
+        CHECK_INT(fsize, total, "the file's size");
+        CHECK_RC(MPI_File_read_at(fh, 0, all, (int)total, MPI_BYTE, MPI_STATUS_IGNORE));
+        long bad = -1;
+        for (long p = 0; p < total && bad < 0; p++) {
+            /* The writers of byte p: every r with r * stride <= p < r * stride + WN. */
+            int ok = 0;
+            for (int r = 0; r < writers && !ok; r++)
+                ok = p >= r * stride && p < r * stride + WN && all[p] == wbyte(r, p - r * stride);
+            if (!ok)
+                bad = p;
+        }
+        CHECK(bad < 0, "file byte %ld is %d, no writer's", bad, bad >= 0 ? all[bad] : 0);
+        CHECK_RC(MPI_File_close(&fh));
+        free(all);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info_free(&info);
+    pvar_close(&sess, &h);
+    free(buf);
+    mtest_end();
+}
+
 /* Collective reads of a read-only file through views with holes whose
  * pieces are large (at least the 64 KB that automatic buffering leaves to
  * each rank: block3d's subarrays) go without any exchange, as through
@@ -607,6 +686,8 @@ int main(int argc, char **argv)
     automatic_pieces(128 << 10);
     large_piece_reads(1024);
     large_piece_reads(128 << 10);
+    for (int how = 0; how < 4; how++)
+        dense_writes(how);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));

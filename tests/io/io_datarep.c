@@ -7,7 +7,8 @@
  * handler), an unknown name in MPI_File_set_view
  * (MPI_ERR_UNSUPPORTED_DATAREP), a conversion function that fails and a
  * long that does not fit external32 (MPI_ERR_CONVERSION). Nonblocking,
- * collective and split accesses through external32 too. */
+ * collective and split accesses through external32 too, and collective
+ * writes that each rank moves itself (converted once). */
 #include "../mpi/mtest.h"
 
 #include <fcntl.h>
@@ -645,6 +646,118 @@ static void test_user_swap(void)
     mtest_end();
 }
 
+/* ---- collective writes that no aggregator moves --------------------------- */
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+/* Collective writes through converting views where each rank has a range
+ * of its own (automatic buffering moves nothing through aggregators): the
+ * rank's own access moves the bytes converted for the collective. Through
+ * a view without holes (write_at_all, iwrite_at_all) and one with holes
+ * (write_all, after the exchange of extents); the bytes on disk against
+ * big-endian values by hand, read back; tern_swap's write function runs
+ * once per write_at_all (twice before: converted for the collective, then
+ * again by the independent path). */
+static void test_ext32_own_ranges(void)
+{
+    mtest_begin("collective writes through converting views, each rank its own range");
+    char path[512];
+    fname(path, sizeof path, "own_ranges", 0);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    int dense[6], holed[3];
+    for (int i = 0; i < 3; i++) {
+        dense[i] = 0x01020304 * (rank + 1) + i;
+        dense[3 + i] = -(rank * 100 + i + 1);
+        holed[i] = 0x7f000000 + rank * 16 + i;
+    }
+    MPI_Status st;
+    MPI_Request req;
+    int count = -1;
+    CHECK_RC(MPI_File_write_at_all(fh, 6 * rank, dense, 3, MPI_INT, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK_INT(count, 3, "ints written by write_at_all");
+    CHECK_RC(MPI_File_iwrite_at_all(fh, 6 * rank + 3, dense + 3, 3, MPI_INT, &req));
+    CHECK_RC(MPI_Wait(&req, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK_INT(count, 3, "ints written by iwrite_at_all");
+    /* Every other int from byte 24 * (size + rank): ranges apart, with holes. */
+    MPI_Datatype every_other;
+    MPI_Type_create_resized(MPI_INT, 0, 8, &every_other);
+    MPI_Type_commit(&every_other);
+    CHECK_RC(MPI_File_set_view(fh, 24 * (MPI_Offset)(size + rank), MPI_INT, every_other,
+                               "external32", MPI_INFO_NULL));
+    CHECK_RC(MPI_File_write_all(fh, holed, 3, MPI_INT, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK_INT(count, 3, "ints written by write_all through holes");
+    MPI_Offset pos = -1;
+    CHECK_RC(MPI_File_get_position(fh, &pos));
+    CHECK_INT(pos, 3, "the pointer after write_all");
+    int back[6] = {0, 0, 0, 0, 0, 0};
+    CHECK_RC(MPI_File_read_at_all(fh, 0, back, 3, MPI_INT, &st));
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(back[i], holed[i], "int read back through holes");
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    CHECK_RC(MPI_File_read_at_all(fh, 6 * rank, back, 6, MPI_INT, &st));
+    for (int i = 0; i < 6; i++)
+        CHECK_INT(back[i], dense[i], "int read back without holes");
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        size_t n = 48 * (size_t)size - 4;
+        unsigned char *want = calloc(n, 1);
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < 3; i++) {
+                put_be32(want + 24 * r + 4 * i, (uint32_t)(0x01020304 * (r + 1) + i));
+                put_be32(want + 24 * r + 12 + 4 * i, (uint32_t)-(r * 100 + i + 1));
+                put_be32(want + 24 * (size + r) + 8 * i, (uint32_t)(0x7f000000 + r * 16 + i));
+            }
+        check_bytes(path, want, n, "each rank's ints in external32");
+        free(want);
+        CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&every_other);
+
+    /* tern_swap (test_user_swap registered it) counts its calls. */
+    fname(path, sizeof path, "own_ranges_swap", 0);
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "tern_swap", MPI_INFO_NULL));
+    int vals[3] = {rank, -rank - 7, 0x10000 + rank};
+    swap_calls = 0;
+    CHECK_RC(MPI_File_write_at_all(fh, 3 * rank, vals, 3, MPI_INT, &st));
+    CHECK(swap_calls == 1, "write_conversion_fn called once by write_at_all (%d)", swap_calls);
+    int got[3] = {0, 0, 0};
+    swap_calls = 0;
+    CHECK_RC(MPI_File_read_at_all(fh, 3 * rank, got, 3, MPI_INT, &st));
+    CHECK(swap_calls == 1, "read_conversion_fn called once by read_at_all (%d)", swap_calls);
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(got[i], vals[i], "int read back through tern_swap");
+    CHECK_RC(MPI_File_close(&fh));
+    if (rank == 0) {
+        size_t n = 12 * (size_t)size;
+        unsigned char *want = calloc(n, 1);
+        for (int r = 0; r < size; r++) {
+            put_be32(want + 12 * r, (uint32_t)(r + 1000));
+            put_be32(want + 12 * r + 4, (uint32_t)(-r - 7 + 1000));
+            put_be32(want + 12 * r + 8, (uint32_t)(0x10000 + r + 1000));
+        }
+        check_bytes(path, want, n, "each rank's ints through tern_swap");
+        free(want);
+        CHECK_RC(MPI_File_delete(path, MPI_INFO_NULL));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    mtest_end();
+}
+
 static void test_user_wide_and_null(void)
 {
     mtest_begin("user datarep: file extents, _c form, MPI_CONVERSION_FN_NULL");
@@ -777,6 +890,7 @@ int main(int argc, char **argv)
     test_ext32_collective();
     test_ext32_nonblocking();
     test_user_swap();
+    test_ext32_own_ranges();
     test_user_wide_and_null();
     test_errors();
     MPI_Barrier(MPI_COMM_WORLD);

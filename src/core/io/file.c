@@ -73,20 +73,20 @@ tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_
     return agree(comm, mine, f->name, what);
 }
 
-tern_status_t tern_file_agree_flag(tern_file_t *f, tern_status_t mine, int flag, int *all,
-                                   const char *what)
+tern_status_t tern_file_agree_level(tern_file_t *f, tern_status_t mine, int level, int *worst_level,
+                                    const char *what)
 {
-    /* The flag rides in the low bit of the status: MAXLOC still finds the
-     * worst status (and its rank), and while every status is TERN_OK the
-     * maximum's bit is 1 where some rank's flag is 0. */
-    int in[2] = {((int)mine << 1) | !flag, f->comm->rank}, out[2];
+    /* The level rides in the low two bits of the status: MAXLOC still
+     * finds the worst status (and its rank), and while every status is
+     * TERN_OK the maximum's bits are the highest level of any rank. */
+    int in[2] = {((int)mine << 2) | (level & 3), f->comm->rank}, out[2];
     tern_status_t st = tern_coll_allreduce(f->comm, in, out, 1, MPI_2INT, MPI_MAXLOC, NULL, 0);
-    *all = 0;
+    *worst_level = 3;
     if (st != TERN_OK)
         return st;
-    tern_status_t worst = (tern_status_t)(out[0] >> 1);
+    tern_status_t worst = (tern_status_t)(out[0] >> 2);
     if (worst == TERN_OK) {
-        *all = !(out[0] & 1);
+        *worst_level = out[0] & 3;
         return TERN_OK;
     }
     if (mine != TERN_OK)
@@ -239,7 +239,7 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     f->errhandler = default_errhandler;
     f->fd.fd = -1;
     tern_io_view_default(&f->view);
-    f->views_direct = 1; /* every rank's view is the default */
+    f->views_dense = f->views_direct = 1; /* every rank's view is the default */
     const char *path;
     f->drv = tern_io_driver_for(filename, &path);
     if ((st = tern_comm_dup(comm, &f->comm)) != TERN_OK) {

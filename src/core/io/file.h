@@ -48,8 +48,11 @@ typedef struct tern_file {
     tern_io_view_t view;
     /* Every rank's view reads without buffering (tern_io_coll_view_direct:
      * no holes, or pieces so large that one system call each costs little
-     * beside them). Agreed at open (the default view: yes) and set_view. */
+     * beside them); views_dense: every rank's view has no holes (collective
+     * writes in nonatomic mode need no exchange then). Agreed at open (the
+     * default view: yes) and set_view. */
     int views_direct;
+    int views_dense;
     MPI_Offset fp;         /* individual file pointer, etypes of the view */
     /* Shared file pointer (etypes of the view, io_shared.h): a word of
      * shared memory on one node, mapped at its first use (NULL before), or
@@ -124,10 +127,10 @@ tern_status_t tern_file_agree_on(tern_file_t *f, tern_comm_t *comm, tern_status_
  * file's from there; MPI_INFO_NULL: nothing changes). */
 tern_status_t tern_file_info_copy(MPI_Info info, MPI_Info *copy);
 void tern_file_info_keep(tern_file_t *f, MPI_Info copy);
-/* tern_file_agree and, in the same allreduce, whether flag is set on every
- * rank (*all; 0 when the status is not TERN_OK): one collective round for
- * both. */
-tern_status_t tern_file_agree_flag(tern_file_t *f, tern_status_t mine, int flag, int *all,
-                                   const char *what);
+/* tern_file_agree and, in the same allreduce, the highest of the ranks'
+ * levels (0-3; *worst_level 3 when the status is not TERN_OK): one
+ * collective round for both. */
+tern_status_t tern_file_agree_level(tern_file_t *f, tern_status_t mine, int level, int *worst_level,
+                                    const char *what);
 
 #endif

@@ -122,6 +122,24 @@ static tern_status_t transfer(tern_file_t *f, int write, MPI_Offset pos, void *b
     return st;
 }
 
+/* transfer's move of an access through a converting view whose file form
+ * (len bytes, a write's already converted) is at stage, which it frees:
+ * one call of the file system, under the atomic-mode lock when f is
+ * atomic; a read converts the whole items it got. */
+static tern_status_t move_staged(tern_file_t *f, int write, MPI_Offset pos, char *stage,
+                                 size_t len, void *buf, MPI_Count count, MPI_Datatype dt,
+                                 size_t *bytes, size_t *moved)
+{
+    size_t got = 0;
+    *bytes = *moved = 0;
+    tern_status_t st = tern_io_move(f, write, pos, stage, len, &got);
+    if (st == TERN_OK)
+        st = tern_io_datarep_unstage(f, f->view.rep, write, stage, got, buf, count, dt, bytes,
+                                     moved);
+    free(stage);
+    return st;
+}
+
 /* ---- the entry -------------------------------------------------------------- */
 
 static tern_status_t check_access(tern_file_t *f, int flags, MPI_Offset offset)
@@ -213,6 +231,11 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
     }
     int write = flags & TERN_IO_WRITE, used = 0;
     size_t moved = 0; /* stream bytes: the file's form (io_datarep.h) */
+    /* A converting view's access staged for a collective that then moved
+     * nothing: this rank's own access moves these bytes (no second
+     * conversion). */
+    char *staged = NULL;
+    size_t staged_len = 0;
     if ((flags & TERN_IO_COLLECTIVE) && where != TERN_IO_ORDERED &&
         tern_io_coll_wanted(f, write)) {
         /* Every rank takes part, those whose own check failed with no
@@ -240,8 +263,12 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
                                            (MPI_Count)total, MPI_BYTE, &plan, &used);
             else
                 cst = tern_io_coll_prepare(f, write, cpos, buf, count, dt, &plan, &used);
-            if (!plan)
+            if (!plan && st == TERN_OK && cst == TERN_OK) {
+                staged = conv.stage;
+                staged_len = total;
+            } else if (!plan) {
                 free(conv.stage);
+            }
             if (plan) {
                 cst = tern_io_async_coll(f, plan, dt, conv.rep ? &conv : NULL,
                                          st == TERN_OK ? req_p : NULL);
@@ -251,7 +278,8 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
             }
         } else {
             cst = f->view.rep
-                      ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used)
+                      ? tern_io_datarep_coll(f, write, cpos, buf, count, dt, bytes, &moved, &used,
+                                             &staged, &staged_len)
                       : tern_io_coll_access(f, write, cpos, buf, count, dt, bytes, &used);
         }
         if (!f->view.rep)
@@ -259,18 +287,24 @@ static tern_status_t access_now(tern_file_t *f, int flags, MPI_Offset offset, vo
         if (st == TERN_OK)
             st = cst;
     }
-    if (st != TERN_OK)
+    if (st != TERN_OK) {
+        free(staged);
         return st;
+    }
     if (!used && req_p && async_ok(f)) {
         /* The pointer moves by what was asked, at once (MPI 14.4.3). A
          * registered representation's access stays in the call (its
          * conversion functions are the program's, called on its thread). */
-        st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, req_p);
+        st = tern_io_async_start(f, write, at * f->view.esize, buf, count, dt, staged,
+                                 staged_len, req_p);
         if (st == TERN_OK && where == TERN_IO_INDIVIDUAL)
             f->fp += etypes_of(f, count, dt);
         return st;
     }
-    if (!used)
+    if (!used && staged)
+        st = move_staged(f, write, at * f->view.esize, staged, staged_len, buf, count, dt,
+                         bytes, &moved);
+    else if (!used)
         st = transfer(f, write, at * f->view.esize, buf, count, dt, bytes, &moved);
     if (where == TERN_IO_INDIVIDUAL)
         f->fp += ((MPI_Offset)moved + f->view.esize - 1) / f->view.esize;
@@ -473,11 +507,16 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
                                (f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0);
     if (st == TERN_OK)
         st = tern_file_info_copy(info, &copy);
-    /* With the outcome (the view and the hints), whether every rank's new
-     * view reads without buffering (collective reads through such views
-     * need no exchange, io_coll.h): one allreduce for all. */
-    int direct = st == TERN_OK && tern_io_coll_view_direct(&v), all_direct = 0;
-    st = tern_file_agree_flag(f, st, direct, &all_direct, "MPI_File_set_view");
+    /* With the outcome (the view and the hints), how directly every rank's
+     * new view is accessed (collective accesses through such views need no
+     * exchange, io_coll.h): 0 no holes, 1 only large pieces, 2 neither
+     * (no holes implies large pieces). One allreduce for all. */
+    int level = st != TERN_OK               ? 2
+                : tern_io_view_dense(&v)      ? 0
+                : tern_io_coll_view_direct(&v) ? 1
+                                              : 2;
+    int worst = 3;
+    st = tern_file_agree_level(f, st, level, &worst, "MPI_File_set_view");
     if (st != TERN_OK) {
         if (copy != MPI_INFO_NULL)
             tern_info_free(copy);
@@ -487,7 +526,8 @@ tern_status_t tern_file_set_view(tern_file_t *f, MPI_Offset disp, MPI_Datatype e
     tern_file_info_keep(f, copy);
     tern_io_view_free(&f->view);
     f->view = v;
-    f->views_direct = all_direct;
+    f->views_dense = worst == 0;
+    f->views_direct = worst <= 1;
     if (v.segs == &v.segs_one) {
         f->view.segs = &f->view.segs_one;
         f->view.before = &f->view.before_one;

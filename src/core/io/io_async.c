@@ -110,23 +110,31 @@ static int reap(void)
 }
 
 tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, void *buf,
-                                  MPI_Count count, MPI_Datatype dt, tern_req_t **req_p)
+                                  MPI_Count count, MPI_Datatype dt, char *staged,
+                                  size_t staged_len, tern_req_t **req_p)
 {
     size_t len = (size_t)count * (size_t)tern_datatype_size(dt);
     job_t *j = calloc(1, sizeof *j);
     tern_req_t *req = j ? tern_req_alloc(TERN_REQ_GENERIC) : NULL;
     if (!req) {
         free(j);
+        free(staged);
         return tern_status_detail(TERN_ERR_NOMEM, "file '%s': out of memory for a nonblocking "
                                   "access", f->name);
     }
     *j = (job_t){.f = f, .write = write, .pos = pos, .len = len, .buf = buf, .count = count,
                  .dt = dt, .req = req, .rep = f->view.rep};
     if (j->rep) {
-        /* The file form of the whole access: a write converted now, a
-         * read converted when the request completes. */
-        tern_status_t st = tern_io_datarep_stage(f, j->rep, write, buf, count, dt, &j->stage,
-                                                 &j->len);
+        /* The file form of the whole access: a write converted now (or
+         * by the caller already), a read converted when the request
+         * completes. */
+        tern_status_t st = TERN_OK;
+        if (staged) {
+            j->stage = staged;
+            j->len = staged_len;
+        } else {
+            st = tern_io_datarep_stage(f, j->rep, write, buf, count, dt, &j->stage, &j->len);
+        }
         if (st != TERN_OK) {
             free(j);
             tern_req_release(req);

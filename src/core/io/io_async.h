@@ -18,9 +18,13 @@
 #include "core/io/io_coll.h"
 
 /* Queues the move of count elements of dt between buf and stream bytes
- * from pos of f's view; *req_p: a request that completes when it is done. */
+ * from pos of f's view; *req_p: a request that completes when it is done.
+ * staged: NULL, or through a converting view the access's file form made
+ * already (tern_io_datarep_stage, staged_len bytes), which the request
+ * takes (freed on failure too). */
 tern_status_t tern_io_async_start(tern_file_t *f, int write, MPI_Offset pos, void *buf,
-                                  MPI_Count count, MPI_Datatype dt, tern_req_t **req_p);
+                                  MPI_Count count, MPI_Datatype dt, char *staged,
+                                  size_t staged_len, tern_req_t **req_p);
 /* A buffered collective (io_coll.h) of f whose rounds run on f's own
  * thread, on a duplicate of f's communicator, under the entry points'
  * lock, in the order the calls queued them (the same on every rank, as

@@ -1,6 +1,7 @@
 /* Collective buffering (io_coll.h). */
 #include "core/io/io_coll.h"
 #include "core/coll/coll.h"
+#include "core/comm/ulfm.h"
 #include "core/datatype/dtype_nums.h"
 #include "base/config.h"
 #include "core/runtime/api_lock.h"
@@ -760,8 +761,20 @@ tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, vo
          * the exchange, which also orders the read after the other ranks'
          * writes before it (programs that write_all and then read_all
          * other ranks' data without MPI_File_sync and a barrier rely on
-         * it). Writes still exchange their extents: where ranks' ranges
-         * overlap, buffering orders them. */
+         * it). */
+        return TERN_OK;
+    }
+    if (write && f->views_dense && f->hints.cb_write == 2 && !f->atomic && !tern_ulfm_ft()) {
+        /* The same for writes in nonatomic mode: each rank's access is one
+         * range, which it writes at once. Buffering would only come in
+         * where ranges overlap, and overlapping writes of one collective
+         * call are conflicting accesses of different processes, whose
+         * result nonatomic mode leaves undefined (MPI 14.6.1): each byte
+         * is then one rank's. A read of the others' data that follows
+         * still exchanges (files open for writing), after this rank's
+         * write is done. Atomic mode keeps the exchange, and so does
+         * fault-tolerant mode: there a collective write reports a failed
+         * member, which takes a step with the others. */
         return TERN_OK;
     }
     pieces_t ps;

@@ -383,11 +383,13 @@ tern_status_t tern_io_datarep_unstage(tern_file_t *f, const tern_io_datarep_t *r
 
 tern_status_t tern_io_datarep_coll(tern_file_t *f, int write, MPI_Offset pos, void *buf,
                                    MPI_Count count, MPI_Datatype dt, size_t *bytes,
-                                   size_t *moved, int *used)
+                                   size_t *moved, int *used, char **left, size_t *left_len)
 {
     const tern_io_datarep_t *rep = f->view.rep;
     *bytes = *moved = 0;
     *used = 0;
+    *left = NULL;
+    *left_len = 0;
     char *stage = NULL;
     size_t total = 0;
     tern_status_t st = pos < 0 ? TERN_OK
@@ -402,6 +404,13 @@ tern_status_t tern_io_datarep_coll(tern_file_t *f, int write, MPI_Offset pos, vo
         st = cst;
     if (st == TERN_OK && *used && total)
         st = tern_io_datarep_unstage(f, rep, write, stage, got, buf, count, dt, bytes, moved);
+    if (st == TERN_OK && !*used) {
+        /* Each rank moves its own: the stage goes with it (a write's
+         * items converted once, not again by the independent path). */
+        *left = stage;
+        *left_len = total;
+        return st;
+    }
     free(stage);
     return st;
 }

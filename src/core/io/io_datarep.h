@@ -94,9 +94,12 @@ tern_status_t tern_io_datarep_unstage(struct tern_file *f, const tern_io_datarep
  * form, which the aggregators move as bytes (reads: converted after). pos
  * -1: this rank takes part with no data. *used as tern_io_coll_access's
  * (0: nothing moved, each rank does its own access); *bytes, *moved as
- * tern_io_datarep_transfer's. */
+ * tern_io_datarep_transfer's. *used 0 and OK: *left is the access's file
+ * form made already (a write's items converted; NULL when it has no
+ * bytes), *left_len its bytes, for the caller's own access to move and
+ * free (so that no item is converted twice). */
 tern_status_t tern_io_datarep_coll(struct tern_file *f, int write, MPI_Offset pos, void *buf,
                                    MPI_Count count, MPI_Datatype dt, size_t *bytes,
-                                   size_t *moved, int *used);
+                                   size_t *moved, int *used, char **left, size_t *left_len);
 
 #endif
