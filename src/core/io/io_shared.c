@@ -74,7 +74,9 @@ tern_status_t tern_io_shared_open(tern_file_t *f)
                                          &base, &win);
     if (st != TERN_OK)
         return st;
-    if (base)
+    /* Only rank 0's window holds the pointer: the others' are empty
+     * (across hosts a 1-byte allocation). */
+    if (f->comm->rank == 0 && base)
         *base = 0;
     f->shared_win = tern_win_lookup(win);
     /* Its communicator meets only in the window's free: a barrier, which
