@@ -502,15 +502,10 @@ static int poll_run(void *ctx, tern_status_t *st)
                 WAIT(TERN_SHM_ENTER, -1, r->n);
                 size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
                 char *res = tern_shm_result(reg, r->n) + lo * esz;
-                if (fold_to_rbuf(r)) {
-                    char *mine = (char *)r->a.rbuf + (r->off + lo) * esz;
-                    *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz,
-                               mine);
-                    memcpy(res, mine, (hi - lo) * esz);
-                } else {
-                    *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz,
-                               res);
-                }
+                char *to = fold_to_rbuf(r) ? (char *)r->a.rbuf + (r->off + lo) * esz : res;
+                *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz, to);
+                if (to != res) /* the others read it from the result slot */
+                    memcpy(res, to, (hi - lo) * esz);
                 tern_shm_set(reg, TERN_SHM_REDUCED, r->n);
                 r->phase = PH_REDUCED;
                 if (*st != TERN_OK)
