@@ -13,6 +13,12 @@ The implementations are the compare tool's (peers.py): Debian's MPICH and
 Open MPI, and from PyPI MPICH 5.0.2, Open MPI 5.0.11 and Intel MPI 2021.13
 (each with its own ROMIO or OMPIO), launched unbound.
 
+Beside them, once per round and rank count, the machine's own limits:
+io_devlimit (as many processes as ranks pwrite the same bytes per rank in
+4 MB pieces into one file, then fsync) and io_readlimit (the same processes
+pread them back from the page cache), filed as "posix", the plain loop no
+library can beat by more than its noise.
+
 IOR (github hpc/ior; --ior-src, default the conformance cache's
 build-conformance/src/ior) is built with each implementation's mpicc and
 run with its MPIIO backend, independent and with -c (collective), beside
@@ -34,6 +40,9 @@ PATTERNS = {"block3d": (["-p", "block3d"], "collective"),
 IOR_MODES = {"ior": [], "ior_coll": ["-c"]}
 METRICS = [("write_gbs", "write"), ("read_gbs", "read")]
 ORDER = peers.IMPLS
+# The plain POSIX loops' figures (tools/compare/io_devlimit.c, io_readlimit.c).
+LIMIT = "posix"
+LIMIT_LABEL = "plain POSIX loop"
 # Targets (issue 25): collective at least 1.2x the best peer, independent
 # at least equal.
 BOUND = {"collective": 1.2, "independent": 1.0}
@@ -87,13 +96,39 @@ def _env(tc):
     return peers.env(tc)
 
 
-def run_round(run, log, res, label, impls, tcs, exes, iors, args, quick):
+def run_limits(run, log, res, limits, n, mb, reps, args):
+    """The machine's write and read limits for n processes of mb MB each
+    (best of reps runs, as the benchmarks' figures are), filed under LIMIT
+    for the "limit" key of rank count n."""
+    got = {}
+    path = os.path.join(args.io_dir, "posix-limit.dat")
+    for m, tool in (("write_gbs", "devlimit"), ("read_gbs", "readlimit")):
+        exe = limits.get(tool)
+        if not exe:
+            continue
+        rc, out, err = run([exe, path, str(n), mb, "4096", reps], args.timeout)
+        runs = [float(x) for x in re.findall(r"pieces: ([0-9.]+) GB/s", out or "")]
+        if rc != 0 or not runs:
+            res.failures.append(f"{LIMIT_LABEL} {tool}, {n} processes: exit {rc}\n{(err or out or '')[-500:]}")
+            log(f"  {tool}, {n} processes: FAILED")
+            continue
+        got[m] = max(runs)
+    res.raw.setdefault(LIMIT, {})
+    for m, v in got.items():
+        res.add(LIMIT, key("limit", n), 0, m, v)
+
+
+def run_round(run, log, res, label, impls, tcs, exes, iors, args, quick, limits=None):
     """One round: every pattern and IOR mode at every rank count, the
-    implementations in the round's order (impls)."""
+    implementations in the round's order (impls), then the machine's
+    limits (limits: {"devlimit": exe, "readlimit": exe})."""
     mb = "4" if quick else str(args.io_size)
     reps = "1" if quick else str(args.io_reps)
     os.makedirs(args.io_dir, exist_ok=True)
     for n in args.io_ranks:
+        if limits:
+            log(f"  io limits, {n} processes: {LIMIT_LABEL}")
+            run_limits(run, log, res, limits, n, mb, reps, args)
         for name, (pargs, _) in PATTERNS.items():
             for impl in impls:
                 if impl not in exes:
@@ -191,4 +226,31 @@ def section(res, label, fmt, args_ranks, meta):
                 L.append(f"| {nm} ({mode}) | {what} | " + " | ".join(fmt(vals[i]) for i in impls) +
                          f" | {f'{r:.2f}' if r else 'n/a'} | >= {BOUND[mode]}: {met} |")
         L.append("")
+        L += limit_lines(res, fmt, n, rows)
     return "\n".join(L)
+
+
+def limit_lines(res, fmt, n, rows):
+    """Rank count n's limits and every row's distance to them: Tern's and
+    the best peer's bandwidth as a share of the plain POSIX loop's."""
+    lim = {m: res.median(LIMIT, key("limit", n), 0, m) for m, _ in METRICS}
+    if not any(lim.values()):
+        return []
+    L = [f"The machine at {n} processes ({LIMIT_LABEL}, `tools/compare/io_devlimit.c` and `io_readlimit.c`: "
+         f"{n} processes `pwrite` the same bytes per rank in 4 MB pieces into one file and `fsync`, then "
+         f"`pread` them back from the page cache; best of the same repetitions, median over rounds): "
+         f"write {fmt(lim['write_gbs'])} GB/s, read {fmt(lim['read_gbs'])} GB/s. Each row as a share of it "
+         "(Tern / best peer):\n",
+         "| pattern | write | read |", "|---|---:|---:|"]
+    impls = [i for i in ORDER if any(k.startswith("io_") for k in res.raw.get(i, {}))]
+
+    def share(nm, m):
+        if not lim[m]:
+            return "n/a"
+        t = res.median("tern", key(nm, n), 0, m)
+        peers = [v for v in (res.median(i, key(nm, n), 0, m) for i in impls if i != "tern") if v]
+        return (f"{t / lim[m]:.2f}" if t else "n/a") + " / " + (f"{max(peers) / lim[m]:.2f}" if peers else "n/a")
+    for nm, mode in rows:
+        L.append(f"| {nm} ({mode}) | {share(nm, 'write_gbs')} | {share(nm, 'read_gbs')} |")
+    L.append("")
+    return L

@@ -83,6 +83,14 @@ def main():
               "part: the left-out peer's reason")
         check("Intel MPI 2021.13: not run" in part.split("Libraries", 1)[1].splitlines()[0],
               "part: library line says not run")
+        # The VM's modes: Tern's median 8 B latency above 0.8x the best
+        # peer's, its best round below; the best rounds' column says so.
+        doc = results(["tern", "openmpi"], {})
+        doc["raw"]["tern"]["latency"]["8"]["latency_us"] = [0.1, 0.3, 0.3]
+        doc["raw"]["openmpi"]["latency"]["8"]["latency_us"] = [0.2, 0.25, 0.3]
+        modes = report(tmp, "modes", doc).split("| latency 0-64 B", 1)[1].splitlines()[0]
+        check("| 1.20 | 0.50 | <= 0.8 | best rounds only |" in modes,
+              f"modes: median 1.20, best rounds 0.50, met by best rounds only: {modes}")
     if FAILED:
         print(f"test_compare: {len(FAILED)} check(s) failed", file=sys.stderr)
         return 1
