@@ -240,6 +240,18 @@ static void test_explicit(void)
     int rc = MPI_File_set_size(fh, rank == 0 ? 100 : 200);
     if (size > 1)
         CHECK_CLASS(rc, MPI_ERR_NOT_SAME, "set_size with different sizes");
+    /* A size refused on one rank fails on every rank (one agreement
+     * carries both checks) and leaves the file as it was. */
+    MPI_Offset before = 0;
+    CHECK_RC(MPI_File_get_size(fh, &before));
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = MPI_File_set_size(fh, rank == size - 1 ? -1 : 100);
+    CHECK_CLASS(rc, MPI_ERR_ARG, "set_size with a negative size on the last rank");
+    rc = MPI_File_preallocate(fh, rank == size - 1 ? -1 : 1 << 20);
+    CHECK_CLASS(rc, MPI_ERR_ARG, "preallocate with a negative size on the last rank");
+    CHECK_RC(MPI_File_get_size(fh, &fsize));
+    CHECK(fsize == before, "size after refused resizes: %lld, not %lld", fsize, before);
+    MPI_Barrier(MPI_COMM_WORLD); /* before any rank writes past 2^31 */
     /* Past 2^31: a sparse file. */
     MPI_Offset far = ((MPI_Offset)3 << 30) + rank * 8;
     long long v = 1000 + rank, w = 0;

@@ -377,16 +377,28 @@ void tern_io_finalize(void)
 
 /* ---- size, hints, atomicity -------------------------------------------- */
 
-/* size must be the same on every rank: MPI_ERR_NOT_SAME otherwise. */
-static tern_status_t same_size(tern_file_t *f, MPI_Offset size, const char *what)
+/* One allreduce for resize's checks (they were two rounds): size valid
+ * (mine: this rank's check) and the same on every rank (MPI_ERR_NOT_SAME
+ * otherwise). A failed check travels as its status and rank, so every
+ * rank fails with it and none resizes. */
+static tern_status_t agree_size(tern_file_t *f, tern_status_t mine, MPI_Offset size,
+                                const char *what)
 {
-    MPI_Offset in[2] = {size, -size}, out[2];
-    tern_status_t st = tern_coll_allreduce(f->comm, in, out, 2, MPI_OFFSET, MPI_MAX, NULL, 0);
-    if (st == TERN_OK && out[0] != -out[1])
-        st = tern_status_detail(TERN_ERR_NOT_SAME,
-                                "file '%s': %s: size differs between ranks (%lld to %lld)",
-                                f->name, what, -out[1], out[0]);
-    return st;
+    MPI_Offset failed = mine == TERN_OK ? -1 : ((MPI_Offset)mine << 32) | f->comm->rank;
+    MPI_Offset in[3] = {size, -size, failed}, out[3];
+    tern_status_t st = tern_coll_allreduce(f->comm, in, out, 3, MPI_OFFSET, MPI_MAX, NULL, 0);
+    if (st != TERN_OK || mine != TERN_OK)
+        return st != TERN_OK ? st : mine;
+    if (out[2] >= 0) {
+        tern_status_t theirs = (tern_status_t)(out[2] >> 32);
+        return tern_status_detail(theirs, "file '%s': %s failed on rank %d: %s", f->name, what,
+                                  (int)(out[2] & 0xffffffff), tern_status_string(theirs));
+    }
+    if (out[0] != -out[1])
+        return tern_status_detail(TERN_ERR_NOT_SAME,
+                                  "file '%s': %s: size differs between ranks (%lld to %lld)",
+                                  f->name, what, -out[1], out[0]);
+    return TERN_OK;
 }
 
 static tern_status_t check_size(tern_file_t *f, MPI_Offset size, const char *what)
@@ -403,9 +415,7 @@ static tern_status_t check_size(tern_file_t *f, MPI_Offset size, const char *wha
 /* Rank 0 changes the file; every rank gets its status. */
 static tern_status_t resize(tern_file_t *f, MPI_Offset size, int allocate, const char *what)
 {
-    tern_status_t st = agree(f->comm, check_size(f, size, what), f->name, what);
-    if (st == TERN_OK)
-        st = same_size(f, size, what);
+    tern_status_t st = agree_size(f, check_size(f, size, what), size, what);
     if (st != TERN_OK)
         return st;
     if (!(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)))
