@@ -4,7 +4,8 @@
 # algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
 # on shm (at 2 ranks up to 256 bytes go binomial anyway); allgather takes
-# shm at 64 KB blocks oversubscribed, allgather and alltoall at 2 ranks.
+# shm at 64 KB blocks oversubscribed, allgather and alltoall at 2 ranks;
+# reduce_scatter of 8 B takes recursive_halving at 8 ranks, direct below.
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -67,5 +68,17 @@ if [ "$cpus" -ge 2 ]; then
         k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 131072 bytes: shm")
         [ "$k" -eq 0 ] || fail "$coll 128 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
     done
+fi
+# Reduce_scatter of 8 B: recursive halving at 8 oversubscribed ranks (the
+# owners wait for lg p messages), direct below 8 ranks.
+if [ "$cpus" -lt 8 ]; then
+    out=$(chosen 8 reduce_scatter) || fail "reduce_scatter at 8 ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: reduce_scatter on 8 ranks, 8 bytes: recursive_halving")
+    [ "$k" -eq 8 ] || fail "reduce_scatter at 8 ranks on $cpus CPUs: $k of 8 ranks chose recursive_halving: $out"
+fi
+if [ "$n" -lt 8 ]; then
+    out=$(chosen "$n" reduce_scatter) || fail "reduce_scatter at $n ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: reduce_scatter on $n ranks, 8 bytes: direct")
+    [ "$k" -eq "$n" ] || fail "reduce_scatter at $n ranks on $cpus CPUs: $k of $n ranks chose direct: $out"
 fi
 echo "oversubscribed selection ok ($n ranks on $cpus CPUs)"

@@ -239,6 +239,8 @@ tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, ring, TERN_COLL_NEEDS_COMMUTATIVE) \
     X(REDUCE_SCATTER, reduce_scatter, direct, 0)                               \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, direct, 0)                   \
+    X(REDUCE_SCATTER, reduce_scatter, recursive_halving, TERN_COLL_NEEDS_COMMUTATIVE) \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, recursive_halving, TERN_COLL_NEEDS_COMMUTATIVE) \
     X(SCAN, scan, linear, 0)                                                   \
     X(SCAN, scan, recursive_doubling, 0)                                       \
     X(EXSCAN, exscan, linear, 0)                                               \
