@@ -55,11 +55,13 @@ static const row_t default_rows[] = {
      * medians of 3-5 rounds, 8 B: bcast 0.22 vs 0.41 us, reduce 0.31 vs
      * 0.39, allreduce 0.54 vs 0.67, allgather 0.54 vs 0.76, alltoall 0.48
      * vs 0.88; the byte limits are where shm caught up; docs/performance.md).
-     * The barrier keeps shm (0.30 vs 0.37). */
-    {TERN_COLL_BCAST, 2, 256, "binomial", ANY},
+     * The barrier keeps shm (0.30 vs 0.37). The bcast's limit is 4 KB since
+     * the direct pair path (coll_pair.c): binomial 0.06-0.15 against shm's
+     * 0.11-0.17 us at 512 B-4 KB, shm ahead from 8 KB (loaded A/B). */
+    {TERN_COLL_BCAST, 2, 4096, "binomial", ANY},
     /* shm up to the size where binomial gave way to scatter_allgather
      * already: ranks passing different counts (erroneous) on the same
-     * side of 12288 bytes (256 at 2 ranks) get MPI_ERR_TRUNCATE from
+     * side of 12288 bytes (4096 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
      * not meet. At 2 ranks the message algorithm above any shm limit is
      * binomial (one message), so the limit there is the measured one:
