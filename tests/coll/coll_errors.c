@@ -317,7 +317,7 @@ static void test_aliased_buffers(void)
  * message was longer or shorter than its buffer, and so do the ranks a
  * failing rank forwards to (4+ ranks); nothing hangs and the communicator
  * works afterwards. Small (binomial) and large messages, each pair on one
- * side of every size limit of the default table (at 2 ranks: 256 B and the
+ * side of every size limit of the default table (at 2 ranks: 4 KB and the
  * shm row's 128 KB): counts on both sides of a limit pick different
  * algorithms, which do not meet (docs/design.md, "Collectives"). */
 static void test_bcast_length(void)

@@ -9,7 +9,8 @@
 
 static MPI_Comm comm;
 static int rank;
-static const int counts[] = {0, 1, 7, 300, 3000};
+/* 1024 and 1025 ints: either side of the 2-rank bcast's binomial row (4 KB). */
+static const int counts[] = {0, 1, 7, 300, 1024, 1025, 3000};
 #define N_COUNTS ((int)(sizeof counts / sizeof counts[0]))
 
 static int val(int r, int i) { return (r + 1) * 1000 + i * 3 + r; }

@@ -2,8 +2,8 @@
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
 # algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
-# at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
-# on shm (at 2 ranks up to 256 bytes go binomial anyway); allgather takes
+# at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
+# on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
 # shm at 64 KB blocks oversubscribed, allgather and alltoall at 2 ranks;
 # reduce_scatter of 8 B takes recursive_halving at 8 ranks, direct below.
 # Every rank must choose alike (a split choice would hang), so each line is
@@ -56,9 +56,12 @@ out=$(chosen "$n" reduce 16384) || fail "reduce 16 KB at $n ranks: no selection 
 k=$(echo "$out" | grep -c "debug: reduce on $n ranks, 16384 bytes: binomial")
 [ "$k" -eq "$n" ] || fail "reduce 16 KB at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
 if [ "$cpus" -ge 2 ]; then
-    out=$(chosen 2 bcast 1024) || fail "bcast at 2 ranks: no selection line"
-    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 1024 bytes: shm")
-    [ "$k" -eq 2 ] || fail "bcast at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+    out=$(chosen 2 bcast 8192) || fail "bcast at 2 ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 8192 bytes: shm")
+    [ "$k" -eq 2 ] || fail "bcast 8 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+    out=$(chosen 2 bcast 4096) || fail "bcast at 2 ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 4096 bytes: binomial")
+    [ "$k" -eq 2 ] || fail "bcast 4 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose binomial: $out"
     # 64 KB blocks at 2 ranks, one per core: shm; past 64 KB the messages.
     for coll in allgather alltoall; do
         out=$(chosen 2 "$coll" 65536) || fail "$coll 64 KB at 2 ranks: no selection line"

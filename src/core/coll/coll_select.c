@@ -55,11 +55,13 @@ static const row_t default_rows[] = {
      * medians of 3-5 rounds, 8 B: bcast 0.22 vs 0.41 us, reduce 0.31 vs
      * 0.39, allreduce 0.54 vs 0.67, allgather 0.54 vs 0.76, alltoall 0.48
      * vs 0.88; the byte limits are where shm caught up; docs/performance.md).
-     * The barrier keeps shm (0.30 vs 0.37). */
-    {TERN_COLL_BCAST, 2, 256, "binomial", ANY},
+     * The barrier keeps shm (0.30 vs 0.37). The bcast's limit is 4 KB since
+     * the direct pair path (coll_pair.c): binomial 0.06-0.15 against shm's
+     * 0.11-0.17 us at 512 B-4 KB, shm ahead from 8 KB (loaded A/B). */
+    {TERN_COLL_BCAST, 2, 4096, "binomial", ANY},
     /* shm up to the size where binomial gave way to scatter_allgather
      * already: ranks passing different counts (erroneous) on the same
-     * side of 12288 bytes (256 at 2 ranks) get MPI_ERR_TRUNCATE from
+     * side of 12288 bytes (4096 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
      * not meet. At 2 ranks the message algorithm above any shm limit is
      * binomial (one message), so the limit there is the measured one:
@@ -452,24 +454,11 @@ typedef struct {
 } memo_t;
 static memo_t memo[TERN_COLL_N];
 
-const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_kind_t kind,
-                                         size_t msg_bytes)
+/* The walk of the rows, on a miss of the memo (out of line: the hit path
+ * then saves no registers). */
+static __attribute__((noinline)) const tern_coll_algo_t *
+select_walk(const tern_coll_args_t *a, tern_coll_kind_t kind, size_t msg_bytes, int spans, int shm)
 {
-    load();
-    if (a->comm->is_inter) { /* one algorithm each, for now */
-        size_t n;
-        const tern_coll_algo_t *all = tern_coll_algorithms(&n);
-        for (size_t i = 0; i < n; i++)
-            if (all[i].kind == kind && (all[i].flags & TERN_COLL_INTER))
-                return &all[i];
-        return NULL;
-    }
-    memo_t *m = &memo[kind];
-    int spans = spans_nodes(a->comm);
-    int shm = tern_shm_coll_usable(a);
-    if (m->algo && m->msg_bytes == msg_bytes && m->size == a->comm->size &&
-        m->commutative == a->commutative && m->spans == spans && m->shm == shm)
-        return m->algo;
     const tern_coll_algo_t *al = NULL;
     if (forced[kind] && usable(forced[kind], a))
         al = forced[kind];
@@ -484,8 +473,33 @@ const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_ki
         al = tern_coll_find(kind, NULL); /* the general fallback */
     tern_debug("%s on %d ranks, %zu bytes: %s", tern_coll_kind_name(kind), a->comm->size,
                msg_bytes, al->name);
-    *m = (memo_t){al, msg_bytes, a->comm->size, a->commutative, spans, shm};
+    memo[kind] = (memo_t){al, msg_bytes, a->comm->size, a->commutative, spans, shm};
     return al;
+}
+
+static __attribute__((noinline)) const tern_coll_algo_t *select_inter(tern_coll_kind_t kind)
+{
+    size_t n;
+    const tern_coll_algo_t *all = tern_coll_algorithms(&n);
+    for (size_t i = 0; i < n; i++)
+        if (all[i].kind == kind && (all[i].flags & TERN_COLL_INTER))
+            return &all[i];
+    return NULL;
+}
+
+const tern_coll_algo_t *tern_coll_select(const tern_coll_args_t *a, tern_coll_kind_t kind,
+                                         size_t msg_bytes)
+{
+    load();
+    if (a->comm->is_inter) /* one algorithm each, for now */
+        return select_inter(kind);
+    const memo_t *m = &memo[kind];
+    int spans = spans_nodes(a->comm);
+    int shm = tern_shm_coll_usable(a);
+    if (m->algo && m->msg_bytes == msg_bytes && m->size == a->comm->size &&
+        m->commutative == a->commutative && m->spans == spans && m->shm == shm)
+        return m->algo;
+    return select_walk(a, kind, msg_bytes, spans, shm);
 }
 
 const char *tern_coll_condition(const tern_coll_algo_t *al)

@@ -65,6 +65,10 @@ int tern_shm_coll_usable(const tern_coll_args_t *a)
         c->coll_shm = node_local(c) ? (void *)&shm_local : (void *)&shm_none;
     if (c->coll_shm == &shm_none || (!a->blocking && c->coll_shm == &shm_local))
         return 0;
+    /* Every slot holds 64 bytes (the knob's least): no knob read for the
+     * predefined types, on every collective's selection. */
+    if (a->esz <= 64)
+        return 1;
     return a->esz <= tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT, TERN_SHM_SLOT_DEFAULT);
 }
 

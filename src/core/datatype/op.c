@@ -56,8 +56,10 @@ static void user_op_unref(MPI_Op op, user_op_t *u)
 int tern_op_is_predefined(MPI_Op op) { return predefined_index(op) > 0; }
 int tern_op_is_valid(MPI_Op op)
 {
+    if (predefined_index(op) > 0) /* no handle-table lookup on the reductions' path */
+        return 1;
     user_op_t *u = user_op(op);
-    return predefined_index(op) > 0 || (u && !u->handle_freed);
+    return u && !u->handle_freed;
 }
 
 void tern_op_retain(MPI_Op op)
@@ -269,9 +271,9 @@ static kernel_fn kernel(MPI_Op op, MPI_Datatype dt)
 
 int tern_op_allowed(MPI_Op op, MPI_Datatype dt)
 {
-    if (user_op(op))
-        return 1;
-    return kernel(op, dt) != NULL;
+    if (predefined_index(op) > 0) /* no handle-table lookup for a predefined op */
+        return kernel(op, dt) != NULL;
+    return user_op(op) != NULL;
 }
 
 /* Calls the user's function on len elements: an MPI_Count length for
