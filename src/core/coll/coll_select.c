@@ -63,13 +63,13 @@ static const row_t default_rows[] = {
      * already: ranks passing different counts (erroneous) on the same
      * side of 12288 bytes (4096 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
-     * not meet. At 2 ranks the message algorithm above any shm limit is
-     * binomial (one message), so the limit there is the measured one:
-     * 128 KB, two steps of a 2-rank region's 64 KB slot (a bcast's steps
-     * follow the root's count, so mismatched counts below it still end in
-     * MPI_ERR_TRUNCATE; across it they do not meet either). Loaded A/B
-     * with streaming stores: 128 KB 12.1 against binomial's 28.1 us. */
-    {TERN_COLL_BCAST, 2, 131072, "shm", FIT},
+     * not meet. At 2 ranks shm serves every size above 256 (a bcast's
+     * steps follow the root's count, so mismatched counts there always
+     * end in MPI_ERR_TRUNCATE): through the bcast ring's 32 KB cells it
+     * beat binomial's one message at every size (loaded A/B, medians of
+     * 11 alternated rounds, 256 KB 8.2 against 18.0 us, 1 MB 34.6 against
+     * 683; docs/performance.md). */
+    {TERN_COLL_BCAST, 2, ANY_BYTES, "shm", FIT},
     {TERN_COLL_BCAST, 16, 12288, "shm", FIT},
     {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
     /* Oversubscribed, larger messages: shm, where scatter_allgather's

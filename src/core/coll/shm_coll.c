@@ -7,9 +7,10 @@
  * A collective takes a ticket when it first runs (the call, or each
  * MPI_Start), and its turn comes once the runs of the earlier tickets have
  * ended; its steps then follow the last step this rank ran: one for a
- * barrier, one per slot-sized chunk otherwise. A bcast takes the root's
- * number of steps (at least one), whatever its own count says: the root
- * stores its byte count in its enter line, the others read it in the first
+ * barrier, one per slot-sized chunk otherwise (cell-sized for a bcast,
+ * through the ring of shm_region.h). A bcast takes the root's number of
+ * steps (at least one), whatever its own count says: the root stores its
+ * byte count in the cell's header line, the others read it in the first
  * step, copy what fits their buffer and end with TERN_ERR_TRUNCATE when
  * the counts differ, so an erroneous program (MPICH's bcastlength) gets an
  * error instead of ranks falling out of step and hanging. Reduce and
@@ -18,9 +19,9 @@
  * leave the elements past the shortest vector undefined but nothing hangs.
  * Per step n (slot n % 2):
  *   barrier:  enter = n; wait for every enter >= n.
- *   bcast:    root: wait until slot n is free, copy the chunk in, store its
- *             byte count, enter = n; others: wait for the root's enter >= n,
- *             copy the chunk out.
+ *   bcast:    root: wait until its next cell is free, copy the chunk in,
+ *             store its byte count, enter = n; others: wait for the root's
+ *             enter >= n, copy the chunk out of that cell.
  *   (all)reduce: wait until slot n is free, copy the chunk in, enter = n;
  *             small chunks: the taker (root, or every rank) waits for every
  *             enter and folds all the slots into its output; from
@@ -58,17 +59,11 @@
 #include "core/coll/shm_region.h"
 #include "core/datatype/op.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-/* The root's byte count of a bcast, in its enter line after the flag and
- * the pid (shm_region.c): one word per slot, since the root may store step
- * n + 1's while the others still read step n's. */
-#define BCAST_TOTAL_OFFSET 16
 
 enum { PH_CLAIM, PH_TURN, PH_ORDER, PH_SLOT_FREE, PH_ENTERED, PH_REDUCED, PH_OUT };
 
@@ -347,17 +342,28 @@ static uint64_t steps_for(const run_t *r)
     return r->kind == TERN_COLL_BCAST && n == 0 ? 1 : n; /* a bcast always meets */
 }
 
-static _Atomic uint64_t *bcast_total_at(tern_shm_region_t *reg, int q, uint64_t n)
+/* The bcast ring's cell of this step (every rank counts the chunks alike). */
+static int bcast_cell(const tern_shm_region_t *reg)
 {
-    return (_Atomic uint64_t *)(void *)(reg->flags + (size_t)q * TERN_SHM_N_FLAGS * TERN_SHM_LINE +
-                                        BCAST_TOTAL_OFFSET + (n % TERN_SHM_SLOTS) * 8);
+    return (int)(reg->chunks % (uint64_t)reg->cells);
 }
 
-/* A bcast's non-root, in its first step: the root's byte count decides the
- * steps (the enter flag's acquire made it visible). */
-static void bcast_learn_total(run_t *r)
+/* A rank is done with the cell of step n (the root filled it, the others
+ * read it): the root's next use of it waits for every leave >= n. */
+static void bcast_cell_used(tern_shm_region_t *reg, int i, uint64_t n)
 {
-    r->total = (size_t)atomic_load_explicit(bcast_total_at(r->reg, r->root, r->n), memory_order_relaxed);
+    reg->cell_step[i] = n;
+    reg->chunks++;
+}
+
+/* A bcast's non-root, in its first step: the root's byte count, in the
+ * cell's header, decides the steps (the enter flag's acquire made it
+ * visible). */
+static void bcast_learn_total(run_t *r, const char *cell)
+{
+    uint64_t total;
+    memcpy(&total, cell, sizeof total);
+    r->total = (size_t)total;
     r->steps = steps_for(r);
     r->len = r->total < r->per ? r->total : r->per;
 }
@@ -453,25 +459,35 @@ static int poll_run(void *ctx, tern_status_t *st)
                 }
             } else if (r->kind == TERN_COLL_BARRIER) {
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
-            } else if (r->kind != TERN_COLL_BCAST || me == r->root) {
+            } else if (r->kind == TERN_COLL_BCAST) {
+                if (me == r->root) {
+                    int i = bcast_cell(reg);
+                    if (reg->cell_step[i]) /* its readers left the step that last used it */
+                        WAIT(TERN_SHM_LEAVE, -1, reg->cell_step[i]);
+                    char *cell = tern_shm_cell(reg, i);
+                    uint64_t total = r->total;
+                    if (r->len) /* an empty bcast still takes its step; its buffer may be NULL */
+                        memcpy(cell + TERN_SHM_LINE, (const char *)r->a.sbuf + r->off, r->len);
+                    memcpy(cell, &total, sizeof total);
+                    bcast_cell_used(reg, i, r->n);
+                    tern_shm_set(reg, TERN_SHM_ENTER, r->n);
+                }
+            } else {
                 /* Slot n % 2 was last used by step n - 2. */
                 if (r->n > TERN_SHM_SLOTS)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
-                size_t unit = r->kind == TERN_COLL_BCAST ? 1 : esz;
                 char *slot = tern_shm_slot(reg, me, r->n);
-                const char *src = (const char *)r->a.sbuf + r->off * unit;
-                if (r->kind != TERN_COLL_BCAST && parallel(r)) {
+                const char *src = (const char *)r->a.sbuf + r->off * esz;
+                if (parallel(r)) {
                     /* Our own slice is folded by us alone, from the buffer. */
                     size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
                     memcpy(slot, src, lo * esz);
                     memcpy(slot + hi * esz, src + hi * esz, (r->len - hi) * esz);
                 } else if (root_term(r)) {
                     /* the root's term stays in its buffer */
-                } else if (r->len) { /* an empty bcast still takes its step; its buffer may be NULL */
-                    slot_copy(reg, slot, src, r->len * unit);
+                } else if (r->len) {
+                    slot_copy(reg, slot, src, r->len * esz);
                 }
-                if (r->kind == TERN_COLL_BCAST)
-                    atomic_store_explicit(bcast_total_at(reg, me, r->n), r->total, memory_order_relaxed);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
             }
             r->phase = PH_ENTERED;
@@ -495,11 +511,14 @@ static int poll_run(void *ctx, tern_status_t *st)
             } else if (r->kind == TERN_COLL_BCAST) {
                 if (me != r->root) {
                     WAIT(TERN_SHM_ENTER, r->root, r->n);
+                    int i = bcast_cell(reg);
+                    const char *cell = tern_shm_cell(reg, i);
                     if (r->n == r->first)
-                        bcast_learn_total(r);
+                        bcast_learn_total(r, cell);
                     if (r->off < r->room) /* what fits this rank's buffer */
-                        memcpy((char *)r->a.rbuf + r->off, tern_shm_slot(reg, r->root, r->n),
+                        memcpy((char *)r->a.rbuf + r->off, cell + TERN_SHM_LINE,
                                r->len < r->room - r->off ? r->len : r->room - r->off);
+                    bcast_cell_used(reg, i, r->n);
                     if (r->n + 1 == r->first + r->steps)
                         *st = bcast_mismatch(r);
                 }
@@ -563,7 +582,7 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
     *r = (run_t){.reg = reg, .s = s, .kind = kind, .a = *a, .phase = PH_CLAIM,
                  .root = kind == TERN_COLL_ALLREDUCE ? -1 : a->root};
     if (kind == TERN_COLL_BCAST) {
-        r->per = reg->slot;
+        r->per = reg->cell;
         r->room = a->bytes;
         r->a.sbuf = a->rbuf; /* the root's message */
     } else if (kind == TERN_COLL_GATHER || kind == TERN_COLL_ALLGATHER ||

@@ -137,8 +137,18 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         slot_auto = TERN_SHM_SLOT_OVER; /* the same on every rank of the node */
     size_t slot = tern_knob_size_or(TERN_KNOB_COLL_SHM_SLOT, slot_auto);
     slot = (slot + LINE - 1) & ~(size_t)(LINE - 1);
+    /* auto: small cells pass from the root's cache to the readers'
+     * (loaded A/B, 2 ranks, 64 KB: docs/performance.md); oversubscribed,
+     * a slot, so a 64 KB bcast stays one step there. */
+    size_t cell_auto = tern_rt.node_oversubscribed || slot < TERN_SHM_BCAST_CELL_DEFAULT
+                           ? slot
+                           : TERN_SHM_BCAST_CELL_DEFAULT;
+    size_t cell = tern_knob_size_or(TERN_KNOB_COLL_SHM_BCAST_CELL, cell_auto);
+    cell = (cell + LINE - 1) & ~(size_t)(LINE - 1);
+    int cells = (int)tern_knob_count(TERN_KNOB_COLL_SHM_BCAST_CELLS);
     size_t flag_bytes = (size_t)p * TERN_SHM_N_FLAGS * LINE;
-    size_t lane_bytes = flag_bytes + ((size_t)p + 1) * N_SLOTS * slot;
+    size_t slot_bytes = ((size_t)p + 1) * N_SLOTS * slot;
+    size_t lane_bytes = flag_bytes + slot_bytes + (size_t)cells * (LINE + cell);
     size_t bytes = 2 * lane_bytes;
     tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
@@ -194,6 +204,9 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         l->flags = (char *)reg->seg.base + (size_t)k * lane_bytes;
         l->data = l->flags + flag_bytes;
         l->result = l->data + (size_t)p * N_SLOTS * slot;
+        l->ring = l->data + slot_bytes;
+        l->cell = cell;
+        l->cells = cells;
     }
     c->coll_shm = reg;
     c->coll_shm_free = region_free;

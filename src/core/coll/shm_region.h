@@ -15,7 +15,10 @@
  *   rank only, plus its pid;
  *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes (auto: 16 KB,
  *   64 KB in a region of two ranks);
- *   two result slots (the slices of a parallel reduction).
+ *   two result slots (the slices of a parallel reduction);
+ *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
+ *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
+ *   KB, at most a slot).
  *
  * Synchronisation is by sequence numbers, never reset: every rank counts
  * the steps it runs on the region (one per collective, or one per
@@ -25,7 +28,14 @@
  * read everything it needs of step n. Before writing into slot n % 2 a rank
  * waits until every rank left step n - 2, the last step that used that
  * slot; so two consecutive steps (the next collective, the next chunk)
- * overlap and nothing ever waits for a reset. */
+ * overlap and nothing ever waits for a reset.
+ *
+ * A bcast's steps go through the ring instead of the root's slots: its
+ * chunk k (counted over every bcast on the lane, the same on every rank)
+ * uses cell k % cells, and the root waits only until every rank left the
+ * step that last used that cell. So the root runs up to cells - 1 chunks
+ * ahead, of one bcast or of consecutive ones, while the cells stay small
+ * enough to pass from cache to cache (docs/performance.md). */
 #ifndef TERN_CORE_COLL_SHM_REGION_H
 #define TERN_CORE_COLL_SHM_REGION_H
 
@@ -46,6 +56,11 @@ enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
  * slowest, descheduled rank; 1.2 MB of region per lane at 8 ranks). */
 #define TERN_SHM_SLOT_OVER ((size_t)65536)
 #define TERN_SHM_SLOT_OVER_MAX_RANKS 8
+/* TERN_COLL_SHM_BCAST_CELL=auto: cells of this many bytes (at most a
+ * slot; a slot when oversubscribed, where every step waits for a
+ * descheduled reader); the most cells TERN_COLL_SHM_BCAST_CELLS allows. */
+#define TERN_SHM_BCAST_CELL_DEFAULT ((size_t)32768)
+#define TERN_SHM_BCAST_MAX_CELLS 64
 
 typedef struct tern_shm_region {
     tern_shm_segment_t seg;
@@ -62,6 +77,11 @@ typedef struct tern_shm_region {
     char *flags;         /* rank q, flag f: flags + (q * TERN_SHM_N_FLAGS + f) * LINE */
     char *data;          /* rank q, slot k: data + (q * TERN_SHM_SLOTS + k) * slot */
     char *result;        /* slot k: result + k * slot */
+    char *ring;          /* the bcast ring: cell i at ring + i * (LINE + cell) */
+    size_t cell;         /* bytes of data per cell, a multiple of TERN_SHM_LINE */
+    int cells;
+    uint64_t chunks;     /* bcast chunks run on this lane so far */
+    uint64_t cell_step[TERN_SHM_BCAST_MAX_CELLS]; /* the step that last used cell i */
     unsigned misses;     /* flag checks that found the flag behind */
     int broken;          /* the rank found dead in a wait, else -1: every later
                           * collective on the region fails at once (the
@@ -107,6 +127,12 @@ static inline char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
 static inline char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
 {
     return reg->result + (size_t)(n % TERN_SHM_SLOTS) * reg->slot;
+}
+
+/* The bcast ring's cell i: its header line, then its data. */
+static inline char *tern_shm_cell(tern_shm_region_t *reg, int i)
+{
+    return reg->ring + (size_t)i * (TERN_SHM_LINE + reg->cell);
 }
 
 /* Stores this rank's flag (release: what it wrote before is visible to
