@@ -63,7 +63,7 @@ static const row_t default_rows[] = {
      * already: ranks passing different counts (erroneous) on the same
      * side of 12288 bytes (4096 at 2 ranks) get MPI_ERR_TRUNCATE from
      * either; counts on both sides pick different algorithms and would
-     * not meet. At 2 ranks shm serves every size above 256 (a bcast's
+     * not meet. At 2 ranks shm serves every size above 4096 (a bcast's
      * steps follow the root's count, so mismatched counts there always
      * end in MPI_ERR_TRUNCATE): through the bcast ring's 32 KB cells it
      * beat binomial's one message at every size (loaded A/B, medians of
