@@ -4,7 +4,8 @@
 # algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU a 1 KB bcast stays
 # on shm (at 2 ranks up to 256 bytes go binomial anyway); allgather takes
-# shm at 64 KB blocks oversubscribed, allgather and alltoall at 2 ranks.
+# shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
+# 16 KB), and allgather and alltoall at 2 ranks.
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -42,15 +43,21 @@ for coll in allreduce reduce; do
     k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
     [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 done
-# Allgather blocks up to 64 KB oversubscribed: shm (one step through the
-# 64 KB slots, where ring waits for descheduled partners); alltoall's
-# 64 KB blocks keep pairwise.
-out=$(chosen "$n" allgather 65536) || fail "allgather 64 KB at $n ranks: no selection line"
-k=$(echo "$out" | grep -c "debug: allgather on $n ranks, 65536 bytes: shm")
-[ "$k" -eq "$n" ] || fail "allgather 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
-out=$(chosen "$n" alltoall 65536) || fail "alltoall 64 KB at $n ranks: no selection line"
-k=$(echo "$out" | grep -c "debug: alltoall on $n ranks, 65536 bytes: pairwise")
-[ "$k" -eq "$n" ] || fail "alltoall 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose pairwise: $out"
+# Allgather, alltoall and scatter blocks up to 64 KB oversubscribed: shm
+# (through the 64 KB slots, where ring, pairwise and linear wait for
+# descheduled partners); scatter keeps linear up to 8 KB, alltoall
+# pairwise past 64 KB.
+for coll in allgather alltoall scatter; do
+    out=$(chosen "$n" "$coll" 65536) || fail "$coll 64 KB at $n ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
+    [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+done
+out=$(chosen "$n" scatter 8192) || fail "scatter 8 KB at $n ranks: no selection line"
+k=$(echo "$out" | grep -c "debug: scatter on $n ranks, 8192 bytes: linear")
+[ "$k" -eq "$n" ] || fail "scatter 8 KB at $n ranks on $cpus CPUs: $k of $n ranks chose linear: $out"
+out=$(chosen "$n" alltoall 131072) || fail "alltoall 128 KB at $n ranks: no selection line"
+k=$(echo "$out" | grep -c "debug: alltoall on $n ranks, 131072 bytes: pairwise")
+[ "$k" -eq "$n" ] || fail "alltoall 128 KB at $n ranks on $cpus CPUs: $k of $n ranks chose pairwise: $out"
 out=$(chosen "$n" reduce 16384) || fail "reduce 16 KB at $n ranks: no selection line"
 k=$(echo "$out" | grep -c "debug: reduce on $n ranks, 16384 bytes: binomial")
 [ "$k" -eq "$n" ] || fail "reduce 16 KB at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
