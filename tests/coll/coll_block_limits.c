@@ -2,9 +2,9 @@
  * the block sizes where its rows change (1, 2, 8, 16 and 64 KB: at 2
  * ranks one per core the shm rows end at 64 KB, oversubscribed those of
  * all three too; scatter leaves binomial at 2 KB and, oversubscribed,
- * linear at 8 KB), one byte either side of
- * each: contiguous blocks, strided (derived) send and receive types, and
- * MPI_IN_PLACE. Every received byte is checked. */
+ * linear at 8 KB), one byte either side of each: contiguous blocks,
+ * strided (derived) send and receive types, and MPI_IN_PLACE. Every
+ * received byte is checked. */
 #include "../mpi/mtest.h"
 
 /* Byte i of the block rank `from` sends to rank `to` (allgather: to 0). */
