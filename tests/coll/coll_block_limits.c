@@ -1,8 +1,10 @@
-/* Allgather and alltoall through the default selection table at the
- * block sizes where its rows change (1 KB, 16 KB, 64 KB: at 2 ranks one
- * per core the shm rows end at 64 KB, oversubscribed allgather's too), one
- * byte either side of each: contiguous blocks, strided (derived) send and
- * receive types, and MPI_IN_PLACE. Every received byte is checked. */
+/* Allgather, alltoall and scatter through the default selection table at
+ * the block sizes where its rows change (1, 2, 8, 16 and 64 KB: at 2
+ * ranks one per core the shm rows end at 64 KB, oversubscribed those of
+ * all three too; scatter leaves binomial at 2 KB and, oversubscribed,
+ * linear at 8 KB), one byte either side of each: contiguous blocks,
+ * strided (derived) send and receive types, and MPI_IN_PLACE. Every
+ * received byte is checked. */
 #include "../mpi/mtest.h"
 
 /* Byte i of the block rank `from` sends to rank `to` (allgather: to 0). */
@@ -11,7 +13,7 @@ static unsigned char bv(int from, int to, size_t i)
     return (unsigned char)(from * 131 + to * 71 + i * 7 + i / 251);
 }
 
-static const size_t sizes[] = {1023, 1024, 1025, 16383, 16384, 16385, 65535, 65536, 65537};
+static const size_t sizes[] = {1023, 1024, 1025, 2047, 2048, 2049, 8191, 8192, 8193, 16383, 16384, 16385, 65535, 65536, 65537};
 
 enum { CONTIG, STRIDED, IN_PLACE, N_KINDS };
 static const char *const kind_names[N_KINDS] = {"contiguous", "strided", "in place"};
@@ -58,6 +60,44 @@ static void check_blocks(const char *coll, unsigned char *g, size_t n, int strid
             }
 }
 
+/* Scatter from root: block d of the root's buffer goes to rank d; in
+ * place the root's own block stays where it is, unread and unwritten. */
+static void run_scatter(size_t n, int kind, int p, int me, int root)
+{
+    int strided = kind == STRIDED;
+    size_t one = n * (strided ? 2 : 1), span = (size_t)p * one;
+    unsigned char *s = malloc(span), *g = malloc(one);
+    MPI_Datatype t = block_type(n, strided);
+    memset(s, 0xee, span);
+    memset(g, 0xee, one);
+    if (me == root)
+        for (int d = 0; d < p; d++)
+            for (size_t i = 0; i < n; i++)
+                *at(s, n, strided, d, i) = bv(root, d, i);
+    if (kind == IN_PLACE && me == root)
+        CHECK_RC(MPI_Scatter(s, 1, t, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+    else
+        CHECK_RC(MPI_Scatter(s, 1, t, g, 1, t, root, MPI_COMM_WORLD));
+    const unsigned char *mine = kind == IN_PLACE && me == root ? at(s, n, strided, me, 0) : g;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char want = bv(root, me, i), got = mine[strided ? 2 * i : i];
+        if (got != want) {
+            CHECK(0, "scatter from %d, %zu-byte blocks, %s: byte %zu = %u, want %u", root, n,
+                  kind_names[kind], i, got, want);
+            break;
+        }
+    }
+    if (strided)
+        for (size_t i = 0; i < n; i++)
+            if (mine[2 * i + 1] != 0xee) {
+                CHECK(0, "scatter, %zu-byte blocks, strided: gap byte %zu written", n, 2 * i + 1);
+                break;
+            }
+    MPI_Type_free(&t);
+    free(s);
+    free(g);
+}
+
 static void run(size_t n, int kind, int p, int me)
 {
     int strided = kind == STRIDED;
@@ -99,7 +139,9 @@ int main(int argc, char **argv)
     int p = mtest_size, me = mtest_rank;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int kind = 0; kind < N_KINDS; kind++)
-            for (int rep = 0; rep < 3; rep++) /* steps and slots reused */
+            for (int rep = 0; rep < 3; rep++) { /* steps and slots reused */
                 run(sizes[k], kind, p, me);
+                run_scatter(sizes[k], kind, p, me, (rep + 1) % p);
+            }
     return mtest_finalize();
 }

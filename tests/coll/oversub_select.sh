@@ -4,8 +4,9 @@
 # algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
 # on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
-# shm at 64 KB blocks oversubscribed, allgather and alltoall at 2 ranks;
-# reduce_scatter of 8 B takes recursive_halving at 8 ranks, direct below.
+# shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
+# 16 KB), and allgather and alltoall at 2 ranks; reduce_scatter of 8 B
+# takes recursive_halving at 8 ranks, direct below.
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -21,6 +22,11 @@ chosen() { # <np> <bench> [bytes] -> the debug lines naming the algorithms chose
     TERN_LOG_LEVEL=3 "$mpiexec" -n "$1" "$bench/tern-bench-$2" -m "${3:-8}:${3:-8}" -i 20 -x 2 2>&1 |
         grep -E "debug: [a-z_]+ on $1 ranks, [0-9]+ bytes: "
 }
+expect() { # <np> <collective> <bytes> <algorithm>: every rank chose it
+    out=$(chosen "$1" "$2" "$3") || fail "$2, $3 bytes at $1 ranks: no selection line"
+    k=$(echo "$out" | grep -c "debug: $2 on $1 ranks, $3 bytes: $4")
+    [ "$k" -eq "$1" ] || fail "$2, $3 bytes at $1 ranks on $cpus CPUs: $k of $1 ranks chose $4: $out"
+}
 for coll in bcast reduce gather scatter; do
     out=$(chosen "$n" "$coll") || fail "$coll at $n ranks: no selection line"
     want=binomial
@@ -32,41 +38,29 @@ for coll in bcast reduce gather scatter; do
 done
 # Larger bcasts oversubscribed: shm (scatter_allgather's steps each wait
 # for a descheduled partner).
-out=$(chosen "$n" bcast 65536) || fail "bcast 64 KB at $n ranks: no selection line"
-k=$(echo "$out" | grep -c "debug: bcast on $n ranks, 65536 bytes: shm")
-[ "$k" -eq "$n" ] || fail "bcast 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+expect "$n" bcast 65536 shm
 # Allreduce and reduce at 64 KB oversubscribed: shm in one 64 KB slot
 # (rabenseifner's and binomial's steps each wait for a descheduled rank);
 # reduce at 16 KB keeps binomial.
 for coll in allreduce reduce; do
-    out=$(chosen "$n" "$coll" 65536) || fail "$coll 64 KB at $n ranks: no selection line"
-    k=$(echo "$out" | grep -c "debug: $coll on $n ranks, 65536 bytes: shm")
-    [ "$k" -eq "$n" ] || fail "$coll 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
+    expect "$n" "$coll" 65536 shm
 done
-# Allgather blocks up to 64 KB oversubscribed: shm (one step through the
-# 64 KB slots, where ring waits for descheduled partners); alltoall's
-# 64 KB blocks keep pairwise.
-out=$(chosen "$n" allgather 65536) || fail "allgather 64 KB at $n ranks: no selection line"
-k=$(echo "$out" | grep -c "debug: allgather on $n ranks, 65536 bytes: shm")
-[ "$k" -eq "$n" ] || fail "allgather 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
-out=$(chosen "$n" alltoall 65536) || fail "alltoall 64 KB at $n ranks: no selection line"
-k=$(echo "$out" | grep -c "debug: alltoall on $n ranks, 65536 bytes: pairwise")
-[ "$k" -eq "$n" ] || fail "alltoall 64 KB at $n ranks on $cpus CPUs: $k of $n ranks chose pairwise: $out"
-out=$(chosen "$n" reduce 16384) || fail "reduce 16 KB at $n ranks: no selection line"
-k=$(echo "$out" | grep -c "debug: reduce on $n ranks, 16384 bytes: binomial")
-[ "$k" -eq "$n" ] || fail "reduce 16 KB at $n ranks on $cpus CPUs: $k of $n ranks chose binomial: $out"
+# Allgather, alltoall and scatter blocks up to 64 KB oversubscribed: shm
+# (through the 64 KB slots, where ring, pairwise and linear wait for
+# descheduled partners); scatter keeps linear up to 8 KB, alltoall
+# pairwise past 64 KB.
+for coll in allgather alltoall scatter; do
+    expect "$n" "$coll" 65536 shm
+done
+expect "$n" scatter 8192 linear
+expect "$n" alltoall 131072 pairwise
+expect "$n" reduce 16384 binomial
 if [ "$cpus" -ge 2 ]; then
-    out=$(chosen 2 bcast 8192) || fail "bcast at 2 ranks: no selection line"
-    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 8192 bytes: shm")
-    [ "$k" -eq 2 ] || fail "bcast 8 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
-    out=$(chosen 2 bcast 4096) || fail "bcast at 2 ranks: no selection line"
-    k=$(echo "$out" | grep -c "debug: bcast on 2 ranks, 4096 bytes: binomial")
-    [ "$k" -eq 2 ] || fail "bcast 4 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose binomial: $out"
+    expect 2 bcast 8192 shm
+    expect 2 bcast 4096 binomial
     # 64 KB blocks at 2 ranks, one per core: shm; past 64 KB the messages.
     for coll in allgather alltoall; do
-        out=$(chosen 2 "$coll" 65536) || fail "$coll 64 KB at 2 ranks: no selection line"
-        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 65536 bytes: shm")
-        [ "$k" -eq 2 ] || fail "$coll 64 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+        expect 2 "$coll" 65536 shm
         out=$(chosen 2 "$coll" 131072) || fail "$coll 128 KB at 2 ranks: no selection line"
         k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 131072 bytes: shm")
         [ "$k" -eq 0 ] || fail "$coll 128 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"

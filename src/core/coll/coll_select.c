@@ -106,6 +106,15 @@ static const row_t default_rows[] = {
     {TERN_COLL_SCATTER, 8, 16384, "shm", FIT},
     {TERN_COLL_SCATTER, 16, 4096, "shm", FIT},
     {TERN_COLL_SCATTER, 0, 2048, "binomial", ANY},
+    /* Oversubscribed at up to 8 ranks, blocks above 8 KB up to 64 KB:
+     * shm, one step through the 64 KB slots, where linear's root waits
+     * for each descheduled receiver's rendezvous (loaded A/B, medians of
+     * 5 alternated rounds, linear against shm: 4 ranks 32/64 KB 140/144
+     * against 13/24 us, 8 ranks 510/232 against 31/59; 16 KB 16.5/23.5
+     * against 10.6/22.7). Up to 8 KB linear was as fast or faster at 8
+     * ranks (4 KB 9.4 against 18.4; docs/performance.md). */
+    {TERN_COLL_SCATTER, 8, 8192, "linear", OVER},
+    {TERN_COLL_SCATTER, 8, 65536, "shm", OVER},
     {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_ALLGATHER, 2, 1024, "recursive_doubling", ANY},
@@ -126,11 +135,17 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLTOALL, 2, 1024, "pairwise", ANY},
     /* 2 ranks one per core: a 64 KB block is one step (a slot holds p - 1
      * pieces; the own piece never crosses it): 4.9 against 7.1 us in a
-     * loaded A/B. Oversubscribed, 64 KB blocks take p steps of a 64 KB
-     * slot at 4-8 ranks, each waiting for every descheduled rank: no
-     * better than pairwise there (docs/performance.md). */
+     * loaded A/B (docs/performance.md). */
     {TERN_COLL_ALLTOALL, 2, 65536, "shm", FIT},
     {TERN_COLL_ALLTOALL, 8, 16384, "shm", ANY},
+    /* Oversubscribed, blocks above 16 KB up to 64 KB at up to 8 ranks:
+     * shm, though a 64 KB block takes p steps of the 64 KB slots, where
+     * direct and pairwise wait for a rendezvous with a descheduled
+     * partner per block (loaded A/B, medians of alternated rounds,
+     * direct/pairwise against shm at 32/64 KB: 4 ranks 190/207 against
+     * 54/58 us in 5 rounds, 8 ranks 2713/4993 against 958/1920 in 15;
+     * docs/performance.md). */
+    {TERN_COLL_ALLTOALL, 8, 65536, "shm", OVER},
     {TERN_COLL_ALLTOALL, 16, 1024, "shm", ANY},
     {TERN_COLL_ALLTOALL, 0, 256, "bruck", ANY},
     {TERN_COLL_ALLTOALL, 0, 32768, "direct", ANY},
