@@ -86,6 +86,22 @@ static void test_errors(void)
                        MPI_INFO_NULL, &fh);
     CHECK_CLASS(rc, MPI_ERR_FILE_EXISTS, "EXCL on an existing file");
     names(rc, "MPI_File_open", "excl.dat", "EXCL on an existing file");
+    /* The ranks disagree (erroneous, yet no rank may hang or go on
+     * alone): the last rank's amode is bad, the others create with EXCL.
+     * Every rank fails with MPI_ERR_AMODE, and no file is made: rank 0
+     * creates only once every rank's checks passed. */
+    if (size > 1) {
+        char other[512];
+        fname(other, sizeof other, "mismatch");
+        int amode = rank == size - 1 ? MPI_MODE_RDONLY | MPI_MODE_RDWR
+                                     : MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY;
+        rc = MPI_File_open(MPI_COMM_WORLD, other, amode, MPI_INFO_NULL, &fh);
+        CHECK_CLASS(rc, MPI_ERR_AMODE, "an amode bad on one rank");
+        names(rc, "MPI_File_open", "mismatch.dat", "an amode bad on one rank");
+        CHECK(fh == MPI_FILE_NULL, "no file after an amode bad on one rank");
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(!exists(other), "EXCL made no file when one rank's amode was bad");
+    }
     /* A file the process may not write (root may write any: skipped). */
     if (geteuid() != 0) {
         MPI_Barrier(MPI_COMM_WORLD);

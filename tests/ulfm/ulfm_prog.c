@@ -445,6 +445,53 @@ int main(int argc, char **argv)
         recover_and_report(MPI_COMM_WORLD, NULL);
         if (rank == 0)
             unlink(path);
+    } else if (!strcmp(c, "file_read")) {
+        /* After a member died, a collective read of a file open read-only
+         * (which outside fault-tolerant mode reads without an exchange)
+         * and a collective write each fail on every survivor, through
+         * the file's own handler; the job leaves no file. */
+        char path[256];
+        snprintf(path, sizeof path, "%s/ulfm-file-read-%d", argc > 2 ? argv[2] : "/tmp",
+                 (int)getppid());
+        MPI_File fw, fr;
+        MPI_Errhandler eh;
+        expect_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                   MPI_INFO_NULL, &fw), MPI_SUCCESS, "MPI_File_open (write)");
+        long v = 1000 + rank, got = -1;
+        expect_class(MPI_File_write_at_all(fw, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                           MPI_STATUS_IGNORE), MPI_SUCCESS,
+                     "MPI_File_write_at_all before the failure");
+        expect_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fr),
+                     MPI_SUCCESS, "MPI_File_open (read-only)");
+        MPI_File_create_errhandler(file_handler, &eh);
+        MPI_File_set_errhandler(fw, eh);
+        MPI_File_set_errhandler(fr, eh);
+        MPI_Errhandler_free(&eh);
+        int peer = (rank + 1) % size; /* another rank's value */
+        expect_class(MPI_File_read_at_all(fr, peer * (MPI_Offset)sizeof got, &got, 1, MPI_LONG,
+                                          MPI_STATUS_IGNORE), MPI_SUCCESS,
+                     "MPI_File_read_at_all before the failure");
+        if (got != 1000 + peer)
+            FAIL("read %ld before the failure, expected %d", got, 1000 + peer);
+        if (rank == victim)
+            die();
+        expect_coll_failed(MPI_File_read_at_all(fr, rank * (MPI_Offset)sizeof got, &got, 1,
+                                                MPI_LONG, MPI_STATUS_IGNORE),
+                           "MPI_File_read_at_all after the failure");
+        int calls = file_handler_calls;
+        if (calls == 0 || (file_handler_class != MPIX_ERR_PROC_FAILED &&
+                           file_handler_class != MPIX_ERR_REVOKED))
+            FAIL("the read-only file's handler: %d calls, class %d", calls, file_handler_class);
+        expect_coll_failed(MPI_File_write_at_all(fw, rank * (MPI_Offset)sizeof v, &v, 1, MPI_LONG,
+                                                 MPI_STATUS_IGNORE),
+                           "MPI_File_write_at_all after the failure");
+        if (file_handler_calls == calls)
+            FAIL("the written file's handler was not called");
+        MPI_File_close(&fr);
+        MPI_File_close(&fw);
+        recover_and_report(MPI_COMM_WORLD, NULL);
+        if (rank == 0)
+            unlink(path);
     } else if (!strcmp(c, "iagree")) {
         /* MPIX_Comm_iagree and _ishrink progress in the background: rank 0
          * enters only when rank 1, already in the operation, tells it to,

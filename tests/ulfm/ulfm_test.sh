@@ -5,7 +5,8 @@
 # failed group and the same shrunk communicator (its world ranks in their
 # old order), the job's exit status (non-zero when a rank died), mpiexec
 # named the death and kept the others, no process and no /dev/shm file of
-# the job left, no error printed by a survivor. wait_kill: the script kills a rank while the others wait
+# the job left, no file of the file cases left, no error printed by a
+# survivor. wait_kill: the script kills a rank while the others wait
 # in a barrier and prints the time from the kill to the last survivor's
 # error (TERN_ULFM_LIMIT_MS, default 5000). Exits 0 pass, 1 fail, 77 skip.
 set -u
@@ -48,7 +49,7 @@ fi
 
 # Expected outcome per case: failed world ranks, exit status.
 case $CASE in
-coll_before | coll_during | coll_after | shrink | wait_kill | win | file | inter) FAILED=3 RC_WANT=137 ;;
+coll_before | coll_during | coll_after | shrink | wait_kill | win | file | file_read | inter) FAILED=3 RC_WANT=137 ;;
 agree | iagree) FAILED=0 RC_WANT=137 ;;
 two_killed) FAILED=1,2 RC_WANT=137 ;;
 coll_first) FAILED=1 RC_WANT=137 ;;
@@ -111,5 +112,7 @@ while pgrep -f "$PROG" >/dev/null; do
 done
 left=$(ls /dev/shm 2>/dev/null | grep "^tern-tern-$job-")
 [ -z "$left" ] || fail "left in /dev/shm: $left"
+left=$(ls "$WORK" | grep "^ulfm-file")
+[ -z "$left" ] || fail "files left: $left"
 echo "ulfm_test $CASE ($TR): pass"
 exit 0

@@ -76,16 +76,26 @@ tern_status_t tern_comm_dup_on(tern_comm_t *p, const uint32_t *ids, tern_comm_t 
     return st;
 }
 
+tern_status_t tern_comm_dup_checked(tern_comm_t *p, tern_status_t mine, tern_ctx_swap_fn at_root,
+                                    void *arg, tern_comm_t **new_p, int *who)
+{
+    uint32_t id;
+    tern_xchg_t x = tern_xchg_over(p, TERN_XTAG_CTX_AGREE);
+    *new_p = NULL;
+    tern_status_t st = tern_ctx_agree_checked(&x, 0, 1, &id, x.ctx, x.tag, at_root, arg, mine, who);
+    if (st != TERN_OK)
+        return st;
+    return tern_comm_dup_on(p, &id, new_p);
+}
+
 tern_status_t tern_comm_dup(tern_comm_t *p, tern_comm_t **new_p)
 {
-    tern_status_t st;
-    uint32_t ids[2];
-    if (p->is_inter) {
-        st = inter_agree(p, 2, ids);
-    } else {
-        tern_xchg_t x = tern_xchg_over(p, TERN_XTAG_CTX_AGREE);
-        st = tern_ctx_agree(&x, 0, 1, ids);
+    if (!p->is_inter) {
+        int who;
+        return tern_comm_dup_checked(p, TERN_OK, NULL, NULL, new_p, &who);
     }
+    uint32_t ids[2];
+    tern_status_t st = inter_agree(p, 2, ids);
     if (st != TERN_OK)
         return st;
     return tern_comm_dup_on(p, ids, new_p);

@@ -7,6 +7,7 @@
 
 #include "base/status.h"
 #include "core/comm/comm.h"
+#include "core/comm/comm_exchange.h"
 #include "core/group/group.h"
 
 /* An intercommunicator on context ids ctx (its own) and local_ctx (its
@@ -17,6 +18,14 @@ tern_status_t tern_comm_new_inter(const tern_comm_t *eh_parent, uint32_t ctx, ui
                                   const int *rranks, tern_comm_t **new_p);
 /* Same group(s), new context: intra- or intercommunicator. */
 tern_status_t tern_comm_dup(tern_comm_t *parent, tern_comm_t **new_p);
+/* An intracommunicator's dup whose one agreement also checks each
+ * rank's status mine and runs at_root(arg, mask) on rank 0 once every
+ * status is TERN_OK (tern_ctx_agree_checked; at_root may be NULL): on
+ * failure no communicator, every rank an error, *who the rank whose
+ * status was the worst (-1: the agreement itself failed). */
+tern_status_t tern_comm_dup_checked(tern_comm_t *parent, tern_status_t mine,
+                                    tern_ctx_swap_fn at_root, void *arg, tern_comm_t **new_p,
+                                    int *who);
 /* The dup on context ids already agreed (one; two for an
  * intercommunicator: its own and its local_comm's), released on failure. */
 tern_status_t tern_comm_dup_on(tern_comm_t *parent, const uint32_t *ids, tern_comm_t **new_p);

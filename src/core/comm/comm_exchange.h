@@ -75,6 +75,17 @@ typedef tern_status_t (*tern_ctx_swap_fn)(void *arg, tern_ctx_mask_t *m);
 tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
                                 uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap, void *arg);
 
+/* The same with each member's status mine checked in the same rounds (a
+ * constructor's arguments, MPI_File_open's amode): when some member's is
+ * not TERN_OK, or the root's swap fails, no ids are picked, every member
+ * returns an error, its own if it had one, and *who is the index of the
+ * member with the worst (MAXLOC order; -1 when the exchange itself
+ * failed). The swap runs only while every status is TERN_OK, once per
+ * round. */
+tern_status_t tern_ctx_agree_checked(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
+                                     uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap,
+                                     void *arg, tern_status_t mine, int *who);
+
 /* A swap hook for roots that reach each other through a communicator they
  * both have (an intercommunicator, the peer communicator of
  * Intercomm_create, WORLD for the groups of a session): arg is a

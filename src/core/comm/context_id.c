@@ -145,42 +145,77 @@ static int count_free(const tern_ctx_mask_t *m)
     return k;
 }
 
-tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
-                                uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap, void *arg)
+/* A round's reduced buffer: the mask and the worst status a member
+ * brought (the root's swap's counts as the root's), with that member's
+ * index; ties go to the lowest index, so every member names the same. */
+typedef struct {
+    tern_ctx_mask_t m;
+    int32_t status;
+    int32_t who;
+} ctx_round_t;
+
+static void round_combine(void *inout, const void *in, size_t bytes)
+{
+    ctx_round_t *a = inout;
+    const ctx_round_t *b = in;
+    (void)bytes;
+    tern_ctx_mask_combine(&a->m, &b->m, sizeof a->m);
+    if (b->status > a->status || (b->status == a->status && b->who < a->who)) {
+        a->status = b->status;
+        a->who = b->who;
+    }
+}
+
+tern_status_t tern_ctx_agree_checked(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
+                                     uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap,
+                                     void *arg, tern_status_t mine, int *who)
 {
     /* Members may differ (MULTIPLE asked for on some): whether to retry
      * is decided on the combined mask, the same on all. */
     int windowed = atomic_load_explicit(&tern_api_locking, memory_order_relaxed);
+    *who = -1;
     for (unsigned round = 0;; round++) {
-        tern_ctx_mask_t mine;
-        struct {
-            tern_ctx_mask_t m;
-            int32_t status;
-        } all;
+        tern_ctx_mask_t contributed;
+        ctx_round_t all;
         if (windowed && round < WINDOW_ROUNDS)
-            tern_ctx_contribute(&mine, tern_ctx_window(win_ctx, win_tag, round), TERN_CTX_WINDOW);
+            tern_ctx_contribute(&contributed, tern_ctx_window(win_ctx, win_tag, round),
+                                TERN_CTX_WINDOW);
         else
-            tern_ctx_contribute(&mine, 0, TERN_CTX_SLOTS);
-        mine.windowed = windowed && round < WINDOW_ROUNDS;
-        all.m = mine;
-        all.status = TERN_OK;
-        tern_status_t st = tern_xchg_reduce(x, root, &all.m, sizeof all.m, tern_ctx_mask_combine);
+            tern_ctx_contribute(&contributed, 0, TERN_CTX_SLOTS);
+        contributed.windowed = windowed && round < WINDOW_ROUNDS;
+        all.m = contributed;
+        all.status = (int32_t)mine;
+        all.who = x->me;
+        tern_status_t st = tern_xchg_reduce(x, root, &all, sizeof all, round_combine);
+        tern_status_t root_st = TERN_OK;
         if (x->me == root) {
             /* The root's failure (or the other group's) reaches every
              * member in the bcast, so none waits for a round that never
-             * comes. */
-            if (st == TERN_OK && swap)
+             * comes. A member's bad status skips the swap: no ids are
+             * picked then. */
+            if (st == TERN_OK && all.status == TERN_OK && swap)
                 st = swap(arg, &all.m);
-            all.status = (int32_t)st;
+            if (st != TERN_OK) {
+                root_st = st;
+                all.status = (int32_t)st;
+                all.who = root;
+            }
             st = TERN_OK;
         }
         if (st == TERN_OK)
             st = tern_xchg_bcast(x, root, &all, sizeof all);
-        tern_ctx_withdraw(&mine);
-        if (st == TERN_OK && all.status != TERN_OK)
-            st = x->me == root ? (tern_status_t)all.status
-                               : tern_status_detail((tern_status_t)all.status,
-                                                    "context-id agreement failed at its root");
+        tern_ctx_withdraw(&contributed);
+        if (st == TERN_OK && all.status != TERN_OK) {
+            *who = all.who;
+            if (mine != TERN_OK)
+                st = mine;
+            else if (x->me == root && root_st != TERN_OK)
+                st = root_st;
+            else
+                st = tern_status_detail((tern_status_t)all.status,
+                                        "context-id agreement failed at member %d: %s", all.who,
+                                        tern_status_string((tern_status_t)all.status));
+        }
         if (st != TERN_OK)
             return st;
         /* All members saw the same mask: they retry, or pick, together. */
@@ -188,6 +223,13 @@ tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t 
             continue;
         return tern_ctx_pick(&all.m, n, ctx_ids);
     }
+}
+
+tern_status_t tern_ctx_agree_ex(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids,
+                                uint32_t win_ctx, int win_tag, tern_ctx_swap_fn swap, void *arg)
+{
+    int who;
+    return tern_ctx_agree_checked(x, root, n, ctx_ids, win_ctx, win_tag, swap, arg, TERN_OK, &who);
 }
 
 tern_status_t tern_ctx_agree(const tern_xchg_t *x, int root, int n, uint32_t *ctx_ids)

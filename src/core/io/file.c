@@ -212,6 +212,43 @@ static void file_free(tern_file_t *f)
     free(f);
 }
 
+/* Rank 0 opens the file between the reduce and the bcast of open's one
+ * agreement, once every rank's checks passed: every rank has then entered
+ * the open (what a rank did before its call, such as rank 0 deleting the
+ * file, is done), and MPI_MODE_CREATE and MPI_MODE_EXCL hold for the job,
+ * not for each rank. A windowed agreement may run the hook again: it
+ * opens once. */
+typedef struct {
+    tern_file_t *f;
+    const char *path;
+    int tried;
+    tern_status_t st;
+} root_open_t;
+
+static tern_status_t root_open(void *arg, tern_ctx_mask_t *mask)
+{
+    root_open_t *o = arg;
+    (void)mask;
+    if (!o->tried) {
+        o->tried = 1;
+        o->st = o->f->drv->open(o->path, o->f->amode, &o->f->fd);
+    }
+    return o->st;
+}
+
+static void open_failed(tern_file_t *f, char *name, MPI_Info info_copy)
+{
+    if (info_copy != MPI_INFO_NULL)
+        tern_info_free(info_copy);
+    if (!f) {
+        free(name);
+        return;
+    }
+    if (f->fd.fd >= 0)
+        f->drv->close(&f->fd);
+    file_free(f);
+}
+
 tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode, MPI_Info info,
                              MPI_File *fh)
 {
@@ -222,54 +259,54 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     tern_status_t st = check_amode(filename, amode);
     tern_file_t *f = calloc(1, sizeof *f);
     char *name = strdup(filename);
+    MPI_Info info_copy = MPI_INFO_NULL;
+    const char *path = filename;
+    if (f) {
+        f->handle = MPI_FILE_NULL;
+        f->name = name;
+        f->amode = amode;
+        f->info = MPI_INFO_NULL;
+        f->errhandler = default_errhandler;
+        f->fd.fd = -1;
+        tern_io_view_default(&f->view);
+        f->views_dense = f->views_direct = 1; /* every rank's view is the default */
+        f->drv = tern_io_driver_for(filename, &path);
+    }
     if (st == TERN_OK && (!f || !name))
         st = tern_status_detail(TERN_ERR_NOMEM, "out of memory for file '%s'", filename);
-    /* The same everywhere: the program passes one amode (MPI_ERR_NOT_SAME
-     * is not required of it; a mismatch fails below like any other). */
-    tern_status_t all = agree(comm, st, filename, "MPI_File_open");
-    if (all != TERN_OK) {
-        free(f);
-        free(name);
-        return all;
-    }
-    f->handle = MPI_FILE_NULL;
-    f->name = name;
-    f->amode = amode;
-    f->info = MPI_INFO_NULL;
-    f->errhandler = default_errhandler;
-    f->fd.fd = -1;
-    tern_io_view_default(&f->view);
-    f->views_dense = f->views_direct = 1; /* every rank's view is the default */
-    const char *path;
-    f->drv = tern_io_driver_for(filename, &path);
-    if ((st = tern_comm_dup(comm, &f->comm)) != TERN_OK) {
-        file_free(f);
+    if (st == TERN_OK)
+        st = tern_file_info_copy(info, &info_copy);
+    /* Under load every collective round of an open costs a rank's time
+     * slice: the duplicate's context-id agreement carries every rank's
+     * checks and rank 0's open (root_open), and the others open what it
+     * made after it; one allreduce agrees on their opens. The program
+     * passes one amode on every rank (MPI_ERR_NOT_SAME is not required of
+     * it; a mismatch fails like any other). */
+    if (st == TERN_OK)
+        st = tern_handle_new(&files, f, &f->handle);
+    root_open_t opening = {.f = f, .path = path};
+    tern_comm_t *dup;
+    int who;
+    tern_status_t mine = st;
+    st = tern_comm_dup_checked(comm, mine, root_open, &opening, &dup, &who);
+    if (st != TERN_OK && mine == TERN_OK && who >= 0 && who != comm->rank)
+        st = tern_status_detail(st, "file '%s': MPI_File_open failed on rank %d: %s", filename,
+                                who, tern_status_string(st));
+    if (st != TERN_OK) {
+        open_failed(f, name, info_copy);
         return st;
     }
+    f->comm = dup;
     /* Two ranks: a collective is one exchange by point-to-point, as fast
      * as the shm algorithms, and a region costs each open and close a
      * segment's creation (docs/performance.md, the short 2-rank reads). */
     if (f->comm->size <= 2)
         tern_shm_coll_off(f->comm);
     default_hints(&f->hints);
-    st = keep_info(f, info);
-    /* Rank 0 creates the file (MPI_MODE_EXCL holds for the job, not for
-     * each rank); the others open what it made. Without MPI_MODE_CREATE
-     * every rank opens at once. One agreement covers the opens and the
-     * handle: each is an allreduce, and under load every collective
-     * round of an open costs a rank's time slice. */
-    int create = (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)) != 0;
-    tern_status_t st0 = TERN_OK;
-    if (create) {
-        if (f->comm->rank == 0 && st == TERN_OK)
-            st = f->drv->open(path, amode, &f->fd);
-        st0 = agree(f->comm, f->comm->rank == 0 ? st : TERN_OK, filename, "MPI_File_open");
-    }
-    if (st0 == TERN_OK && (!create || f->comm->rank != 0) && st == TERN_OK)
+    tern_file_info_keep(f, info_copy);
+    if (f->comm->rank != 0)
         st = f->drv->open(path, amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL), &f->fd);
-    if (st0 == TERN_OK && st == TERN_OK)
-        st = tern_handle_new(&files, f, &f->handle);
-    st = st0 == TERN_OK ? agree(f->comm, st, filename, "MPI_File_open") : st0;
+    st = agree(f->comm, st, filename, "MPI_File_open");
     int shared = 0;
     if (st == TERN_OK)
         shared = (st = tern_io_shared_open(f)) == TERN_OK;
@@ -282,11 +319,9 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
             st = tern_io_shared_set(f, size);
     }
     if (st != TERN_OK) {
-        if (f->fd.fd >= 0)
-            f->drv->close(&f->fd);
         if (shared)
             (void)tern_io_shared_close(f);
-        file_free(f);
+        open_failed(f, NULL, MPI_INFO_NULL);
         return st;
     }
     f->fd.path = f->name + (path - filename);

@@ -749,7 +749,7 @@ tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, vo
     *plan_p = NULL;
     *used = 0;
     if (!write && f->views_direct && f->hints.cb_read == 2 &&
-        !(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR))) {
+        !(f->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) && !tern_ulfm_ft()) {
         /* Automatic, a file no rank writes (amode is the same on every
          * rank), and every rank's view without holes or of large pieces
          * only (block3d's subarrays at 2 ranks: one 32 MB range each):
@@ -761,7 +761,9 @@ tern_status_t tern_io_coll_prepare(tern_file_t *f, int write, MPI_Offset pos, vo
          * the exchange, which also orders the read after the other ranks'
          * writes before it (programs that write_all and then read_all
          * other ranks' data without MPI_File_sync and a barrier rely on
-         * it). */
+         * it). Fault-tolerant mode keeps it too: a collective read must
+         * report a failed member (ULFM), and the exchange is where the
+         * survivors learn of it (a rank reading alone would not). */
         return TERN_OK;
     }
     if (write && f->views_dense && f->hints.cb_write == 2 && !f->atomic && !tern_ulfm_ft()) {

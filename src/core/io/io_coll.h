@@ -20,9 +20,10 @@
  * its own arguments were bad); *bytes: bytes moved for this rank. *used 0:
  * the accesses do not interleave and the hint is automatic, so nothing
  * moved: each rank does its own (the same answer on every rank); reads
- * of a file open read-only, with the hint automatic, through views that
- * read directly on every rank (f->views_direct), and writes in nonatomic
- * mode outside fault-tolerant mode, with the hint automatic, through views
+ * of a file open read-only, outside fault-tolerant mode, with the hint
+ * automatic, through views that read directly on every rank
+ * (f->views_direct), and writes in nonatomic mode outside fault-tolerant
+ * mode, with the hint automatic, through views
  * without holes on every rank (f->views_dense), decide so at once, with no
  * exchange at all. Returns this rank's status. */
 tern_status_t tern_io_coll_access(tern_file_t *f, int write, MPI_Offset pos, void *buf,
