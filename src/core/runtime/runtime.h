@@ -17,6 +17,10 @@ typedef struct {
     tern_tl_t *tl;
     size_t am_max;              /* largest active message */
     size_t eager_max;           /* largest eager payload */
+    /* Largest eager payload through the transport's ordered large messages
+     * (am_big_reserve), above eager_max; 0: none. */
+    size_t eager_big_max;
+    size_t am_big_max;          /* the transport's largest such message */
     size_t rma_min;             /* smallest rendezvous worth a get */
     /* From get_min up to rma_min the receiver measures which serves
      * better (rndv_path.h); 0: rma_min alone decides. */
