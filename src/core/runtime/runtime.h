@@ -17,10 +17,6 @@ typedef struct {
     tern_tl_t *tl;
     size_t am_max;              /* largest active message */
     size_t eager_max;           /* largest eager payload */
-    /* Largest eager payload through the transport's ordered large messages
-     * (am_big_reserve), above eager_max; 0: none. */
-    size_t eager_big_max;
-    size_t am_big_max;          /* the transport's largest such message */
     size_t rma_min;             /* smallest rendezvous worth a get */
     /* From get_min up to rma_min the receiver measures which serves
      * better (rndv_path.h); 0: rma_min alone decides. */
@@ -49,6 +45,11 @@ typedef struct {
      * received from this peer: a send's number names its message to the
      * receiver when the send is cancelled (pt2pt/send_cancel.c). */
     uint64_t match_sent, match_recvd;
+    /* Largest eager payload through the transport's ordered large messages
+     * (am_big_reserve), above eager_max; 0: none. Behind the hot fields:
+     * only sends above eager_max read them. */
+    size_t eager_big_max;
+    size_t am_big_max;          /* the transport's largest such message */
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */
     tern_status_t failed;

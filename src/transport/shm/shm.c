@@ -289,40 +289,47 @@ static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
     return tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
 }
 
-/* Delivers up to max messages of one incoming ring to the handler. A
- * doorbell (a marked empty cell) stands for the bulk channel's next marked
- * cell, an active message ordered with the ring's (shm_am_big_commit): the
- * bulk chunks committed before it are delivered first, one per step, with
- * the doorbell left in place, so a handler that re-enters progress finds
- * the same state; then both cells are taken before the handler runs. */
+/* A doorbell (a marked empty cell, just popped) stands for the bulk
+ * channel's next marked cell, an active message ordered with the ring's
+ * (shm_am_big_commit). A bulk chunk committed before it goes first, with
+ * the doorbell put back, so a handler that re-enters progress finds it in
+ * place; the marked cell is taken before its handler runs. Off the fast
+ * path. */
+static __attribute__((noinline, cold)) void shm_doorbell(tern_tl_t *tl, shm_in_t *in, tern_shm_cell_t *bell)
+{
+    size_t blen;
+    tern_shm_cell_t *big = tern_shm_ring_peek(&in->bulk, &blen);
+    if (big == NULL) { /* committed before the doorbell: never */
+        in->ring.index--;
+        return;
+    }
+    in->bulk.index++;
+    if (!(blen & TERN_SHM_LEN_ORDERED)) {
+        in->ring.index--;
+        tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen);
+        tern_shm_ring_free(&in->bulk, big);
+        return;
+    }
+    tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen & ~(size_t)TERN_SHM_LEN_ORDERED);
+    tern_shm_ring_free(&in->bulk, big);
+    tern_shm_ring_free(&in->ring, bell);
+}
+
+/* Delivers up to max messages of one incoming ring to the handler. */
 static inline int shm_drain(tern_tl_t *tl, shm_in_t *in, unsigned max)
 {
     int events = 0;
     for (; max > 0; max--) {
         size_t len;
-        tern_shm_cell_t *cell = tern_shm_ring_peek(&in->ring, &len);
+        tern_shm_cell_t *cell = tern_shm_ring_pop(&in->ring, &len);
         if (cell == NULL)
             break;
         if (__builtin_expect(len & TERN_SHM_LEN_ORDERED, 0)) {
-            size_t blen;
-            tern_shm_cell_t *big = tern_shm_ring_peek(&in->bulk, &blen);
-            if (big == NULL) /* committed before the doorbell: never */
-                break;
-            in->bulk.index++;
-            if (blen & TERN_SHM_LEN_ORDERED) {
-                in->ring.index++;
-                tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen & ~(size_t)TERN_SHM_LEN_ORDERED);
-                tern_shm_ring_free(&in->ring, cell);
-            } else {
-                tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen);
-            }
-            tern_shm_ring_free(&in->bulk, big);
-            events++;
-            continue;
+            shm_doorbell(tl, in, cell);
+        } else {
+            tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(cell), len);
+            tern_shm_ring_free(&in->ring, cell);
         }
-        in->ring.index++;
-        tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(cell), len);
-        tern_shm_ring_free(&in->ring, cell);
         events++;
     }
     return events;
