@@ -166,6 +166,8 @@ typedef struct {
     size_t get_min;
     /* Largest bulk-channel message to the peer; 0: no channel. */
     size_t bulk_max;
+    /* Largest message am_big_reserve takes; 0: no such op. */
+    size_t am_big_max;
     /* A counter that is 0 whenever progress would find nothing (the self
      * transport's queue length), so the progress loop can skip the call;
      * NULL means "always poll". */
@@ -230,6 +232,12 @@ typedef struct {
      * address. */
     void *(*bulk_reserve)(tern_tl_t *tl, int peer);
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
+    /* Optional (where attr am_big_max is not 0): am_reserve / am_commit
+     * for a message of up to am_big_max bytes, in order with am_send's
+     * (shm: through a bulk cell, the ring carrying a doorbell). NULL when
+     * there is no room now. */
+    void *(*am_big_reserve)(tern_tl_t *tl, int peer);
+    void (*am_big_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
     void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
     /* Optional (NULL: none): remote atomics on registered memory, applied

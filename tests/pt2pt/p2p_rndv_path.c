@@ -4,7 +4,8 @@
  * ping-pong and as an exchange (both sends under way), every byte checked.
  * Below 128 KB the path is not timed but set by TERN_SHM_MID_PATH: under
  * stream (the default) the receiver reads none of these messages by get,
- * under get it reads every rendezvous from 32 KB by get; the MPI_T
+ * under get it reads every rendezvous by get (messages up to 64 KB go
+ * eager through a bulk cell, TERN_P2P_EAGER_BIG_MAX); the MPI_T
  * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. Run at 2
  * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
  * whatever the knob). */
@@ -71,11 +72,12 @@ int main(int argc, char **argv)
 
     mtest_begin("mid-size path");
     unsigned long long get0 = rd(gets), stream0 = rd(streams);
-    unsigned long long rndv = 0; /* rendezvous this rank received from 32 KB */
+    unsigned long long rndv = 0; /* rendezvous this rank received */
     for (size_t i = 0; i < NMID; i++) {
         ping_pong(peer, mid_sizes[i], sbuf, rbuf);
         exchange(peer, mid_sizes[i], sbuf, rbuf);
-        rndv += mid_sizes[i] >= 32768 ? 2 : 0;
+        /* 64 KB and below go eager (TERN_P2P_EAGER_BIG_MAX). */
+        rndv += mid_sizes[i] > 65536 ? 2 : 0;
     }
     unsigned long long got = rd(gets) - get0, streamed = rd(streams) - stream0;
     /* Oversubscribed (fewer cores than ranks) every rendezvous from 32 KB

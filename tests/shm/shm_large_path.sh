@@ -63,8 +63,9 @@ expect "single copy (CMA) from 65536 bytes" TERN_SHM_LARGE_PATH=cma TERN_SHM_CMA
 expect "measured from 32768 bytes, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=measure
 # Each rank chooses for each of the four classes from 32 KB to 256 KB
 # (alternating paths while it measures: tern-bench checks every byte);
-# TERN_SHM_MEASURE_MIN=0 times the two below its default (128 KB) too.
-if TERN_SHM_LARGE_PATH=measure TERN_SHM_MEASURE_MIN=0 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" \
+# TERN_SHM_MEASURE_MIN=0 times the two below its default (128 KB) too
+# (by rendezvous: TERN_P2P_EAGER_BIG_MAX=0, else up to 64 KB go eager).
+if TERN_SHM_LARGE_PATH=measure TERN_SHM_MEASURE_MIN=0 TERN_P2P_EAGER_BIG_MAX=0 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" \
         -m 32K:256K -i 30 -x 2 >"$out" 2>&1; then
     n=$(grep -c "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")
     if [ "$n" -eq 8 ]; then

@@ -119,6 +119,33 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
     return 1;
 }
 
+/* A contiguous message above eager_max up to eager_big_max, eager through
+ * the transport's large ordered messages (shm: one bulk cell): no
+ * rendezvous handshake before the data, the receiver copies it out as any
+ * eager message (into the unexpected queue when no receive is posted, so
+ * the channel never waits). 0 when there is no room now (or packets
+ * queued before it): the caller goes by rendezvous. */
+static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, long cost)
+{
+    if (peer->pending_head)
+        return 0;
+    char *p = peer->ops->am_big_reserve(peer->tl, req->peer_world);
+    if (p == NULL)
+        return 0;
+    m->type = PKT_EAGER;
+    memcpy(p, m, sizeof *m);
+    memcpy(p + sizeof *m, req->buf, req->bytes);
+    peer->ops->am_big_commit(peer->tl, req->peer_world, sizeof *m + req->bytes);
+    take_match_seq(peer, req);
+    peer->credits -= cost;
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT_BYTES, req->bytes);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_BIG_SENT, 1);
+    tern_profile_all_send(req->peer_world, req->bytes);
+    tern_p2p_send_complete(req);
+    return 1;
+}
+
 tern_status_t tern_p2p_start_send(tern_req_t *req)
 {
     tern_peer_t *peer = &tern_rt.peers[req->peer_world];
@@ -158,6 +185,10 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
             tern_p2p_eager_unscratch(req);
         return TERN_OK;
     }
+
+    if (req->bytes <= peer->eager_big_max && peer->credits >= cost && !req->noncontig &&
+        req->mode != TERN_SEND_SYNC && eager_big_send(peer, req, &m, cost))
+        return TERN_OK;
 
     /* A failed peer has no eager room nor credit left (tern_p2p_fail_peer_requests),
      * so every send to it comes here: it fails at once. */
@@ -572,7 +603,7 @@ void tern_p2p_fail_peer_requests(int peer_world)
     /* No eager room and no credit: the fast paths (send_eager_now, the
      * eager branch of start_send) fall through to the rendezvous branch,
      * which fails the send at once; no new check on the fast path. */
-    peer->eager_max = 0;
+    peer->eager_max = peer->eager_big_max = 0;
     peer->credits = LONG_MIN / 2;
     /* No reads from it: a rendezvous with it takes the CTS path, whose
      * packet is refused (tern_p2p_send_packet) and fails the receive. */

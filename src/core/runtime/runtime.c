@@ -114,6 +114,20 @@ static int cpus_available(void)
     return online > 0 ? (int)online : 1;
 }
 
+/* A plain eager header (16 bytes) in front of the data; never above an
+ * explicit TERN_P2P_EAGER_MAX, so that a limit set to force rendezvous
+ * holds for every size. */
+static size_t eager_big_limit(const tern_peer_t *peer, size_t eager_knob)
+{
+    size_t max = peer->am_big_max > 16 ? peer->am_big_max - 16 : 0;
+    size_t knob = tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_MAX);
+    if (knob < max)
+        max = knob;
+    if (eager_knob < max)
+        max = eager_knob;
+    return max > peer->eager_max ? max : 0;
+}
+
 void tern_peers_eager_reset(void)
 {
     size_t knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);
@@ -123,6 +137,7 @@ void tern_peers_eager_reset(void)
             continue; /* not connected, or failed (its limit stays 0) */
         size_t max = peer->am_max > 64 ? peer->am_max - 64 : 0;
         peer->eager_max = knob < max ? knob : max;
+        peer->eager_big_max = eager_big_limit(peer, knob);
     }
 }
 
@@ -151,6 +166,8 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->caps = a.caps;
     peer->rma_min = a.rma_min;
     peer->bulk_max = a.bulk_max;
+    peer->am_big_max = peer->ops->am_big_reserve ? a.am_big_max : 0;
+    peer->eager_big_max = eager_big_limit(peer, eager_knob);
     peer->get_min = a.get_min < a.rma_min ? a.get_min : 0;
     peer->credits = tern_rt.credit_max;
 }

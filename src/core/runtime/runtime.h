@@ -45,6 +45,11 @@ typedef struct {
      * received from this peer: a send's number names its message to the
      * receiver when the send is cancelled (pt2pt/send_cancel.c). */
     uint64_t match_sent, match_recvd;
+    /* Largest eager payload through the transport's ordered large messages
+     * (am_big_reserve), above eager_max; 0: none. Behind the hot fields:
+     * only sends above eager_max read them. */
+    size_t eager_big_max;
+    size_t am_big_max;          /* the transport's largest such message */
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */
     tern_status_t failed;

@@ -289,17 +289,65 @@ static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
     return tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
 }
 
+/* A doorbell (a marked empty cell, just popped) stands for the bulk
+ * channel's next marked cell, an active message ordered with the ring's
+ * (shm_am_big_commit). A bulk chunk committed before it goes first, with
+ * the doorbell put back, so a handler that re-enters progress finds it in
+ * place; the marked cell is taken before its handler runs. Off the fast
+ * path. */
+static __attribute__((noinline, cold)) void shm_doorbell(tern_tl_t *tl, shm_in_t *in, tern_shm_cell_t *bell)
+{
+    size_t blen;
+    tern_shm_cell_t *big = tern_shm_ring_peek(&in->bulk, &blen);
+    if (big == NULL) { /* committed before the doorbell: never */
+        in->ring.index--;
+        return;
+    }
+    in->bulk.index++;
+    if (!(blen & TERN_SHM_LEN_ORDERED)) {
+        in->ring.index--;
+        tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen);
+        tern_shm_ring_free(&in->bulk, big);
+        return;
+    }
+    tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen & ~(size_t)TERN_SHM_LEN_ORDERED);
+    tern_shm_ring_free(&in->bulk, big);
+    tern_shm_ring_free(&in->ring, bell);
+}
+
 /* Delivers up to max messages of one incoming ring to the handler. */
-static inline int shm_drain(tern_tl_t *tl, tern_shm_ring_t *ring, int src, unsigned max)
+static inline int shm_drain(tern_tl_t *tl, shm_in_t *in, unsigned max)
 {
     int events = 0;
     for (; max > 0; max--) {
         size_t len;
-        tern_shm_cell_t *cell = tern_shm_ring_pop(ring, &len);
+        tern_shm_cell_t *cell = tern_shm_ring_pop(&in->ring, &len);
         if (cell == NULL)
             break;
-        tl->am_handler(tl->am_ctx, src, tern_shm_cell_payload(cell), len);
-        tern_shm_ring_free(ring, cell);
+        if (__builtin_expect(len & TERN_SHM_LEN_ORDERED, 0)) {
+            shm_doorbell(tl, in, cell);
+        } else {
+            tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(cell), len);
+            tern_shm_ring_free(&in->ring, cell);
+        }
+        events++;
+    }
+    return events;
+}
+
+/* Delivers up to max bulk chunks of one peer; stops at a marked one, which
+ * waits for its doorbell in the ring. */
+static inline int shm_drain_bulk(tern_tl_t *tl, shm_in_t *in, unsigned max)
+{
+    int events = 0;
+    for (; max > 0; max--) {
+        size_t len;
+        tern_shm_cell_t *cell = tern_shm_ring_peek(&in->bulk, &len);
+        if (cell == NULL || (len & TERN_SHM_LEN_ORDERED))
+            break;
+        in->bulk.index++;
+        tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(cell), len);
+        tern_shm_ring_free(&in->bulk, cell);
         events++;
     }
     return events;
@@ -310,11 +358,11 @@ static int shm_progress(tern_tl_t *tl)
     int events = 0;
     shm_in_t *in = tl->in;
     for (int i = 0, n = tl->nin; i < n; i++) {
-        events += shm_drain(tl, &in[i].ring, in[i].src, tl->batch);
+        events += shm_drain(tl, &in[i], tl->batch);
         /* Bulk chunks: one per peer per call, so a long stream never starves
          * the small-message rings. */
         if (tl->bulk_max)
-            events += shm_drain(tl, &in[i].bulk, in[i].src, 1);
+            events += shm_drain_bulk(tl, &in[i], 1);
     }
     return events;
 }
@@ -326,8 +374,8 @@ static void shm_drain_dead(tern_tl_t *tl, int peer)
 {
     for (int i = 0; i < tl->nin; i++)
         if (tl->in[i].src == peer) {
-            while (shm_drain(tl, &tl->in[i].ring, peer, tl->batch) +
-                       (tl->bulk_max ? shm_drain(tl, &tl->in[i].bulk, peer, 1) : 0) >
+            while (shm_drain(tl, &tl->in[i], tl->batch) +
+                       (tl->bulk_max ? shm_drain_bulk(tl, &tl->in[i], 1) : 0) >
                    0)
                 ;
         }
@@ -366,6 +414,25 @@ static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->bulk_out[tl->local_of[peer]], len);
 }
 
+/* An active message of up to bulk_max bytes in order with the ring's: its
+ * bytes in the next bulk cell, marked, then a marked empty doorbell in the
+ * ring where an am_send would have gone (shm_drain delivers the one at the
+ * other). Both cells are reserved before either is published. */
+static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
+{
+    int li = tl->local_of[peer];
+    if (tern_shm_ring_reserve(&tl->out[li]) == NULL)
+        return NULL;
+    return tern_shm_ring_reserve(&tl->bulk_out[li]);
+}
+
+static void shm_am_big_commit(tern_tl_t *tl, int peer, size_t len)
+{
+    int li = tl->local_of[peer];
+    tern_shm_ring_commit(&tl->bulk_out[li], len | TERN_SHM_LEN_ORDERED);
+    tern_shm_ring_commit(&tl->out[li], TERN_SHM_LEN_ORDERED);
+}
+
 /* The thresholds differ by peer (shm_choose_paths: the topology of the
  * two ranks); the rest is the node's. */
 static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
@@ -380,6 +447,7 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
         .rma_min = i >= 0 ? tl->peer_rma_min[i] : tl->rma_min,
         .get_min = i >= 0 ? tl->peer_get_min[i] : 0,
         .bulk_max = tl->bulk_max,
+        .am_big_max = tl->bulk_max,
     };
 }
 
@@ -404,5 +472,7 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .am_commit = shm_am_commit,
     .bulk_reserve = shm_bulk_reserve,
     .bulk_commit = shm_bulk_commit,
+    .am_big_reserve = shm_am_big_reserve,
+    .am_big_commit = shm_am_big_commit,
     .watch_peers = shm_watch_peers,
 };

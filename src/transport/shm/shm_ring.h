@@ -56,6 +56,10 @@ _Static_assert(sizeof(tern_shm_cell_t) == TERN_SHM_CELL_HDR, "cell header is 16 
 /* One side's private view of a ring. */
 #define TERN_SHM_RING_CONTROL 128 /* control block before the cells */
 #define TERN_SHM_CELL_FREED_EARLY 1u /* `reserved`: freed out of order */
+/* `len`'s top bit (cells are at most 1 GB): a bulk cell that holds an
+ * active message ordered with the ring's, and the ring's empty doorbell
+ * cell that says where in the ring's order it falls (shm.c). */
+#define TERN_SHM_LEN_ORDERED (1u << 31)
 
 typedef struct {
     char *cells;       /* first cell, in shared memory */
@@ -139,16 +143,25 @@ static inline int tern_shm_ring_ready(const tern_shm_ring_t *ring)
     return atomic_load_explicit(&cell->flag, memory_order_relaxed) == ring->index + 1;
 }
 
+/* Consumer: the next message without taking it (NULL: none yet); *len_p
+ * is its len word, flags included. */
+static inline tern_shm_cell_t *tern_shm_ring_peek(const tern_shm_ring_t *ring, size_t *len_p)
+{
+    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
+    if (atomic_load_explicit(&cell->flag, memory_order_acquire) != ring->index + 1)
+        return NULL;
+    *len_p = cell->len;
+    return cell;
+}
+
 /* Consumer: takes the next message, or returns NULL when there is none. The
  * message (*len_p bytes at the returned cell's payload) stays valid until
  * tern_shm_ring_free(cell). */
 static inline tern_shm_cell_t *tern_shm_ring_pop(tern_shm_ring_t *ring, size_t *len_p)
 {
-    tern_shm_cell_t *cell = tern_shm_ring_cell(ring, ring->index);
-    if (atomic_load_explicit(&cell->flag, memory_order_acquire) != ring->index + 1)
-        return NULL;
-    ring->index++;
-    *len_p = cell->len;
+    tern_shm_cell_t *cell = tern_shm_ring_peek(ring, len_p);
+    if (cell != NULL)
+        ring->index++;
     return cell;
 }
 

@@ -1,0 +1,225 @@
+/* Eager messages through the shm transport's large ordered messages
+ * (TERN_P2P_EAGER_BIG_MAX, core/pt2pt/p2p.c eager_big_send): a message
+ * above the queue's eager limit (16 KB + 48) up to 64 KB goes in one bulk cell
+ * with a doorbell in the queue, no rendezvous. Checked: sizes either side
+ * of both limits as expected and unexpected receives (the send completes
+ * before any receive is posted), MPI_ANY_SOURCE, order with small messages
+ * and rendezvous streams interleaved, a flood beyond the bulk channel's
+ * window (the rest go by rendezvous), truncation; every byte, and the
+ * counter tern_p2p_eager_big_sent for which sizes took the path. Pairs of
+ * ranks (0-1, 2-3). */
+#include "../mpit/mpit_util.h"
+
+/* The queue's eager limit: 16512-byte cells (the test's ENV) less the
+ * 16-byte cell header and room for the largest match header (64). */
+#define EAGER_LIMIT 16432
+#define BIG_LIMIT 65536   /* TERN_P2P_EAGER_BIG_MAX, set by the test's ENV */
+#define GUARD 64
+#define FLOOD 48
+
+static const size_t sizes[] = {EAGER_LIMIT,    EAGER_LIMIT + 1, 32768,        BIG_LIMIT - 1,
+                               BIG_LIMIT,      BIG_LIMIT + 1,   2 * BIG_LIMIT};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Rank 0 sends each size to rank 1; posted (expected) or only after the
+ * send completed (unexpected); any_source names the source as ANY. */
+static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *rbuf,
+                    MPI_T_pvar_handle h)
+{
+    for (size_t i = 0; i < NSIZES; i++) {
+        size_t n = sizes[i];
+        char what[96];
+        uint32_t seed = (uint32_t)(n * 7 + (size_t)unexpected * 3 + (size_t)any_source);
+        snprintf(what, sizeof what, "%s%s receive of %zu bytes", unexpected ? "unexpected" : "posted",
+                 any_source ? " ANY_SOURCE" : "", n);
+        if (mtest_rank < peer) {
+            unsigned long long before = rd(h);
+            mtest_fill(sbuf, n, seed);
+            MPI_Request r;
+            if (!unexpected)
+                CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* the receive is posted */
+            CHECK_RC(MPI_Isend(sbuf, (int)n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &r));
+            if (unexpected) {
+                int done = 0;
+                CHECK_RC(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+                CHECK(done || n > BIG_LIMIT, "%s: an eager send not complete at once", what);
+                CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* now the receiver posts */
+            }
+            CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            unsigned long long took = rd(h) - before;
+            CHECK_INT(took, n > EAGER_LIMIT && n <= BIG_LIMIT, what);
+        } else {
+            MPI_Request r = MPI_REQUEST_NULL;
+            MPI_Status st;
+            memset(rbuf, 0xA5, n + GUARD);
+            int src = any_source ? MPI_ANY_SOURCE : peer;
+            if (!unexpected) {
+                CHECK_RC(MPI_Irecv(rbuf, (int)(n + GUARD), MPI_BYTE, src, 3, MPI_COMM_WORLD, &r));
+                CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+                CHECK_RC(MPI_Wait(&r, &st));
+            } else {
+                CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+                int flag = 0;
+                /* The message is there before the receive (not for rendezvous: only its RTS). */
+                while (!flag)
+                    CHECK_RC(MPI_Iprobe(src, 3, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+                CHECK_RC(MPI_Recv(rbuf, (int)(n + GUARD), MPI_BYTE, src, 3, MPI_COMM_WORLD, &st));
+            }
+            CHECK_STATUS(&st, peer, 3, (int)n, what);
+            CHECK_PATTERN(rbuf, n, seed, what);
+            CHECK(rbuf[n] == (char)0xA5, "%s: byte past the message overwritten", what);
+        }
+    }
+}
+
+/* Small, eager-big and rendezvous messages interleaved on one tag, sent
+ * while the receiver is away, arrive in the order sent (the doorbell orders the bulk cell with the queue; a
+ * stream's chunks share the bulk channel), received as ANY_SOURCE; then a
+ * flood of 60 KB messages, more than the bulk channel holds, all before
+ * the receiver posts one. */
+static void order_and_flood(int peer, char *sbuf, char *rbuf)
+{
+    static const size_t mix[] = {8, 40000, 100, BIG_LIMIT, 3 * BIG_LIMIT, 20000, 8, 200000, 50000};
+    const int nmix = (int)(sizeof mix / sizeof mix[0]), rounds = 6;
+    /* The receiver first looks while the queue holds more than one
+     * progress call takes (a marked bulk cell then sits ahead of its
+     * doorbell's turn). */
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (mtest_rank < peer) {
+        MPI_Request r[6 * 9];
+        size_t off = 0;
+        for (int k = 0; k < rounds; k++)
+            for (int i = 0; i < nmix; i++) {
+                mtest_fill(sbuf + off, mix[i], (uint32_t)(k * 100 + i));
+                CHECK_RC(MPI_Isend(sbuf + off, (int)mix[i], MPI_BYTE, peer, 4, MPI_COMM_WORLD,
+                                   &r[k * nmix + i]));
+                off += mix[i];
+            }
+        CHECK_RC(MPI_Waitall(rounds * nmix, r, MPI_STATUSES_IGNORE));
+    } else {
+        mtest_sleep(0.1);
+        for (int k = 0; k < rounds; k++)
+            for (int i = 0; i < nmix; i++) {
+                char what[96];
+                MPI_Status st;
+                snprintf(what, sizeof what, "message %d of round %d (%zu bytes) in order", i, k, mix[i]);
+                memset(rbuf, 0xA5, mix[i] + GUARD);
+                CHECK_RC(MPI_Recv(rbuf, (int)(3 * BIG_LIMIT + GUARD + 200000), MPI_BYTE, MPI_ANY_SOURCE,
+                                  4, MPI_COMM_WORLD, &st));
+                CHECK_STATUS(&st, peer, 4, (int)mix[i], what);
+                CHECK_PATTERN(rbuf, mix[i], (uint32_t)(k * 100 + i), what);
+            }
+    }
+
+    const size_t n = 60000;
+    if (mtest_rank < peer) {
+        MPI_Request r[FLOOD];
+        for (int k = 0; k < FLOOD; k++) {
+            mtest_fill(sbuf + (size_t)k * n, n, (uint32_t)(7000 + k));
+            CHECK_RC(MPI_Isend(sbuf + (size_t)k * n, (int)n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &r[k]));
+        }
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Waitall(FLOOD, r, MPI_STATUSES_IGNORE));
+    } else {
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        for (int k = 0; k < FLOOD; k++) {
+            char what[64];
+            MPI_Status st;
+            snprintf(what, sizeof what, "flood message %d", k);
+            CHECK_RC(MPI_Recv(rbuf, (int)n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &st));
+            CHECK_STATUS(&st, peer, 5, (int)n, what);
+            CHECK_PATTERN(rbuf, n, (uint32_t)(7000 + k), what);
+        }
+    }
+}
+
+/* Windows of 8-byte and 20 KB messages alternated, receives posted ahead
+ * (matched on arrival): a bulk cell taken ahead of a queue message sent
+ * before it would land in the wrong receive. */
+static void alternating(int peer, char *sbuf, char *rbuf)
+{
+    enum { WINDOW = 16, WINDOWS = 200, BIG = 20000 };
+    MPI_Request r[WINDOW];
+    for (int w = 0; w < WINDOWS; w++) {
+        for (int i = 0; i < WINDOW; i++) {
+            size_t n = i % 2 ? BIG : 8;
+            char *p = (mtest_rank < peer ? sbuf : rbuf) + (size_t)i * BIG;
+            if (mtest_rank < peer) {
+                mtest_fill(p, n, (uint32_t)(w * WINDOW + i));
+                CHECK_RC(MPI_Isend(p, (int)n, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &r[i]));
+            } else {
+                CHECK_RC(MPI_Irecv(p, BIG, MPI_BYTE, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &r[i]));
+            }
+        }
+        CHECK_RC(MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE));
+        if (mtest_rank > peer)
+            for (int i = 0; i < WINDOW; i++) {
+                char what[64];
+                snprintf(what, sizeof what, "message %d of window %d", i, w);
+                CHECK_PATTERN(rbuf + (size_t)i * BIG, i % 2 ? (size_t)BIG : 8, (uint32_t)(w * WINDOW + i),
+                              what);
+            }
+    }
+}
+
+/* 40 KB into a 20 KB receive: MPI_ERR_TRUNCATE, the first 20 KB delivered. */
+static void truncation(int peer, char *sbuf, char *rbuf)
+{
+    const size_t n = 40000, room = 20000;
+    if (mtest_rank < peer) {
+        mtest_fill(sbuf, n, 99);
+        CHECK_RC(MPI_Send(sbuf, (int)n, MPI_BYTE, peer, 6, MPI_COMM_WORLD));
+    } else {
+        MPI_Status st;
+        memset(rbuf, 0xA5, room + GUARD);
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        int rc = MPI_Recv(rbuf, (int)room, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &st);
+        CHECK_CLASS(rc, MPI_ERR_TRUNCATE, "40 KB into 20 KB");
+        CHECK_PATTERN(rbuf, room, 99, "the truncated message's first 20 KB");
+        CHECK(rbuf[room] == (char)0xA5, "a truncated receive wrote past its buffer");
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    mtest_init(&argc, &argv);
+    RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+    RC(MPI_T_pvar_session_create(&sess), MPI_SUCCESS);
+    MPI_T_pvar_handle h = mpit_handle("tern_p2p_eager_big_sent", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
+    int peer = mtest_partner();
+    size_t bytes = (size_t)8 << 20; /* the mix: 6 rounds of 572,260 bytes */
+    char *sbuf = malloc(bytes), *rbuf = malloc(bytes);
+    if (!sbuf || !rbuf)
+        FATAL("no memory for the buffers");
+
+    if (peer != mtest_rank) {
+        mtest_begin("posted");
+        one_way(peer, 0, 0, sbuf, rbuf, h);
+        mtest_end();
+        mtest_begin("unexpected");
+        one_way(peer, 1, 0, sbuf, rbuf, h);
+        mtest_end();
+        mtest_begin("any source");
+        one_way(peer, 0, 1, sbuf, rbuf, h);
+        one_way(peer, 1, 1, sbuf, rbuf, h);
+        mtest_end();
+        mtest_begin("order and flood");
+        order_and_flood(peer, sbuf, rbuf);
+        mtest_end();
+        mtest_begin("alternating");
+        alternating(peer, sbuf, rbuf);
+        mtest_end();
+        mtest_begin("truncation");
+        truncation(peer, sbuf, rbuf);
+        mtest_end();
+    }
+
+    free(sbuf);
+    free(rbuf);
+    RC(MPI_T_pvar_handle_free(sess, &h), MPI_SUCCESS);
+    RC(MPI_T_pvar_session_free(&sess), MPI_SUCCESS);
+    RC(MPI_T_finalize(), MPI_SUCCESS);
+    return mtest_finalize();
+}
