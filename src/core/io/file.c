@@ -46,6 +46,14 @@ int tern_file_errhandler_in_use(MPI_Errhandler eh)
 
 /* ---- agreement ---------------------------------------------------------- */
 
+/* The error a rank returns when another rank's part of a collective file
+ * call failed with st: the class is theirs, the text names the rank. */
+static tern_status_t failed_on(tern_status_t st, const char *name, const char *what, int rank)
+{
+    return tern_status_detail(st, "file '%s': %s failed on rank %d: %s", name, what, rank,
+                              tern_status_string(st));
+}
+
 /* The worst status of the ranks of c and the rank that had it: a
  * collective's arguments or system calls may fail on some ranks only, and
  * every rank must return the same class (none may hang or go on alone). */
@@ -58,8 +66,7 @@ static tern_status_t agree(tern_comm_t *c, tern_status_t mine, const char *name,
         return st;
     if (out[0] == TERN_OK || mine != TERN_OK)
         return mine;
-    return tern_status_detail((tern_status_t)out[0], "file '%s': %s failed on rank %d: %s", name,
-                              what, out[1], tern_status_string((tern_status_t)out[0]));
+    return failed_on((tern_status_t)out[0], name, what, out[1]);
 }
 
 tern_status_t tern_file_agree(tern_file_t *f, tern_status_t mine, const char *what)
@@ -91,8 +98,7 @@ tern_status_t tern_file_agree_level(tern_file_t *f, tern_status_t mine, int leve
     }
     if (mine != TERN_OK)
         return mine;
-    return tern_status_detail(worst, "file '%s': %s failed on rank %d: %s", f->name, what,
-                              out[1], tern_status_string(worst));
+    return failed_on(worst, f->name, what, out[1]);
 }
 
 /* ---- hints -------------------------------------------------------------- */
@@ -290,8 +296,7 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     tern_status_t mine = st;
     st = tern_comm_dup_checked(comm, mine, root_open, &opening, &dup, &who);
     if (st != TERN_OK && mine == TERN_OK && who >= 0 && who != comm->rank)
-        st = tern_status_detail(st, "file '%s': MPI_File_open failed on rank %d: %s", filename,
-                                who, tern_status_string(st));
+        st = failed_on(st, filename, "MPI_File_open", who);
     if (st != TERN_OK) {
         open_failed(f, name, info_copy);
         return st;
@@ -424,11 +429,8 @@ static tern_status_t agree_size(tern_file_t *f, tern_status_t mine, MPI_Offset s
     tern_status_t st = tern_coll_allreduce(f->comm, in, out, 3, MPI_OFFSET, MPI_MAX, NULL, 0);
     if (st != TERN_OK || mine != TERN_OK)
         return st != TERN_OK ? st : mine;
-    if (out[2] >= 0) {
-        tern_status_t theirs = (tern_status_t)(out[2] >> 32);
-        return tern_status_detail(theirs, "file '%s': %s failed on rank %d: %s", f->name, what,
-                                  (int)(out[2] & 0xffffffff), tern_status_string(theirs));
-    }
+    if (out[2] >= 0)
+        return failed_on((tern_status_t)(out[2] >> 32), f->name, what, (int)(out[2] & 0xffffffff));
     if (out[0] != -out[1])
         return tern_status_detail(TERN_ERR_NOT_SAME,
                                   "file '%s': %s: size differs between ranks (%lld to %lld)",
