@@ -93,10 +93,13 @@ typedef struct {
  * bytes with non-temporal stores: the other rank read the slot's lines
  * two steps ago, so each ordinary store first pulls its line back across
  * the cores; streaming stores write whole lines without reading them
- * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us;
- * docs/performance.md). The sfence orders them before the enter flag's
- * release store. Elsewhere, below that size, without SSE2 or at an
- * unaligned slot offset: memcpy. */
+ * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us, measured when
+ * bcast still went through the slots, in the VM's far-cores mode; bcast
+ * now has its ring of small cells and plain stores, and for the blocks
+ * copied in here plain stores were 8-17% faster at 16-32 KB and level
+ * from 64 KB in the near mode: docs/performance.md). The sfence orders
+ * them before the enter flag's release store. Elsewhere, below that size,
+ * without SSE2 or at an unaligned slot offset: memcpy. */
 static void slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
 {
 #if defined(__SSE2__)
