@@ -288,22 +288,15 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
     tern_coll_args_t a;
     tern_dt_desc_t d;
     const tern_coll_algo_t *chosen = NULL;
-    if (pair_call(c, req_p) && pair_contig(dt, &d)) {
+    if ((pair_call(c, req_p) || tree_call(c, req_p)) && pair_contig(dt, &d)) {
         args_init(&a, c);
         a.root = root;
         a.bytes = (size_t)d.size * count;
         a.rbuf = offset(buf, d.true_lb);
         if (pair_chosen(&a, TERN_COLL_BCAST, a.bytes, TERN_COLL_ALGO_bcast_binomial, 1, &chosen))
-            return tern_coll_pair_bcast(&a);
-    }
-    if (tree_call(c, req_p) && pair_contig(dt, &d)) {
-        args_init(&a, c);
-        a.root = root;
-        a.bytes = (size_t)d.size * count;
-        a.rbuf = offset(buf, d.true_lb);
-        if (pair_chosen(&a, TERN_COLL_BCAST, a.bytes, TERN_COLL_ALGO_bcast_binomial, 1, &chosen))
-            return tern_coll_tree_bcast(&a);
-        chosen = NULL; /* the scheduled path selects with its own views */
+            return c->size == 2 ? tern_coll_pair_bcast(&a) : tern_coll_tree_bcast(&a);
+        if (c->size > 2)
+            chosen = NULL; /* the scheduled path selects with its own views */
     }
     PREP(pr, c, 1, req_p);
     /* Counts that differ between ranks are caught (MPICH's bcastlength). */
