@@ -4,6 +4,7 @@
  * schedule and run or start it. */
 #include "core/coll/coll.h"
 #include "core/coll/coll_pair.h"
+#include "core/coll/coll_tree.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
@@ -232,6 +233,13 @@ static inline int pair_call(const tern_comm_t *c, tern_req_t **req_p)
     return !req_p && c->size == 2 && !c->is_inter && !(c->revoked | c->n_failed);
 }
 
+/* Three or more ranks, blocking (coll_tree.h): the same tests as
+ * pair_call. */
+static inline int tree_call(const tern_comm_t *c, tern_req_t **req_p)
+{
+    return !req_p && c->size > 2 && !c->is_inter && !(c->revoked | c->n_failed);
+}
+
 /* dt described when it is contiguous (a valid type: the MPI layer checked
  * it): one lookup for its size, true lower bound and extent. */
 static inline int pair_contig(MPI_Datatype dt, tern_dt_desc_t *d)
@@ -280,13 +288,15 @@ tern_status_t tern_coll_bcast(tern_comm_t *c, void *buf, size_t count, MPI_Datat
     tern_coll_args_t a;
     tern_dt_desc_t d;
     const tern_coll_algo_t *chosen = NULL;
-    if (pair_call(c, req_p) && pair_contig(dt, &d)) {
+    if ((pair_call(c, req_p) || tree_call(c, req_p)) && pair_contig(dt, &d)) {
         args_init(&a, c);
         a.root = root;
         a.bytes = (size_t)d.size * count;
         a.rbuf = offset(buf, d.true_lb);
         if (pair_chosen(&a, TERN_COLL_BCAST, a.bytes, TERN_COLL_ALGO_bcast_binomial, 1, &chosen))
-            return tern_coll_pair_bcast(&a);
+            return c->size == 2 ? tern_coll_pair_bcast(&a) : tern_coll_tree_bcast(&a);
+        if (c->size > 2)
+            chosen = NULL; /* the scheduled path selects with its own views */
     }
     PREP(pr, c, 1, req_p);
     /* Counts that differ between ranks are caught (MPICH's bcastlength). */
@@ -614,6 +624,23 @@ static size_t reduction_args(tern_coll_args_t *a, tern_comm_t *c, size_t count, 
     return k;
 }
 
+/* A reduce's arguments for the direct paths (coll_pair.h, coll_tree.h):
+ * contiguous d, the user's buffers at their true lower bound. */
+static void direct_reduce_args(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
+                               size_t count, MPI_Datatype dt, MPI_Op op, int root,
+                               const tern_dt_desc_t *d)
+{
+    args_init(a, c);
+    a->count = count;
+    a->dt = dt;
+    a->op = op;
+    a->esz = (size_t)d->size; /* contiguous: the packed element */
+    a->commutative = tern_op_is_commutative(op);
+    a->root = root;
+    a->sbuf = offset(sbuf == MPI_IN_PLACE ? rbuf : sbuf, d->true_lb);
+    a->rbuf = c->rank == root ? offset(rbuf, d->true_lb) : NULL;
+}
+
 tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,
                                MPI_Datatype dt, MPI_Op op, int root, tern_req_t **req_p,
                                int persistent)
@@ -629,15 +656,7 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
     tern_dt_desc_t d;
     const tern_coll_algo_t *chosen = NULL;
     if (pair_call(c, req_p) && pair_contig(dt, &d)) {
-        args_init(&a, c);
-        a.count = count;
-        a.dt = dt;
-        a.op = op;
-        a.esz = (size_t)d.size; /* contiguous: the packed element */
-        a.commutative = tern_op_is_commutative(op);
-        a.root = root;
-        a.sbuf = offset(sbuf == MPI_IN_PLACE ? rbuf : sbuf, d.true_lb);
-        a.rbuf = c->rank == root ? offset(rbuf, d.true_lb) : NULL;
+        direct_reduce_args(&a, c, sbuf, rbuf, count, dt, op, root, &d);
         /* The rank that folds (the root; rank 0 for a non-commutative op)
          * needs a scratch vector, on the stack, unless it folds into the
          * root's receive buffer. */
@@ -646,6 +665,14 @@ tern_status_t tern_coll_reduce(tern_comm_t *c, const void *sbuf, void *rbuf, siz
         if (pair_chosen(&a, TERN_COLL_REDUCE, count * a.esz, TERN_COLL_ALGO_reduce_binomial,
                         !scratch || count * a.esz <= TERN_COLL_PAIR_TMP, &chosen))
             return tern_coll_pair_reduce(&a);
+    }
+    if (tree_call(c, req_p) && pair_contig(dt, &d)) {
+        direct_reduce_args(&a, c, sbuf, rbuf, count, dt, op, root, &d);
+        /* Every rank with children folds into the stack's scratch. */
+        if (pair_chosen(&a, TERN_COLL_REDUCE, count * a.esz, TERN_COLL_ALGO_reduce_binomial,
+                        count * a.esz <= TERN_COLL_TREE_TMP, &chosen))
+            return tern_coll_tree_reduce(&a);
+        chosen = NULL; /* the scheduled path selects with its own views */
     }
     PREP(pr, c, 1, req_p);
     if (chosen) { /* two ranks, contiguous: a holds the views already */
