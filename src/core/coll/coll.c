@@ -4,6 +4,7 @@
  * schedule and run or start it. */
 #include "core/coll/coll.h"
 #include "core/coll/coll_pair.h"
+#include "core/coll/shm_coll.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
@@ -266,7 +267,25 @@ tern_status_t tern_coll_ibarrier(tern_comm_t *c, tern_req_t **req_p, int persist
 {
     prep_t pr;
     tern_coll_args_t a;
+    const tern_coll_algo_t *chosen = NULL;
+    /* Blocking on shm: the run without a schedule (shm_coll.h); revoked
+     * communicators and known failures take the schedule's words. */
+    if (!req_p && !c->is_inter && !(c->revoked | c->n_failed)) {
+        args_init(&a, c);
+        a.blocking = 1;
+        chosen = tern_coll_select(&a, TERN_COLL_BARRIER, 0);
+        if (chosen && chosen->index == TERN_COLL_ALGO_barrier_shm) {
+            int served;
+            tern_status_t st = tern_shm_barrier_now(&a, &served);
+            if (served) {
+                tern_coll_count(chosen, c, 0);
+                return st;
+            }
+        }
+    }
     PREP(pr, c, 0, req_p);
+    if (chosen)
+        return finish_chosen(&pr, &a, TERN_COLL_BARRIER, 0, req_p, persistent, chosen);
     args_init(&a, c);
     return finish(&pr, &a, TERN_COLL_BARRIER, 0, req_p, persistent);
 }
