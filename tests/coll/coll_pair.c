@@ -1,9 +1,10 @@
 /* Two-rank collectives where one rank takes the direct pair path
  * (contiguous data) and the other the scheduled one (a strided type with
  * the same type signature), both contiguous, or both strided: bcast,
- * reduce, allreduce, gather and scatter must meet and give the same
- * results, at every root, in place or not, with counts on both sides of
- * the pair path's limits; the non-commutative op keeps rank order. Runs on
+ * reduce, allreduce, gather, scatter and reduce_scatter(_block) must meet
+ * and give the same results, at every root, in place or not, with counts
+ * on both sides of the pair path's limits; the non-commutative op keeps
+ * rank order. Runs on
  * communicators of two ranks split from the world (np 2 and 4). */
 #include "../mpi/mtest.h"
 
@@ -160,6 +161,59 @@ static void test_gather_scatter(int mode)
     }
 }
 
+/* Segments of reduce_scatter at two ranks (ints): empty ones, both sides
+ * of the 2-rank direct row (128 B) and of the pair's 1 KB scratch. */
+static const int segs[][2] = {{0, 1}, {1, 0}, {1, 1}, {2, 30}, {16, 16}, {17, 15},
+                              {256, 3}, {257, 257}, {700, 5}};
+#define N_SEGS ((int)(sizeof segs / sizeof segs[0]))
+
+/* An int whose extent is two ints: strided vectors of it, not contiguous. */
+static MPI_Datatype gap_int(void)
+{
+    MPI_Datatype t;
+    MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)(2 * sizeof(int)), &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static void test_reduce_scatter(int mode)
+{
+    MPI_Datatype gap = gap_int();
+    int st = strided(mode) ? 2 : 1;
+    MPI_Datatype dt = st == 2 ? gap : MPI_INT;
+    for (int k = 0; k < N_SEGS; k++)
+        for (int block = 0; block < 2; block++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                int rc[2] = {segs[k][0], block ? segs[k][0] : segs[k][1]};
+                int n = rc[0] + rc[1], off = rank ? rc[0] : 0, mine = rc[rank];
+                int *s = malloc((size_t)(n ? n : 1) * (size_t)st * sizeof(int));
+                int *r = malloc((size_t)(n ? n : 1) * (size_t)st * sizeof(int));
+                if (!s || !r)
+                    FATAL("out of memory");
+                for (int i = 0; i < n * st; i++)
+                    s[i] = r[i] = -7;
+                for (int i = 0; i < n; i++)
+                    (inplace ? r : s)[i * st] = val(rank, i);
+                const void *sb = inplace ? MPI_IN_PLACE : s;
+                if (block)
+                    CHECK_RC(MPI_Reduce_scatter_block(sb, r, rc[0], dt, MPI_SUM, comm));
+                else
+                    CHECK_RC(MPI_Reduce_scatter(sb, r, rc, dt, MPI_SUM, comm));
+                for (int i = 0; i < mine; i++)
+                    if (r[i * st] != val(0, off + i) + val(1, off + i)) {
+                        CHECK(0, "reduce_scatter%s segments %d+%d%s: element %d is %d, not %d",
+                              block ? "_block" : "", rc[0], rc[1], inplace ? ", in place" : "", i,
+                              r[i * st], val(0, off + i) + val(1, off + i));
+                        break;
+                    }
+                if (!inplace && st == 2 && mine)
+                    CHECK_INT(r[1], -7, "reduce_scatter wrote a gap");
+                free(s);
+                free(r);
+            }
+    MPI_Type_free(&gap);
+}
+
 /* x -> m x + c under composition "a then b": not commutative. */
 static void compose(void *in_, void *inout_, int *len, MPI_Datatype *dt)
 {
@@ -200,6 +254,15 @@ static void test_noncommutative(void)
             CHECK(!memcmp(r, want, sizeof r), "non-commutative allreduce%s",
                   inplace ? ", in place" : "");
         }
+    /* reduce_scatter: rank 0 owns the first three pairs, rank 1 the rest. */
+    int rc[2] = {3, N - 3};
+    for (int inplace = 0; inplace < 2; inplace++) {
+        memset(r, 0, sizeof r);
+        memcpy(inplace ? r : s, x[rank], sizeof s);
+        CHECK_RC(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s, r, rc, MPI_2INT, op, comm));
+        CHECK(!memcmp(r, want + (rank ? 2 * rc[0] : 0), (size_t)rc[rank] * 2 * sizeof(int)),
+              "non-commutative reduce_scatter%s", inplace ? ", in place" : "");
+    }
     CHECK_RC(MPI_Op_free(&op));
 }
 
@@ -222,6 +285,10 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "gather_scatter_mode%d", mode);
         mtest_begin(name);
         test_gather_scatter(mode);
+        mtest_end();
+        snprintf(name, sizeof name, "reduce_scatter_mode%d", mode);
+        mtest_begin(name);
+        test_reduce_scatter(mode);
         mtest_end();
     }
     mtest_begin("noncommutative");

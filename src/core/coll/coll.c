@@ -5,6 +5,7 @@
 #include "core/coll/coll.h"
 #include "core/coll/coll_pair.h"
 #include "core/coll/coll_tree.h"
+#include "core/coll/shm_coll.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
 #include "core/datatype/op.h"
@@ -274,7 +275,25 @@ tern_status_t tern_coll_ibarrier(tern_comm_t *c, tern_req_t **req_p, int persist
 {
     prep_t pr;
     tern_coll_args_t a;
+    const tern_coll_algo_t *chosen = NULL;
+    /* Blocking on shm: the run without a schedule (shm_coll.h); revoked
+     * communicators and known failures take the schedule's words. */
+    if (!req_p && !c->is_inter && !(c->revoked | c->n_failed)) {
+        args_init(&a, c);
+        a.blocking = 1;
+        chosen = tern_coll_select(&a, TERN_COLL_BARRIER, 0);
+        if (chosen && chosen->index == TERN_COLL_ALGO_barrier_shm) {
+            int served;
+            tern_status_t st = tern_shm_barrier_now(&a, &served);
+            if (served) {
+                tern_coll_count(chosen, c, 0);
+                return st;
+            }
+        }
+    }
     PREP(pr, c, 0, req_p);
+    if (chosen)
+        return finish_chosen(&pr, &a, TERN_COLL_BARRIER, 0, req_p, persistent, chosen);
     args_init(&a, c);
     return finish(&pr, &a, TERN_COLL_BARRIER, 0, req_p, persistent);
 }
@@ -739,6 +758,31 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
     return finish(&pr, &a, TERN_COLL_ALLREDUCE, a.count * a.esz, req_p, persistent);
 }
 
+/* Two ranks, contiguous (coll_pair.h): whether the table chose direct for
+ * this reduce_scatter and the received segment fits the pair's scratch;
+ * then a holds the views and pair_counts the two segments. */
+static int pair_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
+                               tern_nums_t rcounts, size_t rcount, MPI_Datatype dt, MPI_Op op,
+                               const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *pair_counts)
+{
+    for (int i = 0; i < 2; i++)
+        pair_counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
+    args_init(a, c);
+    a->count = pair_counts[0] + pair_counts[1];
+    a->dt = dt;
+    a->op = op;
+    a->esz = (size_t)d->size; /* contiguous: the packed element */
+    a->commutative = tern_op_is_commutative(op);
+    a->rcounts = pair_counts;
+    a->rbuf = offset(rbuf, d->true_lb);
+    a->sbuf = sbuf == MPI_IN_PLACE ? a->rbuf : offset(sbuf, d->true_lb);
+    unsigned id = kind == TERN_COLL_REDUCE_SCATTER ? TERN_COLL_ALGO_reduce_scatter_direct
+                                                   : TERN_COLL_ALGO_reduce_scatter_block_direct;
+    const tern_coll_algo_t *chosen;
+    return pair_chosen(a, kind, a->count * a->esz, id,
+                       pair_counts[c->rank] * a->esz <= TERN_COLL_PAIR_TMP, &chosen);
+}
+
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
                                        tern_nums_t rcounts, size_t rcount, MPI_Datatype dt,
                                        MPI_Op op, tern_req_t **req_p, int persistent)
@@ -746,6 +790,12 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     prep_t pr;
     tern_coll_args_t a;
     int p = c->size, r = c->rank;
+    tern_coll_kind_t kind = rcounts.p ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK;
+    tern_dt_desc_t d;
+    size_t pair_counts[2];
+    if (pair_call(c, req_p) && pair_contig(dt, &d) &&
+        pair_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, pair_counts))
+        return tern_coll_pair_reduce_scatter(&a);
     PREP(pr, c, 1, req_p);
     size_t *counts = tern_sched_tmp(pr.s, (size_t)p * sizeof *counts), total = 0;
     if (!counts) {
@@ -764,8 +814,7 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     /* In place: the input is the whole vector in rbuf. */
     a.sbuf = in_view(&pr, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
     a.rbuf = out_view(&pr, rbuf, counts[r] / k, dt);
-    return finish(&pr, &a, rcounts.p ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK,
-                  a.count * a.esz, req_p, persistent);
+    return finish(&pr, &a, kind, a.count * a.esz, req_p, persistent);
 }
 
 tern_status_t tern_coll_scan(tern_comm_t *c, const void *sbuf, void *rbuf, size_t count,

@@ -1,7 +1,8 @@
 /* Two-rank collectives as direct messages (coll_pair.h). Each function is
  * its algorithm's schedule at p = 2 written out: bcast_binomial.c,
- * reduce_binomial.c, allreduce_recursive_doubling.c, gather_binomial.c and
- * scatter_binomial.c say why the messages and the folds are what they are.
+ * reduce_binomial.c, allreduce_recursive_doubling.c, gather_binomial.c,
+ * scatter_binomial.c and reduce_scatter_direct.c say why the messages and
+ * the folds are what they are.
  * A send goes eager at once when it can (no request), else through a
  * request waited for at the end; a receive whose message is here already
  * is copied at once, else posted as a request on this stack frame. Errors
@@ -256,4 +257,40 @@ tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a)
     if (a->rbuf != mine && b)
         memmove(a->rbuf, mine, b);
     return pair_end(&p);
+}
+
+/* Each rank sends the other its segment and folds x_0 op x_1 over its own
+ * (reduce_scatter_direct.c at p = 2): one message each way, where the shm
+ * path waits on the flag lines of both ranks. A rank whose segment is
+ * empty only sends. */
+tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    int r = a->comm->rank;
+    size_t e = a->esz, first = a->rcounts[0] * e;
+    size_t mine = a->rcounts[r] * e, theirs = a->rcounts[p.peer] * e;
+    const char *own = (const char *)a->sbuf + (r ? first : 0);
+    const char *other = (const char *)a->sbuf + (r ? 0 : first);
+    _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
+    if (theirs)
+        send_begin(&p, other, theirs);
+    if (mine)
+        recv_begin(&p, tmp, mine);
+    /* In place, rank 1's result overwrites the segment it sends: fold
+     * only once the send is done. */
+    pair_end(&p);
+    if (p.stop || !mine)
+        return p.st;
+    tern_status_t st;
+    if (r == 0) {
+        st = tern_op_apply(a->op, a->dt, own, tmp, a->rcounts[0]);
+        if (st == TERN_OK)
+            memcpy(a->rbuf, tmp, mine);
+    } else {
+        memmove(a->rbuf, own, mine);
+        st = tern_op_apply(a->op, a->dt, tmp, a->rbuf, a->rcounts[1]);
+    }
+    note(&p, st);
+    return p.st;
 }

@@ -1,9 +1,10 @@
-/* Two ranks, blocking, small contiguous data: the rooted collectives and
- * allreduce run as the one or two messages that the table's algorithm for
- * that case sends (bcast, reduce, gather and scatter binomial; allreduce
- * recursive doubling), posted straight to point-to-point with no
- * schedule: no schedule object, step, in-flight list or scratch arena, no
- * pooled request for a receive that is not here yet (one on the stack).
+/* Two ranks, blocking, small contiguous data: the rooted collectives,
+ * allreduce and reduce_scatter run as the one or two messages that the
+ * table's algorithm for that case sends (bcast, reduce, gather and scatter
+ * binomial; allreduce recursive doubling; reduce_scatter direct), posted
+ * straight to point-to-point with no schedule: no schedule object, step,
+ * in-flight list or scratch arena, no pooled request for a receive that is
+ * not here yet (one on the stack).
  * The messages, their tags (the communicator's next blocking collective
  * tag) and the order of the op's operands are the algorithm's own, so a
  * rank that takes the scheduled path (a derived type, a larger vector)
@@ -19,7 +20,7 @@
 #include "core/coll/coll.h"
 
 /* The largest vector of the reductions that need a scratch copy (allreduce;
- * reduce in place): it lives on the stack. */
+ * reduce in place; a reduce_scatter segment): it lives on the stack. */
 #define TERN_COLL_PAIR_TMP 1024
 
 tern_status_t tern_coll_pair_bcast(const tern_coll_args_t *a);
@@ -27,5 +28,7 @@ tern_status_t tern_coll_pair_reduce(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_allreduce(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_gather(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a);
+/* a->rcounts holds the two segments' element counts. */
+tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a);
 
 #endif

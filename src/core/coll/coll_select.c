@@ -189,8 +189,11 @@ static const row_t default_rows[] = {
      * (64 KB 16.2 against 40.8 us, 128 KB 31.6 against 120.6), 4 B 1.7x;
      * oversubscribed, 32 B up: 4 ranks 0.52-0.98x up to 1 MB (against
      * ring from 128 KB), 8 ranks 0.48-0.95x; 4-16 B stay direct (2.2-3.4x
-     * at 4-8 B). */
-    {TERN_COLL_REDUCE_SCATTER, 2, 4, "reduce_scatterv", FIT},
+     * at 4-8 B). Two ranks, up to 128 B: direct, one message each way
+     * (coll_pair.c), against shm's wait on both ranks' flag lines (loaded
+     * A/B, 8-128 B 0.34-0.42 against 0.52 us, 4 B 0.16 against
+     * reduce_scatterv's 0.21; shm ahead from 256 B; docs/performance.md). */
+    {TERN_COLL_REDUCE_SCATTER, 2, 128, "direct", ANY},
     {TERN_COLL_REDUCE_SCATTER, 2, ANY_BYTES, "shm", FIT},
     /* Oversubscribed, 8 ranks, 4-16 B: recursive halving, where direct
      * makes each owner wait for p - 1 messages a call (empty parts are
@@ -212,7 +215,7 @@ static const row_t default_rows[] = {
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv", ANY},
     /* The same code and the same rows as reduce_scatter. */
-    {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, 4, "reduce_scatterv", FIT},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, 128, "direct", ANY},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, "shm", FIT},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 7, 16, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 8, 16, "recursive_halving", OVER},

@@ -58,6 +58,7 @@
 #include "core/coll/shm_coll.h"
 #include "core/coll/shm_region.h"
 #include "core/datatype/op.h"
+#include "core/pt2pt/progress.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -630,4 +631,21 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
                         ? a->dt
                         : MPI_DATATYPE_NULL);
     return tern_sched_error(s);
+}
+
+tern_status_t tern_shm_barrier_now(const tern_coll_args_t *a, int *served)
+{
+    tern_shm_region_t *reg = NULL;
+    *served = 0;
+    tern_status_t st = tern_shm_region_get(a->comm, 1, &reg);
+    if (st != TERN_OK || !reg)
+        return st;
+    *served = 1;
+    run_t r = {.reg = reg, .kind = TERN_COLL_BARRIER, .a = *a, .phase = PH_CLAIM,
+               .root = a->root};
+    unsigned idle = 0;
+    while (!poll_run(&r, &st))
+        if (tern_progress() == 0)
+            tern_progress_idle(&idle);
+    return st;
 }

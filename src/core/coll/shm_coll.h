@@ -20,5 +20,10 @@
  * in a slot), the caller builds a point-to-point algorithm instead. */
 tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
                                   tern_coll_kind_t kind, int *served);
+/* A blocking barrier run straight from the call, the same run (ticket,
+ * flags) with no schedule around its one step: about a third of a 2-rank
+ * barrier's instructions were the schedule's (made, pushed, reaped,
+ * freed). *served 0: the communicator has no region, nothing ran. */
+tern_status_t tern_shm_barrier_now(const tern_coll_args_t *a, int *served);
 
 #endif
