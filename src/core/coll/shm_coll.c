@@ -96,9 +96,8 @@ typedef struct {
  * the cores; streaming stores write whole lines without reading them
  * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us, measured when
  * bcast still went through the slots, in the VM's far-cores mode; bcast
- * now has its ring of small cells and plain stores, and for the blocks
- * copied in here plain stores were 8-17% faster at 16-32 KB and level
- * from 64 KB in the near mode: docs/performance.md). The sfence orders
+ * now has its ring of small cells and plain stores, and allgather and
+ * alltoall copy in with plain stores: block_copy_in). The sfence orders
  * them before the enter flag's release store. Elsewhere, below that size,
  * without SSE2 or at an unaligned slot offset: memcpy. */
 static void slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
@@ -172,6 +171,17 @@ static size_t piece_at(int w, int d)
     return (size_t)(d < w ? d : d - 1);
 }
 
+/* Allgather's and alltoall's copy into this rank's slot: plain stores at
+ * every size. Both ranks copy in, then out of the other's slot at the
+ * same time, so the lines cross from cache to cache; streamed to memory
+ * (slot_copy), the reader waits for them to come back from there (loaded
+ * A/B, 2-rank allgather 16 / 32 / 64 KB: 1.96 / 3.39 / 6.23 us streamed
+ * against 0.64 / 1.25 / 2.75 plain; docs/performance.md). */
+static void block_copy_in(char *slot, const char *src, size_t n)
+{
+    memcpy(slot, src, n);
+}
+
 static void copy_in(run_t *r)
 {
     tern_shm_region_t *reg = r->reg;
@@ -186,15 +196,18 @@ static void copy_in(run_t *r)
     case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
         for (int d = 0; d < reg->p; d++)
             if (d != reg->me)
-                slot_copy(reg, tern_shm_slot(reg, reg->me, r->n) + piece_at(reg->me, d) * r->len,
-                          sbuf + (size_t)d * b + r->off, r->len);
+                block_copy_in(tern_shm_slot(reg, reg->me, r->n) + piece_at(reg->me, d) * r->len,
+                              sbuf + (size_t)d * b + r->off, r->len);
+        break;
+    case TERN_COLL_ALLGATHER:
+        block_copy_in(tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
         break;
     case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
-        if (reg->me == r->root)
-            break;
-        /* fall through */
-    default: /* gather, allgather: this rank's block */
-        slot_copy(reg, tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
+        if (reg->me != r->root)
+            slot_copy(reg, tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
+        break;
+    default:
+        break;
     }
 }
 
