@@ -1,7 +1,8 @@
 /* MPI-IO, chapter 14: file handles, every access mode and pointer, views,
- * collective, nonblocking and split forms, the errors of the chapter, and
- * the file error handlers. Every check compares bytes read back (or the
- * file's size, or an error class) with what is known to be right. */
+ * collective, nonblocking and split forms, the errors of the chapter, the
+ * file error handlers, and close's one collective round. Every check
+ * compares bytes read back (or the file's size, or an error class, or a
+ * count of collectives) with what is known to be right. */
 #include "../mpi/mtest.h"
 
 #include <sys/stat.h>
@@ -434,6 +435,93 @@ static void test_shared(void)
     mtest_end();
 }
 
+/* Collectives (internal ones too) this rank has started: tern_coll_calls. */
+static unsigned long long coll_calls(void)
+{
+    static MPI_T_pvar_session sess = MPI_T_PVAR_SESSION_NULL;
+    static MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+    if (sess == MPI_T_PVAR_SESSION_NULL) {
+        int provided, idx = -1, count = 0;
+        CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        CHECK_RC(MPI_T_pvar_session_create(&sess));
+        CHECK_RC(MPI_T_pvar_get_index("tern_coll_calls", MPI_T_PVAR_CLASS_COUNTER, &idx));
+        CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &h, &count));
+        MPI_T_pvar_start(sess, h); /* continuous counters refuse: fine */
+    }
+    unsigned long long v = 0;
+    CHECK_RC(MPI_T_pvar_read(sess, h, &v));
+    return v;
+}
+
+/* Close in one collective round (an allreduce; with DELETE_ON_CLOSE a
+ * reduce and a bcast, rank 0 deleting between them), the shared pointer
+ * used or not: when any rank's close returns, every rank's bytes are in
+ * the file (rank 0 reads them by POSIX at once) and a DELETE_ON_CLOSE
+ * file is gone; a deletion that fails (the last rank removed the file
+ * itself) fails the close on every rank with its class. */
+static void test_close(void)
+{
+    mtest_begin("close");
+    char path[512];
+    fname(path, sizeof path, "close");
+    for (int how = 0; how < 4; how++) {
+        int doc = how & 1, shared = how & 2;
+        MPI_File fh;
+        CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR |
+                                   (doc ? MPI_MODE_DELETE_ON_CLOSE : 0), MPI_INFO_NULL, &fh));
+        int mine[REC];
+        for (int i = 0; i < REC; i++)
+            mine[i] = rank * 1000 + i;
+        if (shared)
+            CHECK_RC(MPI_File_write_shared(fh, mine, REC, MPI_INT, MPI_STATUS_IGNORE));
+        else
+            CHECK_RC(MPI_File_write_at(fh, (MPI_Offset)rank * REC * 4, mine, REC, MPI_INT,
+                                       MPI_STATUS_IGNORE));
+        unsigned long long before = coll_calls();
+        CHECK_RC(MPI_File_close(&fh));
+        unsigned long long colls = coll_calls() - before;
+        if (size > 1)
+            CHECK(colls == (doc ? 2u : 1u), "%s%s: close started %llu collectives", shared ?
+                  "shared pointer used, " : "", doc ? "DELETE_ON_CLOSE" : "plain", colls);
+        if (doc) {
+            CHECK(!exists(path), "DELETE_ON_CLOSE: the file is gone when close returns");
+        } else if (rank == 0) {
+            int *all = malloc((size_t)size * REC * 4);
+            FILE *in = fopen(path, "rb");
+            size_t got = in ? fread(all, 4, (size_t)size * REC, in) : 0;
+            if (in)
+                fclose(in);
+            CHECK(got == (size_t)size * REC, "read %zu of %d ints after close", got, size * REC);
+            /* By the shared pointer the records' order is the ranks' race:
+             * record k is then some rank's, each rank's once. */
+            int seen[64] = {0}, ok = got == (size_t)size * REC;
+            for (int k = 0; ok && k < size; k++) {
+                int r = shared ? all[k * REC] / 1000 : k;
+                ok = r >= 0 && r < size && !seen[r]++;
+                for (int i = 0; ok && i < REC; i++)
+                    ok = all[k * REC + i] == r * 1000 + i;
+            }
+            CHECK(ok, "every rank's bytes are in the file when rank 0's close returns");
+            free(all);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (!doc && rank == 0)
+            unlink(path);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR |
+                               MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == size - 1)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rc = MPI_File_close(&fh);
+    CHECK_CLASS(rc, MPI_ERR_NO_SUCH_FILE, "DELETE_ON_CLOSE of a file removed before the close");
+    CHECK(fh == MPI_FILE_NULL, "the handle is MPI_FILE_NULL after a failed close");
+    mtest_end();
+}
+
 static void test_hints(void)
 {
     mtest_begin("hints and handles");
@@ -495,6 +583,7 @@ int main(int argc, char **argv)
     test_view();
     test_shared();
     test_hints();
+    test_close();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK(rmdir(dir) == 0, "every file was removed (rmdir %s)", dir);

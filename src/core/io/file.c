@@ -353,34 +353,60 @@ tern_status_t tern_file_revoke(tern_file_t *f)
     return st;
 }
 
+/* Close's one round: every rank's status after its descriptor is closed,
+ * the worst on every rank (a failed close(2) or deletion reaches all).
+ * With MPI_MODE_DELETE_ON_CLOSE a reduce and a bcast, rank 0 deleting
+ * between them, once every rank has closed, and every rank returning
+ * after the file is gone (ROMIO's order) with the deletion's status;
+ * otherwise an allreduce. */
+static tern_status_t close_agree(tern_file_t *f, tern_status_t mine)
+{
+    tern_comm_t *c = f->comm;
+    int in[2] = {(int)mine, c->rank}, out[2] = {TERN_OK, 0};
+    tern_status_t st;
+    if (!(f->amode & MPI_MODE_DELETE_ON_CLOSE)) {
+        st = tern_coll_allreduce(c, in, out, 1, MPI_2INT, MPI_MAXLOC, NULL, 0);
+    } else {
+        st = tern_coll_reduce(c, in, out, 1, MPI_2INT, MPI_MAXLOC, 0, NULL, 0);
+        if (st == TERN_OK && c->rank == 0) {
+            tern_status_t dst = f->drv->remove(f->fd.path);
+            if (dst != TERN_OK && out[0] == TERN_OK) {
+                out[0] = (int)dst;
+                out[1] = 0;
+                if (mine == TERN_OK)
+                    mine = dst;
+            }
+        }
+        if (st == TERN_OK)
+            st = tern_coll_bcast(c, out, 2, MPI_INT, 0, NULL, 0);
+    }
+    if (st != TERN_OK)
+        return st;
+    if (out[0] == TERN_OK || mine != TERN_OK)
+        return mine;
+    return failed_on((tern_status_t)out[0], f->name, "MPI_File_close", out[1]);
+}
+
 tern_status_t tern_file_close(tern_file_t *f, MPI_File *fh)
 {
     if (f->split_active)
         return tern_status_detail(TERN_ERR_FILE_IO, "file '%s': MPI_File_close while a split "
                                   "collective is under way (call its _end first)", f->name);
-    /* Every rank's writes are done before the file may go (a revoked
-     * file's members cannot meet on it: each closes alone). */
+    /* This rank's queued writes are done before its descriptor goes; the
+     * other ranks' descriptors are their own. */
     tern_io_async_drain(f);
-    tern_status_t st = TERN_OK;
-    /* The shared pointer's close is the barrier: no rank closes its fd
-     * before every rank has drained its writes. */
+    tern_status_t st = f->drv->close(&f->fd);
+    /* One round (it was a barrier, and two more rounds to delete): no
+     * rank returns before every rank has closed, so a program may read
+     * the others' bytes once its own close returns, and the shared
+     * pointer's word outlives every rank's last use. A revoked file's
+     * members cannot meet on it: each closes alone (a deletion, which
+     * needs them all, fails with the revocation). */
+    if (!f->comm->revoked || (f->amode & MPI_MODE_DELETE_ON_CLOSE))
+        st = close_agree(f, st);
     tern_status_t wst = tern_io_shared_close(f);
-    tern_status_t cst = f->drv->close(&f->fd);
     if (st == TERN_OK)
         st = wst;
-    if (st == TERN_OK)
-        st = cst;
-    if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {
-        /* Once every rank has closed, rank 0 deletes; every rank returns
-         * after the file is gone (ROMIO's order) with the deletion's
-         * status. */
-        tern_status_t dst = tern_coll_barrier(f->comm);
-        if (dst == TERN_OK && f->comm->rank == 0)
-            dst = f->drv->remove(f->fd.path);
-        dst = agree(f->comm, dst, f->name, "MPI_File_close");
-        if (st == TERN_OK)
-            st = dst;
-    }
     file_free(f);
     *fh = MPI_FILE_NULL;
     return st;

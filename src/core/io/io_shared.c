@@ -139,10 +139,9 @@ tern_status_t tern_io_shared_close(tern_file_t *f)
         word_unmap(f, 1);
         return TERN_OK;
     }
-    /* After the barrier no rank uses the word again. */
-    tern_status_t st = tern_coll_barrier(f->comm);
+    /* After close's agreement no rank uses the word again. */
     word_unmap(f, f->comm->rank == 0);
-    return st;
+    return TERN_OK;
 }
 
 void tern_io_shared_forget(tern_file_t *f)

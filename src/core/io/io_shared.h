@@ -8,7 +8,7 @@
  * shared memory that costs open nothing: its name follows from the file's
  * communicator ("/tern-<job>-sp-<leader world rank>-<context id>"), and the
  * first rank to use the pointer creates it (zero, the pointer at open),
- * the others attach to it; close (after its barrier) unlinks it. A file
+ * the others attach to it; close (after its agreement) unlinks it. A file
  * across nodes keeps it in an MPI_Offset at rank 0 of a window over the
  * file's communicator, created by open. */
 #ifndef TERN_CORE_IO_IO_SHARED_H
@@ -27,9 +27,10 @@ tern_status_t tern_io_shared_fetch_add(tern_file_t *f, MPI_Offset n, MPI_Offset 
 tern_status_t tern_io_shared_set(tern_file_t *f, MPI_Offset value);
 /* ULFM: revokes the window, if the file has one. */
 tern_status_t tern_io_shared_revoke(tern_file_t *f);
-/* Close's part: frees the window (whose free is a barrier) or, on one
- * node, waits at a barrier for every rank's last use, then rank 0 removes
- * the word. A revoked file meets nobody: each rank removes the name. */
+/* Close's part, after its agreement (a round that every rank enters
+ * after its last use of the pointer): frees the window (whose free is a
+ * barrier) or, on one node, rank 0 removes the word. A revoked file meets
+ * nobody: each rank removes the name. */
 tern_status_t tern_io_shared_close(tern_file_t *f);
 /* At MPI_Finalize with f still open: unmaps and removes the word, and
  * forgets the window (freed with the others), with no collective. */
