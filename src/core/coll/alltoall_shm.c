@@ -3,7 +3,8 @@
  * stores its enter flag, copies its own block straight to its receive
  * buffer, waits for everyone's flag and copies its piece out of every
  * other slot. Larger blocks go in chunks of slot / (p - 1) bytes, one step
- * each.
+ * each; with more ranks than CPUs, a blocking call's blocks up to 64 KB
+ * go in one step through the region's alltoall area (shm_region.h).
  * Node-local communicators (shm_region.h); run by shm_coll.c. */
 #include "core/coll/shm_coll.h"
 

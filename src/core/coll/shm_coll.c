@@ -33,7 +33,8 @@
  *             copies nothing in; a reduce of 2 ranks always folds at the
  *             root (the other's chunk crosses the cores once).
  *   gather, allgather, scatter, alltoall (blocks of b bytes, chunks of at
- *             most a slot, a slot / (p - 1) for alltoall): the writers
+ *             most a slot; alltoall: an alltoall slot / (p - 1) bytes,
+ *             shm_region.h): the writers
  *             (every rank; the root for scatter) wait until slot n is
  *             free, copy their chunk in (scatter: the root fills every
  *             rank's slot; alltoall: every rank puts one piece per other
@@ -87,6 +88,7 @@ typedef struct {
      * overwrites the vector). */
     size_t my_lo, my_n;
     int flat, own;
+    int a2a_area;             /* alltoall: the pieces go through reg->a2a */
     int phase, cursor;
 } run_t;
 
@@ -182,6 +184,12 @@ static void block_copy_in(char *slot, const char *src, size_t n)
     memcpy(slot, src, n);
 }
 
+/* Alltoall: writer w's slot of this step. */
+static char *a2a_slot(run_t *r, int w)
+{
+    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) : tern_shm_slot(r->reg, w, r->n);
+}
+
 static void copy_in(run_t *r)
 {
     tern_shm_region_t *reg = r->reg;
@@ -196,7 +204,7 @@ static void copy_in(run_t *r)
     case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
         for (int d = 0; d < reg->p; d++)
             if (d != reg->me)
-                block_copy_in(tern_shm_slot(reg, reg->me, r->n) + piece_at(reg->me, d) * r->len,
+                block_copy_in(a2a_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
                               sbuf + (size_t)d * b + r->off, r->len);
         break;
     case TERN_COLL_ALLGATHER:
@@ -230,7 +238,8 @@ static void copy_out(run_t *r)
     for (int q = 0; q < reg->p; q++) {
         char *dst = rbuf + (size_t)q * b + r->off;
         if (q != me)
-            memcpy(dst, tern_shm_slot(reg, q, r->n) + (a2a ? piece_at(q, me) * r->len : 0),
+            memcpy(dst,
+                   a2a ? a2a_slot(r, q) + piece_at(q, me) * r->len : tern_shm_slot(reg, q, r->n),
                    r->len);
         else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
             memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);
@@ -604,8 +613,17 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
         r->a.sbuf = a->rbuf; /* the root's message */
     } else if (kind == TERN_COLL_GATHER || kind == TERN_COLL_ALLGATHER ||
                kind == TERN_COLL_SCATTER || kind == TERN_COLL_ALLTOALL) {
-        /* Alltoall: a piece per other destination in each slot. */
-        r->per = kind == TERN_COLL_ALLTOALL ? reg->slot / (size_t)(reg->p - 1) : reg->slot;
+        /* Alltoall: a piece per other destination in each slot; through
+         * the alltoall area (oversubscribed) when the data slots' pieces
+         * would take more than one step (the same on every rank: a block
+         * has the same size everywhere). Smaller blocks keep the data
+         * slots: through the area, 8 ranks 8 B-2 KB were 3-13% slower
+         * (docs/performance.md). */
+        size_t piece = reg->slot / (size_t)(reg->p - 1);
+        r->a2a_area = kind == TERN_COLL_ALLTOALL && reg->a2a && a->bytes > piece;
+        r->per = kind != TERN_COLL_ALLTOALL ? reg->slot
+                 : r->a2a_area             ? reg->a2a_slot / (size_t)(reg->p - 1)
+                                           : piece;
         r->total = a->bytes;
         if (r->per == 0)
             return TERN_OK; /* more ranks than bytes in a slot: not served */

@@ -148,8 +148,15 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     int cells = (int)tern_knob_count(TERN_KNOB_COLL_SHM_BCAST_CELLS);
     size_t flag_bytes = (size_t)p * TERN_SHM_N_FLAGS * LINE;
     size_t slot_bytes = ((size_t)p + 1) * N_SLOTS * slot;
-    size_t lane_bytes = flag_bytes + slot_bytes + (size_t)cells * (LINE + cell);
-    size_t bytes = 2 * lane_bytes;
+    size_t ring_bytes = (size_t)cells * (LINE + cell);
+    /* Oversubscribed: every step of an alltoall waits for each descheduled
+     * rank, so a block up to 64 KB goes in one (loaded A/B:
+     * docs/performance.md); after both lanes, the blocking one's. */
+    size_t a2a_slot = 0;
+    if (tern_rt.node_oversubscribed && p > 2 && p <= TERN_SHM_SLOT_OVER_MAX_RANKS)
+        a2a_slot = (size_t)(p - 1) * (slot < TERN_SHM_SLOT_OVER ? slot : TERN_SHM_SLOT_OVER);
+    size_t lane_bytes = flag_bytes + slot_bytes + ring_bytes;
+    size_t bytes = 2 * lane_bytes + (size_t)p * N_SLOTS * a2a_slot;
     tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
     tern_shm_comm_name(name, sizeof name, c, "coll");
@@ -207,6 +214,9 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         l->ring = l->data + slot_bytes;
         l->cell = cell;
         l->cells = cells;
+        /* The blocking lane only: a nonblocking alltoall takes p steps. */
+        l->a2a = a2a_slot && k == 0 ? (char *)reg->seg.base + 2 * lane_bytes : NULL;
+        l->a2a_slot = k == 0 ? a2a_slot : 0;
     }
     c->coll_shm = reg;
     c->coll_shm_free = region_free;

@@ -18,7 +18,12 @@
  *   two result slots (the slices of a parallel reduction);
  *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
  *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
- *   KB, at most a slot).
+ *   KB, at most a slot);
+ * and after both lanes, for the blocking lane, on a node with more ranks
+ * than CPUs, 3 to TERN_SHM_SLOT_OVER_MAX_RANKS ranks: per rank two
+ * alltoall slots of p - 1 pieces of a slot (at most TERN_SHM_SLOT_OVER
+ * bytes) each, so a 64 KB alltoall block is one step (the data slots
+ * hold p - 1 pieces of slot / (p - 1) bytes: p steps; 7 MB at 8 ranks).
  *
  * Synchronisation is by sequence numbers, never reset: every rank counts
  * the steps it runs on the region (one per collective, or one per
@@ -80,6 +85,8 @@ typedef struct tern_shm_region {
     char *ring;          /* the bcast ring: cell i at ring + i * (LINE + cell) */
     size_t cell;         /* bytes of data per cell, a multiple of TERN_SHM_LINE */
     int cells;
+    char *a2a;           /* NULL, or rank q's alltoall slot k: a2a + (q * SLOTS + k) * a2a_slot */
+    size_t a2a_slot;     /* p - 1 pieces, each a multiple of TERN_SHM_LINE */
     uint64_t chunks;     /* bcast chunks run on this lane so far */
     uint64_t cell_step[TERN_SHM_BCAST_MAX_CELLS]; /* the step that last used cell i */
     unsigned misses;     /* flag checks that found the flag behind */
@@ -127,6 +134,12 @@ static inline char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
 static inline char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
 {
     return reg->result + (size_t)(n % TERN_SHM_SLOTS) * reg->slot;
+}
+
+/* Rank q's alltoall slot of step n (the region has an alltoall area). */
+static inline char *tern_shm_a2a_slot(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return reg->a2a + ((size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS)) * reg->a2a_slot;
 }
 
 /* The bcast ring's cell i: its header line, then its data. */
