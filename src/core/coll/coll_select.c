@@ -170,7 +170,7 @@ static const row_t default_rows[] = {
     /* Two ranks, one per core: shm up to its 64 KB slot (one step; each
      * rank folds half), 0.6x rabenseifner's time at 64 KB in an A/B
      * (docs/performance.md). */
-    {TERN_COLL_ALLREDUCE, 2, 65536, "shm", FIT},
+    {TERN_COLL_ALLREDUCE, 2, 131072, "shm", FIT},
     /* Oversubscribed, up to 64 KB at up to 8 ranks: shm in one step (64 KB
      * slots), where rabenseifner's 2 lg p steps each wait for a
      * descheduled partner (loaded machine, SCHED_RR, 64 KB: 4 ranks 58-71

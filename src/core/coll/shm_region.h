@@ -14,7 +14,7 @@
  *   per rank: three flag lines (enter, reduced, leave), each written by that
  *   rank only, plus its pid;
  *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes (auto: 16 KB,
- *   64 KB in a region of two ranks);
+ *   128 KB in a region of two ranks);
  *   two result slots (the slices of a parallel reduction);
  *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
  *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
@@ -48,9 +48,9 @@
 enum { TERN_SHM_ENTER, TERN_SHM_REDUCED, TERN_SHM_LEAVE, TERN_SHM_N_FLAGS };
 enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
 /* TERN_COLL_SHM_SLOT=auto: slots of this many bytes, and larger ones in a
- * region of two ranks, whose 64 KB allreduce then fits one step. */
+ * region of two ranks, whose 128 KB allreduce then fits one step. */
 #define TERN_SHM_SLOT_DEFAULT ((size_t)16384)
-#define TERN_SHM_SLOT_2RANKS ((size_t)65536)
+#define TERN_SHM_SLOT_2RANKS ((size_t)131072)
 /* auto on a node with more ranks than CPUs, up to 8 ranks: 64 KB slots,
  * so a 64 KB bcast or allreduce is one step (every step waits for the
  * slowest, descheduled rank; 1.2 MB of region per lane at 8 ranks). */
