@@ -1,8 +1,8 @@
 /* Allreduce and reduce_scatter_block through the default selection table
- * at the vector sizes where its 2-rank rows change (8 KB: recursive
+ * at the vector sizes where its 2-rank paths change (8 KB: recursive
  * doubling to shm; 64 KB; 128 KB, the 2-rank region's slot: one shm step
- * up to it, rabenseifner past it; 256 KB: reduce_scatter in steps of a
- * slot), one element either side of each: int sums, double sums, int max,
+ * up to it, two past it; 256 KB: reduce_scatter in steps of half a slot
+ * per block), one element either side of each: int sums, double sums, int max,
  * byte xor (odd counts of 1-byte elements), a non-commutative user op
  * (affine maps, rank order), each also MPI_IN_PLACE. Every element of
  * every result is checked against one computed locally. */

@@ -12,7 +12,7 @@
  * meets each with its own kind. Layout of a lane, every part on its own
  * cache lines:
  *   per rank: three flag lines (enter, reduced, leave), each written by that
- *   rank only, plus its pid;
+ *   rank only, plus its pid and an allreduce's count in the enter line;
  *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes (auto: 16 KB,
  *   128 KB in a region of two ranks);
  *   two result slots (the slices of a parallel reduction);
@@ -127,6 +127,16 @@ static inline char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
 static inline char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
 {
     return reg->result + (size_t)(n % TERN_SHM_SLOTS) * reg->slot;
+}
+
+/* Rank q's word for an allreduce's element count, in the run's first step
+ * n (its enter line, past the pid; one word per slot parity, so a rank one
+ * step ahead never overwrites a count not yet read). */
+static inline uint64_t *tern_shm_count_word(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return (uint64_t *)(void *)(reg->flags + ((size_t)q * TERN_SHM_N_FLAGS + TERN_SHM_ENTER) *
+                                                 TERN_SHM_LINE +
+                                16 + 8 * (size_t)(n % TERN_SHM_SLOTS));
 }
 
 /* The bcast ring's cell i: its header line, then its data. */
