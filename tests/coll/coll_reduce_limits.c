@@ -1,11 +1,13 @@
-/* Allreduce and reduce_scatter_block through the default selection table
- * at the vector sizes where its 2-rank paths change (8 KB: recursive
- * doubling to shm; 64 KB; 128 KB, the 2-rank region's slot: one shm step
- * up to it, two past it; 256 KB: reduce_scatter in steps of half a slot
- * per block), one element either side of each: int sums, double sums, int max,
- * byte xor (odd counts of 1-byte elements), a non-commutative user op
- * (affine maps, rank order), each also MPI_IN_PLACE. Every element of
- * every result is checked against one computed locally. */
+/* Allreduce, reduce (roots 0 and p - 1) and reduce_scatter_block through
+ * the default selection table at the vector sizes where its 2-rank paths
+ * change (8 KB: allreduce from recursive doubling to shm; 64 KB; 128 KB,
+ * the 2-rank region's slot: one shm step up to it, allreduce in two past
+ * it, reduce binomial past it; 256 KB: reduce_scatter in steps of half a
+ * slot per block), one element either side of each: int sums, double
+ * sums, int max, byte xor (odd counts of 1-byte elements), a
+ * non-commutative user op (affine maps, rank order), each also
+ * MPI_IN_PLACE. Every element of every result is checked against one
+ * computed locally. */
 #include "../mpi/mtest.h"
 #include "affine_op.h"
 
@@ -108,6 +110,20 @@ static void run_rsb(int t, size_t per, int in_place, int p, int me)
     free(r);
 }
 
+static void run_reduce(int t, size_t n, int in_place, int root, int p, int me)
+{
+    size_t esz = esz_of[t];
+    char *s = malloc(n * esz + 1), *r = malloc(n * esz + 1);
+    int ip = in_place && me == root; /* only the root may pass MPI_IN_PLACE */
+    for (size_t i = 0; i < n; i++)
+        value(t, me, i, (ip ? r : s) + i * esz);
+    CHECK_RC(MPI_Reduce(ip ? MPI_IN_PLACE : s, r, (int)n, dtype(t), op(t), root, MPI_COMM_WORLD));
+    if (me == root)
+        check(t, p, r, n, 0, ip ? "reduce in place" : "reduce", n);
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -121,6 +137,7 @@ int main(int argc, char **argv)
                 for (int in_place = 0; in_place < 2; in_place++) {
                     size_t n = limits[k] / esz_of[t] + (size_t)(long)d;
                     run_allreduce(t, n, in_place, p, me);
+                    run_reduce(t, n, in_place, d < 0 ? 0 : p - 1, p, me);
                     run_rsb(t, n / (size_t)p, in_place, p, me);
                 }
     MPI_Op_free(&affine_op);
