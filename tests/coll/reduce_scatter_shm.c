@@ -300,7 +300,7 @@ int main(int argc, char **argv)
     if (slot && atoi(slot) > 0)
         slot_bytes = atoi(slot);
     else
-        slot_bytes = p == 2 ? 65536 : 16384; /* auto */
+        slot_bytes = p == 2 ? 131072 : 16384; /* auto */
     MPI_Op user_sum, affine_op;
     MPI_Op_create(my_sum, 1, &user_sum);
     MPI_Op_create(compose, 0, &affine_op);

@@ -89,12 +89,13 @@ static const row_t default_rows[] = {
      * machine, medians of 5 alternated rounds: 4 ranks 1.73 against 2.43
      * us, 8 ranks 13.7 against 32.7; tern-bench tune agreed). */
     {TERN_COLL_GATHER, 8, ANY_BYTES, "linear", OVER},
-    /* Two ranks, one per core: shm up to the 64 KB slot of a 2-rank
-     * region (one step: one copy in, one out, no rendezvous round trip;
-     * docs/performance.md). Gather, scatter and reduce stop at the slot
-     * though shm was faster at 128 KB too: their steps follow each rank's
-     * own count, so mismatched counts (erroneous) must fit one step to
-     * stay in step. */
+    /* Two ranks, one per core: shm up to 64 KB (reduce: 128 KB), one step
+     * through a 2-rank region's slot (one copy in, one out, no rendezvous
+     * round trip; docs/performance.md). Gather, scatter and reduce must
+     * fit one step (gather and scatter were faster at 128 KB too, in two
+     * steps of the 64 KB slots then): their steps follow each rank's own
+     * count, so mismatched counts (erroneous) must fit one step to stay
+     * in step. */
     {TERN_COLL_GATHER, 2, 65536, "shm", FIT},
     {TERN_COLL_GATHER, 8, 16384, "shm", FIT},
     {TERN_COLL_GATHER, 16, 4096, "shm", FIT},
@@ -154,7 +155,9 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLTOALLW, 0, ANY_BYTES, "pairwise", ANY},
     {TERN_COLL_REDUCE, 0, 65536, "node_aware", ANY},
     {TERN_COLL_REDUCE, 2, 4096, "binomial", ANY},
-    {TERN_COLL_REDUCE, 2, 65536, "shm", FIT},
+    /* 128 KB: one step of the 128 KB slot, 0.72x binomial's time (loaded
+     * A/B, docs/performance.md). */
+    {TERN_COLL_REDUCE, 2, 131072, "shm", FIT},
     {TERN_COLL_REDUCE, 16, 16384, "shm", FIT},
     /* Oversubscribed, 32-64 KB at up to 8 ranks: shm, one step through
      * the 64 KB slots such a region gets, where binomial's inner ranks wait
@@ -167,10 +170,12 @@ static const row_t default_rows[] = {
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial", ANY},
     {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware", ANY},
     {TERN_COLL_ALLREDUCE, 2, 8192, "recursive_doubling", ANY},
-    /* Two ranks, one per core: shm up to its 64 KB slot (one step; each
-     * rank folds half), 0.6x rabenseifner's time at 64 KB in an A/B
-     * (docs/performance.md). */
-    {TERN_COLL_ALLREDUCE, 2, 65536, "shm", FIT},
+    /* Two ranks, one per core: shm at every size, in steps of its 128 KB
+     * slot (each rank folds half), 0.6x rabenseifner's time at 64 KB and
+     * 0.7-0.94x at 128 KB-2 MB in A/Bs (docs/performance.md); the ranks
+     * agree on the shortest count in the first step, so mismatched counts
+     * (erroneous) never leave one waiting. */
+    {TERN_COLL_ALLREDUCE, 2, ANY_BYTES, "shm", FIT},
     /* Oversubscribed, up to 64 KB at up to 8 ranks: shm in one step (64 KB
      * slots), where rabenseifner's 2 lg p steps each wait for a
      * descheduled partner (loaded machine, SCHED_RR, 64 KB: 4 ranks 58-71

@@ -13,10 +13,11 @@
  * byte count in the cell's header line, the others read it in the first
  * step, copy what fits their buffer and end with TERN_ERR_TRUNCATE when
  * the counts differ, so an erroneous program (MPICH's bcastlength) gets an
- * error instead of ranks falling out of step and hanging. Reduce and
- * allreduce take their own count's steps: one while the vector fits a
- * slot (every call the default table sends here), where mismatched counts
- * leave the elements past the shortest vector undefined but nothing hangs.
+ * error instead of ranks falling out of step and hanging. A reduce takes
+ * its own count's steps: one while the vector fits a slot (every call the
+ * default table sends here), where mismatched counts leave the elements
+ * past the shortest vector undefined but nothing hangs. An allreduce runs
+ * the shortest count's steps, agreed in its first (ar_agree_count).
  * Per step n (slot n % 2):
  *   barrier:  enter = n; wait for every enter >= n.
  *   bcast:    root: wait until its next cell is free, copy the chunk in,
@@ -405,6 +406,32 @@ static tern_status_t bcast_mismatch(run_t *r)
     return TERN_ERR_TRUNCATE;
 }
 
+/* An allreduce's first step: this rank's element count beside its enter
+ * flag; once every rank entered, every rank runs the steps of the shortest
+ * count. Mismatched (non-zero) counts, an erroneous program, then leave
+ * the result undefined instead of one rank waiting forever for steps the
+ * others never run (or for a parallel fold's flag that a shorter, unfolded
+ * step never sets), so the 2-rank row may take more than one step. */
+static void ar_publish_count(run_t *r)
+{
+    if (r->kind == TERN_COLL_ALLREDUCE && r->n == r->first)
+        *tern_shm_count_word(r->reg, r->reg->me, r->n) = r->total;
+}
+
+static void ar_agree_count(run_t *r)
+{
+    if (r->kind != TERN_COLL_ALLREDUCE || r->n != r->first)
+        return;
+    for (int q = 0; q < r->reg->p; q++) {
+        uint64_t c = *tern_shm_count_word(r->reg, q, r->n);
+        if (c < r->total)
+            r->total = (size_t)c;
+    }
+    r->steps = steps_for(r);
+    if (r->len > r->total)
+        r->len = r->total;
+}
+
 /* Ends step n; 1 when it was the last. */
 static int end_step(run_t *r)
 {
@@ -441,6 +468,8 @@ static int poll_run(void *ctx, tern_status_t *st)
         case PH_CLAIM: /* a new run: its place in call (or start) order */
             if (r->kind == TERN_COLL_BCAST)
                 r->total = r->room; /* the root's; the others learn it in step 1 */
+            else if (r->kind == TERN_COLL_ALLREDUCE)
+                r->total = r->a.count; /* a persistent run's last agreement may have cut it */
             if (steps_for(r) == 0)
                 return 1; /* no step, no ticket */
             r->ticket = ++reg->tickets;
@@ -514,11 +543,16 @@ static int poll_run(void *ctx, tern_status_t *st)
                 } else if (r->len) {
                     slot_copy(reg, slot, src, r->len * esz);
                 }
+                ar_publish_count(r);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
             }
             r->phase = PH_ENTERED;
             /* fall through */
         case PH_ENTERED:
+            if (r->kind == TERN_COLL_ALLREDUCE && r->n == r->first) {
+                WAIT(TERN_SHM_ENTER, -1, r->n); /* every count is there */
+                ar_agree_count(r);
+            }
             if (is_rs(r)) {
                 /* A rank with nothing to fold here reads no slot: it
                  * leaves at once. */

@@ -129,9 +129,10 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         return TERN_OK;
     }
     int p = c->size;
-    /* auto: two ranks get 64 KB slots, so the 2-rank allreduce row (up to
-     * 64 KB) runs in one step (docs/performance.md: 64 KB at 2 ranks 20.6
-     * us by rabenseifner, 21-23 us through 16 KB slots, 13 us in one). */
+    /* auto: two ranks get 128 KB slots, so the 2-rank allreduce row up to
+     * 128 KB runs in one step and reduce_scatter in steps of 64 KB blocks
+     * (docs/performance.md: 64 KB at 2 ranks 20.6 us by rabenseifner,
+     * 21-23 us through 16 KB slots, 13 us in one; branch ar2 for 128 KB). */
     size_t slot_auto = p == 2 ? TERN_SHM_SLOT_2RANKS : TERN_SHM_SLOT_DEFAULT;
     if (tern_rt.node_oversubscribed && p <= TERN_SHM_SLOT_OVER_MAX_RANKS)
         slot_auto = TERN_SHM_SLOT_OVER; /* the same on every rank of the node */

@@ -12,9 +12,9 @@
  * meets each with its own kind. Layout of a lane, every part on its own
  * cache lines:
  *   per rank: three flag lines (enter, reduced, leave), each written by that
- *   rank only, plus its pid;
+ *   rank only, plus its pid and an allreduce's count in the enter line;
  *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes (auto: 16 KB,
- *   64 KB in a region of two ranks);
+ *   128 KB in a region of two ranks);
  *   two result slots (the slices of a parallel reduction);
  *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
  *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
@@ -53,9 +53,9 @@
 enum { TERN_SHM_ENTER, TERN_SHM_REDUCED, TERN_SHM_LEAVE, TERN_SHM_N_FLAGS };
 enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
 /* TERN_COLL_SHM_SLOT=auto: slots of this many bytes, and larger ones in a
- * region of two ranks, whose 64 KB allreduce then fits one step. */
+ * region of two ranks, whose 128 KB allreduce then fits one step. */
 #define TERN_SHM_SLOT_DEFAULT ((size_t)16384)
-#define TERN_SHM_SLOT_2RANKS ((size_t)65536)
+#define TERN_SHM_SLOT_2RANKS ((size_t)131072)
 /* auto on a node with more ranks than CPUs, up to 8 ranks: 64 KB slots,
  * so a 64 KB bcast or allreduce is one step (every step waits for the
  * slowest, descheduled rank; 1.2 MB of region per lane at 8 ranks). */
@@ -140,6 +140,16 @@ static inline char *tern_shm_result(tern_shm_region_t *reg, uint64_t n)
 static inline char *tern_shm_a2a_slot(tern_shm_region_t *reg, int q, uint64_t n)
 {
     return reg->a2a + ((size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS)) * reg->a2a_slot;
+}
+
+/* Rank q's word for an allreduce's element count, in the run's first step
+ * n (its enter line, past the pid; one word per slot parity, so a rank one
+ * step ahead never overwrites a count not yet read). */
+static inline uint64_t *tern_shm_count_word(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return (uint64_t *)(void *)(reg->flags + ((size_t)q * TERN_SHM_N_FLAGS + TERN_SHM_ENTER) *
+                                                 TERN_SHM_LINE +
+                                16 + 8 * (size_t)(n % TERN_SHM_SLOTS));
 }
 
 /* The bcast ring's cell i: its header line, then its data. */
