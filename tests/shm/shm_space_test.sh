@@ -129,13 +129,14 @@ normal)
     bad=$(grep -E '^tern\[rank [0-9]+\] (warning|error): (shared memory|shm transport)' "$ERR")
     [ -z "$bad" ] || fail "a warning or error with room to spare: $bad"
     # Full-size rings: the debug line of each rank says so (auto cells: 128
-    # when the 4 ranks outnumber the CPUs, counted as the runtime does: the
-    # affinity mask, or every online CPU when it holds one).
+    # and auto bulk chunks: 8 when the 4 ranks outnumber the CPUs, counted
+    # as the runtime does: the affinity mask, or every online CPU when it
+    # holds one).
     cpus=$(nproc)
     [ "$cpus" -le 1 ] && cpus=$(getconf _NPROCESSORS_ONLN)
-    cells=32
-    [ "$cpus" -lt 4 ] && cells=128
-    n=$(grep -c "shm transport: 4 local ranks, segment .* of [0-9]* bytes, $cells cells per ring, am_max 16496, bulk_max 65584" "$ERR")
+    cells=32 chunks=32
+    [ "$cpus" -lt 4 ] && cells=128 chunks=8
+    n=$(grep -c "shm transport: 4 local ranks, segment .* of [0-9]* bytes, $cells cells per ring, am_max 16496, bulk_max 65584 in $chunks chunks per pair" "$ERR")
     [ "$n" = 4 ] || fail "$n ranks report full-size rings, wanted 4"
     ;;
 esac

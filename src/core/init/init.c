@@ -1,5 +1,6 @@
 #include "core/init/init.h"
 #include "core/coll/coll.h"
+#include "core/coll/shm_region.h"
 #include "core/comm/comm.h"
 #include "core/dynamic/comm_dynamic.h"
 #include "core/comm/comm_p2p.h"
@@ -85,6 +86,10 @@ tern_status_t tern_runtime_release(const char *func)
     /* Everyone arrives before anyone tears down its transports (the
      * world's internal object serves sessions too). */
     tern_comm_t *world = tern_comm_lookup(MPI_COMM_WORLD);
+    /* A world that ran no blocking collective has no shm region: one
+     * barrier does not repay creating one (a segment reserved and mapped by
+     * every rank, two agreement exchanges) only to unmap it at once. */
+    tern_shm_coll_off(world);
     /* In fault-tolerant mode the survivors meet in the fault-tolerant
      * agreement instead: a barrier fails on every survivor once a rank
      * died, and some might have passed it before. */

@@ -240,8 +240,9 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
                                     tl->bulk_max && !params->oversubscribed ? 32L << 20 : 32L << 10);
     shm_choose_paths(tl, params);
     tern_debug("shm transport: %d local ranks, segment %s of %zu bytes, %u cells per ring, am_max %zu, "
-               "bulk_max %zu, CMA %s",
+               "bulk_max %zu in %u chunks per pair, CMA %s",
                tl->local_size, tl->seg.name, tl->seg.size, tl->batch, tl->am_max, tl->bulk_max,
+               tl->seg.base != NULL ? ((const shm_header_t *)tl->seg.base)->bulk_cells : 0u,
                tl->cma ? "on" : "off");
     *tl_p = tl;
     return TERN_OK;

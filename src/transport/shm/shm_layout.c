@@ -157,7 +157,8 @@ void tern_shm_choose_geometry(tern_tl_t *tl, int oversubscribed)
     if (bc > 0) {
         tl->want.bulk_cell_size =
             (bc + TERN_SHM_CACHE_LINE + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE * TERN_SHM_CACHE_LINE;
-        tl->want.bulk_cells = (unsigned)tern_knob_count(TERN_KNOB_SHM_BULK_CHUNKS);
+        tl->want.bulk_cells = (unsigned)tern_knob_count_or(
+            TERN_KNOB_SHM_BULK_CHUNKS, oversubscribed ? SHM_BULK_CHUNKS_OVER : SHM_BULK_CHUNKS_DEFAULT);
         /* Memory grows with the square of the local ranks: fewer chunks per
          * pair beyond SHM_BULK_BUDGET (only pairs that move large messages
          * ever touch their pages). */
