@@ -56,14 +56,20 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
     pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm_rank};
     if (peer->ops->am_reserve) {
         /* Written in place (shm: straight into the queue cell): the header
-         * is a fixed-size store, and eager_max leaves room for it. */
+         * is a fixed-size store, and eager_max leaves room for either (it
+         * is at most am_max - 64). */
         char *p = peer->ops->am_reserve(peer->tl, dest_world);
         if (p == NULL)
             return 0;
+        size_t hdr_len = sizeof m;
+        if (bytes >= tern_rt.eager_align_min) {
+            m.type = PKT_EAGER_ALIGNED;
+            hdr_len = sizeof(pkt_eager_aligned_t);
+        }
         memcpy(p, &m, sizeof m);
         if (bytes)
-            memcpy(p + sizeof m, buf, bytes);
-        peer->ops->am_commit(peer->tl, dest_world, sizeof m + bytes);
+            memcpy(p + hdr_len, buf, bytes);
+        peer->ops->am_commit(peer->tl, dest_world, hdr_len + bytes);
         peer->match_sent++;
     } else {
         tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
@@ -433,21 +439,22 @@ int tern_p2p_cancel_recv(tern_req_t *req)
 static void handle_match_packet(int src_world, const void *pkt, size_t len)
 {
     const pkt_match_t *m = pkt;
-    int eager = m->type == PKT_EAGER;
+    int eager = m->type == PKT_EAGER || m->type == PKT_EAGER_ALIGNED;
+    size_t hdr_len = m->type == PKT_EAGER           ? sizeof(pkt_match_t)
+                     : m->type == PKT_EAGER_ALIGNED ? sizeof(pkt_eager_aligned_t)
+                     : m->type == PKT_EAGER_SYNC    ? sizeof(pkt_sync_t)
+                                                    : sizeof(pkt_rts_t);
     uint64_t seq = tern_rt.peers[src_world].match_recvd++; /* counted as the sender does */
-    if (eager && __builtin_expect(len >= sizeof *m, 1)) {
+    if (eager && __builtin_expect(len >= hdr_len, 1)) {
         /* The common case, a plain eager message meeting a posted receive,
          * matches on the packet header itself (no tern_msg_t is built). */
         tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
         if (req) {
-            deliver_eager(req, src_world, m->src, m->tag, len - sizeof *m, m + 1);
+            deliver_eager(req, src_world, m->src, m->tag, len - hdr_len, (const char *)pkt + hdr_len);
             tern_req_complete(req);
             return;
         }
     }
-    size_t hdr_len = m->type == PKT_EAGER        ? sizeof(pkt_match_t)
-                     : m->type == PKT_EAGER_SYNC ? sizeof(pkt_sync_t)
-                                                 : sizeof(pkt_rts_t);
     if (__builtin_expect(len < hdr_len, 0)) {
         tern_p2p_peer_broken(src_world, TERN_ERR_INTERNAL,
                              "corrupt packet of type %u: %zu bytes, under its %zu-byte header",
@@ -457,6 +464,10 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
     tern_msg_t msg = {.type = m->type, .src_world = src_world, .src = m->src, .tag = m->tag,
                       .context_id = m->context_id, .size = len - hdr_len, .seq = seq};
     switch (m->type) {
+    case PKT_EAGER_ALIGNED: /* the header's form ends here */
+        msg.type = PKT_EAGER;
+        msg.data = (const char *)pkt + sizeof(pkt_eager_aligned_t);
+        break;
     case PKT_EAGER:
         msg.data = (const char *)pkt + sizeof(pkt_match_t);
         break;
@@ -494,6 +505,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
     uint32_t type = *(const uint32_t *)pkt;
     switch (type) {
     case PKT_EAGER:
+    case PKT_EAGER_ALIGNED:
     case PKT_EAGER_SYNC:
     case PKT_RTS:
         handle_match_packet(src_world, pkt, len);

@@ -18,6 +18,7 @@ enum {
     PKT_FIN,           /* receiver finished its get: sender request done */
     PKT_SYNC_ACK,      /* synchronous eager matched */
     PKT_CREDIT,        /* receiver consumed eager bytes: return credit */
+    PKT_EAGER_ALIGNED, /* pkt_eager_aligned_t + data: PKT_EAGER once parsed */
 };
 
 /* 16 bytes: behind shm's 16-byte cell header an eager message of up to
@@ -35,6 +36,15 @@ typedef struct {
     pkt_match_t m;
     uint64_t sreq;
 } pkt_sync_t;
+
+/* 48 bytes: behind shm's 16-byte cell header the data starts on a cache
+ * line, like the page-aligned buffers of most programs; a copy between
+ * buffers of different alignment within the line ran 2-4% slower at
+ * 1-16 KB (docs/performance.md). */
+typedef struct {
+    pkt_match_t m;
+    uint64_t pad[4];
+} pkt_eager_aligned_t;
 
 typedef struct {
     pkt_match_t m;

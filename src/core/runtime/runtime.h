@@ -93,6 +93,9 @@ typedef struct {
     } poll[4];
     int n_poll;
     long credit_max;
+    /* Eager sends written in place from this size take the aligned
+     * header (p2p_pkt.h); SIZE_MAX: never. */
+    size_t eager_align_min;
     long spin_limit;            /* empty polls before sched_yield */
     /* More ranks on this node than it has CPUs online: every rank of the
      * node gets the same answer (unlike the affinity masks'), so the

@@ -115,6 +115,7 @@ struct tern_tl {
     void *am_ctx;
     size_t am_max;
     unsigned batch;           /* messages taken from one ring per progress */
+    size_t prefetch_max;      /* payload bytes of a cell prefetched (TERN_SHM_PREFETCH_MAX) */
     int cma;                  /* 1 while get/put are usable */
     size_t rma_min;
     size_t *peer_rma_min;     /* by local index: rma_min, or less where single copy wins */
