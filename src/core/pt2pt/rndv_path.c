@@ -37,6 +37,7 @@ typedef struct {
     double run_mark_s;    /* when the current busy stretch began */
     double run_last_s;    /* its last landing */
     size_t run_bytes;     /* bytes of its counted messages landed */
+    uint64_t run_sent;    /* the peer's match_sent when the busy stretch began */
     uint16_t run_msgs;    /* messages counted */
     uint16_t run_open;    /* counted messages not landed yet */
     uint8_t run_path;
@@ -148,10 +149,15 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * stream wins: bibw, 2 bound ranks, 128 KB-4 MB, 26-34 GB/s against
      * 21-29 when the VM's cores are far, 39-66 against 21-30 when near,
      * with a cold buffer per message 11-25 against 7-17
-     * (docs/performance.md); timing runs there would only add gets. */
-    if (under_way(peer, TERN_REQ_SEND))
-        return 0;
+     * (docs/performance.md); timing runs there would only add gets. An
+     * open run of the class that the exchange overlaps is no sample
+     * (tern_rndv_path_record). */
     int c = size_class(n);
+    if (under_way(peer, TERN_REQ_SEND)) {
+        if (peer->rndv_path)
+            peer->rndv_path->cls[c].run_clean = 0;
+        return 0;
+    }
     path_class_t *k = &peer->rndv_path->cls[c];
     double t = tern_clock_s();
     if (k->choice >= 0) {
@@ -167,6 +173,7 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
                 double idle = t - k->run_last_s;
                 k->run_busy_s += idle < RUN_GAP_S ? idle : RUN_GAP_S;
                 k->run_mark_s = t;
+                k->run_sent = peer->match_sent;
             }
             k->run_msgs++;
             req->rndv_sample = (uint8_t)(1 + c);
@@ -196,6 +203,7 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
     k->run_busy_s = 0;
     k->run_mark_s = k->run_last_s = t;
     k->run_bytes = 0;
+    k->run_sent = peer->match_sent;
     k->run_msgs = 1;
     k->run_open = 1;
     req->rndv_sample = (uint8_t)(1 + c);
@@ -213,6 +221,15 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
     /* A late landing of a round already decided, or of an earlier one. */
     if (k->choice >= 0 || req->rndv_round != k->round || !k->run_open)
         return;
+    /* A send to the peer while this run's messages landed (an exchange:
+     * bibw's window posts its sends after its receives matched): the
+     * stream's time there holds the other direction's copies too, each
+     * core's second, and a get's does not, so such samples chose the get
+     * for bibw classes at random, 23-37 GB/s against 55-64 by the stream
+     * (docs/performance.md). A ping-pong's reply goes between its runs'
+     * busy stretches, not inside one. */
+    if (peer->match_sent != k->run_sent || under_way(peer, TERN_REQ_SEND))
+        k->run_clean = 0;
     k->run_bytes += req->transfer_bytes;
     k->run_last_s = tern_clock_s();
     if (--k->run_open)

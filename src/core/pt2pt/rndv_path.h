@@ -16,8 +16,9 @@
  * at most 1 us of each idle gap it continued across: a lone message's
  * latency, a window's throughput (a ping-pong's reply is not copy time). A run counts only when no
  * other receive from that peer was under way at its start (so a queue does
- * not count as copy time; a send to it may be: the two directions of an
- * exchange always overlap). Runs alternate between the paths; after three
+ * not count as copy time) and no send of ours to it went out or was under
+ * way while its messages landed (an exchange's stream sample holds both
+ * directions' copies, a get's does not). Runs alternate between the paths; after three
  * clean runs of each (the first run each way only warms) the faster per
  * byte serves the class, until TERN_SHM_MEASURE_MS later both are timed
  * again. Below TERN_SHM_MEASURE_MIN (128 KB) nothing is timed and
