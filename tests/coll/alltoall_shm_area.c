@@ -7,16 +7,33 @@
  * With the argument "decline", world rank 1 sets
  * TERN_COLL_SHM_A2A_AREA=off: no rank maps an area, and every alltoall
  * still delivers its bytes through the data slots. Every received
- * integer is checked. */
+ * integer is checked, and no area keeps a name in /dev/shm once created
+ * (nothing is left there if a rank is killed). */
 #include "../mpi/mtest.h"
 #include "../mpit/mpit_util.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
 /* Integer i of the block rank `from` sends to rank `to`. */
 static int iv(int from, int to, size_t i)
 {
     return from * 1000003 + to * 7919 + (int)i;
+}
+
+/* Names in /dev/shm of this job's alltoall areas (tern_shm_comm_name). */
+static int area_names(void)
+{
+    const char *job = getenv("TERN_JOBID");
+    char prefix[160];
+    int n = 0;
+    snprintf(prefix, sizeof prefix, "tern-%s-a2a-", job ? job : "");
+    DIR *d = opendir("/dev/shm");
+    for (struct dirent *e; d && job && (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
 }
 
 /* One alltoall on c of blocks of n ints (n a multiple of 4). */
@@ -88,6 +105,7 @@ int main(int argc, char **argv)
     mtest_begin("the first 64 KB alltoall creates it, once");
     a2a(c1, 16384, "c1 64 KB blocks");
     CHECK(rd(h) == base + area, "areas %llu after a 64 KB alltoall, want %llu", rd(h), base + area);
+    CHECK_INT(area_names(), 0, "area names left in /dev/shm");
     a2a(c1, 16384, "c1 64 KB blocks again");
     a2a(c1, 8000, "c1 32,000-byte blocks");
     a2a(c1, 4, "c1 16-byte blocks after the area");
