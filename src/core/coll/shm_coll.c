@@ -654,6 +654,11 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
          * slots: through the area, 8 ranks 8 B-2 KB were 3-13% slower
          * (docs/performance.md). */
         size_t piece = reg->slot / (size_t)(reg->p - 1);
+        if (kind == TERN_COLL_ALLTOALL && a->bytes > piece) {
+            tern_status_t ast = tern_shm_a2a_area_get(reg); /* the first such call creates it */
+            if (ast != TERN_OK)
+                return ast;
+        }
         r->a2a_area = kind == TERN_COLL_ALLTOALL && reg->a2a && a->bytes > piece;
         r->per = kind != TERN_COLL_ALLTOALL ? reg->slot
                  : r->a2a_area             ? reg->a2a_slot / (size_t)(reg->p - 1)

@@ -1,11 +1,13 @@
 /* The node-level shared-memory region of the shm collectives: which
  * communicators may have one, its creation (collective, over
- * point-to-point), its layout and the flag waits. See shm_region.h for the protocol. */
+ * point-to-point), its layout, its lazy alltoall area and the flag waits.
+ * See shm_region.h for the protocol. */
 #include "core/coll/shm_region.h"
 #include "core/comm/ulfm.h"
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/pvars.h"
 #include "base/proc.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/progress.h"
@@ -83,6 +85,7 @@ static void region_free(void *p)
     tern_shm_region_t *reg = p; /* the two lanes; the first holds the segment */
     if (p == &shm_none || p == &shm_local || !p)
         return;
+    tern_shm_segment_detach(&reg[0].a2a_seg);
     tern_shm_segment_detach(&reg[0].seg);
     free(reg);
 }
@@ -119,6 +122,74 @@ static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
     return st;
 }
 
+/* The leader creates the segment (if this rank wants it), tells the
+ * others its outcome, and those that want it attach. *mapped: this rank
+ * holds it, at least bytes long. */
+static tern_status_t segment_share(tern_comm_t *c, tern_shm_segment_t *seg, const char *name,
+                                   size_t bytes, int want, int *mapped, int *err)
+{
+    int ok = want;
+    *err = 0;
+    if (c->rank == 0 && ok)
+        ok = tern_shm_segment_create(seg, name, bytes, err) == TERN_OK;
+    tern_status_t st = run_exchange(c, &ok, 0); /* the leader's outcome */
+    /* The leader unlinks the name when its own exchange fails (a member
+     * died), perhaps after some of us heard its "ok": a missing name is
+     * that failure, which the agreement reports, not an error of its own
+     * (ft/barrier in MPICH's suite). */
+    if (st == TERN_OK && c->rank != 0 && ok && want) {
+        int aerr = 0;
+        ok = tern_shm_segment_attach(seg, name, &aerr) == TERN_OK && seg->size >= bytes;
+        if (aerr == ENOENT)
+            tern_debug("shm collectives: %s is gone before we attached: its creator failed", name);
+    }
+    *mapped = st == TERN_OK && want && ok && seg->base != NULL;
+    return st;
+}
+
+/* Every rank learns whether every rank mapped the segment; then the
+ * leader unlinks its name (everyone has it open: nothing left after a
+ * kill). */
+static tern_status_t segment_agree(tern_comm_t *c, tern_shm_segment_t *seg, int mapped,
+                                   tern_status_t st, int *all_ok)
+{
+    *all_ok = mapped;
+    if (st == TERN_OK)
+        st = run_exchange(c, all_ok, 1);
+    if (c->rank == 0 && seg->base)
+        tern_shm_segment_unlink(seg);
+    return st;
+}
+
+tern_status_t tern_shm_a2a_area_get(tern_shm_region_t *reg)
+{
+    if (reg->a2a || !reg->a2a_slot)
+        return TERN_OK;
+    tern_comm_t *c = reg->comm;
+    size_t bytes = (size_t)reg->p * N_SLOTS * reg->a2a_slot;
+    char name[256];
+    tern_shm_comm_name(name, sizeof name, c, "a2a");
+    int mapped = 0, all_ok = 0, err = 0;
+    tern_status_t st = segment_share(c, &reg->a2a_seg, name, bytes,
+                                     tern_knob_bool(TERN_KNOB_COLL_SHM_A2A_AREA), &mapped, &err);
+    st = segment_agree(c, &reg->a2a_seg, mapped, st, &all_ok);
+    if (st == TERN_OK && all_ok) {
+        reg->a2a = reg->a2a_seg.base;
+        tern_pvar_add(TERN_PVAR_COLL_SHM_A2A_AREAS, 1);
+        tern_debug("shm collectives: alltoall area of %zu bytes (%s) for a communicator of %d ranks",
+                   bytes, name, reg->p);
+        return TERN_OK;
+    }
+    if (st == TERN_OK && c->rank == 0)
+        tern_warn("shm collectives: the alltoall area of a communicator of %d ranks (%zu bytes, %s) "
+                  "is not on every rank (not created or mapped%s%s, or declined by "
+                  "TERN_COLL_SHM_A2A_AREA=off); its alltoalls keep the data slots",
+                  reg->p, bytes, name, err ? ": " : "", err ? strerror(err) : "");
+    tern_shm_segment_detach(&reg->a2a_seg);
+    reg->a2a_slot = 0; /* never again: a failed exchange leaves the communicator failed too */
+    return st;
+}
+
 tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_t **reg_p)
 {
     *reg_p = NULL;
@@ -152,42 +223,25 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     size_t ring_bytes = (size_t)cells * (LINE + cell);
     /* Oversubscribed: every step of an alltoall waits for each descheduled
      * rank, so a block up to 64 KB goes in one (loaded A/B:
-     * docs/performance.md); after both lanes, the blocking one's. */
+     * docs/performance.md), through the blocking lane's area, a segment
+     * created by the first alltoall that needs it (most never do). */
     size_t a2a_slot = 0;
     if (tern_rt.node_oversubscribed && p > 2 && p <= TERN_SHM_SLOT_OVER_MAX_RANKS)
         a2a_slot = (size_t)(p - 1) * (slot < TERN_SHM_SLOT_OVER ? slot : TERN_SHM_SLOT_OVER);
     size_t lane_bytes = flag_bytes + slot_bytes + ring_bytes;
-    size_t bytes = 2 * lane_bytes + (size_t)p * N_SLOTS * a2a_slot;
+    size_t bytes = 2 * lane_bytes;
     tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
     tern_shm_comm_name(name, sizeof name, c, "coll");
-    int ok = reg != NULL;
-    int err = 0;
-    tern_status_t st = TERN_OK;
-    if (c->rank == 0 && ok)
-        ok = tern_shm_segment_create(&reg->seg, name, bytes, &err) == TERN_OK;
-    st = run_exchange(c, &ok, 0); /* the leader's outcome */
-    /* The leader unlinks the name when its own exchange fails (a member
-     * died), perhaps after some of us heard its "ok": a missing name is
-     * that failure, which the agreement below reports, not an error of its
-     * own (ft/barrier in MPICH's suite). */
-    if (st == TERN_OK && c->rank != 0 && ok && reg) {
-        int aerr;
-        ok = tern_shm_segment_attach(&reg->seg, name, &aerr) == TERN_OK && reg->seg.size >= bytes;
-        if (aerr == ENOENT)
-            tern_debug("shm collectives: %s is gone before we attached: its creator failed", name);
-    }
-    int mapped = reg && reg->seg.base;
+    int mapped = 0, all_ok = 0, err = 0;
+    tern_shm_segment_t none = {0}, *seg = reg ? &reg->seg : &none; /* none: no memory here */
+    tern_status_t st = segment_share(c, seg, name, bytes, reg != NULL, &mapped, &err);
     if (mapped) /* before the agreement, which orders it before any use */
         for (int k = 0; k < 2; k++)
             *(int32_t *)(void *)((char *)reg->seg.base + (size_t)k * lane_bytes +
                                  (size_t)c->rank * TERN_SHM_N_FLAGS * LINE + PID_OFFSET) =
                 (int32_t)getpid();
-    int all_ok = ok && st == TERN_OK;
-    if (st == TERN_OK)
-        st = run_exchange(c, &all_ok, 1);
-    if (c->rank == 0 && mapped)
-        tern_shm_segment_unlink(&reg->seg); /* everyone has it open: nothing left after a kill */
+    st = segment_agree(c, seg, mapped, st, &all_ok);
     if (st != TERN_OK || !all_ok) {
         if (st == TERN_OK && c->rank == 0)
             tern_warn("shm collectives are off for a communicator of %d ranks: its shared region "
@@ -216,7 +270,7 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         l->cell = cell;
         l->cells = cells;
         /* The blocking lane only: a nonblocking alltoall takes p steps. */
-        l->a2a = a2a_slot && k == 0 ? (char *)reg->seg.base + 2 * lane_bytes : NULL;
+        l->a2a = NULL;
         l->a2a_slot = k == 0 ? a2a_slot : 0;
     }
     c->coll_shm = reg;

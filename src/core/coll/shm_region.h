@@ -19,11 +19,14 @@
  *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
  *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
  *   KB, at most a slot);
- * and after both lanes, for the blocking lane, on a node with more ranks
- * than CPUs, 3 to TERN_SHM_SLOT_OVER_MAX_RANKS ranks: per rank two
- * alltoall slots of p - 1 pieces of a slot (at most TERN_SHM_SLOT_OVER
- * bytes) each, so a 64 KB alltoall block is one step (the data slots
- * hold p - 1 pieces of slot / (p - 1) bytes: p steps; 7 MB at 8 ranks).
+ * and, for the blocking lane, on a node with more ranks than CPUs, 3 to
+ * TERN_SHM_SLOT_OVER_MAX_RANKS ranks, an alltoall area: a segment of its
+ * own, created by the first blocking alltoall whose block needs it
+ * (tern_shm_a2a_area_get), with per rank two alltoall slots of p - 1
+ * pieces of a slot (at most TERN_SHM_SLOT_OVER bytes) each, so a 64 KB
+ * alltoall block is one step (the data slots hold p - 1 pieces of
+ * slot / (p - 1) bytes: p steps). Lazy: 7 MB at 8 ranks that most
+ * communicators never use.
  *
  * Synchronisation is by sequence numbers, never reset: every rank counts
  * the steps it runs on the region (one per collective, or one per
@@ -86,7 +89,9 @@ typedef struct tern_shm_region {
     size_t cell;         /* bytes of data per cell, a multiple of TERN_SHM_LINE */
     int cells;
     char *a2a;           /* NULL, or rank q's alltoall slot k: a2a + (q * SLOTS + k) * a2a_slot */
-    size_t a2a_slot;     /* p - 1 pieces, each a multiple of TERN_SHM_LINE */
+    size_t a2a_slot;     /* p - 1 pieces, each a multiple of TERN_SHM_LINE; 0: no area, ever
+                          * (not this lane's, or its creation failed) */
+    tern_shm_segment_t a2a_seg; /* the area's segment, once created */
     uint64_t chunks;     /* bcast chunks run on this lane so far */
     uint64_t cell_step[TERN_SHM_BCAST_MAX_CELLS]; /* the step that last used cell i */
     unsigned misses;     /* flag checks that found the flag behind */
@@ -126,6 +131,15 @@ void tern_shm_coll_off(tern_comm_t *comm);
  * *reg_p NULL and TERN_OK: the communicator has none (creation failed on
  * some rank, agreed by all: it never selects shm again). */
 tern_status_t tern_shm_region_get(tern_comm_t *comm, int blocking, tern_shm_region_t **reg_p);
+
+/* The blocking lane's alltoall area, created now if the lane may have one
+ * and has none yet: collective, every rank of the communicator calls it
+ * at the same point (the first blocking alltoall whose block needs it: a
+ * decision on the block's byte count, the same on every rank). Afterwards
+ * reg->a2a is the area, or NULL with reg->a2a_slot 0 for good when some
+ * rank could not map it (agreed by all, one warning). An error only when
+ * a rank failed during the creation. */
+tern_status_t tern_shm_a2a_area_get(tern_shm_region_t *reg);
 
 static inline char *tern_shm_slot(tern_shm_region_t *reg, int q, uint64_t n)
 {
