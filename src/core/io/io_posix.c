@@ -153,6 +153,15 @@ typedef struct {
     size_t o;
 } iov_cursor_t;
 
+/* Steps over empty iovecs, so that the cursor's place has a byte. */
+static void cursor_settle(iov_cursor_t *c)
+{
+    while (c->i < c->cnt && c->o == c->iov[c->i].iov_len) {
+        c->i++;
+        c->o = 0;
+    }
+}
+
 static char *cursor_at(const iov_cursor_t *c)
 {
     return (char *)c->iov[c->i].iov_base + c->o;
@@ -176,7 +185,7 @@ static void cursor_skip(iov_cursor_t *c, size_t n)
  * gather), and moves past them. */
 static void cursor_copy(iov_cursor_t *c, char *buf, size_t n, int gather)
 {
-    while (n && c->i < c->cnt) {
+    while (n && (cursor_settle(c), c->i < c->cnt)) {
         size_t k = c->iov[c->i].iov_len - c->o;
         k = k < n ? k : n;
         if (gather)
@@ -285,7 +294,7 @@ static tern_status_t direct_piece(tern_io_fd_t *f, iov_cursor_t *c, MPI_Offset p
                                   int writing, char **bounce, size_t *moved)
 {
     *moved = 0;
-    while (*moved < n) {
+    while (*moved < n && (cursor_settle(c), c->i < c->cnt)) {
         size_t want = n - *moved, a = f->direct_align;
         char *mem = cursor_at(c);
         size_t seg = c->iov[c->i].iov_len - c->o;
