@@ -113,6 +113,16 @@ static void parse_switch(const tern_info_t *in, const char *key, int *v)
             *v = i;
 }
 
+/* ROMIO's boolean hints (direct_write, direct_read): "true" or "false". */
+static void parse_bool(const tern_info_t *in, const char *key, int *v)
+{
+    const char *s = in ? tern_info_get(in, key) : NULL;
+    if (s && strcasecmp(s, "true") == 0)
+        *v = 1;
+    else if (s && strcasecmp(s, "false") == 0)
+        *v = 0;
+}
+
 static void parse_number(const tern_info_t *in, const char *key, long long *v)
 {
     const char *s = in ? tern_info_get(in, key) : NULL;
@@ -137,6 +147,10 @@ static void apply_hints(tern_file_t *f, const tern_info_t *in)
     parse_switch(in, "romio_cb_write", &h->cb_write);
     parse_switch(in, "romio_ds_read", &h->ds_read);
     parse_switch(in, "romio_ds_write", &h->ds_write);
+    parse_bool(in, "direct_write", &h->direct_write);
+    parse_bool(in, "direct_read", &h->direct_read);
+    if (f->fd.fd >= 0) /* set_info; at open, once every rank has the file open */
+        f->drv->set_direct(&f->fd, h->direct_write, h->direct_read);
     h->cb_nodes = nodes > f->comm->size ? f->comm->size : (int)nodes;
     h->striping_factor = (int)factor;
 }
@@ -151,6 +165,8 @@ static void default_hints(tern_io_hints_t *h)
         .ind_wr_buffer_size = (long long)tern_knob_size(TERN_KNOB_IO_IND_BUFFER_SIZE),
         .ds_read = 2,
         .ds_write = 2,
+        .direct_write = tern_knob_bool(TERN_KNOB_IO_DIRECT_WRITE),
+        .direct_read = tern_knob_bool(TERN_KNOB_IO_DIRECT_READ),
     };
 }
 
@@ -274,6 +290,7 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
         f->info = MPI_INFO_NULL;
         f->errhandler = default_errhandler;
         f->fd.fd = -1;
+        f->fd.direct_fd = -1;
         tern_io_view_default(&f->view);
         f->views_dense = f->views_direct = 1; /* every rank's view is the default */
         f->drv = tern_io_driver_for(filename, &path);
@@ -312,6 +329,8 @@ tern_status_t tern_file_open(tern_comm_t *comm, const char *filename, int amode,
     if (f->comm->rank != 0)
         st = f->drv->open(path, amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL), &f->fd);
     st = agree(f->comm, st, filename, "MPI_File_open");
+    if (st == TERN_OK)
+        f->drv->set_direct(&f->fd, f->hints.direct_write, f->hints.direct_read);
     int shared = 0;
     if (st == TERN_OK)
         shared = (st = tern_io_shared_open(f)) == TERN_OK;
@@ -555,6 +574,8 @@ tern_status_t tern_file_get_info(tern_file_t *f, MPI_Info *info_used)
         (st = put_number(out, "ind_wr_buffer_size", h->ind_wr_buffer_size)) != TERN_OK ||
         (st = tern_info_set(out, "romio_ds_read", switch_words[h->ds_read])) != TERN_OK ||
         (st = tern_info_set(out, "romio_ds_write", switch_words[h->ds_write])) != TERN_OK ||
+        (st = tern_info_set(out, "direct_write", f->fd.direct_write ? "true" : "false")) != TERN_OK ||
+        (st = tern_info_set(out, "direct_read", f->fd.direct_read ? "true" : "false")) != TERN_OK ||
         (st = tern_info_set(out, "filename", f->name)) != TERN_OK)
         tern_info_free(*info_used);
     else if (h->striping_unit && (st = put_number(out, "striping_unit", h->striping_unit)) != TERN_OK)

@@ -32,6 +32,7 @@ typedef struct tern_io_hints {
     int ds_read, ds_write;        /* data sieving: 0 disable, 1 enable, 2 automatic */
     long long striping_unit;      /* reported; file domains align to it when set */
     int striping_factor;
+    int direct_write, direct_read; /* asked for (O_DIRECT; fd.direct_*: in effect) */
 } tern_io_hints_t;
 
 typedef struct tern_file {

@@ -10,7 +10,8 @@
  * file; writes are whole or fail. Offsets are bytes from the file's start.
  *
  * Drivers today: posix (io_posix.c: pread/pwrite, preadv/pwritev,
- * ftruncate, posix_fallocate, fsync, fcntl byte-range locks). Room is left
+ * ftruncate, posix_fallocate, fsync, fcntl byte-range locks, O_DIRECT on
+ * request). Room is left
  * for others (io_uring, Lustre striping) as further tables. */
 #ifndef TERN_CORE_IO_DRIVER_H
 #define TERN_CORE_IO_DRIVER_H
@@ -25,6 +26,12 @@ typedef struct tern_io_fd {
     int fd;
     const char *path; /* the name the program gave, for messages */
     int readable;     /* open for reading too (data sieving reads around a write) */
+    /* O_DIRECT (the hints direct_write, direct_read): the block-aligned
+     * middle of a transfer goes through a second descriptor opened with
+     * O_DIRECT, its unaligned head and tail through fd. */
+    int direct_fd;              /* -1: none */
+    size_t direct_align;        /* offset and memory alignment of its transfers */
+    int direct_write, direct_read; /* in effect (0 where the system refused) */
 } tern_io_fd_t;
 
 typedef struct tern_io_driver {
@@ -54,6 +61,10 @@ typedef struct tern_io_driver {
     tern_status_t (*unlock)(tern_io_fd_t *f, MPI_Offset off, MPI_Offset len);
     /* The file system's preferred transfer size: file domains align to it. */
     size_t (*block_size)(tern_io_fd_t *f);
+    /* Asks for direct (uncached) writes and reads of an open file; sets
+     * f->direct_write and f->direct_read to what is in effect: 0 where the
+     * file system refuses, which is no error. */
+    void (*set_direct)(tern_io_fd_t *f, int write, int read);
 } tern_io_driver_t;
 
 /* The drivers. */
