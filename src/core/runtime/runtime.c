@@ -114,6 +114,24 @@ static int cpus_available(void)
     return online > 0 ? (int)online : 1;
 }
 
+/* Empty polls before a waiting rank yields (TERN_PROGRESS_SPIN=auto).
+ * 4096 shm polls are a few microseconds; a network transport's poll is a
+ * system call (epoll_wait, 0.5-1 us, more under load), so 4096 of them kept
+ * a rank off the CPU its peer needed for 2-4 ms: both ranks of the netns
+ * hosts sat on one core, 1-2 ms per message at 1-64 B. 64 network polls
+ * are ~50 us, and a yield with nothing else runnable returns at once. */
+static long auto_spin_limit(void)
+{
+    if (tern_rt.local_size > cpus_available())
+        return 0;
+    for (int i = 0; i < tern_rt.n_poll; i++) {
+        const char *name = tern_rt.poll[i].ops->name;
+        if (strcmp(name, "self") != 0 && strcmp(name, "shm") != 0)
+            return 64;
+    }
+    return 4096;
+}
+
 /* A plain eager header (16 bytes) in front of the data; never above an
  * explicit TERN_P2P_EAGER_MAX, so that a limit set to force rendezvous
  * holds for every size. */
@@ -296,7 +314,10 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     if (!tern_rt.peers || !tern_rt.pending_peers)
         return TERN_ERR_NOMEM;
 
-    return init_transports(&pmi, am_handler, peer_failed);
+    st = init_transports(&pmi, am_handler, peer_failed);
+    if (st == TERN_OK) /* now that the polled transports are known */
+        tern_rt.spin_limit = tern_knob_count_or(TERN_KNOB_PROGRESS_SPIN, auto_spin_limit());
+    return st;
 }
 
 void tern_runtime_close_transports(void)
