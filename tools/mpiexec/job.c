@@ -327,23 +327,37 @@ static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
     }
 }
 
+/* Every child that has exited, then their news, deaths by a signal
+ * first: a rank that saw a peer die often finishes cleanly a moment
+ * later, and when both are reaped together the job's status and message
+ * must be the death's, not "exited without MPI_Finalize while others
+ * run" (tests/rma/rma_dead_target_test.sh, on a loaded machine). */
 static void reap(mpiexec_job_t *job)
 {
+    int any = 0;
     for (;;) {
         int st;
         pid_t pid = waitpid(-1, &st, WNOHANG);
         if (pid <= 0)
-            return;
+            break;
         for (int i = 0; i < job->n; i++) {
             mpiexec_rank_t *r = &job->ranks[i];
             if (r->running && r->pid == pid) {
                 r->running = 0;
                 r->status = st;
-                rank_exited(job, r);
+                r->reaped_news = any = 1;
                 break;
             }
         }
     }
+    for (int signalled = 1; any && signalled >= 0; signalled--)
+        for (int i = 0; i < job->n; i++) {
+            mpiexec_rank_t *r = &job->ranks[i];
+            if (r->reaped_news && (!signalled || WIFSIGNALED(r->status))) {
+                r->reaped_news = 0;
+                rank_exited(job, r);
+            }
+        }
 }
 
 static void on_signal(mpiexec_job_t *job, int sig)

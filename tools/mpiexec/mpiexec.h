@@ -122,6 +122,7 @@ typedef struct {
     int rank;
     pid_t pid;
     int running;         /* forked and not yet reaped */
+    int reaped_news;     /* reaped, its exit not yet classified (job.c: reap) */
     int status;          /* wait status, once reaped */
     int pmi_fd;          /* server end of the PMI socketpair (non-blocking); -1 when closed */
     tern_pmi_reader_t pmi_in;
