@@ -10,6 +10,7 @@
  * count describes (MPI_ERR_TRUNCATE with the same words otherwise); a
  * failed transfer gives its status. */
 #include "core/coll/coll_pair.h"
+#include "core/coll/coll_util.h"
 #include "core/comm/comm_p2p.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/op.h"
@@ -58,7 +59,7 @@ static void note(pair_t *p, tern_status_t st)
 
 /* A receive that got `got` bytes (SIZE_MAX: more than it holds) where
  * `want` were due: the schedule's words (coll_sched.c). */
-static __attribute__((cold)) tern_status_t mismatch(size_t got, size_t want, int peer)
+__attribute__((cold)) tern_status_t tern_coll_size_mismatch(size_t got, size_t want, int peer)
 {
     if (got == SIZE_MAX)
         return tern_status_detail(TERN_ERR_TRUNCATE,
@@ -108,7 +109,7 @@ static void recv_begin(pair_t *p, void *buf, size_t n)
         tern_recv_done_t done;
         if (tern_p2p_recv_fitting_now(p->ctx, buf, n, p->peer, p->tag, &done)) {
             if (done.bytes != n)
-                note(p, mismatch(done.bytes, n, p->peer));
+                note(p, tern_coll_size_mismatch(done.bytes, n, p->peer));
             return;
         }
     } else if (tern_p2p_recv_eager_now(p->ctx, buf, n, p->peer, p->tag, &e)) {
@@ -135,8 +136,8 @@ static tern_status_t pair_end(pair_t *p)
         tern_progress_wait(&r->complete);
         if (p->exact && (r->error == TERN_ERR_TRUNCATE ||
                          (r->error == TERN_OK && r->status_bytes != r->bytes)))
-            note(p, mismatch(r->error == TERN_OK ? r->status_bytes : SIZE_MAX, r->bytes,
-                             r->status_source));
+            note(p, tern_coll_size_mismatch(r->error == TERN_OK ? r->status_bytes : SIZE_MAX,
+                                            r->bytes, r->status_source));
         note(p, r->error);
         tern_req_fini(r);
         p->posted = 0;

@@ -67,23 +67,6 @@ static int step_ok(tree_t *t)
     return 1;
 }
 
-/* A bcast receive that got `got` bytes (SIZE_MAX: more than it holds)
- * where `want` were due: the schedule's words (coll_sched.c). */
-static __attribute__((cold)) tern_status_t mismatch(size_t got, size_t want, int peer)
-{
-    if (got == SIZE_MAX)
-        return tern_status_detail(TERN_ERR_TRUNCATE,
-                                  "rank %d sent more than the %zu bytes this rank's count and "
-                                  "datatype describe: they must describe the same amount of data "
-                                  "on every rank",
-                                  peer, want);
-    return tern_status_detail(TERN_ERR_TRUNCATE,
-                              "rank %d sent %zu bytes where this rank's count and datatype "
-                              "describe %zu: they must describe the same amount of data on every "
-                              "rank",
-                              peer, got, want);
-}
-
 static void tree_send(tree_t *t, const void *buf, size_t n, int peer)
 {
     if (!step_ok(t))
@@ -112,7 +95,7 @@ static void tree_recv(tree_t *t, void *buf, size_t n, int peer, int exact)
         tern_recv_done_t done;
         if (tern_p2p_recv_fitting_now(t->ctx, buf, n, peer, t->tag, &done)) {
             if (done.bytes != n)
-                note(t, mismatch(done.bytes, n, peer));
+                note(t, tern_coll_size_mismatch(done.bytes, n, peer));
             return;
         }
     } else if (tern_p2p_recv_eager_now(t->ctx, buf, n, peer, t->tag, &e)) {
@@ -130,7 +113,7 @@ static void tree_recv(tree_t *t, void *buf, size_t n, int peer, int exact)
     tern_p2p_start_recv(&r);
     tern_progress_wait(&r.complete);
     if (exact && (r.error == TERN_ERR_TRUNCATE || (r.error == TERN_OK && r.status_bytes != n)))
-        note(t, mismatch(r.error == TERN_OK ? r.status_bytes : SIZE_MAX, n, peer));
+        note(t, tern_coll_size_mismatch(r.error == TERN_OK ? r.status_bytes : SIZE_MAX, n, peer));
     note(t, r.error);
     tern_req_fini(&r);
 }

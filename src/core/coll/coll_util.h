@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The direct paths' error for a receive that got `got` bytes (SIZE_MAX:
+ * more than it holds) where `want` were due, in the schedule's words
+ * (coll_sched.c); coll_pair.c and coll_tree.c. */
+tern_status_t tern_coll_size_mismatch(size_t got, size_t want, int peer);
+
 static inline int coll_mod(int a, int p) { return ((a % p) + p) % p; }
 
 /* Largest power of two <= p (p >= 1). */
