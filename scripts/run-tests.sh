@@ -34,6 +34,17 @@ t0=$(date +%s)
 # Each phase's line carries the seconds since the start, so a CI log shows
 # where its minutes go.
 say() { echo "=== [$(( $(date +%s) - t0 )) s] $*"; }
+# What failed, repeated at the very end: a CI report shows only the log's
+# tail, and the conformance phase's output comes after every ctest run's.
+failures=()
+note_failed() { # <phase> <build dir>: the ctest run's failed tests
+    local log=$2/Testing/Temporary/LastTestsFailed.log
+    if [ -s "$log" ]; then
+        failures+=("$1: $(cut -d: -f2- "$log" | tr '\n' ' ')")
+    else
+        failures+=("$1: failed (no test list)")
+    fi
+}
 run() { # <build dir> <build type> <extra ctest args> <cmake options...>
     local dir=$1 type=$2
     local -a extra
@@ -46,7 +57,7 @@ run() { # <build dir> <build type> <extra ctest args> <cmake options...>
     local rc=0
     (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$jobs" "${extra[@]}" "${ctest_args[@]}") || rc=$?
     say "$dir: ctest exit status $rc"
-    [ $rc -eq 0 ] || status=$rc
+    [ $rc -eq 0 ] || { status=$rc; note_failed "$dir" "$dir"; }
 }
 
 run build RelWithDebInfo ""
@@ -88,14 +99,14 @@ if [ "${TERN_SKIP_TSAN:-0}" != 1 ]; then
             ctest --output-on-failure --no-tests=error -j "$jobs" -R "$tsan_tests") || rc=$?
     fi
     say "build-tsan: exit status $rc"
-    [ $rc -eq 0 ] || status=$rc
+    [ $rc -eq 0 ] || { status=$rc; note_failed build-tsan build-tsan; }
 fi
 if [ "${TERN_SKIP_FUZZ:-0}" != 1 ]; then
     # Its own sanitizer settings (leaks are failures there).
     rc=0
     env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS scripts/run-fuzz.sh || rc=$?
     say "fuzzing: exit status $rc"
-    [ $rc -eq 0 ] || status=$rc
+    [ $rc -eq 0 ] || { status=$rc; failures+=("fuzzing: exit status $rc"); }
 fi
 if [ "${TERN_SKIP_CONFORMANCE:-0}" != 1 ]; then
     say "conformance CI subset (scripts/run-conformance.sh --ci)"
@@ -107,6 +118,7 @@ if [ "${TERN_SKIP_CONFORMANCE:-0}" != 1 ]; then
     command -v mpicc.mpich >/dev/null && faces=(--faces)
     scripts/run-conformance.sh --ci "${faces[@]}" --jobs "$jobs" --prefix build-conformance/tern-ci || rc=$?
     say "conformance: exit status $rc"
-    [ $rc -eq 0 ] || status=$rc
+    [ $rc -eq 0 ] || { status=$rc; failures+=("conformance: exit status $rc (build-conformance/ci-report.md)"); }
 fi
+for f in "${failures[@]}"; do say "FAILED $f"; done
 exit $status
