@@ -31,6 +31,9 @@
 /* After the last rank is reaped, output still held by its descendants is
  * awaited this long. */
 #define DRAIN_MS 500
+/* How long the verdict on a rank that ended without MPI_Finalize waits for
+ * a peer's death (exit_verdict_defer). */
+#define VERDICT_WAIT_S 0.5
 
 /* TERN_MPIEXEC_KILL_GRACE_MS, checked at start-up (options.c). */
 double mpiexec_grace_s(void)
@@ -176,8 +179,13 @@ static void job_terminate(mpiexec_job_t *job, int first_sig)
     signal_ranks(job, first_sig);
 }
 
+static void exit_verdict_give(mpiexec_job_t *job, int at_once);
+
 void mpiexec_job_fail(mpiexec_job_t *job, int code, const char *fmt, ...)
 {
+    /* A verdict still waiting for a peer's death came first: this failure
+     * (a survivor's MPI_Abort, say) followed from it. */
+    exit_verdict_give(job, 1);
     if (!job->failed) {
         char msg[1024];
         va_list ap;
@@ -282,6 +290,39 @@ void mpiexec_job_abort_ranks(mpiexec_job_t *job, mpiexec_rank_t *from, int code,
     mpiexec_job_kill_ranks(job, ranks, from->rank);
 }
 
+/* A rank ended without MPI_Finalize: often because a peer died first
+ * (its MPI call failed and it gave up), and that peer's death is the news.
+ * A peer killed with much memory becomes reapable tens of milliseconds
+ * after its sockets reset, time enough for the survivor to see the reset,
+ * return its error and exit (tests/rma/rma_dead_target_test.sh on a loaded
+ * machine). So the verdict waits VERDICT_WAIT_S for another rank's death
+ * by a signal, which then decides the job's status and message; any other
+ * failure in the meantime (a survivor's MPI_Abort on seeing this rank gone)
+ * comes after it. */
+static void exit_verdict_defer(mpiexec_job_t *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void exit_verdict_defer(mpiexec_job_t *job, int code, const char *fmt, ...)
+{
+    if (job->failed || job->verdict_at)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->verdict, sizeof job->verdict, fmt, ap);
+    va_end(ap);
+    job->verdict_code = code;
+    job->verdict_at = mpiexec_now() + VERDICT_WAIT_S;
+}
+
+/* The pending verdict, once its time has come or nothing else can die. */
+static void exit_verdict_give(mpiexec_job_t *job, int at_once)
+{
+    if (!job->verdict_at || (!at_once && mpiexec_now() < job->verdict_at))
+        return;
+    job->verdict_at = 0;
+    if (!job->failed)
+        mpiexec_job_fail(job, job->verdict_code, "%s", job->verdict);
+}
+
 /* Classifies the exit of a rank just reaped. */
 static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
 {
@@ -298,6 +339,7 @@ static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
         return; /* we are killing it; not news */
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
+        job->verdict_at = 0; /* the death the pending verdict waited for */
         char what[96];
         snprintf(what, sizeof what, "killed by signal %d (%s)", sig, strsignal(sig));
         if (ft_death(job, r, 128 + sig, what))
@@ -314,16 +356,16 @@ static void rank_exited(mpiexec_job_t *job, mpiexec_rank_t *r)
             snprintf(what, sizeof what, "exited with code %d", code);
             if (ft_death(job, r, code, what))
                 return;
-            mpiexec_job_fail(job, code, "rank %d (pid %ld) exited with code %d", r->rank,
-                             (long)r->pid, code);
+            exit_verdict_defer(job, code, "rank %d (pid %ld) exited with code %d", r->rank,
+                               (long)r->pid, code);
         }
     } else if (r->pmi_inited && !r->pmi_finalized && others_running(job, r)) {
         if (ft_death(job, r, 1, "exited without calling MPI_Finalize"))
             return;
-        mpiexec_job_fail(job, 1,
-                         "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize "
-                         "while other ranks still run",
-                         r->rank, (long)r->pid);
+        exit_verdict_defer(job, 1,
+                           "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize "
+                           "while other ranks still run",
+                           r->rank, (long)r->pid);
     }
 }
 
@@ -460,6 +502,7 @@ int mpiexec_job_run(mpiexec_job_t *job)
 
     for (;;) {
         reap(job);
+        exit_verdict_give(job, !any_running(job));
         /* A proxy started for a spawn (no ranks of the first job) waits for
          * them and then for the root's word that the first job is done. */
         int running = any_running(job) ||
@@ -523,6 +566,10 @@ int mpiexec_job_run(mpiexec_job_t *job)
         }
         if (job->end_at && !job->terminating) {
             int t = mpiexec_ms_until(job->end_at, now);
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
+        if (job->verdict_at) {
+            int t = mpiexec_ms_until(job->verdict_at, now);
             timeout = timeout < 0 || t < timeout ? t : timeout;
         }
         if (running) {

@@ -196,6 +196,12 @@ typedef struct {
     int killed;           /* SIGKILL sent */
     int signal_fd;
     double end_at;        /* MPIEXEC_TIMEOUT's deadline; 0: none */
+    /* A rank that ended without MPI_Finalize while others ran: its verdict
+     * waits a moment for a peer's death that may have caused it (job.c,
+     * exit_verdict_defer). */
+    double verdict_at;    /* when it is given; 0: none pending */
+    int verdict_code;
+    char verdict[160];
 } mpiexec_job_t;
 
 /* launch.c: forks every rank. On failure (program cannot be executed) prints
