@@ -1,7 +1,8 @@
 /* Allgather, alltoall and scatter through the default selection table at
- * the block sizes where its rows change (1, 2, 8, 16 and 64 KB: at 2
- * ranks one per core the shm rows end at 64 KB, oversubscribed those of
- * all three too; scatter leaves binomial at 2 KB and, oversubscribed,
+ * the block sizes where its rows change (1, 2, 8, 16, 64 and 128 KB: at 2
+ * ranks one per core the shm rows of allgather and alltoall end at 128 KB,
+ * a 2-rank region's slot, scatter's at 64 KB, and oversubscribed all
+ * three at 64 KB; scatter leaves binomial at 2 KB and, oversubscribed,
  * linear at 8 KB), one byte either side of each: contiguous blocks,
  * strided (derived) send and receive types, and MPI_IN_PLACE. Every
  * received byte is checked. */
@@ -13,7 +14,8 @@ static unsigned char bv(int from, int to, size_t i)
     return (unsigned char)(from * 131 + to * 71 + i * 7 + i / 251);
 }
 
-static const size_t sizes[] = {1023, 1024, 1025, 2047, 2048, 2049, 8191, 8192, 8193, 16383, 16384, 16385, 65535, 65536, 65537};
+static const size_t sizes[] = {1023,  1024,  1025,  2047,  2048,   2049,   8191,   8192,   8193,
+                               16383, 16384, 16385, 65535, 65536, 65537, 131071, 131072, 131073};
 
 enum { CONTIG, STRIDED, IN_PLACE, N_KINDS };
 static const char *const kind_names[N_KINDS] = {"contiguous", "strided", "in place"};

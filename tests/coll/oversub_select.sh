@@ -5,7 +5,7 @@
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
 # on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
 # shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
-# 16 KB), and allgather and alltoall at 2 ranks; reduce_scatter of 8 B
+# 16 KB), and allgather and alltoall at 2 ranks up to 128 KB; reduce_scatter of 8 B
 # takes recursive_halving at 8 ranks, direct below.
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
@@ -58,12 +58,14 @@ expect "$n" reduce 16384 binomial
 if [ "$cpus" -ge 2 ]; then
     expect 2 bcast 8192 shm
     expect 2 bcast 4096 binomial
-    # 64 KB blocks at 2 ranks, one per core: shm; past 64 KB the messages.
+    # Blocks up to 128 KB (the slot) at 2 ranks, one per core: shm; past
+    # it the messages.
     for coll in allgather alltoall; do
         expect 2 "$coll" 65536 shm
-        out=$(chosen 2 "$coll" 131072) || fail "$coll 128 KB at 2 ranks: no selection line"
-        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 131072 bytes: shm")
-        [ "$k" -eq 0 ] || fail "$coll 128 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
+        expect 2 "$coll" 131072 shm
+        out=$(chosen 2 "$coll" 262144) || fail "$coll 256 KB at 2 ranks: no selection line"
+        k=$(echo "$out" | grep -c "debug: $coll on 2 ranks, 262144 bytes: shm")
+        [ "$k" -eq 0 ] || fail "$coll 256 KB at 2 ranks on $cpus CPUs: $k of 2 ranks chose shm: $out"
     done
 fi
 # Reduce_scatter of 8 B: recursive halving at 8 oversubscribed ranks (the

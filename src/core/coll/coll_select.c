@@ -124,8 +124,9 @@ static const row_t default_rows[] = {
      * once outside the slots, where ring waits p - 1 times for its
      * neighbour (loaded A/B, 64 KB: 2 ranks 5.0 against 7.3 us; 8 ranks
      * 1.6-1.9 thousand involuntary context switches against 49-70
-     * thousand; docs/performance.md). */
-    {TERN_COLL_ALLGATHER, 2, 65536, "shm", FIT},
+     * thousand; docs/performance.md). At 2 ranks up to 128 KB, one step
+     * of the 2-rank slot: 9.1 against ring's 10.2 us (loaded A/B). */
+    {TERN_COLL_ALLGATHER, 2, 131072, "shm", FIT},
     {TERN_COLL_ALLGATHER, 8, 16384, "shm", ANY},
     {TERN_COLL_ALLGATHER, 8, 65536, "shm", OVER},
     {TERN_COLL_ALLGATHER, 16, 4096, "shm", ANY},
@@ -134,10 +135,11 @@ static const row_t default_rows[] = {
     {TERN_COLL_ALLGATHER, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_ALLGATHERV, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_ALLTOALL, 2, 1024, "pairwise", ANY},
-    /* 2 ranks one per core: a 64 KB block is one step (a slot holds p - 1
-     * pieces; the own piece never crosses it): 4.9 against 7.1 us in a
-     * loaded A/B (docs/performance.md). */
-    {TERN_COLL_ALLTOALL, 2, 65536, "shm", FIT},
+    /* 2 ranks one per core: a block up to the 128 KB slot is one step (a
+     * slot holds p - 1 pieces; the own piece never crosses it): 64 KB 4.9
+     * against 7.1 us, 128 KB 8.6 against pairwise's 9.8, in loaded A/Bs
+     * (docs/performance.md). */
+    {TERN_COLL_ALLTOALL, 2, 131072, "shm", FIT},
     {TERN_COLL_ALLTOALL, 8, 16384, "shm", ANY},
     /* Oversubscribed, blocks above 16 KB up to 64 KB at up to 8 ranks:
      * shm, though a 64 KB block takes p steps of the 64 KB slots, where
