@@ -192,6 +192,10 @@ enum { TERN_TL_ATOMIC_PLAIN, TERN_TL_ATOMIC_FETCH, TERN_TL_ATOMIC_COMPARE, TERN_
 typedef struct {
     const char *name;
     tern_tl_reach_t reach;
+    /* 1 if progress only reads memory (self, shm): a waiting rank may
+     * spin on it for long; 0 (a NIC, a socket: each poll a system call)
+     * shortens the spin before a yield (core/runtime/runtime.c). */
+    int polls_memory;
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
     void (*finalize)(tern_tl_t *tl);
     /* 1 if this transport can reach world rank `peer`. */

@@ -124,11 +124,9 @@ static long auto_spin_limit(void)
 {
     if (tern_rt.local_size > cpus_available())
         return 0;
-    for (int i = 0; i < tern_rt.n_poll; i++) {
-        const char *name = tern_rt.poll[i].ops->name;
-        if (strcmp(name, "self") != 0 && strcmp(name, "shm") != 0)
+    for (int i = 0; i < tern_rt.n_poll; i++)
+        if (!tern_rt.poll[i].ops->polls_memory)
             return 64;
-    }
     return 4096;
 }
 

@@ -163,6 +163,7 @@ static tern_status_t self_putv(tern_tl_t *tl, int peer, const void *local, size_
 const tern_tl_ops_t tern_tl_self_ops = {
     .name = "self",
     .reach = TERN_TL_REACH_JOB,
+    .polls_memory = 1,
     .init = self_init,
     .finalize = self_finalize,
     .reachable = self_reachable,

@@ -469,6 +469,7 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 const tern_tl_ops_t tern_tl_shm_ops = {
     .name = "shm",
     .reach = TERN_TL_REACH_JOB,
+    .polls_memory = 1,
     .init = shm_init,
     .finalize = shm_finalize,
     .reachable = shm_reachable,
