@@ -106,7 +106,7 @@ case $CASE in
     if [ "$CASE" = empty_shrink ]; then
         once "even the smallest rings (2 cells of 128 bytes, no bulk channel) need [0-9]*\. Make /dev/shm larger"
     else
-        once "posix_fallocate: No space left on device). Make /dev/shm larger.*TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now fail) to shrink or ofi"
+        once "\(posix_fallocate\|free space, TERN_SHM_RESERVE=pair\): No space left on device). Make /dev/shm larger.*TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now fail) to shrink or ofi"
     fi
     grep -q 'shm_open' "$ERR" && fail "an shm_open error, the others must stay quiet"
     ;;
