@@ -11,17 +11,7 @@ set -u
 MPIEXEC=$1
 PROG=$2
 
-if [ "${SHM_FILL_INNER:-}" != 1 ]; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "SKIP: needs root to mount a small tmpfs on /dev/shm in a mount namespace"
-        exit 77
-    fi
-    if ! unshare -m true 2>/dev/null; then
-        echo "SKIP: unshare -m (a mount namespace) is not available here"
-        exit 77
-    fi
-    SHM_FILL_INNER=1 exec unshare -m sh "$0" "$@"
-fi
+. "$(dirname "$0")/private_shm.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tern-shmfill-XXXXXX")
 OUT=$WORK/out
@@ -35,7 +25,6 @@ fail() {
     exit 1
 }
 
-mount --make-rprivate / 2>/dev/null
 mount -t tmpfs -o size=16m tmpfs /dev/shm || fail "cannot mount a tmpfs"
 TERN_SHM_RESERVE=pair MTEST_TIMEOUT=60 timeout -s KILL 90 "$MPIEXEC" -n 2 "$PROG" fill /dev/shm/filler \
     >"$OUT" 2>"$ERR" </dev/null

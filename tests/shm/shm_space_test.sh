@@ -17,17 +17,7 @@ CASE=$1
 MPIEXEC=$2
 PROG=$3
 
-if [ "${SHM_SPACE_INNER:-}" != 1 ]; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "SKIP: needs root to mount a small tmpfs on /dev/shm in a mount namespace"
-        exit 77
-    fi
-    if ! unshare -m true 2>/dev/null; then
-        echo "SKIP: unshare -m (a mount namespace) is not available here"
-        exit 77
-    fi
-    SHM_SPACE_INNER=1 exec unshare -m sh "$0" "$@"
-fi
+. "$(dirname "$0")/private_shm.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tern-shmspace-XXXXXX")
 OUT=$WORK/out
@@ -42,8 +32,6 @@ fail() {
     exit 1
 }
 
-# Private to this namespace: no other test sees it.
-mount --make-rprivate / 2>/dev/null
 space=${CASE%%_*}
 fallback=${CASE#*_}
 case $space in
