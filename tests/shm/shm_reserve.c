@@ -45,16 +45,6 @@ static long long segment_blocks(long long *size_p)
     return -1;
 }
 
-static void exchange(int peer, int tag)
-{
-    int out = tag, in = -1;
-    MPI_Sendrecv(&out, 1, MPI_INT, peer, tag, &in, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (in != tag) {
-        fprintf(stderr, "exchange with %d: got %d, wanted %d\n", peer, in, tag);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 /* Every rank sends to every other, then tells rank 0 it has heard from
  * all: once rank 0 has every word, every pair has been reserved. */
 static void all_pairs(int rank, int size)
@@ -82,16 +72,21 @@ static void all_pairs(int rank, int size)
 
 static int pairs(int rank, int size)
 {
-    long long seg_size = 0, init = segment_blocks(&seg_size), one = 0, all = 0;
-    int go = 1;
+    long long seg_size = 0, init = 0, one = 0, all = 0;
+    int go = 1, x = 0;
+    /* Rank 1 answers rank 0 only: nothing is sent before rank 0 looks. */
     if (rank == 0) {
-        exchange(1, 5);
+        init = segment_blocks(&seg_size);
+        MPI_Send(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+        MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         one = segment_blocks(&seg_size);
         for (int p = 1; p < size; p++)
             MPI_Send(&go, 1, MPI_INT, p, 6, MPI_COMM_WORLD);
     } else {
-        if (rank == 1)
-            exchange(0, 5);
+        if (rank == 1) {
+            MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+        }
         MPI_Recv(&go, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     all_pairs(rank, size);

@@ -64,8 +64,8 @@
 #define SHM_RING_OVER_BUDGET ((size_t)64 << 20)
 /* TERN_SHM_BULK_CHUNKS=auto: chunks per pair, and on an oversubscribed node
  * fewer: CMA takes contiguous messages from 32 KB there, and every page of
- * the segment is reserved at MPI_Init (~0.4 ms of CPU per MB to allocate
- * and free on the 2-core VM, docs/performance.md). 8 keeps two 16-64 KB
+ * a pair is reserved when it first talks (~0.4 ms of CPU per MB to
+ * allocate and free on the 2-core VM, docs/performance.md). 8 keeps two 16-64 KB
  * eager messages in flight per pair (a quarter of the ring, shm.c); with
  * one, p2p_eager_big's unexpected sends did not all complete at once. */
 #define SHM_BULK_CHUNKS_DEFAULT 32u
