@@ -1,5 +1,5 @@
-/* POSIX shared-memory segments: create (every page reserved), attach,
- * unlink, detach (shm_segment.h). */
+/* POSIX shared-memory segments: create (every page reserved, or the first
+ * ones and the rest later), attach, unlink, detach (shm_segment.h). */
 #include "base/shm_segment.h"
 #include "base/log.h"
 
@@ -23,18 +23,22 @@ static tern_status_t segment_map(tern_shm_segment_t *seg, int fd, size_t size)
     return TERN_OK;
 }
 
-/* Reserves every page of the file (tmpfs allocates them at once; ENOSPC now
- * instead of SIGBUS at the first touch of a page it cannot allocate). */
-static int segment_reserve(int fd, size_t size)
+/* Reserves the pages of a range of the file (tmpfs allocates them at once;
+ * ENOSPC now instead of SIGBUS at the first touch of a page it cannot
+ * allocate). */
+static int segment_reserve(int fd, size_t offset, size_t len)
 {
     int err;
     do
-        err = posix_fallocate(fd, 0, (off_t)size);
+        err = posix_fallocate(fd, (off_t)offset, (off_t)len);
     while (err == EINTR);
     return err;
 }
 
-tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p)
+/* Creates a file of size bytes whose first `reserve` are reserved; keep:
+ * the file stays open in seg. */
+static tern_status_t segment_create(tern_shm_segment_t *seg, const char *name, size_t size, size_t reserve,
+                                    int keep, int *err_p)
 {
     memset(seg, 0, sizeof *seg);
     snprintf(seg->name, sizeof seg->name, "%s", name);
@@ -56,7 +60,11 @@ tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name,
     seg->owner = 1;
     seg->linked = 1;
     tern_status_t st = TERN_OK;
-    int err = segment_reserve(fd, size);
+    int err = 0;
+    if (reserve < size && ftruncate(fd, (off_t)size) != 0)
+        err = errno;
+    if (err == 0 && reserve > 0)
+        err = segment_reserve(fd, 0, reserve);
     if (err != 0) {
         *err_p = err;
         if (err == ENOSPC || err == ENOMEM || err == EFBIG) {
@@ -70,7 +78,12 @@ tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name,
     st = segment_map(seg, fd, size);
     if (st != TERN_OK)
         goto err_unlink;
-    close(fd);
+    if (keep) {
+        seg->fd = fd;
+        seg->has_fd = 1;
+    } else {
+        close(fd);
+    }
     return TERN_OK;
 
 err_unlink:
@@ -79,7 +92,18 @@ err_unlink:
     return st;
 }
 
-tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p)
+tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p)
+{
+    return segment_create(seg, name, size, size, 0, err_p);
+}
+
+tern_status_t tern_shm_segment_create_sparse(tern_shm_segment_t *seg, const char *name, size_t size,
+                                             size_t reserve, int *err_p)
+{
+    return segment_create(seg, name, size, reserve < size ? reserve : size, 1, err_p);
+}
+
+static tern_status_t segment_attach(tern_shm_segment_t *seg, const char *name, int keep, int *err_p)
 {
     memset(seg, 0, sizeof *seg);
     snprintf(seg->name, sizeof seg->name, "%s", name);
@@ -103,8 +127,28 @@ tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name,
     } else {
         st = segment_map(seg, fd, (size_t)sb.st_size);
     }
-    close(fd);
+    if (st == TERN_OK && keep) {
+        seg->fd = fd;
+        seg->has_fd = 1;
+    } else {
+        close(fd);
+    }
     return st;
+}
+
+tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p)
+{
+    return segment_attach(seg, name, 0, err_p);
+}
+
+tern_status_t tern_shm_segment_attach_open(tern_shm_segment_t *seg, const char *name, int *err_p)
+{
+    return segment_attach(seg, name, 1, err_p);
+}
+
+int tern_shm_segment_reserve(const tern_shm_segment_t *seg, size_t offset, size_t len)
+{
+    return seg->has_fd ? segment_reserve(seg->fd, offset, len) : EBADF;
 }
 
 void tern_shm_segment_unlink(tern_shm_segment_t *seg)
@@ -121,6 +165,9 @@ void tern_shm_segment_detach(tern_shm_segment_t *seg)
     tern_shm_segment_unlink(seg);
     if (seg->base != NULL)
         munmap(seg->base, seg->size);
+    if (seg->has_fd)
+        close(seg->fd);
+    seg->has_fd = 0;
     seg->base = NULL;
     seg->size = 0;
 }

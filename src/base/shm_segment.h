@@ -16,6 +16,8 @@ typedef struct {
     size_t size;
     int owner;       /* 1 in the process that created it */
     int linked;      /* 1 while the name exists in /dev/shm (owner only) */
+    int has_fd;      /* 1 while fd is kept open, to reserve pages later */
+    int fd;
     char name[256];
 } tern_shm_segment_t;
 
@@ -24,14 +26,25 @@ typedef struct {
  * SIGBUS). TERN_ERR_NO_ROOM, with nothing logged and nothing left behind,
  * when the file system cannot hold size bytes (*err_p: the errno). */
 tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name, size_t size, int *err_p);
+/* The same, but only the first `reserve` bytes are reserved now; the rest
+ * is a hole until tern_shm_segment_reserve (touching a page of a hole when
+ * the file system is full is a SIGBUS). Keeps the file open for that. */
+tern_status_t tern_shm_segment_create_sparse(tern_shm_segment_t *seg, const char *name, size_t size,
+                                             size_t reserve, int *err_p);
 /* Opens and maps an existing segment (its size from fstat). With err_p
  * (the errno), a name that does not exist (ENOENT) is not logged: its
  * creator may have failed and unlinked it, which the caller knows how to
  * report. */
 tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p);
+/* tern_shm_segment_attach that keeps the file open (tern_shm_segment_reserve). */
+tern_status_t tern_shm_segment_attach_open(tern_shm_segment_t *seg, const char *name, int *err_p);
+/* Reserves the pages of [offset, offset + len) (posix_fallocate on the
+ * file kept open, also after the unlink): 0, or the errno (ENOSPC: the file
+ * system is full; EBADF: the file was not kept open). */
+int tern_shm_segment_reserve(const tern_shm_segment_t *seg, size_t offset, size_t len);
 /* Removes the name (owner only; the mappings stay valid). */
 void tern_shm_segment_unlink(tern_shm_segment_t *seg);
-/* Unmaps (and unlinks if still linked). */
+/* Unmaps (and unlinks if still linked), closes the file if kept open. */
 void tern_shm_segment_detach(tern_shm_segment_t *seg);
 
 #endif

@@ -17,17 +17,7 @@ CASE=$1
 MPIEXEC=$2
 PROG=$3
 
-if [ "${SHM_SPACE_INNER:-}" != 1 ]; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "SKIP: needs root to mount a small tmpfs on /dev/shm in a mount namespace"
-        exit 77
-    fi
-    if ! unshare -m true 2>/dev/null; then
-        echo "SKIP: unshare -m (a mount namespace) is not available here"
-        exit 77
-    fi
-    SHM_SPACE_INNER=1 exec unshare -m sh "$0" "$@"
-fi
+. "$(dirname "$0")/private_shm.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tern-shmspace-XXXXXX")
 OUT=$WORK/out
@@ -42,8 +32,6 @@ fail() {
     exit 1
 }
 
-# Private to this namespace: no other test sees it.
-mount --make-rprivate / 2>/dev/null
 space=${CASE%%_*}
 fallback=${CASE#*_}
 case $space in
@@ -106,7 +94,7 @@ case $CASE in
     if [ "$CASE" = empty_shrink ]; then
         once "even the smallest rings (2 cells of 128 bytes, no bulk channel) need [0-9]*\. Make /dev/shm larger"
     else
-        once "posix_fallocate: No space left on device). Make /dev/shm larger.*TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now fail) to shrink or ofi"
+        once "\(posix_fallocate\|free space, TERN_SHM_RESERVE=pair\): No space left on device). Make /dev/shm larger.*TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now fail) to shrink or ofi"
     fi
     grep -q 'shm_open' "$ERR" && fail "an shm_open error, the others must stay quiet"
     ;;

@@ -43,6 +43,7 @@ static void shm_free(tern_tl_t *tl)
     free(tl->local_of_storage);
     free(tl->peer_rma_min);
     free(tl->peer_get_min);
+    free(tl->out_state);
     free(tl);
 }
 
@@ -122,8 +123,9 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->in = calloc((size_t)params->local_size, sizeof *tl->in);
         tl->peer_rma_min = calloc((size_t)params->local_size, sizeof *tl->peer_rma_min);
         tl->peer_get_min = calloc((size_t)params->local_size, sizeof *tl->peer_get_min);
+        tl->out_state = calloc((size_t)params->local_size, sizeof *tl->out_state);
         if (tl->local_of_storage == NULL || tl->out == NULL || tl->bulk_out == NULL || tl->in == NULL ||
-            tl->peer_rma_min == NULL || tl->peer_get_min == NULL)
+            tl->peer_rma_min == NULL || tl->peer_get_min == NULL || tl->out_state == NULL)
             st = TERN_ERR_NOMEM;
         tl->place = (tern_shm_place_t){-1, -1, -1};
         if (params->local_size > 1 && path_by_place())
@@ -175,9 +177,17 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         }
         /* Up to 8 MB per rank (16 ranks with the default rings): measured at
          * 32 ranks, prefaulting 16 MB in each rank made MPI_Init 180 ms
-         * instead of 49 ms (first messages pay the faults instead). */
-        int prefault = 2 * (size_t)(params->local_size - 1) * tern_shm_ring_bytes(h->cell_size, h->ring_cells) <=
+         * instead of 49 ms (first messages pay the faults instead). With
+         * TERN_SHM_RESERVE=pair a pair's rings are mapped when reserved
+         * (shm_reserve.c). */
+        tl->prefault = 2 * (size_t)(params->local_size - 1) * tern_shm_ring_bytes(h->cell_size, h->ring_cells) <=
                        SHM_PREFAULT_MAX;
+        /* At most a quarter of the bulk chunks in flight: the chunk the
+         * sender fills next was read by the receiver three quarters of a
+         * ring (1.5 MB) ago, long enough to have left the receiver's L2, so
+         * writing it does not pull lines back from the other core (a full
+         * window ran at a third of the speed, docs/performance.md). */
+        tl->bulk_window = h->bulk_cells >= 4 ? h->bulk_cells / 4 : 1;
         for (int i = 0; i < params->local_size; i++) {
             if (i == tl->my_local)
                 continue;
@@ -189,7 +199,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             in->src = params->local_ranks[i];
             /* Only this rank's own rings, and not the bulk channel: a pair's
              * chunks are touched only if it moves large messages. */
-            if (prefault) {
+            if (tl->prefault && !h->lazy) {
                 size_t rb = tern_shm_ring_bytes(h->cell_size, h->ring_cells);
                 tern_shm_prefault(tern_shm_ring_mem(tl->seg.base, h, i, tl->my_local), rb);
                 tern_shm_prefault(tern_shm_ring_mem(tl->seg.base, h, tl->my_local, i), rb);
@@ -197,18 +207,15 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
             if (h->bulk_cells) {
                 tern_shm_ring_attach(&tl->bulk_out[i], tern_shm_bulk_mem(tl->seg.base, h, i, tl->my_local),
                                      h->bulk_cell_size, h->bulk_cells);
-                /* At most a quarter of the chunks in flight: the chunk the
-                 * sender fills next was read by the receiver three quarters
-                 * of a ring (1.5 MB) ago, long enough to have left the
-                 * receiver's L2, so writing it does not pull lines back from
-                 * the other core (a full window ran at a third of the
-                 * speed, docs/performance.md). */
-                tl->bulk_out[i].window = h->bulk_cells >= 4 ? h->bulk_cells / 4 : 1;
-                tl->bulk_out[i].limit = tl->bulk_out[i].window;
+                tl->bulk_out[i].window = tl->bulk_window;
+                tl->bulk_out[i].limit = tl->bulk_window;
                 tern_shm_ring_attach(&in->bulk, tern_shm_bulk_mem(tl->seg.base, h, tl->my_local, i), h->bulk_cell_size,
                                      h->bulk_cells);
             }
         }
+        /* TERN_SHM_RESERVE=pair: every view closed until its pair's first
+         * message. */
+        tern_shm_pairs_setup(tl);
         tl->bulk_max = h->bulk_cells ? h->bulk_cell_size - TERN_SHM_CELL_HDR : 0;
         tl->am_max = h->cell_size - TERN_SHM_CELL_HDR;
         tl->batch = h->ring_cells;
@@ -233,6 +240,7 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
          * no one (nin 0). */
         tl->am_max = tl->want.cell_size > TERN_SHM_CELL_HDR ? tl->want.cell_size - TERN_SHM_CELL_HDR : 0;
         tl->batch = 1;
+        tern_shm_pairs_setup(tl);
     }
     /* The bulk channel is a pipeline of two running processes; when ranks
      * outnumber cores one of them is often descheduled and the pipeline
@@ -288,7 +296,13 @@ static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
     int li = tl->local_of[peer];
     if (li < 0 || li == tl->my_local)
         return TERN_ERR_ARG;
-    return tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
+    tern_status_t st = tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
+    if (__builtin_expect(st == TERN_ERR_AGAIN, 0) && tl->out_state[li] != SHM_PAIR_OPEN) {
+        st = tern_shm_pair_open(tl, li); /* the first message to peer */
+        if (st == TERN_OK)
+            st = tern_shm_ring_push(&tl->out[li], hdr, hdr_len, payload, payload_len);
+    }
+    return st;
 }
 
 /* A doorbell (a marked empty cell, just popped) stands for the bulk
@@ -371,6 +385,9 @@ static inline int shm_drain_bulk(tern_tl_t *tl, shm_in_t *in, unsigned max)
 static int shm_progress(tern_tl_t *tl)
 {
     int events = 0;
+    /* A sender reserved a pair to this rank (shm_reserve.c). */
+    if (__builtin_expect(atomic_load_explicit(tl->news, memory_order_relaxed) != tl->news_seen, 0))
+        tern_shm_admit(tl);
     shm_in_t *in = tl->in;
     for (int i = 0, n = tl->nin; i < n; i++) {
         events += shm_drain(tl, &in[i], tl->batch);
@@ -387,6 +404,7 @@ static int shm_progress(tern_tl_t *tl)
  * last poll). */
 static void shm_drain_dead(tern_tl_t *tl, int peer)
 {
+    tern_shm_admit(tl); /* it may have opened the pair just before */
     for (int i = 0; i < tl->nin; i++)
         if (tl->in[i].src == peer) {
             while (shm_drain(tl, &tl->in[i], tl->batch) +
@@ -409,9 +427,21 @@ static void shm_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
     }
 }
 
+/* A full ring, or a pair not yet reserved (its views are closed): open it
+ * at the first message, then try again. NULL: full, or it failed (am_send
+ * says how). */
+static __attribute__((noinline, cold)) void *shm_reserve_first(tern_tl_t *tl, int li, tern_shm_ring_t *ring)
+{
+    if (tl->out_state[li] == SHM_PAIR_OPEN || tern_shm_pair_open(tl, li) != TERN_OK)
+        return NULL;
+    return tern_shm_ring_reserve(ring);
+}
+
 static void *shm_am_reserve(tern_tl_t *tl, int peer)
 {
-    return tern_shm_ring_reserve(&tl->out[tl->local_of[peer]]);
+    int li = tl->local_of[peer];
+    void *p = tern_shm_ring_reserve(&tl->out[li]);
+    return __builtin_expect(p != NULL, 1) ? p : shm_reserve_first(tl, li, &tl->out[li]);
 }
 
 static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
@@ -421,7 +451,9 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
 
 static void *shm_bulk_reserve(tern_tl_t *tl, int peer)
 {
-    return tern_shm_ring_reserve(&tl->bulk_out[tl->local_of[peer]]);
+    int li = tl->local_of[peer];
+    void *p = tern_shm_ring_reserve(&tl->bulk_out[li]);
+    return __builtin_expect(p != NULL, 1) ? p : shm_reserve_first(tl, li, &tl->bulk_out[li]);
 }
 
 static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
@@ -436,7 +468,7 @@ static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
 static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
 {
     int li = tl->local_of[peer];
-    if (tern_shm_ring_reserve(&tl->out[li]) == NULL)
+    if (tern_shm_ring_reserve(&tl->out[li]) == NULL && shm_reserve_first(tl, li, &tl->out[li]) == NULL)
         return NULL;
     return tern_shm_ring_reserve(&tl->bulk_out[li]);
 }

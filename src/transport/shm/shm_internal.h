@@ -5,10 +5,11 @@
  *
  * Segment layout (local rank 0 writes the header; the others take the
  * geometry from it, so only local rank 0's knobs matter):
- *   [0, 4096)       header, then one 64-byte slot per local rank (pid, CMA
- *                   probe word address and value, attached flag, hwloc
- *                   place), then the line of the start-up probe
- *                   (shm_path.h)
+ *   [0, rings_offset) header, then one 64-byte slot per local rank (pid,
+ *                   CMA probe word address and value, attached flag, hwloc
+ *                   place), the line of the start-up probe (shm_path.h),
+ *                   one news line per local rank and the table of reserved
+ *                   pairs (shm_reserve.c); reserved at MPI_Init
  *   rings_offset    L * (L - 1) rings; receiver d's ring from sender s is
  *                   number d * (L - 1) + (s < d ? s : s - 1), so a receiver's
  *                   incoming rings are contiguous. No ring to oneself: the
@@ -21,13 +22,21 @@
  *                   of CMA's process_vm_readv for messages that fit in the
  *                   last-level cache (docs/performance.md). Larger messages
  *                   still use CMA (TERN_SHM_CMA_MIN).
- * Local rank 0 reserves every page of the segment when it creates it
- * (posix_fallocate), so a /dev/shm too small fails MPI_Init (or shrinks the
- * rings, TERN_SHM_FALLBACK) instead of a SIGBUS at some later first touch.
- * Mapping the pages is still lazy: every rank prefaults its own incoming
- * and outgoing rings (up to 8 MB), never other pairs' rings nor the bulk
- * channel (a pair's chunks are touched only when it moves large messages):
- * before, every rank populated the whole segment, 264 MB each at 32 ranks.
+ * A tmpfs page touched while the file system is full is a SIGBUS, so no
+ * rank touches a page that is not reserved (posix_fallocate). With
+ * TERN_SHM_RESERVE=pair (the default) local rank 0 reserves only the first
+ * part at MPI_Init, and a sender reserves the ring and bulk channel of a
+ * pair at its first message to that peer (shm_reserve.c): a job whose ranks
+ * talk to a few neighbours reserves a few pairs, not L * (L - 1), and a full
+ * /dev/shm fails that send with an error that names the peer. With init,
+ * local rank 0 reserves every page when it creates the segment. Either way
+ * the whole segment must fit in /dev/shm's free space at MPI_Init, or
+ * TERN_SHM_FALLBACK shrinks it (or fails, or uses the network).
+ * Mapping the pages is lazy too: every rank prefaults its own incoming and
+ * outgoing rings (up to 8 MB) once they are reserved, never other pairs'
+ * rings nor the bulk channel (a pair's chunks are touched only when it
+ * moves large messages): before, every rank populated the whole segment,
+ * 264 MB each at 32 ranks.
  * */
 #ifndef TERN_TRANSPORT_SHM_INTERNAL_H
 #define TERN_TRANSPORT_SHM_INTERNAL_H
@@ -55,12 +64,14 @@
 #define SHM_RING_OVER_BUDGET ((size_t)64 << 20)
 /* TERN_SHM_BULK_CHUNKS=auto: chunks per pair, and on an oversubscribed node
  * fewer: CMA takes contiguous messages from 32 KB there, and every page of
- * the segment is reserved at MPI_Init (~0.4 ms of CPU per MB to allocate
- * and free on the 2-core VM, docs/performance.md). 8 keeps two 16-64 KB
+ * a pair is reserved when it first talks (~0.4 ms of CPU per MB to
+ * allocate and free on the 2-core VM, docs/performance.md). 8 keeps two 16-64 KB
  * eager messages in flight per pair (a quarter of the ring, shm.c); with
  * one, p2p_eager_big's unexpected sends did not all complete at once. */
 #define SHM_BULK_CHUNKS_DEFAULT 32u
 #define SHM_BULK_CHUNKS_OVER 8u
+/* The directory behind shm_open (glibc maps names there). */
+#define SHM_DIR "/dev/shm"
 
 typedef struct {
     uint64_t magic;
@@ -72,6 +83,7 @@ typedef struct {
     uint64_t bulk_offset;
     uint32_t bulk_cell_size; /* 0: no bulk channel */
     uint32_t bulk_cells;
+    uint32_t lazy; /* 1: a pair's pages are reserved at its first message */
 } shm_header_t;
 
 /* What local rank 0 asks of the segment: cells per ring and their size,
@@ -100,7 +112,11 @@ typedef struct {
     int src;  /* world rank of the sender */
     int gone; /* the core gave up on src: rings parked */
     tern_shm_ring_t bulk;
+    int live; /* 0 until the sender reserved the pair: ring and bulk idle */
 } shm_in_t;
+
+/* A sender's pair (shm_reserve.c), by local index. */
+enum { SHM_PAIR_CLOSED, SHM_PAIR_OPEN, SHM_PAIR_FAILED };
 
 struct tern_tl {
     /* Hot fields first. */
@@ -130,6 +146,12 @@ struct tern_tl {
     pid_t pid;                /* this process's, for the keys of CMA reads */
     shm_geometry_t want;      /* local rank 0: the geometry it formats */
     tern_status_t attach_status;
+    /* Pairs reserved at first use (shm_reserve.c). */
+    _Atomic uint64_t *news;   /* this rank's news line: pairs into it reserved */
+    uint64_t news_seen;       /* news when the incoming rings were last admitted */
+    unsigned char *out_state; /* by local index: SHM_PAIR_* */
+    int prefault;             /* 1: map a pair's rings at once when reserved */
+    uint64_t bulk_window;     /* bulk chunks in flight per pair at most */
 };
 
 /* shm_layout.c: the segment. */
@@ -139,8 +161,17 @@ void *tern_shm_ring_mem(void *base, const shm_header_t *h, int dst, int src);
 void *tern_shm_bulk_mem(void *base, const shm_header_t *h, int dst, int src);
 void tern_shm_prefault(void *base, size_t bytes);
 void tern_shm_attached(void *base, size_t size, void *arg);
+_Atomic uint64_t *tern_shm_news_line(void *base, int local_size, int local);
+_Atomic unsigned char *tern_shm_pair_ready(void *base, int local_size, int dst, int src);
+size_t tern_shm_rings_offset(int local_size);
+void tern_shm_dir_space(size_t *avail_p, size_t *total_p);
 void tern_shm_choose_geometry(tern_tl_t *tl, int oversubscribed);
 tern_status_t tern_shm_create(tern_shm_segment_t *seg, const char *name, void *arg);
+
+/* shm_reserve.c: a pair's pages reserved at its first message. */
+void tern_shm_pairs_setup(tern_tl_t *tl);
+tern_status_t tern_shm_pair_open(tern_tl_t *tl, int li);
+void tern_shm_admit(tern_tl_t *tl);
 
 /* shm_rma.c: get and put through Cross Memory Attach (base/cma.h). */
 tern_status_t tern_shm_mem_reg(tern_tl_t *tl, void *buf, size_t len, tern_rkey_t *rkey_p);

@@ -19,16 +19,35 @@ void *tern_shm_probe_line(void *base, int local_size)
     return (char *)base + SHM_HEADER_BYTES + (size_t)local_size * sizeof(shm_slot_t);
 }
 
-static size_t shm_rings_offset(int local_size)
+/* After the probe line: one news line per local rank, then the table of
+ * reserved pairs, a byte per ordered pair (shm_reserve.c). */
+static size_t shm_news_offset(int local_size)
 {
-    size_t slots_end = SHM_HEADER_BYTES + (size_t)(local_size + 1) * sizeof(shm_slot_t);
-    return (slots_end + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+    return SHM_HEADER_BYTES + (size_t)(local_size + 1) * sizeof(shm_slot_t);
+}
+
+_Atomic uint64_t *tern_shm_news_line(void *base, int local_size, int local)
+{
+    return (_Atomic uint64_t *)((char *)base + shm_news_offset(local_size) + (size_t)local * TERN_SHM_CACHE_LINE);
+}
+
+_Atomic unsigned char *tern_shm_pair_ready(void *base, int local_size, int dst, int src)
+{
+    size_t table = shm_news_offset(local_size) + (size_t)local_size * TERN_SHM_CACHE_LINE;
+    return (_Atomic unsigned char *)base + table + (size_t)dst * (size_t)local_size + (size_t)src;
+}
+
+size_t tern_shm_rings_offset(int local_size)
+{
+    size_t end = shm_news_offset(local_size) + (size_t)local_size * TERN_SHM_CACHE_LINE +
+                 (size_t)local_size * (size_t)local_size;
+    return (end + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
 }
 
 static size_t shm_bulk_offset(int local_size, size_t cell_size, unsigned cells)
 {
     size_t nrings = (size_t)local_size * (size_t)(local_size - 1);
-    return shm_rings_offset(local_size) + nrings * tern_shm_ring_bytes(cell_size, cells);
+    return tern_shm_rings_offset(local_size) + nrings * tern_shm_ring_bytes(cell_size, cells);
 }
 
 static size_t shm_bulk_bytes(int local_size, size_t bulk_cell_size, unsigned bulk_cells)
@@ -78,13 +97,14 @@ static void shm_format(void *base, size_t size, void *arg)
     tern_tl_t *tl = arg;
     shm_header_t *h = base;
     h->size = size;
-    h->rings_offset = shm_rings_offset(tl->local_size);
+    h->rings_offset = tern_shm_rings_offset(tl->local_size);
     h->cell_size = tl->want.cell_size;
     h->ring_cells = tl->want.cells;
     h->local_size = (uint32_t)tl->local_size;
     h->bulk_offset = shm_bulk_offset(tl->local_size, tl->want.cell_size, tl->want.cells);
     h->bulk_cell_size = tl->want.bulk_cells ? (uint32_t)tl->want.bulk_cell_size : 0;
     h->bulk_cells = tl->want.bulk_cells;
+    h->lazy = (uint32_t)tern_knob_is(TERN_KNOB_SHM_RESERVE, "pair");
     atomic_thread_fence(memory_order_release);
     h->magic = SHM_MAGIC;
 }
@@ -168,14 +188,12 @@ void tern_shm_choose_geometry(tern_tl_t *tl, int oversubscribed)
     }
 }
 
-/* The directory behind shm_open (glibc maps names there). */
-#define SHM_DIR "/dev/shm"
 /* The smallest cell (TERN_SHM_CELL_SIZE's minimum, knobs.def says why). */
 #define SHM_MIN_CELL 128
 
 /* Free and total bytes of SHM_DIR (unknown: SIZE_MAX free, so that every
  * step is tried). */
-static void shm_dir_space(size_t *avail_p, size_t *total_p)
+void tern_shm_dir_space(size_t *avail_p, size_t *total_p)
 {
     struct statvfs sv;
     *avail_p = SIZE_MAX;
@@ -218,6 +236,25 @@ static void shm_geometry_text(const shm_geometry_t *g, char *buf, size_t len)
         snprintf(buf + n, len - (size_t)n, "no bulk channel");
 }
 
+/* Local rank 0: a segment of size bytes. TERN_SHM_RESERVE=init reserves
+ * every page now; pair only the part before the rings (pairs reserve their
+ * own at first use), once /dev/shm has room for all of it, so that a job
+ * that starts is not short of space later unless something else takes it.
+ * TERN_ERR_NO_ROOM (*err_p ENOSPC) when it has not. */
+static tern_status_t shm_segment_make(tern_tl_t *tl, tern_shm_segment_t *seg, const char *name, size_t size,
+                                      int *err_p)
+{
+    if (!tern_knob_is(TERN_KNOB_SHM_RESERVE, "pair"))
+        return tern_shm_segment_create(seg, name, size, err_p);
+    size_t avail, total;
+    tern_shm_dir_space(&avail, &total);
+    if (size > avail) {
+        *err_p = ENOSPC;
+        return TERN_ERR_NO_ROOM;
+    }
+    return tern_shm_segment_create_sparse(seg, name, size, tern_shm_rings_offset(tl->local_size), err_p);
+}
+
 static int shm_ofi_allowed(void)
 {
 #ifdef TERN_HAVE_OFI
@@ -233,7 +270,7 @@ static int shm_ofi_allowed(void)
 static tern_status_t shm_fallback(tern_tl_t *tl, tern_shm_segment_t *seg, const char *name, size_t need, int err)
 {
     size_t avail, total;
-    shm_dir_space(&avail, &total);
+    tern_shm_dir_space(&avail, &total);
     char full[128];
     shm_geometry_text(&tl->want, full, sizeof full);
     const char *fallback = tern_knob_str(TERN_KNOB_SHM_FALLBACK);
@@ -246,7 +283,7 @@ static tern_status_t shm_fallback(tern_tl_t *tl, tern_shm_segment_t *seg, const 
             bytes = shm_geometry_bytes(tl->local_size, &g);
             if (bytes > avail)
                 continue; /* cannot fit: no need to try */
-            tern_status_t st = tern_shm_segment_create(seg, name, bytes, &err);
+            tern_status_t st = shm_segment_make(tl, seg, name, bytes, &err);
             if (st == TERN_OK) {
                 char small[128];
                 shm_geometry_text(&g, small, sizeof small);
@@ -260,7 +297,7 @@ static tern_status_t shm_fallback(tern_tl_t *tl, tern_shm_segment_t *seg, const 
             }
             if (st != TERN_ERR_NO_ROOM)
                 return st;
-            shm_dir_space(&avail, &total);
+            tern_shm_dir_space(&avail, &total);
         }
         snprintf(why, sizeof why, "; even the smallest rings (2 cells of %d bytes, no bulk channel) need %zu",
                  SHM_MIN_CELL, bytes);
@@ -276,10 +313,12 @@ static tern_status_t shm_fallback(tern_tl_t *tl, tern_shm_segment_t *seg, const 
                  tern_knob_lists(TERN_KNOB_TRANSPORTS, "ofi") ? "not built in" : "not in TERN_TRANSPORTS");
     }
     tern_error("shared memory: %s has %zu bytes free (of %zu), less than the %zu bytes the segment of %d ranks "
-               "needs (%s; posix_fallocate: %s)%s. Make %s larger (docker run --shm-size=...), lower "
+               "needs (%s; %s: %s)%s. Make %s larger (docker run --shm-size=...), lower "
                "TERN_SHM_BULK_CHUNKS, TERN_SHM_BULK_CHUNK (0: no bulk channel), TERN_SHM_RING_CELLS or "
                "TERN_SHM_CELL_SIZE, or set TERN_SHM_FALLBACK (now %s) to shrink or ofi",
-               SHM_DIR, avail, total, need, tl->local_size, full, strerror(err), why, SHM_DIR, fallback);
+               SHM_DIR, avail, total, need, tl->local_size, full,
+               tern_knob_is(TERN_KNOB_SHM_RESERVE, "pair") ? "free space, TERN_SHM_RESERVE=pair" : "posix_fallocate",
+               strerror(err), why, SHM_DIR, fallback);
     return tern_status_detail(TERN_ERR_NOMEM, "%s cannot hold the shared-memory segment (see above)", SHM_DIR);
 }
 
@@ -289,7 +328,7 @@ tern_status_t tern_shm_create(tern_shm_segment_t *seg, const char *name, void *a
     tern_tl_t *tl = arg;
     size_t need = shm_geometry_bytes(tl->local_size, &tl->want);
     int err;
-    tern_status_t st = tern_shm_segment_create(seg, name, need, &err);
+    tern_status_t st = shm_segment_make(tl, seg, name, need, &err);
     if (st == TERN_OK)
         shm_format(seg->base, seg->size, tl);
     else if (st == TERN_ERR_NO_ROOM)

@@ -97,7 +97,7 @@ tern_status_t tern_shm_segment_setup(const tern_tl_params_t *params, tern_shm_se
     if (use && st == TERN_OK && params->local_rank != 0) {
         st = outcome_read(params->node, &mapped);
         if (st == TERN_OK && mapped)
-            st = tern_shm_segment_attach(seg, name, NULL);
+            st = tern_shm_segment_attach_open(seg, name, NULL); /* open: pages reserved later */
     }
     if (use && st == TERN_OK && mapped && attached != NULL)
         attached(seg->base, seg->size, arg);

@@ -8,7 +8,8 @@
  *   also decide that the node uses no segment; rank 0 publishes the outcome
  *   under the PMI key tern-shm-<node> ("mapped", "none" or "failed-<status>")
  *   fence
- *   other local ranks: read the outcome; "mapped": shm_open, mmap; "none":
+ *   other local ranks: read the outcome; "mapped": shm_open, mmap (the file
+ *   kept open, tern_shm_segment_reserve); "none":
  *   map nothing; "failed-": return that status without a word (rank 0 has
  *   said why: one message per node, not one misleading shm_open error per
  *   rank)
