@@ -266,6 +266,63 @@ static void test_noncommutative(void)
     CHECK_RC(MPI_Op_free(&op));
 }
 
+/* Back-to-back allreduces whose inputs come from the previous result, in
+ * place every other call: a rank sends its next vector as soon as it has
+ * the last result, so its message may arrive before the peer has posted
+ * the receive; every element of every call is checked. Counts: one int,
+ * 256 (1 KB, the largest the pair path writes out) and 2000 (the
+ * schedule's). */
+static void test_allreduce_chain(void)
+{
+    static const int chain_counts[] = {1, 256, 2000};
+    enum { CALLS = 300 };
+    for (int k = 0; k < 3; k++) {
+        int n = chain_counts[k];
+        int *s = malloc((size_t)n * sizeof(int)), *r = malloc((size_t)n * sizeof(int));
+        int *prev = calloc((size_t)n, sizeof(int));
+        if (!s || !r || !prev)
+            FATAL("out of memory");
+        for (int call = 0; call < CALLS; call++) {
+            int inplace = call % 2;
+            for (int i = 0; i < n; i++)
+                (inplace ? r : s)[i] = prev[i] % 1000 + rank * 7 + call + i;
+            CHECK_RC(MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, n, MPI_INT, MPI_SUM, comm));
+            for (int i = 0; i < n; i++) {
+                int want = 2 * (prev[i] % 1000) + 7 + 2 * (call + i);
+                if (r[i] != want) {
+                    CHECK_INT(r[i], want, "chained allreduce element");
+                    call = CALLS;
+                    break;
+                }
+            }
+            memcpy(prev, r, (size_t)n * sizeof(int));
+        }
+        free(s);
+        free(r);
+        free(prev);
+    }
+    /* The non-commutative op chained: x_0 then x_1 in every call. */
+    MPI_Op op;
+    CHECK_RC(MPI_Op_create(compose, 0, &op));
+    int x[2][2], want[2], r2[2] = {1, 0};
+    for (int call = 0; call < CALLS; call++) {
+        for (int q = 0; q < 2; q++) {
+            x[q][0] = 2 * ((r2[0] + q + call) % 50) + 1;
+            x[q][1] = (r2[1] + 3 * q + call) % 100;
+        }
+        memcpy(want, x[1], sizeof want);
+        int len = 1;
+        compose(x[0], want, &len, NULL);
+        memcpy(r2, x[rank], sizeof r2);
+        CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, r2, 1, MPI_2INT, op, comm));
+        if (memcmp(r2, want, sizeof want)) {
+            CHECK(0, "chained non-commutative allreduce, call %d", call);
+            break;
+        }
+    }
+    CHECK_RC(MPI_Op_free(&op));
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -293,6 +350,9 @@ int main(int argc, char **argv)
     }
     mtest_begin("noncommutative");
     test_noncommutative();
+    mtest_end();
+    mtest_begin("allreduce_chain");
+    test_allreduce_chain();
     mtest_end();
     CHECK_RC(MPI_Comm_free(&comm));
     return mtest_finalize();

@@ -205,19 +205,22 @@ tern_status_t tern_coll_pair_reduce(const tern_coll_args_t *a)
     return pair_end(&p);
 }
 
-/* Both ranks exchange their vectors and fold x_0 op x_1. */
+/* Both ranks exchange their vectors and fold x_0 op x_1. The send goes
+ * first: a call's period is the peer's message transit plus what a rank
+ * runs between taking it and sending its next, so the receive's posting
+ * stays off that path. */
 tern_status_t tern_coll_pair_allreduce(const tern_coll_args_t *a)
 {
     pair_t p;
     pair_init(&p, a);
     size_t n = a->count * a->esz;
-    char *rb = a->rbuf;
     _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
+    char *rb = a->rbuf;
+    send_begin(&p, a->sbuf, n);
+    recv_begin(&p, tmp, n);
+    pair_end(&p);
     if (a->sbuf != rb && n)
         memmove(rb, a->sbuf, n);
-    recv_begin(&p, tmp, n);
-    send_begin(&p, rb, n);
-    pair_end(&p);
     if (p.peer < a->comm->rank) {
         fold(&p, a, tmp, rb);
     } else {
