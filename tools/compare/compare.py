@@ -1109,7 +1109,7 @@ def mt_targets(res, worst):
             if not res.raw["tern"].get(key, {}).get("8", {}).get(metric):
                 continue
             r, s, t, b = worst(key, metric, [8], higher)
-            met = r >= 1.0 if higher else r <= 1.0
+            met = r is not None and (r >= 1.0 if higher else r <= 1.0)
             rows.append((f"{key}, {n} thread{'s' if n > 1 else ''} per rank, 8 B", t, b, r,
                          f"{'>=' if higher else '<='} 1.0", met, unit))
     return rows

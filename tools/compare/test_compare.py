@@ -83,6 +83,8 @@ def paired_modes(tmp):
     runs("tern", "barrier", 0, "latency_us", [(0.10, F), (0.11, F), (0.10, F)])
     runs("openmpi", "barrier", 0, "latency_us", [(0.20, F), (0.40, S), (0.40, S)])
     del raw["mpich"]["barrier"]
+    # Threads: Tern alone ran it (no peer has MPI_THREAD_MULTIPLE figures).
+    runs("tern", "latency_mt", 8, "latency_us_t1", [(1.0, F), (3.0, S), (1.0, F)])
     # MPI_Init at 2 ranks: not probed (start-up runs are not), by the medians.
     doc["probes"] = probes
     text = report(tmp, "paired", doc)
@@ -94,6 +96,9 @@ def paired_modes(tmp):
     bar = row(text, "| barrier, 2 ranks")
     check("| 0.50 (Open MPI (Debian)) | peers only |" in bar, f"paired: slow mode unpaired: {bar}")
     check(bar.endswith("| yes (slow unpaired) |"), f"paired: met, the unpaired mode named: {bar}")
+    mt = row(text, "| latency_mt, 1 thread per rank, 8 B")
+    check("| 1.00 | n/a | n/a | n/a | Tern only | Tern only | <= 1.0 | unpaired; medians: n/a |" in mt,
+          f"paired: a row with Tern's figures alone: {mt}")
     init = row(text, "| MPI_Init+MPI_Finalize, 2 ranks")
     check("| not drawn | not drawn |" in init and init.endswith("| unpaired; medians: no |"),
           f"paired: a row without probes goes by the medians: {init}")
