@@ -15,8 +15,9 @@ every round and rotating their order from round to round, so that noise hits
 all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
 32 ranks, oversubscribed and unbound above the core count), the wall clock of
 `mpiexec -n 8` of a trivial program, and this machine's memcpy bandwidth and
-cross-core cache-line latency. Start-up also runs Tern with every rank on
-libfabric (TERN_TRANSPORTS=self,ofi; its TCP provider here), connecting to all peers in MPI_Init
+cross-core cache-line latency; that latency, probed right before and after
+every benchmark run, tags the run with the VM's mode (modes.py). Start-up
+also runs Tern with every rank on libfabric (TERN_TRANSPORTS=self,ofi; its TCP provider here), connecting to all peers in MPI_Init
 and lazily, for the cost of connection set-up and of each first message.
 One-sided: the OSU one-sided set (put/get latency and bandwidth, put
 bibw, accumulate, get_accumulate, fetch_and_op and compare_and_swap latency)
@@ -213,7 +214,7 @@ class Results:
         # that could not run at all (not installed, no compiler)
         self.impls, self.left_out = list(IMPLS), {}
         # probes[impl][key] = [[before_ns, after_ns] per run] (modes.py);
-        # probe_exe: modeprobe, None where it did not build (no probes)
+        # probe_exe: memlimits, None where it did not build (no probes)
         self.probes, self.probe_exe = {}, None
         self.split = modes.Split({})
 
@@ -305,10 +306,10 @@ def run_bench(res, impl, tc, exe, key, np, args, bound, timeout, env=None):
 
 
 def probe_mode(res):
-    """modeprobe's cache-line time (ns), or None."""
+    """The cache-line time of `memlimits --probe` (ns), or None."""
     if not res.probe_exe:
         return None
-    rc, out, _ = run([res.probe_exe], 30)
+    rc, out, _ = run([res.probe_exe, "--probe"], 30)
     doc = parse_json(out) if rc == 0 else None
     return doc.get("cacheline_ns") if doc else None
 
@@ -832,7 +833,7 @@ def targets_text(res):
             for t in modes.tags(res.split, res.probes, impl, key):
                 counts[t] = counts.get(t, 0) + 1
     drawn = ", ".join(f"{m} {counts[m]}" for m in (modes.FAST, modes.SLOW, modes.ONE, modes.MIXED) if counts.get(m))
-    return text + (f"Every benchmark run sits between two mode probes (`tools/compare/modeprobe.c`): "
+    return text + (f"Every benchmark run sits between two mode probes (`memlimits --probe`): "
                    f"{res.split.describe()}; runs per mode: {drawn} (mixed: the probes disagreed, paired with "
                    "nothing). Each mode's column sets Tern's median over its runs of that mode against the "
                    "best peer's over theirs (named: the best may differ by mode); \"Tern only\" / \"peers "
@@ -1515,7 +1516,7 @@ def main():
     res = Results()
     res.set_ranks(args.ranks, args.coll_ranks)
     res.impls, res.left_out = [i for i in IMPLS if i in impls], left_out
-    res.probe_exe = build_tool(scratch, "modeprobe")
+    res.probe_exe = build_tool(scratch, "memlimits")
     hosts = None
     if args.no_inter_host:
         res.inter = {"status": "off", "reason": "left out with --no-inter-host", "na": {}}

@@ -3,8 +3,8 @@
 The reference 2-vCPU KVM guest flips between a fast and a slow mode for
 every MPI alike, sometimes from one benchmark run to the next, so a median
 over rounds can set one library's fast draws against another's slow ones.
-The compare tool runs modeprobe.c (the one-way time of a cache line between
-cores 0 and 1, a few ms) right before and right after every benchmark run
+The compare tool runs `memlimits --probe` (the one-way time of a cache line
+between cores 0 and 1, a few ms) right before and right after every benchmark run
 and files the two figures beside the run's results (results.json "probes":
 {impl: {key: [[before_ns, after_ns] per run]}}). Here each run gets its tag:
 
