@@ -3,9 +3,10 @@
 The reference 2-vCPU KVM guest flips between a fast and a slow mode for
 every MPI alike, sometimes from one benchmark run to the next, so a median
 over rounds can set one library's fast draws against another's slow ones.
-The compare tool runs `memlimits --probe` (the one-way time of a cache line
-between cores 0 and 1, a few ms) right before and right after every benchmark run
-and files the two figures beside the run's results (results.json "probes":
+The compare tool runs `memlimits --probe` (the one-way time of a cache
+line between cores 0 and 1, a few ms) right before and right after every
+benchmark run and files the two figures beside the run's results
+(results.json "probes":
 {impl: {key: [[before_ns, after_ns] per run]}}). Here each run gets its tag:
 
 - the split: Otsu's threshold on the logarithms of all the run's probe
@@ -17,7 +18,7 @@ and files the two figures beside the run's results (results.json "probes":
   leave a benchmark's figures alike);
 - a run is FAST or SLOW when both its probes fall on that side of the
   threshold, MIXED when they disagree (the mode flipped during the run: it
-  pairs with nothing) and a missing probe counts as the other one.
+  pairs with nothing); with one probe missing the other decides.
 
 Results without probes (reports of before these) have no tags: the targets
 table then pairs nothing and says so.
