@@ -36,9 +36,10 @@ one rank per core, at most 1.0x oversubscribed; multi_lat at most 1.0x.
 Inter-host: latency, bw and bibw (and the one-sided benchmarks asked for) with one rank in each of two network
 namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
 MPI over TCP and launched over ssh. Writes report.md (medians over rounds, ratio
-Tern / best peer, the targets by medians and by each implementation's best
-round, Tern's distance to the physical limits),
-results.json (every raw figure) and PNG plots into the output directory.
+Tern / best peer, the targets by medians, by each implementation's best
+round and within each VM mode, Tern's distance to the physical limits),
+results.json (every raw figure and mode probe) and PNG plots into the
+output directory.
 
 Usage: scripts/run-compare.sh [options]   (see --help)
 """
