@@ -796,15 +796,16 @@ def paired_met(by_mode, medians_met):
     return "yes" + (f" ({' and '.join(unpaired)} unpaired)" if unpaired else "")
 
 
-def targets_table(res, rows_of):
+def targets_table(res, rows_of, paired=True):
     """The lines of a targets table for rows_of(res) (rows of (description,
     Tern, best peer, ratio, bound, met, unit)), by the medians, again with
     every figure taken from its implementation's best round and, when the
     run probed the VM's mode (modes.py), within each mode: Tern's median
     over its runs of that mode against the best peer's over theirs. Met:
-    by the modes where there are probes, else by the medians."""
+    by the modes where there are probes, else by the medians. paired=False:
+    no mode columns (runs that are never probed, e.g. inter-host)."""
     best = rows_by(res, rows_of, "best")
-    mode_list = res.split.modes() if res.split.count else []
+    mode_list = res.split.modes() if res.split.count and paired else []
     by_mode = {m: rows_by(res, rows_of, m) for m in mode_list}
     L = ["| target | Tern | best peer | Tern / best peer | best rounds: Tern / best peer | " +
          "".join(f"{m} mode: Tern / best peer | " for m in mode_list) + "required | met |",
@@ -1215,7 +1216,8 @@ def inter_section(res, args):
                   "on its PMI socket." if impl == "mpich" else ""))
     if inter["na"] or inter.get("hung"):
         L.append("")
-    L += targets_table(res, inter_targets)
+    # Inter-host runs are not probed: the namespaces' ranks are not bound.
+    L += targets_table(res, inter_targets, paired=False)
     L.append("")
     L.append(floor_text(res))
     for name in INTER + RMA:
