@@ -15,8 +15,9 @@ every round and rotating their order from round to round, so that noise hits
 all alike. Also times start-up (MPI_Init, MPI_Init+MPI_Finalize at 2, 8 and
 32 ranks, oversubscribed and unbound above the core count), the wall clock of
 `mpiexec -n 8` of a trivial program, and this machine's memcpy bandwidth and
-cross-core cache-line latency. Start-up also runs Tern with every rank on
-libfabric (TERN_TRANSPORTS=self,ofi; its TCP provider here), connecting to all peers in MPI_Init
+cross-core cache-line latency; that latency, probed right before and after
+every benchmark run, tags the run with the VM's mode (modes.py). Start-up
+also runs Tern with every rank on libfabric (TERN_TRANSPORTS=self,ofi; its TCP provider here), connecting to all peers in MPI_Init
 and lazily, for the cost of connection set-up and of each first message.
 One-sided: the OSU one-sided set (put/get latency and bandwidth, put
 bibw, accumulate, get_accumulate, fetch_and_op and compare_and_swap latency)
@@ -35,9 +36,10 @@ one rank per core, at most 1.0x oversubscribed; multi_lat at most 1.0x.
 Inter-host: latency, bw and bibw (and the one-sided benchmarks asked for) with one rank in each of two network
 namespaces joined by a veth pair (scripts/netns-hosts.sh; root only), each
 MPI over TCP and launched over ssh. Writes report.md (medians over rounds, ratio
-Tern / best peer, the targets by medians and by each implementation's best
-round, Tern's distance to the physical limits),
-results.json (every raw figure) and PNG plots into the output directory.
+Tern / best peer, the targets by medians, by each implementation's best
+round and within each VM mode, Tern's distance to the physical limits),
+results.json (every raw figure and mode probe) and PNG plots into the
+output directory.
 
 Usage: scripts/run-compare.sh [options]   (see --help)
 """
@@ -57,6 +59,7 @@ import time
 
 import halo
 import iobench
+import modes
 import peers
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -211,6 +214,10 @@ class Results:
         # the implementations asked for (--impls), and {impl: why} of those
         # that could not run at all (not installed, no compiler)
         self.impls, self.left_out = list(IMPLS), {}
+        # probes[impl][key] = [[before_ns, after_ns] per run] (modes.py);
+        # probe_exe: memlimits, None where it did not build (no probes)
+        self.probes, self.probe_exe = {}, None
+        self.split = modes.Split({})
 
     def set_ranks(self, ranks, coll_ranks):
         self.ranks, self.coll_ranks = ranks, [n for n in coll_ranks if n != ranks]
@@ -222,11 +229,11 @@ class Results:
         self.raw[impl].setdefault(key, {}).setdefault(str(size), {}).setdefault(metric, []).append(value)
 
     # What median() gives: "median" over rounds, or each figure's "best"
-    # round (the lowest time, the highest rate). The VM under this machine
-    # flips between a fast and a slow mode for every MPI, sometimes from
-    # one run to the next, so a median of three compares mode draws; the
-    # best round compares each library in the fast mode (the targets table
-    # shows both).
+    # round (the lowest time, the highest rate), or the median over the
+    # runs of one mode (modes.FAST, SLOW or ONE: the runs its probes
+    # tagged so). The VM under this machine flips between a fast and a
+    # slow mode for every MPI, sometimes from one run to the next, so a
+    # median of three compares mode draws; the targets table shows all.
     stat = "median"
 
     def median(self, impl, key, size, metric):
@@ -235,6 +242,12 @@ class Results:
             return None
         if self.stat == "best":
             return (max if higher_is_better(metric) else min)(vals)
+        if self.stat != "median":
+            tags = modes.tags(self.split, self.probes, impl, key)
+            # Tags and figures line up only when every run filed both.
+            vals = [v for v, t in zip(vals, tags) if t == self.stat] if len(tags) == len(vals) else []
+            if not vals:
+                return None
         return statistics.median(vals)
 
     def sizes(self, key):
@@ -283,8 +296,23 @@ def file_doc(res, impl, key, doc):
 
 
 def run_bench(res, impl, tc, exe, key, np, args, bound, timeout, env=None):
+    """One benchmark run between two mode probes (modes.py), whose
+    figures are filed beside its results when it succeeds."""
     cmd = tc["launch"] + ["-n", str(np)] + (tc["bind"] if bound else tc["unbound"]) + [exe] + args + ["--json"]
-    return run_json(res, impl, key, cmd, timeout, env or peers.env(tc))
+    before = probe_mode(res)
+    failed = run_json(res, impl, key, cmd, timeout, env or peers.env(tc))
+    if not failed and res.probe_exe:
+        res.probes.setdefault(impl, {}).setdefault(key, []).append([before, probe_mode(res)])
+    return failed
+
+
+def probe_mode(res):
+    """The cache-line time of `memlimits --probe` (ns), or None."""
+    if not res.probe_exe:
+        return None
+    rc, out, _ = run([res.probe_exe, "--probe"], 30)
+    doc = parse_json(out) if rc == 0 else None
+    return doc.get("cacheline_ns") if doc else None
 
 
 def tern_ofi_env(connect):
@@ -591,7 +619,8 @@ def targets(res):
             b, p = best_peer(res, key, s, metric, higher)
             r = ratio(t, b)
             if r is None:
-                return None, None, None, None
+                # No ratio; what there is says which side lacks figures.
+                return None, None, t, (BestPeer(b, p) if b is not None else None)
             rs.append((r, s, t, BestPeer(b, p)))
         if not rs:
             return None, None, None, None
@@ -732,23 +761,88 @@ def git_rev():
     return (out.strip() if rc == 0 else "?") + (" (with uncommitted changes)" if rc2 == 0 and dirty.strip() else "")
 
 
-def targets_table(res, rows_of):
-    """The lines of a targets table for rows_of(res) (rows of (description,
-    Tern, best peer, ratio, bound, met, unit)), by the medians and again with
-    every figure taken from its implementation's best round."""
-    res.stat = "best"
+def rows_by(res, rows_of, stat):
+    """rows_of(res) with res.stat set to stat."""
+    res.stat = stat
     try:
-        best = rows_of(res)
+        return rows_of(res)
     finally:
         res.stat = "median"
-    L = ["| target | Tern | best peer | Tern / best peer | best rounds: Tern / best peer | required | met |",
-         "|---|---:|---:|---:|---:|---|---|"]
-    for (desc, t, b, r, bound, met, unit), bst in zip(rows_of(res), best):
+
+
+def mode_cell(row):
+    """One mode's column: the ratio and the peer best in that mode, or
+    which side drew no run of it."""
+    _, t, b, r = row[:4]
+    if r:
+        return f"{r:.2f} ({LABEL.get(b.impl, b.impl)})" if getattr(b, "impl", None) else f"{r:.2f}"
+    if t is not None and b is None:
+        return "Tern only"
+    if t is None and b is not None:
+        return "peers only"
+    return "not drawn"
+
+
+def paired_met(by_mode, medians_met):
+    """The met column of a run with mode probes: met in every mode that
+    Tern and a peer both drew, naming the modes without a pair."""
+    paired = [m for m, row in by_mode.items() if row[3]]
+    unpaired = [m for m in by_mode if m not in paired]
+    if not paired:
+        return f"unpaired; medians: {medians_met}"
+    met = [m for m in paired if by_mode[m][5]]
+    if len(met) < len(paired):
+        return f"{' and '.join(met)} only" if met else "no"
+    return "yes" + (f" ({' and '.join(unpaired)} unpaired)" if unpaired else "")
+
+
+def targets_table(res, rows_of, paired=True):
+    """The lines of a targets table for rows_of(res) (rows of (description,
+    Tern, best peer, ratio, bound, met, unit)), by the medians, again with
+    every figure taken from its implementation's best round and, when the
+    run probed the VM's mode (modes.py), within each mode: Tern's median
+    over its runs of that mode against the best peer's over theirs. Met:
+    by the modes where there are probes, else by the medians. paired=False:
+    no mode columns (runs that are never probed, e.g. inter-host)."""
+    best = rows_by(res, rows_of, "best")
+    mode_list = res.split.modes() if res.split.count and paired else []
+    by_mode = {m: rows_by(res, rows_of, m) for m in mode_list}
+    L = ["| target | Tern | best peer | Tern / best peer | best rounds: Tern / best peer | " +
+         "".join(f"{m} mode: Tern / best peer | " for m in mode_list) + "required | met |",
+         "|---|---:|---:|---:|---:|" + "---:|" * len(mode_list) + "---|---|"]
+    for n, ((desc, t, b, r, bound, met, unit), bst) in enumerate(zip(rows_by(res, rows_of, "median"), best)):
         rb, metb = bst[3], bst[5]
+        medians_met = "yes" if met else ("best rounds only" if metb else ("no" if r else "n/a"))
+        rows = {m: by_mode[m][n] for m in mode_list}
         L.append(f"| {desc} | {fmt(t, unit)} | {fmt_best(b, unit)} | {f'{r:.2f}' if r else 'n/a'} | "
-                 f"{f'{rb:.2f}' if rb else 'n/a'} | {bound} | "
-                 f"{'yes' if met else ('best rounds only' if metb else ('no' if r else 'n/a'))} |")
+                 f"{f'{rb:.2f}' if rb else 'n/a'} | " + "".join(f"{mode_cell(row)} | " for row in rows.values()) +
+                 f"{bound} | {paired_met(rows, medians_met) if mode_list else medians_met} |")
     return L
+
+
+def targets_text(res):
+    """What the targets table's columns and its met column mean here."""
+    text = ("Medians over rounds, as every table below; \"best rounds\" takes each implementation's "
+            "best round instead (lowest time, highest rate). The VM flips between a fast and a slow mode "
+            "for every MPI (docs/performance.md, \"Noise\"), so a median can set one library's fast draws "
+            "against another's slow ones. ")
+    if not res.split.count:
+        return text + ("These results have no mode probes: nothing is paired. Met: \"yes\" by the medians; "
+                       "\"best rounds only\" when only the best rounds meet it.\n")
+    counts = {}
+    for impl in res.probes:
+        for key in res.probes[impl]:
+            for t in modes.tags(res.split, res.probes, impl, key):
+                counts[t] = counts.get(t, 0) + 1
+    drawn = ", ".join(f"{m} {counts[m]}" for m in (modes.FAST, modes.SLOW, modes.ONE, modes.MIXED) if counts.get(m))
+    return text + (f"Every benchmark run sits between two mode probes (`memlimits --probe`): "
+                   f"{res.split.describe()}; runs per mode: {drawn} (mixed: the probes disagreed, paired with "
+                   "nothing). Each mode's column sets Tern's median over its runs of that mode against the "
+                   "best peer's over theirs (named: the best may differ by mode); \"Tern only\" / \"peers "
+                   "only\" / \"not drawn\": no pair in that mode. Met: met in every mode that Tern and a peer "
+                   "both drew (\"fast only\": met there, not in the other; the unpaired modes named); a row "
+                   "without tagged runs (start-up and launch are not probed) says \"unpaired\" and goes by the "
+                   "medians.\n")
 
 
 def write_report(res, limits, args, meta, outdir, pngs):
@@ -782,10 +876,7 @@ def write_report(res, limits, args, meta, outdir, pngs):
 
     L.append(ran_section(res, args, meta))
     L.append("## Targets\n")
-    L.append("Medians over rounds, as every table below; \"best rounds\" takes each implementation's "
-             "best round instead (lowest time, highest rate), the figure of the VM's fast mode when "
-             "the run drew it at least once for each (see docs/performance.md, \"Noise\"). Met: "
-             "\"yes\" by the medians; \"best rounds only\" when only the best rounds meet it.\n")
+    L.append(targets_text(res))
     L += targets_table(res, targets)
     L.append("")
 
@@ -1016,10 +1107,12 @@ def mt_targets(res, worst):
             continue
         base, unit, higher = METRIC[key]
         for n in MT_THREADS:
-            r, s, t, b = worst(key, base[:-1] + str(n), [8], higher)
-            if r is None:
+            metric = base[:-1] + str(n)
+            # Rows by the figures there are, whatever res.stat selects.
+            if not res.raw["tern"].get(key, {}).get("8", {}).get(metric):
                 continue
-            met = r >= 1.0 if higher else r <= 1.0
+            r, s, t, b = worst(key, metric, [8], higher)
+            met = r is not None and (r >= 1.0 if higher else r <= 1.0)
             rows.append((f"{key}, {n} thread{'s' if n > 1 else ''} per rank, 8 B", t, b, r,
                          f"{'>=' if higher else '<='} 1.0", met, unit))
     return rows
@@ -1123,7 +1216,8 @@ def inter_section(res, args):
                   "on its PMI socket." if impl == "mpich" else ""))
     if inter["na"] or inter.get("hung"):
         L.append("")
-    L += targets_table(res, inter_targets)
+    # Inter-host runs are not probed: the namespaces' ranks are not bound.
+    L += targets_table(res, inter_targets, paired=False)
     L.append("")
     L.append(floor_text(res))
     for name in INTER + RMA:
@@ -1169,6 +1263,8 @@ def rewrite(args, out):
     res.raw.update(saved["raw"])
     res.library, res.failures = saved["library"], saved["failures"]
     res.inter = saved.get("inter_host", {"status": "off", "reason": "not in these results", "na": {}})
+    res.probes = saved.get("probes", {})
+    res.split = modes.Split(res.probes)
     meta = saved["meta"]
     args.rounds, args.quick = meta["rounds"], meta["quick"]
     args.ranks, args.launch_reps = meta.get("ranks", args.ranks), meta.get("launch_reps", args.launch_reps)
@@ -1423,6 +1519,7 @@ def main():
     res = Results()
     res.set_ranks(args.ranks, args.coll_ranks)
     res.impls, res.left_out = [i for i in IMPLS if i in impls], left_out
+    res.probe_exe = build_tool(scratch, "memlimits")
     hosts = None
     if args.no_inter_host:
         res.inter = {"status": "off", "reason": "left out with --no-inter-host", "na": {}}
@@ -1445,6 +1542,7 @@ def main():
         if hosts:
             hosts.close()
 
+    res.split = modes.Split(res.probes)
     limits = None
     if limits_runs:
         limits = {"memcpy_gbs": {k: statistics.median(r["memcpy_gbs"][k] for r in limits_runs)
@@ -1469,7 +1567,8 @@ def main():
     text = write_report(res, limits, args, meta, out, pngs)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "library": res.library, "limits": limits, "limits_runs": limits_runs,
-                   "raw": res.raw, "failures": res.failures, "inter_host": res.inter}, f, indent=1)
+                   "raw": res.raw, "probes": res.probes, "failures": res.failures, "inter_host": res.inter},
+                  f, indent=1)
     if args.update_doc:
         update_doc(args.update_doc, text, out, pngs)
     print(text)

@@ -4,8 +4,18 @@
  * ping-pong a flag). A shared-memory MPI cannot beat these; the report shows
  * how far Tern is from them.
  *
- * Usage: memlimits [--quick]   prints one JSON object. */
-#define _GNU_SOURCE
+ * --probe times only the cache line, in a few ms: the VM's mode, which the
+ * compare tool probes right before and after every benchmark run
+ * (tools/compare/modes.py). Its figure is the best of 15 bursts of 500
+ * round trips (0.05-0.2 ms each): a burst that another process interrupts
+ * (the machine may be loaded) is ignored, while the mode slows every burst
+ * alike.
+ *
+ * Usage: memlimits [--quick | --probe]   prints one JSON object ({} from
+ * --probe where cores 0 and 1 cannot be pinned). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, pthread_setaffinity_np */
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -71,28 +81,32 @@ static void *ponger(void *arg)
     return NULL;
 }
 
-/* One-way cache-line transfer between cpu a and cpu b, in ns (0: cannot pin). */
-static double cacheline_ns(int a, int b, long n)
+/* One-way cache-line transfer between cpu a and cpu b: ns[k] for each of
+ * `bursts` bursts of n round trips, with one ponger thread for all. The
+ * first round trip, which waits for that thread to start and pin itself,
+ * is not timed. Returns the bursts measured (0: cannot pin). */
+static int cacheline_ns(int a, int b, long n, int bursts, double *ns)
 {
     pthread_t t;
     if (pin(a)) return 0;
-    rounds = n;
+    rounds = n * bursts + 1;
     atomic_store(&flag, 0);
     if (pthread_create(&t, NULL, ponger, &b)) return 0;
-    double t0 = now();
-    for (long i = 0; i < n; i++) {
+    int done = 0;
+    double t0 = 0;
+    for (long i = 0; i < rounds; i++) {
         long f = 0;
+        if (i > 0 && (i - 1) % n == 0) t0 = now(); /* a burst begins */
         /* Only the ponger's failure can move the flag away from 0 before 1 is written. */
         if (atomic_load(&flag) < 0) break;
         atomic_store_explicit(&flag, 2 * i + 1, memory_order_release);
         while ((f = atomic_load_explicit(&flag, memory_order_acquire)) != 2 * i + 2 && f >= 0) continue;
         if (f < 0) break;
+        if (i > 0 && i % n == 0) ns[done++] = (now() - t0) * 1e9 / (2.0 * n); /* it ends */
     }
-    double t1 = now();
     void *rc;
     pthread_join(t, &rc);
-    if (rc) return 0;
-    return (t1 - t0) * 1e9 / (2.0 * n);
+    return rc ? 0 : done;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -101,8 +115,29 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether this process may run on cores 0 and 1, those the benchmarks'
+ * two ranks are bound to. */
+static int two_cores(void)
+{
+    cpu_set_t allowed;
+    return !sched_getaffinity(0, sizeof allowed, &allowed) && CPU_ISSET(0, &allowed) && CPU_ISSET(1, &allowed);
+}
+
+static int probe(void)
+{
+    double ns[15];
+    int n = two_cores() ? cacheline_ns(0, 1, 500, 15, ns) : 0;
+    if (n) {
+        qsort(ns, n, sizeof *ns, cmp_double);
+        printf("{\"cacheline_ns\":%.1f}\n", ns[0]);
+    } else
+        printf("{}\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--probe")) return probe();
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     static const size_t sizes[] = {4096, 65536, 1 << 20, 4 << 20, 64 << 20};
     printf("{\"memcpy_gbs\":{");
@@ -112,14 +147,7 @@ int main(int argc, char **argv)
     /* Cores 0 and 1, as the benchmarks' ranks are bound. Median of runs: the
      * host may move vCPUs around between them. */
     double runs[7];
-    int nruns = quick ? 3 : 7, ok = 0;
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) || !CPU_ISSET(0, &allowed) || !CPU_ISSET(1, &allowed))
-        nruns = 0; /* fewer than two cores to pin to: no figure */
-    for (int r = 0; r < nruns; r++) {
-        double v = cacheline_ns(0, 1, quick ? 20000 : 200000);
-        if (v > 0) runs[ok++] = v;
-    }
+    int ok = two_cores() ? cacheline_ns(0, 1, quick ? 20000 : 200000, quick ? 3 : 7, runs) : 0;
     if (ok) {
         qsort(runs, ok, sizeof *runs, cmp_double);
         printf(",\"cacheline_ns\":%.1f,\"cacheline_ns_min\":%.1f", runs[ok / 2], runs[0]);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the compare tool's report without running any MPI: --from-results
 on a results.json of before the PyPI peers (Tern, Open MPI and MPICH
-only, no "impls" in its meta) and on one with all six implementations.
+only, no "impls" in its meta), on one with all six implementations and on
+ones whose runs carry mode probes, fast and slow draws mixed.
 Exits 0 when every check holds (python3 tools/compare/test_compare.py)."""
 import json
 import os
@@ -51,6 +52,83 @@ def report(tmp, name, doc):
         return f.read()
 
 
+def row(text, start):
+    """The targets table's row that begins with start."""
+    return text.split(start, 1)[1].splitlines()[0]
+
+
+def paired_modes(tmp):
+    """Runs tagged by their mode probes (modes.py): fast about 50 ns, slow
+    about 200 ns; the targets pair Tern's runs of a mode with the peers'."""
+    F, S, X = [50, 52], [200, 190], [48, 210]       # fast, slow, mixed (flipped during the run)
+    doc = results(["tern", "openmpi", "mpich"], {})
+    raw = doc["raw"]
+    probes = {i: {} for i in raw}
+
+    def runs(impl, key, size, metric, draws):
+        """draws: [(value, probes)] of one implementation's runs."""
+        raw[impl].setdefault(key, {})[str(size)] = {metric: [v for v, _ in draws]}
+        probes[impl][key] = [p for _, p in draws]
+
+    # 8 B latency: Tern drew slow twice, Open MPI fast twice, so the medians
+    # set Tern's slow figure against Open MPI's fast one (2.70x), while Tern
+    # is at 0.78x in the fast mode (against MPICH, best there only) and 0.77x
+    # in the slow one. Tern's mixed run (5.0 us) counts in no mode.
+    runs("tern", "latency", 8, "latency_us", [(0.07, F), (0.27, S), (0.27, S), (5.0, X)])
+    runs("openmpi", "latency", 8, "latency_us", [(0.10, F), (0.10, F), (0.35, S)])
+    runs("mpich", "latency", 8, "latency_us", [(0.09, F), (0.50, S), (0.50, S)])
+    for impl in raw:
+        del raw[impl]["latency"]["4096"]
+    # Barrier: Tern drew only the fast mode; met there, the slow mode unpaired.
+    runs("tern", "barrier", 0, "latency_us", [(0.10, F), (0.11, F), (0.10, F)])
+    runs("openmpi", "barrier", 0, "latency_us", [(0.20, F), (0.40, S), (0.40, S)])
+    del raw["mpich"]["barrier"]
+    # Threads: Tern alone ran it (no peer has MPI_THREAD_MULTIPLE figures).
+    runs("tern", "latency_mt", 8, "latency_us_t1", [(1.0, F), (3.0, S), (1.0, F)])
+    # MPI_Init at 2 ranks: not probed (start-up runs are not), by the medians.
+    doc["probes"] = probes
+    text = report(tmp, "paired", doc)
+    lat = row(text, "| latency 0-64 B")
+    check("| 2.70 |" in lat, f"paired: the medians' ratio stays (2.70): {lat}")
+    check("| 0.78 (MPICH (Debian)) | 0.77 (Open MPI (Debian)) |" in lat,
+          f"paired: each mode's ratio and the peer best in it: {lat}")
+    check(lat.endswith("| <= 0.8 | yes |"), f"paired: met in both modes drawn: {lat}")
+    bar = row(text, "| barrier, 2 ranks")
+    check("| 0.50 (Open MPI (Debian)) | peers only |" in bar, f"paired: slow mode unpaired: {bar}")
+    check(bar.endswith("| yes (slow unpaired) |"), f"paired: met, the unpaired mode named: {bar}")
+    mt = row(text, "| latency_mt, 1 thread per rank, 8 B")
+    check("| 1.00 | n/a | n/a | n/a | Tern only | Tern only | <= 1.0 | unpaired; medians: n/a |" in mt,
+          f"paired: a row with Tern's figures alone: {mt}")
+    init = row(text, "| MPI_Init+MPI_Finalize, 2 ranks")
+    check("| not drawn | not drawn |" in init and init.endswith("| unpaired; medians: no |"),
+          f"paired: a row without probes goes by the medians: {init}")
+    check("fast about 51 ns, slow about 196 ns, split at" in text and "mixed 1" in text,
+          f"paired: the split and the runs per mode are stated: {row(text, 'Every benchmark run')}")
+    # Met in the fast mode only: Tern's slow runs slower than Open MPI's.
+    raw["tern"]["latency"]["8"]["latency_us"] = [0.07, 0.40, 0.40, 5.0]
+    lat = row(report(tmp, "fastonly", doc), "| latency 0-64 B")
+    check(lat.endswith("| fast only |"), f"fastonly: met in the fast mode only: {lat}")
+    raw["tern"]["latency"]["8"]["latency_us"] = [0.07, 0.27, 0.27, 5.0]
+    # Another machine's modes, 100 and 400 ns: the split follows the probes.
+    for impl in probes:
+        for key in probes[impl]:
+            probes[impl][key] = [[2 * v for v in p] for p in probes[impl][key]]
+    other = report(tmp, "othermachine", doc)
+    lat = row(other, "| latency 0-64 B")
+    check("| 0.78 (MPICH (Debian)) | 0.77 (Open MPI (Debian)) |" in lat and "fast about 102 ns" in other,
+          f"othermachine: the same pairs at twice the probe times: {lat}")
+    # One mode: probes 40-60 ns (less than 2x apart) are not two modes; every
+    # run is paired with every other.
+    for impl in probes:
+        for key in probes[impl]:
+            probes[impl][key] = [[40, 60]] * len(probes[impl][key])
+    one = report(tmp, "onemode", doc)
+    lat = row(one, "| latency 0-64 B")
+    check("| one mode: Tern / best peer |" in one and "one mode (median 50 ns" in one,
+          "onemode: a single mode column and sentence")
+    check("| 2.70 | 0.78 | 2.70 (Open MPI (Debian)) | <= 0.8 | no |" in lat, f"onemode: all runs paired: {lat}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         # Before the PyPI peers: three implementations, no "impls" or "benchmarks" in meta.
@@ -91,6 +169,7 @@ def main():
         modes = report(tmp, "modes", doc).split("| latency 0-64 B", 1)[1].splitlines()[0]
         check("| 1.20 | 0.50 | <= 0.8 | best rounds only |" in modes,
               f"modes: median 1.20, best rounds 0.50, met by best rounds only: {modes}")
+        paired_modes(tmp)
     if FAILED:
         print(f"test_compare: {len(FAILED)} check(s) failed", file=sys.stderr)
         return 1
