@@ -529,8 +529,8 @@ int tern_check_count(const char *func, MPI_Comm comm, MPI_Count count)
 
 int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t *size_p)
 {
-    long sz = tern_datatype_extent(dt);
-    if (__builtin_expect(!tern_datatype_is_valid(dt), 0)) {
+    tern_dt_desc_t d; /* one lookup for validity and extent, on every call's path */
+    if (__builtin_expect(!tern_datatype_describe(dt, &d), 0)) {
         if (dt == MPI_DATATYPE_NULL)
             return tern_mpi_error(comm, MPI_ERR_TYPE, func, "datatype is MPI_DATATYPE_NULL");
         if (tern_datatype_name(dt))
@@ -540,7 +540,7 @@ int tern_check_datatype(const char *func, MPI_Comm comm, MPI_Datatype dt, size_t
         return tern_mpi_error(comm, MPI_ERR_TYPE, func, "invalid datatype handle 0x%x",
                               (unsigned)dt);
     }
-    *size_p = (size_t)sz;
+    *size_p = (size_t)d.extent;
     return MPI_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
-# algorithms at 8 B (gather linear), bcast, reduce and allreduce take shm
+# algorithms at 8 B (gather and scatter linear), bcast, reduce and allreduce take shm
 # at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
 # on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
 # shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
@@ -30,7 +30,8 @@ expect() { # <np> <collective> <bytes> <algorithm>: every rank chose it
 for coll in bcast reduce gather scatter; do
     out=$(chosen "$n" "$coll") || fail "$coll at $n ranks: no selection line"
     want=binomial
-    [ "$coll" = gather ] && want=linear # every sender straight to the root
+    # every sender straight to the root; the root straight to every rank
+    [ "$coll" = gather ] || [ "$coll" = scatter ] && want=linear
     k=$(echo "$out" | grep -c "debug: $coll on $n ranks, [0-9]* bytes: $want")
     [ "$k" -eq "$n" ] || fail "$coll at $n ranks on $cpus CPUs: $k of $n ranks chose $want: $out"
     k=$(echo "$out" | grep -c "debug: barrier on $n ranks, 0 bytes: shm")

@@ -426,7 +426,7 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
     tern_coll_args_t a;
     tern_dt_desc_t sd, rd;
     const tern_coll_algo_t *chosen = NULL;
-    if (pair_call(c, req_p) &&
+    if ((pair_call(c, req_p) || tree_call(c, req_p)) &&
         (c->rank == root ? pair_contig(stype, &sd) && (rbuf == MPI_IN_PLACE || pair_contig(rtype, &rd))
                          : pair_contig(rtype, &rd))) {
         args_init(&a, c);
@@ -440,11 +440,16 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
             a.bytes = (size_t)rd.size * rcount;
             a.rbuf = offset(rbuf, rd.true_lb);
         }
-        if (pair_chosen(&a, TERN_COLL_SCATTER, a.bytes, TERN_COLL_ALGO_scatter_binomial, 1, &chosen))
+        /* Two ranks: binomial's one message; more: linear's p - 1. */
+        if (c->size == 2 && pair_chosen(&a, TERN_COLL_SCATTER, a.bytes,
+                                        TERN_COLL_ALGO_scatter_binomial, 1, &chosen))
             return tern_coll_pair_scatter(&a);
+        if (c->size > 2 && pair_chosen(&a, TERN_COLL_SCATTER, a.bytes,
+                                       TERN_COLL_ALGO_scatter_linear, 1, &chosen))
+            return tern_coll_tree_scatter(&a);
     }
     PREP(pr, c, 1, req_p);
-    if (chosen) /* two ranks, contiguous: a holds the views already */
+    if (chosen) /* contiguous: a holds the views already */
         return finish_chosen(&pr, &a, TERN_COLL_SCATTER, a.bytes, req_p, persistent, chosen);
     args_init(&a, c);
     a.root = root;
@@ -783,6 +788,34 @@ static int pair_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *
                        pair_counts[c->rank] * a->esz <= TERN_COLL_PAIR_TMP, &chosen);
 }
 
+/* Three or more ranks, contiguous (coll_tree.h): whether the table chose
+ * direct for this reduce_scatter and the whole vector fits the tree's
+ * scratch (so every message is small); then a holds the views and
+ * tree_counts every rank's segment. */
+static int tree_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
+                               tern_nums_t rcounts, size_t rcount, MPI_Datatype dt, MPI_Op op,
+                               const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *tree_counts)
+{
+    size_t total = 0;
+    for (int i = 0; i < c->size; i++) {
+        tree_counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
+        total += tree_counts[i];
+    }
+    args_init(a, c);
+    a->count = total;
+    a->dt = dt;
+    a->op = op;
+    a->esz = (size_t)d->size; /* contiguous: the packed element */
+    a->commutative = tern_op_is_commutative(op);
+    a->rcounts = tree_counts;
+    a->rbuf = offset(rbuf, d->true_lb);
+    a->sbuf = sbuf == MPI_IN_PLACE ? a->rbuf : offset(sbuf, d->true_lb);
+    unsigned id = kind == TERN_COLL_REDUCE_SCATTER ? TERN_COLL_ALGO_reduce_scatter_direct
+                                                   : TERN_COLL_ALGO_reduce_scatter_block_direct;
+    const tern_coll_algo_t *chosen;
+    return pair_chosen(a, kind, total * a->esz, id, total * a->esz <= TERN_COLL_TREE_TMP, &chosen);
+}
+
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
                                        tern_nums_t rcounts, size_t rcount, MPI_Datatype dt,
                                        MPI_Op op, tern_req_t **req_p, int persistent)
@@ -796,6 +829,10 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     if (pair_call(c, req_p) && pair_contig(dt, &d) &&
         pair_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, pair_counts))
         return tern_coll_pair_reduce_scatter(&a);
+    size_t tree_counts[TERN_COLL_TREE_MAX_RANKS];
+    if (tree_call(c, req_p) && p <= TERN_COLL_TREE_MAX_RANKS && pair_contig(dt, &d) &&
+        tree_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, tree_counts))
+        return tern_coll_tree_reduce_scatter(&a);
     PREP(pr, c, 1, req_p);
     size_t *counts = tern_sched_tmp(pr.s, (size_t)p * sizeof *counts), total = 0;
     if (!counts) {

@@ -106,6 +106,12 @@ static const row_t default_rows[] = {
     {TERN_COLL_SCATTER, 2, 65536, "shm", FIT},
     {TERN_COLL_SCATTER, 8, 16384, "shm", FIT},
     {TERN_COLL_SCATTER, 16, 4096, "shm", FIT},
+    /* Oversubscribed at up to 8 ranks, small blocks too: linear, the
+     * root's p - 1 messages posted straight to point-to-point
+     * (coll_tree.c), where binomial's inner ranks forward to their
+     * children (loaded A/B, 4 ranks 8 B, medians of 7 alternated rounds:
+     * 0.27 against binomial's 0.41 us; docs/performance.md). */
+    {TERN_COLL_SCATTER, 8, 8192, "linear", OVER},
     {TERN_COLL_SCATTER, 0, 2048, "binomial", ANY},
     /* Oversubscribed at up to 8 ranks, blocks above 8 KB up to 64 KB:
      * shm, one step through the 64 KB slots, where linear's root waits
@@ -113,8 +119,8 @@ static const row_t default_rows[] = {
      * 5 alternated rounds, linear against shm: 4 ranks 32/64 KB 140/144
      * against 13/24 us, 8 ranks 510/232 against 31/59; 16 KB 16.5/23.5
      * against 10.6/22.7). Up to 8 KB linear was as fast or faster at 8
-     * ranks (4 KB 9.4 against 18.4; docs/performance.md). */
-    {TERN_COLL_SCATTER, 8, 8192, "linear", OVER},
+     * ranks (4 KB 9.4 against 18.4; docs/performance.md): the linear
+     * row above. */
     {TERN_COLL_SCATTER, 8, 65536, "shm", OVER},
     {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear", ANY},

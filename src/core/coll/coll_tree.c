@@ -1,7 +1,8 @@
-/* Binomial bcast and reduce on three or more ranks as direct messages
- * (coll_tree.h). Each function is its algorithm's schedule written out:
- * bcast_binomial.c and reduce_binomial.c say why the messages and folds
- * are what they are. A send goes eager at once when it can (no request),
+/* Bcast, reduce, scatter and reduce_scatter on three or more ranks as
+ * direct messages (coll_tree.h). Each function is its algorithm's schedule
+ * written out: bcast_binomial.c, reduce_binomial.c, scatter_linear.c and
+ * reduce_scatter_direct.c say why the messages and folds are what they
+ * are. A send goes eager at once when it can (no request),
  * else through a request waited for at the end; a receive whose message
  * is here already is copied at once, else posted as a request on this
  * stack frame and waited for, since the next step needs its data. Errors
@@ -20,7 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* A rank sends to at most one child per bit of an int. */
+/* Sends in flight at once: a binomial rank has at most one child per bit
+ * of an int; a linear root waits for the oldest when more are pending. */
 #define MAX_SENDS 32
 
 typedef struct {
@@ -67,10 +69,14 @@ static int step_ok(tree_t *t)
     return 1;
 }
 
+static void sends_wait(tree_t *t);
+
 static void tree_send(tree_t *t, const void *buf, size_t n, int peer)
 {
     if (!step_ok(t))
         return;
+    if (t->n_sends == MAX_SENDS)
+        sends_wait(t);
     if (tern_p2p_send_eager_now(t->c->rank, t->ctx, buf, n, tern_comm_world_rank(t->c, peer),
                                 t->tag))
         return;
@@ -118,8 +124,7 @@ static void tree_recv(tree_t *t, void *buf, size_t n, int peer, int exact)
     tern_req_fini(&r);
 }
 
-/* Waits for the sends in flight; the first error. */
-static tern_status_t tree_end(tree_t *t)
+static void sends_wait(tree_t *t)
 {
     for (int i = 0; i < t->n_sends; i++) {
         tern_progress_wait(&t->sends[i]->complete);
@@ -127,6 +132,12 @@ static tern_status_t tree_end(tree_t *t)
         tern_req_release(t->sends[i]);
     }
     t->n_sends = 0;
+}
+
+/* Waits for the sends in flight; the first error. */
+static tern_status_t tree_end(tree_t *t)
+{
+    sends_wait(t);
     return t->st;
 }
 
@@ -196,4 +207,68 @@ tern_status_t tern_coll_tree_reduce(const tern_coll_args_t *a)
         tree_send(&t, acc, n, a->root);
     }
     return tree_end(&t);
+}
+
+tern_status_t tern_coll_tree_scatter(const tern_coll_args_t *a)
+{
+    tree_t t;
+    tree_init(&t, a);
+    int p = a->comm->size, r = a->comm->rank;
+    size_t b = a->bytes;
+    if (r != a->root) {
+        tree_recv(&t, a->rbuf, b, a->root, 0);
+        return tree_end(&t);
+    }
+    for (int i = 0; i < p; i++)
+        if (i != r)
+            tree_send(&t, (const char *)a->sbuf + (size_t)i * b, b, i);
+    const char *mine = (const char *)a->sbuf + (size_t)r * b;
+    if (a->rbuf != mine && b) /* not in place */
+        memcpy(a->rbuf, mine, b);
+    return tree_end(&t);
+}
+
+tern_status_t tern_coll_tree_reduce_scatter(const tern_coll_args_t *a)
+{
+    tree_t t;
+    tree_init(&t, a);
+    int p = a->comm->size, r = a->comm->rank;
+    size_t e = a->esz, off = 0, mine = a->rcounts[r] * e;
+    const char *own = a->sbuf;
+    for (int i = 0; i < p; i++) {
+        size_t n = a->rcounts[i] * e;
+        if (i == r)
+            own = (const char *)a->sbuf + off;
+        else if (n)
+            tree_send(&t, (const char *)a->sbuf + off, n, i);
+        off += n;
+    }
+    if (!mine)
+        return tree_end(&t);
+    /* The left fold x_0 op x_1 op ... op x_(p-1), in rank order as the
+     * schedule's, through two scratch vectors: acc is one, the next piece
+     * lands in the other and becomes acc op piece. */
+    _Alignas(16) char tmp[2][TERN_COLL_TREE_TMP];
+    const char *acc = NULL;
+    int next = 0;
+    for (int i = 0; i < p && !t.stop; i++) {
+        char *in = tmp[next];
+        if (i != r)
+            tree_recv(&t, in, mine, i, 0);
+        else if (acc)
+            memcpy(in, own, mine);
+        else {
+            acc = own; /* rank 0's own piece starts the fold */
+            continue;
+        }
+        if (acc && !t.stop)
+            note(&t, tern_op_apply(a->op, a->dt, acc, in, a->rcounts[r]));
+        acc = in;
+        next ^= 1;
+    }
+    /* In place the result overwrites the vector the sends read from. */
+    tern_status_t st = tree_end(&t);
+    if (st == TERN_OK)
+        memcpy(a->rbuf, acc, mine);
+    return st;
 }
