@@ -50,6 +50,9 @@ typedef struct {
      * only sends above eager_max read them. */
     size_t eager_big_max;
     size_t am_big_max;          /* the transport's largest such message */
+    /* Such a message above this is written in parts of this size, the
+     * receiver copying one while the next is written; 0: in one piece. */
+    size_t eager_big_part;
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */
     tern_status_t failed;
