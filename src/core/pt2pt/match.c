@@ -213,7 +213,7 @@ int tern_match_unpost(tern_req_t *req)
     return 0;
 }
 
-tern_unexp_t *tern_match_new_unexpected(const tern_msg_t *msg)
+tern_unexp_t *tern_match_new_unexpected(const tern_msg_t *msg, size_t room)
 {
     tern_unexp_t *u = unexp_free;
     if (u) {
@@ -225,31 +225,25 @@ tern_unexp_t *tern_match_new_unexpected(const tern_msg_t *msg)
     u->next = NULL;
     u->msg = *msg;
     u->owned_data = NULL;
-    u->msg.data = u->inline_data;
-    if (msg->size > sizeof u->inline_data && !(u->msg.data = u->owned_data = malloc(msg->size))) {
-        free(u);
-        return NULL;
+    if (room) {
+        u->msg.data = u->inline_data;
+        if (room > sizeof u->inline_data && !(u->msg.data = u->owned_data = malloc(room))) {
+            free(u);
+            return NULL;
+        }
     }
     return u;
 }
 
 tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
 {
-    if (!msg->data || !msg->size) {
-        /* A rendezvous (or an empty message): no data to keep. */
-        tern_msg_t head = *msg;
-        head.size = 0;
-        tern_unexp_t *u = tern_match_new_unexpected(&head);
-        if (!u)
-            return TERN_ERR_NOMEM;
-        u->msg = *msg;
-        tern_match_queue_unexpected(u);
-        return TERN_OK;
-    }
-    tern_unexp_t *u = tern_match_new_unexpected(msg);
+    /* A rendezvous has no data to keep (msg->data NULL). */
+    size_t room = msg->data ? msg->size : 0;
+    tern_unexp_t *u = tern_match_new_unexpected(msg, room);
     if (!u)
         return TERN_ERR_NOMEM;
-    memcpy((void *)u->msg.data, msg->data, msg->size);
+    if (room)
+        memcpy((void *)u->msg.data, msg->data, room);
     tern_match_queue_unexpected(u);
     return TERN_OK;
 }

@@ -129,7 +129,7 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
  * the transport's large ordered messages (shm: one bulk cell): no
  * rendezvous handshake before the data, the receiver copies it out as any
  * eager message (into the unexpected queue when no receive is posted, so
- * the channel never waits). Above eager_big_part it goes in parts, the
+ * the channel never waits). Above TERN_P2P_EAGER_BIG_PART it goes in parts, the
  * message published after the first, so the receiver copies part k while
  * this writes k + 1 (handle_eager_parts). 0 when there is no room now (or
  * packets queued before it): the caller goes by rendezvous. */
@@ -140,7 +140,8 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
     char *p = peer->ops->am_big_reserve(peer->tl, req->peer_world);
     if (p == NULL)
         return 0;
-    size_t part = peer->eager_big_part, len = sizeof *m + req->bytes;
+    /* Parts only where the transport publishes them. */
+    size_t part = peer->ops->am_big_grow ? tern_rt.eager_big_part : 0, len = sizeof *m + req->bytes;
     const char *src = req->buf;
     char *data = p + sizeof *m;
     if (part == 0 || req->bytes <= part) {
@@ -289,34 +290,27 @@ void tern_p2p_rndv_landed(int peer_world, tern_req_t *req, size_t bytes)
     tern_req_complete(req);
 }
 
-/* A receive got an eager message of size bytes (its data in place): status
- * and credit. */
-static inline void eager_received(tern_req_t *req, int src_world, int src, int tag, size_t size)
-{
-    req->status_source = src;
-    req->status_tag = tag;
-    req->status_bytes = size <= req->bytes ? size : req->bytes;
-    req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
-    req->peer_world = src_world;
-    credit_consumed(src_world, size);
-    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
-    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
-    tern_watch_recv(req->context_id, size);
-}
-
-/* A receive meets an eager message (data, size bytes): copy or unpack,
- * status, credit. The caller completes the request (after the
+/* A receive meets an eager message (data, size bytes): status, copy or
+ * unpack, credit. The caller completes the request (after the
  * acknowledgement of a synchronous send). */
 static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size_t size,
                           const void *data)
 {
     size_t n = size <= req->bytes ? size : req->bytes;
+    req->status_source = src;
+    req->status_tag = tag;
+    req->status_bytes = n;
+    req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
+    req->peer_world = src_world;
     /* Non-contiguous receives unpack straight out of the message. */
     if (__builtin_expect(req->noncontig, 0))
         tern_datatype_unpack_range(data, n, req->buf, (size_t)req->count, req->datatype, 0);
     else if (n)
         memcpy(req->buf, data, n);
-    eager_received(req, src_world, src, tag, size);
+    credit_consumed(src_world, size);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
+    tern_watch_recv(req->context_id, size);
 }
 
 /* A receive meets its message (straight from the transport or from the
@@ -569,16 +563,27 @@ static __attribute__((noinline)) void handle_eager_parts(int src_world, const vo
             tern_p2p_peer_broken(src_world, TERN_ERR_PEER, "it died while writing an eager message");
             return;
         }
-        if (req->noncontig)
+        if (req->noncontig) {
             deliver_eager(req, src_world, m->src, m->tag, size, (const char *)pkt + sizeof *m);
-        else
-            eager_received(req, src_world, m->src, m->tag, size);
+        } else {
+            /* deliver_eager's bookkeeping, the data copied above (kept
+             * apart so that the 8-byte path's code stays as it was). */
+            req->status_source = m->src;
+            req->status_tag = m->tag;
+            req->status_bytes = size <= req->bytes ? size : req->bytes;
+            req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
+            req->peer_world = src_world;
+            credit_consumed(src_world, size);
+            tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+            tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
+            tern_watch_recv(req->context_id, size);
+        }
         tern_req_complete(req);
         return;
     }
     tern_msg_t msg = {.type = PKT_EAGER, .src_world = src_world, .src = m->src, .tag = m->tag,
                       .context_id = m->context_id, .size = size, .seq = seq};
-    tern_unexp_t *u = tern_match_new_unexpected(&msg);
+    tern_unexp_t *u = tern_match_new_unexpected(&msg, size);
     if (!u || !copy_parts(peer, src_world, pkt, len, (char *)u->msg.data, size)) {
         if (u)
             tern_match_free_unexpected(u);

@@ -146,12 +146,6 @@ static size_t eager_big_limit(const tern_peer_t *peer, size_t eager_knob)
     return max > peer->eager_max ? max : 0;
 }
 
-/* Parts only where the transport publishes them (am_big_grow). */
-static size_t eager_big_part(const tern_peer_t *peer)
-{
-    return peer->ops->am_big_grow ? tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_PART) : 0;
-}
-
 void tern_peers_eager_reset(void)
 {
     size_t knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);
@@ -162,7 +156,6 @@ void tern_peers_eager_reset(void)
         size_t max = peer->am_max > 64 ? peer->am_max - 64 : 0;
         peer->eager_max = knob < max ? knob : max;
         peer->eager_big_max = eager_big_limit(peer, knob);
-        peer->eager_big_part = eager_big_part(peer);
     }
 }
 
@@ -193,7 +186,6 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->bulk_max = a.bulk_max;
     peer->am_big_max = peer->ops->am_big_reserve ? a.am_big_max : 0;
     peer->eager_big_max = eager_big_limit(peer, eager_knob);
-    peer->eager_big_part = eager_big_part(peer);
     peer->get_min = a.get_min < a.rma_min ? a.get_min : 0;
     peer->credits = tern_rt.credit_max;
 }
@@ -311,6 +303,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     tern_rt.eager_align_min = tern_knob_size(TERN_KNOB_P2P_EAGER_ALIGN_MIN);
     if (tern_rt.eager_align_min == 0)
         tern_rt.eager_align_min = SIZE_MAX;
+    tern_rt.eager_big_part = tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_PART);
     tern_rt.node_oversubscribed = tern_rt.local_size > sysconf(_SC_NPROCESSORS_ONLN);
     tern_rt.spin_limit =
         tern_knob_count_or(TERN_KNOB_PROGRESS_SPIN, tern_rt.local_size > cpus_available() ? 0 : 4096);
