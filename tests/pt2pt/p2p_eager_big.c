@@ -14,6 +14,12 @@
  * tern_p2p_eager_parts_sent. Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
 /* The queue's eager limit: 16512-byte cells (the test's ENV) less the
  * 16-byte cell header and room for the largest match header (64). */
 #define EAGER_LIMIT 16432
@@ -202,6 +208,57 @@ static void truncation(int peer, char *sbuf, char *rbuf)
     }
 }
 
+/* Parts that land slowly: the sender's buffer is unreadable until a
+ * SIGSEGV handler opens it a page at a time after 200 us, so the sender's
+ * copy crawls while the posted receiver copies what has landed; a receiver
+ * that read past the count of bytes written would deliver stale cell
+ * bytes (it did, with the wait taken out). */
+static long page_size;
+static void open_page(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)ctx;
+    struct timespec pause = {0, 200000};
+    nanosleep(&pause, NULL);
+    char *page = (char *)((uintptr_t)si->si_addr & ~(uintptr_t)(page_size - 1));
+    mprotect(page, (size_t)page_size, PROT_READ);
+}
+
+static void slow_source(int peer, char *rbuf)
+{
+    enum { COUNT = 8 };
+    const size_t n = 60000;
+    page_size = sysconf(_SC_PAGESIZE);
+    size_t map = (n + (size_t)page_size - 1) & ~(size_t)(page_size - 1);
+    struct sigaction sa = {0}, old;
+    sa.sa_sigaction = open_page;
+    sa.sa_flags = SA_SIGINFO;
+    for (int k = 0; k < COUNT; k++) {
+        char what[48];
+        snprintf(what, sizeof what, "slow source message %d", k);
+        if (mtest_rank < peer) {
+            char *src = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            CHECK(src != MAP_FAILED, "mmap");
+            mtest_fill(src, n, (uint32_t)(1234 + k));
+            CHECK(mprotect(src, map, PROT_NONE) == 0, "mprotect");
+            CHECK(sigaction(SIGSEGV, &sa, &old) == 0, "sigaction");
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_RC(MPI_Send(src, (int)n, MPI_BYTE, peer, 9, MPI_COMM_WORLD));
+            sigaction(SIGSEGV, &old, NULL);
+            munmap(src, map);
+        } else {
+            MPI_Request r;
+            MPI_Status st;
+            memset(rbuf, 0xA5, n);
+            CHECK_RC(MPI_Irecv(rbuf, (int)n, MPI_BYTE, peer, 9, MPI_COMM_WORLD, &r));
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_RC(MPI_Wait(&r, &st));
+            CHECK_STATUS(&st, peer, 9, (int)n, what);
+            CHECK_PATTERN(rbuf, n, (uint32_t)(1234 + k), what);
+        }
+    }
+}
+
 /* 48,000 bytes into a vector of 4-byte blocks 8 bytes apart, posted first:
  * a message in parts unpacked once whole. */
 static void noncontig(int peer, char *sbuf, char *rbuf)
@@ -266,6 +323,9 @@ int main(int argc, char **argv)
         mtest_end();
         mtest_begin("truncation");
         truncation(peer, sbuf, rbuf);
+        mtest_end();
+        mtest_begin("slow source");
+        slow_source(peer, rbuf);
         mtest_end();
         mtest_begin("non-contiguous");
         noncontig(peer, sbuf, rbuf);
