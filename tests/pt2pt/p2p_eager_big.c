@@ -10,7 +10,8 @@
  * TERN_P2P_EAGER_BIG_PART (the ENV: 20000 by default, 0 and 16 KB in the
  * reruns) the message is written in parts that the receiver copies out as
  * they land: sizes either side of one and two parts, truncation inside
- * the first part and past it, a non-contiguous receive, and the counter
+ * the first part and past it, parts that land slowly (a sender's buffer
+ * opened page by page), a non-contiguous receive, and the counter
  * tern_p2p_eager_parts_sent. Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
