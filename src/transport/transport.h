@@ -239,9 +239,23 @@ typedef struct {
     /* Optional (where attr am_big_max is not 0): am_reserve / am_commit
      * for a message of up to am_big_max bytes, in order with am_send's
      * (shm: through a bulk cell, the ring carrying a doorbell). NULL when
-     * there is no room now. */
+     * there is no room now. am_big_commit publishes a message of len
+     * bytes of which the first `written` are in place; the sender writes
+     * the rest in order, each part published by am_big_grow (the total
+     * written so far), with no call into progress in between, so the
+     * receiver may copy one part while the next is written. The receiver
+     * of such a message (the core knows it by its packet) calls
+     * am_big_wait before reading past what it has seen, and before its
+     * handler returns for the whole len (an intra-message pipeline). */
     void *(*am_big_reserve)(tern_tl_t *tl, int peer);
-    void (*am_big_commit)(tern_tl_t *tl, int peer, size_t len);
+    void (*am_big_commit)(tern_tl_t *tl, int peer, size_t len, size_t written);
+    /* Optional with am_big_commit (NULL: always commit len written):
+     * am_big_grow: the first `written` bytes of the message at payload
+     * (what am_big_reserve returned) are in place. am_big_wait: bytes of
+     * the delivered message at pkt written so far, once at least `need`;
+     * 0 when the peer died before writing them. */
+    void (*am_big_grow)(tern_tl_t *tl, void *payload, size_t written);
+    size_t (*am_big_wait)(tern_tl_t *tl, int peer, const void *pkt, size_t need);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
     void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
     /* Optional (NULL: none): remote atomics on registered memory, applied

@@ -6,9 +6,20 @@
  * before any receive is posted), MPI_ANY_SOURCE, order with small messages
  * and rendezvous streams interleaved, a flood beyond the bulk channel's
  * window (the rest go by rendezvous), truncation; every byte, and the
- * counter tern_p2p_eager_big_sent for which sizes took the path. Pairs of
- * ranks (0-1, 2-3). */
+ * counter tern_p2p_eager_big_sent for which sizes took the path. Above
+ * TERN_P2P_EAGER_BIG_PART (the ENV: 20000 by default, 0 and 16 KB in the
+ * reruns) the message is written in parts that the receiver copies out as
+ * they land: sizes either side of one and two parts, truncation inside
+ * the first part and past it, parts that land slowly (a sender's buffer
+ * opened page by page), a non-contiguous receive, and the counter
+ * tern_p2p_eager_parts_sent. Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The queue's eager limit: 16512-byte cells (the test's ENV) less the
  * 16-byte cell header and room for the largest match header (64). */
@@ -17,15 +28,24 @@
 #define GUARD 64
 #define FLOOD 48
 
-static const size_t sizes[] = {EAGER_LIMIT,    EAGER_LIMIT + 1, 32768,        BIG_LIMIT - 1,
-                               BIG_LIMIT,      BIG_LIMIT + 1,   2 * BIG_LIMIT};
+static const size_t sizes[] = {EAGER_LIMIT, EAGER_LIMIT + 1, 20000,     20001,         32768, 39999,
+                               40000,       40001,           BIG_LIMIT - 1, BIG_LIMIT, BIG_LIMIT + 1,
+                               2 * BIG_LIMIT};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* TERN_P2P_EAGER_BIG_PART as the test runs it (0: one piece). */
+static size_t part_size(void)
+{
+    const char *s = getenv("TERN_P2P_EAGER_BIG_PART");
+    return s ? (size_t)strtoull(s, NULL, 10) : 16384;
+}
 
 /* Rank 0 sends each size to rank 1; posted (expected) or only after the
  * send completed (unexpected); any_source names the source as ANY. */
 static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *rbuf,
-                    MPI_T_pvar_handle h)
+                    MPI_T_pvar_handle h, MPI_T_pvar_handle hparts)
 {
+    size_t part = part_size();
     for (size_t i = 0; i < NSIZES; i++) {
         size_t n = sizes[i];
         char what[96];
@@ -33,7 +53,7 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
         snprintf(what, sizeof what, "%s%s receive of %zu bytes", unexpected ? "unexpected" : "posted",
                  any_source ? " ANY_SOURCE" : "", n);
         if (mtest_rank < peer) {
-            unsigned long long before = rd(h);
+            unsigned long long before = rd(h), parts_before = rd(hparts);
             mtest_fill(sbuf, n, seed);
             MPI_Request r;
             if (!unexpected)
@@ -48,6 +68,7 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
             CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
             unsigned long long took = rd(h) - before;
             CHECK_INT(took, n > EAGER_LIMIT && n <= BIG_LIMIT, what);
+            CHECK_INT(rd(hparts) - parts_before, n > EAGER_LIMIT && n <= BIG_LIMIT && part && n > part, what);
         } else {
             MPI_Request r = MPI_REQUEST_NULL;
             MPI_Status st;
@@ -162,22 +183,111 @@ static void alternating(int peer, char *sbuf, char *rbuf)
     }
 }
 
-/* 40 KB into a 20 KB receive: MPI_ERR_TRUNCATE, the first 20 KB delivered. */
+/* 40 KB into a 20 KB receive, 60 KB into 30,001 bytes (past the first
+ * part) and into 1,000 (inside it): MPI_ERR_TRUNCATE, the receive's room
+ * delivered, nothing past it. */
 static void truncation(int peer, char *sbuf, char *rbuf)
 {
-    const size_t n = 40000, room = 20000;
+    static const size_t cases[][2] = {{40000, 20000}, {60000, 30001}, {60000, 1000}};
+    for (int c = 0; c < 3; c++) {
+        size_t n = cases[c][0], room = cases[c][1];
+        char what[64];
+        snprintf(what, sizeof what, "%zu bytes into %zu", n, room);
+        if (mtest_rank < peer) {
+            mtest_fill(sbuf, n, 99);
+            CHECK_RC(MPI_Send(sbuf, (int)n, MPI_BYTE, peer, 6, MPI_COMM_WORLD));
+        } else {
+            MPI_Status st;
+            memset(rbuf, 0xA5, room + GUARD);
+            CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+            int rc = MPI_Recv(rbuf, (int)room, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &st);
+            CHECK_CLASS(rc, MPI_ERR_TRUNCATE, what);
+            CHECK_PATTERN(rbuf, room, 99, what);
+            CHECK(rbuf[room] == (char)0xA5, "%s: a truncated receive wrote past its buffer", what);
+            CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+        }
+    }
+}
+
+/* Parts that land slowly: the sender's buffer is unreadable until a
+ * SIGSEGV handler opens it a page at a time after 200 us, so the sender's
+ * copy crawls while the posted receiver copies what has landed; a receiver
+ * that read past the count of bytes written would deliver stale cell
+ * bytes (it did, with the wait taken out). */
+static long page_size;
+static void open_page(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)ctx;
+    struct timespec pause = {0, 200000};
+    nanosleep(&pause, NULL);
+    char *page = (char *)((uintptr_t)si->si_addr & ~(uintptr_t)(page_size - 1));
+    mprotect(page, (size_t)page_size, PROT_READ);
+}
+
+static void slow_source(int peer, char *rbuf)
+{
+    enum { COUNT = 8 };
+    const size_t n = 60000;
+    page_size = sysconf(_SC_PAGESIZE);
+    size_t map = (n + (size_t)page_size - 1) & ~(size_t)(page_size - 1);
+    struct sigaction sa = {0}, old;
+    sa.sa_sigaction = open_page;
+    sa.sa_flags = SA_SIGINFO;
+    for (int k = 0; k < COUNT; k++) {
+        char what[48];
+        snprintf(what, sizeof what, "slow source message %d", k);
+        if (mtest_rank < peer) {
+            char *src = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            CHECK(src != MAP_FAILED, "mmap");
+            mtest_fill(src, n, (uint32_t)(1234 + k));
+            CHECK(mprotect(src, map, PROT_NONE) == 0, "mprotect");
+            CHECK(sigaction(SIGSEGV, &sa, &old) == 0, "sigaction");
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_RC(MPI_Send(src, (int)n, MPI_BYTE, peer, 9, MPI_COMM_WORLD));
+            sigaction(SIGSEGV, &old, NULL);
+            munmap(src, map);
+        } else {
+            MPI_Request r;
+            MPI_Status st;
+            memset(rbuf, 0xA5, n);
+            CHECK_RC(MPI_Irecv(rbuf, (int)n, MPI_BYTE, peer, 9, MPI_COMM_WORLD, &r));
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_RC(MPI_Wait(&r, &st));
+            CHECK_STATUS(&st, peer, 9, (int)n, what);
+            CHECK_PATTERN(rbuf, n, (uint32_t)(1234 + k), what);
+        }
+    }
+}
+
+/* 48,000 bytes into a vector of 4-byte blocks 8 bytes apart, posted first:
+ * a message in parts unpacked once whole. */
+static void noncontig(int peer, char *sbuf, char *rbuf)
+{
+    enum { BLOCKS = 12000 };
+    const size_t n = 4 * BLOCKS;
     if (mtest_rank < peer) {
-        mtest_fill(sbuf, n, 99);
-        CHECK_RC(MPI_Send(sbuf, (int)n, MPI_BYTE, peer, 6, MPI_COMM_WORLD));
+        mtest_fill(sbuf, n, 42);
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(sbuf, (int)n, MPI_BYTE, peer, 8, MPI_COMM_WORLD));
     } else {
+        MPI_Datatype vec;
+        MPI_Request r;
         MPI_Status st;
-        memset(rbuf, 0xA5, room + GUARD);
-        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-        int rc = MPI_Recv(rbuf, (int)room, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &st);
-        CHECK_CLASS(rc, MPI_ERR_TRUNCATE, "40 KB into 20 KB");
-        CHECK_PATTERN(rbuf, room, 99, "the truncated message's first 20 KB");
-        CHECK(rbuf[room] == (char)0xA5, "a truncated receive wrote past its buffer");
-        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+        CHECK_RC(MPI_Type_vector(BLOCKS, 4, 8, MPI_BYTE, &vec));
+        CHECK_RC(MPI_Type_commit(&vec));
+        memset(rbuf, 0xA5, 2 * n);
+        memset(sbuf, 0, n);
+        CHECK_RC(MPI_Irecv(rbuf, 1, vec, peer, 8, MPI_COMM_WORLD, &r));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Wait(&r, &st));
+        CHECK_STATUS(&st, peer, 8, (int)n, "vector receive");
+        for (int b = 0; b < BLOCKS; b++) {
+            memcpy(sbuf + 4 * b, rbuf + 8 * b, 4);
+            CHECK(memcmp(rbuf + 8 * b + 4, "\xA5\xA5\xA5\xA5", 4) == 0, "vector receive: gap %d written", b);
+        }
+        CHECK_PATTERN(sbuf, n, 42, "vector receive");
+        CHECK_RC(MPI_Type_free(&vec));
     }
 }
 
@@ -188,6 +298,7 @@ int main(int argc, char **argv)
     RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
     RC(MPI_T_pvar_session_create(&sess), MPI_SUCCESS);
     MPI_T_pvar_handle h = mpit_handle("tern_p2p_eager_big_sent", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
+    MPI_T_pvar_handle hparts = mpit_handle("tern_p2p_eager_parts_sent", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
     int peer = mtest_partner();
     size_t bytes = (size_t)8 << 20; /* the mix: 6 rounds of 572,260 bytes */
     char *sbuf = malloc(bytes), *rbuf = malloc(bytes);
@@ -196,14 +307,14 @@ int main(int argc, char **argv)
 
     if (peer != mtest_rank) {
         mtest_begin("posted");
-        one_way(peer, 0, 0, sbuf, rbuf, h);
+        one_way(peer, 0, 0, sbuf, rbuf, h, hparts);
         mtest_end();
         mtest_begin("unexpected");
-        one_way(peer, 1, 0, sbuf, rbuf, h);
+        one_way(peer, 1, 0, sbuf, rbuf, h, hparts);
         mtest_end();
         mtest_begin("any source");
-        one_way(peer, 0, 1, sbuf, rbuf, h);
-        one_way(peer, 1, 1, sbuf, rbuf, h);
+        one_way(peer, 0, 1, sbuf, rbuf, h, hparts);
+        one_way(peer, 1, 1, sbuf, rbuf, h, hparts);
         mtest_end();
         mtest_begin("order and flood");
         order_and_flood(peer, sbuf, rbuf);
@@ -214,11 +325,18 @@ int main(int argc, char **argv)
         mtest_begin("truncation");
         truncation(peer, sbuf, rbuf);
         mtest_end();
+        mtest_begin("slow source");
+        slow_source(peer, rbuf);
+        mtest_end();
+        mtest_begin("non-contiguous");
+        noncontig(peer, sbuf, rbuf);
+        mtest_end();
     }
 
     free(sbuf);
     free(rbuf);
     RC(MPI_T_pvar_handle_free(sess, &h), MPI_SUCCESS);
+    RC(MPI_T_pvar_handle_free(sess, &hparts), MPI_SUCCESS);
     RC(MPI_T_pvar_session_free(&sess), MPI_SUCCESS);
     RC(MPI_T_finalize(), MPI_SUCCESS);
     return mtest_finalize();

@@ -213,30 +213,44 @@ int tern_match_unpost(tern_req_t *req)
     return 0;
 }
 
-tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
+tern_unexp_t *tern_match_new_unexpected(const tern_msg_t *msg, size_t room)
 {
     tern_unexp_t *u = unexp_free;
     if (u) {
         unexp_free = u->next;
         n_unexp_free--;
     } else if (!(u = malloc(sizeof *u))) {
-        return TERN_ERR_NOMEM;
+        return NULL;
     }
     u->next = NULL;
     u->msg = *msg;
     u->owned_data = NULL;
-    if (msg->data && msg->size) {
-        void *copy = u->inline_data;
-        if (msg->size > sizeof u->inline_data) {
-            copy = u->owned_data = malloc(msg->size);
-            if (!copy) {
-                free(u);
-                return TERN_ERR_NOMEM;
-            }
+    if (room) {
+        u->msg.data = u->inline_data;
+        if (room > sizeof u->inline_data && !(u->msg.data = u->owned_data = malloc(room))) {
+            free(u);
+            return NULL;
         }
-        memcpy(copy, msg->data, msg->size);
-        u->msg.data = copy;
     }
+    return u;
+}
+
+tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
+{
+    /* A rendezvous has no data to keep (msg->data NULL). */
+    size_t room = msg->data ? msg->size : 0;
+    tern_unexp_t *u = tern_match_new_unexpected(msg, room);
+    if (!u)
+        return TERN_ERR_NOMEM;
+    if (room)
+        memcpy((void *)u->msg.data, msg->data, room);
+    tern_match_queue_unexpected(u);
+    return TERN_OK;
+}
+
+void tern_match_queue_unexpected(tern_unexp_t *u)
+{
+    const tern_msg_t *msg = &u->msg;
     if (unexp_tail)
         unexp_tail->next = u;
     else
@@ -245,7 +259,6 @@ tern_status_t tern_match_add_unexpected(const tern_msg_t *msg)
     tern_pvar_add(TERN_PVAR_P2P_UNEXPECTED, 1);
     tern_pvar_inc(TERN_PVAR_P2P_UNEXPECTED_LEN);
     tern_event4(TERN_EVENT_P2P_UNEXPECTED_QUEUED, msg->src, msg->tag, msg->size, 0);
-    return TERN_OK;
 }
 
 tern_unexp_t *tern_match_search_unexpected(uint32_t ctx, int src, int tag, int take)

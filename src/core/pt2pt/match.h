@@ -61,6 +61,11 @@ void tern_match_each_posted(void (*fn)(const tern_req_t *req, void *arg), void *
 
 /* Unexpected messages. */
 tern_status_t tern_match_add_unexpected(const tern_msg_t *msg);
+/* The two halves of add: an entry for msg, with room bytes at u->msg.data
+ * when room is not 0 (NULL: no memory), filled by the caller, then queued
+ * (or freed with tern_match_free_unexpected). */
+tern_unexp_t *tern_match_new_unexpected(const tern_msg_t *msg, size_t room);
+void tern_match_queue_unexpected(tern_unexp_t *u);
 /* Finds the first match; removes it when take is set. Inline here: the
  * test for an empty queue (a receive's common case), and the taking of a
  * first entry that fits (a collective schedule's receive of a message that

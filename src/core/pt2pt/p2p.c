@@ -129,8 +129,10 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
  * the transport's large ordered messages (shm: one bulk cell): no
  * rendezvous handshake before the data, the receiver copies it out as any
  * eager message (into the unexpected queue when no receive is posted, so
- * the channel never waits). 0 when there is no room now (or packets
- * queued before it): the caller goes by rendezvous. */
+ * the channel never waits). Above TERN_P2P_EAGER_BIG_PART it goes in parts, the
+ * message published after the first, so the receiver copies part k while
+ * this writes k + 1 (handle_eager_parts). 0 when there is no room now (or
+ * packets queued before it): the caller goes by rendezvous. */
 static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, long cost)
 {
     if (peer->pending_head)
@@ -138,10 +140,31 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
     char *p = peer->ops->am_big_reserve(peer->tl, req->peer_world);
     if (p == NULL)
         return 0;
-    m->type = PKT_EAGER;
-    memcpy(p, m, sizeof *m);
-    memcpy(p + sizeof *m, req->buf, req->bytes);
-    peer->ops->am_big_commit(peer->tl, req->peer_world, sizeof *m + req->bytes);
+    /* Parts only where the transport publishes them. */
+    size_t part = peer->ops->am_big_grow ? tern_rt.eager_big_part : 0, len = sizeof *m + req->bytes;
+    const char *src = req->buf;
+    char *data = p + sizeof *m;
+    if (part == 0 || req->bytes <= part) {
+        m->type = PKT_EAGER;
+        memcpy(p, m, sizeof *m);
+        memcpy(data, src, req->bytes);
+        peer->ops->am_big_commit(peer->tl, req->peer_world, len, len);
+    } else {
+        m->type = PKT_EAGER_PARTS;
+        memcpy(p, m, sizeof *m);
+        memcpy(data, src, part);
+        peer->ops->am_big_commit(peer->tl, req->peer_world, len, sizeof *m + part);
+        /* No progress until the last part: the receiver's handler waits
+         * for them (it cannot deadlock: the cell was ours before the
+         * commit). */
+        for (size_t off = part; off < req->bytes;) {
+            size_t n = req->bytes - off < part ? req->bytes - off : part;
+            memcpy(data + off, src + off, n);
+            off += n;
+            peer->ops->am_big_grow(peer->tl, p, sizeof *m + off);
+        }
+        tern_pvar_add(TERN_PVAR_P2P_EAGER_PARTS_SENT, 1);
+    }
     take_match_seq(peer, req);
     peer->credits -= cost;
     tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT, 1);
@@ -499,6 +522,80 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
         tern_p2p_peer_broken(src_world, st, "an unexpected message could not be stored");
 }
 
+/* Copies want bytes of a message written in parts to dst as the parts
+ * land, then waits for the rest (the cell is freed when this returns). 0
+ * when the sender died first. */
+static int copy_parts(tern_peer_t *peer, int src_world, const void *pkt, size_t len, char *dst,
+                      size_t want)
+{
+    const char *data = (const char *)pkt + sizeof(pkt_match_t);
+    size_t done = 0;
+    while (done < want) {
+        size_t have = peer->ops->am_big_wait(peer->tl, src_world, pkt, sizeof(pkt_match_t) + done + 1);
+        if (have == 0)
+            return 0;
+        have -= sizeof(pkt_match_t);
+        size_t n = (have < want ? have : want) - done;
+        memcpy(dst + done, data + done, n);
+        done += n;
+    }
+    return peer->ops->am_big_wait(peer->tl, src_world, pkt, len) != 0;
+}
+
+/* A PKT_EAGER_PARTS message (eager_big_send): matched on its header, then
+ * copied part by part into the posted receive, or into an unexpected
+ * entry queued once whole (so the channel never waits for a receive). A
+ * non-contiguous receive unpacks it once whole. Off the fast path. */
+static __attribute__((noinline)) void handle_eager_parts(int src_world, const void *pkt, size_t len)
+{
+    tern_peer_t *peer = &tern_rt.peers[src_world];
+    const pkt_match_t *m = pkt;
+    size_t size = len - sizeof *m;
+    uint64_t seq = peer->match_recvd++;
+    tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
+    if (req) {
+        int whole = req->noncontig ? copy_parts(peer, src_world, pkt, len, NULL, 0)
+                                   : copy_parts(peer, src_world, pkt, len, req->buf,
+                                                size <= req->bytes ? size : req->bytes);
+        if (!whole) {
+            req->error = TERN_ERR_PEER;
+            tern_req_complete(req);
+            tern_p2p_peer_broken(src_world, TERN_ERR_PEER, "it died while writing an eager message");
+            return;
+        }
+        if (req->noncontig) {
+            deliver_eager(req, src_world, m->src, m->tag, size, (const char *)pkt + sizeof *m);
+        } else {
+            /* deliver_eager's bookkeeping, the data copied above (kept
+             * apart so that the 8-byte path's code stays as it was). */
+            req->status_source = m->src;
+            req->status_tag = m->tag;
+            req->status_bytes = size <= req->bytes ? size : req->bytes;
+            req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
+            req->peer_world = src_world;
+            credit_consumed(src_world, size);
+            tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+            tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
+            tern_watch_recv(req->context_id, size);
+        }
+        tern_req_complete(req);
+        return;
+    }
+    tern_msg_t msg = {.type = PKT_EAGER, .src_world = src_world, .src = m->src, .tag = m->tag,
+                      .context_id = m->context_id, .size = size, .seq = seq};
+    tern_unexp_t *u = tern_match_new_unexpected(&msg, size);
+    if (!u || !copy_parts(peer, src_world, pkt, len, (char *)u->msg.data, size)) {
+        if (u)
+            tern_match_free_unexpected(u);
+        else
+            copy_parts(peer, src_world, pkt, len, NULL, 0); /* the cell is freed after */
+        tern_p2p_peer_broken(src_world, u ? TERN_ERR_PEER : TERN_ERR_NOMEM,
+                             "an unexpected message could not be stored");
+        return;
+    }
+    tern_match_queue_unexpected(u);
+}
+
 void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
 {
     (void)ctx;
@@ -509,6 +606,9 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
     case PKT_EAGER_SYNC:
     case PKT_RTS:
         handle_match_packet(src_world, pkt, len);
+        return;
+    case PKT_EAGER_PARTS:
+        handle_eager_parts(src_world, pkt, len);
         return;
     case PKT_CTS: {
         const pkt_cts_t *c = pkt;

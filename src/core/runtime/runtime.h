@@ -96,6 +96,11 @@ typedef struct {
     /* Eager sends written in place from this size take the aligned
      * header (p2p_pkt.h); SIZE_MAX: never. */
     size_t eager_align_min;
+    /* Eager messages through a transport's large ordered messages above
+     * this go in parts (TERN_P2P_EAGER_BIG_PART; 0: never). Here, not per
+     * peer: a larger tern_peer_t costs every message an instruction to
+     * index it. */
+    size_t eager_big_part;
     long spin_limit;            /* empty polls before sched_yield */
     /* More ranks on this node than it has CPUs online: every rank of the
      * node gets the same answer (unlike the affinity masks'), so the

@@ -27,6 +27,7 @@
 #include "pmi/pmi_profile.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -473,11 +474,50 @@ static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
     return tern_shm_ring_reserve(&tl->bulk_out[li]);
 }
 
-static void shm_am_big_commit(tern_tl_t *tl, int peer, size_t len)
+static void shm_am_big_commit(tern_tl_t *tl, int peer, size_t len, size_t written)
 {
     int li = tl->local_of[peer];
-    tern_shm_ring_commit(&tl->bulk_out[li], len | TERN_SHM_LEN_ORDERED);
+    tern_shm_ring_t *bulk = &tl->bulk_out[li];
+    /* Before the flag's release: a later lap's reader never sees the
+     * count of the cell's previous message. */
+    tern_shm_cell_set_written(tern_shm_ring_cell(bulk, bulk->index), written, memory_order_relaxed);
+    tern_shm_ring_commit(bulk, len | TERN_SHM_LEN_ORDERED);
     tern_shm_ring_commit(&tl->out[li], TERN_SHM_LEN_ORDERED);
+}
+
+/* The cell of a payload the ring handed out. */
+static inline tern_shm_cell_t *shm_cell_of(const void *payload)
+{
+    return (tern_shm_cell_t *)((char *)payload - TERN_SHM_CELL_HDR);
+}
+
+static void shm_am_big_grow(tern_tl_t *tl, void *payload, size_t written)
+{
+    (void)tl;
+    tern_shm_cell_set_written(shm_cell_of(payload), written, memory_order_release);
+}
+
+/* The sender writes the parts straight after its commit, so this waits
+ * a copy's time; it yields now and then for a descheduled sender (more
+ * ranks than cores) and checks, rarely, that the sender lives. */
+#define SHM_WAIT_YIELD_SPINS 4096ul
+#define SHM_WAIT_CHECK_SPINS (1ul << 20)
+static size_t shm_am_big_wait(tern_tl_t *tl, int peer, const void *pkt, size_t need)
+{
+    const tern_shm_cell_t *cell = shm_cell_of(pkt);
+    size_t have;
+    for (unsigned long spins = 1; (have = tern_shm_cell_written(cell)) < need; spins++) {
+        if (spins % SHM_WAIT_YIELD_SPINS == 0)
+            sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else
+            __builtin_ia32_pause();
+#endif
+        if (spins % SHM_WAIT_CHECK_SPINS == 0 &&
+            tern_pid_gone((pid_t)tern_shm_slot(tl->seg.base, tl->local_of[peer])->pid))
+            return 0;
+    }
+    return have;
 }
 
 /* The thresholds differ by peer (shm_choose_paths: the topology of the
@@ -522,5 +562,7 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .bulk_commit = shm_bulk_commit,
     .am_big_reserve = shm_am_big_reserve,
     .am_big_commit = shm_am_big_commit,
+    .am_big_grow = shm_am_big_grow,
+    .am_big_wait = shm_am_big_wait,
     .watch_peers = shm_watch_peers,
 };

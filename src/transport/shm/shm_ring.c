@@ -55,7 +55,9 @@ void tern_shm_ring_free_slow(tern_shm_ring_t *ring, tern_shm_cell_t *cell)
     ring->freed++;
     while (ring->early) {
         tern_shm_cell_t *next = tern_shm_ring_cell(ring, ring->freed);
-        if (next->reserved != TERN_SHM_CELL_FREED_EARLY)
+        /* Atomic: a later cell may be a bulk message's count of bytes
+         * written, stored by the producer now (shm_ring.h). */
+        if (__atomic_load_n(&next->reserved, __ATOMIC_RELAXED) != TERN_SHM_CELL_FREED_EARLY)
             break;
         next->reserved = 0;
         ring->early--;

@@ -111,6 +111,20 @@ static inline void *tern_shm_ring_reserve(tern_shm_ring_t *ring)
     return tern_shm_cell_payload(tern_shm_ring_cell(ring, ring->index));
 }
 
+/* A bulk cell's message written in parts (shm.c, am_big_grow): the bytes
+ * in place so far, in `reserved`, which the consumer uses only for cells
+ * it has read (tern_shm_ring_free_slow; a count is never 1, the mark). */
+static inline void tern_shm_cell_set_written(tern_shm_cell_t *cell, size_t written, memory_order order)
+{
+    __atomic_store_n(&cell->reserved, (uint32_t)written,
+                     order == memory_order_release ? __ATOMIC_RELEASE : __ATOMIC_RELAXED);
+}
+
+static inline size_t tern_shm_cell_written(const tern_shm_cell_t *cell)
+{
+    return __atomic_load_n(&cell->reserved, __ATOMIC_ACQUIRE);
+}
+
 /* Producer: publishes the reserved cell holding len payload bytes. */
 static inline void tern_shm_ring_commit(tern_shm_ring_t *ring, size_t len)
 {
