@@ -763,43 +763,19 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
     return finish(&pr, &a, TERN_COLL_ALLREDUCE, a.count * a.esz, req_p, persistent);
 }
 
-/* Two ranks, contiguous (coll_pair.h): whether the table chose direct for
- * this reduce_scatter and the received segment fits the pair's scratch;
- * then a holds the views and pair_counts the two segments. */
-static int pair_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
-                               tern_nums_t rcounts, size_t rcount, MPI_Datatype dt, MPI_Op op,
-                               const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *pair_counts)
-{
-    for (int i = 0; i < 2; i++)
-        pair_counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
-    args_init(a, c);
-    a->count = pair_counts[0] + pair_counts[1];
-    a->dt = dt;
-    a->op = op;
-    a->esz = (size_t)d->size; /* contiguous: the packed element */
-    a->commutative = tern_op_is_commutative(op);
-    a->rcounts = pair_counts;
-    a->rbuf = offset(rbuf, d->true_lb);
-    a->sbuf = sbuf == MPI_IN_PLACE ? a->rbuf : offset(sbuf, d->true_lb);
-    unsigned id = kind == TERN_COLL_REDUCE_SCATTER ? TERN_COLL_ALGO_reduce_scatter_direct
-                                                   : TERN_COLL_ALGO_reduce_scatter_block_direct;
-    const tern_coll_algo_t *chosen;
-    return pair_chosen(a, kind, a->count * a->esz, id,
-                       pair_counts[c->rank] * a->esz <= TERN_COLL_PAIR_TMP, &chosen);
-}
-
-/* Three or more ranks, contiguous (coll_tree.h): whether the table chose
- * direct for this reduce_scatter and the whole vector fits the tree's
- * scratch (so every message is small); then a holds the views and
- * tree_counts every rank's segment. */
-static int tree_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
-                               tern_nums_t rcounts, size_t rcount, MPI_Datatype dt, MPI_Op op,
-                               const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *tree_counts)
+/* Blocking, contiguous, on two ranks (coll_pair.h) or more (coll_tree.h):
+ * whether the table chose direct for this reduce_scatter and the scratch
+ * holds what it must (the pair's: the rank's own segment; the tree's: the
+ * whole vector, so every message is small); then a holds the views and
+ * counts every rank's segment. */
+static int direct_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
+                                 tern_nums_t rcounts, size_t rcount, MPI_Datatype dt, MPI_Op op,
+                                 const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *counts)
 {
     size_t total = 0;
     for (int i = 0; i < c->size; i++) {
-        tree_counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
-        total += tree_counts[i];
+        counts[i] = rcounts.p ? (size_t)tern_nums_at(rcounts, i) : rcount;
+        total += counts[i];
     }
     args_init(a, c);
     a->count = total;
@@ -807,13 +783,15 @@ static int tree_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *
     a->op = op;
     a->esz = (size_t)d->size; /* contiguous: the packed element */
     a->commutative = tern_op_is_commutative(op);
-    a->rcounts = tree_counts;
+    a->rcounts = counts;
     a->rbuf = offset(rbuf, d->true_lb);
     a->sbuf = sbuf == MPI_IN_PLACE ? a->rbuf : offset(sbuf, d->true_lb);
+    int fits = c->size == 2 ? counts[c->rank] * a->esz <= TERN_COLL_PAIR_TMP
+                            : total * a->esz <= TERN_COLL_TREE_TMP;
     unsigned id = kind == TERN_COLL_REDUCE_SCATTER ? TERN_COLL_ALGO_reduce_scatter_direct
                                                    : TERN_COLL_ALGO_reduce_scatter_block_direct;
     const tern_coll_algo_t *chosen;
-    return pair_chosen(a, kind, total * a->esz, id, total * a->esz <= TERN_COLL_TREE_TMP, &chosen);
+    return pair_chosen(a, kind, total * a->esz, id, fits, &chosen);
 }
 
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
@@ -825,14 +803,11 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     int p = c->size, r = c->rank;
     tern_coll_kind_t kind = rcounts.p ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK;
     tern_dt_desc_t d;
-    size_t pair_counts[2];
-    if (pair_call(c, req_p) && pair_contig(dt, &d) &&
-        pair_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, pair_counts))
-        return tern_coll_pair_reduce_scatter(&a);
-    size_t tree_counts[TERN_COLL_TREE_MAX_RANKS];
-    if (tree_call(c, req_p) && p <= TERN_COLL_TREE_MAX_RANKS && pair_contig(dt, &d) &&
-        tree_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, tree_counts))
-        return tern_coll_tree_reduce_scatter(&a);
+    size_t direct_counts[TERN_COLL_TREE_MAX_RANKS];
+    if ((pair_call(c, req_p) || (tree_call(c, req_p) && p <= TERN_COLL_TREE_MAX_RANKS)) &&
+        pair_contig(dt, &d) &&
+        direct_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, direct_counts))
+        return p == 2 ? tern_coll_pair_reduce_scatter(&a) : tern_coll_tree_reduce_scatter(&a);
     PREP(pr, c, 1, req_p);
     size_t *counts = tern_sched_tmp(pr.s, (size_t)p * sizeof *counts), total = 0;
     if (!counts) {
