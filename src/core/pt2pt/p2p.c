@@ -290,6 +290,29 @@ void tern_p2p_rndv_landed(int peer_world, tern_req_t *req, size_t bytes)
     tern_req_complete(req);
 }
 
+/* An eager message of size bytes, of which req takes n, meets req: its
+ * status. Inline in deliver_eager and handle_eager_parts alike. */
+static inline __attribute__((always_inline)) void eager_status(tern_req_t *req, int src_world,
+                                                               int src, int tag, size_t size,
+                                                               size_t n)
+{
+    req->status_source = src;
+    req->status_tag = tag;
+    req->status_bytes = n;
+    req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
+    req->peer_world = src_world;
+}
+
+/* An eager message taken: its credit returned, its counters. */
+static inline __attribute__((always_inline)) void eager_taken(const tern_req_t *req, int src_world,
+                                                              size_t size)
+{
+    credit_consumed(src_world, size);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
+    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
+    tern_watch_recv(req->context_id, size);
+}
+
 /* A receive meets an eager message (data, size bytes): status, copy or
  * unpack, credit. The caller completes the request (after the
  * acknowledgement of a synchronous send). */
@@ -297,20 +320,13 @@ static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size
                           const void *data)
 {
     size_t n = size <= req->bytes ? size : req->bytes;
-    req->status_source = src;
-    req->status_tag = tag;
-    req->status_bytes = n;
-    req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
-    req->peer_world = src_world;
+    eager_status(req, src_world, src, tag, size, n);
     /* Non-contiguous receives unpack straight out of the message. */
     if (__builtin_expect(req->noncontig, 0))
         tern_datatype_unpack_range(data, n, req->buf, (size_t)req->count, req->datatype, 0);
     else if (n)
         memcpy(req->buf, data, n);
-    credit_consumed(src_world, size);
-    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
-    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
-    tern_watch_recv(req->context_id, size);
+    eager_taken(req, src_world, size);
 }
 
 /* A receive meets its message (straight from the transport or from the
@@ -566,17 +582,10 @@ static __attribute__((noinline)) void handle_eager_parts(int src_world, const vo
         if (req->noncontig) {
             deliver_eager(req, src_world, m->src, m->tag, size, (const char *)pkt + sizeof *m);
         } else {
-            /* deliver_eager's bookkeeping, the data copied above (kept
-             * apart so that the 8-byte path's code stays as it was). */
-            req->status_source = m->src;
-            req->status_tag = m->tag;
-            req->status_bytes = size <= req->bytes ? size : req->bytes;
-            req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
-            req->peer_world = src_world;
-            credit_consumed(src_world, size);
-            tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
-            tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
-            tern_watch_recv(req->context_id, size);
+            /* deliver_eager without its copy: the parts are in place. */
+            size_t n = size <= req->bytes ? size : req->bytes;
+            eager_status(req, src_world, m->src, m->tag, size, n);
+            eager_taken(req, src_world, size);
         }
         tern_req_complete(req);
         return;
