@@ -192,26 +192,12 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         for (int i = 0; i < params->local_size; i++) {
             if (i == tl->my_local)
                 continue;
-            tern_shm_ring_attach(&tl->out[i], tern_shm_ring_mem(tl->seg.base, h, i, tl->my_local), h->cell_size,
-                                 h->ring_cells);
             shm_in_t *in = &tl->in[tl->nin++];
-            tern_shm_ring_attach(&in->ring, tern_shm_ring_mem(tl->seg.base, h, tl->my_local, i), h->cell_size,
-                                 h->ring_cells);
             in->src = params->local_ranks[i];
-            /* Only this rank's own rings, and not the bulk channel: a pair's
-             * chunks are touched only if it moves large messages. */
-            if (tl->prefault && !h->lazy) {
-                size_t rb = tern_shm_ring_bytes(h->cell_size, h->ring_cells);
-                tern_shm_prefault(tern_shm_ring_mem(tl->seg.base, h, i, tl->my_local), rb);
-                tern_shm_prefault(tern_shm_ring_mem(tl->seg.base, h, tl->my_local, i), rb);
-            }
-            if (h->bulk_cells) {
-                tern_shm_ring_attach(&tl->bulk_out[i], tern_shm_bulk_mem(tl->seg.base, h, i, tl->my_local),
-                                     h->bulk_cell_size, h->bulk_cells);
-                tl->bulk_out[i].window = tl->bulk_window;
-                tl->bulk_out[i].limit = tl->bulk_window;
-                tern_shm_ring_attach(&in->bulk, tern_shm_bulk_mem(tl->seg.base, h, tl->my_local, i), h->bulk_cell_size,
-                                     h->bulk_cells);
+            /* TERN_SHM_RESERVE=pair: at the pair's first message. */
+            if (!h->lazy) {
+                tern_shm_out_attach(tl, i);
+                tern_shm_in_attach(tl, in, i);
             }
         }
         /* TERN_SHM_RESERVE=pair: every view closed until its pair's first

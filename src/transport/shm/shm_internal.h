@@ -170,6 +170,11 @@ tern_status_t tern_shm_create(tern_shm_segment_t *seg, const char *name, void *a
 
 /* shm_reserve.c: a pair's pages reserved at its first message. */
 void tern_shm_pairs_setup(tern_tl_t *tl);
+/* The views of a pair whose pages are reserved: this rank's ring and bulk
+ * channel to local rank li, and in's from li (prefaulted when
+ * tl->prefault). */
+void tern_shm_out_attach(tern_tl_t *tl, int li);
+void tern_shm_in_attach(tern_tl_t *tl, shm_in_t *in, int li);
 tern_status_t tern_shm_pair_open(tern_tl_t *tl, int li);
 void tern_shm_admit(tern_tl_t *tl);
 

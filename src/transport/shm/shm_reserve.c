@@ -64,6 +64,35 @@ void tern_shm_pairs_setup(tern_tl_t *tl)
     }
 }
 
+/* Only this rank's own rings are prefaulted, not the bulk channel: a
+ * pair's chunks are touched only if it moves large messages. */
+void tern_shm_out_attach(tern_tl_t *tl, int li)
+{
+    const shm_header_t *h = tl->seg.base;
+    char *ring = tern_shm_ring_mem(tl->seg.base, h, li, tl->my_local);
+    if (tl->prefault)
+        tern_shm_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
+    tern_shm_ring_attach(&tl->out[li], ring, h->cell_size, h->ring_cells);
+    if (h->bulk_cells) {
+        tern_shm_ring_attach(&tl->bulk_out[li], tern_shm_bulk_mem(tl->seg.base, h, li, tl->my_local),
+                             h->bulk_cell_size, h->bulk_cells);
+        tl->bulk_out[li].window = tl->bulk_window;
+        tl->bulk_out[li].limit = tl->bulk_window;
+    }
+}
+
+void tern_shm_in_attach(tern_tl_t *tl, shm_in_t *in, int li)
+{
+    const shm_header_t *h = tl->seg.base;
+    char *ring = tern_shm_ring_mem(tl->seg.base, h, tl->my_local, li);
+    if (tl->prefault)
+        tern_shm_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
+    tern_shm_ring_attach(&in->ring, ring, h->cell_size, h->ring_cells);
+    if (h->bulk_cells)
+        tern_shm_ring_attach(&in->bulk, tern_shm_bulk_mem(tl->seg.base, h, tl->my_local, li),
+                             h->bulk_cell_size, h->bulk_cells);
+}
+
 static tern_status_t shm_pair_failed(tern_tl_t *tl, int li, size_t bytes, int err)
 {
     int world = tl->in[li < tl->my_local ? li : li - 1].src; /* in[] skips this rank */
@@ -97,13 +126,8 @@ tern_status_t tern_shm_pair_open(tern_tl_t *tl, int li)
         err = tern_shm_segment_reserve(&tl->seg, (size_t)(bulk - (char *)tl->seg.base), bb);
         if (err != 0)
             return shm_pair_failed(tl, li, rb + bb, err);
-        tern_shm_ring_attach(&tl->bulk_out[li], bulk, h->bulk_cell_size, h->bulk_cells);
-        tl->bulk_out[li].window = tl->bulk_window;
-        tl->bulk_out[li].limit = tl->bulk_window;
     }
-    if (tl->prefault)
-        tern_shm_prefault(ring, rb);
-    tern_shm_ring_attach(&tl->out[li], ring, h->cell_size, h->ring_cells);
+    tern_shm_out_attach(tl, li);
     tl->out_state[li] = SHM_PAIR_OPEN;
     atomic_store_explicit(tern_shm_pair_ready(tl->seg.base, tl->local_size, li, tl->my_local), 1,
                           memory_order_release);
@@ -114,7 +138,6 @@ tern_status_t tern_shm_pair_open(tern_tl_t *tl, int li)
 /* The receiver: admit the pairs reserved since the last look. */
 void tern_shm_admit(tern_tl_t *tl)
 {
-    const shm_header_t *h = tl->seg.base;
     tl->news_seen = atomic_load_explicit(tl->news, memory_order_acquire);
     for (int i = 0; i < tl->nin; i++) {
         shm_in_t *in = &tl->in[i];
@@ -123,13 +146,7 @@ void tern_shm_admit(tern_tl_t *tl)
             !atomic_load_explicit(tern_shm_pair_ready(tl->seg.base, tl->local_size, tl->my_local, src),
                                   memory_order_acquire))
             continue;
-        void *ring = tern_shm_ring_mem(tl->seg.base, h, tl->my_local, src);
-        if (tl->prefault)
-            tern_shm_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
-        tern_shm_ring_attach(&in->ring, ring, h->cell_size, h->ring_cells);
-        if (h->bulk_cells)
-            tern_shm_ring_attach(&in->bulk, tern_shm_bulk_mem(tl->seg.base, h, tl->my_local, src),
-                                 h->bulk_cell_size, h->bulk_cells);
+        tern_shm_in_attach(tl, in, src);
         in->live = 1;
     }
 }
