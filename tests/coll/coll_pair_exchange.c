@@ -7,6 +7,7 @@
  * MPI_IN_PLACE in turn; nonblocking calls (the region's other lane)
  * between blocking ones. Every received byte is checked. */
 #include "../mpi/mtest.h"
+#include "byte_blocks.h"
 
 static unsigned char bv(int from, int to, size_t i, int call)
 {
@@ -15,25 +16,6 @@ static unsigned char bv(int from, int to, size_t i, int call)
 
 enum { CONTIG, STRIDED, IN_PLACE, N_KINDS };
 static const char *const kind_names[N_KINDS] = {"contiguous", "strided", "in place"};
-
-static MPI_Datatype block_type(size_t n, int strided)
-{
-    MPI_Datatype t;
-    if (strided) { /* every other byte of 2n: blocks follow each other */
-        MPI_Datatype v;
-        MPI_Type_vector((int)n, 1, 2, MPI_BYTE, &v);
-        MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n), &t);
-        MPI_Type_free(&v);
-    } else
-        MPI_Type_contiguous((int)n, MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    return t;
-}
-
-static unsigned char *at(unsigned char *buf, size_t n, int strided, int q, size_t i)
-{
-    return strided ? buf + 2 * ((size_t)q * n + i) : buf + (size_t)q * n + i;
-}
 
 /* One allgather (a2a 0) or alltoall (a2a 1) of n-byte blocks, call `call`;
  * 0 when a byte was wrong (reported). */
