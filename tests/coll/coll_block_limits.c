@@ -7,6 +7,7 @@
  * strided (derived) send and receive types, and MPI_IN_PLACE. Every
  * received byte is checked. */
 #include "../mpi/mtest.h"
+#include "byte_blocks.h"
 
 /* Byte i of the block rank `from` sends to rank `to` (allgather: to 0). */
 static unsigned char bv(int from, int to, size_t i)
@@ -19,28 +20,6 @@ static const size_t sizes[] = {1023,  1024,  1025,  2047,  2048,   2049,   8191,
 
 enum { CONTIG, STRIDED, IN_PLACE, N_KINDS };
 static const char *const kind_names[N_KINDS] = {"contiguous", "strided", "in place"};
-
-/* A block of n bytes as one element of a type: bytes (contiguous) or
- * every other byte of 2n (strided: a derived type on both sides). */
-static MPI_Datatype block_type(size_t n, int strided)
-{
-    MPI_Datatype t;
-    if (strided) { /* extent 2n: blocks follow each other */
-        MPI_Datatype v;
-        MPI_Type_vector((int)n, 1, 2, MPI_BYTE, &v);
-        MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n), &t);
-        MPI_Type_free(&v);
-    } else
-        MPI_Type_contiguous((int)n, MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    return t;
-}
-
-/* Byte i of block q in a buffer of blocks of n bytes (stride 2 if strided). */
-static unsigned char *at(unsigned char *buf, size_t n, int strided, int q, size_t i)
-{
-    return strided ? buf + 2 * ((size_t)q * n + i) : buf + (size_t)q * n + i;
-}
 
 static void check_blocks(const char *coll, unsigned char *g, size_t n, int strided, int kind,
                          int p, int me, int a2a)
