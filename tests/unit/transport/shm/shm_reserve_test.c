@@ -9,27 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* shm.c and shm_node_segment.c call PMI in their set-up, which this test
- * does not use. */
-tern_status_t tern_pmi_fence(void)
-{
-    return TERN_OK;
-}
-
-tern_status_t tern_pmi_put(const char *key, const char *value)
-{
-    (void)key;
-    (void)value;
-    return TERN_OK;
-}
-
-tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
-{
-    (void)key;
-    (void)value;
-    (void)value_len;
-    return TERN_ERR_NOT_FOUND;
-}
+/* PMI: pmi_noop.c. */
 
 /* Pages of [base, base + bytes) resident in the shared mapping. */
 static size_t resident_pages(const char *base, size_t bytes)
