@@ -45,6 +45,7 @@ static void shm_free(tern_tl_t *tl)
     free(tl->peer_rma_min);
     free(tl->peer_get_min);
     free(tl->out_state);
+    free(tl->bulk_warm);
     free(tl);
 }
 
@@ -125,8 +126,10 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->peer_rma_min = calloc((size_t)params->local_size, sizeof *tl->peer_rma_min);
         tl->peer_get_min = calloc((size_t)params->local_size, sizeof *tl->peer_get_min);
         tl->out_state = calloc((size_t)params->local_size, sizeof *tl->out_state);
+        tl->bulk_warm = calloc((size_t)params->local_size, sizeof *tl->bulk_warm);
         if (tl->local_of_storage == NULL || tl->out == NULL || tl->bulk_out == NULL || tl->in == NULL ||
-            tl->peer_rma_min == NULL || tl->peer_get_min == NULL || tl->out_state == NULL)
+            tl->peer_rma_min == NULL || tl->peer_get_min == NULL || tl->out_state == NULL ||
+            tl->bulk_warm == NULL)
             st = TERN_ERR_NOMEM;
         tl->place = (tern_shm_place_t){-1, -1, -1};
         if (params->local_size > 1 && path_by_place())
@@ -306,6 +309,10 @@ static __attribute__((noinline, cold)) void shm_doorbell(tern_tl_t *tl, shm_in_t
         in->ring.index--;
         return;
     }
+    if (__builtin_expect(!in->bulk_warm, 0)) {
+        tern_shm_bulk_warm(&in->bulk);
+        in->bulk_warm = 1;
+    }
     in->bulk.index++;
     if (!(blen & TERN_SHM_LEN_ORDERED)) {
         in->ring.index--;
@@ -361,6 +368,10 @@ static inline int shm_drain_bulk(tern_tl_t *tl, shm_in_t *in, unsigned max)
         tern_shm_cell_t *cell = tern_shm_ring_peek(&in->bulk, &len);
         if (cell == NULL || (len & TERN_SHM_LEN_ORDERED))
             break;
+        if (__builtin_expect(!in->bulk_warm, 0)) {
+            tern_shm_bulk_warm(&in->bulk);
+            in->bulk_warm = 1;
+        }
         in->bulk.index++;
         tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(cell), len);
         tern_shm_ring_free(&in->bulk, cell);
@@ -436,11 +447,22 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->out[tl->local_of[peer]], len);
 }
 
+/* This rank's bulk ring to local index li, at its first use. */
+static __attribute__((noinline, cold)) void shm_bulk_out_warm(tern_tl_t *tl, int li)
+{
+    tern_shm_bulk_warm(&tl->bulk_out[li]);
+    tl->bulk_warm[li] = 1;
+}
+
 static void *shm_bulk_reserve(tern_tl_t *tl, int peer)
 {
     int li = tl->local_of[peer];
     void *p = tern_shm_ring_reserve(&tl->bulk_out[li]);
-    return __builtin_expect(p != NULL, 1) ? p : shm_reserve_first(tl, li, &tl->bulk_out[li]);
+    if (__builtin_expect(p == NULL, 0))
+        p = shm_reserve_first(tl, li, &tl->bulk_out[li]);
+    if (__builtin_expect(!tl->bulk_warm[li], 0) && p != NULL)
+        shm_bulk_out_warm(tl, li);
+    return p;
 }
 
 static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
@@ -457,6 +479,8 @@ static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
     int li = tl->local_of[peer];
     if (tern_shm_ring_reserve(&tl->out[li]) == NULL && shm_reserve_first(tl, li, &tl->out[li]) == NULL)
         return NULL;
+    if (__builtin_expect(!tl->bulk_warm[li], 0))
+        shm_bulk_out_warm(tl, li);
     return tern_shm_ring_reserve(&tl->bulk_out[li]);
 }
 

@@ -113,6 +113,7 @@ typedef struct {
     int gone; /* the core gave up on src: rings parked */
     tern_shm_ring_t bulk;
     int live; /* 0 until the sender reserved the pair: ring and bulk idle */
+    int bulk_warm; /* 1 once the bulk ring's pages are mapped here (tern_shm_bulk_warm) */
 } shm_in_t;
 
 /* A sender's pair (shm_reserve.c), by local index. */
@@ -150,6 +151,7 @@ struct tern_tl {
     _Atomic uint64_t *news;   /* this rank's news line: pairs into it reserved */
     uint64_t news_seen;       /* news when the incoming rings were last admitted */
     unsigned char *out_state; /* by local index: SHM_PAIR_* */
+    unsigned char *bulk_warm; /* by local index: 1 once bulk_out's pages are mapped */
     int prefault;             /* 1: map a pair's rings at once when reserved */
     uint64_t bulk_window;     /* bulk chunks in flight per pair at most */
 };
@@ -175,6 +177,9 @@ void tern_shm_pairs_setup(tern_tl_t *tl);
  * tl->prefault). */
 void tern_shm_out_attach(tern_tl_t *tl, int li);
 void tern_shm_in_attach(tern_tl_t *tl, shm_in_t *in, int li);
+/* Maps every page of a bulk ring's cells in this process, at the ring's
+ * first use (shm_reserve.c says why). */
+void tern_shm_bulk_warm(const tern_shm_ring_t *ring);
 tern_status_t tern_shm_pair_open(tern_tl_t *tl, int li);
 void tern_shm_admit(tern_tl_t *tl);
 

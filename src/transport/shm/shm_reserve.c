@@ -93,6 +93,19 @@ void tern_shm_in_attach(tern_tl_t *tl, shm_in_t *in, int li)
                              h->bulk_cell_size, h->bulk_cells);
 }
 
+/* A pair's bulk ring is mapped page by page as its cells are first
+ * written and read, so the first lap of large messages pays a fault per
+ * page on both sides (a 128 KB stream ~4x its steady time in the VM's slow
+ * mode). TERN_SHM_LARGE_PATH=measure timed the stream on that lap and
+ * chose the slower get (docs/performance.md): map the whole ring at once
+ * instead. The ring is in use by the peer: a populate keeps the contents. */
+void tern_shm_bulk_warm(const tern_shm_ring_t *ring)
+{
+    uintptr_t start = (uintptr_t)ring->cells & ~(uintptr_t)(SHM_PAGE - 1);
+    uintptr_t end = (uintptr_t)ring->cells + ring->cell_size * (size_t)(ring->mask + 1);
+    tern_shm_prefault((void *)start, (size_t)(end - start));
+}
+
 static tern_status_t shm_pair_failed(tern_tl_t *tl, int li, size_t bytes, int err)
 {
     int world = tl->in[li < tl->my_local ? li : li - 1].src; /* in[] skips this rank */

@@ -12,28 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* shm_node_segment.c calls PMI in its collective set-up, which this test does
- * not use. */
-tern_status_t tern_pmi_fence(void)
-{
-    return TERN_OK;
-}
-
-tern_status_t tern_pmi_put(const char *key, const char *value)
-{
-    (void)key;
-    (void)value;
-    return TERN_OK;
-}
-
-tern_status_t tern_pmi_get(const char *key, char *value, size_t value_len)
-{
-    (void)key;
-    (void)value;
-    (void)value_len;
-    return TERN_ERR_NOT_FOUND;
-}
-
+/* PMI: pmi_noop.c. */
 
 static unsigned char pattern(uint64_t seq, size_t i)
 {
