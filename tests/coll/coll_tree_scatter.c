@@ -1,9 +1,9 @@
-/* Linear scatter and direct reduce_scatter on 3-8 ranks where some ranks
- * take the direct path (contiguous data, coll_tree.h) and others the
- * scheduled one (a strided type with the same type signature), or all one
+/* Linear scatter and gather and direct reduce_scatter on 3-8 ranks where
+ * some ranks take the direct path (contiguous data, coll_tree.h) and
+ * others the scheduled one (a strided type with the same type signature), or all one
  * of them: they must meet and give the same results, at every root, in
  * place or not, with vectors on both sides of the direct reduce_scatter's
- * 1 KB limit and of the eager limit (a scatter block of 40 KB goes by
+ * 1 KB limit and of the eager limit (a block of 40 KB goes by
  * rendezvous), segments that differ per rank (some empty), on
  * MPI_COMM_WORLD and on a communicator whose ranks run backwards (the
  * direct sends name world ranks); a non-commutative op keeps rank order. */
@@ -77,6 +77,37 @@ static void test_scatter(int mode)
                             CHECK(0, "in-place scatter from root %d changed element %d", root, i);
                             break;
                         }
+                free(s.mem);
+                free(r.mem);
+            }
+}
+
+/* The mirror of test_scatter: the root's blocks in rank order, in place
+ * or not, and its buffer past them untouched. */
+static void test_gather(int mode)
+{
+    for (int k = 0; k < N_COUNTS; k++)
+        for (int root = 0; root < size; root++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                int n = counts[k], ip = inplace && rank == root;
+                buf_t s, r;
+                buf_make(&s, n, mode);
+                buf_make(&r, rank == root ? n * size + 1 : 0, mode);
+                for (int i = 0; i < n; i++)
+                    *(ip ? at(&r, rank * n + i) : at(&s, i)) = val(rank, i);
+                CHECK_RC(MPI_Gather(ip ? MPI_IN_PLACE : s.mem, n, s.type, r.mem, n, r.type, root,
+                                    comm));
+                if (rank == root) {
+                    for (int i = 0; i < n * size; i++)
+                        if (*at(&r, i) != val(i / n, i % n)) {
+                            CHECK(0, "gather of %d ints to root %d, mode %d%s: element %d is "
+                                  "%d, not %d", n, root, mode, ip ? ", in place" : "", i,
+                                  *at(&r, i), val(i / n, i % n));
+                            break;
+                        }
+                    CHECK(*at(&r, n * size) == -7, "gather to root %d wrote past its blocks",
+                          root);
+                }
                 free(s.mem);
                 free(r.mem);
             }
@@ -204,6 +235,10 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "%s_scatter_mode%d", c ? "reversed" : "world", mode);
             mtest_begin(name);
             test_scatter(mode);
+            mtest_end();
+            snprintf(name, sizeof name, "%s_gather_mode%d", c ? "reversed" : "world", mode);
+            mtest_begin(name);
+            test_gather(mode);
             mtest_end();
             snprintf(name, sizeof name, "%s_reduce_scatter_mode%d", c ? "reversed" : "world",
                      mode);

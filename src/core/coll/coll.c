@@ -345,7 +345,7 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
     tern_coll_args_t a;
     tern_dt_desc_t sd, rd;
     const tern_coll_algo_t *chosen = NULL;
-    if (pair_call(c, req_p) &&
+    if ((pair_call(c, req_p) || tree_call(c, req_p)) &&
         (c->rank == root ? pair_contig(rtype, &rd) && (sbuf == MPI_IN_PLACE || pair_contig(stype, &sd))
                          : pair_contig(stype, &sd))) {
         args_init(&a, c);
@@ -360,11 +360,16 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
             a.bytes = (size_t)sd.size * scount;
             a.sbuf = offset(sbuf, sd.true_lb);
         }
-        if (pair_chosen(&a, TERN_COLL_GATHER, a.bytes, TERN_COLL_ALGO_gather_binomial, 1, &chosen))
+        /* Two ranks: binomial's one message; more: linear's p - 1. */
+        if (c->size == 2 && pair_chosen(&a, TERN_COLL_GATHER, a.bytes,
+                                        TERN_COLL_ALGO_gather_binomial, 1, &chosen))
             return tern_coll_pair_gather(&a);
+        if (c->size > 2 && pair_chosen(&a, TERN_COLL_GATHER, a.bytes,
+                                       TERN_COLL_ALGO_gather_linear, 1, &chosen))
+            return tern_coll_tree_gather(&a);
     }
     PREP(pr, c, 1, req_p);
-    if (chosen) /* two ranks, contiguous: a holds the views already */
+    if (chosen) /* contiguous: a holds the views already */
         return finish_chosen(&pr, &a, TERN_COLL_GATHER, a.bytes, req_p, persistent, chosen);
     args_init(&a, c);
     a.root = root;

@@ -1,15 +1,15 @@
-/* Bcast, reduce, scatter and reduce_scatter on three or more ranks as
- * direct messages (coll_tree.h). Each function is its algorithm's schedule
- * written out: bcast_binomial.c, reduce_binomial.c, scatter_linear.c and
- * reduce_scatter_direct.c say why the messages and folds are what they
- * are. A send goes eager at once when it can (no request),
- * else through a request waited for at the end; a receive whose message
- * is here already is copied at once, else posted as a request on this
- * stack frame and waited for, since the next step needs its data. Errors
- * are the schedule's: a bcast's receive must get exactly the bytes its
- * count describes (MPI_ERR_TRUNCATE otherwise, and the steps after it
- * still run, as the ranks below wait for them: they get an empty message);
- * any other error stops the steps. */
+/* Bcast, reduce, scatter, gather and reduce_scatter on three or more ranks
+ * as direct messages (coll_tree.h). Each function is its algorithm's
+ * schedule written out: bcast_binomial.c, reduce_binomial.c,
+ * scatter_linear.c, gather_linear.c and reduce_scatter_direct.c say why
+ * the messages and folds are what they are. A send goes eager at once
+ * when it can (no request), else through a request waited for at the
+ * end; a receive whose message is here already is copied at once, else
+ * posted as a request on this stack frame and waited for, since the next
+ * step needs its data. Errors are the schedule's: a bcast's receive must
+ * get exactly the bytes its count describes (MPI_ERR_TRUNCATE otherwise,
+ * and the steps after it still run, as the ranks below wait for them:
+ * they get an empty message); any other error stops the steps. */
 #include "core/coll/coll_tree.h"
 #include "core/coll/coll_util.h"
 #include "core/comm/comm_p2p.h"
@@ -225,6 +225,30 @@ tern_status_t tern_coll_tree_scatter(const tern_coll_args_t *a)
     const char *mine = (const char *)a->sbuf + (size_t)r * b;
     if (a->rbuf != mine && b) /* not in place */
         memcpy(a->rbuf, mine, b);
+    return tree_end(&t);
+}
+
+tern_status_t tern_coll_tree_gather(const tern_coll_args_t *a)
+{
+    tree_t t;
+    tree_init(&t, a);
+    int p = a->comm->size, r = a->comm->rank;
+    size_t b = a->bytes;
+    if (r != a->root) {
+        tree_send(&t, a->sbuf, b, a->root);
+        return tree_end(&t);
+    }
+    char *mine = (char *)a->rbuf + (size_t)r * b;
+    if (a->sbuf != mine && b) /* not in place */
+        memcpy(mine, a->sbuf, b);
+    /* One block at a time, from the rank after the root on: a block
+     * that is here (a sender ran ahead) is copied at once, else its
+     * receive is posted and waited for, which polls in the blocks behind
+     * it too (gather_linear.c posts all at once: the same blocks). */
+    for (int k = 1; k < p && !t.stop; k++) {
+        int i = (r + k) % p;
+        tree_recv(&t, (char *)a->rbuf + (size_t)i * b, b, i, 0);
+    }
     return tree_end(&t);
 }
 

@@ -1,13 +1,14 @@
 /* Three or more ranks, blocking, contiguous data: binomial bcast and
- * reduce, linear scatter and direct reduce_scatter (the algorithms the
- * table picks for small messages with more ranks than cores; bcast and
- * reduce above 16 ranks too) posted straight to point-to-point with no
- * schedule, as coll_pair.h does for two ranks: no schedule object, step
- * list, fence or scratch arena, no pooled request for a receive that is
- * not here yet. The messages, their tags and the order of the folds are
- * those of bcast_binomial.c, reduce_binomial.c, scatter_linear.c and
- * reduce_scatter_direct.c, so a rank on this path meets one on the
- * schedule (a derived type, a larger vector) and the bits are the same.
+ * reduce, linear scatter and gather, direct reduce_scatter (the
+ * algorithms the table picks for small messages with more ranks than
+ * cores; bcast and reduce above 16 ranks too) posted straight to
+ * point-to-point with no schedule, as coll_pair.h does for two ranks: no
+ * schedule object, step list, fence or scratch arena, no pooled request
+ * for a receive that is not here yet. The messages, their tags and the
+ * order of the folds are those of bcast_binomial.c, reduce_binomial.c,
+ * scatter_linear.c, gather_linear.c and reduce_scatter_direct.c, so a
+ * rank on this path meets one on the schedule (a derived type, a larger
+ * vector) and the bits are the same.
  *
  * coll.c calls these after selection chose that algorithm, on an
  * intracommunicator of three or more ranks that is neither revoked nor
@@ -27,6 +28,7 @@
 tern_status_t tern_coll_tree_bcast(const tern_coll_args_t *a);
 tern_status_t tern_coll_tree_reduce(const tern_coll_args_t *a);
 tern_status_t tern_coll_tree_scatter(const tern_coll_args_t *a);
+tern_status_t tern_coll_tree_gather(const tern_coll_args_t *a);
 /* a->rcounts holds every rank's segment in elements of a->dt. */
 tern_status_t tern_coll_tree_reduce_scatter(const tern_coll_args_t *a);
 

@@ -10,8 +10,13 @@ tern_unexp_t *tern_match_unexp_head, *tern_match_unexp_tail;
 #define unexp_head tern_match_unexp_head
 #define unexp_tail tern_match_unexp_tail
 /* Freed entries are kept for the next unexpected message: a small early
- * message (most collective traffic) then costs no malloc and no free. */
-enum { UNEXP_KEEP_MAX = 256 };
+ * message (most collective traffic) then costs no malloc and no free.
+ * Senders that run ahead of a descheduled receiver (a gather's with more
+ * ranks than cores) queue thousands within their eager credit, and at 256
+ * kept two of a 4-rank gather root's three entries a call were malloced
+ * and freed again; 4096 (~0.8 MB at most, what such a burst held anyway)
+ * keeps a burst's entries for the next. */
+enum { UNEXP_KEEP_MAX = 4096 };
 static tern_unexp_t *unexp_free;
 static int n_unexp_free;
 
