@@ -46,6 +46,8 @@ typedef struct {
     uint32_t tag;   /* its flag value */
     int opening;    /* the cell is reserved, not yet published */
     char *pend;     /* the entry reserved until commit; NULL: a ring cell */
+    const uint64_t *heard; /* the peer's incoming ring index here: moves when it sends */
+    uint64_t seen;  /* *heard at this rank's last send to the peer */
 } tern_shm_pack_out_t;
 
 /* The receiver's pack cell from one peer. */
