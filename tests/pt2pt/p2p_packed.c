@@ -1,6 +1,7 @@
 /* Messages of 0-16 bytes, which the shm transport packs two to a cache line
- * in one queue cell (TERN_SHM_PACK_MAX, src/transport/shm/shm_pack.h),
- * mixed with larger ones that take their own cells, the bulk channel or a
+ * in one queue cell when they queue (TERN_SHM_PACK_MAX, shm_pack.h: sent
+ * with nothing back from the peer since the last one, as in each stream
+ * here), mixed with larger ones that take their own cells, the bulk channel or a
  * rendezvous:
  * - every size 0-16 B arrives with its data;
  * - one (source, tag) stream alternating packed and unpacked sizes arrives
@@ -32,27 +33,30 @@ static void fill(unsigned char *buf, size_t n, int i)
     mtest_fill(buf, n, (uint32_t)i * 7919u + 1);
 }
 
+/* Every size 0-16 B one after another (a stream: packed), from lo to hi
+ * and back. */
 static void sizes_0_16(void)
 {
     mtest_begin("sizes 0-16");
     if (partner != mtest_rank) {
-        unsigned char s[16], r[32];
-        for (int n = 0; n <= 16; n++) {
-            fill(s, (size_t)n, n);
-            memset(r, 0xee, sizeof r);
-            MPI_Status st;
-            if (mtest_rank == lo) {
-                CHECK_RC(MPI_Send(s, n, MPI_BYTE, hi, n, MPI_COMM_WORLD));
-                CHECK_RC(MPI_Recv(r, 32, MPI_BYTE, hi, n, MPI_COMM_WORLD, &st));
-            } else {
-                CHECK_RC(MPI_Recv(r, 32, MPI_BYTE, lo, n, MPI_COMM_WORLD, &st));
-                CHECK_RC(MPI_Send(s, n, MPI_BYTE, lo, n, MPI_COMM_WORLD));
+        for (int dir = 0; dir < 2; dir++) {
+            int sender = dir ? hi : lo, receiver = dir ? lo : hi;
+            for (int n = 0; n <= 16; n++) {
+                unsigned char s[16], r[32];
+                if (mtest_rank == sender) {
+                    fill(s, (size_t)n, n);
+                    CHECK_RC(MPI_Send(s, n, MPI_BYTE, receiver, n, MPI_COMM_WORLD));
+                    continue;
+                }
+                MPI_Status st;
+                memset(r, 0xee, sizeof r);
+                CHECK_RC(MPI_Recv(r, 32, MPI_BYTE, sender, n, MPI_COMM_WORLD, &st));
+                int count;
+                MPI_Get_count(&st, MPI_BYTE, &count);
+                CHECK_INT(count, n, "received count");
+                CHECK_INT(mtest_verify(r, (size_t)n, (uint32_t)n * 7919u + 1), -1, "data");
+                CHECK_INT(r[n], 0xee, "byte after the message");
             }
-            int count;
-            MPI_Get_count(&st, MPI_BYTE, &count);
-            CHECK_INT(count, n, "received count");
-            CHECK_INT(mtest_verify(r, (size_t)n, (uint32_t)n * 7919u + 1), -1, "data");
-            CHECK_INT(r[n], 0xee, "byte after the message");
         }
     }
     mtest_end();
