@@ -226,15 +226,16 @@ typedef struct {
                           const struct iovec *remote, size_t n_remote, const tern_rkey_t *rkey,
                           tern_tl_comp_t *comp);
     /* Optional: am_send in two steps, so the caller can write (pack) the
-     * message in place: am_reserve returns room for am_max bytes or NULL
-     * when full now; am_commit sends len bytes written there. */
-    void *(*am_reserve)(tern_tl_t *tl, int peer);
+     * message in place: am_reserve returns room for len bytes (at most
+     * am_max; len is what the caller will write, shm packs small ones) or
+     * NULL when full now; am_commit sends len bytes written there. */
+    void *(*am_reserve)(tern_tl_t *tl, int peer, size_t len);
     void (*am_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Bulk channel (optional; where attr bulk_max is not 0): bulk_reserve
      * returns room for bulk_max bytes, or NULL when the channel is full
      * now; bulk_commit publishes len bytes written at the reserved
      * address. */
-    void *(*bulk_reserve)(tern_tl_t *tl, int peer);
+    void *(*bulk_reserve)(tern_tl_t *tl, int peer, size_t len);
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional (where attr am_big_max is not 0): am_reserve / am_commit
      * for a message of up to am_big_max bytes, in order with am_send's

@@ -58,14 +58,14 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
         /* Written in place (shm: straight into the queue cell): the header
          * is a fixed-size store, and eager_max leaves room for either (it
          * is at most am_max - 64). */
-        char *p = peer->ops->am_reserve(peer->tl, dest_world);
-        if (p == NULL)
-            return 0;
         size_t hdr_len = sizeof m;
         if (bytes >= tern_rt.eager_align_min) {
             m.type = PKT_EAGER_ALIGNED;
             hdr_len = sizeof(pkt_eager_aligned_t);
         }
+        char *p = peer->ops->am_reserve(peer->tl, dest_world, hdr_len + bytes);
+        if (p == NULL)
+            return 0;
         memcpy(p, &m, sizeof m);
         if (bytes)
             memcpy(p + hdr_len, buf, bytes);
@@ -100,20 +100,18 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
 {
     if (!peer->ops->am_reserve || peer->pending_head)
         return 0;
-    char *p = peer->ops->am_reserve(peer->tl, req->peer_world);
+    size_t hdr_len = req->mode != TERN_SEND_SYNC ? sizeof *m : sizeof(pkt_sync_t);
+    char *p = peer->ops->am_reserve(peer->tl, req->peer_world, hdr_len + req->bytes);
     if (p == NULL)
         return 0;
     take_match_seq(peer, req);
-    size_t hdr_len;
     if (req->mode != TERN_SEND_SYNC) {
         m->type = PKT_EAGER;
         memcpy(p, m, sizeof *m);
-        hdr_len = sizeof *m;
     } else {
         pkt_sync_t s = {.m = *m, .sreq = (uint64_t)(uintptr_t)req};
         s.m.type = PKT_EAGER_SYNC;
         memcpy(p, &s, sizeof s);
-        hdr_len = sizeof s;
     }
     tern_p2p_pack_range(req, 0, p + hdr_len, req->bytes);
     peer->ops->am_commit(peer->tl, req->peer_world, hdr_len + req->bytes);

@@ -285,10 +285,10 @@ static void bulk_copy(int peer_world, void *dst, const void *src, size_t n)
  * TERN_SHM_BULK_NT_MIN by bulk_copy (streaming or plain stores). Returns 0
  * when the transport has no room now. */
 static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n,
-                                int bulk_nt, void *(*reserve)(tern_tl_t *, int),
+                                int bulk_nt, void *(*reserve)(tern_tl_t *, int, size_t),
                                 void (*commit)(tern_tl_t *, int, size_t))
 {
-    char *p = reserve(peer->tl, peer_world);
+    char *p = reserve(peer->tl, peer_world, sizeof(pkt_data_t) + n);
     if (p == NULL)
         return 0;
     pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};

@@ -227,7 +227,7 @@ int tern_ofi_progress(tern_tl_t *tl);
 /* ofi_send.c: the ops table's active-message sends. */
 tern_status_t tern_ofi_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,
                                const void *payload, size_t payload_len);
-void *tern_ofi_am_reserve(tern_tl_t *tl, int peer);
+void *tern_ofi_am_reserve(tern_tl_t *tl, int peer, size_t len);
 void tern_ofi_am_commit(tern_tl_t *tl, int peer, size_t len);
 /* Sends what commits left parked (queue full), in order; how many left. */
 int tern_ofi_send_deferred(tern_tl_t *tl);

@@ -82,8 +82,9 @@ tern_status_t tern_ofi_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t 
  * them; a provider queue full at commit (-FI_EAGAIN) leaves the message on
  * the deferred list, which progress sends in order, and until it is empty
  * no other active message leaves (order per pair). */
-void *tern_ofi_am_reserve(tern_tl_t *tl, int peer)
+void *tern_ofi_am_reserve(tern_tl_t *tl, int peer, size_t len)
 {
+    (void)len; /* every send buffer holds am_max */
     ofi_peer_t *p = &tl->peers[peer];
     if (p->credits == 0 || !tl->send_free || tl->deferred_head)
         return NULL;

@@ -41,6 +41,7 @@
 #ifndef TERN_TRANSPORT_SHM_INTERNAL_H
 #define TERN_TRANSPORT_SHM_INTERNAL_H
 
+#include "transport/shm/shm_pack.h"
 #include "transport/shm/shm_path.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_node_segment.h"
@@ -114,6 +115,7 @@ typedef struct {
     tern_shm_ring_t bulk;
     int live; /* 0 until the sender reserved the pair: ring and bulk idle */
     int bulk_warm; /* 1 once the bulk ring's pages are mapped here (tern_shm_bulk_warm) */
+    tern_shm_pack_in_t pack; /* the pack cell being read (shm_pack.h) */
 } shm_in_t;
 
 /* A sender's pair (shm_reserve.c), by local index. */
@@ -132,6 +134,8 @@ struct tern_tl {
     void *am_ctx;
     size_t am_max;
     unsigned batch;           /* messages taken from one ring per progress */
+    size_t pack_lim;          /* messages below this many bytes are packed (0: none) */
+    tern_shm_pack_out_t *pack_out; /* by local index, like out */
     size_t prefetch_max;      /* payload bytes of a cell prefetched (TERN_SHM_PREFETCH_MAX) */
     int cma;                  /* 1 while get/put are usable */
     size_t rma_min;

@@ -192,7 +192,7 @@ static void check_am(const tern_tl_ops_t *ops, tern_tl_t *tl, const int *reaches
             double t0 = tern_clock_s();
             for (;;) {
                 if (split) {
-                    void *room = ops->am_reserve(tl, r);
+                    void *room = ops->am_reserve(tl, r, len);
                     st = room ? TERN_OK : TERN_ERR_AGAIN;
                     if (room) {
                         fill_msg(room, KIND_AM, seq, len);
@@ -233,7 +233,7 @@ static void check_bulk(const tern_tl_ops_t *ops, tern_tl_t *tl, const int *reach
             note_checked("bulk");
             void *room;
             double t0 = tern_clock_s();
-            while (!(room = ops->bulk_reserve(tl, r)) && tern_clock_s() - t0 < TIMEOUT_S)
+            while (!(room = ops->bulk_reserve(tl, r, 0)) && tern_clock_s() - t0 < TIMEOUT_S)
                 ops->progress(tl);
             CHECK(room != NULL);
             if (!room)
