@@ -257,6 +257,9 @@ typedef struct {
      * 0 when the peer died before writing them. */
     void (*am_big_grow)(tern_tl_t *tl, void *payload, size_t written);
     size_t (*am_big_wait)(tern_tl_t *tl, int peer, const void *pkt, size_t need);
+    /* Optional with am_big_reserve (NULL: always 1): 1 when the peer has
+     * taken every large message and chunk we sent it (the channel idle). */
+    int (*am_big_idle)(tern_tl_t *tl, int peer);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
     void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
     /* Optional (NULL: none): remote atomics on registered memory, applied

@@ -12,7 +12,9 @@
  * they land: sizes either side of one and two parts, truncation inside
  * the first part and past it, parts that land slowly (a sender's buffer
  * opened page by page), a non-contiguous receive, and the counter
- * tern_p2p_eager_parts_sent. Pairs of ranks (0-1, 2-3). */
+ * tern_p2p_eager_parts_sent. Windows: a one-way window's later sends go
+ * by rendezvous (the counter), exchanges both ways at once, posted and
+ * unexpected. Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
 #include <signal.h>
@@ -56,8 +58,9 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
             unsigned long long before = rd(h), parts_before = rd(hparts);
             mtest_fill(sbuf, n, seed);
             MPI_Request r;
-            if (!unexpected)
-                CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* the receive is posted */
+            /* The receive is posted; or the previous message was taken, so
+             * the channel is idle (a window's later sends go by rendezvous). */
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
             CHECK_RC(MPI_Isend(sbuf, (int)n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &r));
             if (unexpected) {
                 int done = 0;
@@ -80,6 +83,7 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
                 CHECK_RC(MPI_Wait(&r, &st));
             } else {
                 CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+                CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
                 int flag = 0;
                 /* The message is there before the receive (not for rendezvous: only its RTS). */
                 while (!flag)
@@ -89,6 +93,60 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
             CHECK_STATUS(&st, peer, 3, (int)n, what);
             CHECK_PATTERN(rbuf, n, seed, what);
             CHECK(rbuf[n] == (char)0xA5, "%s: byte past the message overwritten", what);
+        }
+    }
+}
+
+/* Windows (core/pt2pt/p2p.c, eager_big_send): EXCH_WINDOW sends in a row,
+ * nothing received in between while the receiver sleeps: the first goes
+ * eager, the later ones by rendezvous (at most one more if the receiver
+ * took the first before its sleep); then both ranks exchange windows of
+ * odd sizes at once, receives posted first, and again with the receives
+ * posted only after the sends (unexpected). Every byte checked. */
+#define EXCH_WINDOW 4
+static void windows(int peer, char *sbuf, char *rbuf, MPI_T_pvar_handle h)
+{
+    static const size_t wsizes[EXCH_WINDOW] = {20001, 40000, 65535, 32769};
+    size_t off[EXCH_WINDOW + 1] = {0};
+    for (int i = 0; i < EXCH_WINDOW; i++)
+        off[i + 1] = off[i] + wsizes[i] + GUARD;
+    MPI_Request r[2 * EXCH_WINDOW];
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (mtest_rank < peer) {
+        unsigned long long before = rd(h);
+        for (int i = 0; i < EXCH_WINDOW; i++) {
+            mtest_fill(sbuf + off[i], wsizes[i], (uint32_t)(900 + i));
+            CHECK_RC(MPI_Isend(sbuf + off[i], (int)wsizes[i], MPI_BYTE, peer, 9, MPI_COMM_WORLD, &r[i]));
+        }
+        unsigned long long took = rd(h) - before;
+        CHECK(took >= 1 && took <= 2, "one-way window of %d: %llu sent eager, expected 1 (or 2)", EXCH_WINDOW, took);
+        CHECK_RC(MPI_Waitall(EXCH_WINDOW, r, MPI_STATUSES_IGNORE));
+    } else {
+        usleep(50000); /* the sender's window goes out meanwhile */
+        for (int i = 0; i < EXCH_WINDOW; i++)
+            CHECK_RC(MPI_Irecv(rbuf + off[i], (int)wsizes[i], MPI_BYTE, peer, 9, MPI_COMM_WORLD, &r[i]));
+        CHECK_RC(MPI_Waitall(EXCH_WINDOW, r, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < EXCH_WINDOW; i++)
+            CHECK_PATTERN(rbuf + off[i], wsizes[i], (uint32_t)(900 + i), "one-way window");
+    }
+    for (int unexpected = 0; unexpected < 2; unexpected++) {
+        const char *what = unexpected ? "exchange, unexpected" : "exchange, posted";
+        uint32_t me = (uint32_t)(mtest_rank < peer ? 0 : 1), other = 1 - me;
+        memset(rbuf, 0xA5, off[EXCH_WINDOW]);
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        for (int i = 0; i < EXCH_WINDOW && !unexpected; i++)
+            CHECK_RC(MPI_Irecv(rbuf + off[i], (int)wsizes[i], MPI_BYTE, peer, 10, MPI_COMM_WORLD, &r[i]));
+        for (int i = 0; i < EXCH_WINDOW; i++) {
+            mtest_fill(sbuf + off[i], wsizes[i], 1000 + 10 * me + (uint32_t)i);
+            CHECK_RC(MPI_Isend(sbuf + off[i], (int)wsizes[i], MPI_BYTE, peer, 10, MPI_COMM_WORLD,
+                               &r[EXCH_WINDOW + i]));
+        }
+        for (int i = 0; i < EXCH_WINDOW && unexpected; i++)
+            CHECK_RC(MPI_Irecv(rbuf + off[i], (int)wsizes[i], MPI_BYTE, peer, 10, MPI_COMM_WORLD, &r[i]));
+        CHECK_RC(MPI_Waitall(2 * EXCH_WINDOW, r, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < EXCH_WINDOW; i++) {
+            CHECK_PATTERN(rbuf + off[i], wsizes[i], 1000 + 10 * other + (uint32_t)i, what);
+            CHECK(rbuf[off[i] + wsizes[i]] == (char)0xA5, "%s: byte past message %d overwritten", what, i);
         }
     }
 }
@@ -318,6 +376,9 @@ int main(int argc, char **argv)
         mtest_end();
         mtest_begin("order and flood");
         order_and_flood(peer, sbuf, rbuf);
+        mtest_end();
+        mtest_begin("windows");
+        windows(peer, sbuf, rbuf, h);
         mtest_end();
         mtest_begin("alternating");
         alternating(peer, sbuf, rbuf);

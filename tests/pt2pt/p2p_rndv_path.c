@@ -76,7 +76,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NMID; i++) {
         ping_pong(peer, mid_sizes[i], sbuf, rbuf);
         exchange(peer, mid_sizes[i], sbuf, rbuf);
-        /* 64 KB and below go eager (TERN_P2P_EAGER_BIG_MAX). */
+        /* 64 KB and below go eager (TERN_P2P_EAGER_BIG_MAX), but the
+         * exchange's may go by rendezvous (a send after a send, the
+         * channel busy: p2p.c, eager_big_send): a floor. */
         rndv += mid_sizes[i] > 65536 ? 2 : 0;
     }
     unsigned long long got = rd(gets) - get0, streamed = rd(streams) - stream0;
@@ -84,8 +86,8 @@ int main(int argc, char **argv)
      * is read by CMA whatever the knob. */
     if (mtest_size == 2 && peer != mtest_rank && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
         if (by_get) {
-            CHECK(got == rndv, "TERN_SHM_MID_PATH=get: %llu of %llu rendezvous from 32 KB read by get",
-                  got, rndv);
+            CHECK(got >= rndv,
+                  "TERN_SHM_MID_PATH=get: %llu of at least %llu rendezvous from 64 KB read by get", got, rndv);
         } else {
             CHECK(got == 0, "TERN_SHM_MID_PATH=stream: %llu rendezvous below 128 KB read by get", got);
             CHECK(streamed >= rndv, "TERN_SHM_MID_PATH=stream: %llu of %llu rendezvous streamed",

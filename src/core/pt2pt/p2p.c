@@ -130,10 +130,21 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
  * the channel never waits). Above TERN_P2P_EAGER_BIG_PART it goes in parts, the
  * message published after the first, so the receiver copies part k while
  * this writes k + 1 (handle_eager_parts). 0 when there is no room now (or
- * packets queued before it): the caller goes by rendezvous. */
+ * packets queued before it): the caller goes by rendezvous.
+ *
+ * Not inside a window: a send with no match packet received from the peer
+ * since our last one here, while the peer has not yet taken our earlier
+ * cells (bw, bibw windows), goes by rendezvous, whose stream kept both
+ * cores' copies overlapping; a window of whole-message cells ran at about
+ * half the stream's bibw in the VM's slow mode (optimisation log,
+ * `bibw3`). A ping-pong receives between its sends, and a one-way send
+ * after a barrier finds the channel idle: both keep the eager path. */
 static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, long cost)
 {
     if (peer->pending_head)
+        return 0;
+    if ((uint32_t)peer->match_recvd + 1 == peer->eager_big_recvd && peer->ops->am_big_idle &&
+        !peer->ops->am_big_idle(peer->tl, req->peer_world))
         return 0;
     char *p = peer->ops->am_big_reserve(peer->tl, req->peer_world);
     if (p == NULL)
@@ -164,6 +175,7 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
         tern_pvar_add(TERN_PVAR_P2P_EAGER_PARTS_SENT, 1);
     }
     take_match_seq(peer, req);
+    peer->eager_big_recvd = (uint32_t)peer->match_recvd + 1;
     peer->credits -= cost;
     tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT, 1);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_SENT_BYTES, req->bytes);

@@ -53,6 +53,11 @@ typedef struct {
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */
     tern_status_t failed;
+    /* 1 + match_recvd's low bits at our last eager send through the
+     * transport's large messages (p2p.c, eager_big_send): equal again means
+     * a window of sends with nothing received between them (0: none yet).
+     * In failed's padding. */
+    uint32_t eager_big_recvd;
     char *failure;
 } tern_peer_t;
 

@@ -601,6 +601,14 @@ static inline tern_shm_cell_t *shm_cell_of(const void *payload)
     return (tern_shm_cell_t *)((char *)payload - TERN_SHM_CELL_HDR);
 }
 
+/* Every bulk cell of ours read and freed: one load of the consumer's count
+ * (its line is written by the peer: asked only of a window's later sends). */
+static int shm_am_big_idle(tern_tl_t *tl, int peer)
+{
+    tern_shm_ring_t *bulk = &tl->bulk_out[tl->local_of[peer]];
+    return atomic_load_explicit(bulk->consumed, memory_order_relaxed) == bulk->index;
+}
+
 static void shm_am_big_grow(tern_tl_t *tl, void *payload, size_t written)
 {
     (void)tl;
@@ -674,5 +682,6 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .am_big_commit = shm_am_big_commit,
     .am_big_grow = shm_am_big_grow,
     .am_big_wait = shm_am_big_wait,
+    .am_big_idle = shm_am_big_idle,
     .watch_peers = shm_watch_peers,
 };
