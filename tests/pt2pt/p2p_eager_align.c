@@ -6,8 +6,9 @@
  * first: the probe's count), MPI_ANY_SOURCE, buffers at odd offsets, small
  * and aligned messages interleaved in order, truncation; every byte, and
  * the byte after the message. The test's ENV sets the threshold to 1024;
- * its reruns set 1 (every message with a byte) and 0 (never). Pairs of
- * ranks (0-1, 2-3). */
+ * its reruns set 1 (every message with a byte) and 0 (never), and the
+ * sender's string copy (TERN_P2P_EAGER_MOVSB_MAX) up to 1500 and off.
+ * Pairs of ranks (0-1, 2-3). */
 #include "../mpi/mtest.h"
 
 /* The queue's eager limit: 16512-byte cells (the test's ENV) less the
@@ -15,8 +16,9 @@
 #define EAGER_LIMIT 16432
 #define GUARD 64
 
-static const size_t sizes[] = {0,    1,    32,   1023,        1024,        1025,           4096,
-                               4103, 8192, 8320, EAGER_LIMIT - 1, EAGER_LIMIT, EAGER_LIMIT + 1};
+/* 1279-2049: either side of the string copy's range (base/copy_movsb.h). */
+static const size_t sizes[] = {0,    1,    32,   1023, 1024, 1025, 1279, 1280, 1281, 1537,
+                               2047, 2048, 2049, 4096, 4103, 8192, 8320, EAGER_LIMIT - 1, EAGER_LIMIT, EAGER_LIMIT + 1};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* The lower rank sends each size to the other with MPI_Send from a buffer

@@ -10,6 +10,7 @@
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
+#include "base/copy_movsb.h"
 #include "base/log.h"
 #include "base/profile.h"
 #include "base/pvars.h"
@@ -67,7 +68,9 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
         if (p == NULL)
             return 0;
         memcpy(p, &m, sizeof m);
-        if (bytes)
+        if (hdr_len != sizeof m)
+            tern_copy_to_cell(p + hdr_len, buf, bytes, tern_rt.eager_movsb_max);
+        else if (bytes)
             memcpy(p + hdr_len, buf, bytes);
         peer->ops->am_commit(peer->tl, dest_world, hdr_len + bytes);
         peer->match_sent++;

@@ -101,6 +101,9 @@ typedef struct {
     /* Eager sends written in place from this size take the aligned
      * header (p2p_pkt.h); SIZE_MAX: never. */
     size_t eager_align_min;
+    /* Aligned eager sends up to this size copy into the cell by `rep
+     * movsb` (base/copy_movsb.h; TERN_P2P_EAGER_MOVSB_MAX, 0: never). */
+    size_t eager_movsb_max;
     /* Eager messages through a transport's large ordered messages above
      * this go in parts (TERN_P2P_EAGER_BIG_PART; 0: never). Here, not per
      * peer: a larger tern_peer_t costs every message an instruction to

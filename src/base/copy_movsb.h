@@ -1,0 +1,33 @@
+/* The copy of a mid-size eager message into a shm queue cell: the x86-64
+ * string instruction (`rep movsb`, FSRM/ERMS) from 1280 bytes up to a
+ * limit (TERN_P2P_EAGER_MOVSB_MAX, at most 2048), memcpy elsewhere.
+ * glibc's memcpy takes its vector loop below 2112 bytes on this CPU
+ * (x86_rep_movsb_threshold), and into lines the receiver's core holds
+ * the string copy writes 2 KB a quarter faster in both VM modes (model
+ * and ping-pong, docs/performance.md row `mid4k`); above 2 KB the string
+ * copy is the one glibc uses already, and in pieces it lost in the slow
+ * mode. */
+#ifndef TERN_BASE_COPY_MOVSB_H
+#define TERN_BASE_COPY_MOVSB_H
+
+#include <stddef.h>
+#include <string.h>
+
+/* Below this the vector loop was as fast or faster (1 KB: 5% in the
+ * fast mode). */
+#define TERN_COPY_MOVSB_MIN 1280
+
+static inline void tern_copy_to_cell(void *dst, const void *src, size_t n, size_t movsb_max)
+{
+#if defined(__x86_64__)
+    if (n >= TERN_COPY_MOVSB_MIN && n <= movsb_max) {
+        __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+        return;
+    }
+#else
+    (void)movsb_max;
+#endif
+    memcpy(dst, src, n);
+}
+
+#endif
