@@ -48,7 +48,9 @@ typedef struct {
     char *pend;     /* the entry reserved until commit; NULL: a ring cell */
     const uint64_t *heard; /* the peer's incoming ring index here: moves when it sends */
     uint64_t seen;  /* *heard at this rank's last send to the peer */
+    uint64_t spare; /* 64 bytes: the send path indexes the array by a shift */
 } tern_shm_pack_out_t;
+_Static_assert(sizeof(tern_shm_pack_out_t) == 64, "tern_shm_pack_out_t is indexed by a shift");
 
 /* The receiver's pack cell from one peer. */
 typedef struct {
@@ -103,7 +105,8 @@ static inline void tern_shm_pack_commit(tern_shm_pack_out_t *pk, tern_shm_ring_t
 /* Receiver: 1 if the pack cell in `pk` has its next entry (or END). */
 static inline int tern_shm_pack_ready(const tern_shm_pack_in_t *pk)
 {
-    return __atomic_load_n((const uint32_t *)((const char *)pk->cell + pk->off), __ATOMIC_RELAXED) == pk->tag;
+    return (uint32_t)__atomic_load_n((const uint64_t *)((const char *)pk->cell + pk->off), __ATOMIC_RELAXED) ==
+           pk->tag;
 }
 
 /* Receiver: the next entry of the pack cell in `pk`: 1 and the message
