@@ -300,10 +300,7 @@ static tern_status_t shm_pack_send(tern_tl_t *tl, int peer, int li, const void *
     char *p = shm_am_reserve(tl, peer, hdr_len + payload_len);
     if (p == NULL)
         return TERN_ERR_AGAIN;
-    if (hdr_len)
-        memcpy(p, hdr, hdr_len);
-    if (payload_len)
-        memcpy(p + hdr_len, payload, payload_len);
+    tern_shm_copy_message(p, hdr, hdr_len, payload, payload_len);
     shm_am_commit(tl, peer, hdr_len + payload_len);
     return TERN_OK;
 }

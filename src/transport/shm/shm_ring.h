@@ -134,6 +134,16 @@ static inline void tern_shm_ring_commit(tern_shm_ring_t *ring, size_t len)
     atomic_store_explicit(&cell->flag, ring->index, memory_order_release);
 }
 
+/* An active message's two parts, one after the other at p. */
+static inline void tern_shm_copy_message(char *p, const void *hdr, size_t hdr_len, const void *payload,
+                                         size_t payload_len)
+{
+    if (hdr_len)
+        memcpy(p, hdr, hdr_len);
+    if (payload_len)
+        memcpy(p + hdr_len, payload, payload_len);
+}
+
 /* Producer: copies hdr then payload into the next cell. TERN_ERR_AGAIN when
  * the ring is full; the caller guarantees hdr_len + payload_len fits. */
 static inline tern_status_t tern_shm_ring_push(tern_shm_ring_t *ring, const void *hdr, size_t hdr_len,
@@ -142,10 +152,7 @@ static inline tern_status_t tern_shm_ring_push(tern_shm_ring_t *ring, const void
     char *p = (char *)tern_shm_ring_reserve(ring);
     if (p == NULL)
         return TERN_ERR_AGAIN;
-    if (hdr_len)
-        memcpy(p, hdr, hdr_len);
-    if (payload_len)
-        memcpy(p + hdr_len, payload, payload_len);
+    tern_shm_copy_message(p, hdr, hdr_len, payload, payload_len);
     tern_shm_ring_commit(ring, hdr_len + payload_len);
     return TERN_OK;
 }
