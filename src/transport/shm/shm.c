@@ -384,7 +384,8 @@ static inline __attribute__((always_inline)) int shm_drain(tern_tl_t *tl, shm_in
             break;
         if (__builtin_expect(len & (TERN_SHM_LEN_ORDERED | TERN_SHM_LEN_PACKED), 0)) {
             if (len & TERN_SHM_LEN_PACKED) {
-                in->pack = (tern_shm_pack_in_t){cell, TERN_SHM_PACK_FIRST, (uint32_t)in->ring.index};
+                in->pack = (tern_shm_pack_in_t){cell, TERN_SHM_PACK_FIRST,
+                                                    tern_shm_pack_tag(in->ring.index)};
                 return events + shm_drain_pack(tl, in, max);
             }
             shm_doorbell(tl, in, cell);

@@ -8,8 +8,8 @@
  * A pack cell is a ring cell whose len is TERN_SHM_LEN_PACKED. Its entries
  * start at byte 32 (the first beside the cell header); each is an 8-byte
  * word then the message:
- *   low 32 bits   the tag: the pack cell's flag value (its message number
- *                 + 1, truncated), new for every use of the cell;
+ *   low 32 bits   the tag: the pack cell's message number, truncated and
+ *                 never 0 (tern_shm_pack_tag), new for every use of the cell;
  *   high 32 bits  SHM_PACK_MSG | len, or SHM_PACK_END (no more entries:
  *                 the ring's next cell follows).
  * The sender zeroes the next entry's word before it publishes one (release
@@ -58,6 +58,16 @@ typedef struct {
     size_t off;
     uint32_t tag;
 } tern_shm_pack_in_t;
+
+/* The tag of the pack cell that is the ring's message number n (counted
+ * from 1): its low 32 bits, never 0, since the sender zeroes the word after
+ * the last entry and a zero word must not read as an entry of tag 0 (at
+ * every 2^32nd message of a pair). */
+static inline uint32_t tern_shm_pack_tag(uint64_t n)
+{
+    uint32_t t = (uint32_t)n;
+    return t != 0 ? t : 1;
+}
 
 /* Bytes an entry of a len-byte message takes. */
 static inline size_t tern_shm_pack_entry(size_t len)
