@@ -46,7 +46,6 @@ static void shm_free(tern_tl_t *tl)
     free(tl->peer_rma_min);
     free(tl->peer_get_min);
     free(tl->out_state);
-    free(tl->bulk_warm);
     free(tl);
 }
 
@@ -127,11 +126,10 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->peer_rma_min = calloc((size_t)params->local_size, sizeof *tl->peer_rma_min);
         tl->peer_get_min = calloc((size_t)params->local_size, sizeof *tl->peer_get_min);
         tl->out_state = calloc((size_t)params->local_size, sizeof *tl->out_state);
-        tl->bulk_warm = calloc((size_t)params->local_size, sizeof *tl->bulk_warm);
         tl->pack_out = calloc((size_t)params->local_size, sizeof *tl->pack_out);
         if (tl->local_of_storage == NULL || tl->out == NULL || tl->bulk_out == NULL || tl->in == NULL ||
             tl->peer_rma_min == NULL || tl->peer_get_min == NULL || tl->out_state == NULL ||
-            tl->bulk_warm == NULL || tl->pack_out == NULL)
+            tl->pack_out == NULL)
             st = TERN_ERR_NOMEM;
         tl->place = (tern_shm_place_t){-1, -1, -1};
         if (params->local_size > 1 && path_by_place())
@@ -326,6 +324,15 @@ static tern_status_t shm_am_send(tern_tl_t *tl, int peer, const void *hdr, size_
     return st;
 }
 
+/* A bulk ring's first cell, written or read here (message number 0):
+ * map the ring whole first (tern_shm_bulk_warm says why). A parked ring's
+ * number is never 0 again. */
+static inline void shm_bulk_warm_first(const tern_shm_ring_t *ring)
+{
+    if (__builtin_expect(ring->index == 0, 0))
+        tern_shm_bulk_warm(ring);
+}
+
 /* A doorbell (a marked empty cell, just popped) stands for the bulk
  * channel's next marked cell, an active message ordered with the ring's
  * (shm_am_big_commit). A bulk chunk committed before it goes first, with
@@ -340,10 +347,7 @@ static __attribute__((noinline, cold)) void shm_doorbell(tern_tl_t *tl, shm_in_t
         in->ring.index--;
         return;
     }
-    if (__builtin_expect(!in->bulk_warm, 0)) {
-        tern_shm_bulk_warm(&in->bulk);
-        in->bulk_warm = 1;
-    }
+    shm_bulk_warm_first(&in->bulk);
     in->bulk.index++;
     if (!(blen & TERN_SHM_LEN_ORDERED)) {
         in->ring.index--;
@@ -432,10 +436,7 @@ static inline int shm_drain_bulk(tern_tl_t *tl, shm_in_t *in, unsigned max)
         tern_shm_cell_t *cell = tern_shm_ring_peek(&in->bulk, &len);
         if (cell == NULL || (len & TERN_SHM_LEN_ORDERED))
             break;
-        if (__builtin_expect(!in->bulk_warm, 0)) {
-            tern_shm_bulk_warm(&in->bulk);
-            in->bulk_warm = 1;
-        }
+        shm_bulk_warm_first(&in->bulk);
         in->bulk.index++;
         tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(cell), len);
         tern_shm_ring_free(&in->bulk, cell);
@@ -542,13 +543,6 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->out[li], len);
 }
 
-/* This rank's bulk ring to local index li, at its first use. */
-static __attribute__((noinline, cold)) void shm_bulk_out_warm(tern_tl_t *tl, int li)
-{
-    tern_shm_bulk_warm(&tl->bulk_out[li]);
-    tl->bulk_warm[li] = 1;
-}
-
 static void *shm_bulk_reserve(tern_tl_t *tl, int peer, size_t len)
 {
     (void)len; /* room for bulk_max */
@@ -556,8 +550,8 @@ static void *shm_bulk_reserve(tern_tl_t *tl, int peer, size_t len)
     void *p = tern_shm_ring_reserve(&tl->bulk_out[li]);
     if (__builtin_expect(p == NULL, 0))
         p = shm_reserve_first(tl, li, &tl->bulk_out[li]);
-    if (__builtin_expect(!tl->bulk_warm[li], 0) && p != NULL)
-        shm_bulk_out_warm(tl, li);
+    if (p != NULL)
+        shm_bulk_warm_first(&tl->bulk_out[li]);
     return p;
 }
 
@@ -577,8 +571,7 @@ static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
         tern_shm_pack_close(&tl->pack_out[li]);
     if (tern_shm_ring_reserve(&tl->out[li]) == NULL && shm_reserve_first(tl, li, &tl->out[li]) == NULL)
         return NULL;
-    if (__builtin_expect(!tl->bulk_warm[li], 0))
-        shm_bulk_out_warm(tl, li);
+    shm_bulk_warm_first(&tl->bulk_out[li]);
     return tern_shm_ring_reserve(&tl->bulk_out[li]);
 }
 

@@ -114,7 +114,6 @@ typedef struct {
     int gone; /* the core gave up on src: rings parked */
     tern_shm_ring_t bulk;
     int live; /* 0 until the sender reserved the pair: ring and bulk idle */
-    int bulk_warm; /* 1 once the bulk ring's pages are mapped here (tern_shm_bulk_warm) */
     tern_shm_pack_in_t pack; /* the pack cell being read (shm_pack.h) */
 } shm_in_t;
 
@@ -155,7 +154,6 @@ struct tern_tl {
     _Atomic uint64_t *news;   /* this rank's news line: pairs into it reserved */
     uint64_t news_seen;       /* news when the incoming rings were last admitted */
     unsigned char *out_state; /* by local index: SHM_PAIR_* */
-    unsigned char *bulk_warm; /* by local index: 1 once bulk_out's pages are mapped */
     int prefault;             /* 1: map a pair's rings at once when reserved */
     uint64_t bulk_window;     /* bulk chunks in flight per pair at most */
 };
