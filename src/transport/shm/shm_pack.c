@@ -17,7 +17,6 @@ void *tern_shm_pack_open(tern_shm_pack_out_t *pk, tern_shm_ring_t *ring, void *p
     pk->off = TERN_SHM_PACK_FIRST;
     pk->next = TERN_SHM_PACK_FIRST + tern_shm_pack_entry(len);
     pk->tag = tern_shm_pack_tag(ring->index + 1);
-    pk->opening = 1;
     pk->pend = pk->cell + TERN_SHM_PACK_FIRST;
     return pk->pend + TERN_SHM_PACK_WORD;
 }

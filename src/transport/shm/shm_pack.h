@@ -44,7 +44,6 @@ typedef struct {
     size_t off;     /* its next entry's offset */
     size_t next;    /* the offset after the reserved entry */
     uint32_t tag;   /* its flag value */
-    int opening;    /* the cell is reserved, not yet published */
     char *pend;     /* the entry reserved until commit; NULL: a ring cell */
     const uint64_t *heard; /* the peer's incoming ring index here: moves when it sends */
     uint64_t seen;  /* *heard at this rank's last send to the peer */
@@ -103,8 +102,7 @@ static inline void tern_shm_pack_commit(tern_shm_pack_out_t *pk, tern_shm_ring_t
     pk->pend = NULL;
     pk->off = next;
     __atomic_store_n((uint64_t *)(pk->cell + next), 0, __ATOMIC_RELAXED);
-    if (__builtin_expect(pk->opening, 0)) {
-        pk->opening = 0;
+    if (__builtin_expect(e == pk->cell + TERN_SHM_PACK_FIRST, 0)) { /* the cell's first: publish it */
         __atomic_store_n((uint64_t *)e, word, __ATOMIC_RELAXED);
         tern_shm_ring_commit(ring, TERN_SHM_LEN_PACKED); /* release: the entries before it */
         return;
