@@ -1,12 +1,12 @@
-/* Linear scatter and gather and direct reduce_scatter on 3-8 ranks where
- * some ranks take the direct path (contiguous data, coll_tree.h) and
- * others the scheduled one (a strided type with the same type signature), or all one
- * of them: they must meet and give the same results, at every root, in
- * place or not, with vectors on both sides of the direct reduce_scatter's
- * 1 KB limit and of the eager limit (a block of 40 KB goes by
- * rendezvous), segments that differ per rank (some empty), on
- * MPI_COMM_WORLD and on a communicator whose ranks run backwards (the
- * direct sends name world ranks); a non-commutative op keeps rank order. */
+/* Linear scatter and gather and direct (or, forced, recursive halving)
+ * reduce_scatter on 3-8 ranks where some ranks take the direct path
+ * (contiguous data, coll_tree.h) and others the scheduled one (a strided type
+ * with the same type signature), or all one of them: they must meet and give
+ * the same results, at every root, in place or not, with vectors on both
+ * sides of the direct reduce_scatter's 1 KB limit and of the eager limit (a
+ * block of 40 KB goes by rendezvous), segments that differ per rank (some
+ * empty), on MPI_COMM_WORLD and on a communicator whose ranks run backwards
+ * (the direct sends name world ranks); a non-commutative op keeps rank order. */
 #include "../mpi/mtest.h"
 #include "affine_op.h"
 

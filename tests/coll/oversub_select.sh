@@ -6,7 +6,8 @@
 # on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
 # shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
 # 16 KB), and allgather and alltoall at 2 ranks up to 128 KB; reduce_scatter of 8 B
-# takes recursive_halving at 8 ranks, direct below.
+# takes recursive_halving at 4 and 8 ranks, direct at 3 and 5-7 (and at 4
+# ranks for 4 and 16 B).
 # Every rank must choose alike (a split choice would hang), so each line is
 # counted over all ranks.
 # Usage: oversub_select.sh <mpiexec> <tern-bench-dir>
@@ -76,7 +77,13 @@ if [ "$cpus" -lt 8 ]; then
     k=$(echo "$out" | grep -c "debug: reduce_scatter on 8 ranks, 8 bytes: recursive_halving")
     [ "$k" -eq 8 ] || fail "reduce_scatter at 8 ranks on $cpus CPUs: $k of 8 ranks chose recursive_halving: $out"
 fi
-if [ "$n" -lt 8 ]; then
+# At 4 ranks only 8 B (two owners) take recursive halving.
+if [ "$cpus" -lt 4 ]; then
+    expect 4 reduce_scatter 8 recursive_halving
+    expect 4 reduce_scatter 4 direct
+    expect 4 reduce_scatter 16 direct
+fi
+if [ "$n" -lt 8 ] && [ "$n" -ne 4 ]; then
     out=$(chosen "$n" reduce_scatter) || fail "reduce_scatter at $n ranks: no selection line"
     k=$(echo "$out" | grep -c "debug: reduce_scatter on $n ranks, 8 bytes: direct")
     [ "$k" -eq "$n" ] || fail "reduce_scatter at $n ranks on $cpus CPUs: $k of $n ranks chose direct: $out"

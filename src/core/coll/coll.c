@@ -772,10 +772,11 @@ tern_status_t tern_coll_allreduce(tern_comm_t *c, const void *sbuf, void *rbuf, 
  * whether the table chose direct for this reduce_scatter and the scratch
  * holds what it must (the pair's: the rank's own segment; the tree's: the
  * whole vector, so every message is small); then a holds the views and
- * counts every rank's segment. */
+ * counts every rank's segment. Otherwise *chosen is the table's choice. */
 static int direct_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void *sbuf, void *rbuf,
                                  tern_nums_t rcounts, size_t rcount, MPI_Datatype dt, MPI_Op op,
-                                 const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *counts)
+                                 const tern_dt_desc_t *d, tern_coll_kind_t kind, size_t *counts,
+                                 const tern_coll_algo_t **chosen)
 {
     size_t total = 0;
     for (int i = 0; i < c->size; i++) {
@@ -795,8 +796,23 @@ static int direct_reduce_scatter(tern_coll_args_t *a, tern_comm_t *c, const void
                             : total * a->esz <= TERN_COLL_TREE_TMP;
     unsigned id = kind == TERN_COLL_REDUCE_SCATTER ? TERN_COLL_ALGO_reduce_scatter_direct
                                                    : TERN_COLL_ALGO_reduce_scatter_block_direct;
-    const tern_coll_algo_t *chosen;
-    return pair_chosen(a, kind, total * a->esz, id, fits, &chosen);
+    return pair_chosen(a, kind, total * a->esz, id, fits, chosen);
+}
+
+/* After direct_reduce_scatter set a: whether the table chose recursive
+ * halving (so the op is commutative) on three or more ranks and the whole
+ * vector fits the tree path's scratch, as direct's must; counted then. */
+static int halving_reduce_scatter(const tern_coll_args_t *a, const tern_coll_algo_t *chosen,
+                                  tern_coll_kind_t kind)
+{
+    unsigned id = kind == TERN_COLL_REDUCE_SCATTER
+                      ? TERN_COLL_ALGO_reduce_scatter_recursive_halving
+                      : TERN_COLL_ALGO_reduce_scatter_block_recursive_halving;
+    size_t bytes = a->count * a->esz;
+    if (chosen->index != id || a->comm->size < 3 || bytes > TERN_COLL_TREE_TMP)
+        return 0;
+    tern_coll_count(chosen, a->comm, bytes);
+    return 1;
 }
 
 tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *rbuf,
@@ -809,10 +825,14 @@ tern_status_t tern_coll_reduce_scatter(tern_comm_t *c, const void *sbuf, void *r
     tern_coll_kind_t kind = rcounts.p ? TERN_COLL_REDUCE_SCATTER : TERN_COLL_REDUCE_SCATTER_BLOCK;
     tern_dt_desc_t d;
     size_t direct_counts[TERN_COLL_TREE_MAX_RANKS];
+    const tern_coll_algo_t *chosen = NULL;
     if ((pair_call(c, req_p) || (tree_call(c, req_p) && p <= TERN_COLL_TREE_MAX_RANKS)) &&
         pair_contig(dt, &d) &&
-        direct_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, direct_counts))
+        direct_reduce_scatter(&a, c, sbuf, rbuf, rcounts, rcount, dt, op, &d, kind, direct_counts,
+                              &chosen))
         return p == 2 ? tern_coll_pair_reduce_scatter(&a) : tern_coll_tree_reduce_scatter(&a);
+    if (chosen && halving_reduce_scatter(&a, chosen, kind))
+        return tern_coll_tree_reduce_scatter_halving(&a);
     PREP(pr, c, 1, req_p);
     size_t *counts = tern_sched_tmp(pr.s, (size_t)p * sizeof *counts), total = 0;
     if (!counts) {

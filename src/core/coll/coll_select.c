@@ -215,7 +215,17 @@ static const row_t default_rows[] = {
      * rounds in 4 runs: 1.78-1.98 against direct's 2.02-2.59 us, Open MPI
      * 1.77-1.93; 16 B 5.90 against 7.73, then a tie; 4 B a tie). Below 8
      * ranks direct: 6 ranks 1.54 against 2.61 (the pairs step waits too),
-     * 4 ranks 16 B 3.58-3.61 against 5.64-5.87, 8 B a tie. */
+     * 4 ranks 16 B 3.58-3.61 against 5.64-5.87, 8 B a tie. On 4 ranks, 8 B
+     * (two owners): halving as direct messages (coll_tree.c), whose owners
+     * take 2 messages and the others send 1 (direct: 3 and 2): ~20% fewer
+     * instructions an owner, 0.86 against 0.92 us (fast mode) and 1.03
+     * against 1.09 (slow), medians of 9 rounds under SCHED_RR; at 4 B
+     * (one owner: halving's chain 3 -> 1 -> 0), from 16 B (every rank an
+     * owner) and at 3 ranks (1.85 against 1.09 us) direct stayed faster
+     * (docs/performance.md). */
+    {TERN_COLL_REDUCE_SCATTER, 3, 16, "direct", OVER},
+    {TERN_COLL_REDUCE_SCATTER, 4, 4, "direct", OVER},
+    {TERN_COLL_REDUCE_SCATTER, 4, 8, "recursive_halving", OVER},
     {TERN_COLL_REDUCE_SCATTER, 7, 16, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER, 8, 16, "recursive_halving", OVER},
     {TERN_COLL_REDUCE_SCATTER, 8, ANY_BYTES, "shm", OVER},
@@ -230,6 +240,9 @@ static const row_t default_rows[] = {
     /* The same code and the same rows as reduce_scatter. */
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, 128, "direct", ANY},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, "shm", FIT},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 3, 16, "direct", OVER},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 4, 4, "direct", OVER},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 4, 8, "recursive_halving", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 7, 16, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 8, 16, "recursive_halving", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 8, ANY_BYTES, "shm", OVER},

@@ -1,12 +1,12 @@
 /* Bcast, reduce, scatter, gather and reduce_scatter on three or more ranks
  * as direct messages (coll_tree.h). Each function is its algorithm's
  * schedule written out: bcast_binomial.c, reduce_binomial.c,
- * scatter_linear.c, gather_linear.c and reduce_scatter_direct.c say why
- * the messages and folds are what they are. A send goes eager at once
- * when it can (no request), else through a request waited for at the
- * end; a receive whose message is here already is copied at once, else
- * posted as a request on this stack frame and waited for, since the next
- * step needs its data. Errors are the schedule's: a bcast's receive must
+ * scatter_linear.c, gather_linear.c, reduce_scatter_direct.c and
+ * reduce_scatter_recursive_halving.c say why the messages and folds are
+ * what they are. A send goes eager at once when it can (no request), else
+ * through a request waited for at the end; a receive whose message is here
+ * already is copied at once, else posted as a request on this stack frame
+ * and waited for, since the next step needs its data. Errors are the schedule's: a bcast's receive must
  * get exactly the bytes its count describes (MPI_ERR_TRUNCATE otherwise,
  * and the steps after it still run, as the ranks below wait for them:
  * they get an empty message); any other error stops the steps. */
@@ -294,5 +294,55 @@ tern_status_t tern_coll_tree_reduce_scatter(const tern_coll_args_t *a)
     tern_status_t st = tree_end(&t);
     if (st == TERN_OK)
         memcpy(a->rbuf, acc, mine);
+    return st;
+}
+
+tern_status_t tern_coll_tree_reduce_scatter_halving(const tern_coll_args_t *a)
+{
+    tree_t t;
+    tree_init(&t, a);
+    int p = a->comm->size, r = a->comm->rank;
+    size_t e = a->esz, n = a->count * e;
+    int q = coll_pof2_floor(p), m = p - q;
+    size_t off[TERN_COLL_TREE_MAX_RANKS + 1];
+    off[0] = 0;
+    for (int i = 0; i < p; i++)
+        off[i + 1] = off[i] + a->rcounts[i];
+    if (r < 2 * m && r % 2 == 0) {
+        if (n)
+            tree_send(&t, a->sbuf, n, r + 1);
+        /* In place the segment comes back only after the partner has
+         * received the vector. */
+        if (a->rcounts[r])
+            tree_recv(&t, a->rbuf, a->rcounts[r] * e, r + 1, 0);
+        return tree_end(&t);
+    }
+    _Alignas(16) char work[TERN_COLL_TREE_TMP], in[TERN_COLL_TREE_TMP];
+    if (n)
+        memcpy(work, a->sbuf, n);
+    if (r < 2 * m && n) {
+        tree_recv(&t, in, n, r - 1, 0);
+        if (!t.stop) /* work = in op work, as the schedule folds */
+            note(&t, tern_op_apply(a->op, a->dt, in, work, a->count));
+    }
+    int nr = r < 2 * m ? r / 2 : r - m;
+    int lo = 0, hi = q;
+    for (int mask = q / 2; mask > 0 && !t.stop; mask /= 2) {
+        coll_halving_step_t st = coll_halving_step(nr, mask, m, off, &lo, &hi);
+        /* Send first: the partner need not wait for this rank's receive.
+         * The half given is never written again. */
+        if (st.give)
+            tree_send(&t, work + st.give_at * e, st.give * e, st.peer);
+        if (st.keep) {
+            tree_recv(&t, in, st.keep * e, st.peer, 0);
+            if (!t.stop)
+                note(&t, tern_op_apply(a->op, a->dt, in, work + st.keep_at * e, st.keep));
+        }
+    }
+    if (r < 2 * m && a->rcounts[r - 1])
+        tree_send(&t, work + off[r - 1] * e, a->rcounts[r - 1] * e, r - 1);
+    tern_status_t st = tree_end(&t);
+    if (st == TERN_OK && a->rcounts[r])
+        memcpy(a->rbuf, work + off[r] * e, a->rcounts[r] * e);
     return st;
 }

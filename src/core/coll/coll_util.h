@@ -36,4 +36,39 @@ static inline size_t coll_seg_len(size_t n, int p, int i)
 
 static inline char *coll_at(const void *base, size_t off) { return (char *)(uintptr_t)base + off; }
 
+/* Recursive halving's numbering (reduce_scatter_recursive_halving.c): with
+ * m = p - (the largest power of two <= p), new rank nr is old rank
+ * coll_halving_old_rank(nr, m) (an odd rank of a pair, or one past the
+ * pairs) and holds the segments of ranks coll_halving_first_rank(nr, m) ..
+ * coll_halving_first_rank(nr + 1, m) - 1. */
+static inline int coll_halving_old_rank(int nr, int m) { return nr < m ? 2 * nr + 1 : nr + m; }
+
+static inline int coll_halving_first_rank(int nr, int m) { return nr < m ? 2 * nr : nr + m; }
+
+/* One halving step of new rank nr, which holds the segments of new ranks
+ * [*lo, *hi): it keeps the half holding its own (then [*lo, *hi)) and gives
+ * the other to peer; offsets and lengths in elements, off the prefix sums
+ * of the counts. */
+typedef struct {
+    size_t keep_at, keep, give_at, give;
+    int peer;
+} coll_halving_step_t;
+
+static inline coll_halving_step_t coll_halving_step(int nr, int mask, int m, const size_t *off,
+                                                    int *lo, int *hi)
+{
+    int partner = nr ^ mask, mid = *lo + mask, low = nr < partner;
+    int keep_lo = low ? *lo : mid, keep_hi = low ? mid : *hi;
+    int give_lo = low ? mid : *lo, give_hi = low ? *hi : mid;
+    coll_halving_step_t st;
+    st.keep_at = off[coll_halving_first_rank(keep_lo, m)];
+    st.keep = off[coll_halving_first_rank(keep_hi, m)] - st.keep_at;
+    st.give_at = off[coll_halving_first_rank(give_lo, m)];
+    st.give = off[coll_halving_first_rank(give_hi, m)] - st.give_at;
+    st.peer = coll_halving_old_rank(partner, m);
+    *lo = keep_lo;
+    *hi = keep_hi;
+    return st;
+}
+
 #endif

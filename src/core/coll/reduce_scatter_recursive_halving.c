@@ -11,27 +11,11 @@
  * Also serves reduce_scatter_block. */
 #include "core/coll/coll_util.h"
 
-/* The rank of new rank nr (an odd rank of a pair, or one past the pairs). */
-static int old_rank(int nr, int m)
-{
-    return nr < m ? 2 * nr + 1 : nr + m;
-}
-
-/* The first rank whose segment new rank nr holds (new rank nr holds those
- * of ranks first_rank(nr) .. first_rank(nr + 1) - 1). */
-static int first_rank(int nr, int m)
-{
-    return nr < m ? 2 * nr : nr + m;
-}
-
 tern_status_t tern_coll_reduce_scatter_recursive_halving(tern_sched_t *s, const tern_coll_args_t *a)
 {
     int p = a->comm->size, r = a->comm->rank;
     size_t e = a->esz, n = a->count * e;
-    int q = 1;
-    while (2 * q <= p)
-        q *= 2;
-    int m = p - q;
+    int q = coll_pof2_floor(p), m = p - q;
     size_t *off = tern_sched_tmp(s, (size_t)(p + 1) * sizeof *off);
     char *work = tern_sched_tmp(s, n), *in = tern_sched_tmp(s, n);
     if (!off || !work || !in)
@@ -57,21 +41,14 @@ tern_status_t tern_coll_reduce_scatter_recursive_halving(tern_sched_t *s, const 
     int nr = r < 2 * m ? r / 2 : r - m;
     int lo = 0, hi = q; /* the new ranks whose segments this rank still holds */
     for (int mask = q / 2; mask > 0; mask /= 2) {
-        int partner = nr ^ mask, mid = lo + mask;
-        int keep_lo = nr < partner ? lo : mid, keep_hi = nr < partner ? mid : hi;
-        int give_lo = nr < partner ? mid : lo, give_hi = nr < partner ? hi : mid;
-        size_t keep = off[first_rank(keep_hi, m)] - off[first_rank(keep_lo, m)];
-        size_t give = off[first_rank(give_hi, m)] - off[first_rank(give_lo, m)];
-        int peer = old_rank(partner, m);
-        if (keep)
-            tern_sched_recv(s, in, keep * e, peer);
-        if (give)
-            tern_sched_send(s, work + off[first_rank(give_lo, m)] * e, give * e, peer);
+        coll_halving_step_t st = coll_halving_step(nr, mask, m, off, &lo, &hi);
+        if (st.keep)
+            tern_sched_recv(s, in, st.keep * e, st.peer);
+        if (st.give)
+            tern_sched_send(s, work + st.give_at * e, st.give * e, st.peer);
         tern_sched_fence(s);
-        if (keep)
-            tern_sched_reduce(s, in, work + off[first_rank(keep_lo, m)] * e, keep, a->dt, a->op);
-        lo = keep_lo;
-        hi = keep_hi;
+        if (st.keep)
+            tern_sched_reduce(s, in, work + st.keep_at * e, st.keep, a->dt, a->op);
     }
     /* Now lo == nr: this rank holds the sums of new rank nr's segments. */
     if (r < 2 * m && a->rcounts[r - 1])
