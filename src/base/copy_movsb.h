@@ -11,23 +11,31 @@
 #define TERN_BASE_COPY_MOVSB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Below this the vector loop was as fast or faster (1 KB: 5% in the
  * fast mode). */
 #define TERN_COPY_MOVSB_MIN 1280
 
-static inline void tern_copy_to_cell(void *dst, const void *src, size_t n, size_t movsb_max)
+/* The string copy for lo <= n <= hi, memcpy elsewhere. */
+static inline void tern_copy_movsb_between(void *dst, const void *src, size_t n, size_t lo,
+                                           size_t hi)
 {
 #if defined(__x86_64__)
-    if (n >= TERN_COPY_MOVSB_MIN && n <= movsb_max) {
+    if (n >= lo && n <= hi) {
         __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
         return;
     }
 #else
-    (void)movsb_max;
+    (void)lo, (void)hi;
 #endif
     memcpy(dst, src, n);
+}
+
+static inline void tern_copy_to_cell(void *dst, const void *src, size_t n, size_t movsb_max)
+{
+    tern_copy_movsb_between(dst, src, n, TERN_COPY_MOVSB_MIN, movsb_max);
 }
 
 /* A large copy by the string instruction from min bytes (memcpy below):
@@ -36,15 +44,7 @@ static inline void tern_copy_to_cell(void *dst, const void *src, size_t n, size_
  * and gets, docs/performance.md row put8). */
 static inline void tern_copy_large(void *dst, const void *src, size_t n, size_t min)
 {
-#if defined(__x86_64__)
-    if (n >= min) {
-        __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-        return;
-    }
-#else
-    (void)min;
-#endif
-    memcpy(dst, src, n);
+    tern_copy_movsb_between(dst, src, n, min, SIZE_MAX);
 }
 
 #endif
