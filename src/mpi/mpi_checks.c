@@ -125,8 +125,8 @@ int tern_check_type(const char *func, int err_obj, MPI_Datatype dt, const char *
     return tern_mpi_result(err_obj, func, tern_dtype_check_exists(dt, name));
 }
 
-int tern_check_committed_type(const char *func, int err_obj, MPI_Datatype dt,
-                              const char *name)
+int tern_check_committed_type_any(const char *func, int err_obj, MPI_Datatype dt,
+                                  const char *name)
 {
     if (__builtin_expect(tern_datatype_is_valid(dt), 1))
         return MPI_SUCCESS;

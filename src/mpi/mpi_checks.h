@@ -49,8 +49,17 @@ int tern_check_keyval(const char *func, int err_obj, int keyval, int writable);
 int tern_check_type(const char *func, int err_obj, MPI_Datatype dt, const char *name);
 /* MPI_ERR_TYPE unless data can move with dt: predefined or committed (pack,
  * unpack, the counts of a status). */
-int tern_check_committed_type(const char *func, int err_obj, MPI_Datatype dt,
-                              const char *name);
+int tern_check_committed_type_any(const char *func, int err_obj, MPI_Datatype dt,
+                                  const char *name);
+/* Inline for the common predefined types (one compare and one load), the
+ * call for the others. */
+static inline int tern_check_committed_type(const char *func, int err_obj, MPI_Datatype dt,
+                                            const char *name)
+{
+    if (__builtin_expect(tern_datatype_is_plain(dt), 1))
+        return MPI_SUCCESS;
+    return tern_check_committed_type_any(func, err_obj, dt, name);
+}
 /* errclass unless n >= 0 (inline: counts are checked on fast paths). */
 __attribute__((cold)) int tern_check_negative(const char *func, int err_obj, MPI_Count n,
                                               const char *name, int errclass);

@@ -51,6 +51,12 @@ static const unsigned char by_key[512] = {
     DT_LIST(DT_BY_KEY)
 #undef DT_BY_KEY
 };
+/* The same table by handle, for the inline test of datatype.h. */
+const uint32_t tern_dt_handle_by_key[512] = {
+#define DT_HANDLE_BY_KEY(h) [DT_KEY(h)] = (uint32_t)(h),
+    DT_LIST(DT_HANDLE_BY_KEY)
+#undef DT_HANDLE_BY_KEY
+};
 /* The pair types' handles are of the dynamic form: derived types take
  * slots from here on. */
 #define DT_PAIR_SLOTS 8

@@ -19,6 +19,7 @@
 #include "base/status.h"
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 int tern_datatype_is_valid(MPI_Datatype dt);
 /* Size in bytes of a valid datatype (data only), -1 if the handle is not
@@ -53,6 +54,22 @@ typedef struct {
 } tern_dt_desc_t;
 /* Fills *d and returns 1 for a valid datatype; returns 0 otherwise. */
 int tern_datatype_describe(MPI_Datatype dt, tern_dt_desc_t *d);
+/* Every predefined handle at its key (datatype.c), 0 elsewhere. */
+extern const uint32_t tern_dt_handle_by_key[512];
+/* 1 when dt is a predefined type of the 0x4c00SSII form (all but the pair
+ * types of MINLOC/MAXLOC): SS bytes of data and of extent, contiguous,
+ * true_lb 0. Inline and without a call: the argument checks and the fast
+ * paths of one-sided calls test it before anything else. */
+static inline int tern_datatype_is_plain(MPI_Datatype dt)
+{
+    const uint32_t h = (uint32_t)dt;
+    return (h & 0xffff0000u) == 0x4c000000u && tern_dt_handle_by_key[h & 0xffu] == h;
+}
+/* The size of a type tern_datatype_is_plain accepts. */
+static inline long tern_datatype_plain_size(MPI_Datatype dt)
+{
+    return (long)(((uint32_t)dt >> 8) & 0xffu);
+}
 /* Pack count elements at buf into out (packed_size bytes). */
 tern_status_t tern_datatype_pack(const void *buf, size_t count, MPI_Datatype dt, void *out);
 /* Unpack in_bytes of packed data into count elements at buf; in_bytes may be

@@ -13,6 +13,7 @@
 #include "base/profile.h"
 #include "base/pvars.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* What one operation moves. */
@@ -117,11 +118,16 @@ static tern_status_t issue(tern_win_t *w, const rma_call_t *c, tern_req_t **req_
         MPI_Aint off = c->disp * (MPI_Aint)w->disp_units[c->target];
         if (off + lo < 0 || off + hi > w->sizes[c->target]) {
             free(segs);
+            char win[MPI_MAX_OBJECT_NAME + 32];
+            if (w->name[0])
+                snprintf(win, sizeof win, "%s", w->name);
+            else
+                snprintf(win, sizeof win, "window 0x%x", (unsigned)w->handle);
             return tern_status_detail(TERN_ERR_RMA_RANGE,
                                       "bytes [%lld, %lld) of target rank %d are outside its "
-                                      "window of %lld bytes",
+                                      "%lld bytes of %s",
                                       (long long)(off + lo), (long long)(off + hi), c->target,
-                                      (long long)w->sizes[c->target]);
+                                      (long long)w->sizes[c->target], win);
         }
         h.addr = (uint64_t)off;
     }

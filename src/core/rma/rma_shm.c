@@ -1,9 +1,11 @@
 /* Direct access to shared window memory (rma_shm.h). */
 #include "core/rma/rma_shm.h"
+#include "base/copy_movsb.h"
 #include "base/log.h"
 #include "core/coll/coll.h"
 #include "core/datatype/op.h"
 #include "core/pt2pt/progress.h"
+#include "core/runtime/runtime.h"
 #include "base/pvars.h"
 
 #include <errno.h>
@@ -434,6 +436,18 @@ static tern_status_t direct_issue(tern_win_t *w, const tern_rma_call_t *c, rma_h
 
 const tern_rma_path_t tern_rma_path_direct = {.name = "direct", .issue = direct_issue};
 
+/* A contiguous type's size and true_lb: plain predefined types decoded
+ * from the handle, the others looked up; 0 for a type with holes. */
+static inline int contig_type(MPI_Datatype dt, tern_dt_desc_t *d)
+{
+    if (__builtin_expect(tern_datatype_is_plain(dt), 1)) {
+        d->size = tern_datatype_plain_size(dt);
+        d->true_lb = 0;
+        return 1;
+    }
+    return tern_datatype_describe(dt, d) && d->contig;
+}
+
 int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
                       int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
 {
@@ -446,8 +460,11 @@ int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MP
      * lock or start epoch is open while fence_open is). */
     w->fence_used |= w->fence_open;
     tern_dt_desc_t o, t;
-    if (!tern_datatype_describe(otype, &o) || !tern_datatype_describe(ttype, &t) || !o.contig ||
-        !t.contig)
+    if (!contig_type(otype, &o))
+        return 0;
+    if (ttype == otype)
+        t = o;
+    else if (!contig_type(ttype, &t))
         return 0;
     MPI_Aint bytes, tbytes, off;
     if (__builtin_mul_overflow(ocount, o.size, &bytes) ||
@@ -460,9 +477,9 @@ int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MP
     char *mem = (char *)w->shm + w->shm_offsets[target] + off;
     char *buf = (char *)origin + o.true_lb;
     if (get)
-        memcpy(buf, mem, (size_t)bytes);
+        tern_copy_large(buf, mem, (size_t)bytes, tern_rt.rma_movsb_min);
     else
-        memcpy(mem, buf, (size_t)bytes);
+        tern_copy_large(mem, buf, (size_t)bytes, tern_rt.rma_movsb_min);
     atomic_thread_fence(memory_order_release);
     return 1;
 }

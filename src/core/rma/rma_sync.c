@@ -41,6 +41,8 @@ tern_status_t tern_rma_check_epoch(tern_win_t *w, int target, int passive)
 
 tern_status_t tern_rma_check_target_alive(const tern_win_t *w, int target)
 {
+    if (__builtin_expect(!tern_rt.n_failed_peers, 1))
+        return TERN_OK;
     int world = tern_win_world(w, target);
     if (world < 0 || world >= tern_rt.n_peers || tern_rt.peers[world].failed == TERN_OK)
         return TERN_OK;
@@ -440,7 +442,10 @@ tern_status_t tern_win_flush(int rank, tern_win_t *w)
     if (st == TERN_OK)
         st = tern_rma_check_epoch(w, rank, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    if (st == TERN_OK)
+    /* Every operation on a direct window is complete when its call returns
+     * (rma_shm.c): the fence above is all a flush of one needs, no pass of
+     * the engine. */
+    if (st == TERN_OK && !w->direct)
         st = tern_rma_am_wait_target(w, rank);
     return st == TERN_OK ? tern_rma_check_target_alive(w, rank) : st;
 }
@@ -453,7 +458,7 @@ tern_status_t tern_win_flush_all(tern_win_t *w)
     if (!w->n_locked && !(w->epoch & TERN_EPOCH_LOCK_ALL))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no passive-target epoch is open");
     atomic_thread_fence(memory_order_seq_cst);
-    tern_status_t st = tern_rma_am_wait_target(w, -1);
+    tern_status_t st = w->direct ? TERN_OK : tern_rma_am_wait_target(w, -1); /* as Win_flush */
     return st == TERN_OK ? any_target_failed(w) : st;
 }
 

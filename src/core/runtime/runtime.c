@@ -302,6 +302,7 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     if (tern_rt.eager_align_min == 0)
         tern_rt.eager_align_min = SIZE_MAX;
     tern_rt.eager_movsb_max = tern_knob_size(TERN_KNOB_P2P_EAGER_MOVSB_MAX);
+    tern_rt.rma_movsb_min = tern_knob_size(TERN_KNOB_RMA_MOVSB_MIN);
     tern_rt.eager_big_part = tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_PART);
     tern_rt.node_oversubscribed = tern_rt.local_size > sysconf(_SC_NPROCESSORS_ONLN);
     tern_rt.spin_limit =

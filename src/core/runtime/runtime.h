@@ -104,6 +104,9 @@ typedef struct {
     /* Aligned eager sends up to this size copy into the cell by `rep
      * movsb` (base/copy_movsb.h; TERN_P2P_EAGER_MOVSB_MAX, 0: never). */
     size_t eager_movsb_max;
+    /* Direct puts and gets from this size copy by `rep movsb`
+     * (base/copy_movsb.h; TERN_RMA_MOVSB_MIN). */
+    size_t rma_movsb_min;
     /* Eager messages through a transport's large ordered messages above
      * this go in parts (TERN_P2P_EAGER_BIG_PART; 0: never). Here, not per
      * peer: a larger tern_peer_t costs every message an instruction to
