@@ -196,6 +196,12 @@ typedef struct {
      * spin on it for long; 0 (a NIC, a socket: each poll a system call)
      * shortens the spin before a yield (core/runtime/runtime.c). */
     int polls_memory;
+    /* Optional (NULL: nothing to do): called for every transport the job
+     * will start, before the first init, with the node map known
+     * (params->node_served is 0: no transport has started); may start work
+     * in the background that init then waits for (ofi: loading libfabric
+     * while shm starts). */
+    void (*prepare)(const tern_tl_params_t *params);
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
     void (*finalize)(tern_tl_t *tl);
     /* 1 if this transport can reach world rank `peer`. */

@@ -188,6 +188,15 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->credits = tern_rt.credit_max;
 }
 
+/* A transport this job starts in MPI_Init: allowed by TERN_TRANSPORTS
+ * (self always); transports to other jobs start at the first dynamic
+ * connection (dyn_peers.c). */
+static int job_transport(const tern_tl_ops_t *ops)
+{
+    return ops->reach == TERN_TL_REACH_JOB &&
+           (strcmp(ops->name, "self") == 0 || tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name));
+}
+
 static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler,
                                      tern_peer_failed_fn peer_failed)
 {
@@ -205,14 +214,16 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         .am_ctx = NULL,
         .peer_failed = peer_failed,
     };
+    /* Work a transport can start early (ofi: loading libfabric) overlaps
+     * the start of those before it. */
+    for (int i = 0; tern_tl_all[i]; i++)
+        if (job_transport(tern_tl_all[i]) && tern_tl_all[i]->prepare)
+            tern_tl_all[i]->prepare(&params);
     /* Every rank initialises the same transports in the same order (their
      * init may use collective PMI fences): allowance is a job-wide knob. */
     for (int i = 0; tern_tl_all[i]; i++) {
         const tern_tl_ops_t *ops = tern_tl_all[i];
-        /* Transports to other jobs start at the first dynamic connection (dyn_peers.c). */
-        if (ops->reach != TERN_TL_REACH_JOB)
-            continue;
-        if (strcmp(ops->name, "self") != 0 && !tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name))
+        if (!job_transport(ops))
             continue;
         tern_tl_t *tl;
         params.node_served = node_served();

@@ -72,6 +72,19 @@ static int network_peers(const tern_tl_params_t *p)
     return n;
 }
 
+/* Before shm starts: a job with ranks on other hosts (or no shm allowed)
+ * will open libfabric, so its load runs meanwhile. A job whose shm then
+ * falls back to ofi (TERN_SHM_FALLBACK) loads it in ofi_init as before. */
+static void ofi_prepare(const tern_tl_params_t *p)
+{
+    int shm = tern_knob_lists(TERN_KNOB_TRANSPORTS, "shm");
+    int n = 0;
+    for (int r = 0; r < p->size && !n; r++)
+        n = is_network_peer(p, shm, r);
+    if (n && tern_knob_bool(TERN_KNOB_OFI_PRELOAD))
+        tern_ofi_lib_preload();
+}
+
 int tern_ofi_mr_reg(tern_tl_t *tl, int rail, void *buf, size_t len, uint64_t access, uint64_t key,
                     struct fid_mr **mr_p)
 {
@@ -772,6 +785,7 @@ static void ofi_watch_peers(tern_tl_t *tl, const int *peers, int n_peers)
 const tern_tl_ops_t tern_tl_ofi_ops = {
     .name = "ofi",
     .reach = TERN_TL_REACH_JOB,
+    .prepare = ofi_prepare,
     .init = ofi_init,
     .finalize = ofi_finalize,
     .reachable = ofi_reachable,

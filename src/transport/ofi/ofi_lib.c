@@ -9,12 +9,18 @@
  * here with libfabric's own names and signatures, hidden (libtern exports
  * only MPI_*), and forward to the library once tern_ofi_lib_load has
  * opened it. TERN_OFI_LIBRARY names the library (a path for a libfabric of
- * one's own). */
+ * one's own). A job with ranks on other hosts loads it from a thread
+ * started before the shm transport (TERN_OFI_PRELOAD), so the two starts
+ * overlap. */
 #include "transport/ofi/ofi_internal.h"
 #include "base/config.h"
 #include "base/log.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -28,18 +34,17 @@ static struct {
     const char *(*strerror)(int);
 } lib;
 
-tern_status_t tern_ofi_lib_load(void)
+static const char not_libfabric[] =
+    "is not a usable libfabric (fi_getinfo, fi_freeinfo, fi_dupinfo, fi_fabric or fi_strerror "
+    "missing)";
+
+/* Opens the library and finds the five functions: NULL, or why not
+ * (dlerror's text or not_libfabric) with nothing kept open. */
+static const char *open_library(const char *name)
 {
-    if (lib.handle)
-        return TERN_OK;
-    const char *name = tern_knob_str(TERN_KNOB_OFI_LIBRARY);
     void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        tern_error("ofi: cannot load libfabric (TERN_OFI_LIBRARY=%s): %s; ranks on other hosts "
-                   "(or TERN_TRANSPORTS=ofi) need it: install libfabric1 or point "
-                   "TERN_OFI_LIBRARY at one", name, dlerror());
-        return TERN_ERR_NOT_SUPPORTED;
-    }
+    if (!h)
+        return dlerror();
     /* Plain dlsym gives each symbol's default version, the one the linker
      * would have bound against these headers. */
     *(void **)&lib.getinfo = dlsym(h, "fi_getinfo");
@@ -48,13 +53,71 @@ tern_status_t tern_ofi_lib_load(void)
     *(void **)&lib.fabric = dlsym(h, "fi_fabric");
     *(void **)&lib.strerror = dlsym(h, "fi_strerror");
     if (!lib.getinfo || !lib.freeinfo || !lib.dupinfo || !lib.fabric || !lib.strerror) {
-        tern_error("ofi: %s is not a usable libfabric (fi_getinfo, fi_freeinfo, fi_dupinfo, "
-                   "fi_fabric or fi_strerror missing)", name);
         dlclose(h);
-        return TERN_ERR_NOT_SUPPORTED;
+        memset(&lib, 0, sizeof lib);
+        return not_libfabric;
     }
     lib.handle = h;
-    return TERN_OK;
+    return NULL;
+}
+
+/* The preload thread: the library's constructors (Debian's libpsm2 and
+ * libpsm_infinipath calibrate the clock, ~100 ms of short sleeps each)
+ * and libfabric's own start-up, which its first fi_getinfo runs: every
+ * built-in provider's init whatever FI_PROVIDER says (1.17's verbs reads
+ * /proc/kallsyms twice, ~80 ms of CPU), then the providers' entries. Its
+ * errors are left for tern_ofi_lib_load to find and report. */
+static pthread_t preloader;
+static int preloading;
+
+static void *preload_main(void *name)
+{
+    if (open_library(name))
+        return NULL;
+    struct fi_info *all = NULL;
+    if (lib.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, NULL, &all) == 0)
+        lib.freeinfo(all);
+    return NULL;
+}
+
+void tern_ofi_lib_preload(void)
+{
+    if (lib.handle || preloading)
+        return;
+    /* Signals stay with the application's threads. Without a thread the
+     * load happens later, as without the knob. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    preloading = pthread_create(&preloader, NULL, preload_main,
+                                (void *)tern_knob_str(TERN_KNOB_OFI_LIBRARY)) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+tern_status_t tern_ofi_lib_load(void)
+{
+    if (preloading) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pthread_join(preloader, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        preloading = 0;
+        if (lib.handle)
+            tern_info("ofi: libfabric loaded by the preload thread (TERN_OFI_PRELOAD); the "
+                      "transport waited %.1f ms for it",
+                      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    }
+    if (lib.handle)
+        return TERN_OK;
+    const char *name = tern_knob_str(TERN_KNOB_OFI_LIBRARY);
+    const char *err = open_library(name);
+    if (err == not_libfabric)
+        tern_error("ofi: %s %s", name, err);
+    else if (err)
+        tern_error("ofi: cannot load libfabric (TERN_OFI_LIBRARY=%s): %s; ranks on other hosts "
+                   "(or TERN_TRANSPORTS=ofi) need it: install libfabric1 or point "
+                   "TERN_OFI_LIBRARY at one", name, err);
+    return err ? TERN_ERR_NOT_SUPPORTED : TERN_OK;
 }
 
 /* Never unloaded: providers may keep threads or handlers past fi_close. */
