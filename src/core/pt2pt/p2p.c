@@ -606,7 +606,7 @@ static int copy_parts(tern_peer_t *peer, int src_world, const void *pkt, size_t 
         have -= sizeof(pkt_match_t);
         for (size_t upto = have < want ? have : want; done < upto;) {
             size_t at = sizeof(pkt_match_t) + done, room;
-            if (at >= piece_end) { /* the transport asked only at each piece's end */
+            if (at >= piece_end) { /* the transport is asked once per piece */
                 piece = big_at(peer, src_world, pkt, at, &room);
                 piece_off = at;
                 piece_end = at + room;
