@@ -244,9 +244,9 @@ typedef struct {
     void *(*bulk_reserve)(tern_tl_t *tl, int peer, size_t len);
     void (*bulk_commit)(tern_tl_t *tl, int peer, size_t len);
     /* Optional (where attr am_big_max is not 0): am_reserve / am_commit
-     * for a message of up to am_big_max bytes, in order with am_send's
-     * (shm: through a bulk cell, the ring carrying a doorbell). NULL when
-     * there is no room now. am_big_commit publishes a message of len
+     * for a message of len, up to am_big_max bytes, in order with
+     * am_send's (shm: through bulk cells, the ring carrying a doorbell).
+     * NULL when there is no room now. am_big_commit publishes a message of len
      * bytes of which the first `written` are in place; the sender writes
      * the rest in order, each part published by am_big_grow (the total
      * written so far), with no call into progress in between, so the
@@ -254,7 +254,7 @@ typedef struct {
      * of such a message (the core knows it by its packet) calls
      * am_big_wait before reading past what it has seen, and before its
      * handler returns for the whole len (an intra-message pipeline). */
-    void *(*am_big_reserve)(tern_tl_t *tl, int peer);
+    void *(*am_big_reserve)(tern_tl_t *tl, int peer, size_t len);
     void (*am_big_commit)(tern_tl_t *tl, int peer, size_t len, size_t written);
     /* Optional with am_big_commit (NULL: always commit len written):
      * am_big_grow: the first `written` bytes of the message at payload
@@ -266,6 +266,14 @@ typedef struct {
     /* Optional with am_big_reserve (NULL: always 1): 1 when the peer has
      * taken every large message and chunk we sent it (the channel idle). */
     int (*am_big_idle)(tern_tl_t *tl, int peer);
+    /* Optional with am_big_grow (NULL: every such message contiguous):
+     * where byte `off` of a large message lies, the message given by its
+     * start (what am_big_reserve returned, or the packet delivered, for
+     * either side of the pair), and in *room the bytes in place from there
+     * to the end of that piece (shm: a message over several bulk cells,
+     * each cell's payload a piece). Such a message above one piece is
+     * written in parts (am_big_grow) and read through this. */
+    void *(*am_big_at)(tern_tl_t *tl, int peer, const void *payload, size_t off, size_t *room);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
     void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
     /* Optional (NULL: none): remote atomics on registered memory, applied

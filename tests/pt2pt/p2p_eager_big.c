@@ -14,7 +14,11 @@
  * opened page by page), a non-contiguous receive, and the counter
  * tern_p2p_eager_parts_sent. Windows: a one-way window's later sends go
  * by rendezvous (the counter), exchanges both ways at once, posted and
- * unexpected. Pairs of ranks (0-1, 2-3). */
+ * unexpected. Above one bulk cell's data (65,568 bytes) a message runs on
+ * into the next cells, always in parts: sizes either side of one and two
+ * cells and of the limit (reruns with TERN_P2P_EAGER_BIG_MAX 256 KB),
+ * truncation, slow parts and a vector receive past the first cell.
+ * Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
 #include <signal.h>
@@ -26,14 +30,42 @@
 /* The queue's eager limit: 16512-byte cells (the test's ENV) less the
  * 16-byte cell header and room for the largest match header (64). */
 #define EAGER_LIMIT 16432
-#define BIG_LIMIT 65536   /* TERN_P2P_EAGER_BIG_MAX, set by the test's ENV */
+/* One 64 KB bulk cell's payload (65,584 bytes) less the match header. */
+#define CELL_DATA 65568
 #define GUARD 64
 #define FLOOD 48
 
-static const size_t sizes[] = {EAGER_LIMIT, EAGER_LIMIT + 1, 20000,     20001,         32768, 39999,
-                               40000,       40001,           BIG_LIMIT - 1, BIG_LIMIT, BIG_LIMIT + 1,
-                               2 * BIG_LIMIT};
-#define NSIZES (sizeof sizes / sizeof sizes[0])
+/* TERN_P2P_EAGER_BIG_MAX, set by the test's ENV. */
+static size_t big_limit;
+static size_t sizes[20];
+static size_t nsizes;
+
+static void set_sizes(void)
+{
+    const char *s = getenv("TERN_P2P_EAGER_BIG_MAX");
+    big_limit = s ? (size_t)strtoull(s, NULL, 10) : 131072;
+    static const size_t fixed[] = {EAGER_LIMIT, EAGER_LIMIT + 1, 20000,         20001,
+                                   32768,       39999,           40000,         40001,
+                                   CELL_DATA,   CELL_DATA + 1,   2 * CELL_DATA + 16, 2 * CELL_DATA + 17};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        sizes[nsizes++] = fixed[i];
+    sizes[nsizes++] = big_limit - 1;
+    sizes[nsizes++] = big_limit;
+    sizes[nsizes++] = big_limit + 1;
+    sizes[nsizes++] = 2 * big_limit;
+}
+
+/* Whether a message of n bytes goes eager through the bulk channel, and
+ * whether in parts (part: TERN_P2P_EAGER_BIG_PART; past one cell always). */
+static int goes_big(size_t n)
+{
+    return n > EAGER_LIMIT && n <= big_limit;
+}
+
+static int goes_in_parts(size_t n, size_t part)
+{
+    return goes_big(n) && ((part && n > part) || n > CELL_DATA);
+}
 
 /* TERN_P2P_EAGER_BIG_PART as the test runs it (0: one piece). */
 static size_t part_size(void)
@@ -48,7 +80,7 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
                     MPI_T_pvar_handle h, MPI_T_pvar_handle hparts)
 {
     size_t part = part_size();
-    for (size_t i = 0; i < NSIZES; i++) {
+    for (size_t i = 0; i < nsizes; i++) {
         size_t n = sizes[i];
         char what[96];
         uint32_t seed = (uint32_t)(n * 7 + (size_t)unexpected * 3 + (size_t)any_source);
@@ -65,13 +97,13 @@ static void one_way(int peer, int unexpected, int any_source, char *sbuf, char *
             if (unexpected) {
                 int done = 0;
                 CHECK_RC(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
-                CHECK(done || n > BIG_LIMIT, "%s: an eager send not complete at once", what);
+                CHECK(done || n > big_limit, "%s: an eager send not complete at once", what);
                 CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* now the receiver posts */
             }
             CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
             unsigned long long took = rd(h) - before;
-            CHECK_INT(took, n > EAGER_LIMIT && n <= BIG_LIMIT, what);
-            CHECK_INT(rd(hparts) - parts_before, n > EAGER_LIMIT && n <= BIG_LIMIT && part && n > part, what);
+            CHECK_INT(took, goes_big(n), what);
+            CHECK_INT(rd(hparts) - parts_before, goes_in_parts(n, part), what);
         } else {
             MPI_Request r = MPI_REQUEST_NULL;
             MPI_Status st;
@@ -158,14 +190,14 @@ static void windows(int peer, char *sbuf, char *rbuf, MPI_T_pvar_handle h)
  * the receiver posts one. */
 static void order_and_flood(int peer, char *sbuf, char *rbuf)
 {
-    static const size_t mix[] = {8, 40000, 100, BIG_LIMIT, 3 * BIG_LIMIT, 20000, 8, 200000, 50000};
+    static const size_t mix[] = {8, 40000, 100, 65536, 131072, 196608, 20000, 8, 200000, 50000};
     const int nmix = (int)(sizeof mix / sizeof mix[0]), rounds = 6;
     /* The receiver first looks while the queue holds more than one
      * progress call takes (a marked bulk cell then sits ahead of its
      * doorbell's turn). */
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     if (mtest_rank < peer) {
-        MPI_Request r[6 * 9];
+        MPI_Request r[6 * 10];
         size_t off = 0;
         for (int k = 0; k < rounds; k++)
             for (int i = 0; i < nmix; i++) {
@@ -183,7 +215,7 @@ static void order_and_flood(int peer, char *sbuf, char *rbuf)
                 MPI_Status st;
                 snprintf(what, sizeof what, "message %d of round %d (%zu bytes) in order", i, k, mix[i]);
                 memset(rbuf, 0xA5, mix[i] + GUARD);
-                CHECK_RC(MPI_Recv(rbuf, (int)(3 * BIG_LIMIT + GUARD + 200000), MPI_BYTE, MPI_ANY_SOURCE,
+                CHECK_RC(MPI_Recv(rbuf, (int)(400000 + GUARD), MPI_BYTE, MPI_ANY_SOURCE,
                                   4, MPI_COMM_WORLD, &st));
                 CHECK_STATUS(&st, peer, 4, (int)mix[i], what);
                 CHECK_PATTERN(rbuf, mix[i], (uint32_t)(k * 100 + i), what);
@@ -242,12 +274,13 @@ static void alternating(int peer, char *sbuf, char *rbuf)
 }
 
 /* 40 KB into a 20 KB receive, 60 KB into 30,001 bytes (past the first
- * part) and into 1,000 (inside it): MPI_ERR_TRUNCATE, the receive's room
- * delivered, nothing past it. */
+ * part) and into 1,000 (inside it), 150,000 into 70,001 (past the first
+ * cell) and into 1,000: MPI_ERR_TRUNCATE, the receive's room delivered,
+ * nothing past it. */
 static void truncation(int peer, char *sbuf, char *rbuf)
 {
-    static const size_t cases[][2] = {{40000, 20000}, {60000, 30001}, {60000, 1000}};
-    for (int c = 0; c < 3; c++) {
+    static const size_t cases[][2] = {{40000, 20000}, {60000, 30001}, {60000, 1000}, {150000, 70001}, {150000, 1000}};
+    for (int c = 0; c < 5; c++) {
         size_t n = cases[c][0], room = cases[c][1];
         char what[64];
         snprintf(what, sizeof what, "%zu bytes into %zu", n, room);
@@ -283,10 +316,9 @@ static void open_page(int sig, siginfo_t *si, void *ctx)
     mprotect(page, (size_t)page_size, PROT_READ);
 }
 
-static void slow_source(int peer, char *rbuf)
+static void slow_source(int peer, char *rbuf, size_t n)
 {
     enum { COUNT = 8 };
-    const size_t n = 60000;
     page_size = sysconf(_SC_PAGESIZE);
     size_t map = (n + (size_t)page_size - 1) & ~(size_t)(page_size - 1);
     struct sigaction sa = {0}, old;
@@ -294,7 +326,7 @@ static void slow_source(int peer, char *rbuf)
     sa.sa_flags = SA_SIGINFO;
     for (int k = 0; k < COUNT; k++) {
         char what[48];
-        snprintf(what, sizeof what, "slow source message %d", k);
+        snprintf(what, sizeof what, "slow source message %d of %zu bytes", k, n);
         if (mtest_rank < peer) {
             char *src = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             CHECK(src != MAP_FAILED, "mmap");
@@ -318,12 +350,12 @@ static void slow_source(int peer, char *rbuf)
     }
 }
 
-/* 48,000 bytes into a vector of 4-byte blocks 8 bytes apart, posted first:
- * a message in parts unpacked once whole. */
-static void noncontig(int peer, char *sbuf, char *rbuf)
+/* 4 x blocks bytes into a vector of 4-byte blocks 8 bytes apart, posted
+ * first: a message in parts unpacked once whole. */
+static void noncontig(int peer, char *sbuf, char *rbuf, int blocks)
 {
-    enum { BLOCKS = 12000 };
-    const size_t n = 4 * BLOCKS;
+    const int BLOCKS = blocks;
+    const size_t n = 4 * (size_t)BLOCKS;
     if (mtest_rank < peer) {
         mtest_fill(sbuf, n, 42);
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
@@ -358,6 +390,7 @@ int main(int argc, char **argv)
     MPI_T_pvar_handle h = mpit_handle("tern_p2p_eager_big_sent", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
     MPI_T_pvar_handle hparts = mpit_handle("tern_p2p_eager_parts_sent", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
     int peer = mtest_partner();
+    set_sizes();
     size_t bytes = (size_t)8 << 20; /* the mix: 6 rounds of 572,260 bytes */
     char *sbuf = malloc(bytes), *rbuf = malloc(bytes);
     if (!sbuf || !rbuf)
@@ -387,10 +420,13 @@ int main(int argc, char **argv)
         truncation(peer, sbuf, rbuf);
         mtest_end();
         mtest_begin("slow source");
-        slow_source(peer, rbuf);
+        slow_source(peer, rbuf, 60000);
+        if (goes_big(150000)) /* a rendezvous read of protected pages fails */
+            slow_source(peer, rbuf, 150000);
         mtest_end();
         mtest_begin("non-contiguous");
-        noncontig(peer, sbuf, rbuf);
+        noncontig(peer, sbuf, rbuf, 12000);
+        noncontig(peer, sbuf, rbuf, 37500);
         mtest_end();
     }
 

@@ -5,7 +5,7 @@
  * Below 128 KB the path is not timed but set by TERN_SHM_MID_PATH: under
  * stream (the default) the receiver reads none of these messages by get,
  * under get it reads every rendezvous by get (messages up to 64 KB go
- * eager through a bulk cell, TERN_P2P_EAGER_BIG_MAX); the MPI_T
+ * eager through a bulk cell: the test's TERN_P2P_EAGER_BIG_MAX); the MPI_T
  * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. Run at 2
  * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
  * whatever the knob). */

@@ -88,8 +88,9 @@ else
     status=1
 fi
 # By default 32-64 KB are not timed (TERN_SHM_MID_PATH takes them): only
-# the two classes from 128 KB are chosen.
-if TERN_SHM_LARGE_PATH=measure TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \
+# the two classes from 128 KB are chosen (128 KB by rendezvous: eager only
+# up to 64 KB here, TERN_P2P_EAGER_BIG_MAX).
+if TERN_SHM_LARGE_PATH=measure TERN_P2P_EAGER_BIG_MAX=65536 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 30 -x 2 \
         >"$out" 2>&1; then
     n=$(grep -c "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out")
     small=$(grep -c "rendezvous from rank [01], \(32768\|65536\)-" "$out")

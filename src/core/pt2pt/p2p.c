@@ -10,6 +10,7 @@
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
+#include "base/config.h"
 #include "base/copy_movsb.h"
 #include "base/log.h"
 #include "base/profile.h"
@@ -126,8 +127,21 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
     return 1;
 }
 
+/* Byte off of a large ordered message at pkt, ours or the peer's, and in
+ * *room the bytes in place from there (shm: to the end of its bulk cell;
+ * a transport without am_big_at keeps each message contiguous). */
+static inline char *big_at(const tern_peer_t *peer, int world, const void *pkt, size_t off, size_t *room)
+{
+    if (!peer->ops->am_big_at) {
+        *room = SIZE_MAX - off; /* off + *room does not wrap */
+        return (char *)pkt + off;
+    }
+    return peer->ops->am_big_at(peer->tl, world, pkt, off, room);
+}
+
 /* A contiguous message above eager_max up to eager_big_max, eager through
- * the transport's large ordered messages (shm: one bulk cell): no
+ * the transport's large ordered messages (shm: bulk cells, one up to 64 KB,
+ * the message running on into the next cells above): no
  * rendezvous handshake before the data, the receiver copies it out as any
  * eager message (into the unexpected queue when no receive is posted, so
  * the channel never waits). Above TERN_P2P_EAGER_BIG_PART it goes in parts, the
@@ -149,29 +163,55 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
     if ((uint32_t)peer->match_recvd + 1 == peer->eager_big_recvd && peer->ops->am_big_idle &&
         !peer->ops->am_big_idle(peer->tl, req->peer_world))
         return 0;
-    char *p = peer->ops->am_big_reserve(peer->tl, req->peer_world);
+    size_t part = peer->ops->am_big_grow ? tern_rt.eager_big_part : 0, len = sizeof *m + req->bytes;
+    char *p = peer->ops->am_big_reserve(peer->tl, req->peer_world, len);
     if (p == NULL)
         return 0;
-    /* Parts only where the transport publishes them. */
-    size_t part = peer->ops->am_big_grow ? tern_rt.eager_big_part : 0, len = sizeof *m + req->bytes;
+    size_t room;
+    big_at(peer, req->peer_world, p, 0, &room);
     const char *src = req->buf;
     char *data = p + sizeof *m;
-    if (part == 0 || req->bytes <= part) {
+    if (room >= len && (part == 0 || req->bytes <= part)) {
         m->type = PKT_EAGER;
         memcpy(p, m, sizeof *m);
         memcpy(data, src, req->bytes);
         peer->ops->am_big_commit(peer->tl, req->peer_world, len, len);
     } else {
+        /* In parts (a message past its first piece always: each piece
+         * ends a part). */
+        if (part == 0)
+            part = SIZE_MAX;
+        size_t first = room - sizeof *m;
+        first = first < part ? first : part;
+        /* From TERN_SHM_BULK_NT_MIN the stream's choice of stores, timed
+         * per peer: in the VM's slow mode the receiver reads streamed
+         * parts from memory faster than plain ones from our cache. */
+        int nt = req->bytes >= tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN);
         m->type = PKT_EAGER_PARTS;
         memcpy(p, m, sizeof *m);
-        memcpy(data, src, part);
-        peer->ops->am_big_commit(peer->tl, req->peer_world, len, sizeof *m + part);
+        if (nt)
+            tern_p2p_bulk_copy(req->peer_world, data, src, first);
+        else
+            memcpy(data, src, first);
+        peer->ops->am_big_commit(peer->tl, req->peer_world, len, sizeof *m + first);
         /* No progress until the last part: the receiver's handler waits
-         * for them (it cannot deadlock: the cell was ours before the
-         * commit). */
-        for (size_t off = part; off < req->bytes;) {
+         * for them (it cannot deadlock: the cells were ours before the
+         * commit). The transport is asked only at each piece's end. */
+        char *piece = p;
+        size_t piece_off = 0, piece_end = room;
+        for (size_t off = first; off < req->bytes;) {
+            if (sizeof *m + off >= piece_end) {
+                piece_off = sizeof *m + off;
+                piece = big_at(peer, req->peer_world, p, piece_off, &room);
+                piece_end = piece_off + room;
+            }
+            char *dst = piece + (sizeof *m + off - piece_off);
             size_t n = req->bytes - off < part ? req->bytes - off : part;
-            memcpy(data + off, src + off, n);
+            n = n < piece_end - (sizeof *m + off) ? n : piece_end - (sizeof *m + off);
+            if (nt)
+                tern_p2p_bulk_copy(req->peer_world, dst, src + off, n);
+            else
+                memcpy(dst, src + off, n);
             off += n;
             peer->ops->am_big_grow(peer->tl, p, sizeof *m + off);
         }
@@ -552,23 +592,45 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
 }
 
 /* Copies want bytes of a message written in parts to dst as the parts
- * land, then waits for the rest (the cell is freed when this returns). 0
- * when the sender died first. */
+ * land, piece by piece (big_at), then waits for the rest (the cells are
+ * freed when this returns). 0 when the sender died first. */
 static int copy_parts(tern_peer_t *peer, int src_world, const void *pkt, size_t len, char *dst,
                       size_t want)
 {
-    const char *data = (const char *)pkt + sizeof(pkt_match_t);
-    size_t done = 0;
+    size_t done = 0, piece_off = 0, piece_end = 0; /* message offsets of the piece at piece */
+    const char *piece = pkt;
     while (done < want) {
         size_t have = peer->ops->am_big_wait(peer->tl, src_world, pkt, sizeof(pkt_match_t) + done + 1);
         if (have == 0)
             return 0;
         have -= sizeof(pkt_match_t);
-        size_t n = (have < want ? have : want) - done;
-        memcpy(dst + done, data + done, n);
-        done += n;
+        for (size_t upto = have < want ? have : want; done < upto;) {
+            size_t at = sizeof(pkt_match_t) + done, room;
+            if (at >= piece_end) { /* the transport is asked once per piece */
+                piece = big_at(peer, src_world, pkt, at, &room);
+                piece_off = at;
+                piece_end = at + room;
+            }
+            size_t n = upto - done < piece_end - at ? upto - done : piece_end - at;
+            memcpy(dst + done, piece + (at - piece_off), n);
+            done += n;
+        }
     }
     return peer->ops->am_big_wait(peer->tl, src_world, pkt, len) != 0;
+}
+
+/* A whole message in parts unpacked into a non-contiguous receive, piece
+ * by piece. */
+static void unpack_parts(const tern_peer_t *peer, int src_world, const void *pkt, tern_req_t *req,
+                         size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        size_t room;
+        const char *from = big_at(peer, src_world, pkt, sizeof(pkt_match_t) + done, &room);
+        size_t k = n - done < room ? n - done : room;
+        tern_datatype_unpack_range(from, k, req->buf, (size_t)req->count, req->datatype, done);
+        done += k;
+    }
 }
 
 /* A PKT_EAGER_PARTS message (eager_big_send): matched on its header, then
@@ -592,14 +654,13 @@ static __attribute__((noinline)) void handle_eager_parts(int src_world, const vo
             tern_p2p_peer_broken(src_world, TERN_ERR_PEER, "it died while writing an eager message");
             return;
         }
-        if (req->noncontig) {
-            deliver_eager(req, src_world, m->src, m->tag, size, (const char *)pkt + sizeof *m);
-        } else {
-            /* deliver_eager without its copy: the parts are in place. */
-            size_t n = size <= req->bytes ? size : req->bytes;
-            eager_status(req, src_world, m->src, m->tag, size, n);
-            eager_taken(req, src_world, size);
-        }
+        /* deliver_eager without its copy: the parts are in place, or
+         * unpacked here piece by piece. */
+        size_t n = size <= req->bytes ? size : req->bytes;
+        eager_status(req, src_world, m->src, m->tag, size, n);
+        if (req->noncontig)
+            unpack_parts(peer, src_world, pkt, req, n);
+        eager_taken(req, src_world, size);
         tern_req_complete(req);
         return;
     }

@@ -232,7 +232,7 @@ static bulk_choice_t *bulk_choice(int peer_world)
 }
 #endif
 
-static void bulk_copy(int peer_world, void *dst, const void *src, size_t n)
+void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 {
 #if defined(__SSE2__)
     if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "on")) {
@@ -282,7 +282,7 @@ static void bulk_copy(int peer_world, void *dst, const void *src, size_t n)
  * channel, or an active message: shm cell, ofi send buffer), then
  * committed: the data is copied (or packed, for non-contiguous types) once,
  * straight into it; into the bulk channel (bulk_nt) from
- * TERN_SHM_BULK_NT_MIN by bulk_copy (streaming or plain stores). Returns 0
+ * TERN_SHM_BULK_NT_MIN by tern_p2p_bulk_copy (streaming or plain stores). Returns 0
  * when the transport has no room now. */
 static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n,
                                 int bulk_nt, void *(*reserve)(tern_tl_t *, int, size_t),
@@ -296,7 +296,7 @@ static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *r
     if (__builtin_expect(req->noncontig, 0))
         tern_p2p_pack_range(req, req->offset, p + sizeof d, n);
     else if (bulk_nt && req->transfer_bytes >= tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN))
-        bulk_copy(peer_world, p + sizeof d, (const char *)req->buf + req->offset, n);
+        tern_p2p_bulk_copy(peer_world, p + sizeof d, (const char *)req->buf + req->offset, n);
     else
         memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);
     commit(peer->tl, peer_world, sizeof d + n);

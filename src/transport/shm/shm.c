@@ -333,12 +333,20 @@ static inline void shm_bulk_warm_first(const tern_shm_ring_t *ring)
         tern_shm_bulk_warm(ring);
 }
 
+/* Bulk cells a large ordered message of len bytes spans (shm_am_big_reserve). */
+static inline uint64_t shm_big_cells(const tern_shm_ring_t *ring, size_t len)
+{
+    size_t cap = tern_shm_ring_payload_max(ring);
+    return len <= cap ? 1 : (len + cap - 1) / cap;
+}
+
 /* A doorbell (a marked empty cell, just popped) stands for the bulk
  * channel's next marked cell, an active message ordered with the ring's
- * (shm_am_big_commit). A bulk chunk committed before it goes first, with
- * the doorbell put back, so a handler that re-enters progress finds it in
- * place; the marked cell is taken before its handler runs. Off the fast
- * path. */
+ * (shm_am_big_commit), and the unmarked cells after it that the message
+ * runs on into. A bulk chunk committed before it goes first, with the
+ * doorbell put back, so a handler that re-enters progress finds it in
+ * place; the message's cells are taken before its handler runs and freed
+ * in order after. Off the fast path. */
 static __attribute__((noinline, cold)) void shm_doorbell(tern_tl_t *tl, shm_in_t *in, tern_shm_cell_t *bell)
 {
     size_t blen;
@@ -348,15 +356,19 @@ static __attribute__((noinline, cold)) void shm_doorbell(tern_tl_t *tl, shm_in_t
         return;
     }
     shm_bulk_warm_first(&in->bulk);
-    in->bulk.index++;
     if (!(blen & TERN_SHM_LEN_ORDERED)) {
+        in->bulk.index++;
         in->ring.index--;
         tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen);
         tern_shm_ring_free(&in->bulk, big);
         return;
     }
-    tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), blen & ~(size_t)TERN_SHM_LEN_ORDERED);
-    tern_shm_ring_free(&in->bulk, big);
+    size_t len = blen & ~(size_t)TERN_SHM_LEN_ORDERED;
+    uint64_t first = in->bulk.index, cells = shm_big_cells(&in->bulk, len);
+    in->bulk.index += cells;
+    tl->am_handler(tl->am_ctx, in->src, tern_shm_cell_payload(big), len);
+    for (uint64_t i = 0; i < cells; i++)
+        tern_shm_ring_free(&in->bulk, tern_shm_ring_cell(&in->bulk, first + i));
     tern_shm_ring_free(&in->ring, bell);
 }
 
@@ -560,11 +572,13 @@ static void shm_bulk_commit(tern_tl_t *tl, int peer, size_t len)
     tern_shm_ring_commit(&tl->bulk_out[tl->local_of[peer]], len);
 }
 
-/* An active message of up to bulk_max bytes in order with the ring's: its
- * bytes in the next bulk cell, marked, then a marked empty doorbell in the
- * ring where an am_send would have gone (shm_drain delivers the one at the
- * other). Both cells are reserved before either is published. */
-static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
+/* An active message of up to a bulk window of cells in order with the
+ * ring's: its bytes in the next bulk cells (the first marked, the message
+ * running on into the payloads of the next ones: shm_am_big_at), then a
+ * marked empty doorbell in the ring where an am_send would have gone
+ * (shm_drain delivers the one at the other). Every cell is reserved
+ * before any is published. */
+static void *shm_am_big_reserve(tern_tl_t *tl, int peer, size_t len)
 {
     int li = tl->local_of[peer];
     if (__builtin_expect(tl->pack_out[li].cell != NULL, 0))
@@ -572,7 +586,7 @@ static void *shm_am_big_reserve(tern_tl_t *tl, int peer)
     if (tern_shm_ring_reserve(&tl->out[li]) == NULL && shm_reserve_first(tl, li, &tl->out[li]) == NULL)
         return NULL;
     shm_bulk_warm_first(&tl->bulk_out[li]);
-    return tern_shm_ring_reserve(&tl->bulk_out[li]);
+    return tern_shm_ring_reserve_n(&tl->bulk_out[li], shm_big_cells(&tl->bulk_out[li], len));
 }
 
 static void shm_am_big_commit(tern_tl_t *tl, int peer, size_t len, size_t written)
@@ -583,6 +597,7 @@ static void shm_am_big_commit(tern_tl_t *tl, int peer, size_t len, size_t writte
      * count of the cell's previous message. */
     tern_shm_cell_set_written(tern_shm_ring_cell(bulk, bulk->index), written, memory_order_relaxed);
     tern_shm_ring_commit(bulk, len | TERN_SHM_LEN_ORDERED);
+    bulk->index += shm_big_cells(bulk, len) - 1; /* unpublished: the reader skips them */
     tern_shm_ring_commit(&tl->out[li], TERN_SHM_LEN_ORDERED);
 }
 
@@ -590,6 +605,22 @@ static void shm_am_big_commit(tern_tl_t *tl, int peer, size_t len, size_t writte
 static inline tern_shm_cell_t *shm_cell_of(const void *payload)
 {
     return (tern_shm_cell_t *)((char *)payload - TERN_SHM_CELL_HDR);
+}
+
+/* Byte off of a large message at payload (the first cell's, ours or the
+ * peer's) and the bytes from there to its cell's end: the message fills
+ * each cell's payload and runs on into the next cell of the ring. */
+static void *shm_am_big_at(tern_tl_t *tl, int peer, const void *payload, size_t off, size_t *room)
+{
+    int li = tl->local_of[peer];
+    const tern_shm_ring_t *ring = &tl->bulk_out[li];
+    const char *cell = (const char *)payload - TERN_SHM_CELL_HDR;
+    if (ring->cells == NULL || cell < ring->cells || cell >= ring->cells + (ring->mask + 1) * ring->cell_size)
+        ring = &tl->in[li < tl->my_local ? li : li - 1].bulk; /* in[] skips this rank */
+    size_t cap = tern_shm_ring_payload_max(ring);
+    uint64_t first = (uint64_t)(cell - ring->cells) / ring->cell_size;
+    *room = cap - off % cap;
+    return (char *)tern_shm_cell_payload(tern_shm_ring_cell(ring, first + off / cap)) + off % cap;
 }
 
 /* Every bulk cell of ours read and freed: one load of the consumer's count
@@ -643,7 +674,7 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
         .rma_min = i >= 0 ? tl->peer_rma_min[i] : tl->rma_min,
         .get_min = i >= 0 ? tl->peer_get_min[i] : 0,
         .bulk_max = tl->bulk_max,
-        .am_big_max = tl->bulk_max,
+        .am_big_max = tl->bulk_max * tl->bulk_window,
     };
 }
 
@@ -674,5 +705,6 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .am_big_grow = shm_am_big_grow,
     .am_big_wait = shm_am_big_wait,
     .am_big_idle = shm_am_big_idle,
+    .am_big_at = shm_am_big_at,
     .watch_peers = shm_watch_peers,
 };

@@ -111,6 +111,20 @@ static inline void *tern_shm_ring_reserve(tern_shm_ring_t *ring)
     return tern_shm_cell_payload(tern_shm_ring_cell(ring, ring->index));
 }
 
+/* Producer: tern_shm_ring_reserve for n consecutive cells (n <= window),
+ * the first's payload; a message over several cells (shm.c,
+ * am_big_reserve) publishes only the first, and the consumer skips the
+ * rest (their flags are never this lap's numbers). */
+static inline void *tern_shm_ring_reserve_n(tern_shm_ring_t *ring, uint64_t n)
+{
+    if (ring->index + n > ring->limit) {
+        ring->limit = atomic_load_explicit(ring->consumed, memory_order_acquire) + ring->window;
+        if (ring->index + n > ring->limit)
+            return NULL;
+    }
+    return tern_shm_cell_payload(tern_shm_ring_cell(ring, ring->index));
+}
+
 /* A bulk cell's message written in parts (shm.c, am_big_grow): the bytes
  * in place so far, in `reserved`, which the consumer uses only for cells
  * it has read (tern_shm_ring_free_slow; a count is never 1, the mark). */
