@@ -8,10 +8,10 @@
  * lines, stripe s of offset o being (o / 4 KB) mod TERN_RMA_STRIPES. Every
  * accumulate-class operation on a direct window, from any origin, holds
  * the stripes of the bytes it updates while it reads and writes them with
- * plain loads and stores: a vectorised loop (tern_rma_accumulate_bytes)
- * for a large one, a load, the operation and a store for Fetch_and_op and
- * Compare_and_swap (a compare-and-swap to take the stripe, a store to
- * release it: what a lock-free atomic instruction costs). A direct
+ * plain loads and stores: a vectorised loop for a large one, a load, the
+ * operation and a store for Fetch_and_op and Compare_and_swap (a
+ * compare-and-swap to take the stripe, a store to release it: what a
+ * lock-free atomic instruction costs). A direct
  * window's operations never reach its target by message, so nothing else
  * applies an accumulate to its memory.
  *
@@ -107,35 +107,48 @@ static inline int exclusive(const tern_win_t *w, int target)
     return (w->locked[target] & 3) == 1;
 }
 
+/* t += in over len bytes of 4- or 8-byte integers (t aligned): the loop
+ * the compiler vectorises, built for AVX-512 and AVX2 too, the best the
+ * CPU has chosen at load time (Open MPI's op/avx does the same; SSE2
+ * alone is 2x AVX2's time from 1 to 64 KB, AVX2 1.25x AVX-512's at 4-16
+ * KB here). */
+#define SUM_INTS(bits)                                                                             \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) static void                      \
+    sum_int##bits(char *t, const char *in, size_t len)                                             \
+    {                                                                                              \
+        for (size_t k = 0; k < len; k += sizeof(uint##bits##_t)) {                                 \
+            uint##bits##_t a, b;                                                                   \
+            memcpy(&a, t + k, sizeof a);                                                           \
+            memcpy(&b, in + k, sizeof b);                                                          \
+            a += b;                                                                                \
+            memcpy(t + k, &a, sizeof a);                                                           \
+        }                                                                                          \
+    }
+SUM_INTS(32)
+SUM_INTS(64)
+#undef SUM_INTS
+
 /* The len bytes at t (whole elements of es bytes, aligned): out (may be
  * NULL) gets them, then op with the packed origin bytes data (NULL for
  * MPI_NO_OP). integer: basic is an integer type, whose sums of 4 and 8
- * bytes are a loop here (the compiler's vectors; no dispatch for one
- * element). */
+ * bytes are sum_int32/64 (no dispatch for one element). */
 static inline void apply(MPI_Op op, MPI_Datatype basic, int integer, size_t es, char *t,
                          size_t len, const char *data, char *out)
 {
     if (out)
         memcpy(out, t, len);
-    if (integer && op == MPI_SUM && es == 4) {
-        for (size_t k = 0; k < len; k += 4) {
-            uint32_t a, b;
-            memcpy(&a, t + k, 4);
-            memcpy(&b, data + k, 4);
-            a += b;
-            memcpy(t + k, &a, 4);
-        }
-    } else if (integer && op == MPI_SUM && es == 8) {
-        for (size_t k = 0; k < len; k += 8) {
-            uint64_t a, b;
-            memcpy(&a, t + k, 8);
-            memcpy(&b, data + k, 8);
-            a += b;
-            memcpy(t + k, &a, 8);
-        }
-    } else {
+    if (integer && op == MPI_SUM && len == es && es == 4) {
+        uint32_t a, b; /* one element: no call, no vector set-up */
+        memcpy(&a, t, 4);
+        memcpy(&b, data, 4);
+        a += b;
+        memcpy(t, &a, 4);
+    } else if (integer && op == MPI_SUM && es == 4)
+        sum_int32(t, data, len);
+    else if (integer && op == MPI_SUM && es == 8)
+        sum_int64(t, data, len);
+    else
         tern_rma_accumulate_bytes(op, basic, data, t, len);
-    }
 }
 
 /* One piece of an accumulate or Get_accumulate: bytes [off, off + len) of
@@ -144,13 +157,16 @@ static void acc_piece(tern_win_t *w, int target, int excl, size_t off, size_t le
                       MPI_Datatype basic, size_t es, int integer, const char *data, char *out)
 {
     char *mem = target_mem(w, target);
-    /* The integer loop wants aligned elements. */
-    integer = integer && off % es == 0;
+    /* Elements of a power-of-two size at a multiple of it (a mask, not a
+     * division: this is every accumulate's path). The integer loop wants
+     * them aligned too. */
+    const int aligned = !(es & (es - 1)) && !(off & (es - 1)) && es <= STRIPE_BYTES;
+    integer = integer && aligned;
     if (excl) {
         apply(op, basic, integer, es, mem + off, len, data, out);
         return;
     }
-    if ((es & (es - 1)) || es > STRIPE_BYTES || off % es) {
+    if (!aligned) {
         stripes_range(w, target, off, off + len, 1);
         apply(op, basic, 0, es, mem + off, len, data, out);
         stripes_range(w, target, off, off + len, 0);
