@@ -5,8 +5,9 @@
  * synchronisation (shared locks, fence, an exclusive lock per iteration)
  * and checks exact values:
  *   - SUM: a 64 KB MPI_INT accumulate, a strided type spanning every
- *     stripe, Fetch_and_op and a compare-and-swap increment on elements
- *     the large ones cover; every update counted;
+ *     stripe, Fetch_and_op (also in bursts on one int) and a
+ *     compare-and-swap increment on elements the large ones cover; every
+ *     update counted;
  *   - misaligned ints (displacement unit 1) of which one straddles a
  *     stripe's edge: a contiguous accumulate over them and Fetch_and_op on
  *     the straddling one;
@@ -41,6 +42,8 @@ _Static_assert(OFF_C % 4 == 0 && OFF_D % 16 == 0, "aligned regions");
 /* The strided type: VEC_N blocks of 3 ints every VEC_STRIDE ints, from int
  * VEC_AT. */
 enum { VEC_N = 40, VEC_STRIDE = 409, VEC_AT = 5 };
+/* Every rank's burst of Fetch_and_op on one int per iteration. */
+enum { HOT = 100, HOT_FOPS = 200 };
 
 static int rank, size;
 
@@ -99,10 +102,15 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
     if (s == FENCE)
         MPI_Win_fence(0, win);
     for (int i = 0; i < ITERS; i++) {
+        /* Every rank starts the iteration together: the operations meet. */
+        if (s != FENCE)
+            MPI_Barrier(MPI_COMM_WORLD);
         epoch_begin(win, s);
         MPI_Accumulate(ones, NA, MPI_INT, 0, 0, NA, MPI_INT, MPI_SUM, win);
         MPI_Accumulate(twos, VEC_N * 3, MPI_INT, 0, VEC_AT * 4, 1, vec, MPI_SUM, win);
         MPI_Fetch_and_op(&one, &fgot, MPI_INT, 0, (MPI_Aint)fop_at(rank, i) * 4, MPI_SUM, win);
+        for (int k = 0; k < HOT_FOPS; k++)
+            MPI_Fetch_and_op(&one, &fgot, MPI_INT, 0, HOT * 4, MPI_SUM, win);
         MPI_Accumulate(ones, NB, MPI_INT, 0, OFF_B, NB, MPI_INT, MPI_SUM, win);
         MPI_Fetch_and_op(&one, &fgot, MPI_INT, 0, OFF_B, MPI_SUM, win);
         MPI_Get_accumulate(ones, NC, MPI_INT, got, NC, MPI_INT, 0, OFF_C, NC, MPI_INT, MPI_SUM,
@@ -139,6 +147,7 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
     for (int b = 0; b < VEC_N; b++)
         for (int j = 0; j < 3; j++)
             want[VEC_AT + b * VEC_STRIDE + j] += 2 * n;
+    want[HOT] += HOT_FOPS * n;
     for (int r = 0; r < size; r++)
         for (int i = 0; i < ITERS; i++) {
             want[fop_at(r, i)]++;
