@@ -1,9 +1,9 @@
 /* Accumulates on a shared-memory window (the direct path) stay atomic per
  * element when they mix: MPI_Accumulate of a strided type, Get_accumulate,
  * Fetch_and_op and Compare_and_swap, from every rank at once, on one int at
- * an aligned address (one atomic instruction each), on one int at a
- * misaligned address (the accumulate lock), on doubles (a compare-and-swap
- * loop) and with MPI_MAX; every update must be counted in the end. */
+ * an aligned address (the fast paths), on one int at a misaligned address
+ * (the general path), on doubles and with MPI_MAX; every update must be
+ * counted in the end. */
 #include "../mpi/mtest.h"
 
 #include <mpi.h>

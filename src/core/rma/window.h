@@ -58,6 +58,7 @@ typedef struct tern_win {
     MPI_Aint *shm_offsets;   /* rank -> offset of its memory in shm */
     struct tern_rma_shm_ctrl *ctrl; /* in shm: per rank, its lock word and accumulate lock */
     size_t ctrl_bytes;       /* Win_create on one node: ctrl is a mapping of its own */
+    char *acc_stripes;       /* direct: in shm, per rank, its accumulate stripes' locks */
     int direct;              /* operations and locks go straight to shm (rma_shm.c) */
     struct tern_rma_cma *cma; /* Win_create on one node: puts and gets by CMA (rma_cma.c) */
     tern_win_region_t *regions; /* dynamic: attached memory */
