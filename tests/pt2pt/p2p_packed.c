@@ -245,7 +245,7 @@ static void flood(void)
     mtest_end();
 }
 
-/* A stream of n 8 B sends from lo to hi, then n round trips: how many
+/* A stream of N 8 B sends from lo to hi, then N round trips: how many
  * messages each rank packed in either part. */
 static void which_pack(void)
 {
@@ -281,7 +281,7 @@ static void which_pack(void)
         }
         unsigned long long pingpong = rd(h) - t0;
         if (off) {
-            CHECK(stream == 0 && pingpong == 0, "TERN_SHM_PACK_MAX=0 yet %llu + %llu packed", stream, pingpong);
+            CHECK(stream == 0 && pingpong == 0, "packing off yet %llu + %llu packed", stream, pingpong);
         } else {
             if (sender)
                 CHECK(stream >= N - 1, "a stream of %d packed %llu", N, stream);
