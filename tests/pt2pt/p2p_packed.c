@@ -11,9 +11,13 @@
  * - Probe, Iprobe, Mprobe/Mrecv and Improbe/Imrecv of packed messages;
  * - a cancelled unmatched packed send is never received;
  * - thousands in flight unexpected (pack cells fill, the ring fills and
- *   the sender waits), received in order.
+ *   the sender waits), received in order;
+ * - which messages pack, by the MPI_T counter tern_shm_packed: a one-way
+ *   stream of 8 B sends all but its first, a ping-pong at most its first
+ *   send (each later one follows the peer's message); none with
+ *   TERN_SHM_PACK_MAX=0 or without the shm transport.
  * Pairs 0<->1, 2<->3 ...; rank 0 prints "test <name> ok" per sub-test. */
-#include "../mpi/mtest.h"
+#include "../mpit/mpit_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +245,57 @@ static void flood(void)
     mtest_end();
 }
 
+/* A stream of N 8 B sends from lo to hi, then N round trips: how many
+ * messages each rank packed in either part. */
+static void which_pack(void)
+{
+    enum { N = 300 };
+    mtest_begin("a stream packs, a ping-pong does not");
+    int provided;
+    RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+    RC(MPI_T_pvar_session_create(&sess), MPI_SUCCESS);
+    MPI_T_pvar_handle h = mpit_handle("tern_shm_packed", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
+    /* Packing off, or no shm transport (the ofi_ runs of this test). */
+    const char *knob = getenv("TERN_SHM_PACK_MAX"), *tls = getenv("TERN_TRANSPORTS");
+    int off = (knob != NULL && strtol(knob, NULL, 0) == 0) || (tls != NULL && strstr(tls, "shm") == NULL);
+    if (partner != mtest_rank) {
+        double v = 0;
+        int sender = mtest_rank == lo;
+        unsigned long long t0 = rd(h);
+        for (int i = 0; i < N; i++) {
+            if (sender)
+                CHECK_RC(MPI_Send(&v, 1, MPI_DOUBLE, hi, 5, MPI_COMM_WORLD));
+            else
+                CHECK_RC(MPI_Recv(&v, 1, MPI_DOUBLE, lo, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+        unsigned long long stream = rd(h) - t0;
+        t0 = rd(h);
+        for (int i = 0; i < N; i++) {
+            if (sender) {
+                CHECK_RC(MPI_Send(&v, 1, MPI_DOUBLE, hi, 6, MPI_COMM_WORLD));
+                CHECK_RC(MPI_Recv(&v, 1, MPI_DOUBLE, hi, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Recv(&v, 1, MPI_DOUBLE, lo, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                CHECK_RC(MPI_Send(&v, 1, MPI_DOUBLE, lo, 6, MPI_COMM_WORLD));
+            }
+        }
+        unsigned long long pingpong = rd(h) - t0;
+        if (off) {
+            CHECK(stream == 0 && pingpong == 0, "packing off yet %llu + %llu packed", stream, pingpong);
+        } else {
+            if (sender)
+                CHECK(stream >= N - 1, "a stream of %d packed %llu", N, stream);
+            else
+                CHECK(stream == 0, "the stream's receiver packed %llu", stream);
+            CHECK(pingpong <= 1, "%d round trips packed %llu", N, pingpong);
+        }
+    }
+    RC(MPI_T_pvar_handle_free(sess, &h), MPI_SUCCESS);
+    RC(MPI_T_pvar_session_free(&sess), MPI_SUCCESS);
+    RC(MPI_T_finalize(), MPI_SUCCESS);
+    mtest_end();
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -261,5 +316,6 @@ int main(int argc, char **argv)
     probes();
     cancel();
     flood();
+    which_pack();
     return mtest_finalize();
 }

@@ -24,6 +24,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/pvars.h"
 #include "pmi/pmi_profile.h"
 
 #include <errno.h>
@@ -550,6 +551,7 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
     int li = tl->local_of[peer];
     if (tl->pack_out[li].pend != NULL) {
         tern_shm_pack_commit(&tl->pack_out[li], &tl->out[li], len);
+        tern_pvar_add(TERN_PVAR_SHM_PACKED, 1);
         return;
     }
     tern_shm_ring_commit(&tl->out[li], len);

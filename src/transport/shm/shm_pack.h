@@ -93,6 +93,17 @@ void *tern_shm_pack_open(tern_shm_pack_out_t *pk, tern_shm_ring_t *ring, void *p
 /* Sender: no more entries in the open pack cell. */
 void tern_shm_pack_close(tern_shm_pack_out_t *pk);
 
+/* A prefetch for writing: the line comes owned (x86's PREFETCHW, a no-op
+ * on CPUs without it; elsewhere the compiler's write prefetch). */
+static inline void tern_shm_pack_prefetchw(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 /* Sender: publishes the reserved entry holding len bytes. */
 static inline void tern_shm_pack_commit(tern_shm_pack_out_t *pk, tern_shm_ring_t *ring, size_t len)
 {
@@ -101,6 +112,11 @@ static inline void tern_shm_pack_commit(tern_shm_pack_out_t *pk, tern_shm_ring_t
     uint64_t word = pk->tag | (uint64_t)(TERN_SHM_PACK_MSG | (uint32_t)len) << 32;
     pk->pend = NULL;
     pk->off = next;
+    /* Entering a new line: ask now to own the line after it, so the stores
+     * that reach it find it here and do not wait in turn for a transfer
+     * from the spinning receiver (docs/performance.md, `slow8`). */
+    if ((next & (TERN_SHM_CACHE_LINE - 1)) == 0 && next + 2 * TERN_SHM_CACHE_LINE <= ring->cell_size)
+        tern_shm_pack_prefetchw(pk->cell + next + TERN_SHM_CACHE_LINE);
     __atomic_store_n((uint64_t *)(pk->cell + next), 0, __ATOMIC_RELAXED);
     if (__builtin_expect(e == pk->cell + TERN_SHM_PACK_FIRST, 0)) { /* the cell's first: publish it */
         __atomic_store_n((uint64_t *)e, word, __ATOMIC_RELAXED);
