@@ -112,8 +112,13 @@ static inline int exclusive(const tern_win_t *w, int target)
  * CPU has chosen at load time (Open MPI's op/avx does the same; SSE2
  * alone is 2x AVX2's time from 1 to 64 KB, AVX2 1.25x AVX-512's at 4-16
  * KB here). */
+#if defined(__x86_64__)
+#define SUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SUM_CLONES
+#endif
 #define SUM_INTS(bits)                                                                             \
-    __attribute__((target_clones("avx512f", "avx2", "default"))) static void                      \
+    SUM_CLONES static void                                                                         \
     sum_int##bits(char *t, const char *in, size_t len)                                             \
     {                                                                                              \
         for (size_t k = 0; k < len; k += sizeof(uint##bits##_t)) {                                 \
@@ -127,6 +132,7 @@ static inline int exclusive(const tern_win_t *w, int target)
 SUM_INTS(32)
 SUM_INTS(64)
 #undef SUM_INTS
+#undef SUM_CLONES
 
 /* The len bytes at t (whole elements of es bytes, aligned): out (may be
  * NULL) gets them, then op with the packed origin bytes data (NULL for
