@@ -112,7 +112,9 @@ static inline int exclusive(const tern_win_t *w, int target)
  * CPU has chosen at load time (Open MPI's op/avx does the same; SSE2
  * alone is 2x AVX2's time from 1 to 64 KB, AVX2 1.25x AVX-512's at 4-16
  * KB here). */
-#if defined(__x86_64__)
+/* Not under ThreadSanitizer: the clones' ifunc resolver runs while the
+ * loader relocates the library, before TSan's runtime starts, and crashes. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define SUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SUM_CLONES
