@@ -1,7 +1,8 @@
 /* Two-rank collectives where one rank takes the direct pair path
  * (contiguous data) and the other the scheduled one (a strided type with
  * the same type signature), both contiguous, or both strided: bcast,
- * reduce, allreduce, gather, scatter and reduce_scatter(_block) must meet
+ * reduce, allreduce, gather, scatter, allgather, alltoall and
+ * reduce_scatter(_block) must meet
  * and give the same results, at every root, in place or not, with counts
  * on both sides of the pair path's limits; the non-commutative op keeps
  * rank order. Runs on
@@ -158,6 +159,73 @@ static void test_gather_scatter(int mode)
                 buf_free(&all);
                 buf_free(&one);
             }
+    }
+}
+
+/* The blocks of a two-block buffer: n ints each, contiguous or every
+ * second int (one resized vector per block). */
+static MPI_Datatype block_type(int n, int strided_, int *bcount)
+{
+    *bcount = n;
+    if (!strided_ || !n)
+        return MPI_INT;
+    MPI_Datatype v, rs;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n) * (MPI_Aint)sizeof(int), &rs);
+    MPI_Type_free(&v);
+    MPI_Type_commit(&rs);
+    *bcount = 1;
+    return rs;
+}
+
+/* Checks the two blocks of all: block q element i is want(q, i). */
+static void check_blocks(buf_t *all, int n, int (*want)(int q, int i), const char *what)
+{
+    for (int q = 0; q < 2; q++)
+        for (int i = 0; i < n; i++)
+            if (*at(all, q * n + i) != want(q, i)) {
+                CHECK_INT(*at(all, q * n + i), want(q, i), what);
+                return;
+            }
+}
+
+static int gathered(int q, int i) { return val(q, i); }
+/* Alltoall: block q of rank r's result is what rank q sent to r. */
+static int exchanged(int q, int i) { return val(q, i) * 4 + rank; }
+
+static void test_allgather_alltoall(int mode)
+{
+    for (int k = 0; k < N_COUNTS; k++) {
+        int n = counts[k];
+        for (int inplace = 0; inplace < 2; inplace++) {
+            buf_t all, one, out;
+            buf_make(&all, 2 * n, strided(mode));
+            buf_make(&one, n, strided(mode));
+            buf_make(&out, 2 * n, strided(mode));
+            int bcount;
+            MPI_Datatype blk = block_type(n, strided(mode), &bcount);
+            for (int i = 0; i < n; i++)
+                *(inplace ? at(&all, rank * n + i) : at(&one, i)) = val(rank, i);
+            CHECK_RC(MPI_Allgather(inplace ? MPI_IN_PLACE : one.mem, one.count, one.type,
+                                   all.mem, bcount, blk, comm));
+            check_blocks(&all, n, gathered, "allgather element");
+            /* Block q of the send buffer goes to rank q. */
+            buf_t *send = inplace ? &out : &all;
+            for (int q = 0; q < 2; q++)
+                for (int i = 0; i < n; i++) {
+                    *at(send, q * n + i) = val(rank, i) * 4 + q;
+                    if (!inplace)
+                        *at(&out, q * n + i) = -1;
+                }
+            CHECK_RC(MPI_Alltoall(inplace ? MPI_IN_PLACE : all.mem, bcount, blk, out.mem, bcount,
+                                  blk, comm));
+            check_blocks(&out, n, exchanged, "alltoall element");
+            if (blk != MPI_INT)
+                MPI_Type_free(&blk);
+            buf_free(&all);
+            buf_free(&one);
+            buf_free(&out);
+        }
     }
 }
 
@@ -342,6 +410,10 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "gather_scatter_mode%d", mode);
         mtest_begin(name);
         test_gather_scatter(mode);
+        mtest_end();
+        snprintf(name, sizeof name, "allgather_alltoall_mode%d", mode);
+        mtest_begin(name);
+        test_allgather_alltoall(mode);
         mtest_end();
         snprintf(name, sizeof name, "reduce_scatter_mode%d", mode);
         mtest_begin(name);

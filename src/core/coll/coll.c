@@ -511,7 +511,24 @@ tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scoun
 {
     prep_t pr;
     tern_coll_args_t a;
+    tern_dt_desc_t sd, rd;
+    const tern_coll_algo_t *chosen = NULL;
+    /* Two ranks, contiguous, the send describing the bytes of one block. */
+    if (pair_call(c, req_p) && pair_contig(rtype, &rd) &&
+        (sbuf == MPI_IN_PLACE ||
+         (pair_contig(stype, &sd) && (size_t)sd.size * scount == (size_t)rd.size * rcount))) {
+        args_init(&a, c);
+        a.bytes = (size_t)rd.size * rcount;
+        a.rbuf = offset(rbuf, rd.true_lb);
+        a.sbuf = sbuf == MPI_IN_PLACE ? offset(a.rbuf, (MPI_Aint)((size_t)c->rank * a.bytes))
+                                      : offset(sbuf, sd.true_lb);
+        if (pair_chosen(&a, TERN_COLL_ALLGATHER, a.bytes,
+                        TERN_COLL_ALGO_allgather_recursive_doubling, 1, &chosen))
+            return tern_coll_pair_allgather(&a);
+    }
     PREP(pr, c, 1, req_p);
+    if (chosen) /* contiguous: a holds the views already */
+        return finish_chosen(&pr, &a, TERN_COLL_ALLGATHER, a.bytes, req_p, persistent, chosen);
     args_init(&a, c);
     size_t ext = (size_t)tern_datatype_extent(rtype);
     if (c->is_inter) {
@@ -561,8 +578,27 @@ tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount
 {
     prep_t pr;
     tern_coll_args_t a;
+    tern_dt_desc_t sd, rd;
+    const tern_coll_algo_t *chosen = NULL;
     size_t p = (size_t)c->size;
+    /* Two ranks, contiguous, the send describing the bytes of the blocks;
+     * in place only as far as the pair's scratch holds a block. */
+    if (pair_call(c, req_p) && pair_contig(rtype, &rd) &&
+        (sbuf == MPI_IN_PLACE ||
+         (pair_contig(stype, &sd) && (size_t)sd.size * scount == (size_t)rd.size * rcount))) {
+        args_init(&a, c);
+        a.bytes = (size_t)rd.size * rcount;
+        a.rbuf = offset(rbuf, rd.true_lb);
+        a.sbuf = sbuf == MPI_IN_PLACE ? a.rbuf : offset(sbuf, sd.true_lb);
+        if (pair_chosen(&a, TERN_COLL_ALLTOALL, a.bytes, TERN_COLL_ALGO_alltoall_pairwise,
+                        sbuf != MPI_IN_PLACE || a.bytes <= TERN_COLL_PAIR_TMP, &chosen))
+            return tern_coll_pair_alltoall(&a);
+        if (sbuf == MPI_IN_PLACE)
+            chosen = NULL; /* the schedule reads a private copy of the blocks */
+    }
     PREP(pr, c, 1, req_p);
+    if (chosen) /* contiguous: a holds the views already */
+        return finish_chosen(&pr, &a, TERN_COLL_ALLTOALL, a.bytes, req_p, persistent, chosen);
     args_init(&a, c);
     if (c->is_inter) {
         size_t q = (size_t)c->remote_size;

@@ -1,7 +1,8 @@
 /* Two-rank collectives as direct messages (coll_pair.h). Each function is
  * its algorithm's schedule at p = 2 written out: bcast_binomial.c,
  * reduce_binomial.c, allreduce_recursive_doubling.c, gather_binomial.c,
- * scatter_binomial.c and reduce_scatter_direct.c say why the messages and
+ * scatter_binomial.c, allgather_recursive_doubling.c, alltoall_pairwise.c
+ * and reduce_scatter_direct.c say why the messages and
  * the folds are what they are.
  * A send goes eager at once when it can (no request), else through a
  * request waited for at the end; a receive whose message is here already
@@ -261,6 +262,44 @@ tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a)
     if (a->rbuf != mine && b)
         memmove(a->rbuf, mine, b);
     return pair_end(&p);
+}
+
+/* Each rank sends its block and takes the other's (recursive doubling at
+ * p = 2: one message each way), copying its own block while the other's
+ * is on its way. */
+tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    size_t b = a->bytes;
+    char *own = (char *)a->rbuf + (size_t)a->comm->rank * b;
+    send_begin(&p, a->sbuf, b);
+    recv_begin(&p, (char *)a->rbuf + (size_t)p.peer * b, b);
+    if (a->sbuf != own && b)
+        memmove(own, a->sbuf, b);
+    return pair_end(&p);
+}
+
+/* Pairwise exchange at p = 2: the block for the other goes, the other's
+ * block for us comes, our own is copied meanwhile. In place (sbuf ==
+ * rbuf) the other's block lands in scratch until ours for it has gone. */
+tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a)
+{
+    pair_t p;
+    pair_init(&p, a);
+    size_t b = a->bytes, mine = (size_t)a->comm->rank * b, theirs = (size_t)p.peer * b;
+    const char *sb = a->sbuf;
+    char *rb = a->rbuf;
+    int in_place = sb == rb;
+    _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
+    send_begin(&p, sb + theirs, b);
+    recv_begin(&p, in_place ? tmp : rb + theirs, b);
+    if (!in_place && b)
+        memmove(rb + mine, sb + mine, b);
+    pair_end(&p);
+    if (in_place && !p.stop && b)
+        memcpy(rb + theirs, tmp, b);
+    return p.st;
 }
 
 /* Each rank sends the other its segment and folds x_0 op x_1 over its own

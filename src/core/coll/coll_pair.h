@@ -1,8 +1,9 @@
 /* Two ranks, blocking, small contiguous data: the rooted collectives,
- * allreduce and reduce_scatter run as the one or two messages that the
- * table's algorithm for that case sends (bcast, reduce, gather and scatter
- * binomial; allreduce recursive doubling; reduce_scatter direct), posted
- * straight to point-to-point with no schedule: no schedule object, step,
+ * allreduce, allgather, alltoall and reduce_scatter run as the one or two
+ * messages that the table's algorithm for that case sends (bcast, reduce,
+ * gather and scatter binomial; allreduce and allgather recursive doubling;
+ * alltoall pairwise; reduce_scatter direct), posted straight to
+ * point-to-point with no schedule: no schedule object, step,
  * in-flight list or scratch arena, no pooled request for a receive that is
  * not here yet (one on the stack).
  * The messages, their tags (the communicator's next blocking collective
@@ -28,6 +29,9 @@ tern_status_t tern_coll_pair_reduce(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_allreduce(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_gather(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a);
+/* a->bytes is one rank's block; alltoall's sbuf == rbuf in place. */
+tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a);
+tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a);
 /* a->rcounts holds the two segments' element counts. */
 tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a);
 
