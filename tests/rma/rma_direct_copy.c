@@ -5,8 +5,8 @@
  * true_lb on one side only, a zero-size type, zero counts, MPI_PROC_NULL,
  * copies from TERN_RMA_MOVSB_MIN (the string copy) at odd offsets and
  * lengths, flush and flush_all publishing puts, and range errors naming
- * the function and the window. Every byte is checked,
- * the bytes around each target range too. */
+ * the function and the window. Every byte is checked, the bytes around
+ * each target range too. */
 #include "../mpi/mtest.h"
 
 #include <mpi.h>
