@@ -1,11 +1,12 @@
 /* Puts and gets on a Win_allocate window (ranks of one node: direct
  * access, one copy at the call, rma_shm.c): plain predefined types (decoded
  * from the handle), origin and target types that differ, a pair type and
- * derived types (looked up; types with holes go the general way), zero
- * counts, MPI_PROC_NULL, copies from TERN_RMA_MOVSB_MIN (the string copy)
- * at odd offsets and lengths, flush and flush_all publishing puts, and a
- * range error naming the function and the window. Every byte is checked,
- * the bytes around each target range too. */
+ * derived types (looked up; types with holes go the general way), a
+ * true_lb on one side only, a zero-size type, zero counts, MPI_PROC_NULL,
+ * copies from TERN_RMA_MOVSB_MIN (the string copy) at odd offsets and
+ * lengths, flush and flush_all publishing puts, and range errors naming
+ * the function and the window. Every byte is checked, the bytes around
+ * each target range too. */
 #include "../mpi/mtest.h"
 
 #include <mpi.h>
@@ -37,8 +38,8 @@ static int moves(const shape_t *s, size_t i)
     return !s->holes || i % 16 < 12;
 }
 
-static MPI_Datatype three_ints, vec, shifted;
-static shape_t shapes[12];
+static MPI_Datatype three_ints, vec, shifted, dup_int, empty;
+static shape_t shapes[16];
 static int nshapes;
 
 static void add(const char *name, MPI_Datatype o, int oc, MPI_Datatype t, int tc, MPI_Aint disp,
@@ -57,6 +58,10 @@ static void make_shapes(void)
     MPI_Aint at = 12;
     MPI_Type_create_hindexed(1, &len, &at, MPI_INT, &shifted); /* true_lb 12 */
     MPI_Type_commit(&shifted);
+    MPI_Type_dup(MPI_INT, &dup_int); /* contiguous, not a plain handle */
+    MPI_Type_commit(&dup_int);
+    MPI_Type_contiguous(0, MPI_INT, &empty); /* no bytes: nothing moves */
+    MPI_Type_commit(&empty);
     /* Disjoint target ranges, odd offsets and lengths among them. */
     add("byte", MPI_BYTE, 8, MPI_BYTE, 8, 0, 8, 0);
     add("int", MPI_INT, 25, MPI_INT, 25, 64, 100, 0);
@@ -67,6 +72,10 @@ static void make_shapes(void)
     add("contiguous", three_ints, 7, three_ints, 7, 5003, 84, 0);
     add("vector", vec, 1, MPI_INT, 8, 6000, 32, 0);
     add("true_lb", shifted, 1, shifted, 1, 7000, 28, 0);
+    add("true_lb origin only", shifted, 1, MPI_INT, 4, 7100, 16, 0);
+    add("true_lb target only", MPI_INT, 4, shifted, 1, 7200, 28, 0);
+    add("int to dup int", MPI_INT, 6, dup_int, 6, 7300, 24, 0);
+    add("zero-size type", empty, 5, empty, 5, 7400, 0, 0);
     add("64 KB", MPI_BYTE, 65536, MPI_BYTE, 65536, 8192, 65536, 0);
     add("1 MB + 3, odd", MPI_CHAR, (1 << 20) + 3, MPI_CHAR, (1 << 20) + 3, 80001,
         (1 << 20) + 3, 0);
@@ -211,6 +220,12 @@ int main(int argc, char **argv)
           mtest_errstr(rc));
     CHECK(strstr(mtest_errstr(rc), "direct-copy-window") != NULL,
           "message \"%s\" names no window", mtest_errstr(rc));
+    rc = MPI_Get(buf, 2, MPI_INT, to, WIN_BYTES - 7, 2, MPI_INT, win);
+    CHECK_CLASS(rc, MPI_ERR_RMA_RANGE, "get past the window's end");
+    CHECK(strstr(mtest_errstr(rc), "MPI_Get") != NULL, "message \"%s\" names no MPI_Get",
+          mtest_errstr(rc));
+    CHECK(strstr(mtest_errstr(rc), "direct-copy-window") != NULL,
+          "message \"%s\" names no window", mtest_errstr(rc));
     rc = MPI_Get(buf, 2, MPI_INT, to, WIN_BYTES / 4, 2, MPI_INT, win);
     CHECK_RC(rc); /* disp counts bytes here: in range */
     rc = MPI_Get(buf, 2, MPI_DOUBLE, to, -1, 2, MPI_DOUBLE, win);
@@ -224,6 +239,8 @@ int main(int argc, char **argv)
     MPI_Type_free(&three_ints);
     MPI_Type_free(&vec);
     MPI_Type_free(&shifted);
+    MPI_Type_free(&dup_int);
+    MPI_Type_free(&empty);
     free(buf);
     free(want);
     free(scratch);

@@ -224,16 +224,30 @@ static tern_status_t direct_issue(tern_win_t *w, const tern_rma_call_t *c, rma_h
 
 const tern_rma_path_t tern_rma_path_direct = {.name = "direct", .issue = direct_issue};
 
-/* A contiguous type's size and true_lb: plain predefined types decoded
- * from the handle, the others looked up; 0 for a type with holes. */
-static inline int contig_type(MPI_Datatype dt, tern_dt_desc_t *d)
+/* Where a contiguous type's data lies: bytes per element (0: a type with
+ * holes, or none) and true_lb. Returned in two registers, not written into
+ * a tern_dt_desc_t on the stack: GCC copied such a struct (t = o) with
+ * 16-byte loads across its two 8-byte stores, a store-to-load forward that
+ * fails on every put and get (docs/performance.md row putlat). */
+typedef struct {
+    MPI_Aint size, true_lb;
+} contig_span_t;
+
+/* The types that are not plain predefined ones, looked up. */
+static __attribute__((noinline)) contig_span_t contig_described(MPI_Datatype dt)
 {
-    if (__builtin_expect(tern_datatype_is_plain(dt), 1)) {
-        d->size = tern_datatype_plain_size(dt);
-        d->true_lb = 0;
-        return 1;
-    }
-    return tern_datatype_describe(dt, d) && d->contig;
+    tern_dt_desc_t d;
+    if (!tern_datatype_describe(dt, &d) || !d.contig)
+        return (contig_span_t){0, 0};
+    return (contig_span_t){d.size, d.true_lb};
+}
+
+/* Plain predefined types decoded from the handle, the others looked up. */
+static inline contig_span_t contig_type(MPI_Datatype dt)
+{
+    if (__builtin_expect(tern_datatype_is_plain(dt), 1))
+        return (contig_span_t){tern_datatype_plain_size(dt), 0};
+    return contig_described(dt);
 }
 
 int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
@@ -247,12 +261,9 @@ int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MP
     /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no
      * lock or start epoch is open while fence_open is). */
     w->fence_used |= w->fence_open;
-    tern_dt_desc_t o, t;
-    if (!contig_type(otype, &o))
-        return 0;
-    if (ttype == otype)
-        t = o;
-    else if (!contig_type(ttype, &t))
+    const contig_span_t o = contig_type(otype);
+    const contig_span_t t = ttype == otype ? o : contig_type(ttype);
+    if (o.size <= 0 || t.size <= 0)
         return 0;
     MPI_Aint bytes, tbytes, off;
     if (__builtin_mul_overflow(ocount, o.size, &bytes) ||
