@@ -318,6 +318,8 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     tern_rt.node_oversubscribed = tern_rt.local_size > sysconf(_SC_NPROCESSORS_ONLN);
     tern_rt.spin_limit =
         tern_knob_count_or(TERN_KNOB_PROGRESS_SPIN, tern_rt.local_size > cpus_available() ? 0 : 4096);
+    tern_rt.lone_yields =
+        tern_knob_count_or(TERN_KNOB_PROGRESS_LONE_YIELDS, tern_rt.local_size > cpus_available() ? 64 : 0);
 
     tern_rt.n_peers = tern_rt.size;
     tern_rt.peer_cap = tern_rt.size + TERN_DYN_PEERS_MAX;

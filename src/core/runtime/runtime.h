@@ -113,6 +113,7 @@ typedef struct {
      * index it. */
     size_t eager_big_part;
     long spin_limit;            /* empty polls before sched_yield */
+    long lone_yields;           /* instant yields in a row before a 50 us sleep; 0: never */
     /* More ranks on this node than it has CPUs online: every rank of the
      * node gets the same answer (unlike the affinity masks'), so the
      * collectives may choose algorithms by it. */
