@@ -17,7 +17,11 @@
  * unexpected. Above one bulk cell's data (65,568 bytes) a message runs on
  * into the next cells, always in parts: sizes either side of one and two
  * cells and of the limit (reruns with TERN_P2P_EAGER_BIG_MAX 256 KB),
- * truncation, slow parts and a vector receive past the first cell.
+ * truncation, slow parts and a vector receive past the first cell. A
+ * message in parts has a 48-byte header that puts its data on a cache
+ * line (65,536 data bytes in the first cell): sizes either side of one and
+ * two such cells, and send and receive buffers at offsets 0-63 of a line,
+ * messages in one part, two, and over two cells.
  * Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
@@ -30,14 +34,16 @@
 /* The queue's eager limit: 16512-byte cells (the test's ENV) less the
  * 16-byte cell header and room for the largest match header (64). */
 #define EAGER_LIMIT 16432
-/* One 64 KB bulk cell's payload (65,584 bytes) less the match header. */
+/* One 64 KB bulk cell's payload (65,584 bytes) less the match header, and
+ * less the 48-byte header of a message in parts (its data on a line). */
 #define CELL_DATA 65568
+#define PARTS_CELL_DATA 65536
 #define GUARD 64
 #define FLOOD 48
 
 /* TERN_P2P_EAGER_BIG_MAX, set by the test's ENV. */
 static size_t big_limit;
-static size_t sizes[20];
+static size_t sizes[24];
 static size_t nsizes;
 
 static void set_sizes(void)
@@ -46,7 +52,9 @@ static void set_sizes(void)
     big_limit = s ? (size_t)strtoull(s, NULL, 10) : 131072;
     static const size_t fixed[] = {EAGER_LIMIT, EAGER_LIMIT + 1, 20000,         20001,
                                    32768,       39999,           40000,         40001,
-                                   CELL_DATA,   CELL_DATA + 1,   2 * CELL_DATA + 16, 2 * CELL_DATA + 17};
+                                   CELL_DATA,   CELL_DATA + 1,   2 * CELL_DATA + 16, 2 * CELL_DATA + 17,
+                                   PARTS_CELL_DATA, PARTS_CELL_DATA + 1, PARTS_CELL_DATA + 65584,
+                                   PARTS_CELL_DATA + 65585};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         sizes[nsizes++] = fixed[i];
     sizes[nsizes++] = big_limit - 1;
@@ -381,6 +389,38 @@ static void noncontig(int peer, char *sbuf, char *rbuf, int blocks)
     }
 }
 
+/* Messages in parts between buffers at every kind of offset within a
+ * cache line (the data sits on a line of the cell: EAGER_PARTS_HDR), sent
+ * both ways: every byte, and nothing written around the message. Sizes
+ * past the ENV's limit go by rendezvous, as any message may. */
+static void offsets(int peer, char *sbuf, char *rbuf)
+{
+    static const size_t offs[] = {0, 1, 16, 32, 48, 63};
+    static const size_t lens[] = {20000, 32768, 40001, PARTS_CELL_DATA + 1, 2 * PARTS_CELL_DATA + 1};
+    for (size_t a = 0; a < sizeof offs / sizeof offs[0]; a++)
+        for (size_t b = 0; b < sizeof offs / sizeof offs[0]; b++)
+            for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+                size_t n = lens[l], so = offs[a], ro = offs[b];
+                char what[96];
+                uint32_t seed = (uint32_t)(n + so * 64 + ro);
+                snprintf(what, sizeof what, "%zu bytes, send offset %zu, receive offset %zu", n, so, ro);
+                mtest_fill(sbuf + so, n, seed);
+                memset(rbuf, 0xA5, ro + n + GUARD);
+                MPI_Status st;
+                if (mtest_rank < peer) {
+                    CHECK_RC(MPI_Send(sbuf + so, (int)n, MPI_BYTE, peer, 7, MPI_COMM_WORLD));
+                    CHECK_RC(MPI_Recv(rbuf + ro, (int)(n + GUARD), MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
+                } else {
+                    CHECK_RC(MPI_Recv(rbuf + ro, (int)(n + GUARD), MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
+                    CHECK_RC(MPI_Send(sbuf + so, (int)n, MPI_BYTE, peer, 7, MPI_COMM_WORLD));
+                }
+                CHECK_STATUS(&st, peer, 7, (int)n, what);
+                CHECK_PATTERN(rbuf + ro, n, seed, what);
+                CHECK(rbuf[ro + n] == (char)0xA5, "%s: byte past the message overwritten", what);
+                CHECK(ro == 0 || rbuf[ro - 1] == (char)0xA5, "%s: byte before the message overwritten", what);
+            }
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -423,6 +463,9 @@ int main(int argc, char **argv)
         slow_source(peer, rbuf, 60000);
         if (goes_big(150000)) /* a rendezvous read of protected pages fails */
             slow_source(peer, rbuf, 150000);
+        mtest_end();
+        mtest_begin("buffer offsets");
+        offsets(peer, sbuf, rbuf);
         mtest_end();
         mtest_begin("non-contiguous");
         noncontig(peer, sbuf, rbuf, 12000);

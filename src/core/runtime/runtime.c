@@ -130,12 +130,12 @@ static long auto_spin_limit(void)
     return 4096;
 }
 
-/* A plain eager header (16 bytes) in front of the data; never above an
- * explicit TERN_P2P_EAGER_MAX, so that a limit set to force rendezvous
- * holds for every size. */
+/* The parts' eager header (48 bytes, pkt_eager_aligned_t) in front of the
+ * data; never above an explicit TERN_P2P_EAGER_MAX, so that a limit set to
+ * force rendezvous holds for every size. */
 static size_t eager_big_limit(const tern_peer_t *peer, size_t eager_knob)
 {
-    size_t max = peer->am_big_max > 16 ? peer->am_big_max - 16 : 0;
+    size_t max = peer->am_big_max > 48 ? peer->am_big_max - 48 : 0;
     size_t knob = tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_MAX);
     if (knob < max)
         max = knob;
