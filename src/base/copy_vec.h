@@ -1,4 +1,4 @@
-/* The copy of a 1-4 KB eager message into a shm queue cell whose lines
+/* The copy of a 1-8 KB eager message into a shm queue cell whose lines
  * this core took for writing while it waited (shm_warm.h), and out of it
  * on the receiving core: an AVX2 loop of 32-byte loads and stores, 128
  * bytes a turn. glibc's memcpy runs `rep movsb` from 2112 bytes on this

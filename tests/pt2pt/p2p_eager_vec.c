@@ -1,7 +1,8 @@
 /* Eager messages copied by the AVX2 loop into a queue cell taken while the
  * sender waited (TERN_P2P_EAGER_VEC_MIN / _MAX, core/pt2pt/p2p.c;
- * PKT_EAGER_VEC in p2p_pkt.h; transport/shm/shm_warm.h): after a send of
- * 1-4 KB the sender's first idle poll zeroes the next cell's payload lines,
+ * PKT_EAGER_VEC in p2p_pkt.h; transport/shm/shm_warm.h): after a send in
+ * that range (1-8 KB by default) the sender's first idle poll zeroes the
+ * next cell's payload lines once the receiver took the earlier messages,
  * and the next such send into that cell goes by the loop, which the
  * receiver then uses to copy out. Checked: ping-pongs at sizes either side
  * of both limits and of the loop's 128-byte turn, from buffers at odd
@@ -9,8 +10,9 @@
  * message; 8-byte messages (packed cells) and 4 KB ones interleaved in one
  * window; truncation; every byte and the byte after the message; and by
  * the counter tern_p2p_eager_vec_sent that the ping-pong took the path
- * (the test's ENV: 1-4 KB), that 8 KB never does, and that none does with
- * TERN_P2P_EAGER_VEC_MAX=0 (a rerun). Pairs of ranks (0-1, 2-3). */
+ * (the test's ENV: 1-4 KB; a rerun 1 byte to 8193), that 16 KB never
+ * does, and that none does with TERN_P2P_EAGER_VEC_MAX=0 (a rerun). Pairs
+ * of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
 #include <stdint.h>
@@ -147,14 +149,15 @@ int main(int argc, char **argv)
     RC(MPI_T_pvar_session_create(&sess), MPI_SUCCESS);
     MPI_T_pvar_handle h = mpit_handle("tern_p2p_eager_vec_sent", MPI_T_PVAR_CLASS_COUNTER, -1, NULL, 1);
     int peer = mtest_partner();
-    size_t bytes = 128 << 10;
+    size_t bytes = 128 << 10; /* mixed(): 12 x (4 KB + 64) */
     char *sbuf = aligned_alloc(4096, bytes), *rbuf = aligned_alloc(4096, bytes);
     if (!sbuf || !rbuf)
         FATAL("no memory for the buffers");
 
     if (peer != mtest_rank) {
         /* Either side of 1 KB and 4 KB, a 128-byte turn and a tail. */
-        static const size_t sizes[] = {8, 1023, 1024, 1025, 1151, 2048, 3000, 4095, 4096, 4097};
+        static const size_t sizes[] = {8,    1023, 1024, 1025, 1151, 2048, 3000,
+                                       4095, 4096, 4097, 6144, 8191, 8192, 8193};
         mtest_begin("ping-pong");
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             pingpong(peer, sizes[i], 0, 0, sbuf, rbuf);
@@ -163,8 +166,8 @@ int main(int argc, char **argv)
             CHECK(after > 0, "no 1-4 KB message of the ping-pongs went by the loop");
         else
             CHECK(after == 0, "%llu messages went by the loop, which is off", after);
-        pingpong(peer, 8192, 0, 0, sbuf, rbuf);
-        CHECK(rd(h) == after, "an 8 KB message went by the loop (%llu, was %llu)", rd(h), after);
+        pingpong(peer, 16384, 0, 0, sbuf, rbuf);
+        CHECK(rd(h) == after, "a 16 KB message went by the loop (%llu, was %llu)", rd(h), after);
         mtest_end();
         mtest_begin("odd offsets");
         pingpong(peer, 4096, 1, 17, sbuf, rbuf);

@@ -458,8 +458,9 @@ static inline int shm_drain_bulk(tern_tl_t *tl, shm_in_t *in, unsigned max)
     return events;
 }
 
-/* After a 1-4 KB send (shm_warm.h): a poll that found nothing takes the
- * next cell. Out of line: the poll pays one test of warm.ring. */
+/* After a send in the TERN_P2P_EAGER_VEC range (shm_warm.h): a poll that
+ * found nothing takes the next cell. Out of line: the poll pays one test
+ * of warm.ring. */
 static __attribute__((noinline, cold)) void shm_warm_if_idle(tern_tl_t *tl, int events)
 {
     if (events == 0)
