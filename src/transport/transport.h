@@ -237,6 +237,12 @@ typedef struct {
      * NULL when full now; am_commit sends len bytes written there. */
     void *(*am_reserve)(tern_tl_t *tl, int peer, size_t len);
     void (*am_commit)(tern_tl_t *tl, int peer, size_t len);
+    /* Optional with am_reserve: 1 if the room it just returned for len
+     * bytes lies on lines this process took for writing beforehand (shm:
+     * while it waited, tern_shm_warm), so no other core holds them; and
+     * asks that the room after it be taken for len bytes at the next wait.
+     * The core then copies by base/copy_vec.h (PKT_EAGER_VEC). */
+    int (*am_reserved_warm)(tern_tl_t *tl, int peer, size_t len);
     /* Bulk channel (optional; where attr bulk_max is not 0): bulk_reserve
      * returns room for bulk_max bytes, or NULL when the channel is full
      * now; bulk_commit publishes len bytes written at the reserved

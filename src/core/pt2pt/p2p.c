@@ -12,6 +12,7 @@
 #include "core/runtime/runtime.h"
 #include "base/config.h"
 #include "base/copy_movsb.h"
+#include "base/copy_vec.h"
 #include "base/log.h"
 #include "base/profile.h"
 #include "base/pvars.h"
@@ -68,11 +69,21 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
         char *p = peer->ops->am_reserve(peer->tl, dest_world, hdr_len + bytes);
         if (p == NULL)
             return 0;
-        memcpy(p, &m, sizeof m);
-        if (hdr_len != sizeof m)
+        if (hdr_len == sizeof m) {
+            memcpy(p, &m, sizeof m);
+            if (bytes)
+                memcpy(p + hdr_len, buf, bytes);
+        } else if (bytes - tern_rt.eager_vec_min <= tern_rt.eager_vec_span &&
+                   peer->ops->am_reserved_warm &&
+                   peer->ops->am_reserved_warm(peer->tl, dest_world, hdr_len + bytes)) {
+            m.type = PKT_EAGER_VEC; /* the receiver copies out by the same loop */
+            memcpy(p, &m, sizeof m);
+            tern_copy_vec(p + hdr_len, buf, bytes);
+            tern_pvar_add(TERN_PVAR_P2P_EAGER_VEC_SENT, 1);
+        } else {
+            memcpy(p, &m, sizeof m);
             tern_copy_to_cell(p + hdr_len, buf, bytes, tern_rt.eager_movsb_max);
-        else if (bytes)
-            memcpy(p + hdr_len, buf, bytes);
+        }
         peer->ops->am_commit(peer->tl, dest_world, hdr_len + bytes);
         peer->match_sent++;
     } else {
@@ -380,17 +391,26 @@ static inline __attribute__((always_inline)) void eager_taken(const tern_req_t *
 /* A receive meets an eager message (data, size bytes): status, copy or
  * unpack, credit. The caller completes the request (after the
  * acknowledgement of a synchronous send). */
-static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size_t size,
-                          const void *data)
+static inline __attribute__((always_inline)) void deliver_eager_by(tern_req_t *req, int src_world,
+                                                                   int src, int tag, size_t size,
+                                                                   const void *data, int vec)
 {
     size_t n = size <= req->bytes ? size : req->bytes;
     eager_status(req, src_world, src, tag, size, n);
     /* Non-contiguous receives unpack straight out of the message. */
     if (__builtin_expect(req->noncontig, 0))
         tern_datatype_unpack_range(data, n, req->buf, (size_t)req->count, req->datatype, 0);
+    else if (vec)
+        tern_copy_vec(req->buf, data, n);
     else if (n)
         memcpy(req->buf, data, n);
     eager_taken(req, src_world, size);
+}
+
+static void deliver_eager(tern_req_t *req, int src_world, int src, int tag, size_t size,
+                          const void *data)
+{
+    deliver_eager_by(req, src_world, src, tag, size, data, 0);
 }
 
 /* A receive meets its message (straight from the transport or from the
@@ -539,21 +559,25 @@ int tern_p2p_cancel_recv(tern_req_t *req)
     return 1;
 }
 
-static void handle_match_packet(int src_world, const void *pkt, size_t len)
+/* A match packet; vec: a PKT_EAGER_VEC, whose data a posted receive
+ * copies out by base/copy_vec.h (the sender's copy in). */
+static inline __attribute__((always_inline)) void match_packet(int src_world, const void *pkt,
+                                                               size_t len, int vec)
 {
     const pkt_match_t *m = pkt;
-    int eager = m->type == PKT_EAGER || m->type == PKT_EAGER_ALIGNED;
-    size_t hdr_len = m->type == PKT_EAGER           ? sizeof(pkt_match_t)
-                     : m->type == PKT_EAGER_ALIGNED ? sizeof(pkt_eager_aligned_t)
-                     : m->type == PKT_EAGER_SYNC    ? sizeof(pkt_sync_t)
-                                                    : sizeof(pkt_rts_t);
+    int eager = vec || m->type == PKT_EAGER || m->type == PKT_EAGER_ALIGNED;
+    size_t hdr_len = m->type == PKT_EAGER                  ? sizeof(pkt_match_t)
+                     : vec || m->type == PKT_EAGER_ALIGNED ? sizeof(pkt_eager_aligned_t)
+                     : m->type == PKT_EAGER_SYNC           ? sizeof(pkt_sync_t)
+                                                           : sizeof(pkt_rts_t);
     uint64_t seq = tern_rt.peers[src_world].match_recvd++; /* counted as the sender does */
     if (eager && __builtin_expect(len >= hdr_len, 1)) {
         /* The common case, a plain eager message meeting a posted receive,
          * matches on the packet header itself (no tern_msg_t is built). */
         tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
         if (req) {
-            deliver_eager(req, src_world, m->src, m->tag, len - hdr_len, (const char *)pkt + hdr_len);
+            deliver_eager_by(req, src_world, m->src, m->tag, len - hdr_len,
+                             (const char *)pkt + hdr_len, vec);
             tern_req_complete(req);
             return;
         }
@@ -568,6 +592,7 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
                       .context_id = m->context_id, .size = len - hdr_len, .seq = seq};
     switch (m->type) {
     case PKT_EAGER_ALIGNED: /* the header's form ends here */
+    case PKT_EAGER_VEC:     /* and so does the copy's */
         msg.type = PKT_EAGER;
         msg.data = (const char *)pkt + sizeof(pkt_eager_aligned_t);
         break;
@@ -600,6 +625,16 @@ static void handle_match_packet(int src_world, const void *pkt, size_t len)
     tern_status_t st = tern_match_add_unexpected(&msg);
     if (st != TERN_OK) /* the message is lost: the pair is broken */
         tern_p2p_peer_broken(src_world, st, "an unexpected message could not be stored");
+}
+
+static void handle_match_packet(int src_world, const void *pkt, size_t len)
+{
+    match_packet(src_world, pkt, len, 0);
+}
+
+static __attribute__((noinline)) void handle_eager_vec(int src_world, const void *pkt, size_t len)
+{
+    match_packet(src_world, pkt, len, 1);
 }
 
 /* Copies want bytes of a message written in parts to dst as the parts
@@ -700,6 +735,9 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
     case PKT_EAGER_SYNC:
     case PKT_RTS:
         handle_match_packet(src_world, pkt, len);
+        return;
+    case PKT_EAGER_VEC:
+        handle_eager_vec(src_world, pkt, len);
         return;
     case PKT_EAGER_PARTS:
         handle_eager_parts(src_world, pkt, len);

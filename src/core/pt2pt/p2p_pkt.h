@@ -20,6 +20,7 @@ enum {
     PKT_CREDIT,        /* receiver consumed eager bytes: return credit */
     PKT_EAGER_ALIGNED, /* pkt_eager_aligned_t + data: PKT_EAGER once parsed */
     PKT_EAGER_PARTS,   /* pkt_eager_aligned_t + data written in parts (am_big_grow) */
+    PKT_EAGER_VEC,     /* PKT_EAGER_ALIGNED copied in by base/copy_vec.h: out by it too */
 };
 
 /* 16 bytes: behind shm's 16-byte cell header an eager message of up to

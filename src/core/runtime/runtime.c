@@ -1,5 +1,6 @@
 #include "core/runtime/runtime.h"
 #include "base/config.h"
+#include "base/copy_vec.h"
 #include "base/log.h"
 #include "pmi/pmi.h"
 #include "pmi/pmi_profile.h"
@@ -313,6 +314,11 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     if (tern_rt.eager_align_min == 0)
         tern_rt.eager_align_min = SIZE_MAX;
     tern_rt.eager_movsb_max = tern_knob_size(TERN_KNOB_P2P_EAGER_MOVSB_MAX);
+    size_t vec_min = tern_knob_size(TERN_KNOB_P2P_EAGER_VEC_MIN),
+           vec_max = tern_knob_size(TERN_KNOB_P2P_EAGER_VEC_MAX);
+    int vec_on = vec_max != 0 && vec_max >= vec_min && tern_copy_vec_supported();
+    tern_rt.eager_vec_min = vec_on ? vec_min : SIZE_MAX; /* SIZE_MAX: never */
+    tern_rt.eager_vec_span = vec_on ? vec_max - vec_min : 0;
     tern_rt.rma_movsb_min = tern_knob_size(TERN_KNOB_RMA_MOVSB_MIN);
     tern_rt.eager_big_part = tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_PART);
     tern_rt.node_oversubscribed = tern_rt.local_size > sysconf(_SC_NPROCESSORS_ONLN);

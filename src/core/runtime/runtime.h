@@ -104,6 +104,12 @@ typedef struct {
     /* Aligned eager sends up to this size copy into the cell by `rep
      * movsb` (base/copy_movsb.h; TERN_P2P_EAGER_MOVSB_MAX, 0: never). */
     size_t eager_movsb_max;
+    /* Aligned eager sends of eager_vec_min to eager_vec_min +
+     * eager_vec_span bytes copy by the AVX2 loop into a cell the transport
+     * took beforehand (base/copy_vec.h; TERN_P2P_EAGER_VEC_MIN / _MAX);
+     * eager_vec_min SIZE_MAX: never. */
+    size_t eager_vec_min;
+    size_t eager_vec_span;
     /* Direct puts and gets from this size copy by `rep movsb`
      * (base/copy_movsb.h; TERN_RMA_MOVSB_MIN). */
     size_t rma_movsb_min;

@@ -458,6 +458,15 @@ static inline int shm_drain_bulk(tern_tl_t *tl, shm_in_t *in, unsigned max)
     return events;
 }
 
+/* After a send in the TERN_P2P_EAGER_VEC range (shm_warm.h): a poll that
+ * found nothing takes the next cell. Out of line: the poll pays one test
+ * of warm.ring. */
+static __attribute__((noinline, cold)) void shm_warm_if_idle(tern_tl_t *tl, int events)
+{
+    if (events == 0)
+        tern_shm_warm_idle(&tl->warm);
+}
+
 static int shm_progress(tern_tl_t *tl)
 {
     int events = 0;
@@ -472,6 +481,8 @@ static int shm_progress(tern_tl_t *tl)
         if (tl->bulk_max)
             events += shm_drain_bulk(tl, &in[i], 1);
     }
+    if (__builtin_expect(tl->warm.ring != NULL, 0))
+        shm_warm_if_idle(tl, events);
     return events;
 }
 
@@ -555,6 +566,14 @@ static void shm_am_commit(tern_tl_t *tl, int peer, size_t len)
         return;
     }
     tern_shm_ring_commit(&tl->out[li], len);
+}
+
+static int shm_am_reserved_warm(tern_tl_t *tl, int peer, size_t len)
+{
+    int li = tl->local_of[peer];
+    if (tl->pack_out[li].pend != NULL) /* a pack entry, not a cell */
+        return 0;
+    return tern_shm_warm_reserved(&tl->warm, &tl->out[li], len);
 }
 
 static void *shm_bulk_reserve(tern_tl_t *tl, int peer, size_t len)
@@ -700,6 +719,7 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .putv = tern_shm_putv,
     .am_reserve = shm_am_reserve,
     .am_commit = shm_am_commit,
+    .am_reserved_warm = shm_am_reserved_warm,
     .bulk_reserve = shm_bulk_reserve,
     .bulk_commit = shm_bulk_commit,
     .am_big_reserve = shm_am_big_reserve,

@@ -44,6 +44,7 @@
 #include "transport/shm/shm_pack.h"
 #include "transport/shm/shm_path.h"
 #include "transport/shm/shm_ring.h"
+#include "transport/shm/shm_warm.h"
 #include "transport/shm/shm_node_segment.h"
 #include "transport/transport.h"
 
@@ -136,6 +137,7 @@ struct tern_tl {
     size_t pack_lim;          /* messages below this many bytes are packed (0: none) */
     tern_shm_pack_out_t *pack_out; /* by local index, like out */
     size_t prefetch_max;      /* payload bytes of a cell prefetched (TERN_SHM_PREFETCH_MAX) */
+    tern_shm_warm_t warm;     /* the queue cell taken while idle (shm_warm.h) */
     int cma;                  /* 1 while get/put are usable */
     size_t rma_min;
     size_t *peer_rma_min;     /* by local index: rma_min, or less where single copy wins */
