@@ -168,6 +168,14 @@ typedef struct {
     size_t bulk_max;
     /* Largest message am_big_reserve takes; 0: no such op. */
     size_t am_big_max;
+    /* How the sender should copy a contiguous message into bulk-channel or
+     * am_big_reserve room (core/pt2pt/p2p_queue.c, tern_p2p_bulk_copy):
+     * from bulk_nt_min bytes with streaming stores where they pay, timed
+     * against plain ones per peer unless bulk_nt_always; 0: plain stores
+     * for every size (the transport's knobs decide, so the core reads
+     * none of them). */
+    size_t bulk_nt_min;
+    int bulk_nt_always;
     /* A counter that is 0 whenever progress would find nothing (the self
      * transport's queue length), so the progress loop can skip the call;
      * NULL means "always poll". */

@@ -183,6 +183,8 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->rma_min = a.rma_min;
     peer->bulk_max = a.bulk_max;
     peer->am_big_max = peer->ops->am_big_reserve ? a.am_big_max : 0;
+    peer->bulk_nt_min = a.bulk_nt_min ? a.bulk_nt_min : SIZE_MAX;
+    peer->bulk_nt_always = a.bulk_nt_always;
     peer->eager_big_max = eager_big_limit(peer, eager_knob);
     peer->get_min = a.get_min < a.rma_min ? a.get_min : 0;
     peer->credits = tern_rt.credit_max;
