@@ -210,6 +210,13 @@ typedef struct {
      * in the background that init then waits for (ofi: loading libfabric
      * while shm starts). */
     void (*prepare)(const tern_tl_params_t *params);
+    /* Optional (NULL where prepare starts nothing): called for every
+     * transport prepare was called for, once the job's transports have
+     * started or one of them failed to (a later one's init then never
+     * runs): waits for the work prepare left in the background, so that
+     * none outlives the start, failed or not (ofi: joins the preload
+     * thread, if its init did not). */
+    void (*prepare_wait)(void);
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
     void (*finalize)(tern_tl_t *tl);
     /* 1 if this transport can reach world rank `peer`. */
