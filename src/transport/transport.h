@@ -168,6 +168,14 @@ typedef struct {
     size_t bulk_max;
     /* Largest message am_big_reserve takes; 0: no such op. */
     size_t am_big_max;
+    /* How the sender should copy a contiguous message into bulk-channel or
+     * am_big_reserve room (core/pt2pt/p2p_queue.c, tern_p2p_bulk_copy):
+     * from bulk_nt_min bytes with streaming stores where they pay, timed
+     * against plain ones per peer unless bulk_nt_always; 0: plain stores
+     * for every size (the transport's knobs decide, so the core reads
+     * none of them). */
+    size_t bulk_nt_min;
+    int bulk_nt_always;
     /* A counter that is 0 whenever progress would find nothing (the self
      * transport's queue length), so the progress loop can skip the call;
      * NULL means "always poll". */
@@ -202,6 +210,13 @@ typedef struct {
      * in the background that init then waits for (ofi: loading libfabric
      * while shm starts). */
     void (*prepare)(const tern_tl_params_t *params);
+    /* Optional (NULL where prepare starts nothing): called for every
+     * transport prepare was called for, once the job's transports have
+     * started or one of them failed to (a later one's init then never
+     * runs): waits for the work prepare left in the background, so that
+     * none outlives the start, failed or not (ofi: joins the preload
+     * thread, if its init did not). */
+    void (*prepare_wait)(void);
     tern_status_t (*init)(const tern_tl_params_t *params, tern_tl_t **tl_p);
     void (*finalize)(tern_tl_t *tl);
     /* 1 if this transport can reach world rank `peer`. */

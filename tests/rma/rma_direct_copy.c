@@ -109,11 +109,9 @@ static void expected(const shape_t *s, int seed, unsigned char *out, unsigned ch
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mtest_rank = rank;
-    mtest_size = size;
+    mtest_init(&argc, &argv);
+    rank = mtest_rank;
+    size = mtest_size;
     const int to = (rank + 1) % size, from = (rank + size - 1) % size;
     make_shapes();
 

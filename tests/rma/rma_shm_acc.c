@@ -188,10 +188,9 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    mtest_rank = rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mtest_init(&argc, &argv);
+    rank = mtest_rank;
+    size = mtest_size;
     char *mem;
     MPI_Win win;
     MPI_Win_allocate(rank == 0 ? BYTES : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);

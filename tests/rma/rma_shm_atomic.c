@@ -20,10 +20,9 @@ enum { INTS = 0, MISALIGNED = 41, DBL = 64, MAXV = 80, CAS8 = 88, BYTES = 96 };
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    mtest_rank = rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mtest_init(&argc, &argv);
+    rank = mtest_rank;
+    size = mtest_size;
     char *mem;
     MPI_Win win;
     MPI_Win_allocate(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);

@@ -3,10 +3,13 @@
 set(TERN_GEN_C
   abi.c
   abi_tables.c
-  coll_blocking.c
-  coll_nonblocking.c
+  coll_blocking_all.c
+  coll_blocking_rooted.c
+  coll_nonblocking_all.c
+  coll_nonblocking_rooted.c
   coll_ops.c
-  coll_persistent.c
+  coll_persistent_all.c
+  coll_persistent_rooted.c
   comm_caching.c
   comm_comm.c
   comm_group.c
@@ -37,7 +40,8 @@ set(TERN_GEN_C
   tools_pvar.c
   topo_cart.c
   topo_graph.c
-  topo_neighbor.c
+  topo_neighbor_allgather.c
+  topo_neighbor_alltoall.c
 )
 set(TERN_GEN_F08_PROCS
 )

@@ -203,10 +203,10 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
             part = SIZE_MAX;
         size_t first = room - EAGER_PARTS_HDR;
         first = first < part ? first : part;
-        /* From TERN_SHM_BULK_NT_MIN the stream's choice of stores, timed
-         * per peer: in the VM's slow mode the receiver reads streamed
-         * parts from memory faster than plain ones from our cache. */
-        int nt = req->bytes >= tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN);
+        /* From the transport's bulk_nt_min the stream's choice of stores,
+         * timed per peer: in the VM's slow mode the receiver reads
+         * streamed parts from memory faster than plain ones from our cache. */
+        int nt = req->bytes >= peer->bulk_nt_min;
         pkt_eager_aligned_t h = {.m = *m};
         h.m.type = PKT_EAGER_PARTS;
         memcpy(p, &h, sizeof h);

@@ -8,6 +8,7 @@
 #include "core/runtime/runtime.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/pvars.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -185,12 +186,13 @@ static void copy_nt(void *dst, const void *src, size_t n)
 }
 
 /* Copies one chunk of a contiguous message into the bulk channel, with
- * streaming or plain stores (TERN_SHM_BULK_NT). Which is faster depends on
- * how far apart the two cores are, and a VM's host moves them (on the 2-vCPU
- * VM, within one run): near, the receiver reads plain-stored lines straight
- * from the sender's cache (20-25 GB/s through the pipeline) while streamed
- * lines go through memory (9 GB/s); far, every plain-stored line costs a
- * slow cross-core invalidation first (5-8 GB/s) and streaming wins (10-12).
+ * streaming or plain stores (the transport's bulk_nt_always, else timed).
+ * Which is faster depends on how far apart the two cores are, and a VM's
+ * host moves them (on the 2-vCPU VM, within one run): near, the receiver
+ * reads plain-stored lines straight from the sender's cache (20-25 GB/s
+ * through the pipeline) while streamed lines go through memory (9 GB/s);
+ * far, every plain-stored line costs a slow cross-core invalidation first
+ * (5-8 GB/s) and streaming wins (10-12).
  * Under auto the sender times its own copy (the time stamp counter, a few
  * cycles against the microseconds of a chunk) and keeps the faster per
  * byte, copying every 64th chunk the other way so that both estimates
@@ -235,12 +237,9 @@ static bulk_choice_t *bulk_choice(int peer_world)
 void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 {
 #if defined(__SSE2__)
-    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "on")) {
+    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
+    if (tern_rt.peers[peer_world].bulk_nt_always) {
         copy_nt(dst, src, n);
-        return;
-    }
-    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "off")) {
-        memcpy(dst, src, n);
         return;
     }
     bulk_choice_t *ch = bulk_choice(peer_world);
@@ -274,6 +273,7 @@ void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
         ch->plain = ch->cost[0] < ch->cost[1];
 #else
     (void)peer_world;
+    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
     copy_nt(dst, src, n); /* memcpy here */
 #endif
 }
@@ -281,8 +281,8 @@ void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 /* One fragment written in place into room the transport reserved (its bulk
  * channel, or an active message: shm cell, ofi send buffer), then
  * committed: the data is copied (or packed, for non-contiguous types) once,
- * straight into it; into the bulk channel (bulk_nt) from
- * TERN_SHM_BULK_NT_MIN by tern_p2p_bulk_copy (streaming or plain stores). Returns 0
+ * straight into it; into the bulk channel (bulk_nt) from the transport's
+ * bulk_nt_min by tern_p2p_bulk_copy (streaming or plain stores). Returns 0
  * when the transport has no room now. */
 static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *req, size_t n,
                                 int bulk_nt, void *(*reserve)(tern_tl_t *, int, size_t),
@@ -295,7 +295,7 @@ static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *r
     memcpy(p, &d, sizeof d);
     if (__builtin_expect(req->noncontig, 0))
         tern_p2p_pack_range(req, req->offset, p + sizeof d, n);
-    else if (bulk_nt && req->transfer_bytes >= tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN))
+    else if (bulk_nt && req->transfer_bytes >= peer->bulk_nt_min)
         tern_p2p_bulk_copy(peer_world, p + sizeof d, (const char *)req->buf + req->offset, n);
     else
         memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);

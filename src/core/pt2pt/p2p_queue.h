@@ -29,8 +29,8 @@ void tern_p2p_pack_range(const tern_req_t *req, size_t offset, void *dst, size_t
 void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n);
 
 /* Copies n bytes of a contiguous message into the bulk channel for
- * peer_world, with streaming or plain stores as TERN_SHM_BULK_NT decides
- * (timed per peer under auto; p2p_queue.c says why). */
+ * peer_world, with streaming or plain stores as the transport's attributes
+ * say (bulk_nt_always, else timed per peer; p2p_queue.c says why). */
 void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n);
 /* After a non-contiguous eager send from the scratch buffer: if its packet
  * had to wait in the queue, it gets a copy of its own (req->staging). */

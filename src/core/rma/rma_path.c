@@ -13,25 +13,31 @@ void tern_rma_route_target(tern_win_t *w, int t)
     tern_rma_route_t *r = &w->route[t];
     if (w->direct) {
         r->rw = r->acc = &tern_rma_path_direct;
-        return;
+    } else {
+        /* CMA before RDMA: under TERN_TRANSPORTS=ofi both reach a rank of
+         * this node, and CMA is complete at the call. Accumulates by CMA
+         * need the shared accumulate locks (w->ctrl), and a window that
+         * has them has dropped the network's atomics (window.c): one agent
+         * per location. */
+        const int cma = w->cma && w->cma->ok[t];
+        r->rw = cma ? &tern_rma_path_cma
+                : tern_rma_rdma_reaches(w, t) ? &tern_rma_path_rdma
+                                              : &tern_rma_path_am;
+        r->acc = cma && w->ctrl ? &tern_rma_path_cma
+                 : w->atomic    ? &tern_rma_path_atomic
+                                : &tern_rma_path_am;
     }
-    /* CMA before RDMA: under TERN_TRANSPORTS=ofi both reach a rank of this
-     * node, and CMA is complete at the call. Accumulates by CMA need the
-     * shared accumulate locks (w->ctrl), and a window that has them has
-     * dropped the network's atomics (window.c): one agent per location. */
-    const int cma = w->cma && w->cma->ok[t];
-    r->rw = cma ? &tern_rma_path_cma
-            : tern_rma_rdma_reaches(w, t) ? &tern_rma_path_rdma
-                                          : &tern_rma_path_am;
-    r->acc = cma && w->ctrl ? &tern_rma_path_cma
-             : w->atomic    ? &tern_rma_path_atomic
-                            : &tern_rma_path_am;
+    /* A target routed anywhere but direct (messages, RDMA, NIC atomics)
+     * may have operations in flight at a flush: its engine pass stays. */
+    if (r->rw != &tern_rma_path_direct || r->acc != &tern_rma_path_direct)
+        w->flush_fence_only = 0;
 }
 
 tern_status_t tern_rma_route_all(tern_win_t *w)
 {
     if (!w->route && !(w->route = calloc((size_t)w->size, sizeof *w->route)))
         return TERN_ERR_NOMEM;
+    w->flush_fence_only = 1;
     for (int t = 0; t < w->size; t++)
         tern_rma_route_target(w, t);
     return TERN_OK;

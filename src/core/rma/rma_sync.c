@@ -442,10 +442,11 @@ tern_status_t tern_win_flush(int rank, tern_win_t *w)
     if (st == TERN_OK)
         st = tern_rma_check_epoch(w, rank, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    /* Every operation on a direct window is complete when its call returns
-     * (rma_shm.c): the fence above is all a flush of one needs, no pass of
-     * the engine. */
-    if (st == TERN_OK && !w->direct)
+    /* Every operation on a window whose targets are all routed direct is
+     * complete when its call returns (rma_shm.c): the fence above is all a
+     * flush of one needs, no pass of the engine (rma_path.c keeps the
+     * flag). */
+    if (st == TERN_OK && !w->flush_fence_only)
         st = tern_rma_am_wait_target(w, rank);
     return st == TERN_OK ? tern_rma_check_target_alive(w, rank) : st;
 }
@@ -458,7 +459,7 @@ tern_status_t tern_win_flush_all(tern_win_t *w)
     if (!w->n_locked && !(w->epoch & TERN_EPOCH_LOCK_ALL))
         return tern_status_detail(TERN_ERR_RMA_SYNC, "no passive-target epoch is open");
     atomic_thread_fence(memory_order_seq_cst);
-    tern_status_t st = w->direct ? TERN_OK : tern_rma_am_wait_target(w, -1); /* as Win_flush */
+    tern_status_t st = w->flush_fence_only ? TERN_OK : tern_rma_am_wait_target(w, -1); /* as Win_flush */
     return st == TERN_OK ? any_target_failed(w) : st;
 }
 

@@ -60,6 +60,11 @@ typedef struct tern_win {
     size_t ctrl_bytes;       /* Win_create on one node: ctrl is a mapping of its own */
     char *acc_stripes;       /* direct: in shm, per rank, its accumulate stripes' locks */
     int direct;              /* operations and locks go straight to shm (rma_shm.c) */
+    /* Every target's route is the direct path, whose operations are
+     * complete when their call returns: a flush is a fence, no pass of the
+     * active-message engine (rma_sync.c). Kept by rma_path.c as it routes
+     * the targets: 0 once any target is routed otherwise. */
+    int flush_fence_only;
     struct tern_rma_cma *cma; /* Win_create on one node: puts and gets by CMA (rma_cma.c) */
     tern_win_region_t *regions; /* dynamic: attached memory */
     struct tern_rma_rdma *rdma; /* RDMA over the network (rma_rdma.c), or NULL */

@@ -184,6 +184,8 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->rma_min = a.rma_min;
     peer->bulk_max = a.bulk_max;
     peer->am_big_max = peer->ops->am_big_reserve ? a.am_big_max : 0;
+    peer->bulk_nt_min = a.bulk_nt_min ? a.bulk_nt_min : SIZE_MAX;
+    peer->bulk_nt_always = a.bulk_nt_always;
     peer->eager_big_max = eager_big_limit(peer, eager_knob);
     peer->get_min = a.get_min < a.rma_min ? a.get_min : 0;
     peer->credits = tern_rt.credit_max;
@@ -196,6 +198,32 @@ static int job_transport(const tern_tl_ops_t *ops)
 {
     return ops->reach == TERN_TL_REACH_JOB &&
            (strcmp(ops->name, "self") == 0 || tern_knob_lists(TERN_KNOB_TRANSPORTS, ops->name));
+}
+
+/* Every rank initialises the same transports in the same order (their
+ * init may use collective PMI fences): allowance is a job-wide knob. */
+static tern_status_t start_job_transports(tern_tl_params_t *params)
+{
+    for (int i = 0; tern_tl_all[i]; i++) {
+        const tern_tl_ops_t *ops = tern_tl_all[i];
+        if (!job_transport(ops))
+            continue;
+        tern_tl_t *tl;
+        params->node_served = node_served();
+        tern_status_t st = ops->init(params, &tl);
+        char step[24];
+        snprintf(step, sizeof step, "transport %s", ops->name);
+        tern_init_profile_mark(step);
+        if (st != TERN_OK) {
+            const char *detail = tern_status_take_detail(st);
+            tern_error("transport %s failed to start: %s", ops->name, detail ? detail : tern_status_string(st));
+            return st;
+        }
+        tern_rt.tls[tern_rt.n_tls].ops = ops;
+        tern_rt.tls[tern_rt.n_tls].tl = tl;
+        tern_rt.n_tls++;
+    }
+    return TERN_OK;
 }
 
 static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am_handler,
@@ -216,31 +244,17 @@ static tern_status_t init_transports(tern_pmi_info_t *pmi, tern_am_handler_fn am
         .peer_failed = peer_failed,
     };
     /* Work a transport can start early (ofi: loading libfabric) overlaps
-     * the start of those before it. */
+     * the start of those before it; whatever the start's outcome, that
+     * work has ended when it returns. */
     for (int i = 0; tern_tl_all[i]; i++)
         if (job_transport(tern_tl_all[i]) && tern_tl_all[i]->prepare)
             tern_tl_all[i]->prepare(&params);
-    /* Every rank initialises the same transports in the same order (their
-     * init may use collective PMI fences): allowance is a job-wide knob. */
-    for (int i = 0; tern_tl_all[i]; i++) {
-        const tern_tl_ops_t *ops = tern_tl_all[i];
-        if (!job_transport(ops))
-            continue;
-        tern_tl_t *tl;
-        params.node_served = node_served();
-        tern_status_t st = ops->init(&params, &tl);
-        char step[24];
-        snprintf(step, sizeof step, "transport %s", ops->name);
-        tern_init_profile_mark(step);
-        if (st != TERN_OK) {
-            const char *detail = tern_status_take_detail(st);
-            tern_error("transport %s failed to start: %s", ops->name, detail ? detail : tern_status_string(st));
-            return st;
-        }
-        tern_rt.tls[tern_rt.n_tls].ops = ops;
-        tern_rt.tls[tern_rt.n_tls].tl = tl;
-        tern_rt.n_tls++;
-    }
+    tern_status_t st = start_job_transports(&params);
+    for (int i = 0; tern_tl_all[i]; i++)
+        if (job_transport(tern_tl_all[i]) && tern_tl_all[i]->prepare_wait)
+            tern_tl_all[i]->prepare_wait();
+    if (st != TERN_OK)
+        return st;
 
     /* auto: no cap below what the transport carries. */
     size_t eager_knob = tern_knob_size_or(TERN_KNOB_P2P_EAGER_MAX, SIZE_MAX);

@@ -23,6 +23,7 @@ typedef struct {
     size_t get_min;
     struct tern_rndv_path *rndv_path; /* its measurements, made on first use */
     unsigned caps;
+    int bulk_nt_always;         /* the transport's (transport.h); cold */
     /* Flow control: eager bytes we may still send unmatched (sender side),
      * and eager bytes consumed since the last credit return (receiver). */
     long credits;
@@ -34,13 +35,13 @@ typedef struct {
      * need no order with other packets and do not wait behind them). */
     tern_pending_t *stream_head, *stream_tail;
     int in_pending_list;
+    /* One-sided transfers in flight to this peer (RDMA, remote atomics):
+     * the rank waits for it too, so its liveness is watched. */
+    int rma_inflight;
     /* Requests that wait for a packet from this peer (rendezvous and
      * synchronous sends, rendezvous receives under way), so that its
      * failure can complete them; linked through next / inflight_prev. */
     struct tern_req *inflight_head;
-    /* One-sided transfers in flight to this peer (RDMA, remote atomics):
-     * the rank waits for it too, so its liveness is watched. */
-    int rma_inflight;
     /* Match packets (eager, synchronous eager, rendezvous) sent to and
      * received from this peer: a send's number names its message to the
      * receiver when the send is cancelled (pt2pt/send_cancel.c). */
@@ -50,6 +51,11 @@ typedef struct {
      * only sends above eager_max read them. */
     size_t eager_big_max;
     size_t am_big_max;          /* the transport's largest such message */
+    /* The transport's bulk_nt_min (transport.h): from this size a copy
+     * into bulk or am_big room goes through tern_p2p_bulk_copy; SIZE_MAX:
+     * never. (rma_inflight sits in in_pending_list's padding and
+     * bulk_nt_always in caps', so the entry stays 192 bytes.) */
+    size_t bulk_nt_min;
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */
     tern_status_t failed;

@@ -786,6 +786,7 @@ const tern_tl_ops_t tern_tl_ofi_ops = {
     .name = "ofi",
     .reach = TERN_TL_REACH_JOB,
     .prepare = ofi_prepare,
+    .prepare_wait = tern_ofi_lib_preload_join,
     .init = ofi_init,
     .finalize = ofi_finalize,
     .reachable = ofi_reachable,

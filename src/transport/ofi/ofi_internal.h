@@ -191,8 +191,11 @@ struct tern_tl {
 /* ofi_lib.c: opens libfabric (dlopen, TERN_OFI_LIBRARY) on first use; the
  * fi_* functions Tern calls forward to it. tern_ofi_lib_preload starts the
  * load and the providers' start-up in a thread (TERN_OFI_PRELOAD), which
- * tern_ofi_lib_load then waits for. */
+ * tern_ofi_lib_load then waits for; tern_ofi_lib_preload_join waits for it
+ * where the transport's init did not (the op prepare_wait: a start that
+ * failed before ofi's init, or an init that needed no library). */
 void tern_ofi_lib_preload(void);
+void tern_ofi_lib_preload_join(void);
 tern_status_t tern_ofi_lib_load(void);
 
 /* ofi_rails.c: the provider entries the rails open (TERN_OFI_RAILS,

@@ -681,6 +681,16 @@ static size_t shm_am_big_wait(tern_tl_t *tl, int peer, const void *pkt, size_t n
     return have;
 }
 
+/* TERN_SHM_BULK_NT_MIN as the attribute bulk_nt_min, where 0 means
+ * never: the knob's 0 (every message) is 1, off is 0. */
+static size_t shm_bulk_nt_min(void)
+{
+    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "off"))
+        return 0;
+    size_t min = tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN);
+    return min ? min : 1;
+}
+
 /* The thresholds differ by peer (shm_choose_paths: the topology of the
  * two ranks); the rest is the node's. */
 static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
@@ -696,6 +706,8 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
         .get_min = i >= 0 ? tl->peer_get_min[i] : 0,
         .bulk_max = tl->bulk_max,
         .am_big_max = tl->bulk_max * tl->bulk_window,
+        .bulk_nt_min = shm_bulk_nt_min(),
+        .bulk_nt_always = tern_knob_is(TERN_KNOB_SHM_BULK_NT, "on"),
     };
 }
 
