@@ -328,8 +328,9 @@ static int blocks(const run_t *r)
  * other's slot, so a call synchronises once and writes no result slot;
  * the parallel fold's second flag and the pass of each half back cost
  * more than the doubled fold there (loaded A/B, slow VM mode, 16 / 32 KB:
- * 2.1 / 3.1 against 2.4 / 3.6 us; docs/performance.md). The same choice
- * on both ranks: the agreed length, the op and the knob decide it. */
+ * 2.1 / 3.1 against 2.4 / 3.6 us; docs/performance.md). The fold takes
+ * the same path on both ranks: the agreed length, the op and the knob
+ * (which must match) decide it. */
 static int whole(const run_t *r)
 {
     return r->kind == TERN_COLL_ALLREDUCE && r->reg->p == 2 &&
