@@ -24,8 +24,10 @@
  *             store its byte count, enter = n; others: wait for the root's
  *             enter >= n, copy the chunk out of that cell.
  *   (all)reduce: wait until slot n is free, copy the chunk in, enter = n;
- *             small chunks: the taker (root, or every rank) waits for every
- *             enter and folds all the slots into its output; from
+ *             small chunks (and a 2-rank allreduce's up to
+ *             TERN_COLL_SHM_ALLREDUCE_WHOLE bytes: whole): the taker
+ *             (root, or every rank) waits for every enter and folds all
+ *             the slots into its output; from
  *             TERN_SHM_PARALLEL_MIN bytes: every rank copies in all but
  *             its own 1/p slice, folds that slice (its own term from its
  *             buffer) into the result slot, reduced = n, and the taker(s)
@@ -320,13 +322,28 @@ static int blocks(const run_t *r)
            r->kind == TERN_COLL_SCATTER || r->kind == TERN_COLL_ALLTOALL;
 }
 
+/* An allreduce of two ranks with a commutative op, chunks up to
+ * TERN_COLL_SHM_ALLREDUCE_WHOLE bytes: each rank copies its whole chunk in
+ * (plain stores, as block_copy_in) and folds the whole vector from the
+ * other's slot, so a call synchronises once and writes no result slot;
+ * the parallel fold's second flag and the pass of each half back cost
+ * more than the doubled fold there (loaded A/B, slow VM mode, 16 / 32 KB:
+ * 2.1 / 3.1 against 2.4 / 3.6 us; docs/performance.md). The fold takes
+ * the same path on both ranks: the agreed length, the op and the knob
+ * (which must match) decide it. */
+static int whole(const run_t *r)
+{
+    return r->kind == TERN_COLL_ALLREDUCE && r->reg->p == 2 &&
+           r->len * r->a.esz <= r->reg->ar_whole && tern_op_is_commutative(r->a.op);
+}
+
 /* A reduce of two ranks folds at the root alone: the other rank's chunk
  * crosses the cores once, where the parallel fold moves half of it each
  * way and the root's result slice back (loaded A/B, 8-64 KB: 0.55-0.65x
  * the parallel fold's time; docs/performance.md). */
 static int parallel(const run_t *r)
 {
-    if (r->kind == TERN_COLL_REDUCE && r->reg->p == 2)
+    if ((r->kind == TERN_COLL_REDUCE && r->reg->p == 2) || whole(r))
         return 0;
     return r->len * r->a.esz >= TERN_SHM_PARALLEL_MIN && r->len >= (size_t)r->reg->p;
 }
@@ -540,6 +557,8 @@ static int poll_run(void *ctx, tern_status_t *st)
                     memcpy(slot + hi * esz, src + hi * esz, (r->len - hi) * esz);
                 } else if (root_term(r)) {
                     /* the root's term stays in its buffer */
+                } else if (r->len && whole(r)) {
+                    memcpy(slot, src, r->len * esz);
                 } else if (r->len) {
                     slot_copy(reg, slot, src, r->len * esz);
                 }
@@ -585,8 +604,16 @@ static int poll_run(void *ctx, tern_status_t *st)
             } else if (!parallel(r)) {
                 if (takes) {
                     WAIT(TERN_SHM_ENTER, -1, r->n);
-                    /* In place, sbuf is rbuf: this chunk was copied in already. */
-                    *st = fold(r, 0, r->len, root_term(r), (char *)r->a.rbuf + r->off * esz);
+                    /* In place, sbuf is rbuf: this chunk was copied in already.
+                     * A whole 2-rank fold names its own term, so fold pulls
+                     * the other's by memcpy on either rank: from its send
+                     * buffer, not its slot, whose lines the other core is
+                     * pulling at the same time (16 / 32 KB: 3.2 / 4.7 us
+                     * from the slot); in place, from its slot. */
+                    const char *mine = !whole(r)        ? root_term(r)
+                                       : fold_to_rbuf(r) ? (const char *)r->a.sbuf + r->off * esz
+                                                         : tern_shm_slot(reg, me, r->n);
+                    *st = fold(r, 0, r->len, mine, (char *)r->a.rbuf + r->off * esz);
                 }
             } else {
                 WAIT(TERN_SHM_ENTER, -1, r->n);

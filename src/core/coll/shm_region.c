@@ -263,6 +263,7 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         l->p = p;
         l->me = c->rank;
         l->slot = slot;
+        l->ar_whole = tern_knob_size(TERN_KNOB_COLL_SHM_ALLREDUCE_WHOLE);
         l->flags = (char *)reg->seg.base + (size_t)k * lane_bytes;
         l->data = l->flags + flag_bytes;
         l->result = l->data + (size_t)p * N_SLOTS * slot;

@@ -86,6 +86,8 @@ typedef struct tern_shm_region {
     char *data;          /* rank q, slot k: data + (q * TERN_SHM_SLOTS + k) * slot */
     char *result;        /* slot k: result + k * slot */
     char *ring;          /* the bcast ring: cell i at ring + i * (LINE + cell) */
+    size_t ar_whole;     /* TERN_COLL_SHM_ALLREDUCE_WHOLE: a 2-rank allreduce chunk up
+                          * to this many bytes is folded whole by each rank */
     size_t cell;         /* bytes of data per cell, a multiple of TERN_SHM_LINE */
     int cells;
     char *a2a;           /* NULL, or rank q's alltoall slot k: a2a + (q * SLOTS + k) * a2a_slot */
