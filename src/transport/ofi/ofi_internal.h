@@ -120,6 +120,8 @@ typedef struct {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
+    struct fid_ep *rma_ep;      /* TERN_OFI_RMA_EP: issues our RDMA reads and writes on
+                                 * connections of their own; else NULL (ep does) */
     size_t max_msg_size;
     size_t addr_len;            /* bytes of this endpoint's name */
     int n_recv;                 /* receive buffers, or multi-receive slabs */
