@@ -157,6 +157,10 @@ static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
         tl->mr_prov_key = (info->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_BASIC)) != 0;
         tl->mr_endpoint = (info->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0;
     }
+    /* TERN_OFI_RMA_EP: opened at the first RDMA transfer (ofi_rma.c), so
+     * a job that never makes one opens no second endpoint. */
+    rl->rma_ep_wanted = tern_knob_bool_or(TERN_KNOB_OFI_RMA_EP, tcp_provider(info)) &&
+                        !tl->mr_endpoint;
     rl->max_msg_size = info->ep_attr->max_msg_size;
     if (rl->max_msg_size == 0 || rl->max_msg_size > ((size_t)1 << 30))
         rl->max_msg_size = (size_t)1 << 30;
@@ -488,6 +492,7 @@ static void ofi_finalize(tern_tl_t *tl)
     tern_ofi_live_close_all(tl);
     for (int r = 0; r < tl->n_rails; r++) {
         ofi_rail_t *rl = &tl->rails[r];
+        close_fid(rl->rma_ep ? &rl->rma_ep->fid : NULL);
         close_fid(rl->ep ? &rl->ep->fid : NULL);
         close_fid(rl->av ? &rl->av->fid : NULL);
         close_fid(rl->cq ? &rl->cq->fid : NULL);
@@ -735,6 +740,33 @@ static int poll_rail(tern_tl_t *tl, int rail)
             transport_failed(tl, "reposting a receive buffer failed", FI_EIO);
     }
     return events;
+}
+
+/* Our reads' requests go out, and their data comes back, on this
+ * endpoint's connections; the peers' reads of our memory arrive at ep.
+ * Over TCP that is one socket per direction of bulk data. Same CQ and AV:
+ * the progress and the peers' addresses are shared. On failure the rail's
+ * ep carries the transfers, as with the knob off. */
+struct fid_ep *tern_ofi_rma_ep(tern_tl_t *tl, int rail)
+{
+    ofi_rail_t *rl = &tl->rails[rail];
+    if (rl->rma_ep || !rl->rma_ep_wanted)
+        return rl->rma_ep ? rl->rma_ep : rl->ep;
+    rl->rma_ep_wanted = 0;
+    struct fi_info *info = rl->info;
+    int ret;
+    if ((ret = fi_endpoint(rl->domain, info, &rl->rma_ep, NULL)) ||
+        (ret = fi_ep_bind(rl->rma_ep, &rl->cq->fid, FI_TRANSMIT | FI_RECV)) ||
+        (ret = fi_ep_bind(rl->rma_ep, &rl->av->fid, 0)) || (ret = fi_enable(rl->rma_ep))) {
+        tern_warn("ofi: cannot open the RDMA endpoint (TERN_OFI_RMA_EP) on %s/%s: %s; "
+                  "transfers share the rail's endpoint", info->fabric_attr->prov_name,
+                  info->domain_attr->name, fi_strerror(-ret));
+        if (rl->rma_ep)
+            fi_close(&rl->rma_ep->fid);
+        rl->rma_ep = NULL;
+        return rl->ep;
+    }
+    return rl->rma_ep;
 }
 
 int tern_ofi_progress(tern_tl_t *tl)

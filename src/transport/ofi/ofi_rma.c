@@ -232,6 +232,7 @@ tern_status_t tern_ofi_put(tern_tl_t *tl, int peer, const void *local, size_t le
 static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
 {
     ofi_rail_t *rl = &tl->rails[pc->rail];
+    struct fid_ep *ep = tern_ofi_rma_ep(tl, pc->rail);
     fi_addr_t addr = tl->peers[x->peer].addr[pc->rail];
     void *desc = x->local_desc[pc->rail];
     uint64_t key = x->key[pc->rail];
@@ -254,9 +255,9 @@ static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
             struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
                                      .addr = addr, .rma_iov = &riov, .rma_iov_count = 1,
                                      .context = &op->ctx};
-            ret = fi_writemsg(rl->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+            ret = fi_writemsg(ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
         } else {
-            ret = fi_read(rl->ep, x->local + pc->issued, n, desc, addr, x->remote + pc->issued,
+            ret = fi_read(ep, x->local + pc->issued, n, desc, addr, x->remote + pc->issued,
                           key, &op->ctx);
         }
         if (ret == -FI_EAGAIN) {
