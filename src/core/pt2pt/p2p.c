@@ -19,6 +19,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,18 @@ static inline void take_match_seq(tern_peer_t *peer, tern_req_t *req)
     req->has_seq = 1;
 }
 
+/* A match header stored where it goes, one field at a time: one built on
+ * the stack and copied by 16-byte loads right after its 4-byte stores
+ * cannot be forwarded from them, and the loads wait until the stores reach
+ * the cache (optimisation log, `stlf`). */
+static inline void put_match(char *p, uint32_t type, int32_t tag, uint32_t ctx, int32_t src)
+{
+    memcpy(p + offsetof(pkt_match_t, type), &type, sizeof type);
+    memcpy(p + offsetof(pkt_match_t, tag), &tag, sizeof tag);
+    memcpy(p + offsetof(pkt_match_t, context_id), &ctx, sizeof ctx);
+    memcpy(p + offsetof(pkt_match_t, src), &src, sizeof src);
+}
+
 int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t bytes,
                             int dest_world, int tag)
 {
@@ -56,37 +69,38 @@ int tern_p2p_send_eager_now(int comm_rank, uint32_t ctx, const void *buf, size_t
     long cost = EAGER_COST(bytes);
     if (bytes > peer->eager_max || peer->credits < cost || peer->pending_head)
         return 0;
-    pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm_rank};
     if (peer->ops->am_reserve) {
-        /* Written in place (shm: straight into the queue cell): the header
-         * is a fixed-size store, and eager_max leaves room for either (it
-         * is at most am_max - 64). */
-        size_t hdr_len = sizeof m;
+        /* Written in place (shm: straight into the queue cell), field by
+         * field from registers; eager_max leaves room for either header
+         * (it is at most am_max - 64). */
+        size_t hdr_len = sizeof(pkt_match_t);
+        uint32_t type = PKT_EAGER;
         if (bytes >= tern_rt.eager_align_min) {
-            m.type = PKT_EAGER_ALIGNED;
+            type = PKT_EAGER_ALIGNED;
             hdr_len = sizeof(pkt_eager_aligned_t);
         }
         char *p = peer->ops->am_reserve(peer->tl, dest_world, hdr_len + bytes);
         if (p == NULL)
             return 0;
-        if (hdr_len == sizeof m) {
-            memcpy(p, &m, sizeof m);
+        if (hdr_len == sizeof(pkt_match_t)) {
+            put_match(p, type, tag, ctx, comm_rank);
             if (bytes)
                 memcpy(p + hdr_len, buf, bytes);
         } else if (bytes - tern_rt.eager_vec_min <= tern_rt.eager_vec_span &&
                    peer->ops->am_reserved_warm &&
                    peer->ops->am_reserved_warm(peer->tl, dest_world, hdr_len + bytes)) {
-            m.type = PKT_EAGER_VEC; /* the receiver copies out by the same loop */
-            memcpy(p, &m, sizeof m);
+            /* the receiver copies out by the same loop */
+            put_match(p, PKT_EAGER_VEC, tag, ctx, comm_rank);
             tern_copy_vec(p + hdr_len, buf, bytes);
             tern_pvar_add(TERN_PVAR_P2P_EAGER_VEC_SENT, 1);
         } else {
-            memcpy(p, &m, sizeof m);
+            put_match(p, type, tag, ctx, comm_rank);
             tern_copy_to_cell(p + hdr_len, buf, bytes, tern_rt.eager_movsb_max);
         }
         peer->ops->am_commit(peer->tl, dest_world, hdr_len + bytes);
         peer->match_sent++;
     } else {
+        pkt_match_t m = {.type = PKT_EAGER, .tag = tag, .context_id = ctx, .src = comm_rank};
         tern_status_t st = peer->ops->am_send(peer->tl, dest_world, &m, sizeof m, buf, bytes);
         if (st == TERN_ERR_AGAIN)
             return 0;
@@ -279,8 +293,11 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
             m.type = PKT_EAGER;
             tern_p2p_send_packet(req->peer_world, &m, sizeof m, payload, req->bytes, req);
         } else {
-            pkt_sync_t s = {.m = m, .sreq = (uint64_t)(uintptr_t)req};
-            s.m.type = PKT_EAGER_SYNC;
+            /* Built from req, not copied from m: a copy of m's 4-byte
+             * stores by a 16-byte load cannot be forwarded (put_match). */
+            pkt_sync_t s = {.m = {.type = PKT_EAGER_SYNC, .tag = req->tag,
+                                  .context_id = req->context_id, .src = req->comm_rank},
+                            .sreq = (uint64_t)(uintptr_t)req};
             /* Completion comes with the acknowledgement, not when sent. */
             tern_p2p_inflight_add(peer, req);
             tern_p2p_send_packet(req->peer_world, &s, sizeof s, payload, req->bytes, NULL);
