@@ -265,6 +265,25 @@ static int pair_chosen(tern_coll_args_t *a, tern_coll_kind_t kind, size_t msg_by
     return 1;
 }
 
+/* Two ranks, contiguous receive blocks and a send describing the same
+ * bytes (or MPI_IN_PLACE): a gets one block's size and the buffers at
+ * their true lower bounds, sbuf in place being the receive buffer. */
+static int pair_blocks(tern_coll_args_t *a, tern_comm_t *c, tern_req_t **req_p, const void *sbuf,
+                       size_t scount, MPI_Datatype stype, void *rbuf, size_t rcount,
+                       MPI_Datatype rtype)
+{
+    tern_dt_desc_t sd, rd;
+    if (!pair_call(c, req_p) || !pair_contig(rtype, &rd) ||
+        (sbuf != MPI_IN_PLACE &&
+         !(pair_contig(stype, &sd) && (size_t)sd.size * scount == (size_t)rd.size * rcount)))
+        return 0;
+    args_init(a, c);
+    a->bytes = (size_t)rd.size * rcount;
+    a->rbuf = offset(rbuf, rd.true_lb);
+    a->sbuf = sbuf == MPI_IN_PLACE ? a->rbuf : offset(sbuf, sd.true_lb);
+    return 1;
+}
+
 #define PREP(pr, c, n, req_p)                                                  \
     do {                                                                       \
         if (prep_init(&(pr), (c), (n), !(req_p)))                              \
@@ -511,17 +530,10 @@ tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scoun
 {
     prep_t pr;
     tern_coll_args_t a;
-    tern_dt_desc_t sd, rd;
     const tern_coll_algo_t *chosen = NULL;
-    /* Two ranks, contiguous, the send describing the bytes of one block. */
-    if (pair_call(c, req_p) && pair_contig(rtype, &rd) &&
-        (sbuf == MPI_IN_PLACE ||
-         (pair_contig(stype, &sd) && (size_t)sd.size * scount == (size_t)rd.size * rcount))) {
-        args_init(&a, c);
-        a.bytes = (size_t)rd.size * rcount;
-        a.rbuf = offset(rbuf, rd.true_lb);
-        a.sbuf = sbuf == MPI_IN_PLACE ? offset(a.rbuf, (MPI_Aint)((size_t)c->rank * a.bytes))
-                                      : offset(sbuf, sd.true_lb);
+    if (pair_blocks(&a, c, req_p, sbuf, scount, stype, rbuf, rcount, rtype)) {
+        if (sbuf == MPI_IN_PLACE) /* our block of the receive buffer */
+            a.sbuf = offset(a.rbuf, (MPI_Aint)((size_t)c->rank * a.bytes));
         if (pair_chosen(&a, TERN_COLL_ALLGATHER, a.bytes,
                         TERN_COLL_ALGO_allgather_recursive_doubling, 1, &chosen))
             return tern_coll_pair_allgather(&a);
@@ -578,18 +590,10 @@ tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount
 {
     prep_t pr;
     tern_coll_args_t a;
-    tern_dt_desc_t sd, rd;
     const tern_coll_algo_t *chosen = NULL;
     size_t p = (size_t)c->size;
-    /* Two ranks, contiguous, the send describing the bytes of the blocks;
-     * in place only as far as the pair's scratch holds a block. */
-    if (pair_call(c, req_p) && pair_contig(rtype, &rd) &&
-        (sbuf == MPI_IN_PLACE ||
-         (pair_contig(stype, &sd) && (size_t)sd.size * scount == (size_t)rd.size * rcount))) {
-        args_init(&a, c);
-        a.bytes = (size_t)rd.size * rcount;
-        a.rbuf = offset(rbuf, rd.true_lb);
-        a.sbuf = sbuf == MPI_IN_PLACE ? a.rbuf : offset(sbuf, sd.true_lb);
+    /* In place only as far as the pair's scratch holds a block. */
+    if (pair_blocks(&a, c, req_p, sbuf, scount, stype, rbuf, rcount, rtype)) {
         if (pair_chosen(&a, TERN_COLL_ALLTOALL, a.bytes, TERN_COLL_ALGO_alltoall_pairwise,
                         sbuf != MPI_IN_PLACE || a.bytes <= TERN_COLL_PAIR_TMP, &chosen))
             return tern_coll_pair_alltoall(&a);
