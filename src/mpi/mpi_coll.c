@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 /* count x dt at buf (buf may be MPI_IN_PLACE where the caller allows). */
-static int check_data(const char *func, MPI_Comm comm, const void *buf, MPI_Count count,
-                      MPI_Datatype dt)
+static int check_data_any(const char *func, MPI_Comm comm, const void *buf, MPI_Count count,
+                          MPI_Datatype dt)
 {
     size_t size;
     int err;
@@ -20,6 +20,19 @@ static int check_data(const char *func, MPI_Comm comm, const void *buf, MPI_Coun
     if (buf == MPI_IN_PLACE)
         return MPI_SUCCESS;
     return tern_check_buffer(func, comm, buf, count, size);
+}
+
+/* The valid common case inline, with no call and no saved registers (a
+ * 2-rank 8 B scatter's root checks two buffers a call): a count of 0 or
+ * more of a common predefined type at a buffer that is not NULL, or none;
+ * check_data_any gives the verdict on the rest. */
+static inline __attribute__((always_inline)) int check_data(const char *func, MPI_Comm comm,
+                                                           const void *buf, MPI_Count count,
+                                                           MPI_Datatype dt)
+{
+    if (__builtin_expect(count >= 0 && tern_datatype_is_plain(dt) && (buf || !count), 1))
+        return MPI_SUCCESS;
+    return check_data_any(func, comm, buf, count, dt);
 }
 
 /* Intercommunicators: root is MPI_ROOT, MPI_PROC_NULL or a remote rank.
@@ -98,7 +111,8 @@ static int own_block(const void *sbuf, const void *rbuf, MPI_Count disp, MPI_Dat
 {
     if (sbuf == MPI_IN_PLACE || sbuf == MPI_BOTTOM || rbuf == MPI_IN_PLACE || disp == 0)
         return SAME_BUF(sbuf, rbuf);
-    return (const char *)rbuf + disp * tern_datatype_extent(dt) == (const char *)sbuf;
+    long ext = tern_datatype_is_plain(dt) ? tern_datatype_plain_size(dt) : tern_datatype_extent(dt);
+    return (const char *)rbuf + disp * ext == (const char *)sbuf;
 }
 
 static int any_count(tern_nums_t counts, int n)

@@ -435,6 +435,69 @@ static void test_allreduce_length(void)
         }
 }
 
+/* The block collectives' buffer, count and type checks (mpi_coll.c's
+ * check_data: the common predefined types take an inline path, the rest
+ * the full one), each at the root and off it; every error is local, raised
+ * before anything moves. Then a type of size 12 and extent 16
+ * (MPI_DOUBLE_INT: not one block of bytes) and a plain one still deliver. */
+static void test_block_args(void)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double blocks[64], one = -1;
+    MPI_Datatype loose;
+    MPI_Type_contiguous(2, MPI_INT, &loose); /* not committed */
+    for (int root = 0; root < size && root < 2; root++) {
+        int me = rank == root;
+        CHECK_CLASS(MPI_Scatter(blocks, 1, MPI_DOUBLE, NULL, 1, MPI_DOUBLE, root, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER, "Scatter(recvbuf NULL, 1 element)");
+        CHECK_CLASS(MPI_Scatter(blocks, 1, MPI_DOUBLE, &one, -1, MPI_DOUBLE, root, MPI_COMM_WORLD),
+                    MPI_ERR_COUNT, "Scatter(recvcount -1)");
+        CHECK_CLASS(MPI_Scatter(blocks, 1, MPI_DOUBLE, &one, 1, MPI_DATATYPE_NULL, root,
+                                MPI_COMM_WORLD),
+                    MPI_ERR_TYPE, "Scatter(recvtype MPI_DATATYPE_NULL)");
+        CHECK_CLASS(MPI_Scatter(blocks, 1, MPI_DOUBLE, &one, 1, loose, root, MPI_COMM_WORLD),
+                    MPI_ERR_TYPE, "Scatter(recvtype not committed)");
+        CHECK_CLASS(MPI_Gather(NULL, 1, MPI_DOUBLE, blocks, 1, MPI_DOUBLE, root, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER, "Gather(sendbuf NULL, 1 element)");
+        if (me) {
+            CHECK_CLASS(MPI_Scatter(NULL, 1, MPI_DOUBLE, &one, 1, MPI_DOUBLE, root,
+                                    MPI_COMM_WORLD),
+                        MPI_ERR_BUFFER, "Scatter(sendbuf NULL at the root)");
+            CHECK_CLASS(MPI_Scatter(blocks, -2, MPI_DOUBLE, &one, 1, MPI_DOUBLE, root,
+                                    MPI_COMM_WORLD),
+                        MPI_ERR_COUNT, "Scatter(sendcount -2 at the root)");
+            CHECK_CLASS(MPI_Gather(&one, 1, MPI_DOUBLE, blocks, 1, loose, root, MPI_COMM_WORLD),
+                        MPI_ERR_TYPE, "Gather(recvtype not committed at the root)");
+            /* The root's own block of a double buffer, by the double's extent. */
+            CHECK_CLASS(MPI_Scatter(blocks, 1, MPI_DOUBLE, &blocks[root], 1, MPI_DOUBLE, root,
+                                    MPI_COMM_WORLD),
+                        MPI_ERR_BUFFER, "Scatter(blocks, &blocks[root]) of doubles");
+        }
+    }
+    MPI_Type_free(&loose);
+    /* No elements at NULL is no error. */
+    CHECK_RC(MPI_Scatter(NULL, 0, MPI_DOUBLE, NULL, 0, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    struct { double v; int i; } di[64], mine = {-1, -1};
+    for (int q = 0; q < size && q < 64; q++) {
+        di[q].v = q * 0.5;
+        di[q].i = q + 7;
+    }
+    if (size <= 64) {
+        CHECK_RC(MPI_Scatter(di, 1, MPI_DOUBLE_INT, &mine, 1, MPI_DOUBLE_INT, 0, MPI_COMM_WORLD));
+        CHECK(mine.v == rank * 0.5 && mine.i == rank + 7,
+              "scatter of MPI_DOUBLE_INT: got (%g, %d), want (%g, %d)", mine.v, mine.i,
+              rank * 0.5, rank + 7);
+        for (int q = 0; q < size; q++)
+            blocks[q] = -1;
+        double v = rank + 0.25;
+        CHECK_RC(MPI_Gather(&v, 1, MPI_DOUBLE, blocks, 1, MPI_DOUBLE, size - 1, MPI_COMM_WORLD));
+        for (int q = 0; rank == size - 1 && q < size; q++)
+            CHECK(blocks[q] == q + 0.25, "gather of doubles: block %d is %g", q, blocks[q]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -459,6 +522,9 @@ int main(int argc, char **argv)
     mtest_end();
     mtest_begin("allreduce_length");
     test_allreduce_length();
+    mtest_end();
+    mtest_begin("block_args");
+    test_block_args();
     mtest_end();
     return mtest_finalize();
 }
