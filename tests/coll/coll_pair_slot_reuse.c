@@ -1,8 +1,8 @@
 /* Slot reuse between the shm collectives of one region: at two ranks
  * allgather and alltoall copy into a slot once the other rank left the
  * step before, the rooted collectives and reduce_scatter once it left the
- * step two back, as they do for chunks under 32 KB or over 64 KB
- * (shm_coll.c, slot_wait_back). Calls of both kinds follow
+ * step two back, as allgather and alltoall do for chunks under 32 KB or
+ * over 64 KB (shm_coll.c, slot_wait_back). Calls of both kinds follow
  * each other in every order on the same communicator, blocks one byte
  * either side of the shm rows' limits (1 KB, 16 KB, 64 KB, 128 KB) and odd
  * sizes, contiguous, strided and in place, a nonblocking call now and
@@ -10,57 +10,7 @@
  * that wrote into a slot still being read would change bytes the other
  * has not copied out yet. Each call's bytes differ from the last; every
  * received byte is checked. */
-#include "../mpi/mtest.h"
-#include "byte_blocks.h"
-
-static unsigned char bv(int from, int to, size_t i, int call)
-{
-    return (unsigned char)(from * 131 + to * 71 + i * 7 + i / 251 + (size_t)call * 37);
-}
-
-enum { CONTIG, STRIDED, IN_PLACE, N_KINDS };
-
-/* Allgather (a2a 0) or alltoall (a2a 1) of n-byte blocks; 0 on a wrong
- * byte (reported). */
-static int exchange(int a2a, size_t n, int kind, int call, int nonblocking, int p, int me,
-                    unsigned char *s, unsigned char *g)
-{
-    int strided = kind == STRIDED;
-    size_t span = (size_t)p * n * (strided ? 2 : 1);
-    MPI_Datatype t = block_type(n, strided);
-    memset(g, 0xee, span);
-    memset(s, 0xee, span);
-    for (int d = 0; d < (a2a ? p : 1); d++)
-        for (size_t i = 0; i < n; i++)
-            *at(kind == IN_PLACE ? g : s, n, strided, kind == IN_PLACE && !a2a ? me : d, i) =
-                bv(me, a2a ? d : 0, i, call);
-    const void *src = kind == IN_PLACE ? MPI_IN_PLACE : s;
-    int scount = kind == IN_PLACE ? 0 : 1;
-    MPI_Datatype stype = kind == IN_PLACE ? MPI_DATATYPE_NULL : t;
-    MPI_Request rq;
-    if (a2a && nonblocking)
-        CHECK_RC(MPI_Ialltoall(src, scount, stype, g, 1, t, MPI_COMM_WORLD, &rq));
-    else if (nonblocking)
-        CHECK_RC(MPI_Iallgather(src, scount, stype, g, 1, t, MPI_COMM_WORLD, &rq));
-    else if (a2a)
-        CHECK_RC(MPI_Alltoall(src, scount, stype, g, 1, t, MPI_COMM_WORLD));
-    else
-        CHECK_RC(MPI_Allgather(src, scount, stype, g, 1, t, MPI_COMM_WORLD));
-    if (nonblocking)
-        CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    MPI_Type_free(&t);
-    for (int q = 0; q < p; q++)
-        for (size_t i = 0; i < n; i++) {
-            unsigned char want = bv(q, a2a ? me : 0, i, call), got = *at(g, n, strided, q, i);
-            if (got != want) {
-                CHECK(0, "%s call %d, %zu-byte blocks, kind %d%s: block %d byte %zu = %u, want %u",
-                      a2a ? "alltoall" : "allgather", call, n, kind,
-                      nonblocking ? ", nonblocking" : "", q, i, got, want);
-                return 0;
-            }
-        }
-    return 1;
-}
+#include "block_exchange.h"
 
 /* A rooted call of n bytes a block (gather, scatter, bcast, or a reduce of
  * n / 4 ints), root call % p; 0 on a wrong result (reported). */
@@ -132,7 +82,7 @@ int main(int argc, char **argv)
         size_t n = sizes[(size_t)(c * 5) % N_SIZES];
         int step = c % 4;
         if (step < 2)
-            ok = exchange((c / 4) & 1, n, (c / 2) % N_KINDS, call, c % 7 == 6, p, me, s, g);
+            ok = block_exchange((c / 4) & 1, n, (c / 2) % N_KINDS, call, c % 7 == 6, p, me, s, g);
         else
             ok = rooted((c / 4) % 4, n, call, p, me, s, g);
     }
