@@ -187,6 +187,31 @@ static void block_copy_in(char *slot, const char *src, size_t n)
     memcpy(slot, src, n);
 }
 
+/* Allgather and alltoall of two ranks copy chunks of PAIR_LOCKSTEP_MIN
+ * to PAIR_LOCKSTEP_MAX bytes in lockstep (slot_wait_back). Other chunks
+ * keep the slack of two slots, where the wait for the other's copy out
+ * cost more than it saved (loaded A/Bs: 2 KB 0.60 -> 0.72 us, 8 KB +3%,
+ * 16 KB level; 128 KB +6% in the fast mode; docs/performance.md row
+ * `ag64o`). */
+#define PAIR_LOCKSTEP_MIN ((size_t)32768)
+#define PAIR_LOCKSTEP_MAX ((size_t)65536)
+
+/* How many steps back the step lies whose leave a writer waits for before
+ * it copies into slot n % 2: 2, the last step that used the slot; for
+ * allgather and alltoall of two ranks with chunks of PAIR_LOCKSTEP_MIN to
+ * PAIR_LOCKSTEP_MAX bytes 1, so neither rank copies into one slot while
+ * the other still pulls the step before out of the other slot. The two
+ * then copy in together and copy out together, instead of one core's
+ * stores invalidating lines while the other core pulls lines out of its
+ * cache (loaded A/B, 64 KB in the fast mode: 2.64 / 2.59 -> 2.43 / 2.44
+ * us; docs/performance.md row `ag64o`). */
+static uint64_t slot_wait_back(const run_t *r)
+{
+    int pair = r->reg->p == 2 && (r->kind == TERN_COLL_ALLGATHER || r->kind == TERN_COLL_ALLTOALL);
+    int mid = r->len >= PAIR_LOCKSTEP_MIN && r->len <= PAIR_LOCKSTEP_MAX;
+    return pair && mid ? 1 : TERN_SHM_SLOTS;
+}
+
 /* Alltoall: writer w's slot of this step. */
 static char *a2a_slot(run_t *r, int w)
 {
@@ -523,8 +548,9 @@ static int poll_run(void *ctx, tern_status_t *st)
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
             } else if (blocks(r)) {
                 if (writes(r, me)) {
-                    if (r->n > TERN_SHM_SLOTS)
-                        WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
+                    uint64_t back = slot_wait_back(r);
+                    if (r->n > back)
+                        WAIT(TERN_SHM_LEAVE, -1, r->n - back);
                     copy_in(r);
                     tern_shm_set(reg, TERN_SHM_ENTER, r->n);
                     copy_own(r);

@@ -36,7 +36,9 @@
  * read everything it needs of step n. Before writing into slot n % 2 a rank
  * waits until every rank left step n - 2, the last step that used that
  * slot; so two consecutive steps (the next collective, the next chunk)
- * overlap and nothing ever waits for a reset.
+ * overlap and nothing ever waits for a reset. Allgather and alltoall of
+ * two ranks with chunks of 32-64 KB wait for step n - 1 instead, to copy
+ * in lockstep (shm_coll.c, slot_wait_back).
  *
  * A bcast's steps go through the ring instead of the root's slots: its
  * chunk k (counted over every bcast on the lane, the same on every rank)
