@@ -318,7 +318,7 @@ static void accept_pending(root_t *rt)
             }
             pending_t *pe = &rt->pending[rt->n_pending];
             *pe = (pending_t){.fd = fd, .deadline = mpiexec_now() + PENDING_S};
-            char host[INET6_ADDRSTRLEN] = "?", port[16] = "?";
+            char host[INET6_ADDRSTRLEN] = "?", port[8] = "?"; /* "65535" fits */
             getnameinfo((struct sockaddr *)&sa, sl, host, sizeof host, port, sizeof port,
                         NI_NUMERICHOST | NI_NUMERICSERV);
             snprintf(pe->peer, sizeof pe->peer, "%s:%s", host, port);

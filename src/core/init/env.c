@@ -129,8 +129,11 @@ tern_status_t tern_env_get_processor_name(char *name, int *resultlen)
 {
     if (!tern_rt.processor_name[0] && gethostname(tern_rt.processor_name, 255) != 0)
         strcpy(tern_rt.processor_name, "localhost");
-    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", tern_rt.processor_name);
-    *resultlen = (int)strlen(name);
+    /* The standard's limit, not the host's: a longer name is cut there. */
+    size_t n = strnlen(tern_rt.processor_name, MPI_MAX_PROCESSOR_NAME - 1);
+    memcpy(name, tern_rt.processor_name, n);
+    name[n] = '\0';
+    *resultlen = (int)n;
     return TERN_OK;
 }
 
