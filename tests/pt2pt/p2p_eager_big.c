@@ -21,7 +21,9 @@
  * message in parts has a 48-byte header that puts its data on a cache
  * line (65,536 data bytes in the first cell): sizes either side of one and
  * two such cells, and send and receive buffers at offsets 0-63 of a line,
- * messages in one part, two, and over two cells.
+ * messages in one part, two, and over two cells. The header is written
+ * with the first part's commit: a ping-pong whose tag and size change every
+ * message, received as ANY_TAG by a waiting receiver, round the bulk ring.
  * Pairs of ranks (0-1, 2-3). */
 #include "../mpit/mpit_util.h"
 
@@ -421,6 +423,35 @@ static void offsets(int peer, char *sbuf, char *rbuf)
             }
 }
 
+/* A ping-pong of messages in parts whose tag and size change every time,
+ * received as ANY_SOURCE and ANY_TAG by a receiver already waiting: the
+ * header is written after the first part, next to the commit
+ * (eager_big_send), so a reused bulk cell must never show the header of
+ * its previous lap. Enough round trips to go round the bulk ring. */
+static void changing_headers(int peer, char *sbuf, char *rbuf)
+{
+    static const size_t lens[] = {20001, 40000, PARTS_CELL_DATA, PARTS_CELL_DATA + 1, 100000, 131072};
+    for (int i = 0; i < 96; i++) {
+        size_t n = lens[i % (int)(sizeof lens / sizeof lens[0])];
+        int tag = 100 + i;
+        char what[96];
+        uint32_t seed = (uint32_t)(n * 5 + (size_t)i);
+        snprintf(what, sizeof what, "message %d of %zu bytes, tag %d", i, n, tag);
+        MPI_Status st;
+        memset(rbuf, 0xA5, n + GUARD);
+        if ((mtest_rank < peer) == (i % 2 == 0)) {
+            mtest_fill(sbuf, n, seed);
+            CHECK_RC(MPI_Send(sbuf, (int)n, MPI_BYTE, peer, tag, MPI_COMM_WORLD));
+        } else {
+            CHECK_RC(MPI_Recv(rbuf, (int)(n + GUARD), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                              MPI_COMM_WORLD, &st));
+            CHECK_STATUS(&st, peer, tag, (int)n, what);
+            CHECK_PATTERN(rbuf, n, seed, what);
+            CHECK(rbuf[n] == (char)0xA5, "%s: byte past the message overwritten", what);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -463,6 +494,9 @@ int main(int argc, char **argv)
         slow_source(peer, rbuf, 60000);
         if (goes_big(150000)) /* a rendezvous read of protected pages fails */
             slow_source(peer, rbuf, 150000);
+        mtest_end();
+        mtest_begin("changing headers");
+        changing_headers(peer, sbuf, rbuf);
         mtest_end();
         mtest_begin("buffer offsets");
         offsets(peer, sbuf, rbuf);

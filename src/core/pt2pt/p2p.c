@@ -221,14 +221,17 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
          * timed per peer: in the VM's slow mode the receiver reads
          * streamed parts from memory faster than plain ones from our cache. */
         int nt = req->bytes >= peer->bulk_nt_min;
-        pkt_eager_aligned_t h = {.m = *m};
-        h.m.type = PKT_EAGER_PARTS;
-        memcpy(p, &h, sizeof h);
         char *data = p + EAGER_PARTS_HDR;
         if (nt)
             tern_p2p_bulk_copy(req->peer_world, data, src, first);
         else
             memcpy(data, src, first);
+        /* The header after the first part, next to the commit: it shares
+         * its line with the cell's flag, which the receiver polls, so the
+         * line crosses once to us and once back per message, not twice. */
+        pkt_eager_aligned_t h = {.m = *m};
+        h.m.type = PKT_EAGER_PARTS;
+        memcpy(p, &h, sizeof h);
         peer->ops->am_big_commit(peer->tl, req->peer_world, len, EAGER_PARTS_HDR + first);
         /* No progress until the last part: the receiver's handler waits
          * for them (it cannot deadlock: the cells were ours before the
