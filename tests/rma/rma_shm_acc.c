@@ -5,9 +5,11 @@
  * synchronisation (shared locks, fence, an exclusive lock per iteration)
  * and checks exact values:
  *   - SUM: a 64 KB MPI_INT accumulate, a strided type spanning every
- *     stripe, Fetch_and_op (also in bursts on one int) and a
- *     compare-and-swap increment on elements the large ones cover; every
- *     update counted;
+ *     stripe, Fetch_and_op (also in bursts on one int), bursts of 8 and 32
+ *     B accumulates (the small sums added inline) and a compare-and-swap
+ *     increment on elements the large ones cover; every update counted;
+ *   - SUM of 8-byte integers: an 8 KB accumulate across stripes beside
+ *     bursts of 16 B ones on the same elements;
  *   - misaligned ints (displacement unit 1) of which one straddles a
  *     stripe's edge: a contiguous accumulate over them and Fetch_and_op on
  *     the straddling one;
@@ -35,15 +37,22 @@ enum {
     NC = 3072,
     OFF_D = OFF_C + NC * 4 + 256,   /* double complex, 16-byte aligned */
     ND = 600,
-    BYTES = OFF_D + ND * 16,
+    OFF_E = OFF_D + ND * 16,        /* int64_t */
+    NE = 1024,
+    BYTES = OFF_E + NE * 8,
 };
-_Static_assert(OFF_C % 4 == 0 && OFF_D % 16 == 0, "aligned regions");
+_Static_assert(OFF_C % 4 == 0 && OFF_D % 16 == 0 && OFF_E % 8 == 0, "aligned regions");
 
 /* The strided type: VEC_N blocks of 3 ints every VEC_STRIDE ints, from int
  * VEC_AT. */
 enum { VEC_N = 40, VEC_STRIDE = 409, VEC_AT = 5 };
 /* Every rank's burst of Fetch_and_op on one int per iteration. */
 enum { HOT = 100, HOT_FOPS = 200 };
+/* Every rank's burst of small accumulates per iteration: SMALL_ACCS of 2
+ * ints at int SMALL_AT, one in SMALL_EVERY of 8 ints after them and of 2
+ * int64_t at int64_t HOT_E of region E (few: the message paths' variants
+ * run this test too, at a message an accumulate). */
+enum { SMALL_AT = 300, SMALL_ACCS = 64, SMALL_EVERY = 8, HOT_E = 700 };
 
 static int rank, size;
 
@@ -89,6 +98,7 @@ static void cas_increment(MPI_Win win, MPI_Aint at)
 static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
 {
     static int ones[NA], twos[VEC_N * 3], got[NC], prev[NC];
+    static int64_t ones64[NE];
     static long long fetched[NC], fetched_all[NC];
     static double complex mine[ND], seen[ND];
     int one = 1, fgot;
@@ -96,6 +106,8 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
         ones[k] = 1;
     for (int k = 0; k < VEC_N * 3; k++)
         twos[k] = 2;
+    for (int k = 0; k < NE; k++)
+        ones64[k] = 1;
     memset(fetched, 0, sizeof fetched);
     for (int k = 0; k < NC; k++)
         prev[k] = -1;
@@ -106,6 +118,18 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
         if (s != FENCE)
             MPI_Barrier(MPI_COMM_WORLD);
         epoch_begin(win, s);
+        /* The small accumulates first, all ranks' at once: they meet each
+         * other's and the large ones'. */
+        for (int k = 0; k < SMALL_ACCS; k++) {
+            MPI_Accumulate(ones, 2, MPI_INT, 0, SMALL_AT * 4, 2, MPI_INT, MPI_SUM, win);
+            if (k % SMALL_EVERY)
+                continue;
+            MPI_Accumulate(ones, 8, MPI_INT, 0, (SMALL_AT + 2) * 4, 8, MPI_INT, MPI_SUM, win);
+            MPI_Accumulate(ones64, 2, MPI_INT64_T, 0, OFF_E + HOT_E * 8, 2, MPI_INT64_T, MPI_SUM,
+                           win);
+            if (k == SMALL_ACCS / 2)
+                MPI_Accumulate(ones64, NE, MPI_INT64_T, 0, OFF_E, NE, MPI_INT64_T, MPI_SUM, win);
+        }
         MPI_Accumulate(ones, NA, MPI_INT, 0, 0, NA, MPI_INT, MPI_SUM, win);
         MPI_Accumulate(twos, VEC_N * 3, MPI_INT, 0, VEC_AT * 4, 1, vec, MPI_SUM, win);
         MPI_Fetch_and_op(&one, &fgot, MPI_INT, 0, (MPI_Aint)fop_at(rank, i) * 4, MPI_SUM, win);
@@ -148,6 +172,8 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
         for (int j = 0; j < 3; j++)
             want[VEC_AT + b * VEC_STRIDE + j] += 2 * n;
     want[HOT] += HOT_FOPS * n;
+    for (int k = SMALL_AT; k < SMALL_AT + 10; k++)
+        want[k] += (k < SMALL_AT + 2 ? SMALL_ACCS : SMALL_ACCS / SMALL_EVERY) * n;
     for (int r = 0; r < size; r++)
         for (int i = 0; i < ITERS; i++) {
             want[fop_at(r, i)]++;
@@ -175,6 +201,15 @@ static void round_of(MPI_Win win, char *mem, enum sync s, MPI_Datatype vec)
         if ((v != n || fetched_all[k] != sum) && bad++ < 15)
             CHECK(0, "%s: Get_accumulate int %d is %d (want %d), fetched values sum to %lld "
                   "(want %lld)", sync_name[s], k, v, n, fetched_all[k], sum);
+    }
+    for (int k = 0; k < NE; k++) {
+        int64_t v;
+        memcpy(&v, mem + OFF_E + 8 * k, 8);
+        const int64_t w =
+            n + (k == HOT_E || k == HOT_E + 1 ? (int64_t)(SMALL_ACCS / SMALL_EVERY) * n : 0);
+        if (v != w && bad++ < 20)
+            CHECK(0, "%s: int64_t %d is %lld, want %lld", sync_name[s], k, (long long)v,
+                  (long long)w);
     }
     for (int k = 0; k < ND; k++) {
         double complex c;

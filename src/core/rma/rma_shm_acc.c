@@ -119,9 +119,10 @@ static inline int exclusive(const tern_win_t *w, int target)
 #else
 #define SUM_CLONES
 #endif
-#define SUM_INTS(bits)                                                                             \
-    SUM_CLONES static void                                                                         \
-    sum_int##bits(char *t, const char *in, size_t len)                                             \
+/* The loop itself, inline: the clones below vectorise it, the small sums
+ * of apply() run it in place. */
+#define ADD_INTS(bits)                                                                             \
+    static inline void add_int##bits(char *t, const char *in, size_t len)                          \
     {                                                                                              \
         for (size_t k = 0; k < len; k += sizeof(uint##bits##_t)) {                                 \
             uint##bits##_t a, b;                                                                   \
@@ -130,28 +131,36 @@ static inline int exclusive(const tern_win_t *w, int target)
             a += b;                                                                                \
             memcpy(t + k, &a, sizeof a);                                                           \
         }                                                                                          \
+    }                                                                                              \
+    SUM_CLONES static void sum_int##bits(char *t, const char *in, size_t len)                      \
+    {                                                                                              \
+        add_int##bits(t, in, len);                                                                 \
     }
-SUM_INTS(32)
-SUM_INTS(64)
-#undef SUM_INTS
+ADD_INTS(32)
+ADD_INTS(64)
+#undef ADD_INTS
 #undef SUM_CLONES
+
+/* Integer sums up to this many bytes are added in place, element by
+ * element: a call to the vector loop (an indirect call through the
+ * clones' resolved slot, the loop's set-up and tail) costs more than the
+ * additions of a few elements. */
+#define SMALL_SUM_BYTES 32
 
 /* The len bytes at t (whole elements of es bytes, aligned): out (may be
  * NULL) gets them, then op with the packed origin bytes data (NULL for
  * MPI_NO_OP). integer: basic is an integer type, whose sums of 4 and 8
- * bytes are sum_int32/64 (no dispatch for one element). */
+ * bytes are sum_int32/64, inline up to SMALL_SUM_BYTES. */
 static inline void apply(MPI_Op op, MPI_Datatype basic, int integer, size_t es, char *t,
                          size_t len, const char *data, char *out)
 {
     if (out)
         memcpy(out, t, len);
-    if (integer && op == MPI_SUM && len == es && es == 4) {
-        uint32_t a, b; /* one element: no call, no vector set-up */
-        memcpy(&a, t, 4);
-        memcpy(&b, data, 4);
-        a += b;
-        memcpy(t, &a, 4);
-    } else if (integer && op == MPI_SUM && es == 4)
+    if (integer && op == MPI_SUM && len <= SMALL_SUM_BYTES && es == 4)
+        add_int32(t, data, len);
+    else if (integer && op == MPI_SUM && len <= SMALL_SUM_BYTES && es == 8)
+        add_int64(t, data, len);
+    else if (integer && op == MPI_SUM && es == 4)
         sum_int32(t, data, len);
     else if (integer && op == MPI_SUM && es == 8)
         sum_int64(t, data, len);
@@ -247,21 +256,55 @@ void tern_rma_shm_acc_apply(tern_win_t *w, int target, const rma_hdr_t *hdr,
 /* Whether predefined op (or MPI_REPLACE, MPI_NO_OP) is defined on
  * predefined type dt; *integer: dt is an integer or byte type (SUM is the
  * machine's add). The fast paths ask about one pair again and again: the
- * last answer is kept (both are predefined: constant). */
-static int op_fits(MPI_Op op, MPI_Datatype dt, int *integer)
+ * last answer is kept (both are predefined: constant), and asking again is
+ * two compares inline, the look-up out of line. */
+static struct {
+    MPI_Op op;
+    MPI_Datatype dt;
+    int fits, integer;
+} last_fit = {MPI_OP_NULL, MPI_DATATYPE_NULL, 0, 0};
+
+static __attribute__((noinline)) void op_fit_lookup(MPI_Op op, MPI_Datatype dt)
 {
-    static MPI_Op last_op = MPI_OP_NULL;
-    static MPI_Datatype last_dt = MPI_DATATYPE_NULL;
-    static int last_fits, last_integer;
-    if (op != last_op || dt != last_dt) {
-        last_fits = op == MPI_REPLACE || op == MPI_NO_OP ||
+    last_fit.fits = op == MPI_REPLACE || op == MPI_NO_OP ||
                     (tern_op_is_predefined(op) && tern_op_allowed(op, dt));
-        last_integer = tern_op_allowed(MPI_BAND, dt);
-        last_op = op;
-        last_dt = dt;
-    }
-    *integer = last_integer;
-    return last_fits;
+    last_fit.integer = tern_op_allowed(MPI_BAND, dt);
+    last_fit.op = op;
+    last_fit.dt = dt;
+}
+
+static inline int op_fits(MPI_Op op, MPI_Datatype dt, int *integer)
+{
+    if (__builtin_expect(op != last_fit.op || dt != last_fit.dt, 0))
+        op_fit_lookup(op, dt);
+    *integer = last_fit.integer;
+    return last_fit.fits;
+}
+
+/* A predefined contiguous type without holes: its size (0 for any other
+ * type) and true_lb. */
+typedef struct {
+    long size;
+    MPI_Aint true_lb;
+} elem_type_t;
+
+static __attribute__((noinline)) elem_type_t elem_described(MPI_Datatype dt)
+{
+    tern_dt_desc_t d;
+    if (!tern_datatype_describe(dt, &d) || !d.predefined || !d.contig || d.size <= 0 ||
+        d.size != d.extent)
+        return (elem_type_t){0, 0};
+    return (elem_type_t){d.size, d.true_lb};
+}
+
+/* The plain types (all but the pair types) decoded from the handle, in
+ * registers (a struct filled on the stack and read back at once would
+ * stall, row putlat of docs/performance.md); the others looked up. */
+static inline elem_type_t elem_type(MPI_Datatype dt)
+{
+    if (__builtin_expect(tern_datatype_is_plain(dt), 1))
+        return (elem_type_t){tern_datatype_plain_size(dt), 0};
+    return elem_described(dt);
 }
 
 int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
@@ -273,10 +316,9 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
         !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open) ||
         otype != ttype || ocount != tcount || ocount <= 0 || op == MPI_NO_OP)
         return 0;
-    tern_dt_desc_t t;
+    const elem_type_t t = elem_type(ttype);
     int integer;
-    if (!tern_datatype_describe(ttype, &t) || !t.predefined || !t.contig || t.size <= 0 ||
-        t.size != t.extent || !op_fits(op, ttype, &integer))
+    if (t.size <= 0 || !op_fits(op, ttype, &integer))
         return 0;
     MPI_Aint bytes, off;
     if (__builtin_mul_overflow(tcount, t.size, &bytes) ||
@@ -286,8 +328,23 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
     if (off < 0 || off > w->sizes[target] - bytes)
         return 0;
     w->fence_used |= w->fence_open;
-    acc_piece(w, target, exclusive(w, target), (size_t)off, (size_t)bytes, op, ttype,
-              (size_t)t.size, integer, (const char *)origin + t.true_lb, NULL);
+    const int excl = exclusive(w, target);
+    const size_t o = (size_t)off, n = (size_t)bytes, es = (size_t)t.size;
+    const char *data = (const char *)origin + t.true_lb;
+    /* A few aligned integers summed in one stripe (counters, the 8-32 B
+     * accumulates): the stripe, the adds inline, the release, without
+     * acc_piece's general loop and its arguments on the stack. */
+    if (integer && op == MPI_SUM && n <= SMALL_SUM_BYTES && (es == 4 || es == 8) &&
+        !(o & (es - 1)) && (o & (STRIPE_BYTES - 1)) + n <= STRIPE_BYTES) {
+        atomic_uint *s = excl ? NULL : stripe(w, target, o >> STRIPE_SHIFT);
+        if (s)
+            stripe_lock(s);
+        apply(MPI_SUM, ttype, 1, es, target_mem(w, target) + o, n, data, NULL);
+        if (s)
+            stripe_unlock(s);
+        return 1;
+    }
+    acc_piece(w, target, excl, o, n, op, ttype, es, integer, data, NULL);
     return 1;
 }
 
