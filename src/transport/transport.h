@@ -176,6 +176,20 @@ typedef struct {
      * none of them). */
     size_t bulk_nt_min;
     int bulk_nt_always;
+    /* Where get_min is set (core/pt2pt/rndv_path.c): below get_measure_min
+     * the get serves when get_mid is 1, else the stream, untimed; from it
+     * the receiver times both and keeps its choice get_measure_ms
+     * milliseconds. */
+    size_t get_measure_min;
+    unsigned get_measure_ms;
+    int get_mid;
+    /* Percent of a rendezvous served by get whose tail the sender puts
+     * while the receiver gets the head (core/pt2pt/p2p_coop.c); 0: off. */
+    unsigned coop_split;
+    /* 1 where the transport was told to leave CMA off (shm: TERN_SHM_CMA=off,
+     * which keeps Yama's default): windows then take no vector ops unless
+     * asked (core/rma/rma_cma.c). */
+    int cma_declined;
     /* A counter that is 0 whenever progress would find nothing (the self
      * transport's queue length), so the progress loop can skip the call;
      * NULL means "always poll". */

@@ -390,10 +390,14 @@ def gen_tables(consts, native):
                 nv = native[name] & 0xffffffff
                 n2a[((nv >> 26) & 0x3f, nv & 0xff)] = v
     # Every entry written: -1 (no handle of libtern) where the ABI has none.
+    # Eight entries a line, the first one's index in front, so that the
+    # file stays short.
     L.append("/* The ABI's predefined handle -> libtern's (-1: none, invalid there). */")
     L.append(f"const int32_t tern_abi_h2n_table[TERN_ABI_HANDLE_LIMIT] = {{")
-    L += [f"    [0x{v:03x}] = " + (f"(int32_t)0x{a2n[v] & 0xffffffff:08x}," if v in a2n else "-1,")
-          for v in range(0x400)]
+    L += [f"    /* 0x{row:03x} */ " +
+          " ".join(f"(int32_t)0x{a2n[v] & 0xffffffff:08x}," if v in a2n else "-1,"
+                   for v in range(row, row + 8))
+          for row in range(0, 0x400, 8)]
     L += ["};", "", "/* libtern's predefined handle -> the ABI's: [kind bits][index]. */",
           "const uint16_t tern_abi_n2h_table[64][TERN_ABI_NATIVE_INDEX] = {"]
     for (k, i), v in sorted(n2a.items()):

@@ -566,6 +566,30 @@ def _by_section(forms):
             for key, names in file_groups(list(by_name), fortran.chapter_or_ext)]
 
 
+# Most lines of a procedure file: a section with more is cut into parts
+# of about equal length, <section>_1, <section>_2..., whole procedures
+# each (a form's MPI_ and PMPI_ together, in the section's order).
+PROCS_FILE_LINES = 900
+
+
+def _cut(units, room):
+    """units (lists of lines) as consecutive parts of at most room lines
+    each (a unit longer than room alone in its part), the fewest such parts
+    of about equal length."""
+    total = sum(len(u) for u in units)
+    n = max(1, -(-total // room))
+    while True:
+        parts, done = [[] for _ in range(n)], 0
+        for u in units:
+            # The part where the unit's middle line falls.
+            parts[min(n - 1, (done + len(u) // 2) * n // total)].append(u)
+            done += len(u)
+        parts = [p for p in parts if p]
+        if all(sum(len(u) for u in p) <= room or len(p) == 1 for p in parts):
+            return parts
+        n += 1
+
+
 def gen_procs(forms):
     """{file name: text} of the specific procedures, MPI_ and PMPI_."""
     head = [f"! Tern: the mpi_f08 module's procedures, {NOTE}",
@@ -573,12 +597,12 @@ def gen_procs(forms):
             "! specific name of the standard (MPI_Send_f08ts, PMPI_Send_f08ts)."]
     out = {}
     for key, group in _by_section(forms):
-        body = []
-        for f in group:
-            for prefix in ("", "P"):
-                for line in f.fortran(prefix):
-                    body += fortran._wrap_free(line)
-        out[f"mpi_f08_procs_{key}.f90"] = "\n".join(head + body) + "\n"
+        units = [[w for prefix in ("", "P") for line in f.fortran(prefix)
+                  for w in fortran._wrap_free(line)] for f in group]
+        parts = _cut(units, PROCS_FILE_LINES - len(head))
+        for i, part in enumerate(parts, 1):
+            name = key if len(parts) == 1 else f"{key}_{i}"
+            out[f"mpi_f08_procs_{name}.f90"] = "\n".join(head + [w for u in part for w in u]) + "\n"
     return out
 
 

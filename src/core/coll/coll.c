@@ -4,6 +4,7 @@
  * schedule and run or start it. */
 #include "core/coll/coll.h"
 #include "core/coll/coll_pair.h"
+#include "core/coll/coll_prep.h"
 #include "core/coll/coll_tree.h"
 #include "core/coll/shm_coll.h"
 #include "core/comm/ulfm.h"
@@ -23,65 +24,6 @@ void tern_coll_count_watched(unsigned algo, const tern_comm_t *comm, size_t msg_
         tern_event4(TERN_EVENT_COLL_ALGORITHM_CHOSEN, algo, comm->size, msg_bytes, 0);
     if (w & TERN_WATCH_OBJECTS)
         tern_pvar_obj_add(comm, TERN_PVAR_COMM_COLL_CALLS, 1);
-}
-
-/* Unpacks to do once the algorithm is done. */
-typedef struct {
-    tern_sched_t *s;
-    struct out {
-        const void *tmp;
-        void *buf;
-        size_t count;
-        MPI_Datatype dt;
-    } *outs;
-    int n_outs, cap_outs;
-} prep_t;
-
-static char *offset(const void *buf, MPI_Aint off)
-{
-    return off ? (char *)(uintptr_t)buf + off : (char *)(uintptr_t)buf;
-}
-
-static int prep_init(prep_t *pr, tern_comm_t *c, int max_outs, int blocking)
-{
-    /* Blocking: steps run as they are built (no step list to interpret). */
-    pr->s = tern_sched_create(c, blocking);
-    if (!pr->s)
-        return -1;
-    pr->n_outs = 0;
-    pr->cap_outs = max_outs;
-    pr->outs = NULL; /* allocated by the first add_out: contiguous calls never need it */
-    return 0;
-}
-
-/* Read view of count x dt at buf. */
-static const void *in_view(prep_t *pr, const void *buf, size_t count, MPI_Datatype dt)
-{
-    if (count == 0 || tern_datatype_is_contig(dt))
-        return offset(buf, tern_datatype_true_lb(dt));
-    void *t = tern_sched_tmp(pr->s, tern_datatype_packed_size(dt, count));
-    if (t)
-        tern_sched_pack(pr->s, buf, count, dt, t);
-    return t;
-}
-
-static void add_out(prep_t *pr, const void *tmp, void *buf, size_t count, MPI_Datatype dt)
-{
-    if (!pr->outs && pr->cap_outs)
-        pr->outs = tern_sched_tmp(pr->s, (size_t)pr->cap_outs * sizeof *pr->outs);
-    if (pr->outs && pr->n_outs < pr->cap_outs)
-        pr->outs[pr->n_outs++] = (struct out){tmp, buf, count, dt};
-}
-
-/* Write view: the algorithm's result lands here; unpacked at the end. */
-static void *out_view(prep_t *pr, void *buf, size_t count, MPI_Datatype dt)
-{
-    if (count == 0 || tern_datatype_is_contig(dt))
-        return offset(buf, tern_datatype_true_lb(dt));
-    void *t = tern_sched_tmp(pr->s, tern_datatype_packed_size(dt, count));
-    if (t)
-        add_out(pr, t, buf, count, dt);
-    return t;
 }
 
 static void *inout_view(prep_t *pr, void *buf, size_t count, MPI_Datatype dt)
@@ -104,66 +46,6 @@ static const void *copy_view(prep_t *pr, const void *view, size_t bytes)
     return t;
 }
 
-/* Per-rank blocks (v and w variants): block i is counts[i] x types[i] at
- * buf + disp[i] (bytes). Produces a base view and byte counts/displacements
- * into it; packs (input) or schedules unpacks (output) per block when a
- * type is not contiguous. */
-typedef struct {
-    tern_nums_t counts;         /* int or MPI_Count (the _c forms) */
-    tern_nums_t displs;         /* int or MPI_Aint; in elements of the type (v) ... */
-    const MPI_Datatype *types;  /* ... or bytes when types are per rank (w) */
-    MPI_Datatype type;
-} blocks_t;
-
-static MPI_Datatype block_type(const blocks_t *b, int i) { return b->types ? b->types[i] : b->type; }
-static MPI_Aint block_disp(const blocks_t *b, int i)
-{
-    MPI_Aint d = (MPI_Aint)tern_nums_at(b->displs, i);
-    return b->types ? d : d * (MPI_Aint)tern_datatype_extent(b->type);
-}
-
-static void *blocks_view(prep_t *pr, const void *buf, const blocks_t *b, int p, int output,
-                         size_t **bytes_p, size_t **disp_p)
-{
-    *bytes_p = *disp_p = NULL; /* on failure too: callers read them */
-    size_t *bytes = tern_sched_tmp(pr->s, 2 * (size_t)p * sizeof(size_t));
-    if (!bytes)
-        return NULL;
-    size_t *disp = bytes + p;
-    *bytes_p = bytes;
-    *disp_p = disp;
-    int contig = 1;
-    size_t total = 0;
-    for (int i = 0; i < p; i++) {
-        MPI_Datatype dt = block_type(b, i);
-        size_t count = (size_t)tern_nums_at(b->counts, i);
-        bytes[i] = tern_datatype_packed_size(dt, count);
-        total += bytes[i];
-        if (count && !tern_datatype_is_contig(dt))
-            contig = 0;
-    }
-    if (contig) {
-        for (int i = 0; i < p; i++)
-            disp[i] = (size_t)(block_disp(b, i) + tern_datatype_true_lb(block_type(b, i)));
-        return (void *)(uintptr_t)buf;
-    }
-    char *t = tern_sched_tmp(pr->s, total);
-    if (!t)
-        return NULL;
-    size_t off = 0;
-    for (int i = 0; i < p; i++) {
-        disp[i] = off;
-        char *user = offset(buf, block_disp(b, i));
-        if (output)
-            add_out(pr, t + off, user, (size_t)tern_nums_at(b->counts, i), block_type(b, i));
-        else
-            tern_sched_pack(pr->s, user, (size_t)tern_nums_at(b->counts, i), block_type(b, i),
-                            t + off);
-        off += bytes[i];
-    }
-    return t;
-}
-
 /* Selects, builds, appends the unpacks and launches. */
 static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
                                    size_t msg_bytes, tern_req_t **req_p, int persistent,
@@ -171,6 +53,12 @@ static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_ki
 
 static tern_status_t finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
                             size_t msg_bytes, tern_req_t **req_p, int persistent)
+{
+    return finish_chosen(pr, a, kind, msg_bytes, req_p, persistent, NULL);
+}
+
+tern_status_t tern_coll_finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
+                               size_t msg_bytes, tern_req_t **req_p, int persistent)
 {
     return finish_chosen(pr, a, kind, msg_bytes, req_p, persistent, NULL);
 }
@@ -218,29 +106,6 @@ tern_status_t tern_coll_launch(tern_sched_t *s, tern_req_t **req_p, int persiste
     if (st != TERN_OK)
         tern_sched_free(s);
     return st;
-}
-
-/* Field by field: the compiler turns a memset or a compound literal of
- * this size into `rep stosq`, whose start-up costs tens of cycles on
- * every call of a 2-rank 8 B collective; these become vector stores. The
- * size check asks for a line here when a field is added. */
-static void args_init(tern_coll_args_t *a, tern_comm_t *c)
-{
-    _Static_assert(offsetof(tern_coll_args_t, blocking) + sizeof(int) ==
-                       11 * sizeof(void *) + sizeof(MPI_Datatype) + sizeof(MPI_Op) +
-                           3 * sizeof(int),
-                   "args_init sets every field of tern_coll_args_t");
-    a->comm = c;
-    a->sbuf = NULL;
-    a->rbuf = NULL;
-    a->bytes = a->rbytes = 0;
-    a->scounts = a->sdispls = a->rcounts = a->rdispls = NULL;
-    a->count = a->esz = 0;
-    a->dt = 0; /* as the memset that was here: 0, not MPI_DATATYPE_NULL */
-    a->op = 0;
-    a->commutative = 1;
-    a->root = 0;
-    a->blocking = 0;
 }
 
 /* Two ranks, blocking (coll_pair.h): an intracommunicator neither revoked
@@ -307,12 +172,6 @@ static int pair_blocks(tern_coll_args_t *a, tern_comm_t *c, tern_req_t **req_p, 
     a->sbuf = sbuf == MPI_IN_PLACE ? a->rbuf : offset(sbuf, sd.true_lb);
     return 1;
 }
-
-#define PREP(pr, c, n, req_p)                                                  \
-    do {                                                                       \
-        if (prep_init(&(pr), (c), (n), !(req_p)))                              \
-            return TERN_ERR_NOMEM;                                             \
-    } while (0)
 
 tern_status_t tern_coll_ibarrier(tern_comm_t *c, tern_req_t **req_p, int persistent)
 {
@@ -438,34 +297,6 @@ tern_status_t tern_coll_gather(tern_comm_t *c, const void *sbuf, size_t scount, 
     return finish(&pr, &a, TERN_COLL_GATHER, a.bytes, req_p, persistent);
 }
 
-tern_status_t tern_coll_gatherv(tern_comm_t *c, const void *sbuf, size_t scount,
-                                MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
-                                tern_nums_t displs, MPI_Datatype rtype, int root,
-                                tern_req_t **req_p, int persistent)
-{
-    prep_t pr;
-    tern_coll_args_t a;
-    int p = c->is_inter ? c->remote_size : c->size;
-    PREP(pr, c, p, req_p);
-    args_init(&a, c);
-    a.root = root;
-    if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
-        blocks_t b = {rcounts, displs, NULL, rtype};
-        size_t *rc, *rd;
-        a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);
-        a.rcounts = rc;
-        a.rdispls = rd;
-        if (!c->is_inter)
-            a.sbuf = sbuf == MPI_IN_PLACE ? in_view(&pr, offset(rbuf, block_disp(&b, root)),
-                                                    (size_t)tern_nums_at(rcounts, root), rtype)
-                                          : in_view(&pr, sbuf, scount, stype);
-    } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
-        a.bytes = tern_datatype_packed_size(stype, scount);
-        a.sbuf = in_view(&pr, sbuf, scount, stype);
-    }
-    return finish(&pr, &a, TERN_COLL_GATHERV, 0, req_p, persistent);
-}
-
 tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
                                 MPI_Datatype stype, void *rbuf, size_t rcount, MPI_Datatype rtype,
                                 int root, tern_req_t **req_p, int persistent)
@@ -522,32 +353,6 @@ tern_status_t tern_coll_scatter(tern_comm_t *c, const void *sbuf, size_t scount,
     return finish(&pr, &a, TERN_COLL_SCATTER, a.bytes, req_p, persistent);
 }
 
-tern_status_t tern_coll_scatterv(tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
-                                 tern_nums_t displs, MPI_Datatype stype, void *rbuf, size_t rcount,
-                                 MPI_Datatype rtype, int root, tern_req_t **req_p, int persistent)
-{
-    prep_t pr;
-    tern_coll_args_t a;
-    int p = c->is_inter ? c->remote_size : c->size;
-    PREP(pr, c, 1, req_p);
-    args_init(&a, c);
-    a.root = root;
-    if (c->is_inter ? root == MPI_ROOT : c->rank == root) {
-        blocks_t b = {scounts, displs, NULL, stype};
-        size_t *sc, *sd;
-        a.sbuf = blocks_view(&pr, sbuf, &b, p, 0, &sc, &sd);
-        a.scounts = sc;
-        a.sdispls = sd;
-        if (!c->is_inter)
-            a.rbuf = rbuf == MPI_IN_PLACE ? offset(a.sbuf, (MPI_Aint)(sd ? sd[root] : 0))
-                                          : out_view(&pr, rbuf, rcount, rtype);
-    } else if (!(c->is_inter && root == MPI_PROC_NULL)) {
-        a.bytes = tern_datatype_packed_size(rtype, rcount);
-        a.rbuf = out_view(&pr, rbuf, rcount, rtype);
-    }
-    return finish(&pr, &a, TERN_COLL_SCATTERV, 0, req_p, persistent);
-}
-
 tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scount,
                                   MPI_Datatype stype, void *rbuf, size_t rcount,
                                   MPI_Datatype rtype, tern_req_t **req_p, int persistent)
@@ -580,32 +385,6 @@ tern_status_t tern_coll_allgather(tern_comm_t *c, const void *sbuf, size_t scoun
                  : in_view(&pr, sbuf, scount, stype);
     a.rbuf = out_view(&pr, rbuf, rcount * (size_t)c->size, rtype);
     return finish(&pr, &a, TERN_COLL_ALLGATHER, a.bytes, req_p, persistent);
-}
-
-tern_status_t tern_coll_allgatherv(tern_comm_t *c, const void *sbuf, size_t scount,
-                                   MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
-                                   tern_nums_t displs, MPI_Datatype rtype, tern_req_t **req_p,
-                                   int persistent)
-{
-    prep_t pr;
-    tern_coll_args_t a;
-    int p = c->is_inter ? c->remote_size : c->size, r = c->rank;
-    PREP(pr, c, p, req_p);
-    args_init(&a, c);
-    blocks_t b = {rcounts, displs, NULL, rtype};
-    a.bytes = tern_datatype_packed_size(stype, scount);
-    a.sbuf = sbuf == MPI_IN_PLACE
-                 ? in_view(&pr, offset(rbuf, block_disp(&b, r)),
-                           (size_t)tern_nums_at(rcounts, r), rtype)
-                 : in_view(&pr, sbuf, scount, stype);
-    size_t *rc, *rd;
-    a.rbuf = blocks_view(&pr, rbuf, &b, p, 1, &rc, &rd);
-    a.rcounts = rc;
-    a.rdispls = rd;
-    size_t total = 0;
-    for (int i = 0; rc && i < p; i++)
-        total += rc[i];
-    return finish(&pr, &a, TERN_COLL_ALLGATHERV, total / (size_t)p, req_p, persistent);
 }
 
 tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount,
@@ -645,50 +424,6 @@ tern_status_t tern_coll_alltoall(tern_comm_t *c, const void *sbuf, size_t scount
     }
     a.rbuf = out_view(&pr, rbuf, rcount * p, rtype);
     return finish(&pr, &a, TERN_COLL_ALLTOALL, a.bytes, req_p, persistent);
-}
-
-tern_status_t tern_coll_alltoallvw(tern_comm_t *c, const void *sbuf, tern_nums_t scounts,
-                                   tern_nums_t sdispls, const MPI_Datatype *stypes,
-                                   MPI_Datatype stype, void *rbuf, tern_nums_t rcounts,
-                                   tern_nums_t rdispls, const MPI_Datatype *rtypes,
-                                   MPI_Datatype rtype, tern_req_t **req_p, int persistent)
-{
-    prep_t pr;
-    tern_coll_args_t a;
-    int p = c->is_inter ? c->remote_size : c->size;
-    PREP(pr, c, p, req_p);
-    args_init(&a, c);
-    blocks_t rb = {rcounts, rdispls, rtypes, rtype};
-    size_t *sc, *sd, *rc, *rd;
-    if (sbuf == MPI_IN_PLACE) {
-        /* The send blocks are the receive blocks: read a private copy. */
-        const char *v = blocks_view(&pr, rbuf, &rb, p, 0, &sc, &sd);
-        size_t lo = SIZE_MAX, hi = 0;
-        for (int i = 0; sc && i < p; i++)
-            if (sc[i]) {
-                lo = sd[i] < lo ? sd[i] : lo;
-                hi = sd[i] + sc[i] > hi ? sd[i] + sc[i] : hi;
-            }
-        if (lo == SIZE_MAX)
-            lo = hi = 0;
-        char *copy = tern_sched_tmp(pr.s, hi - lo);
-        if (copy && v) {
-            tern_sched_copy(pr.s, v + lo, copy, hi - lo);
-            for (int i = 0; i < p; i++)
-                sd[i] -= lo;
-        }
-        a.sbuf = copy;
-    } else {
-        blocks_t sb = {scounts, sdispls, stypes, stype};
-        a.sbuf = blocks_view(&pr, sbuf, &sb, p, 0, &sc, &sd);
-    }
-    a.rbuf = blocks_view(&pr, rbuf, &rb, p, 1, &rc, &rd);
-    a.scounts = sc;
-    a.sdispls = sd;
-    a.rcounts = rc;
-    a.rdispls = rd;
-    return finish(&pr, &a, stypes || rtypes ? TERN_COLL_ALLTOALLW : TERN_COLL_ALLTOALLV, 0, req_p,
-                  persistent);
 }
 
 /* Returns how many elements of a->dt one element of dt is: a predefined op

@@ -1,14 +1,12 @@
 /* Collective buffering (io_coll.h). */
 #include "core/io/io_coll.h"
+#include "core/io/io_pipe.h"
 #include "core/coll/coll.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/dtype_nums.h"
 #include "base/config.h"
-#include "core/runtime/api_lock.h"
 #include "core/runtime/runtime.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,127 +427,6 @@ static tern_status_t answer(const round_t *rq, round_t *an, int n, const span_t 
     return st;
 }
 
-/* The pipeline's second thread: during one collective access it runs the
- * aggregator's file system calls (write_runs of round k, read_span of
- * round k + 1) while the calling thread exchanges a round into the other
- * buffer. One job at a time; a job touches only its buffer and the driver,
- * never MPI. Started at the first job, joined before the call returns. */
-typedef tern_status_t (*pipe_fn_t)(tern_file_t *f, void *arg);
-
-typedef struct {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int started, busy, stop;
-    tern_file_t *f;
-    pipe_fn_t fn;
-    void *arg;
-    tern_status_t st; /* of the jobs since the last wait: the first error */
-    char error[256];
-} pipe_t;
-
-static void *pipe_main(void *arg)
-{
-    pipe_t *w = arg;
-    pthread_mutex_lock(&w->lock);
-    for (;;) {
-        while (!w->busy && !w->stop)
-            pthread_cond_wait(&w->cond, &w->lock);
-        if (!w->busy)
-            break;
-        pthread_mutex_unlock(&w->lock);
-        tern_status_t st = w->fn(w->f, w->arg);
-        const char *d = st != TERN_OK ? tern_status_take_detail(st) : NULL;
-        pthread_mutex_lock(&w->lock);
-        if (st != TERN_OK && w->st == TERN_OK) {
-            w->st = st;
-            snprintf(w->error, sizeof w->error, "%s", d ? d : tern_status_string(st));
-        }
-        w->busy = 0;
-        pthread_cond_broadcast(&w->cond);
-    }
-    pthread_mutex_unlock(&w->lock);
-    return NULL;
-}
-
-/* Waits for the job under way; its status (the text recorded again on
- * this thread). */
-static tern_status_t pipe_wait(pipe_t *w)
-{
-    if (!w->started)
-        return TERN_OK;
-    unsigned held = tern_api_suspend(); /* other threads' calls go on meanwhile */
-    pthread_mutex_lock(&w->lock);
-    while (w->busy)
-        pthread_cond_wait(&w->cond, &w->lock);
-    tern_status_t st = w->st;
-    w->st = TERN_OK;
-    pthread_mutex_unlock(&w->lock);
-    tern_api_resume(held);
-    return st == TERN_OK ? st : tern_status_detail(st, "%s", w->error);
-}
-
-/* fn(f, arg) on the calling thread: it touches only its buffer and the
- * driver, so the entry points' lock (when held: the file's thread, or a
- * program of MPI_THREAD_MULTIPLE) is let go meanwhile. */
-static tern_status_t run_here(tern_file_t *f, pipe_fn_t fn, void *arg)
-{
-    unsigned held = tern_api_suspend();
-    tern_status_t st = fn(f, arg);
-    tern_api_resume(held);
-    return st;
-}
-
-/* Hands fn(f, arg) to the thread (its buffer untouched until the next
- * wait); runs it here when the thread cannot start or with no pipeline. */
-static tern_status_t pipe_submit(pipe_t *w, int pipelined, tern_file_t *f, pipe_fn_t fn,
-                                 void *arg)
-{
-    if (!pipelined)
-        return run_here(f, fn, arg);
-    if (!w->started) {
-        *w = (pipe_t){.f = f};
-        pthread_mutex_init(&w->lock, NULL);
-        pthread_cond_init(&w->cond, NULL);
-        /* No signal of the program's is delivered to it. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        int rc = pthread_create(&w->thread, NULL, pipe_main, w);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (rc != 0) {
-            pthread_cond_destroy(&w->cond);
-            pthread_mutex_destroy(&w->lock);
-            return run_here(f, fn, arg);
-        }
-        w->started = 1;
-    }
-    pthread_mutex_lock(&w->lock);
-    w->fn = fn;
-    w->arg = arg;
-    w->busy = 1;
-    pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    return TERN_OK;
-}
-
-/* Waits for the last job and joins the thread; its status. */
-static tern_status_t pipe_end(pipe_t *w)
-{
-    if (!w->started)
-        return TERN_OK;
-    tern_status_t st = pipe_wait(w);
-    pthread_mutex_lock(&w->lock);
-    w->stop = 1;
-    pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cond);
-    pthread_mutex_destroy(&w->lock);
-    w->started = 0;
-    return st;
-}
-
 /* What every rank knows of one buffered access: the aggregators, their
  * domains, and this rank's pieces and memory. */
 typedef struct {
@@ -629,7 +506,8 @@ static tern_status_t place_answers(const plan_t *p, int k, const round_t *an,
  * straight from that buffer while round k + 1 is exchanged into the
  * other. *st: this rank's status; returns the exchanges'. */
 static tern_status_t write_rounds(const plan_t *p, int rounds, round_t *r, size_t *fk,
-                                  runs_t *runs, pipe_t *pipe, int pipelined, tern_status_t *st)
+                                  runs_t *runs, tern_io_pipe_t *pipe, int pipelined,
+                                  tern_status_t *st)
 {
     char *rbufs[2] = {r->rbuf, NULL};
     size_t rcaps[2] = {r->rcap, 0};
@@ -644,17 +522,17 @@ static tern_status_t write_rounds(const plan_t *p, int rounds, round_t *r, size_
             continue;
         tern_status_t ast = *st == TERN_OK ? aggregate_runs(p->f, r, &runs[cur]) : TERN_OK;
         /* Round k - 1's write (from the other buffer) went on meanwhile. */
-        tern_status_t wst = pipe_wait(pipe);
+        tern_status_t wst = tern_io_pipe_wait(pipe);
         if (*st == TERN_OK)
             *st = wst;
         if (ast == TERN_OK && *st == TERN_OK && runs[cur].n)
-            ast = pipe_submit(pipe, pipelined, p->f, write_runs, &runs[cur]);
+            ast = tern_io_pipe_submit(pipe, pipelined, p->f, write_runs, &runs[cur]);
         if (*st == TERN_OK)
             *st = ast;
         cur ^= pipelined;
     }
     /* The last write is done before its buffer goes. */
-    tern_status_t wst = pipe_wait(pipe);
+    tern_status_t wst = tern_io_pipe_wait(pipe);
     if (*st == TERN_OK)
         *st = wst;
     r->rbuf = rbufs[0];
@@ -670,7 +548,7 @@ static tern_status_t write_rounds(const plan_t *p, int rounds, round_t *r, size_
  * answers; fk: firsts and counts of pieces per aggregator, for two
  * rounds. */
 static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round_t *an,
-                                 size_t *fk, char **wins, pipe_t *pipe, int pipelined,
+                                 size_t *fk, char **wins, tern_io_pipe_t *pipe, int pipelined,
                                  tern_status_t *st)
 {
     int n = p->n, agg = p->me_agg >= 0 && wins[0];
@@ -681,7 +559,7 @@ static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round
     if (cst == TERN_OK && agg) {
         spans[0] = request_span(rq, n, wins[0],
                                 round_window(p->start, p->dom, p->cb, p->me_agg, 0));
-        rst = pipe_submit(pipe, pipelined, p->f, read_span, &spans[0]);
+        rst = tern_io_pipe_submit(pipe, pipelined, p->f, read_span, &spans[0]);
     }
     for (int k = 0; k < rounds && cst == TERN_OK; k++) {
         /* Round k's pieces and span are slot k % 2; its window the
@@ -689,7 +567,7 @@ static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round
         int b = k % 2, nb = (k + 1) % 2;
         memset(an->scount, 0, (size_t)n * 2 * sizeof *an->scount);
         if (agg) {
-            tern_status_t wst = pipe_wait(pipe);
+            tern_status_t wst = tern_io_pipe_wait(pipe);
             if (rst == TERN_OK)
                 rst = wst;
             if (rst == TERN_OK)
@@ -705,7 +583,7 @@ static tern_status_t read_rounds(const plan_t *p, int rounds, round_t *rq, round
                 spans[nb] = request_span(rq, n, wins[pipelined ? nb : 0],
                                          round_window(p->start, p->dom, p->cb, p->me_agg, k + 1));
                 if (rst == TERN_OK)
-                    rst = pipe_submit(pipe, pipelined, p->f, read_span, &spans[nb]);
+                    rst = tern_io_pipe_submit(pipe, pipelined, p->f, read_span, &spans[nb]);
             }
         }
         if ((cst = exchange(p->comm, an)) != TERN_OK)
@@ -906,7 +784,7 @@ tern_status_t tern_io_coll_run(tern_io_coll_t *p, tern_comm_t *c, size_t *bytes)
      * (docs/design.md, "I/O"). */
     char *wins[2] = {NULL, NULL};
     runs_t runs[2] = {{0}};
-    pipe_t pipe = {0};
+    tern_io_pipe_t pipe = {0};
     int pipelined = 0;
     if (me_agg >= 0 && write) {
         /* Writes go from the receive buffers: no window. */
@@ -926,7 +804,7 @@ tern_status_t tern_io_coll_run(tern_io_coll_t *p, tern_comm_t *c, size_t *bytes)
     cst = write ? write_rounds(&plan, rounds, &r, fk, runs, &pipe, pipelined, &st)
                 : read_rounds(&plan, rounds, &r, &an, fk, wins, &pipe, pipelined, &st);
     /* The thread's last job is done before anything is freed. */
-    tern_status_t pst = pipe_end(&pipe);
+    tern_status_t pst = tern_io_pipe_end(&pipe);
     if (st == TERN_OK)
         st = pst;
     if (write && cst == TERN_OK) {

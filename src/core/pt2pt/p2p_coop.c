@@ -1,12 +1,9 @@
 /* Cooperative large-message copies (p2p_coop.h). */
 #include "core/pt2pt/p2p_coop.h"
-#include "base/config.h"
 #include "base/log.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
-
-#include <string.h>
 
 typedef struct {
     uint32_t type;
@@ -32,9 +29,9 @@ typedef struct {
 size_t tern_p2p_coop_begin(int src_world, tern_req_t *req, size_t n, uint64_t sreq)
 {
     req->coop_bytes = 0;
-    size_t pct = (size_t)tern_knob_count(TERN_KNOB_SHM_COOP_SPLIT);
     tern_peer_t *peer = &tern_rt.peers[src_world];
-    if (pct == 0 || !(peer->caps & TERN_TL_CAP_PUT) || strcmp(peer->ops->name, "shm") != 0)
+    size_t pct = peer->coop_split; /* the transport's (shm: TERN_SHM_COOP_SPLIT) */
+    if (pct == 0 || !(peer->caps & TERN_TL_CAP_PUT))
         return n;
     size_t head = n - n / 100 * pct - n % 100 * pct / 100;
     head = (head + COOP_ALIGN - 1) / COOP_ALIGN * COOP_ALIGN;

@@ -2,8 +2,8 @@
  * single-copy rendezvous (the receiver's CMA get of the sender's buffer),
  * the sender writes the tail of the message into the receiver's buffer
  * (CMA put) while the receiver reads the head, so both cores copy at once.
- * TERN_SHM_COOP_SPLIT is the sender's share in percent (0: off, the
- * receiver copies it all).
+ * The transport's coop_split (shm: TERN_SHM_COOP_SPLIT) is the sender's
+ * share in percent (0: off, the receiver copies it all).
  *
  * Receiver: on the RTS, TERN_PKT_COOP (its buffer's address and key, the
  * tail's offset and length) goes to the sender before it starts its get of

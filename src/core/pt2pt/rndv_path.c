@@ -52,6 +52,11 @@ typedef struct {
 } path_class_t;
 
 struct tern_rndv_path {
+    /* The transport's (transport.h): below measure_min the path mid_get
+     * says, untimed; a choice holds measure_s. */
+    size_t measure_min;
+    double measure_s;
+    int mid_get;
     path_class_t cls[N_CLASSES];
 };
 
@@ -120,28 +125,41 @@ static int run_continues(const path_class_t *k, double t)
     return t - k->run_last_s <= (gap > RUN_GAP_S ? gap : RUN_GAP_S);
 }
 
+/* The peer's measurements, with its transport's settings; 0 when there is
+ * no memory for them (the static choice, the stream, from then on). */
+static int start_measuring(tern_peer_t *peer, int p)
+{
+    struct tern_rndv_path *m = malloc(sizeof *m);
+    if (!m) {
+        peer->get_min = 0;
+        return 0;
+    }
+    tern_tl_attr_t a;
+    peer->ops->query(peer->tl, p, &a);
+    m->measure_min = a.get_measure_min;
+    m->measure_s = 1e-3 * (double)a.get_measure_ms;
+    m->mid_get = a.get_mid != 0;
+    for (int c = 0; c < N_CLASSES; c++)
+        start_round(&m->cls[c]);
+    peer->rndv_path = m;
+    return 1;
+}
+
 int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
 {
     if (!peer->get_min || n < peer->get_min)
         return 0;
-    /* Below TERN_SHM_MEASURE_MIN nothing is timed: there the stream's
-     * samples (run on purpose to time it, again every round) cost more
-     * than the choice wins (2-rank bcast, gather and reduce at 32-64 KB
-     * 1.5-2.7x slower with them). TERN_SHM_MID_PATH takes the path: the
-     * stream by default, as the get's page pinning makes a 32-64 KB read
-     * 3.4-5.8 us on the 2-core EPYC VM, 1.25-2.9x the stream's time there
-     * (docs/performance.md). */
-    if (n < tern_knob_size(TERN_KNOB_SHM_MEASURE_MIN))
-        return tern_knob_is(TERN_KNOB_SHM_MID_PATH, "get");
-    if (!peer->rndv_path) {
-        peer->rndv_path = malloc(sizeof *peer->rndv_path);
-        if (!peer->rndv_path) {
-            peer->get_min = 0; /* no memory to measure: the static choice */
-            return 0;
-        }
-        for (int c = 0; c < N_CLASSES; c++)
-            start_round(&peer->rndv_path->cls[c]);
-    }
+    if (!peer->rndv_path && !start_measuring(peer, req->peer_world))
+        return 0;
+    /* Below the transport's get_measure_min (shm: TERN_SHM_MEASURE_MIN)
+     * nothing is timed: there the stream's samples (run on purpose to time
+     * it, again every round) cost more than the choice wins (2-rank bcast,
+     * gather and reduce at 32-64 KB 1.5-2.7x slower with them). get_mid
+     * (TERN_SHM_MID_PATH) takes the path: the stream by default, as the
+     * get's page pinning makes a 32-64 KB read 3.4-5.8 us on the 2-core
+     * EPYC VM, 1.25-2.9x the stream's time there (docs/performance.md). */
+    if (n < peer->rndv_path->measure_min)
+        return peer->rndv_path->mid_get;
     /* An exchange: with a rendezvous of ours to the peer under way, the
      * stream, untimed. Each core copies twice (into the ring for its send,
      * out of it for its receive) against once by get, yet since the
@@ -161,7 +179,7 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
     path_class_t *k = &peer->rndv_path->cls[c];
     double t = tern_clock_s();
     if (k->choice >= 0) {
-        if (t - k->chosen_s < 1e-3 * (double)tern_knob_count(TERN_KNOB_SHM_MEASURE_MS))
+        if (t - k->chosen_s < peer->rndv_path->measure_s)
             return k->choice;
         start_round(k);
     }

@@ -20,11 +20,12 @@
  * way while its messages landed (an exchange's stream sample holds both
  * directions' copies, a get's does not). Runs alternate between the paths; after three
  * clean runs of each (the first run each way only warms) the faster per
- * byte serves the class, until TERN_SHM_MEASURE_MS later both are timed
- * again. Below TERN_SHM_MEASURE_MIN (128 KB) nothing is timed and
- * TERN_SHM_MID_PATH serves (the stream by default): there the stream's
- * samples cost more than any choice could win (2-rank bcast, gather and
- * reduce at 32-64 KB 1.5-2.7x slower with them). */
+ * byte serves the class, until the transport's get_measure_ms (shm:
+ * TERN_SHM_MEASURE_MS) later both are timed again. Below its
+ * get_measure_min (TERN_SHM_MEASURE_MIN, 128 KB) nothing is timed and
+ * get_mid (TERN_SHM_MID_PATH) says the path (the stream by default):
+ * there the stream's samples cost more than any choice could win (2-rank
+ * bcast, gather and reduce at 32-64 KB 1.5-2.7x slower with them). */
 #ifndef TERN_CORE_PT2PT_RNDV_PATH_H
 #define TERN_CORE_PT2PT_RNDV_PATH_H
 
@@ -36,7 +37,7 @@
  * peer->rma_min, that could be read with a get, before req joins the
  * peer's in-flight list: 1 read it with a get, 0 ask for the stream (below
  * peer->get_min, or no measurement: always 0; from get_min up to
- * TERN_SHM_MEASURE_MIN: as TERN_SHM_MID_PATH says). Marks req when this
+ * the transport's get_measure_min: as its get_mid says). Marks req when this
  * message is counted in a timed run. */
 int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n);
 

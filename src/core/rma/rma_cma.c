@@ -124,11 +124,25 @@ static int reach(struct tern_rma_cma *c, const tern_win_t *w, int r, const uint6
     return st == TERN_OK;
 }
 
+/* Whether a started transport was told to leave CMA off (its attribute
+ * cma_declined; shm: TERN_SHM_CMA=off). */
+static bool cma_declined(void)
+{
+    for (int i = 0; i < tern_rt.n_tls; i++) {
+        tern_tl_attr_t a;
+        tern_rt.tls[i].ops->query(tern_rt.tls[i].tl, TERN_TL_ANY_PEER, &a);
+        if (a.cma_declined)
+            return true;
+    }
+    return false;
+}
+
 tern_status_t tern_rma_cma_open(tern_win_t *w)
 {
     const int n = w->size;
-    /* auto follows TERN_SHM_CMA: off there keeps Yama's default (docs/security.md). */
-    const bool want = tern_knob_bool_or(TERN_KNOB_RMA_CMA, tern_knob_bool_or(TERN_KNOB_SHM_CMA, true));
+    /* auto follows the transports: CMA declined there keeps Yama's default
+     * (docs/security.md). */
+    const bool want = tern_knob_bool_or(TERN_KNOB_RMA_CMA, !cma_declined());
     uint64_t *all = malloc((size_t)n * PUB_WORDS * sizeof *all);
     struct tern_rma_cma *c = calloc(1, sizeof *c);
     if (c) {

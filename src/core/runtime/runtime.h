@@ -23,7 +23,8 @@ typedef struct {
     size_t get_min;
     struct tern_rndv_path *rndv_path; /* its measurements, made on first use */
     unsigned caps;
-    int bulk_nt_always;         /* the transport's (transport.h); cold */
+    uint8_t bulk_nt_always;     /* the transport's (transport.h); cold */
+    uint8_t coop_split;         /* the transport's (transport.h, 0-90); cold */
     /* Flow control: eager bytes we may still send unmatched (sender side),
      * and eager bytes consumed since the last credit return (receiver). */
     long credits;
@@ -54,7 +55,8 @@ typedef struct {
     /* The transport's bulk_nt_min (transport.h): from this size a copy
      * into bulk or am_big room goes through tern_p2p_bulk_copy; SIZE_MAX:
      * never. (rma_inflight sits in in_pending_list's padding and
-     * bulk_nt_always in caps', so the entry stays 192 bytes.) */
+     * bulk_nt_always and coop_split in caps', so the entry stays 192
+     * bytes.) */
     size_t bulk_nt_min;
     /* Cold: TERN_OK while the peer works, else the status every request
      * with it completes with (peer_failure.c), and what failed. */

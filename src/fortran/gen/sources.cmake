@@ -67,40 +67,56 @@ set(TERN_GEN_C
 )
 set(TERN_GEN_F08_PROCS
   mpi_f08_procs_abi.f90
-  mpi_f08_procs_coll_blocking_all.f90
+  mpi_f08_procs_coll_blocking_all_1.f90
+  mpi_f08_procs_coll_blocking_all_2.f90
   mpi_f08_procs_coll_blocking_rooted.f90
-  mpi_f08_procs_coll_nonblocking_all.f90
+  mpi_f08_procs_coll_nonblocking_all_1.f90
+  mpi_f08_procs_coll_nonblocking_all_2.f90
   mpi_f08_procs_coll_nonblocking_rooted.f90
   mpi_f08_procs_coll_ops.f90
-  mpi_f08_procs_coll_persistent_all.f90
+  mpi_f08_procs_coll_persistent_all_1.f90
+  mpi_f08_procs_coll_persistent_all_2.f90
   mpi_f08_procs_coll_persistent_rooted.f90
-  mpi_f08_procs_comm_caching.f90
+  mpi_f08_procs_comm_caching_1.f90
+  mpi_f08_procs_comm_caching_2.f90
   mpi_f08_procs_comm_comm.f90
   mpi_f08_procs_comm_group.f90
-  mpi_f08_procs_datatype_construct.f90
+  mpi_f08_procs_datatype_construct_1.f90
+  mpi_f08_procs_datatype_construct_2.f90
   mpi_f08_procs_datatype_pack.f90
   mpi_f08_procs_datatype_query.f90
-  mpi_f08_procs_env.f90
+  mpi_f08_procs_env_1.f90
+  mpi_f08_procs_env_2.f90
   mpi_f08_procs_ext.f90
   mpi_f08_procs_info.f90
-  mpi_f08_procs_io_explicit.f90
-  mpi_f08_procs_io_file.f90
-  mpi_f08_procs_io_individual.f90
-  mpi_f08_procs_io_shared.f90
+  mpi_f08_procs_io_explicit_1.f90
+  mpi_f08_procs_io_explicit_2.f90
+  mpi_f08_procs_io_file_1.f90
+  mpi_f08_procs_io_file_2.f90
+  mpi_f08_procs_io_individual_1.f90
+  mpi_f08_procs_io_individual_2.f90
+  mpi_f08_procs_io_shared_1.f90
+  mpi_f08_procs_io_shared_2.f90
   mpi_f08_procs_lang.f90
   mpi_f08_procs_part.f90
-  mpi_f08_procs_proc.f90
-  mpi_f08_procs_pt2pt_blocking.f90
+  mpi_f08_procs_proc_1.f90
+  mpi_f08_procs_proc_2.f90
+  mpi_f08_procs_pt2pt_blocking_1.f90
+  mpi_f08_procs_pt2pt_blocking_2.f90
   mpi_f08_procs_pt2pt_buffer.f90
-  mpi_f08_procs_pt2pt_completion.f90
-  mpi_f08_procs_pt2pt_nonblocking.f90
+  mpi_f08_procs_pt2pt_completion_1.f90
+  mpi_f08_procs_pt2pt_completion_2.f90
+  mpi_f08_procs_pt2pt_nonblocking_1.f90
+  mpi_f08_procs_pt2pt_nonblocking_2.f90
   mpi_f08_procs_pt2pt_persistent.f90
-  mpi_f08_procs_rma_ops.f90
+  mpi_f08_procs_rma_ops_1.f90
+  mpi_f08_procs_rma_ops_2.f90
   mpi_f08_procs_rma_sync.f90
   mpi_f08_procs_rma_window.f90
   mpi_f08_procs_tools_general.f90
   mpi_f08_procs_topo_cart.f90
   mpi_f08_procs_topo_graph.f90
   mpi_f08_procs_topo_neighbor_allgather.f90
-  mpi_f08_procs_topo_neighbor_alltoall.f90
+  mpi_f08_procs_topo_neighbor_alltoall_1.f90
+  mpi_f08_procs_topo_neighbor_alltoall_2.f90
 )
