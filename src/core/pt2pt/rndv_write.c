@@ -1,6 +1,5 @@
 /* Rendezvous by the sender's RDMA write (rndv_write.h). */
 #include "core/pt2pt/rndv_write.h"
-#include "base/log.h"
 #include "base/pvars.h"
 #include "core/pt2pt/p2p_coop.h"
 #include "core/pt2pt/p2p_queue.h"
