@@ -7,7 +7,7 @@
  * checked, and the counter tern_p2p_rndv_write says which path served:
  * with the knob on every contiguous receive from 64 KB + 129 bytes (a
  * rendezvous on both TCP providers), with it off none. */
-#include "../mpi/mtest.h"
+#include "windows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +18,6 @@
 #define GUARD 4096
 
 static const size_t sizes[] = {8193, 65665, 131072, 524288, 524289, 1048577, 3145733};
-
-static uint32_t seed_of(int src, int dst, int what, int k)
-{
-    return (uint32_t)(src * 1000003 + dst * 10007 + what * 101 + k + 1);
-}
 
 static MPI_T_pvar_session sess;
 static MPI_T_pvar_handle written;
@@ -40,46 +35,13 @@ static unsigned long long writes_now(void)
 static unsigned long long windows(unsigned char **sbuf, unsigned char **rbuf, MPI_Request *req,
                                   unsigned long long *small)
 {
-    unsigned long long big = 0;
+    unsigned long long big = 0, per = (unsigned long long)(mtest_size - 1) * WINDOW;
     for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++) {
-        size_t n = sizes[s];
-        int nreq = 0;
-        for (int p = 0, slot = 0; p < mtest_size; p++) {
-            if (p == mtest_rank)
-                continue;
-            for (int k = 0; k < WINDOW; k++, slot++) {
-                memset(rbuf[slot], 0, n);
-                CHECK_RC(MPI_Irecv(rbuf[slot], (int)n, MPI_BYTE, p, s * WINDOW + k,
-                                   MPI_COMM_WORLD, &req[nreq++]));
-                big += n >= 65665;
-                *small += n < 65665;
-            }
-        }
-        for (int p = 0, slot = 0; p < mtest_size; p++) {
-            if (p == mtest_rank)
-                continue;
-            for (int k = 0; k < WINDOW; k++, slot++) {
-                mtest_fill(sbuf[slot], n, seed_of(mtest_rank, p, s, k));
-                CHECK_RC(MPI_Isend(sbuf[slot], (int)n, MPI_BYTE, p, s * WINDOW + k,
-                                   MPI_COMM_WORLD, &req[nreq++]));
-            }
-        }
-        MPI_Status *st = malloc((size_t)nreq * sizeof *st);
-        REQUIRE(st, "out of memory");
-        CHECK_RC(MPI_Waitall(nreq, req, st));
-        for (int p = 0, slot = 0; p < mtest_size; p++) {
-            if (p == mtest_rank)
-                continue;
-            for (int k = 0; k < WINDOW; k++, slot++) {
-                int count = -1;
-                MPI_Get_count(&st[slot], MPI_BYTE, &count);
-                CHECK_INT(count, (int)n, "received count");
-                char what[96];
-                snprintf(what, sizeof what, "%zu bytes from rank %d, message %d", n, p, k);
-                CHECK_PATTERN(rbuf[slot], n, seed_of(p, mtest_rank, s, k), what);
-            }
-        }
-        free(st);
+        window_exchange(sbuf, rbuf, req, sizes[s], s, WINDOW);
+        if (sizes[s] >= 65665)
+            big += per;
+        else
+            *small += per;
     }
     return big;
 }
@@ -89,7 +51,7 @@ static unsigned long long windows(unsigned char **sbuf, unsigned char **rbuf, MP
 static unsigned long long truncated(unsigned char *buf)
 {
     if (mtest_rank == 1) {
-        mtest_fill(buf, TRUNC_SENT, seed_of(1, 0, 50, 0));
+        mtest_fill(buf, TRUNC_SENT, window_seed(1, 0, 50, 0));
         CHECK_RC(MPI_Send(buf, TRUNC_SENT, MPI_BYTE, 0, 77, MPI_COMM_WORLD));
         return 0;
     }
@@ -99,7 +61,7 @@ static unsigned long long truncated(unsigned char *buf)
     MPI_Status st;
     int rc = MPI_Recv(buf, TRUNC_ROOM, MPI_BYTE, 1, 77, MPI_COMM_WORLD, &st);
     CHECK_CLASS(rc, MPI_ERR_TRUNCATE, "a receive shorter than the message");
-    CHECK_PATTERN(buf, TRUNC_ROOM, seed_of(1, 0, 50, 0), "the truncated message's first bytes");
+    CHECK_PATTERN(buf, TRUNC_ROOM, window_seed(1, 0, 50, 0), "the truncated message's first bytes");
     for (size_t i = 0; i < GUARD; i++)
         CHECK(buf[TRUNC_ROOM + i] == 0xEE, "byte %zu past the truncated receive written", i);
     return 1;
@@ -110,7 +72,7 @@ static unsigned long long any_source(unsigned char *buf)
 {
     const size_t n = 1048583;
     if (mtest_rank != 0) {
-        mtest_fill(buf, n, seed_of(mtest_rank, 0, 60, 0));
+        mtest_fill(buf, n, window_seed(mtest_rank, 0, 60, 0));
         CHECK_RC(MPI_Send(buf, (int)n, MPI_BYTE, 0, 78, MPI_COMM_WORLD));
         return 0;
     }
@@ -122,7 +84,7 @@ static unsigned long long any_source(unsigned char *buf)
         REQUIRE(st.MPI_SOURCE > 0 && st.MPI_SOURCE < mtest_size, "source %d", st.MPI_SOURCE);
         CHECK(!(seen & (1 << st.MPI_SOURCE)), "rank %d's message received twice", st.MPI_SOURCE);
         seen |= 1 << st.MPI_SOURCE;
-        CHECK_PATTERN(buf, n, seed_of(st.MPI_SOURCE, 0, 60, 0), "a message from any source");
+        CHECK_PATTERN(buf, n, window_seed(st.MPI_SOURCE, 0, 60, 0), "a message from any source");
     }
     return (unsigned long long)(mtest_size - 1);
 }
@@ -134,7 +96,7 @@ static void noncontig(unsigned char *buf, unsigned char *wide)
 {
     const int blocks = 32768, blen = 8;
     if (mtest_rank == 1) {
-        mtest_fill(buf, (size_t)blocks * blen, seed_of(1, 0, 70, 0));
+        mtest_fill(buf, (size_t)blocks * blen, window_seed(1, 0, 70, 0));
         CHECK_RC(MPI_Send(buf, blocks * blen, MPI_BYTE, 0, 79, MPI_COMM_WORLD));
         return;
     }
@@ -144,7 +106,7 @@ static void noncontig(unsigned char *buf, unsigned char *wide)
     CHECK_RC(MPI_Type_vector(blocks, blen, 2 * blen, MPI_BYTE, &vec));
     CHECK_RC(MPI_Type_commit(&vec));
     memset(wide, 0xEE, (size_t)blocks * 2 * blen);
-    mtest_fill(buf, (size_t)blocks * blen, seed_of(1, 0, 70, 0));
+    mtest_fill(buf, (size_t)blocks * blen, window_seed(1, 0, 70, 0));
     CHECK_RC(MPI_Recv(wide, 1, vec, 1, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (int b = 0; b < blocks; b++) {
         CHECK(memcmp(wide + (size_t)b * 2 * blen, buf + (size_t)b * blen, (size_t)blen) == 0,
