@@ -142,6 +142,10 @@ enum {
     TERN_TL_CAP_PUTV = 1u << 3,
     /* getv() / putv() are complete, at both ends, when they return. */
     TERN_TL_CAP_RMA_SYNC = 1u << 4,
+    /* A contiguous rendezvous from the peer: the receiver asks the sender
+     * to put the data into its buffer (core/pt2pt/rndv_write.h) instead of
+     * getting it. */
+    TERN_TL_CAP_RNDV_WRITE = 1u << 5,
 };
 
 /* Most remote pieces one getv / putv takes (the kernel's UIO_MAXIOV). */

@@ -7,6 +7,7 @@
 #include "core/pt2pt/p2p_pkt.h"
 #include "core/pt2pt/p2p_queue.h"
 #include "core/pt2pt/rndv_path.h"
+#include "core/pt2pt/rndv_write.h"
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
@@ -521,12 +522,17 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
         /* Below rma_min the receiver's measurements decide (rndv_path.h),
          * before the request joins the in-flight list they look at. */
         req->rndv_sample = 0;
-        int by_get = (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&
+        int by_write = (peer->caps & TERN_TL_CAP_RNDV_WRITE) && !req->noncontig &&
+                       !(msg->rts_flags & RTS_STREAM);
+        int by_get = !by_write && (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&
                      !(msg->rts_flags & RTS_STREAM) &&
                      (n >= peer->rma_min || tern_rndv_path_by_get(peer, req, n));
         /* Until the read completes or the last fragment arrives. */
         tern_p2p_inflight_add(peer, req);
         tern_pvar_add(TERN_PVAR_P2P_RNDV_HANDSHAKES, 1);
+        /* The sender writes (rndv_write.h); unregistrable: the stream. */
+        if (by_write && tern_p2p_rndv_write_begin(msg->src_world, req, n, msg->sreq))
+            return;
         if (by_get) {
             req->get_comp.cb = rndv_get_done;
             size_t head = tern_p2p_coop_begin(msg->src_world, req, n, msg->sreq);
@@ -865,6 +871,10 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
     case TERN_PKT_COOP:
     case TERN_PKT_COOP_DONE:
         tern_p2p_coop_packet(src_world, pkt, len);
+        return;
+    case TERN_PKT_WCTS:
+    case TERN_PKT_WDONE:
+        tern_p2p_rndv_write_packet(src_world, pkt, len);
         return;
     case TERN_PKT_ULFM:
         tern_peer_failure_packet(src_world, pkt, len);

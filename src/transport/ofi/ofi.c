@@ -578,7 +578,13 @@ static void ofi_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
 {
     unsigned vec = TERN_TL_CAP_GETV | TERN_TL_CAP_PUTV | TERN_TL_CAP_RMA_SYNC;
     int here = peer >= 0 && peer < tl->size && tl->node_of_rank[peer] == tl->node;
-    *attr_p = (tern_tl_attr_t){.caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT | (here ? vec : 0),
+    /* TERN_OFI_RNDV_WRITE=auto: where the reads' own connections
+     * (TERN_OFI_RMA_EP) would carry bulk one way and requests the other. */
+    int write = tern_knob_is(TERN_KNOB_OFI_RNDV_WRITE, "on") ||
+                (tern_knob_is(TERN_KNOB_OFI_RNDV_WRITE, "auto") && !here &&
+                 tl->rails[0].rma_ep_wanted);
+    *attr_p = (tern_tl_attr_t){.caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT | (here ? vec : 0) |
+                                       (write ? TERN_TL_CAP_RNDV_WRITE : 0),
                                .am_max = tern_ofi_am_max(tl),
                                .rma_min = tl->rma_min};
 }
