@@ -886,73 +886,6 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
 }
 
 /* ------------------------------------------------------------------------ */
-
-void tern_p2p_set_data(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt)
-{
-    tern_dt_desc_t d;
-    if (!tern_datatype_describe(dt, &d))
-        d = (tern_dt_desc_t){.size = 0, .contig = 1}; /* as before: invalid types move nothing */
-    tern_p2p_set_data_desc(req, buf, count, dt, &d);
-}
-
-void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt,
-                            const tern_dt_desc_t *d)
-{
-    req->count = count;
-    req->datatype = dt;
-    req->bytes = (size_t)d->size * (size_t)count;
-    if (d->contig) {
-        /* The fast path: one block, moved with memcpy / get. */
-        req->buf = (void *)((uintptr_t)buf + (uintptr_t)d->true_lb);
-        return;
-    }
-    req->buf = (void *)buf;
-    req->noncontig = 1;
-    tern_datatype_retain(dt);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Failures (cold paths only). */
-
-void tern_p2p_peer_broken(int peer_world, tern_status_t st, const char *fmt, ...)
-{
-    char why[192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    tern_peer_failed(peer_world, st, why);
-}
-
-void tern_p2p_fail_peer_requests(int peer_world)
-{
-    tern_peer_t *peer = &tern_rt.peers[peer_world];
-    tern_status_t st = peer->failed;
-    /* No eager room and no credit: the fast paths (send_eager_now, the
-     * eager branch of start_send) fall through to the rendezvous branch,
-     * which fails the send at once; no new check on the fast path. */
-    peer->eager_max = peer->eager_big_max = 0;
-    peer->credits = LONG_MIN / 2;
-    /* No reads from it: a rendezvous with it takes the CTS path, whose
-     * packet is refused (tern_p2p_send_packet) and fails the receive. */
-    peer->caps = 0;
-    tern_p2p_drop_queued(peer_world, st);
-    /* A rendezvous send's registration is not released: the transport
-     * drops what it holds for the peer at disconnect, and finalize closes
-     * the rest. */
-    while (peer->inflight_head) {
-        tern_req_t *req = peer->inflight_head;
-        tern_p2p_inflight_remove(peer, req);
-        req->error = st;
-        if (req->kind == TERN_REQ_SEND)
-            tern_p2p_send_complete(req);
-        else
-            tern_req_complete(req);
-    }
-    tern_send_cancel_fail_peer(peer_world, st);
-}
-
-/* ------------------------------------------------------------------------ */
 /* What send_cancel.c needs of the protocols. */
 
 void tern_p2p_send_header(int peer_world, const void *hdr, size_t hdr_len)
@@ -965,24 +898,4 @@ void tern_p2p_drop_unexpected(tern_unexp_t *u)
     if (u->msg.type == PKT_EAGER || u->msg.type == PKT_EAGER_SYNC)
         credit_consumed(u->msg.src_world, u->msg.size);
     tern_match_free_unexpected(u);
-}
-
-tern_req_t *tern_p2p_retract_send(int peer_world, uint64_t seq)
-{
-    tern_peer_t *peer = &tern_rt.peers[peer_world];
-    for (tern_req_t *r = peer->inflight_head; r; r = r->next) {
-        if (r->kind != TERN_REQ_SEND || !r->has_seq || r->match_seq != seq)
-            continue;
-        /* As the FIN would have (start_send registered it). */
-        if (r->rndv && (peer->caps & TERN_TL_CAP_GET) && !r->noncontig)
-            peer->ops->mem_dereg(peer->tl, r->buf, r->bytes);
-        tern_p2p_inflight_remove(peer, r);
-        return r;
-    }
-    return NULL;
-}
-
-uint64_t tern_p2p_last_match_seq(int peer_world)
-{
-    return tern_rt.peers[peer_world].match_sent - 1;
 }

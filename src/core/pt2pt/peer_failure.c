@@ -1,6 +1,8 @@
 #include "core/pt2pt/peer_failure.h"
 #include "core/pt2pt/match.h"
 #include "core/pt2pt/p2p.h"
+#include "core/pt2pt/p2p_queue.h"
+#include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
 #include "base/clock.h"
 #include "base/failed_map.h"
@@ -9,6 +11,9 @@
 #include "base/pvars.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -234,4 +239,45 @@ void tern_peer_watch(void)
     if (tern_peer_watch_all)
         read_failed_map();
     watch_waited_peers();
+}
+
+/* ------------------------------------------------------------------------ */
+/* What point-to-point does with a failed peer (cold paths only; p2p.h). */
+
+void tern_p2p_peer_broken(int peer_world, tern_status_t st, const char *fmt, ...)
+{
+    char why[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    tern_peer_failed(peer_world, st, why);
+}
+
+void tern_p2p_fail_peer_requests(int peer_world)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    tern_status_t st = peer->failed;
+    /* No eager room and no credit: the fast paths (send_eager_now, the
+     * eager branch of start_send) fall through to the rendezvous branch,
+     * which fails the send at once; no new check on the fast path. */
+    peer->eager_max = peer->eager_big_max = 0;
+    peer->credits = LONG_MIN / 2;
+    /* No reads from it: a rendezvous with it takes the CTS path, whose
+     * packet is refused (tern_p2p_send_packet) and fails the receive. */
+    peer->caps = 0;
+    tern_p2p_drop_queued(peer_world, st);
+    /* A rendezvous send's registration is not released: the transport
+     * drops what it holds for the peer at disconnect, and finalize closes
+     * the rest. */
+    while (peer->inflight_head) {
+        tern_req_t *req = peer->inflight_head;
+        tern_p2p_inflight_remove(peer, req);
+        req->error = st;
+        if (req->kind == TERN_REQ_SEND)
+            tern_p2p_send_complete(req);
+        else
+            tern_req_complete(req);
+    }
+    tern_send_cancel_fail_peer(peer_world, st);
 }

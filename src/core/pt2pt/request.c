@@ -1,5 +1,6 @@
 #include "core/pt2pt/request.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/p2p.h"
 #include "core/runtime/handle_table.h"
 #include "base/log.h"
 
@@ -115,4 +116,31 @@ void tern_req_status(const tern_req_t *req, MPI_Status *status)
     }
     tern_status_set(status, req->status_source, req->status_tag, status->MPI_ERROR,
                     req->status_bytes, req->cancelled);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A point-to-point request's data (p2p.h). */
+
+void tern_p2p_set_data(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt)
+{
+    tern_dt_desc_t d;
+    if (!tern_datatype_describe(dt, &d))
+        d = (tern_dt_desc_t){.size = 0, .contig = 1}; /* as before: invalid types move nothing */
+    tern_p2p_set_data_desc(req, buf, count, dt, &d);
+}
+
+void tern_p2p_set_data_desc(tern_req_t *req, const void *buf, MPI_Count count, MPI_Datatype dt,
+                            const tern_dt_desc_t *d)
+{
+    req->count = count;
+    req->datatype = dt;
+    req->bytes = (size_t)d->size * (size_t)count;
+    if (d->contig) {
+        /* The fast path: one block, moved with memcpy / get. */
+        req->buf = (void *)((uintptr_t)buf + (uintptr_t)d->true_lb);
+        return;
+    }
+    req->buf = (void *)buf;
+    req->noncontig = 1;
+    tern_datatype_retain(dt);
 }

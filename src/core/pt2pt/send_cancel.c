@@ -5,6 +5,8 @@
  * cancel request travels behind the message, so the receiver has it by
  * then: still unexpected means never matched, and it is dropped. */
 #include "core/pt2pt/send_cancel.h"
+#include "core/pt2pt/p2p.h"
+#include "core/pt2pt/p2p_queue.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
 
@@ -140,4 +142,28 @@ void tern_send_cancel_fail_peer(int peer_world, tern_status_t st)
         req->error = st;
         finish(req);
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The sender's side of the numbering (start_send numbers, the FIN or this
+ * takes a send out of its peer's in-flight list). */
+
+tern_req_t *tern_p2p_retract_send(int peer_world, uint64_t seq)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    for (tern_req_t *r = peer->inflight_head; r; r = r->next) {
+        if (r->kind != TERN_REQ_SEND || !r->has_seq || r->match_seq != seq)
+            continue;
+        /* As the FIN would have (start_send registered it). */
+        if (r->rndv && (peer->caps & TERN_TL_CAP_GET) && !r->noncontig)
+            peer->ops->mem_dereg(peer->tl, r->buf, r->bytes);
+        tern_p2p_inflight_remove(peer, r);
+        return r;
+    }
+    return NULL;
+}
+
+uint64_t tern_p2p_last_match_seq(int peer_world)
+{
+    return tern_rt.peers[peer_world].match_sent - 1;
 }
