@@ -15,30 +15,13 @@ int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
     mtest_watchdog(240);
-    int n_peers = mtest_size - 1;
-    int per_size = n_peers * WINDOW;
-    size_t max = sizes[sizeof sizes / sizeof sizes[0] - 1];
-    unsigned char **sbuf = malloc((size_t)per_size * sizeof *sbuf);
-    unsigned char **rbuf = malloc((size_t)per_size * sizeof *rbuf);
-    MPI_Request *req = malloc(2 * (size_t)per_size * sizeof *req);
-    REQUIRE(sbuf && rbuf && req, "out of memory");
-    for (int i = 0; i < per_size; i++) {
-        sbuf[i] = malloc(max);
-        rbuf[i] = malloc(max);
-        REQUIRE(sbuf[i] && rbuf[i], "out of memory");
-    }
+    window_bufs_t bufs = window_bufs_alloc(WINDOW, sizes[sizeof sizes / sizeof sizes[0] - 1]);
 
     mtest_begin("bidir_windows");
     for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++)
-        window_exchange(sbuf, rbuf, req, sizes[s], s, WINDOW);
+        window_exchange(bufs.sbuf, bufs.rbuf, bufs.req, sizes[s], s, WINDOW);
     mtest_end();
 
-    for (int i = 0; i < per_size; i++) {
-        free(sbuf[i]);
-        free(rbuf[i]);
-    }
-    free(sbuf);
-    free(rbuf);
-    free(req);
+    window_bufs_free(&bufs);
     return mtest_finalize();
 }

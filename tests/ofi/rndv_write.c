@@ -132,30 +132,20 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_T_pvar_handle_alloc(sess, idx, NULL, &written, &count));
     MPI_T_pvar_start(sess, written); /* continuous counters refuse: fine */
 
-    int per_size = (mtest_size - 1) * WINDOW;
-    size_t max = sizes[sizeof sizes / sizeof sizes[0] - 1];
-    unsigned char **sbuf = malloc((size_t)per_size * sizeof *sbuf);
-    unsigned char **rbuf = malloc((size_t)per_size * sizeof *rbuf);
-    MPI_Request *req = malloc(2 * (size_t)per_size * sizeof *req);
-    REQUIRE(sbuf && rbuf && req, "out of memory");
-    for (int i = 0; i < per_size; i++) {
-        sbuf[i] = malloc(max);
-        rbuf[i] = malloc(max);
-        REQUIRE(sbuf[i] && rbuf[i], "out of memory");
-    }
+    window_bufs_t bufs = window_bufs_alloc(WINDOW, sizes[sizeof sizes / sizeof sizes[0] - 1]);
 
     unsigned long long before = writes_now(), want = 0, small = 0;
     mtest_begin("rndv_write_windows");
-    want += windows(sbuf, rbuf, req, &small);
+    want += windows(bufs.sbuf, bufs.rbuf, bufs.req, &small);
     mtest_end();
     mtest_begin("rndv_write_truncate");
-    want += truncated(rbuf[0]);
+    want += truncated(bufs.rbuf[0]);
     mtest_end();
     mtest_begin("rndv_write_any_source");
-    want += any_source(rbuf[0]);
+    want += any_source(bufs.rbuf[0]);
     mtest_end();
     mtest_begin("rndv_write_noncontig");
-    noncontig(sbuf[0], rbuf[0]);
+    noncontig(bufs.sbuf[0], bufs.rbuf[0]);
     mtest_end();
     mtest_begin("rndv_write_path");
     unsigned long long got = writes_now() - before;
@@ -166,13 +156,7 @@ int main(int argc, char **argv)
         CHECK(got == 0, "%llu receives by the sender's write with the knob off", got);
     mtest_end();
 
-    for (int i = 0; i < per_size; i++) {
-        free(sbuf[i]);
-        free(rbuf[i]);
-    }
-    free(sbuf);
-    free(rbuf);
-    free(req);
+    window_bufs_free(&bufs);
     MPI_T_pvar_handle_free(sess, &written);
     MPI_T_pvar_session_free(&sess);
     MPI_T_finalize();

@@ -1,6 +1,6 @@
 /* What tests/ofi/bidir.c and rndv_write.c share: one window of rendezvous
  * messages both ways at once between every pair of ranks, every count and
- * byte checked. */
+ * byte checked, and the buffers it runs on. */
 #ifndef TERN_TESTS_OFI_WINDOWS_H
 #define TERN_TESTS_OFI_WINDOWS_H
 
@@ -53,6 +53,40 @@ static inline void window_exchange(unsigned char **sbuf, unsigned char **rbuf, M
         }
     }
     free(st);
+}
+
+/* The buffers of window_exchange: `window` send and receive buffers of
+ * max bytes per peer, and room for two requests per buffer. */
+typedef struct {
+    unsigned char **sbuf, **rbuf;
+    MPI_Request *req;
+    int n; /* buffers of each kind */
+} window_bufs_t;
+
+static inline window_bufs_t window_bufs_alloc(int window, size_t max)
+{
+    window_bufs_t b = {.n = (mtest_size - 1) * window};
+    b.sbuf = malloc((size_t)b.n * sizeof *b.sbuf);
+    b.rbuf = malloc((size_t)b.n * sizeof *b.rbuf);
+    b.req = malloc(2 * (size_t)b.n * sizeof *b.req);
+    REQUIRE(b.sbuf && b.rbuf && b.req, "out of memory");
+    for (int i = 0; i < b.n; i++) {
+        b.sbuf[i] = malloc(max);
+        b.rbuf[i] = malloc(max);
+        REQUIRE(b.sbuf[i] && b.rbuf[i], "out of memory");
+    }
+    return b;
+}
+
+static inline void window_bufs_free(window_bufs_t *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        free(b->sbuf[i]);
+        free(b->rbuf[i]);
+    }
+    free(b->sbuf);
+    free(b->rbuf);
+    free(b->req);
 }
 
 #endif
