@@ -886,7 +886,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
 }
 
 /* ------------------------------------------------------------------------ */
-/* What send_cancel.c needs of the protocols. */
+/* Header-only packets (p2p_queue.h), and what send_cancel.c needs. */
 
 void tern_p2p_send_header(int peer_world, const void *hdr, size_t hdr_len)
 {

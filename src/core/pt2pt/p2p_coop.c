@@ -2,7 +2,7 @@
 #include "core/pt2pt/p2p_coop.h"
 #include "base/log.h"
 #include "core/pt2pt/peer_failure.h"
-#include "core/pt2pt/send_cancel.h"
+#include "core/pt2pt/p2p_queue.h"
 #include "core/runtime/runtime.h"
 
 typedef struct {

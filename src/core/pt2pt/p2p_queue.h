@@ -16,6 +16,9 @@
  * (done_req completes then; a synchronous send completes later still). */
 void tern_p2p_send_packet(int peer_world, const void *hdr, size_t hdr_len, const void *payload,
                           size_t payload_len, tern_req_t *done_req);
+/* A header-only packet, in order with the others (p2p.c; the cancel,
+ * cooperative-copy and rendezvous-write packets). */
+void tern_p2p_send_header(int peer_world, const void *hdr, size_t hdr_len);
 /* A control packet (pkt_ctrl_t: FIN, SYNC_ACK, CREDIT). */
 void tern_p2p_send_ctrl(int peer_world, uint32_t type, uint64_t value);
 /* A CTS arrived for req: streams its data now, as far as the transport

@@ -3,7 +3,6 @@
 #include "base/pvars.h"
 #include "core/pt2pt/p2p_coop.h"
 #include "core/pt2pt/p2p_queue.h"
-#include "core/pt2pt/send_cancel.h"
 #include "core/runtime/runtime.h"
 
 #include <stddef.h>

@@ -90,6 +90,24 @@ int tern_send_cancel_defer(tern_req_t *req)
     return 0;
 }
 
+/* The rendezvous or synchronous send that was match packet seq to
+ * peer_world, taken out of the in-flight list (its registration released,
+ * as the FIN would have), or NULL. */
+static tern_req_t *retract_send(int peer_world, uint64_t seq)
+{
+    tern_peer_t *peer = &tern_rt.peers[peer_world];
+    for (tern_req_t *r = peer->inflight_head; r; r = r->next) {
+        if (r->kind != TERN_REQ_SEND || !r->has_seq || r->match_seq != seq)
+            continue;
+        /* start_send registered it */
+        if (r->rndv && (peer->caps & TERN_TL_CAP_GET) && !r->noncontig)
+            peer->ops->mem_dereg(peer->tl, r->buf, r->bytes);
+        tern_p2p_inflight_remove(peer, r);
+        return r;
+    }
+    return NULL;
+}
+
 static void answer(int src_world, const pkt_cancel_t *c)
 {
     int i = asked_index((tern_req_t *)(uintptr_t)c->id);
@@ -102,7 +120,7 @@ static void answer(int src_world, const pkt_cancel_t *c)
         /* A rendezvous or synchronous send waits for a FIN or an
          * acknowledgement that will not come: the user's own request, or
          * a buffered send's copy (released when completed). */
-        tern_req_t *proto = tern_p2p_retract_send(src_world, c->seq);
+        tern_req_t *proto = retract_send(src_world, c->seq);
         if (proto && proto != req)
             tern_req_complete(proto);
         req->cancelled = 1;
@@ -145,23 +163,7 @@ void tern_send_cancel_fail_peer(int peer_world, tern_status_t st)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The sender's side of the numbering (start_send numbers, the FIN or this
- * takes a send out of its peer's in-flight list). */
-
-tern_req_t *tern_p2p_retract_send(int peer_world, uint64_t seq)
-{
-    tern_peer_t *peer = &tern_rt.peers[peer_world];
-    for (tern_req_t *r = peer->inflight_head; r; r = r->next) {
-        if (r->kind != TERN_REQ_SEND || !r->has_seq || r->match_seq != seq)
-            continue;
-        /* As the FIN would have (start_send registered it). */
-        if (r->rndv && (peer->caps & TERN_TL_CAP_GET) && !r->noncontig)
-            peer->ops->mem_dereg(peer->tl, r->buf, r->bytes);
-        tern_p2p_inflight_remove(peer, r);
-        return r;
-    }
-    return NULL;
-}
+/* The sender's side of the numbering (p2p.h). */
 
 uint64_t tern_p2p_last_match_seq(int peer_world)
 {

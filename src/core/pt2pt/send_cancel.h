@@ -27,12 +27,7 @@ void tern_send_cancel_packet(int src_world, const void *pkt, size_t len);
 /* The peer failed: asked cancels to it complete with st. */
 void tern_send_cancel_fail_peer(int peer_world, tern_status_t st);
 
-/* From p2p.c: a header-only packet in order with the others; an
- * unexpected message dropped (its eager credit returned); the rendezvous
- * or synchronous send that was match packet seq to peer_world taken out of
- * the in-flight list (its registration released), or NULL. */
-void tern_p2p_send_header(int peer_world, const void *hdr, size_t hdr_len);
+/* From p2p.c: an unexpected message dropped (its eager credit returned). */
 void tern_p2p_drop_unexpected(tern_unexp_t *u);
-tern_req_t *tern_p2p_retract_send(int peer_world, uint64_t seq);
 
 #endif
