@@ -179,11 +179,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# A port below the kernel's ephemeral range, so that no outgoing connection
+# (of this test or any other running beside it) can take it between the
+# check and slurmd's bind; any socket on it, in any state, rules it out.
+# $1: a port not to return (the other daemon's).
 free_port() {
-    local p
+    local p low
+    low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    [ "$low" -gt 12000 ] 2>/dev/null || low=32768
     for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo $p; return; }
+        p=$((10000 + RANDOM % (low - 10000)))
+        [ "$p" = "${1:-}" ] && continue
+        ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null | grep -q . ||
+            { echo $p; return; }
     done
     echo 0
 }
@@ -213,7 +221,7 @@ start_slurm() {
     local host ctld_port slurmd_port
     host=$(hostname -s)
     ctld_port=$(free_port)
-    slurmd_port=$(free_port)
+    slurmd_port=$(free_port $ctld_port)
     # Job ids of our own, so that two instances one after the other (CI's
     # normal and ASan runs) never reuse a step id: the PMIx plugin refuses
     # a step whose directory a killed step of the same id left in /tmp.
