@@ -30,7 +30,7 @@ def run(run_bench, res, impl, tc, exe, args, timeout, ranks=RANKS, bound=False):
 
 def section(res, table, ranks=RANKS):
     """The report's section: one table per grid and way (medians over
-    rounds, Tern / best peer), from compare.table."""
+    rounds, Tern / best peer), from report_tables.table."""
     lines = [f"## Halo exchange ({ranks} ranks, grid with reorder, bytes per neighbour; "
              "average over ranks of one exchange)\n"]
     if not any(res.sizes(key(d)) for d in DIMS):

@@ -38,7 +38,7 @@ PIP = {"mpich5": ("mpich==5.0.2", ".venv-mpich"),
 # Intel MPI's programs are MPICH 5's builds (no compiler in impi-rt).
 BUILT_BY = {"impi": "mpich5"}
 # Peers whose launch across the two network namespaces (over ssh) is set
-# up (compare.Hosts.command); the others are reported "not run" there. All
+# up (inter_host.Hosts.command); the others are reported "not run" there. All
 # six: the pip peers' launchers find their remote daemons by their own
 # install paths, and their environment (PATH, LD_LIBRARY_PATH,
 # FI_PROVIDER_PATH) reaches the remote ranks through the launcher.

@@ -3,6 +3,7 @@
  * streams of a rendezvous, are p2p_queue.c's. */
 #include "core/pt2pt/p2p.h"
 #include "core/datatype/datatype.h"
+#include "core/pt2pt/eager_parts.h"
 #include "core/pt2pt/p2p_coop.h"
 #include "core/pt2pt/p2p_pkt.h"
 #include "core/pt2pt/p2p_queue.h"
@@ -207,24 +208,6 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
     return 1;
 }
 
-/* Byte off of a large ordered message at pkt, ours or the peer's, and in
- * *room the bytes in place from there (shm: to the end of its bulk cell;
- * a transport without am_big_at keeps each message contiguous). */
-static inline char *big_at(const tern_peer_t *peer, int world, const void *pkt, size_t off, size_t *room)
-{
-    if (!peer->ops->am_big_at) {
-        *room = SIZE_MAX - off; /* off + *room does not wrap */
-        return (char *)pkt + off;
-    }
-    return peer->ops->am_big_at(peer->tl, world, pkt, off, room);
-}
-
-/* A message in parts starts its data on a cache line of the cell (the
- * header padded, PKT_EAGER_ALIGNED's form): a copy between the page-aligned
- * buffers of most programs and data 32 bytes into a line ran 5-8% slower
- * in the VM's slow mode (optimisation log, `ml32`). */
-#define EAGER_PARTS_HDR sizeof(pkt_eager_aligned_t)
-
 /* A contiguous message above eager_max up to eager_big_max, eager through
  * the transport's large ordered messages (shm: bulk cells, one up to 64 KB,
  * the message running on into the next cells above): no
@@ -232,7 +215,7 @@ static inline char *big_at(const tern_peer_t *peer, int world, const void *pkt, 
  * eager message (into the unexpected queue when no receive is posted, so
  * the channel never waits). Above TERN_P2P_EAGER_BIG_PART it goes in parts, the
  * message published after the first, so the receiver copies part k while
- * this writes k + 1 (handle_eager_parts). 0 when there is no room now (or
+ * this writes k + 1 (eager_parts_recv.c). 0 when there is no room now (or
  * packets queued before it): the caller goes by rendezvous.
  *
  * Not inside a window: a send with no match packet received from the peer
@@ -407,7 +390,7 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
 /* ------------------------------------------------------------------------ */
 /* Receiver side. */
 
-static void credit_consumed(int src_world, size_t bytes)
+void tern_p2p_credit_consumed(int src_world, size_t bytes)
 {
     tern_peer_t *peer = &tern_rt.peers[src_world];
     peer->consumed += EAGER_COST(bytes);
@@ -438,29 +421,6 @@ void tern_p2p_rndv_landed(int peer_world, tern_req_t *req, size_t bytes)
     tern_p2p_inflight_remove(&tern_rt.peers[peer_world], req);
     tern_rndv_path_landed(&tern_rt.peers[peer_world], req);
     tern_req_complete(req);
-}
-
-/* An eager message of size bytes, of which req takes n, meets req: its
- * status. Inline in deliver_eager and handle_eager_parts alike. */
-static inline __attribute__((always_inline)) void eager_status(tern_req_t *req, int src_world,
-                                                               int src, int tag, size_t size,
-                                                               size_t n)
-{
-    req->status_source = src;
-    req->status_tag = tag;
-    req->status_bytes = n;
-    req->error = size > req->bytes ? TERN_ERR_TRUNCATE : TERN_OK;
-    req->peer_world = src_world;
-}
-
-/* An eager message taken: its credit returned, its counters. */
-static inline __attribute__((always_inline)) void eager_taken(const tern_req_t *req, int src_world,
-                                                              size_t size)
-{
-    credit_consumed(src_world, size);
-    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
-    tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, size);
-    tern_watch_recv(req->context_id, size);
 }
 
 /* A receive meets an eager message (data, size bytes): status, copy or
@@ -575,7 +535,7 @@ int tern_p2p_recv_eager_now(uint32_t ctx, void *buf, size_t bytes, int src, int 
     if (n)
         memcpy(buf, u->msg.data, n);
     *err = u->msg.size > bytes ? TERN_ERR_TRUNCATE : TERN_OK;
-    credit_consumed(u->msg.src_world, u->msg.size);
+    tern_p2p_credit_consumed(u->msg.src_world, u->msg.size);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, u->msg.size);
     tern_watch_recv(ctx, u->msg.size);
@@ -595,7 +555,7 @@ int tern_p2p_recv_fitting_now(uint32_t ctx, void *buf, size_t bytes, int src, in
     done->source = u->msg.src;
     done->tag = u->msg.tag;
     done->bytes = u->msg.size;
-    credit_consumed(u->msg.src_world, u->msg.size);
+    tern_p2p_credit_consumed(u->msg.src_world, u->msg.size);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD, 1);
     tern_pvar_add(TERN_PVAR_P2P_EAGER_RECVD_BYTES, u->msg.size);
     tern_watch_recv(ctx, u->msg.size);
@@ -717,94 +677,6 @@ static __attribute__((noinline)) void handle_eager_vec(int src_world, const void
     match_packet(src_world, pkt, len, 1);
 }
 
-/* Copies want bytes of a message written in parts to dst as the parts
- * land, piece by piece (big_at), then waits for the rest (the cells are
- * freed when this returns). 0 when the sender died first. */
-static int copy_parts(tern_peer_t *peer, int src_world, const void *pkt, size_t len, char *dst,
-                      size_t want)
-{
-    size_t done = 0, piece_off = 0, piece_end = 0; /* message offsets of the piece at piece */
-    const char *piece = pkt;
-    while (done < want) {
-        size_t have = peer->ops->am_big_wait(peer->tl, src_world, pkt, EAGER_PARTS_HDR + done + 1);
-        if (have == 0)
-            return 0;
-        have -= EAGER_PARTS_HDR;
-        for (size_t upto = have < want ? have : want; done < upto;) {
-            size_t at = EAGER_PARTS_HDR + done, room;
-            if (at >= piece_end) { /* the transport is asked once per piece */
-                piece = big_at(peer, src_world, pkt, at, &room);
-                piece_off = at;
-                piece_end = at + room;
-            }
-            size_t n = upto - done < piece_end - at ? upto - done : piece_end - at;
-            memcpy(dst + done, piece + (at - piece_off), n);
-            done += n;
-        }
-    }
-    return peer->ops->am_big_wait(peer->tl, src_world, pkt, len) != 0;
-}
-
-/* A whole message in parts unpacked into a non-contiguous receive, piece
- * by piece. */
-static void unpack_parts(const tern_peer_t *peer, int src_world, const void *pkt, tern_req_t *req,
-                         size_t n)
-{
-    for (size_t done = 0; done < n;) {
-        size_t room;
-        const char *from = big_at(peer, src_world, pkt, EAGER_PARTS_HDR + done, &room);
-        size_t k = n - done < room ? n - done : room;
-        tern_datatype_unpack_range(from, k, req->buf, (size_t)req->count, req->datatype, done);
-        done += k;
-    }
-}
-
-/* A PKT_EAGER_PARTS message (eager_big_send): matched on its header, then
- * copied part by part into the posted receive, or into an unexpected
- * entry queued once whole (so the channel never waits for a receive). A
- * non-contiguous receive unpacks it once whole. Off the fast path. */
-static __attribute__((noinline)) void handle_eager_parts(int src_world, const void *pkt, size_t len)
-{
-    tern_peer_t *peer = &tern_rt.peers[src_world];
-    const pkt_match_t *m = pkt;
-    size_t size = len - EAGER_PARTS_HDR;
-    uint64_t seq = peer->match_recvd++;
-    tern_req_t *req = tern_match_take_posted(m->context_id, m->src, m->tag);
-    if (req) {
-        int whole = req->noncontig ? copy_parts(peer, src_world, pkt, len, NULL, 0)
-                                   : copy_parts(peer, src_world, pkt, len, req->buf,
-                                                size <= req->bytes ? size : req->bytes);
-        if (!whole) {
-            req->error = TERN_ERR_PEER;
-            tern_req_complete(req);
-            tern_p2p_peer_broken(src_world, TERN_ERR_PEER, "it died while writing an eager message");
-            return;
-        }
-        /* deliver_eager without its copy: the parts are in place, or
-         * unpacked here piece by piece. */
-        size_t n = size <= req->bytes ? size : req->bytes;
-        eager_status(req, src_world, m->src, m->tag, size, n);
-        if (req->noncontig)
-            unpack_parts(peer, src_world, pkt, req, n);
-        eager_taken(req, src_world, size);
-        tern_req_complete(req);
-        return;
-    }
-    tern_msg_t msg = {.type = PKT_EAGER, .src_world = src_world, .src = m->src, .tag = m->tag,
-                      .context_id = m->context_id, .size = size, .seq = seq};
-    tern_unexp_t *u = tern_match_new_unexpected(&msg, size);
-    if (!u || !copy_parts(peer, src_world, pkt, len, (char *)u->msg.data, size)) {
-        if (u)
-            tern_match_free_unexpected(u);
-        else
-            copy_parts(peer, src_world, pkt, len, NULL, 0); /* the cell is freed after */
-        tern_p2p_peer_broken(src_world, u ? TERN_ERR_PEER : TERN_ERR_NOMEM,
-                             "an unexpected message could not be stored");
-        return;
-    }
-    tern_match_queue_unexpected(u);
-}
-
 void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
 {
     (void)ctx;
@@ -820,7 +692,7 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         handle_eager_vec(src_world, pkt, len);
         return;
     case PKT_EAGER_PARTS:
-        handle_eager_parts(src_world, pkt, len);
+        tern_p2p_eager_parts_packet(src_world, pkt, len);
         return;
     case PKT_CTS: {
         const pkt_cts_t *c = pkt;
@@ -896,6 +768,6 @@ void tern_p2p_send_header(int peer_world, const void *hdr, size_t hdr_len)
 void tern_p2p_drop_unexpected(tern_unexp_t *u)
 {
     if (u->msg.type == PKT_EAGER || u->msg.type == PKT_EAGER_SYNC)
-        credit_consumed(u->msg.src_world, u->msg.size);
+        tern_p2p_credit_consumed(u->msg.src_world, u->msg.size);
     tern_match_free_unexpected(u);
 }
