@@ -22,6 +22,10 @@
  * whichever is longer (a ping-pong's reply takes a whole message time);
  * at most this much of such a gap counts as the run's time. */
 #define RUN_GAP_S 1e-6
+/* TERN_SHM_EXCHANGE_PATH=measure: a message matched this soon after the
+ * class's last exchange message is still the exchange's (its tail: the
+ * peer took our sends by get and they completed first). */
+#define EXCHANGE_TAIL_S 1e-3
 
 enum { STREAM = 0, GET = 1 };
 
@@ -57,7 +61,12 @@ struct tern_rndv_path {
     size_t measure_min;
     double measure_s;
     int mid_get;
-    path_class_t cls[N_CLASSES];
+    int exchange;  /* the transport's get_exchange */
+    /* One-way classes, then exchange classes (get_exchange 2): an
+     * exchange's samples hold both directions' copies, whichever path, so
+     * they are compared only with each other. */
+    path_class_t cls[2 * N_CLASSES];
+    double exchange_s[N_CLASSES]; /* the class's last exchange match */
 };
 
 static int size_class(size_t n)
@@ -91,10 +100,11 @@ static void choose(path_class_t *k, int src, int c, double t, const char *how)
                                                                                      : STREAM;
     k->chosen_s = t;
     k->run_msgs = 0;
-    tern_debug("rendezvous from rank %d, %zu-%zu bytes: %s (%.3f ns/byte by get in %u-message "
+    tern_debug("rendezvous from rank %d, %zu-%zu bytes%s: %s (%.3f ns/byte by get in %u-message "
                "runs, %.3f by stream in %u-message runs%s)",
-               src, (size_t)1 << (CLASS_SHIFT + c), ((size_t)2 << (CLASS_SHIFT + c)) - 1,
-               k->choice == GET ? "get" : "stream", 1e9 * k->best[GET],
+               src, (size_t)1 << (CLASS_SHIFT + c % N_CLASSES),
+               ((size_t)2 << (CLASS_SHIFT + c % N_CLASSES)) - 1,
+               c >= N_CLASSES ? " in an exchange" : "", k->choice == GET ? "get" : "stream", 1e9 * k->best[GET],
                (unsigned)k->best_msgs[GET], 1e9 * k->best[STREAM], (unsigned)k->best_msgs[STREAM],
                how);
 }
@@ -139,8 +149,11 @@ static int start_measuring(tern_peer_t *peer, int p)
     m->measure_min = a.get_measure_min;
     m->measure_s = 1e-3 * (double)a.get_measure_ms;
     m->mid_get = a.get_mid != 0;
-    for (int c = 0; c < N_CLASSES; c++)
+    m->exchange = a.get_exchange;
+    for (int c = 0; c < 2 * N_CLASSES; c++)
         start_round(&m->cls[c]);
+    for (int c = 0; c < N_CLASSES; c++)
+        m->exchange_s[c] = -1.0;
     peer->rndv_path = m;
     return 1;
 }
@@ -171,13 +184,19 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * open run of the class that the exchange overlaps is no sample
      * (tern_rndv_path_record). */
     int c = size_class(n);
-    if (under_way(peer, TERN_REQ_SEND)) {
-        if (peer->rndv_path)
-            peer->rndv_path->cls[c].run_clean = 0;
-        return 0;
-    }
-    path_class_t *k = &peer->rndv_path->cls[c];
+    struct tern_rndv_path *m = peer->rndv_path;
     double t = tern_clock_s();
+    if (under_way(peer, TERN_REQ_SEND) ||
+        (m->exchange == 2 && t - m->exchange_s[c] < EXCHANGE_TAIL_S)) {
+        m->cls[c].run_clean = 0;
+        if (m->exchange != 2)
+            return m->exchange;
+        /* TERN_SHM_EXCHANGE_PATH=measure: the exchange classes, timed
+         * alike (row bibw6 of docs/performance.md). */
+        m->exchange_s[c] = t;
+        c += N_CLASSES;
+    }
+    path_class_t *k = &m->cls[c];
     if (k->choice >= 0) {
         if (t - k->chosen_s < peer->rndv_path->measure_s)
             return k->choice;
@@ -217,7 +236,10 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * the pages of the buffers): not a sample. */
     k->tries[by_get]++;
     k->run_path = (uint8_t)by_get;
-    k->run_clean = !under_way(peer, TERN_REQ_RECV);
+    /* An exchange's window keeps receives under way across runs: its runs
+     * count anyway (a get run that overlaps the stream's landings is only
+     * slowed by them). */
+    k->run_clean = c >= N_CLASSES || !under_way(peer, TERN_REQ_RECV);
     k->run_busy_s = 0;
     k->run_mark_s = k->run_last_s = t;
     k->run_bytes = 0;
@@ -233,7 +255,7 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
 {
     int c = req->rndv_sample - 1;
     req->rndv_sample = 0;
-    if (!peer->rndv_path || c < 0 || c >= N_CLASSES)
+    if (!peer->rndv_path || c < 0 || c >= 2 * N_CLASSES)
         return;
     path_class_t *k = &peer->rndv_path->cls[c];
     /* A late landing of a round already decided, or of an earlier one. */
@@ -246,7 +268,7 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
      * for bibw classes at random, 23-37 GB/s against 55-64 by the stream
      * (docs/performance.md). A ping-pong's reply goes between its runs'
      * busy stretches, not inside one. */
-    if (peer->match_sent != k->run_sent || under_way(peer, TERN_REQ_SEND))
+    if (c < N_CLASSES && (peer->match_sent != k->run_sent || under_way(peer, TERN_REQ_SEND)))
         k->run_clean = 0;
     k->run_bytes += req->transfer_bytes;
     k->run_last_s = tern_clock_s();

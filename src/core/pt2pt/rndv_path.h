@@ -18,7 +18,9 @@
  * other receive from that peer was under way at its start (so a queue does
  * not count as copy time) and no send of ours to it went out or was under
  * way while its messages landed (an exchange's stream sample holds both
- * directions' copies, a get's does not). Runs alternate between the paths; after three
+ * directions' copies, a get's does not; such an exchange streams untimed,
+ * or as the transport's get_exchange says: the get, or both timed on
+ * exchange runs in classes of their own). Runs alternate between the paths; after three
  * clean runs of each (the first run each way only warms) the faster per
  * byte serves the class, until the transport's get_measure_ms (shm:
  * TERN_SHM_MEASURE_MS) later both are timed again. Below its
