@@ -22,9 +22,10 @@
  * whichever is longer (a ping-pong's reply takes a whole message time);
  * at most this much of such a gap counts as the run's time. */
 #define RUN_GAP_S 1e-6
-/* TERN_SHM_EXCHANGE_PATH=measure: a message matched this soon after the
- * class's last exchange message is still the exchange's (its tail: the
- * peer took our sends by get and they completed first). */
+/* TERN_SHM_EXCHANGE_PATH get or measure: a message matched this soon after
+ * a rendezvous send of ours to the peer started is the exchange's too: its
+ * tail (the peer took our sends by get and they completed first), or the
+ * next window's receives, matched as they are posted, before its sends. */
 #define EXCHANGE_TAIL_S 1e-3
 
 enum { STREAM = 0, GET = 1 };
@@ -66,7 +67,7 @@ struct tern_rndv_path {
      * exchange's samples hold both directions' copies, whichever path, so
      * they are compared only with each other. */
     path_class_t cls[2 * N_CLASSES];
-    double exchange_s[N_CLASSES]; /* the class's last exchange match */
+    double exchange_s; /* our last rendezvous send to the peer started */
 };
 
 static int size_class(size_t n)
@@ -152,8 +153,7 @@ static int start_measuring(tern_peer_t *peer, int p)
     m->exchange = a.get_exchange;
     for (int c = 0; c < 2 * N_CLASSES; c++)
         start_round(&m->cls[c]);
-    for (int c = 0; c < N_CLASSES; c++)
-        m->exchange_s[c] = -1.0;
+    m->exchange_s = -1.0;
     peer->rndv_path = m;
     return 1;
 }
@@ -187,13 +187,12 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
     struct tern_rndv_path *m = peer->rndv_path;
     double t = tern_clock_s();
     if (under_way(peer, TERN_REQ_SEND) ||
-        (m->exchange == 2 && t - m->exchange_s[c] < EXCHANGE_TAIL_S)) {
+        (m->exchange && t - m->exchange_s < EXCHANGE_TAIL_S)) {
         m->cls[c].run_clean = 0;
         if (m->exchange != 2)
             return m->exchange;
         /* TERN_SHM_EXCHANGE_PATH=measure: the exchange classes, timed
          * alike (row bibw6 of docs/performance.md). */
-        m->exchange_s[c] = t;
         c += N_CLASSES;
     }
     path_class_t *k = &m->cls[c];
@@ -277,4 +276,10 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
     k->run_busy_s += k->run_last_s - k->run_mark_s;
     if (k->run_msgs >= RUN_MAX)
         close_run(k, req->peer_world, c);
+}
+
+void tern_rndv_path_sent(tern_peer_t *peer)
+{
+    if (peer->rndv_path->exchange)
+        peer->rndv_path->exchange_s = tern_clock_s();
 }

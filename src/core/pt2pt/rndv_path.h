@@ -45,6 +45,17 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n);
 
 void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req);
 
+void tern_rndv_path_sent(tern_peer_t *peer);
+
+/* Sender: req, a rendezvous to peer, is under way; its start tells the
+ * measurement an exchange may follow (TERN_SHM_EXCHANGE_PATH). */
+static inline void tern_rndv_path_sending(tern_peer_t *peer, tern_req_t *req)
+{
+    req->rndv = 1;
+    if (peer->rndv_path)
+        tern_rndv_path_sent(peer);
+}
+
 /* Receiver, when all of a rendezvous receive's bytes landed: adds them to
  * its run if req is counted in one. */
 static inline void tern_rndv_path_landed(tern_peer_t *peer, tern_req_t *req)
