@@ -188,8 +188,7 @@ typedef struct {
     unsigned get_measure_ms;
     int get_mid;
     /* From get_measure_min, a rendezvous received while one of ours to the
-     * peer is under way (an exchange): 0 the stream, untimed; 1 the get;
-     * 2 both timed on exchange runs of their own. */
+     * peer is under way (an exchange): 0 the stream, untimed; 1 the get. */
     int get_exchange;
     /* Percent of a rendezvous served by get whose tail the sender puts
      * while the receiver gets the head (core/pt2pt/p2p_coop.c); 0: off. */

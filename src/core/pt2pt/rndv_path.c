@@ -22,7 +22,7 @@
  * whichever is longer (a ping-pong's reply takes a whole message time);
  * at most this much of such a gap counts as the run's time. */
 #define RUN_GAP_S 1e-6
-/* TERN_SHM_EXCHANGE_PATH get or measure: a message matched this soon after
+/* TERN_SHM_EXCHANGE_PATH=get: a message matched this soon after
  * a rendezvous send of ours to the peer started is the exchange's too: its
  * tail (the peer took our sends by get and they completed first), or the
  * next window's receives, matched as they are posted, before its sends. */
@@ -62,11 +62,8 @@ struct tern_rndv_path {
     size_t measure_min;
     double measure_s;
     int mid_get;
-    int exchange;  /* the transport's get_exchange */
-    /* One-way classes, then exchange classes (get_exchange 2): an
-     * exchange's samples hold both directions' copies, whichever path, so
-     * they are compared only with each other. */
-    path_class_t cls[2 * N_CLASSES];
+    int exchange;      /* the transport's get_exchange */
+    path_class_t cls[N_CLASSES];
     double exchange_s; /* our last rendezvous send to the peer started */
 };
 
@@ -101,11 +98,10 @@ static void choose(path_class_t *k, int src, int c, double t, const char *how)
                                                                                      : STREAM;
     k->chosen_s = t;
     k->run_msgs = 0;
-    tern_debug("rendezvous from rank %d, %zu-%zu bytes%s: %s (%.3f ns/byte by get in %u-message "
+    tern_debug("rendezvous from rank %d, %zu-%zu bytes: %s (%.3f ns/byte by get in %u-message "
                "runs, %.3f by stream in %u-message runs%s)",
-               src, (size_t)1 << (CLASS_SHIFT + c % N_CLASSES),
-               ((size_t)2 << (CLASS_SHIFT + c % N_CLASSES)) - 1,
-               c >= N_CLASSES ? " in an exchange" : "", k->choice == GET ? "get" : "stream", 1e9 * k->best[GET],
+               src, (size_t)1 << (CLASS_SHIFT + c), ((size_t)2 << (CLASS_SHIFT + c)) - 1,
+               k->choice == GET ? "get" : "stream", 1e9 * k->best[GET],
                (unsigned)k->best_msgs[GET], 1e9 * k->best[STREAM], (unsigned)k->best_msgs[STREAM],
                how);
 }
@@ -151,7 +147,7 @@ static int start_measuring(tern_peer_t *peer, int p)
     m->measure_s = 1e-3 * (double)a.get_measure_ms;
     m->mid_get = a.get_mid != 0;
     m->exchange = a.get_exchange;
-    for (int c = 0; c < 2 * N_CLASSES; c++)
+    for (int c = 0; c < N_CLASSES; c++)
         start_round(&m->cls[c]);
     m->exchange_s = -1.0;
     peer->rndv_path = m;
@@ -182,18 +178,16 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * with a cold buffer per message 11-25 against 7-17
      * (docs/performance.md); timing runs there would only add gets. An
      * open run of the class that the exchange overlaps is no sample
-     * (tern_rndv_path_record). */
+     * (tern_rndv_path_record). TERN_SHM_EXCHANGE_PATH=get reads it
+     * instead: on the loaded VM's slow mode 2-2.5x the stream's bibw (row
+     * bibw6 there), the fast mode not measured. */
     int c = size_class(n);
     struct tern_rndv_path *m = peer->rndv_path;
     double t = tern_clock_s();
     if (under_way(peer, TERN_REQ_SEND) ||
         (m->exchange && t - m->exchange_s < EXCHANGE_TAIL_S)) {
         m->cls[c].run_clean = 0;
-        if (m->exchange != 2)
-            return m->exchange;
-        /* TERN_SHM_EXCHANGE_PATH=measure: the exchange classes, timed
-         * alike (row bibw6 of docs/performance.md). */
-        c += N_CLASSES;
+        return m->exchange;
     }
     path_class_t *k = &m->cls[c];
     if (k->choice >= 0) {
@@ -235,10 +229,7 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * the pages of the buffers): not a sample. */
     k->tries[by_get]++;
     k->run_path = (uint8_t)by_get;
-    /* An exchange's window keeps receives under way across runs: its runs
-     * count anyway (a get run that overlaps the stream's landings is only
-     * slowed by them). */
-    k->run_clean = c >= N_CLASSES || !under_way(peer, TERN_REQ_RECV);
+    k->run_clean = !under_way(peer, TERN_REQ_RECV);
     k->run_busy_s = 0;
     k->run_mark_s = k->run_last_s = t;
     k->run_bytes = 0;
@@ -254,7 +245,7 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
 {
     int c = req->rndv_sample - 1;
     req->rndv_sample = 0;
-    if (!peer->rndv_path || c < 0 || c >= 2 * N_CLASSES)
+    if (!peer->rndv_path || c < 0 || c >= N_CLASSES)
         return;
     path_class_t *k = &peer->rndv_path->cls[c];
     /* A late landing of a round already decided, or of an earlier one. */
@@ -267,7 +258,7 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
      * for bibw classes at random, 23-37 GB/s against 55-64 by the stream
      * (docs/performance.md). A ping-pong's reply goes between its runs'
      * busy stretches, not inside one. */
-    if (c < N_CLASSES && (peer->match_sent != k->run_sent || under_way(peer, TERN_REQ_SEND)))
+    if (peer->match_sent != k->run_sent || under_way(peer, TERN_REQ_SEND))
         k->run_clean = 0;
     k->run_bytes += req->transfer_bytes;
     k->run_last_s = tern_clock_s();

@@ -19,8 +19,7 @@
  * not count as copy time) and no send of ours to it went out or was under
  * way while its messages landed (an exchange's stream sample holds both
  * directions' copies, a get's does not; such an exchange streams untimed,
- * or as the transport's get_exchange says: the get, or both timed on
- * exchange runs in classes of their own). Runs alternate between the paths; after three
+ * or takes the get where the transport's get_exchange says so). Runs alternate between the paths; after three
  * clean runs of each (the first run each way only warms) the faster per
  * byte serves the class, until the transport's get_measure_ms (shm:
  * TERN_SHM_MEASURE_MS) later both are timed again. Below its
@@ -48,7 +47,7 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req);
 void tern_rndv_path_sent(tern_peer_t *peer);
 
 /* Sender: req, a rendezvous to peer, is under way; its start tells the
- * measurement an exchange may follow (TERN_SHM_EXCHANGE_PATH). */
+ * receiver's choice that an exchange may follow (TERN_SHM_EXCHANGE_PATH). */
 static inline void tern_rndv_path_sending(tern_peer_t *peer, tern_req_t *req)
 {
     req->rndv = 1;
