@@ -187,6 +187,9 @@ typedef struct {
     size_t get_measure_min;
     unsigned get_measure_ms;
     int get_mid;
+    /* From get_measure_min, a rendezvous received while one of ours to the
+     * peer is under way (an exchange): 0 the stream, untimed; 1 the get. */
+    int get_exchange;
     /* Percent of a rendezvous served by get whose tail the sender puts
      * while the receiver gets the head (core/pt2pt/p2p_coop.c); 0: off. */
     unsigned coop_split;

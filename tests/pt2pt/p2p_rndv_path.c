@@ -6,7 +6,11 @@
  * stream (the default) the receiver reads none of these messages by get,
  * under get it reads every rendezvous by get (messages up to 64 KB go
  * eager through a bulk cell: the test's TERN_P2P_EAGER_BIG_MAX); the MPI_T
- * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. Run at 2
+ * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. From
+ * 128 KB an exchange takes TERN_SHM_EXCHANGE_PATH: under get the first of
+ * the two receivers to match (its own send still under way) reads by get,
+ * under stream (the default) it streams; windows of exchanges run under
+ * each, every byte checked. Run at 2
  * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
  * whatever the knob). */
 #include "../mpit/mpit_util.h"
@@ -52,6 +56,36 @@ static void exchange(int peer, size_t n, char *sbuf, char *rbuf)
     CHECK_RC(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
     CHECK_PATTERN(rbuf, n, theirs, what);
     CHECK(rbuf[n] == (char)0xA5, "%s: byte past the message overwritten", what);
+}
+
+#define NX 16
+#define XSIZE 262144
+#define XWIN 8
+
+/* Windows of XWIN messages each way, of sizes around 256 KB, all posted
+ * at once: the exchange's tail (one side done first) included. */
+static void exchange_windows(int peer)
+{
+    char *s = malloc(XWIN * (size_t)(XSIZE + 1)), *r = malloc(XWIN * (size_t)(XSIZE + 1));
+    if (!s || !r)
+        FATAL("no memory for the windows");
+    for (int round = 0; round < 6; round++) {
+        MPI_Request req[2 * XWIN];
+        size_t n = (size_t)XSIZE - 1 + (size_t)(round % 3);
+        for (int i = 0; i < XWIN; i++) {
+            mtest_fill(s + (size_t)i * n, n, (uint32_t)(round * 97 + i * 7 + mtest_rank));
+            CHECK_RC(MPI_Irecv(r + (size_t)i * n, (int)n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req[i]));
+        }
+        for (int i = 0; i < XWIN; i++)
+            CHECK_RC(MPI_Isend(s + (size_t)i * n, (int)n, MPI_BYTE, peer, 3, MPI_COMM_WORLD,
+                               &req[XWIN + i]));
+        CHECK_RC(MPI_Waitall(2 * XWIN, req, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < XWIN; i++)
+            CHECK_PATTERN(r + (size_t)i * n, n, (uint32_t)(round * 97 + i * 7 + peer),
+                          "exchange window");
+    }
+    free(s);
+    free(r);
 }
 
 int main(int argc, char **argv)
@@ -102,6 +136,25 @@ int main(int argc, char **argv)
             ping_pong(peer, measured_sizes[i], sbuf, rbuf);
             exchange(peer, measured_sizes[i], sbuf, rbuf);
         }
+    mtest_end();
+
+    mtest_begin("exchange path");
+    const char *xknob = getenv("TERN_SHM_EXCHANGE_PATH");
+    int x_get = xknob && strcmp(xknob, "get") == 0, x_stream = !xknob || strcmp(xknob, "stream") == 0;
+    get0 = rd(gets), stream0 = rd(streams);
+    for (int round = 0; round < NX; round++)
+        exchange(peer, XSIZE, sbuf, rbuf);
+    unsigned long long mine[2] = {rd(gets) - get0, rd(streams) - stream0}, both[2];
+    CHECK_RC(MPI_Allreduce(mine, both, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    if (mtest_size == 2 && peer != mtest_rank && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+        if (x_get)
+            CHECK(both[0] >= NX, "TERN_SHM_EXCHANGE_PATH=get: %llu of %d exchanges read by get",
+                  both[0], NX);
+        if (x_stream)
+            CHECK(both[1] >= NX, "TERN_SHM_EXCHANGE_PATH=stream: %llu of %d exchanges streamed",
+                  both[1], NX);
+    }
+    exchange_windows(peer);
     mtest_end();
 
     free(sbuf);

@@ -378,7 +378,7 @@ tern_status_t tern_p2p_start_send(tern_req_t *req)
     }
     tern_p2p_inflight_add(peer, req); /* until its FIN, or its stream is out */
     take_match_seq(peer, req);
-    req->rndv = 1;
+    tern_rndv_path_sending(peer, req);
     tern_pvar_add(TERN_PVAR_P2P_RNDV_SENT, 1);
     tern_pvar_add(TERN_PVAR_P2P_RNDV_SENT_BYTES, req->bytes);
     tern_profile_all_send(req->peer_world, req->bytes);

@@ -22,6 +22,11 @@
  * whichever is longer (a ping-pong's reply takes a whole message time);
  * at most this much of such a gap counts as the run's time. */
 #define RUN_GAP_S 1e-6
+/* TERN_SHM_EXCHANGE_PATH=get: a message matched this soon after
+ * a rendezvous send of ours to the peer started is the exchange's too: its
+ * tail (the peer took our sends by get and they completed first), or the
+ * next window's receives, matched as they are posted, before its sends. */
+#define EXCHANGE_TAIL_S 1e-3
 
 enum { STREAM = 0, GET = 1 };
 
@@ -57,7 +62,9 @@ struct tern_rndv_path {
     size_t measure_min;
     double measure_s;
     int mid_get;
+    int exchange;      /* the transport's get_exchange */
     path_class_t cls[N_CLASSES];
+    double exchange_s; /* our last rendezvous send to the peer started */
 };
 
 static int size_class(size_t n)
@@ -139,8 +146,10 @@ static int start_measuring(tern_peer_t *peer, int p)
     m->measure_min = a.get_measure_min;
     m->measure_s = 1e-3 * (double)a.get_measure_ms;
     m->mid_get = a.get_mid != 0;
+    m->exchange = a.get_exchange;
     for (int c = 0; c < N_CLASSES; c++)
         start_round(&m->cls[c]);
+    m->exchange_s = -1.0;
     peer->rndv_path = m;
     return 1;
 }
@@ -169,15 +178,18 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * with a cold buffer per message 11-25 against 7-17
      * (docs/performance.md); timing runs there would only add gets. An
      * open run of the class that the exchange overlaps is no sample
-     * (tern_rndv_path_record). */
+     * (tern_rndv_path_record). TERN_SHM_EXCHANGE_PATH=get reads it
+     * instead: on the loaded VM's slow mode 2-2.5x the stream's bibw (row
+     * bibw6 there), the fast mode not measured. */
     int c = size_class(n);
-    if (under_way(peer, TERN_REQ_SEND)) {
-        if (peer->rndv_path)
-            peer->rndv_path->cls[c].run_clean = 0;
-        return 0;
-    }
-    path_class_t *k = &peer->rndv_path->cls[c];
+    struct tern_rndv_path *m = peer->rndv_path;
     double t = tern_clock_s();
+    if (under_way(peer, TERN_REQ_SEND) ||
+        (m->exchange && t - m->exchange_s < EXCHANGE_TAIL_S)) {
+        m->cls[c].run_clean = 0;
+        return m->exchange;
+    }
+    path_class_t *k = &m->cls[c];
     if (k->choice >= 0) {
         if (t - k->chosen_s < peer->rndv_path->measure_s)
             return k->choice;
@@ -255,4 +267,10 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
     k->run_busy_s += k->run_last_s - k->run_mark_s;
     if (k->run_msgs >= RUN_MAX)
         close_run(k, req->peer_world, c);
+}
+
+void tern_rndv_path_sent(tern_peer_t *peer)
+{
+    if (peer->rndv_path->exchange)
+        peer->rndv_path->exchange_s = tern_clock_s();
 }

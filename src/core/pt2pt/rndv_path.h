@@ -18,7 +18,8 @@
  * other receive from that peer was under way at its start (so a queue does
  * not count as copy time) and no send of ours to it went out or was under
  * way while its messages landed (an exchange's stream sample holds both
- * directions' copies, a get's does not). Runs alternate between the paths; after three
+ * directions' copies, a get's does not; such an exchange streams untimed,
+ * or takes the get where the transport's get_exchange says so). Runs alternate between the paths; after three
  * clean runs of each (the first run each way only warms) the faster per
  * byte serves the class, until the transport's get_measure_ms (shm:
  * TERN_SHM_MEASURE_MS) later both are timed again. Below its
@@ -42,6 +43,17 @@
 int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n);
 
 void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req);
+
+void tern_rndv_path_sent(tern_peer_t *peer);
+
+/* Sender: req, a rendezvous to peer, is under way; its start tells the
+ * receiver's choice that an exchange may follow (TERN_SHM_EXCHANGE_PATH). */
+static inline void tern_rndv_path_sending(tern_peer_t *peer, tern_req_t *req)
+{
+    req->rndv = 1;
+    if (peer->rndv_path)
+        tern_rndv_path_sent(peer);
+}
 
 /* Receiver, when all of a rendezvous receive's bytes landed: adds them to
  * its run if req is counted in one. */
