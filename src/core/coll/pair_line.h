@@ -3,9 +3,10 @@
  * shm_region.h): the allreduce, allgather and alltoall of coll_pair.c at
  * small sizes. Each rank writes its bytes, their count and then the
  * exchange's sequence number into its own line and polls the other's; no
- * ring, no credit, no match. In the VM's slow mode every cache-line
- * crossing is ~180 ns, and the point-to-point message takes about three
- * on the critical path (docs/performance.md, row ar8s).
+ * ring index, header, match or request. The message crosses in one line
+ * too; the line saves what runs around it (~40% of the call's
+ * instructions, a third of its time in the VM's slow mode;
+ * docs/performance.md, row ar8s).
  *
  * Exchange n uses line n % 2 of each rank: a rank writes line n % 2 again
  * only at n + 2, after it saw the other's n + 1, which the other wrote

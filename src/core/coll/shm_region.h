@@ -188,7 +188,8 @@ static inline char *tern_shm_cell(tern_shm_region_t *reg, int i)
 /* Rank q's exchange line of exchange n (pair_line.h). */
 static inline char *tern_shm_xline(tern_shm_region_t *reg, int q, uint64_t n)
 {
-    return reg->xline + ((size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS)) * 2 * TERN_SHM_LINE;
+    size_t k = (size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS);
+    return reg->xline + k * 2 * TERN_SHM_LINE;
 }
 
 /* Stores this rank's flag (release: what it wrote before is visible to
