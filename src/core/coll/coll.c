@@ -6,6 +6,7 @@
 #include "core/coll/coll_pair.h"
 #include "core/coll/coll_prep.h"
 #include "core/coll/coll_tree.h"
+#include "core/coll/pair_line.h"
 #include "core/coll/shm_coll.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/datatype.h"
@@ -63,6 +64,24 @@ tern_status_t tern_coll_finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t
     return finish_chosen(pr, a, kind, msg_bytes, req_p, persistent, NULL);
 }
 
+/* A blocking 2-rank allreduce, allgather or alltoall of the pair
+ * algorithm small enough for the exchange line (pair_line.h), reaching the
+ * scheduled path with packed views (a strided type on this rank): the
+ * line serves it too when it would serve the other rank's contiguous
+ * call, which must meet this one there. */
+static tern_status_t pair_line_packed(const tern_coll_args_t *a, tern_coll_kind_t kind,
+                                      unsigned id, size_t bytes, int *served)
+{
+    *served = a->blocking && bytes <= TERN_PAIR_LINE_MAX && a->comm->size == 2 &&
+              !a->comm->is_inter &&
+              ((kind == TERN_COLL_ALLREDUCE && id == TERN_COLL_ALGO_allreduce_recursive_doubling) ||
+               (kind == TERN_COLL_ALLGATHER && id == TERN_COLL_ALGO_allgather_recursive_doubling) ||
+               (kind == TERN_COLL_ALLTOALL && id == TERN_COLL_ALGO_alltoall_pairwise));
+    if (!*served)
+        return TERN_OK;
+    return tern_coll_pair_line(a, kind, served);
+}
+
 /* As finish, with the algorithm already chosen for these arguments (the
  * two-rank test below) when chosen is not NULL. */
 static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t kind,
@@ -78,9 +97,13 @@ static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_ki
         st = tern_ulfm_coll_error(a->comm);
     if (st == TERN_OK) {
         const tern_coll_algo_t *al = chosen ? chosen : tern_coll_select(a, kind, msg_bytes);
-        if (al)
+        int served = 0;
+        if (al) {
             tern_coll_count(al, a->comm, msg_bytes);
-        st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;
+            st = pair_line_packed(a, kind, al->index, msg_bytes, &served);
+        }
+        if (!served)
+            st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;
     }
     for (int i = 0; st == TERN_OK && i < pr->n_outs; i++)
         tern_sched_unpack(pr->s, pr->outs[i].tmp, pr->outs[i].buf, pr->outs[i].count,

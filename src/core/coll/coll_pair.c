@@ -12,6 +12,7 @@
  * failed transfer gives its status. */
 #include "core/coll/coll_pair.h"
 #include "core/coll/coll_util.h"
+#include "core/coll/pair_line.h"
 #include "core/comm/comm_p2p.h"
 #include "core/comm/ulfm.h"
 #include "core/datatype/op.h"
@@ -32,18 +33,23 @@ typedef struct {
     int posted, exact;
 } pair_t;
 
-static void pair_init(pair_t *p, const tern_coll_args_t *a)
+static void pair_init_tag(pair_t *p, const tern_coll_args_t *a, int tag)
 {
     tern_comm_t *c = a->comm;
     p->c = c;
     p->ctx = c->context_id + 1;
-    p->tag = tern_comm_next_coll_tag(c, 1);
+    p->tag = tag;
     p->peer = 1 - c->rank;
     p->st = TERN_OK;
     p->stop = 0;
     p->send = NULL;
     p->posted = 0;
     p->exact = 0;
+}
+
+static void pair_init(pair_t *p, const tern_coll_args_t *a)
+{
+    pair_init_tag(p, a, tern_comm_next_coll_tag(a->comm, 1));
 }
 
 /* Records an error; as in the schedule, a truncation lets the remaining
@@ -236,11 +242,62 @@ tern_status_t tern_coll_pair_reduce(const tern_coll_args_t *a)
  * first: a call's period is the peer's message transit plus what a rank
  * runs between taking it and sending its next, so the receive's posting
  * stays off that path. */
+/* Each rank's block goes the other way through the line. */
+static tern_status_t line_allgather(const tern_coll_args_t *a, tern_shm_region_t *reg)
+{
+    size_t b = a->bytes;
+    char *own = (char *)a->rbuf + (size_t)reg->me * b;
+    tern_status_t st =
+        tern_pair_line_swap(reg, a->sbuf, b, (char *)a->rbuf + (size_t)(1 - reg->me) * b);
+    if (st == TERN_OK && a->sbuf != own)
+        copy_block(own, a->sbuf, b);
+    return st;
+}
+
+/* The line takes our block for the other before the other's lands, so in
+ * place needs no scratch. */
+static tern_status_t line_alltoall(const tern_coll_args_t *a, tern_shm_region_t *reg)
+{
+    size_t b = a->bytes, mine = (size_t)reg->me * b, theirs = (size_t)(1 - reg->me) * b;
+    const char *sb = a->sbuf;
+    char *rb = a->rbuf;
+    tern_status_t st = tern_pair_line_swap(reg, sb + theirs, b, rb + theirs);
+    if (st == TERN_OK && sb != rb)
+        copy_block(rb + mine, sb + mine, b);
+    return st;
+}
+
+static tern_status_t line_allreduce(const tern_coll_args_t *a, tern_shm_region_t *reg, size_t n)
+{
+    _Alignas(16) char tmp[TERN_PAIR_LINE_MAX];
+    char *rb = a->rbuf;
+    tern_status_t st = tern_pair_line_swap(reg, a->sbuf, n, tmp);
+    if (st != TERN_OK || !n)
+        return st;
+    if (a->sbuf != rb)
+        memmove(rb, a->sbuf, n);
+    if (reg->me == 1)
+        return tern_op_apply(a->op, a->dt, tmp, rb, a->count);
+    st = tern_op_apply(a->op, a->dt, rb, tmp, a->count);
+    if (st == TERN_OK)
+        memcpy(rb, tmp, n);
+    return st;
+}
+
 tern_status_t tern_coll_pair_allreduce(const tern_coll_args_t *a)
 {
-    pair_t p;
-    pair_init(&p, a);
     size_t n = a->count * a->esz;
+    /* The tag first, as the scheduled path takes it before the line's
+     * region may be created (whose exchanges take the next ones). */
+    int tag = tern_comm_next_coll_tag(a->comm, 1);
+    tern_status_t lst = TERN_OK;
+    tern_shm_region_t *reg = tern_pair_line(a->comm, n, &lst);
+    if (reg)
+        return line_allreduce(a, reg, n);
+    if (lst != TERN_OK)
+        return lst;
+    pair_t p;
+    pair_init_tag(&p, a, tag);
     _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
     char *rb = a->rbuf;
     send_begin(&p, a->sbuf, n);
@@ -295,10 +352,17 @@ tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a)
  * is on its way. */
 tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a)
 {
-    pair_t p;
-    pair_init(&p, a);
     size_t b = a->bytes;
     char *own = (char *)a->rbuf + (size_t)a->comm->rank * b;
+    int tag = tern_comm_next_coll_tag(a->comm, 1); /* before the line: allreduce */
+    tern_status_t st = TERN_OK;
+    tern_shm_region_t *reg = tern_pair_line(a->comm, b, &st);
+    if (reg)
+        return line_allgather(a, reg);
+    if (st != TERN_OK)
+        return st;
+    pair_t p;
+    pair_init_tag(&p, a, tag);
     send_begin(&p, a->sbuf, b);
     recv_begin(&p, (char *)a->rbuf + (size_t)p.peer * b, b);
     if (a->sbuf != own)
@@ -311,12 +375,19 @@ tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a)
  * rbuf) the other's block lands in scratch until ours for it has gone. */
 tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a)
 {
-    pair_t p;
-    pair_init(&p, a);
-    size_t b = a->bytes, mine = (size_t)a->comm->rank * b, theirs = (size_t)p.peer * b;
+    size_t b = a->bytes, mine = (size_t)a->comm->rank * b, theirs = (size_t)(1 - a->comm->rank) * b;
     const char *sb = a->sbuf;
     char *rb = a->rbuf;
     int in_place = sb == rb;
+    int tag = tern_comm_next_coll_tag(a->comm, 1); /* before the line: allreduce */
+    tern_status_t st = TERN_OK;
+    tern_shm_region_t *reg = tern_pair_line(a->comm, b, &st);
+    if (reg)
+        return line_alltoall(a, reg);
+    if (st != TERN_OK)
+        return st;
+    pair_t p;
+    pair_init_tag(&p, a, tag);
     _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
     send_begin(&p, sb + theirs, b);
     recv_begin(&p, in_place ? tmp : rb + theirs, b);
@@ -362,4 +433,17 @@ tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a)
     }
     note(&p, st);
     return p.st;
+}
+
+tern_status_t tern_coll_pair_line(const tern_coll_args_t *a, tern_coll_kind_t kind, int *served)
+{
+    size_t n = kind == TERN_COLL_ALLREDUCE ? a->count * a->esz : a->bytes;
+    tern_status_t st = TERN_OK;
+    tern_shm_region_t *reg = tern_pair_line(a->comm, n, &st);
+    *served = reg != NULL || st != TERN_OK;
+    if (!reg)
+        return st;
+    return kind == TERN_COLL_ALLREDUCE   ? line_allreduce(a, reg, n)
+           : kind == TERN_COLL_ALLGATHER ? line_allgather(a, reg)
+                                         : line_alltoall(a, reg);
 }

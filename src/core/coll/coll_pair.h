@@ -32,6 +32,11 @@ tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a);
 /* a->bytes is one rank's block; alltoall's sbuf == rbuf in place. */
 tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a);
+/* The allreduce, allgather or alltoall (kind) through the exchange line
+ * (pair_line.h) for the scheduled path's packed views, whose schedule took
+ * the call's tag already: *served 0 when the line does not serve it (the
+ * schedule's messages then, the pair function's). */
+tern_status_t tern_coll_pair_line(const tern_coll_args_t *a, tern_coll_kind_t kind, int *served);
 /* a->rcounts holds the two segments' element counts. */
 tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a);
 

@@ -29,7 +29,9 @@ enum { LINE = TERN_SHM_LINE, N_SLOTS = TERN_SHM_SLOTS };
 
 /* c->coll_shm before a region exists: not known yet (NULL), the
  * communicator cannot have one (shm_none), or it can (shm_local). */
-static char shm_none, shm_local;
+char tern_shm_none_mark, tern_shm_local_mark;
+#define shm_none tern_shm_none_mark
+#define shm_local tern_shm_local_mark
 
 static _Atomic uint64_t *flag_at(const tern_shm_region_t *reg, int q, int f)
 {
@@ -228,7 +230,8 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     size_t a2a_slot = 0;
     if (tern_rt.node_oversubscribed && p > 2 && p <= TERN_SHM_SLOT_OVER_MAX_RANKS)
         a2a_slot = (size_t)(p - 1) * (slot < TERN_SHM_SLOT_OVER ? slot : TERN_SHM_SLOT_OVER);
-    size_t lane_bytes = flag_bytes + slot_bytes + ring_bytes;
+    size_t xline_bytes = (size_t)p * N_SLOTS * 2 * LINE;
+    size_t lane_bytes = flag_bytes + slot_bytes + ring_bytes + xline_bytes;
     size_t bytes = 2 * lane_bytes;
     tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
@@ -270,6 +273,8 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
         l->ring = l->data + slot_bytes;
         l->cell = cell;
         l->cells = cells;
+        l->xline = l->ring + ring_bytes;
+        l->xline_on = tern_knob_bool(TERN_KNOB_COLL_PAIR_LINE);
         /* The blocking lane only: a nonblocking alltoall takes p steps. */
         l->a2a = NULL;
         l->a2a_slot = k == 0 ? a2a_slot : 0;
@@ -292,11 +297,12 @@ static double now_ms(void)
 
 /* Called when a wait yields: the rank waited for has failed (reported by a
  * transport, or its process is gone: checked every TERN_PEER_CHECK_MS).
- * Rank q's flag `flag` is looked at again once its process is seen gone: a
+ * Rank q's word (a flag) is looked at again once its process is seen gone: a
  * rank sets its flag, sees everyone's and may end (the barrier of
  * MPI_Finalize) between our first look and the check; it failed only if
  * the flag is still short of n. */
-static tern_status_t check_peer(tern_shm_region_t *reg, int q, int flag, uint64_t n)
+static tern_status_t check_peer(tern_shm_region_t *reg, int q, const _Atomic uint64_t *word,
+                                uint64_t n)
 {
     /* Revoked, or a member failed (the waited-for rank may have given
      * up): ULFM's collectives fail on every survivor. */
@@ -312,8 +318,7 @@ static tern_status_t check_peer(tern_shm_region_t *reg, int q, int flag, uint64_
         reg->next_check_ms = t + (double)interval;
         pid_t pid = (pid_t)*(int32_t *)(void *)(reg->flags +
                                                 (size_t)q * TERN_SHM_N_FLAGS * LINE + PID_OFFSET);
-        if (!tern_pid_gone(pid) ||
-            atomic_load_explicit(flag_at(reg, q, flag), memory_order_acquire) >= n)
+        if (!tern_pid_gone(pid) || atomic_load_explicit(word, memory_order_acquire) >= n)
             return TERN_OK;
         char buf[96];
         snprintf(buf, sizeof buf, "shm collective: its process %d (on this node) is gone", (int)pid);
@@ -321,7 +326,7 @@ static tern_status_t check_peer(tern_shm_region_t *reg, int q, int flag, uint64_
         why = tern_peer_failure(w);
     }
     /* Known failed, but perhaps after it got here. */
-    if (!why || atomic_load_explicit(flag_at(reg, q, flag), memory_order_acquire) >= n)
+    if (!why || atomic_load_explicit(word, memory_order_acquire) >= n)
         return TERN_OK;
     return tern_status_detail(TERN_ERR_PEER,
                               "rank %d (world rank %d) failed during a shared-memory collective: %s",
@@ -341,13 +346,10 @@ int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *c
             *cursor = i;
         /* A clock read every 1024 misses: the liveness check is rate-limited by time. */
         if ((++reg->misses & 1023u) == 0) {
-            *st = check_peer(reg, i, flag, n);
-            if (*st == TERN_OK)
+            tern_status_t e = tern_shm_peer_check(reg, i, flag_at(reg, i, flag), n);
+            if (e == TERN_OK)
                 return 0;
-            /* Both lanes: the other kind's next collective fails at once too. */
-            reg->broken = i;
-            if (reg->sibling->broken < 0)
-                reg->sibling->broken = i;
+            *st = e;
             return 1;
         }
         return 0;
@@ -355,6 +357,18 @@ int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *c
     if (q < 0)
         *cursor = 0;
     return 1;
+}
+
+tern_status_t tern_shm_peer_check(tern_shm_region_t *reg, int q, const void *word, uint64_t n)
+{
+    tern_status_t st = check_peer(reg, q, (const _Atomic uint64_t *)word, n);
+    if (st != TERN_OK) {
+        /* Both lanes: the other kind's next collective fails at once too. */
+        reg->broken = q;
+        if (reg->sibling->broken < 0)
+            reg->sibling->broken = q;
+    }
+    return st;
 }
 
 tern_status_t tern_shm_broken_status(tern_shm_region_t *reg)

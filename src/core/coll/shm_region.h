@@ -19,6 +19,8 @@
  *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
  *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
  *   KB, at most a slot);
+ *   per rank: two exchange lines, 128 bytes apart (pair_line.h: a 2-rank
+ *   allreduce, allgather or alltoall of up to 48 bytes, one line each way);
  * and, for the blocking lane, on a node with more ranks than CPUs, 3 to
  * TERN_SHM_SLOT_OVER_MAX_RANKS ranks, an alltoall area: a segment of its
  * own, created by the first blocking alltoall whose block needs it
@@ -96,6 +98,9 @@ typedef struct tern_shm_region {
     size_t a2a_slot;     /* p - 1 pieces, each a multiple of TERN_SHM_LINE; 0: no area, ever
                           * (not this lane's, or its creation failed) */
     tern_shm_segment_t a2a_seg; /* the area's segment, once created */
+    char *xline;         /* rank q's exchange line k: xline + (q * SLOTS + k) * 2 * LINE */
+    uint64_t xseq;       /* line exchanges run on this lane so far (pair_line.h) */
+    int xline_on;        /* TERN_COLL_PAIR_LINE, read at creation */
     uint64_t chunks;     /* bcast chunks run on this lane so far */
     uint64_t cell_step[TERN_SHM_BCAST_MAX_CELLS]; /* the step that last used cell i */
     unsigned misses;     /* flag checks that found the flag behind */
@@ -104,6 +109,10 @@ typedef struct tern_shm_region {
                           * failed one left this rank's steps unfinished) */
     double next_check_ms;
 } tern_shm_region_t;
+
+/* comm->coll_shm before a region exists (shm_region.c): the communicator
+ * cannot have one, or it can; else NULL (not known yet) or its region. */
+extern char tern_shm_none_mark, tern_shm_local_mark;
 
 /* Whether a shm algorithm can serve the call: an intracommunicator of 2 or
  * more ranks that share one node and reach each other through the shm
@@ -176,6 +185,13 @@ static inline char *tern_shm_cell(tern_shm_region_t *reg, int i)
     return reg->ring + (size_t)i * (TERN_SHM_LINE + reg->cell);
 }
 
+/* Rank q's exchange line of exchange n (pair_line.h). */
+static inline char *tern_shm_xline(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    size_t k = (size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS);
+    return reg->xline + k * 2 * TERN_SHM_LINE;
+}
+
 /* Stores this rank's flag (release: what it wrote before is visible to
  * whoever sees the value). */
 void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n);
@@ -185,6 +201,11 @@ void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n);
  * TERN_PEER_CHECK_MS while it waits). */
 int tern_shm_reached(tern_shm_region_t *reg, int flag, int q, uint64_t n, int *cursor,
                      tern_status_t *st);
+/* A wait for rank q's word (a flag or an exchange line's sequence) to
+ * reach n missed: TERN_OK, or the error once rank q is known failed or its
+ * process gone (checked at most every TERN_PEER_CHECK_MS) and the word is
+ * still short of n; then the region is broken for both lanes. */
+tern_status_t tern_shm_peer_check(tern_shm_region_t *reg, int q, const void *word, uint64_t n);
 /* TERN_ERR_PEER, naming the dead rank, once a wait found one (reg->broken). */
 tern_status_t tern_shm_broken_status(tern_shm_region_t *reg);
 

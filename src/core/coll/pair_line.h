@@ -1,0 +1,52 @@
+/* A 2-rank exchange of up to TERN_PAIR_LINE_MAX bytes through one cache
+ * line each way (the blocking lane of the communicator's shm region,
+ * shm_region.h): the allreduce, allgather and alltoall of coll_pair.c at
+ * small sizes. Each rank writes its bytes, their count and then the
+ * exchange's sequence number into its own line and polls the other's; no
+ * ring index, header, match or request. The message crosses in one line
+ * too; the line saves what runs around it (~40% of the call's
+ * instructions, a third of its time in the VM's slow mode;
+ * docs/performance.md, row ar8s).
+ *
+ * Exchange n uses line n % 2 of each rank: a rank writes line n % 2 again
+ * only at n + 2, after it saw the other's n + 1, which the other wrote
+ * after it read our n. Both ranks must take the line for the same calls:
+ * the decision is the byte count (the same on both ranks of a correct
+ * program), the table's algorithm and the region, which both ranks create
+ * at the same call or neither has; the datatypes' layout never decides
+ * (a rank with a non-contiguous type packs and unpacks around it, coll.c). */
+#ifndef TERN_CORE_COLL_PAIR_LINE_H
+#define TERN_CORE_COLL_PAIR_LINE_H
+
+#include "core/coll/shm_region.h"
+
+/* Data bytes of a line: the line less the sequence and the count. */
+#define TERN_PAIR_LINE_MAX 48
+
+/* The blocking lane when an exchange of `bytes` on the 2-rank
+ * intracommunicator c goes through the line, else NULL: a larger
+ * exchange, a communicator without a region (none possible, or its
+ * creation failed on some rank) or TERN_COLL_PAIR_LINE off. Creates the
+ * region at the first call that can use it (collective: both ranks make
+ * the same call). *st: an error of that creation. */
+tern_shm_region_t *tern_pair_line_slow(tern_comm_t *c, tern_status_t *st);
+static inline tern_shm_region_t *tern_pair_line(tern_comm_t *c, size_t bytes, tern_status_t *st)
+{
+    if (bytes > TERN_PAIR_LINE_MAX)
+        return NULL;
+    void *r = c->coll_shm;
+    if (__builtin_expect(!r || r == &tern_shm_local_mark, 0))
+        return tern_pair_line_slow(c, st);
+    if (r == &tern_shm_none_mark)
+        return NULL;
+    tern_shm_region_t *reg = r;
+    return reg->xline_on ? reg : NULL;
+}
+
+/* Sends n bytes at src to the other rank and receives its n bytes at dst
+ * (may be src: src is read first). A count that differs from the other
+ * rank's is MPI_ERR_TRUNCATE on both, dst untouched. Progresses
+ * point-to-point while it waits; fails when the other rank dies. */
+tern_status_t tern_pair_line_swap(tern_shm_region_t *reg, const void *src, size_t n, void *dst);
+
+#endif

@@ -1,0 +1,117 @@
+/* The 2-rank exchange line (core/coll/pair_line.h): allreduce, allgather
+ * and alltoall of up to 48 bytes go through one line each way whose
+ * sequence number tells the reader the data is this call's. Back-to-back
+ * calls with values that change every call (a stale line gives last
+ * call's or the call before's), the three kinds interleaved, sizes either
+ * side of 48 bytes (the larger ones are point-to-point messages), other
+ * collectives and nonblocking ones between them, in place or not, and two
+ * communicators over the same two ranks used in turn (each has its own
+ * region and sequence). Runs on communicators of two ranks split from the
+ * world (np 2 and 4). */
+#include "../mpi/mtest.h"
+
+static int rank;
+
+static long v(int q, int call, int i) { return (long)call * 1009 + q * 101 + i * 7 + 3; }
+
+/* n longs (8..64 bytes) exchanged three ways on comm; 0 on a wrong value. */
+static int round_of(MPI_Comm comm, int call, int n, int inplace)
+{
+    long s[16], r[16], want;
+    int peer = 1 - rank;
+    for (int i = 0; i < n; i++)
+        s[i] = r[i] = v(rank, call, i);
+    CHECK_RC(MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, n, MPI_LONG, MPI_SUM, comm));
+    for (int i = 0; i < n; i++)
+        if (r[i] != (want = v(0, call, i) + v(1, call, i))) {
+            CHECK(0, "allreduce call %d n %d [%d]: %ld, want %ld", call, n, i, r[i], want);
+            return 0;
+        }
+    /* allgather: block q is rank q's n longs. */
+    long g[32];
+    for (int i = 0; i < n; i++)
+        g[rank * n + i] = s[i] = v(rank, call + 1, i);
+    CHECK_RC(MPI_Allgather(inplace ? MPI_IN_PLACE : s, n, MPI_LONG, g, n, MPI_LONG, comm));
+    for (int q = 0; q < 2; q++)
+        for (int i = 0; i < n; i++)
+            if (g[q * n + i] != (want = v(q, call + 1, i))) {
+                CHECK(0, "allgather call %d n %d block %d [%d]: %ld, want %ld", call, n, q, i,
+                      g[q * n + i], want);
+                return 0;
+            }
+    /* alltoall: rank q's block for rank d is v(q * 2 + d, ...). */
+    long a[32], b[32];
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < n; i++)
+            a[d * n + i] = b[d * n + i] = v(rank * 2 + d, call + 2, i);
+    CHECK_RC(MPI_Alltoall(inplace ? MPI_IN_PLACE : a, n, MPI_LONG, b, n, MPI_LONG, comm));
+    for (int q = 0; q < 2; q++)
+        for (int i = 0; i < n; i++)
+            if (b[q * n + i] != (want = v(q * 2 + rank, call + 2, i))) {
+                CHECK(0, "alltoall call %d n %d from %d [%d]: %ld, want %ld (peer %d)", call, n,
+                      q, i, b[q * n + i], want, peer);
+                return 0;
+            }
+    return 1;
+}
+
+/* Another kind of collective between the exchanges. */
+static void other(MPI_Comm comm, int call)
+{
+    int x = call + rank, y = -1;
+    switch (call % 5) {
+    case 0:
+        CHECK_RC(MPI_Barrier(comm));
+        break;
+    case 1:
+        CHECK_RC(MPI_Bcast(&x, 1, MPI_INT, call % 2, comm));
+        CHECK_INT(x, call + call % 2, "bcast between exchanges");
+        break;
+    case 2: {
+        MPI_Request req;
+        CHECK_RC(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm, &req));
+        CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK_INT(y, 2 * call + 1, "iallreduce between exchanges");
+        break;
+    }
+    case 3:
+        CHECK_RC(MPI_Reduce(&x, &y, 1, MPI_INT, MPI_MAX, 0, comm));
+        if (rank == 0)
+            CHECK_INT(y, call + 1, "reduce between exchanges");
+        break;
+    default:
+        break; /* exchanges back to back */
+    }
+}
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    int wrank, wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize % 2)
+        FATAL("run with an even number of ranks");
+    MPI_Comm c[2];
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, wrank / 2, wrank, &c[0]));
+    MPI_Comm_rank(c[0], &rank);
+    /* The same two ranks again: a region and a sequence of its own. */
+    CHECK_RC(MPI_Comm_split(c[0], 0, rank, &c[1]));
+    /* 1 and 6 longs on the line (8 and 48 bytes), 7 and 8 (56, 64) not. */
+    static const int ns[] = {1, 6, 1, 7, 1, 2, 8, 6};
+    mtest_begin("back_to_back");
+    int ok = 1;
+    for (int call = 0; call < 600 && ok; call++)
+        ok = round_of(c[0], call * 3, 1, call % 3 == 2);
+    mtest_end();
+    mtest_begin("mixed");
+    for (int call = 0; call < 2000 && ok; call++) {
+        MPI_Comm comm = c[(call / 3) % 2];
+        ok = round_of(comm, call * 3, ns[call % 8], (call / 8) % 2);
+        other(c[call % 2], call);
+    }
+    mtest_end();
+    CHECK_RC(MPI_Comm_free(&c[1]));
+    CHECK_RC(MPI_Comm_free(&c[0]));
+    return mtest_finalize();
+}
