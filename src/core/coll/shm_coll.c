@@ -134,7 +134,8 @@ static void slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, 
  * back costs ~0.05-0.2 us (docs/performance.md, row `ar4s`). */
 static int inline_term(const run_t *r)
 {
-    return r->kind == TERN_COLL_ALLREDUCE && r->reg->p > 2 && r->len * r->a.esz <= TERN_SHM_INLINE_MAX;
+    return r->kind == TERN_COLL_ALLREDUCE && r->reg->p > 2 &&
+           r->len * r->a.esz <= TERN_SHM_INLINE_MAX;
 }
 
 /* dst = x_0 op ... op x_(p-1) over count elements at off_bytes of each
@@ -587,7 +588,8 @@ static int poll_run(void *ctx, tern_status_t *st)
                  * rank left once it entered n - 1 (all_entered). */
                 if (r->n > TERN_SHM_SLOTS && reg->all_entered + TERN_SHM_SLOTS <= r->n)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
-                char *slot = inline_term(r) ? tern_shm_inline_slot(reg, me, r->n) : tern_shm_slot(reg, me, r->n);
+                char *slot = inline_term(r) ? tern_shm_inline_slot(reg, me, r->n)
+                                            : tern_shm_slot(reg, me, r->n);
                 const char *src = (const char *)r->a.sbuf + r->off * esz;
                 if (parallel(r)) {
                     /* Our own slice is folded by us alone, from the buffer. */
