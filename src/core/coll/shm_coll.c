@@ -128,6 +128,16 @@ static void slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, 
     memcpy(dst, src, n);
 }
 
+/* An allreduce of 3+ ranks whose vector fits TERN_SHM_INLINE_MAX bytes
+ * puts each term in its rank's enter line (shm_region.h), not its slot:
+ * oversubscribed, each cross-core line a reader pulls or a writer takes
+ * back costs ~0.05-0.2 us (docs/performance.md, row `ar4s`). */
+static int inline_term(const run_t *r)
+{
+    return r->kind == TERN_COLL_ALLREDUCE && r->reg->p > 2 &&
+           r->len * r->a.esz <= TERN_SHM_INLINE_MAX;
+}
+
 /* dst = x_0 op ... op x_(p-1) over count elements at off_bytes of each
  * rank's slot of step n; this rank's term is read from mine instead when
  * not NULL (its slice of a parallel fold, which it never copied in).
@@ -141,8 +151,11 @@ static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, const char *
 {
     if (count == 0)
         return TERN_OK;
-    int p = r->reg->p, me = r->reg->me;
-#define TERM(q) (mine && (q) == me ? mine : tern_shm_slot(r->reg, (q), r->n) + off_bytes)
+    int p = r->reg->p, me = r->reg->me, in = inline_term(r);
+#define TERM(q)                                                                                    \
+    (mine && (q) == me ? mine                                                                      \
+     : in              ? tern_shm_inline_slot(r->reg, (q), r->n)                                   \
+                       : tern_shm_slot(r->reg, (q), r->n) + off_bytes)
     if (p == 2 && me == 1 && mine && tern_op_is_commutative(r->a.op)) {
         memcpy(dst, TERM(0), count * r->a.esz);
         return tern_op_apply(r->a.op, r->a.dt, mine, dst, count);
@@ -571,10 +584,12 @@ static int poll_run(void *ctx, tern_status_t *st)
                     tern_shm_set(reg, TERN_SHM_ENTER, r->n);
                 }
             } else {
-                /* Slot n % 2 was last used by step n - 2. */
-                if (r->n > TERN_SHM_SLOTS)
+                /* Slot n % 2 was last used by step n - 2, which every
+                 * rank left once it entered n - 1 (all_entered). */
+                if (r->n > TERN_SHM_SLOTS && reg->all_entered + TERN_SHM_SLOTS <= r->n)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
-                char *slot = tern_shm_slot(reg, me, r->n);
+                char *slot = inline_term(r) ? tern_shm_inline_slot(reg, me, r->n)
+                                            : tern_shm_slot(reg, me, r->n);
                 const char *src = (const char *)r->a.sbuf + r->off * esz;
                 if (parallel(r)) {
                     /* Our own slice is folded by us alone, from the buffer. */
@@ -630,6 +645,7 @@ static int poll_run(void *ctx, tern_status_t *st)
             } else if (!parallel(r)) {
                 if (takes) {
                     WAIT(TERN_SHM_ENTER, -1, r->n);
+                    reg->all_entered = r->n;
                     /* In place, sbuf is rbuf: this chunk was copied in already.
                      * A whole 2-rank fold names its own term, so fold pulls
                      * the other's by memcpy on either rank: from its send

@@ -12,7 +12,8 @@
  * meets each with its own kind. Layout of a lane, every part on its own
  * cache lines:
  *   per rank: three flag lines (enter, reduced, leave), each written by that
- *   rank only, plus its pid and an allreduce's count in the enter line;
+ *   rank only, plus its pid, an allreduce's count and (3+ ranks, up to 16
+ *   bytes) its allreduce term in the enter line;
  *   per rank: two data slots of TERN_COLL_SHM_SLOT bytes (auto: 16 KB,
  *   128 KB in a region of two ranks);
  *   two result slots (the slices of a parallel reduction);
@@ -86,6 +87,10 @@ typedef struct tern_shm_region {
      * run of ticket t starts once runs_done == t - 1, at step done + 1 (a
      * bcast's non-root learns its number of steps only in its first). */
     uint64_t tickets, runs_done, done;
+    /* The last step whose every enter this rank saw (an allreduce's fold):
+     * a rank enters step n only after it left step n - 1, so every leave
+     * up to all_entered - 1 is known without reading the leave lines. */
+    uint64_t all_entered;
     char *flags;         /* rank q, flag f: flags + (q * TERN_SHM_N_FLAGS + f) * LINE */
     char *data;          /* rank q, slot k: data + (q * TERN_SHM_SLOTS + k) * slot */
     char *result;        /* slot k: result + k * slot */
@@ -177,6 +182,16 @@ static inline uint64_t *tern_shm_count_word(tern_shm_region_t *reg, int q, uint6
     return (uint64_t *)(void *)(reg->flags + ((size_t)q * TERN_SHM_N_FLAGS + TERN_SHM_ENTER) *
                                                  TERN_SHM_LINE +
                                 16 + 8 * (size_t)(n % TERN_SHM_SLOTS));
+}
+
+/* Rank q's term of a small allreduce's step n, in its enter line past the
+ * count words (one area per slot parity): a reader takes flag and term in
+ * one line transfer instead of two (shm_coll.c, inline_term). */
+#define TERN_SHM_INLINE_MAX ((size_t)16)
+static inline char *tern_shm_inline_slot(tern_shm_region_t *reg, int q, uint64_t n)
+{
+    return reg->flags + ((size_t)q * TERN_SHM_N_FLAGS + TERN_SHM_ENTER) * TERN_SHM_LINE + 32 +
+           TERN_SHM_INLINE_MAX * (size_t)(n % TERN_SHM_SLOTS);
 }
 
 /* The bcast ring's cell i: its header line, then its data. */
