@@ -18,7 +18,7 @@
  * default table sends here), where mismatched counts leave the elements
  * past the shortest vector undefined but nothing hangs. An allreduce runs
  * the shortest count's steps, agreed in its first (ar_agree_count).
- * Per step n (slot n % 2):
+ * Per step n (slot n % 2; at two ranks, a place inside it: place):
  *   barrier:  enter = n; wait for every enter >= n.
  *   bcast:    root: wait until its next cell is free, copy the chunk in,
  *             store its byte count, enter = n; others: wait for the root's
@@ -98,13 +98,15 @@ typedef struct {
 /* A 2-rank allgather's, alltoall's or allreduce's step of PLACE_MIN bytes
  * or more moves over its slot: slot n % 2 is cut into as many places of a
  * power-of-two fraction of the slot as the step fits, and the place turns
- * every second step, so a copy in rewrites lines the other core read 2 *
- * places steps back (a slot's worth of traffic) instead of 2; the model
- * in the slow VM mode (two pinned processes): 2-rank allgather 32 / 64 KB
- * -27% / -11%, the parallel fold -11% at 64 KB (docs/performance.md row
- * `ag64s`). Both ranks take the same place: it follows the step number
- * and the step's length, which match on both. */
-#define PLACE_MIN ((size_t)16384)
+ * every second step, so a copy in rewrites lines the other core read
+ * 2 x places steps back (two slots' worth of bytes) instead of two steps
+ * back, and finds them cheaper to take over (loaded A/B, slow VM
+ * mode, allgather 8 / 16 / 32 KB: -16 / -27 / -31%, 64 KB -5% to level,
+ * allreduce 32 KB -31%; docs/performance.md row `ag64s`). Both ranks take
+ * the same place: it follows the step number and the step's length, the
+ * same on both (an allreduce whose counts differ, an erroneous program,
+ * may read another place: wrong values, never a hang). */
+#define PLACE_MIN ((size_t)4096)
 
 static size_t place(const run_t *r)
 {
