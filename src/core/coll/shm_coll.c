@@ -92,6 +92,7 @@ typedef struct {
     size_t my_lo, my_n;
     int flat, own;
     int a2a_area;             /* alltoall: the pieces go through reg->a2a */
+    size_t at;                /* the current step's place in its slots (place) */
     int phase, cursor;
 } run_t;
 
@@ -125,16 +126,17 @@ static size_t place(const run_t *r)
     return (size_t)((r->n / TERN_SHM_SLOTS) % places) * stride;
 }
 
-/* Rank q's slot of the current step, at the step's place. */
+/* Rank q's slot of the current step, at the step's place (r->at, set
+ * once a step as it starts: a few instructions a call, not per slot). */
 static char *slot_at(const run_t *r, int q)
 {
-    return tern_shm_slot(r->reg, q, r->n) + place(r);
+    return tern_shm_slot(r->reg, q, r->n) + r->at;
 }
 
 /* The result slot of the current step, at the step's place. */
 static char *result_at(const run_t *r)
 {
-    return tern_shm_result(r->reg, r->n) + place(r);
+    return tern_shm_result(r->reg, r->n) + r->at;
 }
 
 /* Copies n bytes into a slot of a 2-rank region, from TERN_SHM_NT_MIN
@@ -580,6 +582,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                 r->phase = PH_CLAIM;
                 return 1;
             }
+            r->at = place(r);
             r->phase = PH_SLOT_FREE;
             /* fall through */
         case PH_SLOT_FREE:
