@@ -1,14 +1,17 @@
-/* Allgather and alltoall of 32 KB-200 KB blocks, many calls in a row (at
+/* Allgather and alltoall of 4 KB-200 KB blocks, many calls in a row (at
  * two ranks one per core the shm rows, up to the 128 KB slot, then two
  * steps): every slot is rewritten again and again, with the bytes of each
  * call different from the last, so stale bytes of an earlier call in the
- * same slot do not match; sizes one byte either side of 64 KB and of the
- * slot, mixed call by call; contiguous, strided (derived types) and
- * MPI_IN_PLACE in turn; nonblocking calls (the region's other lane)
- * between blocking ones. Every received byte is checked. */
+ * same slot do not match; sizes one byte either side of 4, 16 and 64 KB
+ * and of the slot, and 8-32 KB (a 2-rank step of 4 KB or more moves over
+ * its slot's places, as many as it fits: 32 down to 2), mixed call by
+ * call; contiguous, strided (derived types) and MPI_IN_PLACE in turn;
+ * nonblocking calls (the region's other lane) between blocking ones. Every received byte is checked. */
 #include "block_exchange.h"
 
-static const size_t sizes[] = {65535, 65536, 65537, 98304, 131071, 131072, 131073, 200000, 32768};
+static const size_t sizes[] = {65535, 65536, 65537, 98304, 131071, 131072, 131073,
+                               200000, 32768, 16383, 16384, 16385, 24576, 32767,
+                               4095, 4096, 4097, 8192, 12288};
 enum { N_SIZES = sizeof sizes / sizeof sizes[0] };
 
 int main(int argc, char **argv)

@@ -18,7 +18,7 @@
  * default table sends here), where mismatched counts leave the elements
  * past the shortest vector undefined but nothing hangs. An allreduce runs
  * the shortest count's steps, agreed in its first (ar_agree_count).
- * Per step n (slot n % 2):
+ * Per step n (slot n % 2; at two ranks, a place inside it: place):
  *   barrier:  enter = n; wait for every enter >= n.
  *   bcast:    root: wait until its next cell is free, copy the chunk in,
  *             store its byte count, enter = n; others: wait for the root's
@@ -92,8 +92,52 @@ typedef struct {
     size_t my_lo, my_n;
     int flat, own;
     int a2a_area;             /* alltoall: the pieces go through reg->a2a */
+    size_t at;                /* the current step's place in its slots (place) */
     int phase, cursor;
 } run_t;
+
+/* A 2-rank allgather's, alltoall's or allreduce's step of PLACE_MIN bytes
+ * or more moves over its slot: slot n % 2 is cut into as many places of a
+ * power-of-two fraction of the slot as the step fits, and the place turns
+ * every second step, so a copy in rewrites lines the other core read
+ * 2 x places steps back (two slots' worth of bytes) instead of two steps
+ * back, and finds them cheaper to take over (loaded A/B, slow VM
+ * mode, allgather 8 / 16 / 32 KB: -16 / -27 / -31%, 64 KB -5% to level,
+ * allreduce 32 KB -31%; docs/performance.md row `ag64s`). Both ranks take
+ * the same place: it follows the step number and the step's length, the
+ * same on both (an allreduce whose counts differ, an erroneous program,
+ * may read another place: wrong values, never a hang). */
+#define PLACE_MIN ((size_t)4096)
+
+static size_t place(const run_t *r)
+{
+    tern_coll_kind_t k = r->kind;
+    if (r->reg->p != 2 || r->a2a_area ||
+        (k != TERN_COLL_ALLGATHER && k != TERN_COLL_ALLTOALL && k != TERN_COLL_ALLREDUCE))
+        return 0;
+    size_t bytes = k == TERN_COLL_ALLREDUCE ? r->len * r->a.esz : r->len;
+    size_t stride = r->reg->slot, places = 1;
+    if (bytes < PLACE_MIN)
+        return 0;
+    while (bytes <= stride / 2 && !((stride / 2) % TERN_SHM_LINE)) {
+        stride /= 2;
+        places *= 2;
+    }
+    return (size_t)((r->n / TERN_SHM_SLOTS) % places) * stride;
+}
+
+/* Rank q's slot of the current step, at the step's place (r->at, set
+ * once a step as it starts: a few instructions a call, not per slot). */
+static char *slot_at(const run_t *r, int q)
+{
+    return tern_shm_slot(r->reg, q, r->n) + r->at;
+}
+
+/* The result slot of the current step, at the step's place. */
+static char *result_at(const run_t *r)
+{
+    return tern_shm_result(r->reg, r->n) + r->at;
+}
 
 /* Copies n bytes into a slot of a 2-rank region, from TERN_SHM_NT_MIN
  * bytes with non-temporal stores: the other rank read the slot's lines
@@ -155,7 +199,7 @@ static tern_status_t fold(run_t *r, size_t off_bytes, size_t count, const char *
 #define TERM(q)                                                                                    \
     (mine && (q) == me ? mine                                                                      \
      : in              ? tern_shm_inline_slot(r->reg, (q), r->n)                                   \
-                       : tern_shm_slot(r->reg, (q), r->n) + off_bytes)
+                       : slot_at(r, (q)) + off_bytes)
     if (p == 2 && me == 1 && mine && tern_op_is_commutative(r->a.op)) {
         memcpy(dst, TERM(0), count * r->a.esz);
         return tern_op_apply(r->a.op, r->a.dt, mine, dst, count);
@@ -228,7 +272,7 @@ static uint64_t slot_wait_back(const run_t *r)
 /* Alltoall: writer w's slot of this step. */
 static char *a2a_slot(run_t *r, int w)
 {
-    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) : tern_shm_slot(r->reg, w, r->n);
+    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) : slot_at(r, w);
 }
 
 static void copy_in(run_t *r)
@@ -240,7 +284,7 @@ static void copy_in(run_t *r)
     case TERN_COLL_SCATTER: /* the root's own block goes in copy_out */
         for (int q = 0; q < reg->p; q++)
             if (q != reg->me)
-                slot_copy(reg, tern_shm_slot(reg, q, r->n), sbuf + (size_t)q * b + r->off, r->len);
+                slot_copy(reg, slot_at(r, q), sbuf + (size_t)q * b + r->off, r->len);
         break;
     case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
         for (int d = 0; d < reg->p; d++)
@@ -249,11 +293,11 @@ static void copy_in(run_t *r)
                               sbuf + (size_t)d * b + r->off, r->len);
         break;
     case TERN_COLL_ALLGATHER:
-        block_copy_in(tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
+        block_copy_in(slot_at(r, reg->me), sbuf + r->off, r->len);
         break;
     case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
         if (reg->me != r->root)
-            slot_copy(reg, tern_shm_slot(reg, reg->me, r->n), sbuf + r->off, r->len);
+            slot_copy(reg, slot_at(r, reg->me), sbuf + r->off, r->len);
         break;
     default:
         break;
@@ -267,7 +311,7 @@ static void copy_out(run_t *r)
     size_t b = r->a.bytes;
     if (r->kind == TERN_COLL_SCATTER) {
         const char *src = reg->me == r->root ? (const char *)r->a.sbuf + (size_t)reg->me * b + r->off
-                                             : tern_shm_slot(reg, reg->me, r->n);
+                                             : slot_at(r, reg->me);
         if (src != rbuf + r->off) /* in place: the root's block stays */
             memcpy(rbuf + r->off, src, r->len);
         return;
@@ -280,7 +324,7 @@ static void copy_out(run_t *r)
         char *dst = rbuf + (size_t)q * b + r->off;
         if (q != me)
             memcpy(dst,
-                   a2a ? a2a_slot(r, q) + piece_at(q, me) * r->len : tern_shm_slot(reg, q, r->n),
+                   a2a ? a2a_slot(r, q) + piece_at(q, me) * r->len : slot_at(r, q),
                    r->len);
         else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
             memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);
@@ -313,7 +357,7 @@ static void rs_copy_in(run_t *r)
     tern_shm_region_t *reg = r->reg;
     size_t esz = r->a.esz, total = r->a.count, mine_end = r->my_lo + r->my_n;
     const char *sbuf = r->a.sbuf;
-    char *slot = tern_shm_slot(reg, reg->me, r->n);
+    char *slot = slot_at(r, reg->me);
     if (r->flat) { /* the vector as it is, less this rank's block unless own */
         if (r->own) {
             memcpy(slot, sbuf, total * esz);
@@ -551,6 +595,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                 r->phase = PH_CLAIM;
                 return 1;
             }
+            r->at = place(r);
             r->phase = PH_SLOT_FREE;
             /* fall through */
         case PH_SLOT_FREE:
@@ -588,8 +633,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                  * rank left once it entered n - 1 (all_entered). */
                 if (r->n > TERN_SHM_SLOTS && reg->all_entered + TERN_SHM_SLOTS <= r->n)
                     WAIT(TERN_SHM_LEAVE, -1, r->n - TERN_SHM_SLOTS);
-                char *slot = inline_term(r) ? tern_shm_inline_slot(reg, me, r->n)
-                                            : tern_shm_slot(reg, me, r->n);
+                char *slot = inline_term(r) ? tern_shm_inline_slot(reg, me, r->n) : slot_at(r, me);
                 const char *src = (const char *)r->a.sbuf + r->off * esz;
                 if (parallel(r)) {
                     /* Our own slice is folded by us alone, from the buffer. */
@@ -654,13 +698,13 @@ static int poll_run(void *ctx, tern_status_t *st)
                      * from the slot); in place, from its slot. */
                     const char *mine = !whole(r)        ? root_term(r)
                                        : fold_to_rbuf(r) ? (const char *)r->a.sbuf + r->off * esz
-                                                         : tern_shm_slot(reg, me, r->n);
+                                                         : slot_at(r, me);
                     *st = fold(r, 0, r->len, mine, (char *)r->a.rbuf + r->off * esz);
                 }
             } else {
                 WAIT(TERN_SHM_ENTER, -1, r->n);
                 size_t lo = slice_lo(r, me), hi = slice_lo(r, me + 1);
-                char *res = tern_shm_result(reg, r->n) + lo * esz;
+                char *res = result_at(r) + lo * esz;
                 char *to = fold_to_rbuf(r) ? (char *)r->a.rbuf + (r->off + lo) * esz : res;
                 *st = fold(r, lo * esz, hi - lo, (const char *)r->a.sbuf + (r->off + lo) * esz, to);
                 if (to != res) /* the others read it from the result slot */
@@ -679,7 +723,7 @@ static int poll_run(void *ctx, tern_status_t *st)
         case PH_REDUCED:
             if (takes) {
                 WAIT(TERN_SHM_REDUCED, -1, r->n);
-                char *dst = (char *)r->a.rbuf + r->off * esz, *res = tern_shm_result(reg, r->n);
+                char *dst = (char *)r->a.rbuf + r->off * esz, *res = result_at(r);
                 if (fold_to_rbuf(r)) { /* the others' slices; ours is there */
                     size_t lo = slice_lo(r, me) * esz, hi = slice_lo(r, me + 1) * esz;
                     memcpy(dst, res, lo);
