@@ -102,12 +102,14 @@ typedef struct {
  * every second step, so a copy in rewrites lines the other core read
  * 2 x places steps back (two slots' worth of bytes) instead of two steps
  * back, and finds them cheaper to take over (loaded A/B, slow VM
- * mode, allgather 8 / 16 / 32 KB: -16 / -27 / -31%, 64 KB -5% to level,
- * allreduce 32 KB -31%; docs/performance.md row `ag64s`). Both ranks take
+ * mode, allgather 16 / 32 KB: -27 / -31%, 64 KB -5% to level, allreduce
+ * 32 KB -31%; docs/performance.md row `ag64s`). From 16 KB, not 4 KB: in
+ * the fast mode a 4 KB allgather took 0.57 us with places against 0.38
+ * without (the lead's A/B after the merge). Both ranks take
  * the same place: it follows the step number and the step's length, the
  * same on both (an allreduce whose counts differ, an erroneous program,
  * may read another place: wrong values, never a hang). */
-#define PLACE_MIN ((size_t)4096)
+#define PLACE_MIN ((size_t)16384)
 
 static size_t place(const run_t *r)
 {
