@@ -1,32 +1,32 @@
-/* Which copy serves a rendezvous between two ranks of a node where both
- * can: the receiver's single read of the sender's buffer (a get: CMA), or
- * the sender's stream through the two-copy bulk pipeline (shm.c). Which is
+/* Which copy serves a rendezvous between two ranks of a node where both can:
+ * the receiver's single read of the sender's buffer (a get: CMA), or the
+ * sender's stream through the two-copy bulk pipeline (shm.c). Which is
  * faster depends on where the two cores are (a shared cache or not; a VM's
  * host placing its vCPUs near or far, which hwloc cannot see), on how many
  * messages are in flight (a window keeps the pipeline full, a lone message
- * pays its fill) and changes while a job runs (docs/performance.md
- * measured both ways round, 2-3x apart). So with
- * TERN_SHM_LARGE_PATH=measure the receiver times both on the messages
- * themselves, per peer and per power-of-two size class, by runs: a run is
- * the messages of the class matched while the run's earlier ones are still
- * landing or within a short gap after the last landed (a window of
- * nonblocking receives, or receives posted back to back), at most
- * RUN_MAX counted; all of a run take one path, and its sample is the run's
- * bytes over its busy time (a counted message matched and not landed) plus
- * at most 1 us of each idle gap it continued across: a lone message's
- * latency, a window's throughput (a ping-pong's reply is not copy time). A run counts only when no
- * other receive from that peer was under way at its start (so a queue does
- * not count as copy time) and no send of ours to it went out or was under
- * way while its messages landed (an exchange's stream sample holds both
- * directions' copies, a get's does not; such an exchange streams untimed,
- * or takes the get where the transport's get_exchange says so). Runs alternate between the paths; after three
- * clean runs of each (the first run each way only warms) the faster per
- * byte serves the class, until the transport's get_measure_ms (shm:
- * TERN_SHM_MEASURE_MS) later both are timed again. Below its
- * get_measure_min (TERN_SHM_MEASURE_MIN, 128 KB) nothing is timed and
- * get_mid (TERN_SHM_MID_PATH) says the path (the stream by default):
- * there the stream's samples cost more than any choice could win (2-rank
- * bcast, gather and reduce at 32-64 KB 1.5-2.7x slower with them). */
+ * pays its fill) and changes while a job runs (docs/performance.md measured
+ * both ways round, 2-3x apart). So with TERN_SHM_LARGE_PATH=measure the
+ * receiver times both on the messages themselves, per peer and per
+ * power-of-two size class, by runs: a run is the messages of the class
+ * matched while the run's earlier ones are still landing or within a short
+ * gap after the last landed (a window of nonblocking receives, or receives
+ * posted back to back), at most RUN_MAX counted; all of a run take one path,
+ * and its sample is the run's bytes over its busy time (a counted message
+ * matched and not landed) plus at most 1 us of each idle gap it continued
+ * across: a lone message's latency, a window's throughput (a ping-pong's
+ * reply is not copy time). A run counts only when no other receive from that
+ * peer was under way at its start (so a queue does not count as copy time)
+ * and no send of ours to it went out or was under way while its messages
+ * landed (an exchange's stream sample holds both directions' copies, a get's
+ * does not; such an exchange streams untimed, or takes the get where the
+ * transport's get_exchange says so). Runs alternate between the paths; after
+ * three clean runs of each (the first run each way only warms) the faster
+ * per byte serves the class, until the transport's get_measure_ms (shm:
+ * TERN_SHM_MEASURE_MS) later both are timed again. Below its get_measure_min
+ * (TERN_SHM_MEASURE_MIN, 128 KB) nothing is timed and get_mid
+ * (TERN_SHM_MID_PATH) says the path (the stream by default): there the
+ * stream's samples cost more than any choice could win (2-rank bcast, gather
+ * and reduce at 32-64 KB 1.5-2.7x slower with them). */
 #ifndef TERN_CORE_PT2PT_RNDV_PATH_H
 #define TERN_CORE_PT2PT_RNDV_PATH_H
 
