@@ -1,23 +1,24 @@
 /* The 2-rank exchange line (core/coll/pair_line.h): allreduce, allgather
- * and alltoall of up to 48 bytes go through one line each way whose
- * sequence number tells the reader the data is this call's. Back-to-back
- * calls with values that change every call (a stale line gives last
- * call's or the call before's), the three kinds interleaved, sizes either
- * side of 48 bytes (the larger ones are point-to-point messages), other
- * collectives and nonblocking ones between them, in place or not, and two
- * communicators over the same two ranks used in turn (each has its own
- * region and sequence). Runs on communicators of two ranks split from the
- * world (np 2 and 4). */
+ * and alltoall of up to 272 bytes go through one to five lines each way
+ * whose sequence numbers tell the reader the data is this call's.
+ * Back-to-back calls with values that change every call (a stale line
+ * gives last call's or the call before's), the three kinds interleaved,
+ * sizes either side of each line's end (48, 104, 160, 216, 272 bytes;
+ * the larger ones are point-to-point messages), other collectives and
+ * nonblocking ones between them, in place or not, and two communicators
+ * over the same two ranks used in turn (each has its own region and
+ * sequence). Runs on communicators of two ranks split from the world (np
+ * 2 and 4). */
 #include "../mpi/mtest.h"
 
 static int rank;
 
 static long v(int q, int call, int i) { return (long)call * 1009 + q * 101 + i * 7 + 3; }
 
-/* n longs (8..64 bytes) exchanged three ways on comm; 0 on a wrong value. */
+/* n longs (8..280 bytes) exchanged three ways on comm; 0 on a wrong value. */
 static int round_of(MPI_Comm comm, int call, int n, int inplace)
 {
-    long s[16], r[16], want;
+    long s[40], r[40], want;
     int peer = 1 - rank;
     for (int i = 0; i < n; i++)
         s[i] = r[i] = v(rank, call, i);
@@ -28,7 +29,7 @@ static int round_of(MPI_Comm comm, int call, int n, int inplace)
             return 0;
         }
     /* allgather: block q is rank q's n longs. */
-    long g[32];
+    long g[80];
     for (int i = 0; i < n; i++)
         g[rank * n + i] = s[i] = v(rank, call + 1, i);
     CHECK_RC(MPI_Allgather(inplace ? MPI_IN_PLACE : s, n, MPI_LONG, g, n, MPI_LONG, comm));
@@ -40,7 +41,7 @@ static int round_of(MPI_Comm comm, int call, int n, int inplace)
                 return 0;
             }
     /* alltoall: rank q's block for rank d is v(q * 2 + d, ...). */
-    long a[32], b[32];
+    long a[80], b[80];
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < n; i++)
             a[d * n + i] = b[d * n + i] = v(rank * 2 + d, call + 2, i);
@@ -97,17 +98,23 @@ int main(int argc, char **argv)
     MPI_Comm_rank(c[0], &rank);
     /* The same two ranks again: a region and a sequence of its own. */
     CHECK_RC(MPI_Comm_split(c[0], 0, rank, &c[1]));
-    /* 1 and 6 longs on the line (8 and 48 bytes), 7 and 8 (56, 64) not. */
-    static const int ns[] = {1, 6, 1, 7, 1, 2, 8, 6};
+    /* Longs: 1 and 6 on one line (8, 48 bytes), 7, 8 and 13 on two (56,
+     * 64, 104), 14 and 20 on three (112, 160), 27 on four (216), 28 and
+     * 34 on five (224, 272), 35 (280) not on the line. */
+    static const int ns[] = {1, 6, 7, 13, 14, 27, 28, 8, 34, 35, 20, 32};
     mtest_begin("back_to_back");
     int ok = 1;
     for (int call = 0; call < 600 && ok; call++)
         ok = round_of(c[0], call * 3, 1, call % 3 == 2);
     mtest_end();
+    mtest_begin("back_to_back_wide");
+    for (int call = 0; call < 600 && ok; call++)
+        ok = round_of(c[0], call * 3, call % 2 ? 34 : 8, call % 3 == 2);
+    mtest_end();
     mtest_begin("mixed");
     for (int call = 0; call < 2000 && ok; call++) {
         MPI_Comm comm = c[(call / 3) % 2];
-        ok = round_of(comm, call * 3, ns[call % 8], (call / 8) % 2);
+        ok = round_of(comm, call * 3, ns[call % 12], (call / 12) % 2);
         other(c[call % 2], call);
     }
     mtest_end();

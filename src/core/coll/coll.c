@@ -72,7 +72,7 @@ tern_status_t tern_coll_finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t
 static tern_status_t pair_line_packed(const tern_coll_args_t *a, tern_coll_kind_t kind,
                                       unsigned id, size_t bytes, int *served)
 {
-    *served = a->blocking && bytes <= TERN_PAIR_LINE_MAX && a->comm->size == 2 &&
+    *served = a->blocking && bytes <= TERN_PAIR_WIDE_MAX && a->comm->size == 2 &&
               !a->comm->is_inter &&
               ((kind == TERN_COLL_ALLREDUCE && id == TERN_COLL_ALGO_allreduce_recursive_doubling) ||
                (kind == TERN_COLL_ALLGATHER && id == TERN_COLL_ALGO_allgather_recursive_doubling) ||

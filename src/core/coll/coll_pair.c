@@ -269,7 +269,7 @@ static tern_status_t line_alltoall(const tern_coll_args_t *a, tern_shm_region_t 
 
 static tern_status_t line_allreduce(const tern_coll_args_t *a, tern_shm_region_t *reg, size_t n)
 {
-    _Alignas(16) char tmp[TERN_PAIR_LINE_MAX];
+    _Alignas(16) char tmp[TERN_PAIR_WIDE_MAX];
     char *rb = a->rbuf;
     tern_status_t st = tern_pair_line_swap(reg, a->sbuf, n, tmp);
     if (st != TERN_OK || !n)

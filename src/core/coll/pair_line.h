@@ -1,16 +1,19 @@
-/* A 2-rank exchange of up to TERN_PAIR_LINE_MAX bytes through one cache
- * line each way (the blocking lane of the communicator's shm region,
- * shm_region.h): the allreduce, allgather and alltoall of coll_pair.c at
- * small sizes. Each rank writes its bytes, their count and then the
- * exchange's sequence number into its own line and polls the other's; no
- * ring index, header, match or request. The message crosses in one line
- * too; the line saves what runs around it (~40% of the call's
- * instructions, a third of its time in the VM's slow mode;
- * docs/performance.md, row ar8s).
+/* A 2-rank exchange of up to TERN_PAIR_WIDE_MAX bytes through one to
+ * TERN_SHM_XLINES cache lines each way (the blocking lane of the
+ * communicator's shm region, shm_region.h): the allreduce, allgather and
+ * alltoall of coll_pair.c at small sizes. Each rank writes its bytes,
+ * their count and then the exchange's sequence number into its own line
+ * and polls the other's; no ring index, header, match or request. The
+ * message crosses in one line too; the line saves what runs around it
+ * (~40% of the call's instructions, a third of its time in the VM's slow
+ * mode; docs/performance.md, row ar8s). Past TERN_PAIR_LINE_MAX bytes
+ * every further line carries the sequence too, and the reader polls all
+ * of them at once, so their transfers overlap instead of following the
+ * first line's one after another (row wide).
  *
- * Exchange n uses line n % 2 of each rank: a rank writes line n % 2 again
- * only at n + 2, after it saw the other's n + 1, which the other wrote
- * after it read our n. Both ranks must take the line for the same calls:
+ * Exchange n uses block n % 2 of each rank: a rank writes block n % 2
+ * again only at n + 2, after it saw the other's n + 1, which the other
+ * wrote after it read our n. Both ranks must take the line for the same calls:
  * the decision is the byte count (the same on both ranks of a correct
  * program), the table's algorithm and the region, which both ranks create
  * at the same call or neither has; the datatypes' layout never decides
@@ -20,8 +23,10 @@
 
 #include "core/coll/shm_region.h"
 
-/* Data bytes of a line: the line less the sequence and the count. */
+/* Data bytes of the first line (less the sequence and the count) and of
+ * the whole block (each further line less its sequence). */
 #define TERN_PAIR_LINE_MAX 48
+#define TERN_PAIR_WIDE_MAX (TERN_PAIR_LINE_MAX + (TERN_SHM_XLINES - 1) * (TERN_SHM_LINE - 8))
 
 /* The blocking lane when an exchange of `bytes` on the 2-rank
  * intracommunicator c goes through the line, else NULL: a larger
@@ -32,7 +37,7 @@
 tern_shm_region_t *tern_pair_line_slow(tern_comm_t *c, tern_status_t *st);
 static inline tern_shm_region_t *tern_pair_line(tern_comm_t *c, size_t bytes, tern_status_t *st)
 {
-    if (bytes > TERN_PAIR_LINE_MAX)
+    if (bytes > TERN_PAIR_WIDE_MAX)
         return NULL;
     void *r = c->coll_shm;
     if (__builtin_expect(!r || r == &tern_shm_local_mark, 0))

@@ -230,7 +230,7 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     size_t a2a_slot = 0;
     if (tern_rt.node_oversubscribed && p > 2 && p <= TERN_SHM_SLOT_OVER_MAX_RANKS)
         a2a_slot = (size_t)(p - 1) * (slot < TERN_SHM_SLOT_OVER ? slot : TERN_SHM_SLOT_OVER);
-    size_t xline_bytes = (size_t)p * N_SLOTS * 2 * LINE;
+    size_t xline_bytes = (size_t)p * N_SLOTS * TERN_SHM_XLINES * LINE;
     size_t lane_bytes = flag_bytes + slot_bytes + ring_bytes + xline_bytes;
     size_t bytes = 2 * lane_bytes;
     tern_shm_region_t *reg = calloc(2, sizeof *reg);

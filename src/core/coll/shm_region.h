@@ -20,8 +20,9 @@
  *   the bcast ring: TERN_COLL_SHM_BCAST_CELLS cells, each a header line
  *   (the root's byte count) and TERN_COLL_SHM_BCAST_CELL bytes (auto: 32
  *   KB, at most a slot);
- *   per rank: two exchange lines, 128 bytes apart (pair_line.h: a 2-rank
- *   allreduce, allgather or alltoall of up to 48 bytes, one line each way);
+ *   per rank: two exchange blocks of TERN_SHM_XLINES lines (pair_line.h:
+ *   a 2-rank allreduce, allgather or alltoall of up to 272 bytes, one to
+ *   five lines each way);
  * and, for the blocking lane, on a node with more ranks than CPUs, 3 to
  * TERN_SHM_SLOT_OVER_MAX_RANKS ranks, an alltoall area: a segment of its
  * own, created by the first blocking alltoall whose block needs it
@@ -59,7 +60,8 @@
 #include <stdint.h>
 
 enum { TERN_SHM_ENTER, TERN_SHM_REDUCED, TERN_SHM_LEAVE, TERN_SHM_N_FLAGS };
-enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2 };
+/* TERN_SHM_XLINES: lines of a rank's exchange block (pair_line.h). */
+enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2, TERN_SHM_XLINES = 5 };
 /* TERN_COLL_SHM_SLOT=auto: slots of this many bytes, and larger ones in a
  * region of two ranks, whose 128 KB allreduce then fits one step. */
 #define TERN_SHM_SLOT_DEFAULT ((size_t)16384)
@@ -103,7 +105,7 @@ typedef struct tern_shm_region {
     size_t a2a_slot;     /* p - 1 pieces, each a multiple of TERN_SHM_LINE; 0: no area, ever
                           * (not this lane's, or its creation failed) */
     tern_shm_segment_t a2a_seg; /* the area's segment, once created */
-    char *xline;         /* rank q's exchange line k: xline + (q * SLOTS + k) * 2 * LINE */
+    char *xline;         /* rank q's exchange block k: xline + (q * SLOTS + k) * XLINES * LINE */
     uint64_t xseq;       /* line exchanges run on this lane so far (pair_line.h) */
     int xline_on;        /* TERN_COLL_PAIR_LINE, read at creation */
     uint64_t chunks;     /* bcast chunks run on this lane so far */
@@ -200,11 +202,11 @@ static inline char *tern_shm_cell(tern_shm_region_t *reg, int i)
     return reg->ring + (size_t)i * (TERN_SHM_LINE + reg->cell);
 }
 
-/* Rank q's exchange line of exchange n (pair_line.h). */
+/* Rank q's exchange block of exchange n (pair_line.h). */
 static inline char *tern_shm_xline(tern_shm_region_t *reg, int q, uint64_t n)
 {
     size_t k = (size_t)q * TERN_SHM_SLOTS + (size_t)(n % TERN_SHM_SLOTS);
-    return reg->xline + k * 2 * TERN_SHM_LINE;
+    return reg->xline + k * TERN_SHM_XLINES * TERN_SHM_LINE;
 }
 
 /* Stores this rank's flag (release: what it wrote before is visible to
