@@ -105,7 +105,7 @@ static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_ki
             /* Large 2-rank allgather and alltoall by one CMA read, when
              * TERN_COLL_PAIR_GET takes them (pair_get.h). */
             if (!served && st == TERN_OK && a->blocking && a->comm->size == 2 &&
-                !a->comm->is_inter && a->bytes >= 4096) /* the knob's least */
+                !a->comm->is_inter && a->bytes >= TERN_PAIR_GET_LEAST)
                 st = tern_pair_get(a, kind, &served);
         }
         if (!served)

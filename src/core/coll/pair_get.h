@@ -13,11 +13,16 @@
  * agreed through the line: at the first such call whether each may read
  * the other (CMA permitted), and under auto, every 64 such calls, whether
  * both find copies slow (base/copy_rate.h). coll.c calls it with the
- * views (a rank with a non-contiguous type packs and unpacks around it). */
+ * views (a rank with a non-contiguous type packs and unpacks around it),
+ * coll_pair.c with the user's contiguous buffers; both after the call's
+ * collective tag, so the region's creation takes the same tags on both. */
 #ifndef TERN_CORE_COLL_PAIR_GET_H
 #define TERN_CORE_COLL_PAIR_GET_H
 
 #include "core/coll/coll.h"
+
+/* The least TERN_COLL_PAIR_GET_MIN: callers ask only from here. */
+#define TERN_PAIR_GET_LEAST ((size_t)4096)
 
 /* The allgather or alltoall (kind) on a's views (a->bytes per block;
  * alltoall's sbuf not the rbuf) by one CMA read when the pair takes it;
