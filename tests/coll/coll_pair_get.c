@@ -1,5 +1,5 @@
 /* 2-rank allgather and alltoall by one CMA read (core/coll/pair_get.h),
- * run with TERN_COLL_PAIR_GET=on (the default threshold, 64 KB blocks):
+ * run with TERN_COLL_PAIR_GET=on and TERN_COLL_PAIR_GET_MIN=65536:
  * blocks either side of the threshold, each rank contiguous or strided
  * (a vector type) in every combination, in place or not, small exchanges
  * through the line between (their sequence is shared). Every byte is
