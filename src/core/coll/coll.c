@@ -6,6 +6,7 @@
 #include "core/coll/coll_pair.h"
 #include "core/coll/coll_prep.h"
 #include "core/coll/coll_tree.h"
+#include "core/coll/pair_get.h"
 #include "core/coll/pair_line.h"
 #include "core/coll/shm_coll.h"
 #include "core/comm/ulfm.h"
@@ -101,6 +102,11 @@ static tern_status_t finish_chosen(prep_t *pr, tern_coll_args_t *a, tern_coll_ki
         if (al) {
             tern_coll_count(al, a->comm, msg_bytes);
             st = pair_line_packed(a, kind, al->index, msg_bytes, &served);
+            /* Large 2-rank allgather and alltoall by one CMA read, when
+             * TERN_COLL_PAIR_GET takes them (pair_get.h). */
+            if (!served && st == TERN_OK && a->blocking && a->comm->size == 2 &&
+                !a->comm->is_inter && a->bytes >= TERN_PAIR_GET_LEAST)
+                st = tern_pair_get(a, kind, &served);
         }
         if (!served)
             st = al ? al->build(pr->s, a) : TERN_ERR_NOT_SUPPORTED;

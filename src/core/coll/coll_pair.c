@@ -12,6 +12,7 @@
  * failed transfer gives its status. */
 #include "core/coll/coll_pair.h"
 #include "core/coll/coll_util.h"
+#include "core/coll/pair_get.h"
 #include "core/coll/pair_line.h"
 #include "core/comm/comm_p2p.h"
 #include "core/comm/ulfm.h"
@@ -361,6 +362,12 @@ tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a)
         return line_allgather(a, reg);
     if (st != TERN_OK)
         return st;
+    if (b >= TERN_PAIR_GET_LEAST) { /* by one CMA read (pair_get.h), after the tag as coll.c's */
+        int served;
+        st = tern_pair_get(a, TERN_COLL_ALLGATHER, &served);
+        if (served)
+            return st;
+    }
     pair_t p;
     pair_init_tag(&p, a, tag);
     send_begin(&p, a->sbuf, b);
@@ -386,6 +393,12 @@ tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a)
         return line_alltoall(a, reg);
     if (st != TERN_OK)
         return st;
+    if (b >= TERN_PAIR_GET_LEAST && !in_place) { /* in place: coll.c's schedule copies first */
+        int served;
+        st = tern_pair_get(a, TERN_COLL_ALLTOALL, &served);
+        if (served)
+            return st;
+    }
     pair_t p;
     pair_init_tag(&p, a, tag);
     _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
