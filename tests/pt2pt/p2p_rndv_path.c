@@ -10,7 +10,9 @@
  * 128 KB an exchange takes TERN_SHM_EXCHANGE_PATH: under get the first of
  * the two receivers to match (its own send still under way) reads by get,
  * under stream (the default) it streams; windows of exchanges run under
- * each, every byte checked. Run at 2
+ * each, every byte checked. Under auto with TERN_SHM_EXCHANGE_MBS above
+ * any copy rate, 1.2 s of windows take both paths (get, and the stream's
+ * probes every 0.5 s), every byte checked. Run at 2
  * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
  * whatever the knob). */
 #include "../mpit/mpit_util.h"
@@ -88,6 +90,19 @@ static void exchange_windows(int peer)
     free(r);
 }
 
+/* Exchange windows for at least the given seconds (rank 0's clock, told each round):
+ * under TERN_SHM_EXCHANGE_PATH=auto longer than its probe period, so a
+ * rank that reads by get streams a probe again. */
+static void exchange_windows_for(int peer, double seconds)
+{
+    double t0 = MPI_Wtime();
+    for (int more = 1; more;) {
+        exchange_windows(peer);
+        more = MPI_Wtime() - t0 < seconds;
+        CHECK_RC(MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -156,6 +171,22 @@ int main(int argc, char **argv)
     }
     exchange_windows(peer);
     mtest_end();
+
+    /* auto with a threshold no copy reaches: the exchanges stream until a
+     * rank's rate is known, go by get from then on, and stream the
+     * periodic probes; every byte checked. */
+    if (getenv("TERN_SHM_EXCHANGE_MBS") && xknob && strcmp(xknob, "auto") == 0) {
+        mtest_begin("exchange path auto, both ways");
+        get0 = rd(gets), stream0 = rd(streams);
+        exchange_windows_for(peer, 1.2);
+        mine[0] = rd(gets) - get0, mine[1] = rd(streams) - stream0;
+        CHECK_RC(MPI_Allreduce(mine, both, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+        if (mtest_size == 2 && peer != mtest_rank && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+            CHECK(both[0] > 0, "TERN_SHM_EXCHANGE_PATH=auto: none of the exchanges read by get");
+            CHECK(both[1] > 0, "TERN_SHM_EXCHANGE_PATH=auto: no exchange streamed (probes)");
+        }
+        mtest_end();
+    }
 
     free(sbuf);
     free(rbuf);

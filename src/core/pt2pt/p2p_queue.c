@@ -6,6 +6,7 @@
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/p2p_pkt.h"
 #include "core/runtime/runtime.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "base/pvars.h"
@@ -214,6 +215,10 @@ typedef struct {
 } bulk_choice_t;
 static bulk_choice_t *bulk_choices;
 static size_t bulk_choices_len;
+/* The time stamp counter and the clock at the first timed chunk: their
+ * ratio since converts cycles to ns (tern_p2p_bulk_gbs). */
+static uint64_t bulk_tsc0;
+static double bulk_clock0, bulk_ghz;
 
 /* NULL when out of memory (the caller then streams). */
 static bulk_choice_t *bulk_choice(int peer_world)
@@ -258,6 +263,10 @@ void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
     if ((++ch->chunks & BULK_EXPLORE_MASK) == 0)
         plain = !plain;
     uint64_t t0 = __rdtsc();
+    if (__builtin_expect(bulk_tsc0 == 0, 0)) {
+        bulk_tsc0 = t0;
+        bulk_clock0 = tern_clock_s();
+    }
     if (plain)
         memcpy(dst, src, n);
     else
@@ -275,6 +284,28 @@ void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
     (void)peer_world;
     tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
     copy_nt(dst, src, n); /* memcpy here */
+#endif
+}
+
+double tern_p2p_bulk_gbs(int peer_world)
+{
+#if defined(__SSE2__)
+    if ((size_t)peer_world >= bulk_choices_len || !bulk_tsc0)
+        return 0;
+    const bulk_choice_t *ch = &bulk_choices[peer_world];
+    uint32_t cost = ch->cost[!ch->plain]; /* cycles per KB of the store in use */
+    if (!cost)
+        return 0;
+    if (!bulk_ghz) { /* calibrated once 1 ms of both has passed */
+        double dt = tern_clock_s() - bulk_clock0;
+        if (dt < 1e-3)
+            return 0;
+        bulk_ghz = (double)(__rdtsc() - bulk_tsc0) / dt * 1e-9;
+    }
+    return 1024.0 * bulk_ghz / (double)cost;
+#else
+    (void)peer_world;
+    return 0;
 #endif
 }
 

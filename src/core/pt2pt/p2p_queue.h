@@ -35,6 +35,9 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n);
  * peer_world, with streaming or plain stores as the transport's attributes
  * say (bulk_nt_always, else timed per peer; p2p_queue.c says why). */
 void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n);
+/* The rate of those copies to peer_world when timed (the faster store's
+ * smoothed time per byte), in bytes per ns (GB/s); 0 when not known yet. */
+double tern_p2p_bulk_gbs(int peer_world);
 /* After a non-contiguous eager send from the scratch buffer: if its packet
  * had to wait in the queue, it gets a copy of its own (req->staging). */
 void tern_p2p_eager_unscratch(tern_req_t *req);

@@ -1,5 +1,6 @@
 /* The receiver's measured choice between get and stream (rndv_path.h). */
 #include "core/pt2pt/rndv_path.h"
+#include "core/pt2pt/p2p_queue.h"
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -27,6 +28,15 @@
  * tail (the peer took our sends by get and they completed first), or the
  * next window's receives, matched as they are posted, before its sends. */
 #define EXCHANGE_TAIL_S 1e-3
+/* TERN_SHM_EXCHANGE_PATH=auto: while exchanges go by get, neither rank
+ * streams to the other, so the rates they go by (tern_p2p_bulk_gbs) stand
+ * still: every PROBE_S each rank streams its next PROBE_MSGS exchange
+ * receives, so that the peer's sender times its copies again (16 chunks
+ * of 64 KB at 256 KB: its smoothed rate, a quarter per chunk, follows
+ * within a probe). Few and rare, as a probe's stream stalls while the
+ * peer reads by get (every 50 ms 16 messages cost bibw 512 KB half). */
+#define PROBE_S 0.5
+#define PROBE_MSGS 4
 
 enum { STREAM = 0, GET = 1 };
 
@@ -62,7 +72,11 @@ struct tern_rndv_path {
     size_t measure_min;
     double measure_s;
     int mid_get;
-    int exchange;      /* the transport's get_exchange */
+    int exchange;      /* the transport's get_exchange (0, 1, 2: auto) */
+    double exchange_gbs; /* auto: its get_exchange_mbs in GB/s */
+    double auto_s;     /* auto: when the choice changed or a probe began */
+    int auto_get;      /* auto: the choice (0 stream, 1 get) */
+    int probe_left;    /* auto: exchange receives the probe still streams */
     path_class_t cls[N_CLASSES];
     double exchange_s; /* our last rendezvous send to the peer started */
 };
@@ -147,11 +161,42 @@ static int start_measuring(tern_peer_t *peer, int p)
     m->measure_s = 1e-3 * (double)a.get_measure_ms;
     m->mid_get = a.get_mid != 0;
     m->exchange = a.get_exchange;
+    m->exchange_gbs = 1e-3 * (double)a.get_exchange_mbs;
+    m->auto_s = 0;
+    m->auto_get = 0;
+    m->probe_left = 0;
     for (int c = 0; c < N_CLASSES; c++)
         start_round(&m->cls[c]);
     m->exchange_s = -1.0;
     peer->rndv_path = m;
     return 1;
+}
+
+/* TERN_SHM_EXCHANGE_PATH=auto, an exchange's receive: the get while this
+ * rank's own copies into the bulk channel to the peer (its stream's
+ * sender side, timed per chunk) run under the threshold. Each rank reads
+ * its own incoming data, so the two decide apart; neither compares the
+ * two paths' timings (both timed against each other, a stream stalls
+ * while the other rank reads by get: row bibw6 in docs/performance.md). */
+static int exchange_auto(struct tern_rndv_path *m, int src, double t)
+{
+    if (m->probe_left) {
+        m->probe_left--;
+        return 0;
+    }
+    double gbs = tern_p2p_bulk_gbs(src);
+    int get = gbs > 0 && gbs < m->exchange_gbs, tick = t - m->auto_s > PROBE_S;
+    if (get != m->auto_get || tick) {
+        tern_debug("exchange with rank %d: %s (own stream copies at %.2f GB/s)", src,
+                   get ? "get" : "stream", gbs);
+        m->auto_s = t;
+        if (get && m->auto_get) { /* a probe */
+            m->probe_left = PROBE_MSGS - 1;
+            return 0;
+        }
+        m->auto_get = get;
+    }
+    return get;
 }
 
 int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
@@ -180,14 +225,15 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
      * open run of the class that the exchange overlaps is no sample
      * (tern_rndv_path_record). TERN_SHM_EXCHANGE_PATH=get reads it
      * instead: on the loaded VM's slow mode 2-2.5x the stream's bibw (row
-     * bibw6 there), the fast mode not measured. */
+     * bibw6 there), the fast mode not measured; =auto by the rank's own
+     * stream copy rate (exchange_auto). */
     int c = size_class(n);
     struct tern_rndv_path *m = peer->rndv_path;
     double t = tern_clock_s();
-    if (under_way(peer, TERN_REQ_SEND) ||
-        (m->exchange && t - m->exchange_s < EXCHANGE_TAIL_S)) {
+    int x = m->exchange == 2 ? m->auto_get : m->exchange;
+    if (under_way(peer, TERN_REQ_SEND) || (x && t - m->exchange_s < EXCHANGE_TAIL_S)) {
         m->cls[c].run_clean = 0;
-        return m->exchange;
+        return m->exchange == 2 ? exchange_auto(m, req->peer_world, t) : m->exchange;
     }
     path_class_t *k = &m->cls[c];
     if (k->choice >= 0) {

@@ -711,7 +711,10 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
         .get_measure_min = tern_knob_size(TERN_KNOB_SHM_MEASURE_MIN),
         .get_measure_ms = (unsigned)tern_knob_count(TERN_KNOB_SHM_MEASURE_MS),
         .get_mid = tern_knob_is(TERN_KNOB_SHM_MID_PATH, "get"),
-        .get_exchange = tern_knob_is(TERN_KNOB_SHM_EXCHANGE_PATH, "get"),
+        .get_exchange = tern_knob_is(TERN_KNOB_SHM_EXCHANGE_PATH, "get")    ? 1
+                        : tern_knob_is(TERN_KNOB_SHM_EXCHANGE_PATH, "auto") ? 2
+                                                                             : 0,
+        .get_exchange_mbs = (unsigned)tern_knob_count(TERN_KNOB_SHM_EXCHANGE_MBS),
         .coop_split = (unsigned)tern_knob_count(TERN_KNOB_SHM_COOP_SPLIT),
         .cma_declined = !tern_knob_bool_or(TERN_KNOB_SHM_CMA, true),
     };
