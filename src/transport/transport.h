@@ -168,6 +168,9 @@ typedef struct {
      * measurement for this peer (core/pt2pt/rndv_path.h), the smallest
      * message the get may serve (below rma_min); 0: no choice. */
     size_t get_min;
+    /* With TERN_TL_CAP_RNDV_WRITE, the smallest contiguous rendezvous the
+     * sender writes (smaller ones take the get or the stream). */
+    size_t write_min;
     /* Largest bulk-channel message to the peer; 0: no channel. */
     size_t bulk_max;
     /* Largest message am_big_reserve takes; 0: no such op. */

@@ -6,7 +6,10 @@
  * non-contiguous receive, which keeps the stream. Every byte and count is
  * checked, and the counter tern_p2p_rndv_write says which path served:
  * with the knob on every contiguous receive from 64 KB + 129 bytes (a
- * rendezvous on both TCP providers), with it off none. */
+ * rendezvous on both TCP providers), with it off none. With
+ * TERN_OFI_RNDV_WRITE_MIN (bytes, or K / M) only the receives from that
+ * size go by write, the smaller ones by the receiver's read: the sizes
+ * 131072, 524288 and 524289 lie either side of 512K. */
 #include "windows.h"
 
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 
 static const size_t sizes[] = {8193, 65665, 131072, 524288, 524289, 1048577, 3145733};
 
+static size_t write_min; /* TERN_OFI_RNDV_WRITE_MIN */
 static MPI_T_pvar_session sess;
 static MPI_T_pvar_handle written;
 
@@ -38,6 +42,8 @@ static unsigned long long windows(unsigned char **sbuf, unsigned char **rbuf, MP
     unsigned long long big = 0, per = (unsigned long long)(mtest_size - 1) * WINDOW;
     for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++) {
         window_exchange(sbuf, rbuf, req, sizes[s], s, WINDOW);
+        if (sizes[s] < write_min)
+            continue; /* read, never written */
         if (sizes[s] >= 65665)
             big += per;
         else
@@ -64,7 +70,7 @@ static unsigned long long truncated(unsigned char *buf)
     CHECK_PATTERN(buf, TRUNC_ROOM, window_seed(1, 0, 50, 0), "the truncated message's first bytes");
     for (size_t i = 0; i < GUARD; i++)
         CHECK(buf[TRUNC_ROOM + i] == 0xEE, "byte %zu past the truncated receive written", i);
-    return 1;
+    return TRUNC_ROOM >= write_min; /* the bytes moved decide */
 }
 
 /* Rank 0 takes one large message from every other rank by MPI_ANY_SOURCE. */
@@ -86,7 +92,7 @@ static unsigned long long any_source(unsigned char *buf)
         seen |= 1 << st.MPI_SOURCE;
         CHECK_PATTERN(buf, n, window_seed(st.MPI_SOURCE, 0, 60, 0), "a message from any source");
     }
-    return (unsigned long long)(mtest_size - 1);
+    return n >= write_min ? (unsigned long long)(mtest_size - 1) : 0;
 }
 
 /* Rank 1 sends 256 KB contiguous; rank 0 receives it into every other
@@ -125,6 +131,12 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const char *knob = getenv("TERN_OFI_RNDV_WRITE");
     int on = knob && strcmp(knob, "on") == 0;
+    const char *min = getenv("TERN_OFI_RNDV_WRITE_MIN");
+    if (min) {
+        char *end;
+        write_min = strtoull(min, &end, 10);
+        write_min <<= *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 0;
+    }
     int provided, idx, count;
     CHECK_RC(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     CHECK_RC(MPI_T_pvar_session_create(&sess));

@@ -483,7 +483,7 @@ static void deliver(tern_req_t *req, const tern_msg_t *msg)
          * before the request joins the in-flight list they look at. */
         req->rndv_sample = 0;
         int by_write = (peer->caps & TERN_TL_CAP_RNDV_WRITE) && !req->noncontig &&
-                       !(msg->rts_flags & RTS_STREAM);
+                       !(msg->rts_flags & RTS_STREAM) && n >= (size_t)peer->write_min_kb << 10;
         int by_get = !by_write && (peer->caps & TERN_TL_CAP_GET) && !req->noncontig &&
                      !(msg->rts_flags & RTS_STREAM) &&
                      (n >= peer->rma_min || tern_rndv_path_by_get(peer, req, n));

@@ -187,6 +187,8 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->bulk_nt_min = a.bulk_nt_min ? a.bulk_nt_min : SIZE_MAX;
     peer->bulk_nt_always = (uint8_t)(a.bulk_nt_always != 0);
     peer->coop_split = (uint8_t)(a.coop_split < 100 ? a.coop_split : 0);
+    size_t wkb = (a.write_min + 1023) >> 10;
+    peer->write_min_kb = (uint16_t)(wkb < UINT16_MAX ? wkb : UINT16_MAX);
     peer->eager_big_max = eager_big_limit(peer, eager_knob);
     peer->get_min = a.get_min < a.rma_min ? a.get_min : 0;
     peer->credits = tern_rt.credit_max;

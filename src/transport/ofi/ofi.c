@@ -161,6 +161,8 @@ static tern_status_t open_endpoint(tern_tl_t *tl, int rail)
      * a job that never makes one opens no second endpoint. */
     rl->rma_ep_wanted = tern_knob_bool_or(TERN_KNOB_OFI_RMA_EP, tcp_provider(info)) &&
                         !tl->mr_endpoint;
+    rl->rma_ep_on = rl->rma_ep_wanted;
+    rl->rma_ep_reads = tern_knob_is(TERN_KNOB_OFI_RNDV_WRITE, "off");
     rl->max_msg_size = info->ep_attr->max_msg_size;
     if (rl->max_msg_size == 0 || rl->max_msg_size > ((size_t)1 << 30))
         rl->max_msg_size = (size_t)1 << 30;
@@ -582,11 +584,12 @@ static void ofi_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
      * (TERN_OFI_RMA_EP) would carry bulk one way and requests the other. */
     int write = tern_knob_is(TERN_KNOB_OFI_RNDV_WRITE, "on") ||
                 (tern_knob_is(TERN_KNOB_OFI_RNDV_WRITE, "auto") && !here &&
-                 tl->rails[0].rma_ep_wanted);
+                 tl->rails[0].rma_ep_on);
     *attr_p = (tern_tl_attr_t){.caps = TERN_TL_CAP_GET | TERN_TL_CAP_PUT | (here ? vec : 0) |
                                        (write ? TERN_TL_CAP_RNDV_WRITE : 0),
                                .am_max = tern_ofi_am_max(tl),
-                               .rma_min = tl->rma_min};
+                               .rma_min = tl->rma_min,
+                               .write_min = tern_knob_size(TERN_KNOB_OFI_RNDV_WRITE_MIN)};
 }
 
 /* One message arrived in a receive buffer, or at `at` in a slab; the
@@ -752,10 +755,13 @@ static int poll_rail(tern_tl_t *tl, int rail)
  * endpoint's connections; the peers' reads of our memory arrive at ep.
  * Over TCP that is one socket per direction of bulk data. Same CQ and AV:
  * the progress and the peers' addresses are shared. On failure the rail's
- * ep carries the transfers, as with the knob off. */
-struct fid_ep *tern_ofi_rma_ep(tern_tl_t *tl, int rail)
+ * ep carries the transfers, as with the knob off. Where rendezvous writes
+ * are on, reads stay on ep (rma_ep_reads). */
+struct fid_ep *tern_ofi_rma_ep(tern_tl_t *tl, int rail, int is_write)
 {
     ofi_rail_t *rl = &tl->rails[rail];
+    if (!is_write && !rl->rma_ep_reads)
+        return rl->ep;
     if (rl->rma_ep || !rl->rma_ep_wanted)
         return rl->rma_ep ? rl->rma_ep : rl->ep;
     rl->rma_ep_wanted = 0;

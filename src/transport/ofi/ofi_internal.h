@@ -123,6 +123,11 @@ typedef struct {
     struct fid_ep *rma_ep;      /* TERN_OFI_RMA_EP: issues our RDMA reads and writes on
                                  * connections of their own; else NULL (ep does) */
     int rma_ep_wanted;          /* rma_ep not opened yet (tern_ofi_rma_ep) */
+    int rma_ep_on;              /* the knob asked for rma_ep (open or not) */
+    /* rma_ep issues our reads too; 0 where rendezvous writes are on
+     * (TERN_OFI_RNDV_WRITE): the reads below TERN_OFI_RNDV_WRITE_MIN stay
+     * on ep, whose connections carry bulk both ways (docs/performance.md). */
+    int rma_ep_reads;
     size_t max_msg_size;
     size_t addr_len;            /* bytes of this endpoint's name */
     int n_recv;                 /* receive buffers, or multi-receive slabs */
@@ -232,9 +237,9 @@ void tern_ofi_peer_error(tern_tl_t *tl, int peer, tern_status_t st, const char *
 
 /* ofi.c */
 int tern_ofi_progress(tern_tl_t *tl);
-/* ofi.c: the endpoint that issues RDMA transfers on a rail (rma_ep, opened
- * at the first call, or ep). */
-struct fid_ep *tern_ofi_rma_ep(tern_tl_t *tl, int rail);
+/* ofi.c: the endpoint that issues RDMA writes (is_write) or reads on a
+ * rail (rma_ep, opened at the first call, or ep). */
+struct fid_ep *tern_ofi_rma_ep(tern_tl_t *tl, int rail, int is_write);
 
 /* ofi_send.c: the ops table's active-message sends. */
 tern_status_t tern_ofi_am_send(tern_tl_t *tl, int peer, const void *hdr, size_t hdr_len,

@@ -232,7 +232,7 @@ tern_status_t tern_ofi_put(tern_tl_t *tl, int peer, const void *local, size_t le
 static int piece_issue(tern_tl_t *tl, ofi_rma_t *x, ofi_piece_t *pc)
 {
     ofi_rail_t *rl = &tl->rails[pc->rail];
-    struct fid_ep *ep = tern_ofi_rma_ep(tl, pc->rail);
+    struct fid_ep *ep = tern_ofi_rma_ep(tl, pc->rail, x->is_write);
     fi_addr_t addr = tl->peers[x->peer].addr[pc->rail];
     void *desc = x->local_desc[pc->rail];
     uint64_t key = x->key[pc->rail];
