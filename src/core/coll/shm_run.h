@@ -1,10 +1,11 @@
 /* A shm collective's run, shared by the two files that run it: shm_coll.c
  * (the state machine over the steps of shm_region.h, its folds, the bcast
  * cells and the builder) and shm_coll_copy.c (where a step's bytes lie in
- * a slot, and the copies in and out of the slots). Private to the two:
- * the functions of shm_coll_copy.c are each called once, from poll_run,
+ * a slot, and the copies in and out of the slots). Private to the two.
+ * The place and the three copies are each called once, from poll_run,
  * and the link-time optimiser inlines them there as when they were
- * static (docs/performance.md, row `debts5`). */
+ * static; tern_shm_slot_copy stays out of line, as it was (the same
+ * machine code: docs/performance.md, row `debts5`). */
 #ifndef TERN_CORE_COLL_SHM_RUN_H
 #define TERN_CORE_COLL_SHM_RUN_H
 
