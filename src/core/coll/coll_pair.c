@@ -239,10 +239,6 @@ tern_status_t tern_coll_pair_reduce(const tern_coll_args_t *a)
     return pair_end(&p);
 }
 
-/* Both ranks exchange their vectors and fold x_0 op x_1. The send goes
- * first: a call's period is the peer's message transit plus what a rank
- * runs between taking it and sending its next, so the receive's posting
- * stays off that path. */
 /* Each rank's block goes the other way through the line. */
 static tern_status_t line_allgather(const tern_coll_args_t *a, tern_shm_region_t *reg)
 {
@@ -285,20 +281,56 @@ static tern_status_t line_allreduce(const tern_coll_args_t *a, tern_shm_region_t
     return st;
 }
 
+/* The exchange of n bytes (kind: allreduce, allgather or alltoall)
+ * through the line when it serves this call: 1 with *st its outcome, or
+ * the error of the line's region creation; else 0. */
+static inline int line_try(const tern_coll_args_t *a, tern_coll_kind_t kind, size_t n,
+                           tern_status_t *st)
+{
+    *st = TERN_OK;
+    tern_shm_region_t *reg = tern_pair_line(a->comm, n, st);
+    if (!reg)
+        return *st != TERN_OK;
+    *st = kind == TERN_COLL_ALLREDUCE   ? line_allreduce(a, reg, n)
+          : kind == TERN_COLL_ALLGATHER ? line_allgather(a, reg)
+                                        : line_alltoall(a, reg);
+    return 1;
+}
+
+/* The opening of the pair exchanges that may take the line: the call's
+ * tag first, as the scheduled path takes it before the line's region may
+ * be created (whose exchanges take the next ones); then the line or the
+ * CMA read (1, *st their outcome) or p set for the tagged messages (0). */
+static inline int pair_line_or_tag(pair_t *p, const tern_coll_args_t *a, tern_coll_kind_t kind,
+                                   size_t n, tern_status_t *st)
+{
+    int tag = tern_comm_next_coll_tag(a->comm, 1);
+    if (line_try(a, kind, n, st))
+        return 1;
+    /* Large blocks by one CMA read (pair_get.h), after the tag as coll.c's
+     * call; an alltoall in place keeps the messages (its scratch). */
+    if (kind != TERN_COLL_ALLREDUCE && n >= TERN_PAIR_GET_LEAST &&
+        (kind == TERN_COLL_ALLGATHER || a->sbuf != a->rbuf)) {
+        int served;
+        *st = tern_pair_get(a, kind, &served);
+        if (served)
+            return 1;
+    }
+    pair_init_tag(p, a, tag);
+    return 0;
+}
+
+/* Both ranks exchange their vectors and fold x_0 op x_1. The send goes
+ * first: a call's period is the peer's message transit plus what a rank
+ * runs between taking it and sending its next, so the receive's posting
+ * stays off that path. */
 tern_status_t tern_coll_pair_allreduce(const tern_coll_args_t *a)
 {
     size_t n = a->count * a->esz;
-    /* The tag first, as the scheduled path takes it before the line's
-     * region may be created (whose exchanges take the next ones). */
-    int tag = tern_comm_next_coll_tag(a->comm, 1);
-    tern_status_t lst = TERN_OK;
-    tern_shm_region_t *reg = tern_pair_line(a->comm, n, &lst);
-    if (reg)
-        return line_allreduce(a, reg, n);
-    if (lst != TERN_OK)
-        return lst;
     pair_t p;
-    pair_init_tag(&p, a, tag);
+    tern_status_t lst;
+    if (pair_line_or_tag(&p, a, TERN_COLL_ALLREDUCE, n, &lst))
+        return lst;
     _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
     char *rb = a->rbuf;
     send_begin(&p, a->sbuf, n);
@@ -355,21 +387,10 @@ tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a)
 {
     size_t b = a->bytes;
     char *own = (char *)a->rbuf + (size_t)a->comm->rank * b;
-    int tag = tern_comm_next_coll_tag(a->comm, 1); /* before the line: allreduce */
-    tern_status_t st = TERN_OK;
-    tern_shm_region_t *reg = tern_pair_line(a->comm, b, &st);
-    if (reg)
-        return line_allgather(a, reg);
-    if (st != TERN_OK)
-        return st;
-    if (b >= TERN_PAIR_GET_LEAST) { /* by one CMA read (pair_get.h), after the tag as coll.c's */
-        int served;
-        st = tern_pair_get(a, TERN_COLL_ALLGATHER, &served);
-        if (served)
-            return st;
-    }
     pair_t p;
-    pair_init_tag(&p, a, tag);
+    tern_status_t st;
+    if (pair_line_or_tag(&p, a, TERN_COLL_ALLGATHER, b, &st))
+        return st;
     send_begin(&p, a->sbuf, b);
     recv_begin(&p, (char *)a->rbuf + (size_t)p.peer * b, b);
     if (a->sbuf != own)
@@ -386,21 +407,10 @@ tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a)
     const char *sb = a->sbuf;
     char *rb = a->rbuf;
     int in_place = sb == rb;
-    int tag = tern_comm_next_coll_tag(a->comm, 1); /* before the line: allreduce */
-    tern_status_t st = TERN_OK;
-    tern_shm_region_t *reg = tern_pair_line(a->comm, b, &st);
-    if (reg)
-        return line_alltoall(a, reg);
-    if (st != TERN_OK)
-        return st;
-    if (b >= TERN_PAIR_GET_LEAST && !in_place) { /* in place: coll.c's schedule copies first */
-        int served;
-        st = tern_pair_get(a, TERN_COLL_ALLTOALL, &served);
-        if (served)
-            return st;
-    }
     pair_t p;
-    pair_init_tag(&p, a, tag);
+    tern_status_t st;
+    if (pair_line_or_tag(&p, a, TERN_COLL_ALLTOALL, b, &st))
+        return st;
     _Alignas(16) char tmp[TERN_COLL_PAIR_TMP];
     send_begin(&p, sb + theirs, b);
     recv_begin(&p, in_place ? tmp : rb + theirs, b);
@@ -451,12 +461,7 @@ tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a)
 tern_status_t tern_coll_pair_line(const tern_coll_args_t *a, tern_coll_kind_t kind, int *served)
 {
     size_t n = kind == TERN_COLL_ALLREDUCE ? a->count * a->esz : a->bytes;
-    tern_status_t st = TERN_OK;
-    tern_shm_region_t *reg = tern_pair_line(a->comm, n, &st);
-    *served = reg != NULL || st != TERN_OK;
-    if (!reg)
-        return st;
-    return kind == TERN_COLL_ALLREDUCE   ? line_allreduce(a, reg, n)
-           : kind == TERN_COLL_ALLGATHER ? line_allgather(a, reg)
-                                         : line_alltoall(a, reg);
+    tern_status_t st;
+    *served = line_try(a, kind, n, &st);
+    return st;
 }

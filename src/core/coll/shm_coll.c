@@ -18,7 +18,7 @@
  * default table sends here), where mismatched counts leave the elements
  * past the shortest vector undefined but nothing hangs. An allreduce runs
  * the shortest count's steps, agreed in its first (ar_agree_count).
- * Per step n (slot n % 2; at two ranks, a place inside it: place):
+ * Per step n (slot n % 2; at two ranks, a place inside it, shm_coll_copy.c):
  *   barrier:  enter = n; wait for every enter >= n.
  *   bcast:    root: wait until its next cell is free, copy the chunk in,
  *             store its byte count, enter = n; others: wait for the root's
@@ -61,117 +61,19 @@
  * 1 folds a commutative op's terms as x_1 op x_0: see fold). */
 #include "core/coll/shm_coll.h"
 #include "core/coll/shm_region.h"
+#include "core/coll/shm_run.h"
 #include "core/datatype/op.h"
 #include "core/pt2pt/progress.h"
 
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 enum { PH_CLAIM, PH_TURN, PH_ORDER, PH_SLOT_FREE, PH_ENTERED, PH_REDUCED, PH_OUT };
-
-typedef struct {
-    tern_shm_region_t *reg;
-    tern_sched_t *s;          /* for the words of a truncation */
-    tern_coll_kind_t kind;
-    tern_coll_args_t a;       /* the views */
-    int root;                 /* -1: every rank takes the result */
-    size_t per;               /* bytes (bcast) or elements per step */
-    size_t total;             /* bytes (bcast: the root's) or elements in all */
-    size_t room;              /* bcast: bytes this rank's buffer holds */
-    uint64_t ticket;          /* this run's place in the call order */
-    uint64_t steps, first, n; /* this run's steps: first .. first + steps - 1 */
-    size_t off, len;          /* the current step's elements (bytes for bcast) */
-    /* Reduce_scatter: this rank's block (first element, count) of the
-     * vector; flat: one step, the slot holds the vector as laid out, else
-     * the slot holds per elements of every rank's block at q * per; own:
-     * this rank's block goes into its slot too (in place: the result
-     * overwrites the vector). */
-    size_t my_lo, my_n;
-    int flat, own;
-    int a2a_area;             /* alltoall: the pieces go through reg->a2a */
-    size_t at;                /* the current step's place in its slots (place) */
-    int phase, cursor;
-} run_t;
-
-/* A 2-rank allgather's, alltoall's or allreduce's step of PLACE_MIN bytes
- * or more moves over its slot: slot n % 2 is cut into as many places of a
- * power-of-two fraction of the slot as the step fits, and the place turns
- * every second step, so a copy in rewrites lines the other core read
- * 2 x places steps back (two slots' worth of bytes) instead of two steps
- * back, and finds them cheaper to take over (loaded A/B, slow VM
- * mode, allgather 16 / 32 KB: -27 / -31%, 64 KB -5% to level, allreduce
- * 32 KB -31%; docs/performance.md row `ag64s`). From 16 KB, not 4 KB: in
- * the fast mode a 4 KB allgather took 0.57 us with places against 0.38
- * without (the lead's A/B after the merge). Both ranks take
- * the same place: it follows the step number and the step's length, the
- * same on both (an allreduce whose counts differ, an erroneous program,
- * may read another place: wrong values, never a hang). */
-#define PLACE_MIN ((size_t)16384)
-
-static size_t place(const run_t *r)
-{
-    tern_coll_kind_t k = r->kind;
-    if (r->reg->p != 2 || r->a2a_area ||
-        (k != TERN_COLL_ALLGATHER && k != TERN_COLL_ALLTOALL && k != TERN_COLL_ALLREDUCE))
-        return 0;
-    size_t bytes = k == TERN_COLL_ALLREDUCE ? r->len * r->a.esz : r->len;
-    size_t stride = r->reg->slot, places = 1;
-    if (bytes < PLACE_MIN)
-        return 0;
-    while (bytes <= stride / 2 && !((stride / 2) % TERN_SHM_LINE)) {
-        stride /= 2;
-        places *= 2;
-    }
-    return (size_t)((r->n / TERN_SHM_SLOTS) % places) * stride;
-}
-
-/* Rank q's slot of the current step, at the step's place (r->at, set
- * once a step as it starts: a few instructions a call, not per slot). */
-static char *slot_at(const run_t *r, int q)
-{
-    return tern_shm_slot(r->reg, q, r->n) + r->at;
-}
 
 /* The result slot of the current step, at the step's place. */
 static char *result_at(const run_t *r)
 {
     return tern_shm_result(r->reg, r->n) + r->at;
-}
-
-/* Copies n bytes into a slot of a 2-rank region, from TERN_SHM_NT_MIN
- * bytes with non-temporal stores: the other rank read the slot's lines
- * two steps ago, so each ordinary store first pulls its line back across
- * the cores; streaming stores write whole lines without reading them
- * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us, measured when
- * bcast still went through the slots, in the VM's far-cores mode; bcast
- * now has its ring of small cells and plain stores, and allgather and
- * alltoall copy in with plain stores: block_copy_in). The sfence orders
- * them before the enter flag's release store. Elsewhere, below that size,
- * without SSE2 or at an unaligned slot offset: memcpy. */
-static void slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
-{
-#if defined(__SSE2__)
-    if (reg->p == 2 && n >= TERN_SHM_NT_MIN && !((uintptr_t)dst & 15)) {
-        size_t i = 0;
-        for (; i + 64 <= n; i += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
-            __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
-            _mm_stream_si128((__m128i *)(void *)(dst + i), a);
-            _mm_stream_si128((__m128i *)(void *)(dst + i + 16), b);
-            _mm_stream_si128((__m128i *)(void *)(dst + i + 32), c);
-            _mm_stream_si128((__m128i *)(void *)(dst + i + 48), d);
-        }
-        _mm_sfence();
-        memcpy(dst + i, src + i, n - i);
-        return;
-    }
-#endif
-    memcpy(dst, src, n);
 }
 
 /* An allreduce of 3+ ranks whose vector fits TERN_SHM_INLINE_MAX bytes
@@ -228,24 +130,6 @@ static int reads(const run_t *r, int me)
     return r->kind != TERN_COLL_GATHER || me == r->root;
 }
 
-/* Alltoall: where writer w's slot holds its piece for d != w (no place
- * for its own piece, which never crosses the slots). */
-static size_t piece_at(int w, int d)
-{
-    return (size_t)(d < w ? d : d - 1);
-}
-
-/* Allgather's and alltoall's copy into this rank's slot: plain stores at
- * every size. Both ranks copy in, then out of the other's slot at the
- * same time, so the lines cross from cache to cache; streamed to memory
- * (slot_copy), the reader waits for them to come back from there (loaded
- * A/B, 2-rank allgather 16 / 32 / 64 KB: 1.96 / 3.39 / 6.23 us streamed
- * against 0.64 / 1.25 / 2.75 plain; docs/performance.md). */
-static void block_copy_in(char *slot, const char *src, size_t n)
-{
-    memcpy(slot, src, n);
-}
-
 /* Allgather and alltoall of two ranks copy chunks of PAIR_LOCKSTEP_MIN
  * to PAIR_LOCKSTEP_MAX bytes in lockstep (slot_wait_back). Other chunks
  * keep the slack of two slots, where the wait for the other's copy out
@@ -269,82 +153,6 @@ static uint64_t slot_wait_back(const run_t *r)
     int pair = r->reg->p == 2 && (r->kind == TERN_COLL_ALLGATHER || r->kind == TERN_COLL_ALLTOALL);
     int mid = r->len >= PAIR_LOCKSTEP_MIN && r->len <= PAIR_LOCKSTEP_MAX;
     return pair && mid ? 1 : TERN_SHM_SLOTS;
-}
-
-/* Alltoall: writer w's slot of this step. */
-static char *a2a_slot(run_t *r, int w)
-{
-    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) : slot_at(r, w);
-}
-
-static void copy_in(run_t *r)
-{
-    tern_shm_region_t *reg = r->reg;
-    const char *sbuf = r->a.sbuf;
-    size_t b = r->a.bytes;
-    switch (r->kind) {
-    case TERN_COLL_SCATTER: /* the root's own block goes in copy_out */
-        for (int q = 0; q < reg->p; q++)
-            if (q != reg->me)
-                slot_copy(reg, slot_at(r, q), sbuf + (size_t)q * b + r->off, r->len);
-        break;
-    case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
-        for (int d = 0; d < reg->p; d++)
-            if (d != reg->me)
-                block_copy_in(a2a_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
-                              sbuf + (size_t)d * b + r->off, r->len);
-        break;
-    case TERN_COLL_ALLGATHER:
-        block_copy_in(slot_at(r, reg->me), sbuf + r->off, r->len);
-        break;
-    case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
-        if (reg->me != r->root)
-            slot_copy(reg, slot_at(r, reg->me), sbuf + r->off, r->len);
-        break;
-    default:
-        break;
-    }
-}
-
-static void copy_out(run_t *r)
-{
-    tern_shm_region_t *reg = r->reg;
-    char *rbuf = r->a.rbuf;
-    size_t b = r->a.bytes;
-    if (r->kind == TERN_COLL_SCATTER) {
-        const char *src = reg->me == r->root ? (const char *)r->a.sbuf + (size_t)reg->me * b + r->off
-                                             : slot_at(r, reg->me);
-        if (src != rbuf + r->off) /* in place: the root's block stays */
-            memcpy(rbuf + r->off, src, r->len);
-        return;
-    }
-    /* The others' blocks (pieces) out of their slots; this rank's own
-     * block went in copy_own (a gather's root: here, straight from its
-     * send buffer; in place: the same bytes, no copy). */
-    int me = reg->me, a2a = r->kind == TERN_COLL_ALLTOALL;
-    for (int q = 0; q < reg->p; q++) {
-        char *dst = rbuf + (size_t)q * b + r->off;
-        if (q != me)
-            memcpy(dst,
-                   a2a ? a2a_slot(r, q) + piece_at(q, me) * r->len : slot_at(r, q),
-                   r->len);
-        else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
-            memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);
-    }
-}
-
-/* Allgather, alltoall: this rank's own block (piece) straight from its
- * send buffer to its receive buffer, once, never through a slot; done
- * after its enter store, while the others may still be copying in. */
-static void copy_own(run_t *r)
-{
-    if (r->kind != TERN_COLL_ALLGATHER && r->kind != TERN_COLL_ALLTOALL)
-        return;
-    size_t me = (size_t)r->reg->me, b = r->a.bytes;
-    const char *src = (const char *)r->a.sbuf + (r->kind == TERN_COLL_ALLTOALL ? me * b : 0) + r->off;
-    char *dst = (char *)r->a.rbuf + me * b + r->off;
-    if (src != dst)
-        memcpy(dst, src, r->len);
 }
 
 static int is_rs(const run_t *r)
@@ -408,7 +216,7 @@ static int blocks(const run_t *r)
 
 /* An allreduce of two ranks with a commutative op, chunks up to
  * TERN_COLL_SHM_ALLREDUCE_WHOLE bytes: each rank copies its whole chunk in
- * (plain stores, as block_copy_in) and folds the whole vector from the
+ * (plain stores, as allgather's copy in) and folds the whole vector from the
  * other's slot, so a call synchronises once and writes no result slot;
  * the parallel fold's second flag and the pass of each half back cost
  * more than the doubled fold there (loaded A/B, slow VM mode, 16 / 32 KB:
@@ -597,7 +405,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                 r->phase = PH_CLAIM;
                 return 1;
             }
-            r->at = place(r);
+            r->at = tern_shm_run_place(r);
             r->phase = PH_SLOT_FREE;
             /* fall through */
         case PH_SLOT_FREE:
@@ -611,9 +419,9 @@ static int poll_run(void *ctx, tern_status_t *st)
                     uint64_t back = slot_wait_back(r);
                     if (r->n > back)
                         WAIT(TERN_SHM_LEAVE, -1, r->n - back);
-                    copy_in(r);
+                    tern_shm_run_copy_in(r);
                     tern_shm_set(reg, TERN_SHM_ENTER, r->n);
-                    copy_own(r);
+                    tern_shm_run_copy_own(r);
                 }
             } else if (r->kind == TERN_COLL_BARRIER) {
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
@@ -647,7 +455,7 @@ static int poll_run(void *ctx, tern_status_t *st)
                 } else if (r->len && whole(r)) {
                     memcpy(slot, src, r->len * esz);
                 } else if (r->len) {
-                    slot_copy(reg, slot, src, r->len * esz);
+                    tern_shm_slot_copy(reg, slot, src, r->len * esz);
                 }
                 ar_publish_count(r);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);
@@ -670,7 +478,7 @@ static int poll_run(void *ctx, tern_status_t *st)
             } else if (blocks(r)) {
                 if (reads(r, me)) {
                     WAIT(TERN_SHM_ENTER, r->kind == TERN_COLL_SCATTER ? r->root : -1, r->n);
-                    copy_out(r);
+                    tern_shm_run_copy_out(r);
                 }
             } else if (r->kind == TERN_COLL_BARRIER) {
                 WAIT(TERN_SHM_ENTER, -1, r->n);

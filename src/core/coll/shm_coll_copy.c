@@ -1,0 +1,170 @@
+/* Where a shm collective's step puts its bytes in the slots of
+ * shm_region.h, and the block collectives' copies in and out of them
+ * (shm_run.h; the state machine that calls them is shm_coll.c). */
+#include "core/coll/shm_run.h"
+
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* A 2-rank allgather's, alltoall's or allreduce's step of PLACE_MIN bytes
+ * or more moves over its slot: slot n % 2 is cut into as many places of a
+ * power-of-two fraction of the slot as the step fits, and the place turns
+ * every second step, so a copy in rewrites lines the other core read
+ * 2 x places steps back (two slots' worth of bytes) instead of two steps
+ * back, and finds them cheaper to take over (loaded A/B, slow VM
+ * mode, allgather 16 / 32 KB: -27 / -31%, 64 KB -5% to level, allreduce
+ * 32 KB -31%; docs/performance.md row `ag64s`). From 16 KB, not 4 KB: in
+ * the fast mode a 4 KB allgather took 0.57 us with places against 0.38
+ * without (the lead's A/B after the merge). Both ranks take
+ * the same place: it follows the step number and the step's length, the
+ * same on both (an allreduce whose counts differ, an erroneous program,
+ * may read another place: wrong values, never a hang). */
+#define PLACE_MIN ((size_t)16384)
+
+size_t tern_shm_run_place(const run_t *r)
+{
+    tern_coll_kind_t k = r->kind;
+    if (r->reg->p != 2 || r->a2a_area ||
+        (k != TERN_COLL_ALLGATHER && k != TERN_COLL_ALLTOALL && k != TERN_COLL_ALLREDUCE))
+        return 0;
+    size_t bytes = k == TERN_COLL_ALLREDUCE ? r->len * r->a.esz : r->len;
+    size_t stride = r->reg->slot, places = 1;
+    if (bytes < PLACE_MIN)
+        return 0;
+    while (bytes <= stride / 2 && !((stride / 2) % TERN_SHM_LINE)) {
+        stride /= 2;
+        places *= 2;
+    }
+    return (size_t)((r->n / TERN_SHM_SLOTS) % places) * stride;
+}
+
+/* Copies n bytes into a slot of a 2-rank region, from TERN_SHM_NT_MIN
+ * bytes with non-temporal stores: the other rank read the slot's lines
+ * two steps ago, so each ordinary store first pulls its line back across
+ * the cores; streaming stores write whole lines without reading them
+ * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us, measured when
+ * bcast still went through the slots, in the VM's far-cores mode; bcast
+ * now has its ring of small cells and plain stores, and allgather and
+ * alltoall copy in with plain stores: block_copy_in). The sfence orders
+ * them before the enter flag's release store. Elsewhere, below that size,
+ * without SSE2 or at an unaligned slot offset: memcpy. */
+void tern_shm_slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
+{
+#if defined(__SSE2__)
+    if (reg->p == 2 && n >= TERN_SHM_NT_MIN && !((uintptr_t)dst & 15)) {
+        size_t i = 0;
+        for (; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
+            _mm_stream_si128((__m128i *)(void *)(dst + i), a);
+            _mm_stream_si128((__m128i *)(void *)(dst + i + 16), b);
+            _mm_stream_si128((__m128i *)(void *)(dst + i + 32), c);
+            _mm_stream_si128((__m128i *)(void *)(dst + i + 48), d);
+        }
+        _mm_sfence();
+        memcpy(dst + i, src + i, n - i);
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+/* Alltoall: where writer w's slot holds its piece for d != w (no place
+ * for its own piece, which never crosses the slots). */
+static size_t piece_at(int w, int d)
+{
+    return (size_t)(d < w ? d : d - 1);
+}
+
+/* Allgather's and alltoall's copy into this rank's slot: plain stores at
+ * every size. Both ranks copy in, then out of the other's slot at the
+ * same time, so the lines cross from cache to cache; streamed to memory
+ * (tern_shm_slot_copy), the reader waits for them to come back from there (loaded
+ * A/B, 2-rank allgather 16 / 32 / 64 KB: 1.96 / 3.39 / 6.23 us streamed
+ * against 0.64 / 1.25 / 2.75 plain; docs/performance.md). */
+static void block_copy_in(char *slot, const char *src, size_t n)
+{
+    memcpy(slot, src, n);
+}
+
+/* Alltoall: writer w's slot of this step. */
+static char *a2a_slot(run_t *r, int w)
+{
+    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) : slot_at(r, w);
+}
+
+void tern_shm_run_copy_in(run_t *r)
+{
+    tern_shm_region_t *reg = r->reg;
+    const char *sbuf = r->a.sbuf;
+    size_t b = r->a.bytes;
+    switch (r->kind) {
+    case TERN_COLL_SCATTER: /* the root's own block goes in copy_out */
+        for (int q = 0; q < reg->p; q++)
+            if (q != reg->me)
+                tern_shm_slot_copy(reg, slot_at(r, q), sbuf + (size_t)q * b + r->off,
+                                   r->len);
+        break;
+    case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
+        for (int d = 0; d < reg->p; d++)
+            if (d != reg->me)
+                block_copy_in(a2a_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
+                              sbuf + (size_t)d * b + r->off, r->len);
+        break;
+    case TERN_COLL_ALLGATHER:
+        block_copy_in(slot_at(r, reg->me), sbuf + r->off, r->len);
+        break;
+    case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
+        if (reg->me != r->root)
+            tern_shm_slot_copy(reg, slot_at(r, reg->me), sbuf + r->off, r->len);
+        break;
+    default:
+        break;
+    }
+}
+
+void tern_shm_run_copy_out(run_t *r)
+{
+    tern_shm_region_t *reg = r->reg;
+    char *rbuf = r->a.rbuf;
+    size_t b = r->a.bytes;
+    if (r->kind == TERN_COLL_SCATTER) {
+        const char *src = reg->me == r->root ? (const char *)r->a.sbuf + (size_t)reg->me * b + r->off
+                                             : slot_at(r, reg->me);
+        if (src != rbuf + r->off) /* in place: the root's block stays */
+            memcpy(rbuf + r->off, src, r->len);
+        return;
+    }
+    /* The others' blocks (pieces) out of their slots; this rank's own
+     * block went in copy_own (a gather's root: here, straight from its
+     * send buffer; in place: the same bytes, no copy). */
+    int me = reg->me, a2a = r->kind == TERN_COLL_ALLTOALL;
+    for (int q = 0; q < reg->p; q++) {
+        char *dst = rbuf + (size_t)q * b + r->off;
+        if (q != me)
+            memcpy(dst,
+                   a2a ? a2a_slot(r, q) + piece_at(q, me) * r->len : slot_at(r, q),
+                   r->len);
+        else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
+            memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);
+    }
+}
+
+/* Allgather, alltoall: this rank's own block (piece) straight from its
+ * send buffer to its receive buffer, once, never through a slot; done
+ * after its enter store, while the others may still be copying in. */
+void tern_shm_run_copy_own(run_t *r)
+{
+    if (r->kind != TERN_COLL_ALLGATHER && r->kind != TERN_COLL_ALLTOALL)
+        return;
+    size_t me = (size_t)r->reg->me, b = r->a.bytes;
+    const char *src = (const char *)r->a.sbuf + (r->kind == TERN_COLL_ALLTOALL ? me * b : 0) + r->off;
+    char *dst = (char *)r->a.rbuf + me * b + r->off;
+    if (src != dst)
+        memcpy(dst, src, r->len);
+}
