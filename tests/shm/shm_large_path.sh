@@ -74,6 +74,10 @@ expect "measured from 32768 bytes, CMA from 33554432 bytes" TERN_SHM_LARGE_PATH=
 if TERN_SHM_LARGE_PATH=measure TERN_SHM_MEASURE_MIN=0 TERN_SHM_MEASURE_MS=3600000 TERN_P2P_EAGER_BIG_MAX=0 \
         TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$latency" -m 32K:256K -i 200 -x 2 >"$out" 2>&1; then
     n=$(grep -o "rendezvous from rank [01], [0-9]*-[0-9]* bytes: \(get\|stream\) (" "$out" | sort -u | wc -l)
+    # Ranks whose clean ping-pong timings chose the get at 256 KB: on a
+    # host whose copies are slow (docs/performance.md, the memory-bound
+    # state) the get wins there by 2x, and an exchange may choose it too.
+    pingpong_get=$(grep -c "rendezvous from rank [01], 262144-524287 bytes: get (" "$out")
     if [ "$n" -eq 8 ]; then
         echo "ok: TERN_SHM_LARGE_PATH=measure: 4 size classes chosen by each rank"
         grep "rendezvous from rank" "$out"
@@ -133,12 +137,16 @@ fi
 # timed and a rank that decides keeps it ("too few clean runs"); before,
 # such samples chose the get about one time in three. Whether a rank has
 # decided within the run depends on the machine, so only a choice of the
-# get fails.
+# get fails, unless as many ranks' clean ping-pong at 256 KB chose
+# the get above (then the exchange's clean runs can say the same).
+pingpong_get=${pingpong_get:-0}
 if TERN_SHM_LARGE_PATH=measure TERN_SHM_MEASURE_MS=3600000 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$bibw" \
         -m 256K:256K -i 60 -x 2 >"$out" 2>&1; then
     n=$(grep -c "rendezvous from rank [01], 262144-524287 bytes: get (" "$out")
     if [ "$n" -eq 0 ]; then
         echo "ok: TERN_SHM_LARGE_PATH=measure, exchange: no rank chose the get"
+    elif [ "$n" -le "$pingpong_get" ]; then
+        echo "ok: TERN_SHM_LARGE_PATH=measure, exchange: $n of 2 ranks chose the get, as $pingpong_get did in the clean ping-pong (copies slow on this host)"
     else
         echo "FAIL: TERN_SHM_LARGE_PATH=measure, exchange: $n of 2 ranks chose the get"
         grep "rendezvous from\|large messages" "$out"
