@@ -6,7 +6,9 @@
  * checked, the gaps of strided buffers too, and the MPI_T counter
  * tern_coll_pair_gets counts exactly the calls from the threshold up.
  * With the argument "nocma" (TERN_SHM_CMA=off) no call reads and every
- * byte still arrives through the table's algorithm. */
+ * byte still arrives through the table's algorithm; with "forced" (run
+ * with TERN_ALLGATHER_ALGORITHM and TERN_ALLTOALL_ALGORITHM set) none
+ * reads either: the forced algorithms run as asked. */
 #include "../mpi/mtest.h"
 #include "../mpit/mpit_util.h"
 
@@ -91,6 +93,7 @@ static int exchange(MPI_Comm comm, int a2a, size_t n, int strided, int inplace, 
 int main(int argc, char **argv)
 {
     int nocma = argc > 1 && strcmp(argv[1], "nocma") == 0;
+    int no_reads = nocma || (argc > 1 && strcmp(argv[1], "forced") == 0);
     if (nocma)
         setenv("TERN_SHM_CMA", "off", 1);
     mtest_init(&argc, &argv);
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
                     call++;
                     if (!exchange(comm, a2a, n, (layout >> rank) & 1, inplace, call))
                         goto done;
-                    if (n >= MIN_BLOCK && !nocma)
+                    if (n >= MIN_BLOCK && !no_reads)
                         reads++;
                     /* A line exchange (sequence shared) and a p2p-sized one. */
                     if (!exchange(comm, a2a, 5, 0, 0, call) || !exchange(comm, 1 - a2a, 2000, 0, 0, call))

@@ -114,9 +114,11 @@ tern_status_t tern_pair_get(const tern_coll_args_t *a, tern_coll_kind_t kind, in
 {
     *served = 0;
     size_t b = a->bytes;
+    /* An algorithm the program forced (TERN_<COLL>_ALGORITHM, the same on
+     * every rank) is run as asked. */
     if ((kind != TERN_COLL_ALLGATHER && kind != TERN_COLL_ALLTOALL) ||
         b < tern_knob_size(TERN_KNOB_COLL_PAIR_GET_MIN) ||
-        !tern_knob_bool_or(TERN_KNOB_COLL_PAIR_GET, true))
+        !tern_knob_bool_or(TERN_KNOB_COLL_PAIR_GET, true) || tern_coll_forced(kind))
         return TERN_OK;
     tern_status_t st = TERN_OK;
     tern_shm_region_t *reg = region(a->comm, &st);

@@ -9,10 +9,11 @@
  * are slow (the VM's memory-bound state, docs/performance.md row cma2).
  *
  * Both ranks take it for the same calls: the decision is the block's byte
- * count, TERN_COLL_PAIR_GET (the same on every rank) and what the two
- * agreed through the line: at the first such call whether each may read
- * the other (CMA permitted), and under auto, every 64 such calls, whether
- * both find copies slow (base/copy_rate.h). coll.c calls it with the
+ * count, TERN_COLL_PAIR_GET and TERN_<COLL>_ALGORITHM (none forced; both
+ * the same on every rank) and what the two agreed through the line: at
+ * the first such call whether each may read the other (CMA permitted),
+ * and under auto, every 64 such calls, whether both find copies slow
+ * (base/copy_rate.h). coll.c calls it with the
  * views (a rank with a non-contiguous type packs and unpacks around it),
  * coll_pair.c with the user's contiguous buffers; both after the call's
  * collective tag, so the region's creation takes the same tags on both. */
