@@ -50,25 +50,15 @@ static tern_shm_region_t *region(tern_comm_t *c, tern_status_t *st)
 }
 
 /* Waits until the other rank's word at off in its line of exchange seq
- * reaches seq: on the line alone first, then progressing point-to-point. */
+ * reaches seq (tern_pair_wait_turn). */
 static tern_status_t wait_word(tern_shm_region_t *reg, const char *his, int off, uint64_t seq)
 {
     const _Atomic uint64_t *w = (const _Atomic uint64_t *)(const void *)(his + off);
     unsigned spins = 0, idle = 0;
     while (atomic_load_explicit(w, memory_order_acquire) != seq) {
-        if (++spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-            continue;
-        }
-        if ((spins & 1023u) == 0) {
-            tern_status_t st = tern_shm_peer_check(reg, 1 - reg->me, w, seq);
-            if (st != TERN_OK)
-                return st;
-        }
-        if (tern_progress() == 0)
-            tern_progress_idle(&idle);
+        tern_status_t st = tern_pair_wait_turn(reg, w, seq, &spins, &idle);
+        if (st != TERN_OK)
+            return st;
     }
     return TERN_OK;
 }

@@ -92,24 +92,11 @@ swap_lines(tern_shm_region_t *reg, const void *src, size_t n, void *dst, unsigne
     char *mine = tern_shm_xline(reg, reg->me, seq);
     const char *his = tern_shm_xline(reg, peer, seq);
     put_block(mine, src, n, seq, k);
-    /* Spin on the lines alone first: the other rank is in this call too,
-     * usually a line transfer away; then progress (a request of the
-     * program's that the other rank waits for before it comes here). */
     unsigned spins = 0, idle = 0;
     while (!block_in(his, seq, n, k)) {
-        if (++spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-            continue;
-        }
-        if ((spins & 1023u) == 0) {
-            tern_status_t st = tern_shm_peer_check(reg, peer, line_seq(his, 0), seq);
-            if (st != TERN_OK)
-                return st;
-        }
-        if (tern_progress() == 0)
-            tern_progress_idle(&idle);
+        tern_status_t st = tern_pair_wait_turn(reg, line_seq(his, 0), seq, &spins, &idle);
+        if (st != TERN_OK)
+            return st;
     }
     uint64_t got = *(const uint64_t *)(const void *)(his + COUNT);
     if (__builtin_expect(got != n, 0))

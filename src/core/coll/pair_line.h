@@ -22,6 +22,7 @@
 #define TERN_CORE_COLL_PAIR_LINE_H
 
 #include "core/coll/shm_region.h"
+#include "core/pt2pt/progress.h"
 
 /* Data bytes of the first line (less the sequence and the count) and of
  * the whole block (each further line less its sequence). */
@@ -46,6 +47,30 @@ static inline tern_shm_region_t *tern_pair_line(tern_comm_t *c, size_t bytes, te
         return NULL;
     tern_shm_region_t *reg = r;
     return reg->xline_on ? reg : NULL;
+}
+
+/* One turn of a wait for the other rank of the pair (its word at `word`
+ * to reach seq): the first 64 turns a pause only (the other rank is in
+ * this call too, usually a line transfer away), then point-to-point
+ * progress (a request of the program's that the other rank waits for
+ * before it comes here), and every 1024th turn its liveness. */
+static inline tern_status_t tern_pair_wait_turn(tern_shm_region_t *reg, const void *word,
+                                                uint64_t seq, unsigned *spins, unsigned *idle)
+{
+    if (++*spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return TERN_OK;
+    }
+    if ((*spins & 1023u) == 0) {
+        tern_status_t st = tern_shm_peer_check(reg, 1 - reg->me, word, seq);
+        if (st != TERN_OK)
+            return st;
+    }
+    if (tern_progress() == 0)
+        tern_progress_idle(idle);
+    return TERN_OK;
 }
 
 /* Sends n bytes at src to the other rank and receives its n bytes at dst
