@@ -32,23 +32,6 @@ static pid_t peer_pid(const tern_shm_region_t *reg, int q)
                                                    PID_OFFSET);
 }
 
-/* The blocking lane, created now if the communicator may have one and has
- * not (collective: both ranks come here for the same call). */
-static tern_shm_region_t *region(tern_comm_t *c, tern_status_t *st)
-{
-    void *r = c->coll_shm;
-    if (r == &tern_shm_none_mark)
-        return NULL;
-    if (r && r != &tern_shm_local_mark)
-        return r;
-    tern_coll_args_t a = {.comm = c, .blocking = 1};
-    if (!tern_shm_coll_usable(&a))
-        return NULL;
-    tern_shm_region_t *reg = NULL;
-    *st = tern_shm_region_get(c, 1, &reg);
-    return *st == TERN_OK ? reg : NULL;
-}
-
 /* Waits until the other rank's word at off in its line of exchange seq
  * reaches seq (tern_pair_wait_turn). */
 static tern_status_t wait_word(tern_shm_region_t *reg, const char *his, int off, uint64_t seq)
@@ -111,7 +94,7 @@ tern_status_t tern_pair_get(const tern_coll_args_t *a, tern_coll_kind_t kind, in
         !tern_knob_bool_or(TERN_KNOB_COLL_PAIR_GET, true) || tern_coll_forced(kind))
         return TERN_OK;
     tern_status_t st = TERN_OK;
-    tern_shm_region_t *reg = region(a->comm, &st);
+    tern_shm_region_t *reg = tern_pair_region(a->comm, &st);
     if (!reg) {
         *served = st != TERN_OK;
         return st;

@@ -11,7 +11,7 @@
 enum { SEQ = 0, COUNT = 8, DATA = 16 };
 _Static_assert(DATA + TERN_PAIR_LINE_MAX == TERN_SHM_LINE, "the data fills the line");
 
-tern_shm_region_t *tern_pair_line_slow(tern_comm_t *c, tern_status_t *st)
+tern_shm_region_t *tern_pair_region_slow(tern_comm_t *c, tern_status_t *st)
 {
     /* Whether the communicator may have a region at all: the same answer
      * on both ranks (tern_shm_coll_usable). */
@@ -20,7 +20,7 @@ tern_shm_region_t *tern_pair_line_slow(tern_comm_t *c, tern_status_t *st)
         return NULL;
     tern_shm_region_t *reg;
     *st = tern_shm_region_get(c, 1, &reg);
-    return *st == TERN_OK && reg && reg->xline_on ? reg : NULL;
+    return *st == TERN_OK ? reg : NULL;
 }
 
 /* The sequence of the block's line i. */
@@ -40,6 +40,14 @@ static inline unsigned lines_for(size_t n)
     return n <= TERN_PAIR_LINE_MAX ? 1u : 1u + (unsigned)((n - TERN_PAIR_LINE_MAX + MORE_MAX - 1) / MORE_MAX);
 }
 
+/* Line i's (i >= 1) share of a wide block of n bytes: its offset in
+ * them (*off) and its length. */
+static inline size_t line_part(size_t n, unsigned i, size_t *off)
+{
+    *off = TERN_PAIR_LINE_MAX + (size_t)(i - 1) * MORE_MAX;
+    return n - *off < MORE_MAX ? n - *off : MORE_MAX;
+}
+
 /* Writes n bytes at src into block's k lines, the first line's sequence
  * last (each line's sequence after its data). */
 static inline void put_block(char *block, const void *src, size_t n, uint64_t seq, unsigned k)
@@ -49,7 +57,7 @@ static inline void put_block(char *block, const void *src, size_t n, uint64_t se
     memcpy(block + DATA, from, first);
     *(uint64_t *)(void *)(block + COUNT) = n;
     for (unsigned i = 1; i < k; i++) {
-        size_t off = first + (size_t)(i - 1) * MORE_MAX, part = n - off < MORE_MAX ? n - off : MORE_MAX;
+        size_t off, part = line_part(n, i, &off);
         memcpy(block + (size_t)i * TERN_SHM_LINE + MORE, from + off, part);
         atomic_store_explicit(line_seq(block, i), seq, memory_order_release);
     }
@@ -63,7 +71,7 @@ static inline void take_block(void *dst, const char *block, size_t n, unsigned k
     size_t first = k > 1 ? TERN_PAIR_LINE_MAX : n;
     memcpy(to, block + DATA, first);
     for (unsigned i = 1; i < k; i++) {
-        size_t off = first + (size_t)(i - 1) * MORE_MAX, part = n - off < MORE_MAX ? n - off : MORE_MAX;
+        size_t off, part = line_part(n, i, &off);
         memcpy(to + off, block + (size_t)i * TERN_SHM_LINE + MORE, part);
     }
 }

@@ -29,24 +29,29 @@
 #define TERN_PAIR_LINE_MAX 48
 #define TERN_PAIR_WIDE_MAX (TERN_PAIR_LINE_MAX + (TERN_SHM_XLINES - 1) * (TERN_SHM_LINE - 8))
 
+/* The blocking lane of the 2-rank intracommunicator c, else NULL: a
+ * communicator without a region (none possible, or its creation failed on
+ * some rank). Creates the region at the first call that can use it
+ * (collective: both ranks make the same call; pair_get.c's read shares
+ * it). *st: an error of that creation. */
+tern_shm_region_t *tern_pair_region_slow(tern_comm_t *c, tern_status_t *st);
+static inline tern_shm_region_t *tern_pair_region(tern_comm_t *c, tern_status_t *st)
+{
+    void *r = c->coll_shm;
+    if (__builtin_expect(!r || r == &tern_shm_local_mark, 0))
+        return tern_pair_region_slow(c, st);
+    return r == &tern_shm_none_mark ? NULL : r;
+}
+
 /* The blocking lane when an exchange of `bytes` on the 2-rank
  * intracommunicator c goes through the line, else NULL: a larger
- * exchange, a communicator without a region (none possible, or its
- * creation failed on some rank) or TERN_COLL_PAIR_LINE off. Creates the
- * region at the first call that can use it (collective: both ranks make
- * the same call). *st: an error of that creation. */
-tern_shm_region_t *tern_pair_line_slow(tern_comm_t *c, tern_status_t *st);
+ * exchange, no region (tern_pair_region) or TERN_COLL_PAIR_LINE off. */
 static inline tern_shm_region_t *tern_pair_line(tern_comm_t *c, size_t bytes, tern_status_t *st)
 {
     if (bytes > TERN_PAIR_WIDE_MAX)
         return NULL;
-    void *r = c->coll_shm;
-    if (__builtin_expect(!r || r == &tern_shm_local_mark, 0))
-        return tern_pair_line_slow(c, st);
-    if (r == &tern_shm_none_mark)
-        return NULL;
-    tern_shm_region_t *reg = r;
-    return reg->xline_on ? reg : NULL;
+    tern_shm_region_t *reg = tern_pair_region(c, st);
+    return reg && reg->xline_on ? reg : NULL;
 }
 
 /* One turn of a wait for the other rank of the pair (its word at `word`
