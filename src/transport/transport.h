@@ -192,10 +192,10 @@ typedef struct {
     int get_mid;
     /* From get_measure_min, a rendezvous received while one of ours to the
      * peer is under way (an exchange): 0 the stream, untimed; 1 the get;
-     * 2 the get while the rank's own stream copies into the bulk channel
-     * to the peer run under get_exchange_mbs MB/s, else the stream. */
+     * 2 the get while one CMA read pays against two copies at the rank's
+     * own stream rate into the bulk channel to the peer
+     * (tern_single_copy_pays), else the stream. */
     int get_exchange;
-    unsigned get_exchange_mbs;
     /* Percent of a rendezvous served by get whose tail the sender puts
      * while the receiver gets the head (core/pt2pt/p2p_coop.c); 0: off. */
     unsigned coop_split;

@@ -8,7 +8,11 @@
  * With the argument "nocma" (TERN_SHM_CMA=off) no call reads and every
  * byte still arrives through the table's algorithm; with "forced" (run
  * with TERN_ALLGATHER_ALGORITHM and TERN_ALLTOALL_ALGORITHM set) none
- * reads either: the forced algorithms run as asked. */
+ * reads either: the forced algorithms run as asked. Under
+ * TERN_COLL_PAIR_GET=auto the read follows tern_single_copy_pays: with
+ * TERN_CMA_PAYS_PCT at its top it pays, every call from the threshold
+ * reads as under on; with the argument "never" (TERN_CMA_PAYS_PCT=0)
+ * none does. */
 #include "../mpi/mtest.h"
 #include "../mpit/mpit_util.h"
 
@@ -93,7 +97,8 @@ static int exchange(MPI_Comm comm, int a2a, size_t n, int strided, int inplace, 
 int main(int argc, char **argv)
 {
     int nocma = argc > 1 && strcmp(argv[1], "nocma") == 0;
-    int no_reads = nocma || (argc > 1 && strcmp(argv[1], "forced") == 0);
+    int no_reads = nocma || (argc > 1 && (strcmp(argv[1], "forced") == 0 ||
+                                          strcmp(argv[1], "never") == 0));
     if (nocma)
         setenv("TERN_SHM_CMA", "off", 1);
     mtest_init(&argc, &argv);

@@ -10,8 +10,8 @@
  * 128 KB an exchange takes TERN_SHM_EXCHANGE_PATH: under get the first of
  * the two receivers to match (its own send still under way) reads by get,
  * under stream (the default) it streams; windows of exchanges run under
- * each, every byte checked. Under auto with TERN_SHM_EXCHANGE_MBS above
- * any copy rate, 1.2 s of windows take both paths (get, and the stream's
+ * each, every byte checked. Under auto with TERN_CMA_PAYS_PCT so high
+ * that the read always pays, 1.2 s of windows take both paths (get, and the stream's
  * probes every 0.5 s), every byte checked. Run at 2
  * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
  * whatever the knob). */
@@ -172,10 +172,10 @@ int main(int argc, char **argv)
     exchange_windows(peer);
     mtest_end();
 
-    /* auto with a threshold no copy reaches: the exchanges stream until a
+    /* auto with the read paying always: the exchanges stream until a
      * rank's rate is known, go by get from then on, and stream the
      * periodic probes; every byte checked. */
-    if (getenv("TERN_SHM_EXCHANGE_MBS") && xknob && strcmp(xknob, "auto") == 0) {
+    if (getenv("TERN_CMA_PAYS_PCT") && xknob && strcmp(xknob, "auto") == 0) {
         mtest_begin("exchange path auto, both ways");
         get0 = rd(gets), stream0 = rd(streams);
         exchange_windows_for(peer, 1.2);

@@ -15,7 +15,7 @@
  * bytes published, their address, and "done" (0 until this rank read the
  * other's bytes; then the sequence). pair_line.c's count sits at LEN too. */
 enum { SEQ = 0, LEN = 8, ADDR = 16, DONE = 24 };
-/* Under auto, the ranks agree whether copies are slow every this many
+/* Under auto, the ranks agree whether the read pays every this many
  * calls that could take the read (one line exchange). */
 enum { AGREE_EVERY = 64 };
 /* The pid of rank q sits in its enter line, after the flag (shm_region.c). */
@@ -47,8 +47,8 @@ static tern_status_t wait_word(tern_shm_region_t *reg, const char *his, int off,
 }
 
 /* Whether this pair takes the read for this call: CMA probed both ways at
- * the first call, copies' slowness agreed every AGREE_EVERY calls under
- * auto. Both ranks run the same swaps at the same calls. */
+ * the first call, whether the read pays agreed every AGREE_EVERY calls
+ * under auto. Both ranks run the same swaps at the same calls. */
 static tern_status_t agree(tern_shm_region_t *reg, int want_auto, int *take)
 {
     tern_status_t st;
@@ -73,13 +73,13 @@ static tern_status_t agree(tern_shm_region_t *reg, int want_auto, int *take)
         return TERN_OK;
     }
     if (reg->get_calls++ % AGREE_EVERY == 0) {
-        uint64_t slow[2] = {(uint64_t)tern_copies_slow(), 0};
-        st = tern_pair_line_swap(reg, &slow[0], sizeof slow[0], &slow[1]);
+        uint64_t pays[2] = {(uint64_t)tern_single_copy_pays(tern_copy_rate_gbs()), 0};
+        st = tern_pair_line_swap(reg, &pays[0], sizeof pays[0], &pays[1]);
         if (st != TERN_OK)
             return st;
-        reg->get_slow = slow[0] && slow[1];
+        reg->get_pays = pays[0] && pays[1];
     }
-    *take = reg->get_slow;
+    *take = reg->get_pays;
     return TERN_OK;
 }
 

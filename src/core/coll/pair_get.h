@@ -6,17 +6,19 @@
  * other's, so neither send buffer is released while the other reads it.
  * The slots' path copies every byte twice (into a slot, out of it); the
  * read copies once but pins pages (several us), so it pays where copies
- * are slow (the VM's memory-bound state, docs/performance.md row cma2).
+ * are slow and the read is not (the VM's memory-bound state,
+ * docs/performance.md row cma2), and loses where the read is slow too.
  *
  * Both ranks take it for the same calls: the decision is the block's byte
  * count, TERN_COLL_PAIR_GET and TERN_<COLL>_ALGORITHM (none forced; both
  * the same on every rank) and what the two agreed through the line: at
  * the first such call whether each may read the other (CMA permitted),
- * and under auto, every 64 such calls, whether both find copies slow
- * (base/copy_rate.h). coll.c calls it with the
- * views (a rank with a non-contiguous type packs and unpacks around it),
- * coll_pair.c with the user's contiguous buffers; both after the call's
- * collective tag, so the region's creation takes the same tags on both. */
+ * and under auto, every 64 such calls, whether the read pays for both
+ * against two memcpys (tern_single_copy_pays, base/copy_rate.h). coll.c
+ * calls it with the views (a rank with a non-contiguous type packs and
+ * unpacks around it), coll_pair.c with the user's contiguous buffers;
+ * both after the call's collective tag, so the region's creation takes
+ * the same tags on both. */
 #ifndef TERN_CORE_COLL_PAIR_GET_H
 #define TERN_CORE_COLL_PAIR_GET_H
 

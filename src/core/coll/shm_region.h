@@ -109,7 +109,7 @@ typedef struct tern_shm_region {
     uint64_t xseq;       /* line exchanges run on this lane so far (pair_line.h) */
     int xline_on;        /* TERN_COLL_PAIR_LINE, read at creation */
     int get_cma;         /* pair_get.c: 0 not probed yet, 1 both ranks may CMA-read, -1 not */
-    int get_slow;        /* pair_get.c: both ranks found copies slow at the last agreement */
+    int get_pays;        /* pair_get.c: the read paid for both ranks at the last agreement */
     uint64_t get_calls;  /* pair_get.c: calls that asked for the read under auto */
     uint64_t chunks;     /* bcast chunks run on this lane so far */
     uint64_t cell_step[TERN_SHM_BCAST_MAX_CELLS]; /* the step that last used cell i */

@@ -3,6 +3,7 @@
 #include "core/pt2pt/p2p_queue.h"
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/copy_rate.h"
 #include "base/log.h"
 
 #include <stdlib.h>
@@ -73,7 +74,6 @@ struct tern_rndv_path {
     double measure_s;
     int mid_get;
     int exchange;      /* the transport's get_exchange (0, 1, 2: auto) */
-    double exchange_gbs; /* auto: its get_exchange_mbs in GB/s */
     double auto_s;     /* auto: when the choice changed or a probe began */
     int auto_get;      /* auto: the choice (0 stream, 1 get) */
     int probe_left;    /* auto: exchange receives the probe still streams */
@@ -161,7 +161,6 @@ static int start_measuring(tern_peer_t *peer, int p)
     m->measure_s = 1e-3 * (double)a.get_measure_ms;
     m->mid_get = a.get_mid != 0;
     m->exchange = a.get_exchange;
-    m->exchange_gbs = 1e-3 * (double)a.get_exchange_mbs;
     m->auto_s = 0;
     m->auto_get = 0;
     m->probe_left = 0;
@@ -172,12 +171,13 @@ static int start_measuring(tern_peer_t *peer, int p)
     return 1;
 }
 
-/* TERN_SHM_EXCHANGE_PATH=auto, an exchange's receive: the get while this
- * rank's own copies into the bulk channel to the peer (its stream's
- * sender side, timed per chunk) run under the threshold. Each rank reads
- * its own incoming data, so the two decide apart; neither compares the
- * two paths' timings (both timed against each other, a stream stalls
- * while the other rank reads by get: row bibw6 in docs/performance.md). */
+/* TERN_SHM_EXCHANGE_PATH=auto, an exchange's receive: the get while one
+ * CMA read pays against two copies at this rank's own rate into the bulk
+ * channel to the peer (its stream's sender side, timed per chunk;
+ * tern_single_copy_pays). Each rank reads its own incoming data, so the
+ * two decide apart; neither times the two paths against each other (a
+ * stream stalls while the other rank reads by get: row bibw6 in
+ * docs/performance.md). */
 static int exchange_auto(struct tern_rndv_path *m, int src, double t)
 {
     if (m->probe_left) {
@@ -185,10 +185,10 @@ static int exchange_auto(struct tern_rndv_path *m, int src, double t)
         return 0;
     }
     double gbs = tern_p2p_bulk_gbs(src);
-    int get = gbs > 0 && gbs < m->exchange_gbs, tick = t - m->auto_s > PROBE_S;
+    int get = tern_single_copy_pays(gbs), tick = t - m->auto_s > PROBE_S;
     if (get != m->auto_get || tick) {
-        tern_debug("exchange with rank %d: %s (own stream copies at %.2f GB/s)", src,
-                   get ? "get" : "stream", gbs);
+        tern_debug("exchange with rank %d: %s (own stream copies at %.2f GB/s, CMA read %.2f)",
+                   src, get ? "get" : "stream", gbs, tern_cma_rate_gbs());
         m->auto_s = t;
         if (get && m->auto_get) { /* a probe */
             m->probe_left = PROBE_MSGS - 1;

@@ -714,7 +714,6 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
         .get_exchange = tern_knob_is(TERN_KNOB_SHM_EXCHANGE_PATH, "get")    ? 1
                         : tern_knob_is(TERN_KNOB_SHM_EXCHANGE_PATH, "auto") ? 2
                                                                              : 0,
-        .get_exchange_mbs = (unsigned)tern_knob_count(TERN_KNOB_SHM_EXCHANGE_MBS),
         .coop_split = (unsigned)tern_knob_count(TERN_KNOB_SHM_COOP_SPLIT),
         .cma_declined = !tern_knob_bool_or(TERN_KNOB_SHM_CMA, true),
     };
