@@ -9,7 +9,7 @@
  * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. From
  * 128 KB an exchange takes TERN_SHM_EXCHANGE_PATH: under get the first of
  * the two receivers to match (its own send still under way) reads by get,
- * under stream (the default) it streams; windows of exchanges run under
+ * under stream (this test's base run) it streams; windows of exchanges run under
  * each, every byte checked. Under auto with TERN_CMA_PAYS_PCT so high
  * that the read always pays, 1.2 s of windows take both paths (get, and the stream's
  * probes every 0.5 s), every byte checked. Run at 2
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 
     mtest_begin("exchange path");
     const char *xknob = getenv("TERN_SHM_EXCHANGE_PATH");
-    int x_get = xknob && strcmp(xknob, "get") == 0, x_stream = !xknob || strcmp(xknob, "stream") == 0;
+    int x_get = xknob && strcmp(xknob, "get") == 0, x_stream = xknob && strcmp(xknob, "stream") == 0;
     get0 = rd(gets), stream0 = rd(streams);
     for (int round = 0; round < NX; round++)
         exchange(peer, XSIZE, sbuf, rbuf);

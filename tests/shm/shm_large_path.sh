@@ -140,8 +140,8 @@ fi
 # get fails, unless as many ranks' clean ping-pong at 256 KB chose
 # the get above (then the exchange's clean runs can say the same).
 pingpong_get=${pingpong_get:-0}
-if TERN_SHM_LARGE_PATH=measure TERN_SHM_MEASURE_MS=3600000 TERN_LOG_LEVEL=3 "$mpiexec" -n 2 "$bibw" \
-        -m 256K:256K -i 60 -x 2 >"$out" 2>&1; then
+if TERN_SHM_LARGE_PATH=measure TERN_SHM_EXCHANGE_PATH=stream TERN_SHM_MEASURE_MS=3600000 TERN_LOG_LEVEL=3 \
+        "$mpiexec" -n 2 "$bibw" -m 256K:256K -i 60 -x 2 >"$out" 2>&1; then
     n=$(grep -c "rendezvous from rank [01], 262144-524287 bytes: get (" "$out")
     if [ "$n" -eq 0 ]; then
         echo "ok: TERN_SHM_LARGE_PATH=measure, exchange: no rank chose the get"

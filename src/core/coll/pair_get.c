@@ -3,6 +3,7 @@
 #include "base/cma.h"
 #include "base/config.h"
 #include "base/copy_rate.h"
+#include "base/log.h"
 #include "base/pvars.h"
 #include "core/coll/coll_util.h"
 #include "core/coll/pair_line.h"
@@ -77,6 +78,10 @@ static tern_status_t agree(tern_shm_region_t *reg, int want_auto, int *take)
         st = tern_pair_line_swap(reg, &pays[0], sizeof pays[0], &pays[1]);
         if (st != TERN_OK)
             return st;
+        if (reg->get_pays != (pays[0] && pays[1]))
+            tern_debug("2-rank pair read: %s (copy %.1f GB/s, CMA read %.1f; the other %s)",
+                       pays[0] && pays[1] ? "on" : "off", tern_copy_rate_gbs(),
+                       tern_cma_rate_gbs(), pays[1] ? "pays" : "does not pay");
         reg->get_pays = pays[0] && pays[1];
     }
     *take = reg->get_pays;

@@ -172,8 +172,8 @@ static int start_measuring(tern_peer_t *peer, int p)
 }
 
 /* TERN_SHM_EXCHANGE_PATH=auto, an exchange's receive: the get while one
- * CMA read pays against two copies at this rank's own rate into the bulk
- * channel to the peer (its stream's sender side, timed per chunk;
+ * CMA read pays against the stream, by this rank's own copy rate into the
+ * bulk channel to the peer (its stream's sender side, timed per chunk;
  * tern_single_copy_pays). Each rank reads its own incoming data, so the
  * two decide apart; neither times the two paths against each other (a
  * stream stalls while the other rank reads by get: row bibw6 in
@@ -184,8 +184,12 @@ static int exchange_auto(struct tern_rndv_path *m, int src, double t)
         m->probe_left--;
         return 0;
     }
+    /* The stream's cost per byte is about its timed copy in alone: the
+     * copy out reads lines the peer just wrote, at ~2x (stream bibw 13-15
+     * GB/s a direction against copies in at 14-30, row pays), so the read
+     * must beat one copy at gbs, two at twice it. */
     double gbs = tern_p2p_bulk_gbs(src);
-    int get = tern_single_copy_pays(gbs), tick = t - m->auto_s > PROBE_S;
+    int get = tern_single_copy_pays(2 * gbs), tick = t - m->auto_s > PROBE_S;
     if (get != m->auto_get || tick) {
         tern_debug("exchange with rank %d: %s (own stream copies at %.2f GB/s, CMA read %.2f)",
                    src, get ? "get" : "stream", gbs, tern_cma_rate_gbs());
