@@ -1,5 +1,5 @@
-/* The floor of a 2-rank allgather (issue 29, branch ag64c; not built, not
- * part of Tern). Two processes pinned to cores 0 and 1, slots in a shared
+/* The floor of a 2-rank allgather (issue 29, branch ag64c; not part of
+ * Tern: CMake builds it as bench/ag64c-model so it stays compilable). Two processes pinned to cores 0 and 1, slots in a shared
  * mapping, Tern's scheme (copy in, enter, own block, wait, copy out, leave;
  * slot n % 2, places from 16 KB, lockstep at 32-64 KB) beside the floors
  * and the levers, variants interleaved in each round:
@@ -15,7 +15,9 @@
  *         the slot, clflushopt / cldemote of the slot's lines.
  * Build: cc -O2 -o model ag64c-model.c; run: chrt -r 1 ./model BYTES ROUNDS
  * ITERS; prints per variant the mean of the two ranks' median us a call. */
+#ifndef _GNU_SOURCE /* CMake's build defines it */
 #define _GNU_SOURCE
+#endif
 #include <emmintrin.h>
 #include <sched.h>
 #include <stdint.h>
