@@ -1,8 +1,9 @@
 /* The floor of a 2-rank allgather (issue 29, branch ag64c; not part of
- * Tern: CMake builds it as bench/ag64c-model so it stays compilable). Two processes pinned to cores 0 and 1, slots in a shared
- * mapping, Tern's scheme (copy in, enter, own block, wait, copy out, leave;
- * slot n % 2, places from 16 KB, lockstep at 32-64 KB) beside the floors
- * and the levers, variants interleaved in each round:
+ * Tern: CMake builds it as bench/ag64c-model so it stays compilable).
+ * Two processes pinned to cores 0 and 1, slots in a shared mapping,
+ * Tern's scheme (copy in, enter, own block, wait, copy out, leave; slot
+ * n % 2, places from 16 KB, lockstep at 32-64 KB) beside the floors and
+ * the levers, variants interleaved in each round:
  *   a_*   the real case: the copy out reads lines the other core just wrote
  *         (a_loop back to back as tern-bench; a_bar each call alone);
  *   b_bar the copy in's lines already owned by the writer (written once

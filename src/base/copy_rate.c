@@ -58,9 +58,9 @@ double tern_cma_rate_gbs(void)
     return cma_gbs;
 }
 
-int tern_single_copy_pays(double two_copy_gbs)
+int tern_single_copy_pays(double copy_gbs)
 {
     /* The read's time n / cma under pct% of the copies' 2 n / copy. */
     double pct = (double)tern_knob_count(TERN_KNOB_CMA_PAYS_PCT);
-    return two_copy_gbs > 0 && two_copy_gbs < 2e-2 * pct * tern_cma_rate_gbs();
+    return copy_gbs > 0 && copy_gbs < 2e-2 * pct * tern_cma_rate_gbs();
 }

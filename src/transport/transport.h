@@ -192,9 +192,9 @@ typedef struct {
     int get_mid;
     /* From get_measure_min, a rendezvous received while one of ours to the
      * peer is under way (an exchange): 0 the stream, untimed; 1 the get;
-     * 2 the get while one CMA read pays against two copies at the rank's
-     * own stream rate into the bulk channel to the peer
-     * (tern_single_copy_pays), else the stream. */
+     * 2 the get while one CMA read beats one copy at the rank's own
+     * stream rate into the bulk channel to the peer
+     * (tern_single_copy_pays at twice that rate), else the stream. */
     int get_exchange;
     /* Percent of a rendezvous served by get whose tail the sender puts
      * while the receiver gets the head (core/pt2pt/p2p_coop.c); 0: off. */

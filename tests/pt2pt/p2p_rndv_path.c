@@ -9,11 +9,11 @@
  * counters tern_p2p_rndv_get and tern_p2p_rndv_stream say which. From
  * 128 KB an exchange takes TERN_SHM_EXCHANGE_PATH: under get the first of
  * the two receivers to match (its own send still under way) reads by get,
- * under stream (this test's base run) it streams; windows of exchanges run under
- * each, every byte checked. Under auto with TERN_CMA_PAYS_PCT so high
- * that the read always pays, 1.2 s of windows take both paths (get, and the stream's
- * probes every 0.5 s), every byte checked. Run at 2
- * ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
+ * under stream (this test's base run) it streams; windows of exchanges
+ * run under each, every byte checked. Under auto with TERN_CMA_PAYS_PCT
+ * so high that the read always pays, 1.2 s of windows take both paths
+ * (get, and the stream's probes every 0.5 s), every byte checked. Run at
+ * 2 ranks on at least 2 cores (oversubscribed ranks read by CMA from 32 KB
  * whatever the knob). */
 #include "../mpit/mpit_util.h"
 
