@@ -13,6 +13,7 @@ enum { COPY_BYTES = 64 * 1024, COPY_TRIES = 3 };
 
 static double last_s = -1e9, copy_gbs = 1e9, cma_gbs;
 static char *buf; /* source then destination, allocated at the first timing */
+static int cma_refused; /* a kernel that refuses CMA once refuses it for good */
 
 /* The best of tries: a preempted try is slower, never faster. */
 static double best_gbs(int cma)
@@ -43,7 +44,8 @@ static void time_both(void)
         return;
     memset(buf, 1, 2 * (size_t)COPY_BYTES); /* the first call faults both halves in */
     copy_gbs = best_gbs(0);
-    cma_gbs = best_gbs(1);
+    if (!cma_refused)
+        cma_refused = (cma_gbs = best_gbs(1)) == 0;
 }
 
 double tern_copy_rate_gbs(void)
