@@ -8,6 +8,7 @@
 #include "core/runtime/runtime.h"
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/copy_store.h"
 #include "base/log.h"
 #include "base/pvars.h"
 
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
-#include <emmintrin.h>
 #include <x86intrin.h>
 #endif
 
@@ -150,70 +150,25 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n)
     return pack_scratch;
 }
 
-/* Copies n bytes into shared memory with non-temporal stores (SSE2
- * streaming stores past the caches, 64 bytes per step; the unaligned head
- * and the tail by memcpy), then a store fence, so the commit's release
- * store that publishes them comes after them. A plain store first reads
- * the line it writes (and takes it from the reader's cache, which still
- * holds it from the last lap), and the reader then pulls each line out of
- * the writer's cache; streamed lines go to memory, where the reader's
- * prefetcher finds them: 1.3x the pipeline's bandwidth and half its
- * ping-pong time here (docs/performance.md). memcpy where SSE2 is absent. */
-static void copy_nt(void *dst, const void *src, size_t n)
-{
-#if defined(__SSE2__)
-    char *d = dst;
-    const char *s = src;
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (head > n)
-        head = n;
-    memcpy(d, s, head);
-    d += head, s += head, n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-        _mm_stream_si128((__m128i *)d, a);
-        _mm_stream_si128((__m128i *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(d + 48), e);
-    }
-    memcpy(d, s, n);
-    _mm_sfence();
-#else
-    memcpy(dst, src, n);
-#endif
-}
-
 /* Copies one chunk of a contiguous message into the bulk channel, with
- * streaming or plain stores (the transport's bulk_nt_always, else timed).
- * Which is faster depends on how far apart the two cores are, and a VM's
- * host moves them (on the 2-vCPU VM, within one run): near, the receiver
- * reads plain-stored lines straight from the sender's cache (20-25 GB/s
- * through the pipeline) while streamed lines go through memory (9 GB/s);
- * far, every plain-stored line costs a slow cross-core invalidation first
- * (5-8 GB/s) and streaming wins (10-12).
- * Under auto the sender times its own copy (the time stamp counter, a few
- * cycles against the microseconds of a chunk) and keeps the faster per
- * byte, copying every 64th chunk the other way so that both estimates
- * follow the machine; a sample is capped at 4x the estimate, so a chunk
- * the rank was descheduled in moves it little. The sender's own time sees
- * the far cores' invalidations but not the receiver's reads, so it leans
- * to streaming where the two are close (docs/performance.md). */
+ * streaming or plain stores (the transport's bulk_nt_always, else chosen
+ * by the sender's own timing per peer, base/copy_store.h). A plain store
+ * first takes its line back from the reader's cache, which still holds it
+ * from the last lap, and the reader then pulls each line out of the
+ * writer's cache; streamed lines go to memory, where the reader's
+ * prefetcher finds them. Which is faster depends on how far apart the two
+ * cores are, and a VM's host moves them (on the 2-vCPU VM, within one
+ * run): near, the receiver reads plain-stored lines straight from the
+ * sender's cache (20-25 GB/s through the pipeline) while streamed lines go
+ * through memory (9 GB/s); far, every plain-stored line costs a slow
+ * cross-core invalidation first (5-8 GB/s) and streaming wins (10-12).
+ * The sender's own time sees the far cores' invalidations but not the
+ * receiver's reads, so it leans to streaming where the two are close
+ * (docs/performance.md). */
 #if defined(__SSE2__)
-#define BULK_EXPLORE_MASK 63u
-#define BULK_SAMPLE_MIN (16u << 10)
-/* Per peer (by world rank, grown on demand): the sender's cycles per KB
- * with plain [0] and streaming [1] stores, smoothed (0: not yet timed),
- * chunks timed, and whether plain stores are the faster (0 at first:
- * streaming, the measured default of the VM's slow mode). */
-typedef struct {
-    uint32_t cost[2];
-    uint32_t chunks;
-    int plain;
-} bulk_choice_t;
-static bulk_choice_t *bulk_choices;
+/* Per peer (by world rank, grown on demand); streaming first, the
+ * measured default of the VM's slow mode. */
+static tern_store_choice_t *bulk_choices;
 static size_t bulk_choices_len;
 /* The time stamp counter and the clock at the first timed chunk: their
  * ratio since converts cycles to ns (tern_p2p_bulk_gbs). */
@@ -221,14 +176,14 @@ static uint64_t bulk_tsc0;
 static double bulk_clock0, bulk_ghz;
 
 /* NULL when out of memory (the caller then streams). */
-static bulk_choice_t *bulk_choice(int peer_world)
+static tern_store_choice_t *bulk_choice(int peer_world)
 {
     size_t i = (size_t)peer_world;
     if (i >= bulk_choices_len) {
         size_t len = bulk_choices_len ? bulk_choices_len : 16;
         while (len <= i)
             len *= 2;
-        bulk_choice_t *p = realloc(bulk_choices, len * sizeof *p);
+        tern_store_choice_t *p = realloc(bulk_choices, len * sizeof *p);
         if (p == NULL)
             return NULL;
         memset(p + bulk_choices_len, 0, (len - bulk_choices_len) * sizeof *p);
@@ -241,49 +196,21 @@ static bulk_choice_t *bulk_choice(int peer_world)
 
 void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 {
-#if defined(__SSE2__)
     tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
-    if (tern_rt.peers[peer_world].bulk_nt_always) {
-        copy_nt(dst, src, n);
+#if defined(__SSE2__)
+    tern_store_choice_t *ch;
+    if (tern_rt.peers[peer_world].bulk_nt_always || (ch = bulk_choice(peer_world)) == NULL) {
+        tern_copy_nt(dst, src, n);
         return;
     }
-    bulk_choice_t *ch = bulk_choice(peer_world);
-    if (ch == NULL) {
-        copy_nt(dst, src, n);
-        return;
-    }
-    int plain = ch->plain;
-    if (n < BULK_SAMPLE_MIN) { /* a message's short tail: not worth a sample */
-        if (plain)
-            memcpy(dst, src, n);
-        else
-            copy_nt(dst, src, n);
-        return;
-    }
-    if ((++ch->chunks & BULK_EXPLORE_MASK) == 0)
-        plain = !plain;
-    uint64_t t0 = __rdtsc();
-    if (__builtin_expect(bulk_tsc0 == 0, 0)) {
-        bulk_tsc0 = t0;
+    if (__builtin_expect(bulk_tsc0 == 0, 0) && n >= TERN_STORE_SAMPLE_MIN) {
+        bulk_tsc0 = __rdtsc();
         bulk_clock0 = tern_clock_s();
     }
-    if (plain)
-        memcpy(dst, src, n);
-    else
-        copy_nt(dst, src, n);
-    uint64_t c = (__rdtsc() - t0) * 1024 / n + 1;
-    uint32_t *est = &ch->cost[!plain];
-    if (*est && c > 4 * (uint64_t)*est)
-        c = 4 * (uint64_t)*est;
-    if (*est)
-        c = (3 * (uint64_t)*est + c) / 4;
-    *est = c > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)c;
-    if (ch->cost[0] && ch->cost[1])
-        ch->plain = ch->cost[0] < ch->cost[1];
+    tern_copy_chosen(ch, dst, src, n, SIZE_MAX);
 #else
     (void)peer_world;
-    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
-    copy_nt(dst, src, n); /* memcpy here */
+    tern_copy_nt(dst, src, n); /* memcpy here */
 #endif
 }
 
@@ -292,8 +219,7 @@ double tern_p2p_bulk_gbs(int peer_world)
 #if defined(__SSE2__)
     if ((size_t)peer_world >= bulk_choices_len || !bulk_tsc0)
         return 0;
-    const bulk_choice_t *ch = &bulk_choices[peer_world];
-    uint32_t cost = ch->cost[!ch->plain]; /* cycles per KB of the store in use */
+    uint32_t cost = tern_store_choice_cost(&bulk_choices[peer_world]);
     if (!cost)
         return 0;
     if (!bulk_ghz) { /* calibrated once 1 ms of both has passed */

@@ -1,6 +1,7 @@
 /* Direct access to shared window memory (rma_shm.h). */
 #include "core/rma/rma_shm.h"
 #include "base/copy_movsb.h"
+#include "base/copy_store.h"
 #include "base/log.h"
 #include "core/coll/coll.h"
 #include "core/pt2pt/progress.h"
@@ -250,6 +251,33 @@ static inline contig_span_t contig_type(MPI_Datatype dt)
     return contig_described(dt);
 }
 
+/* A direct put's or get's copy: from rma_nt_min bytes by the stores this
+ * thread's copies of that direction and size class found faster
+ * (base/copy_store.h). A window of large puts into window memory that is
+ * not in the cache loses a third of its time to plain stores reading each
+ * line first, where a destination in the cache wants them; which one a
+ * program has depends on the size (one 4 MB buffer put again and again
+ * fits the cache, 64 of them do not), so each power of two from 256 KB
+ * keeps its own estimates (docs/performance.md row rmant). Per thread:
+ * under MPI_THREAD_MULTIPLE direct puts and gets take no lock. */
+#define NT_CLASSES 8 /* 256 KB, 512 KB, ..., 32 MB and up */
+static void direct_copy(int get, void *dst, const void *src, size_t n)
+{
+    static _Thread_local tern_store_choice_t
+        choice[2][NT_CLASSES] __attribute__((tls_model("initial-exec")));
+    if (n < tern_rt.rma_nt_min) {
+        tern_copy_large(dst, src, n, tern_rt.rma_movsb_min);
+        return;
+    }
+    if (tern_rt.rma_nt_always) {
+        tern_copy_nt(dst, src, n);
+        return;
+    }
+    int cls = 63 - __builtin_clzll((unsigned long long)n) - 18;
+    cls = cls < 0 ? 0 : cls >= NT_CLASSES ? NT_CLASSES - 1 : cls;
+    tern_copy_chosen(&choice[get][cls], dst, src, n, tern_rt.rma_movsb_min);
+}
+
 int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
                       int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
 {
@@ -276,9 +304,9 @@ int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MP
     char *mem = (char *)w->shm + w->shm_offsets[target] + off;
     char *buf = (char *)origin + o.true_lb;
     if (get)
-        tern_copy_large(buf, mem, (size_t)bytes, tern_rt.rma_movsb_min);
+        direct_copy(1, buf, mem, (size_t)bytes);
     else
-        tern_copy_large(mem, buf, (size_t)bytes, tern_rt.rma_movsb_min);
+        direct_copy(0, mem, buf, (size_t)bytes);
     atomic_thread_fence(memory_order_release);
     return 1;
 }

@@ -337,6 +337,9 @@ tern_status_t tern_runtime_start(tern_am_handler_fn am_handler, tern_peer_failed
     tern_rt.eager_vec_min = vec_on ? vec_min : SIZE_MAX; /* SIZE_MAX: never */
     tern_rt.eager_vec_span = vec_on ? vec_max - vec_min : 0;
     tern_rt.rma_movsb_min = tern_knob_size(TERN_KNOB_RMA_MOVSB_MIN);
+    tern_rt.rma_nt_min =
+        tern_knob_is(TERN_KNOB_RMA_NT, "off") ? SIZE_MAX : tern_knob_size(TERN_KNOB_RMA_NT_MIN);
+    tern_rt.rma_nt_always = tern_knob_is(TERN_KNOB_RMA_NT, "on");
     tern_rt.eager_big_part = tern_knob_size(TERN_KNOB_P2P_EAGER_BIG_PART);
     tern_rt.node_oversubscribed = tern_rt.local_size > sysconf(_SC_NPROCESSORS_ONLN);
     tern_rt.spin_limit =

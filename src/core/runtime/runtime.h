@@ -124,6 +124,11 @@ typedef struct {
     /* Direct puts and gets from this size copy by `rep movsb`
      * (base/copy_movsb.h; TERN_RMA_MOVSB_MIN). */
     size_t rma_movsb_min;
+    /* Direct puts and gets from rma_nt_min bytes choose their stores
+     * (base/copy_store.h; TERN_RMA_NT_MIN, SIZE_MAX under TERN_RMA_NT=off),
+     * streaming always under rma_nt_always (TERN_RMA_NT=on). */
+    size_t rma_nt_min;
+    int rma_nt_always;
     /* Eager messages through a transport's large ordered messages above
      * this go in parts (TERN_P2P_EAGER_BIG_PART; 0: never). Here, not per
      * peer: a larger tern_peer_t costs every message an instruction to

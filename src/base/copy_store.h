@@ -1,0 +1,46 @@
+/* Large copies whose stores are chosen by timing. A plain store first
+ * reads its line for ownership (from memory, or from the core that holds
+ * it) and leaves it in this core's cache; an SSE2 streaming store writes
+ * whole lines to memory without reading them. Which is faster depends on
+ * where the destination's lines are and on the host's state, which a VM
+ * does not keep: the bulk channel's chunks, whose reader is another core,
+ * moved 20-25 GB/s plain against 9 streamed with the two cores near, 5-8
+ * against 10-12 far; a window of 1 MB puts into 64 MB of window memory
+ * 7-9 GB/s plain against 11-14 streamed (docs/performance.md, rows bulk NT and
+ * rmant). So the copier times its own copies both ways and keeps the
+ * faster per byte (each kind is timed once first, then every 64th copy
+ * takes the other kind, so that both estimates follow the machine). The copier's own time sees what its
+ * stores cost it, not what they cost a later reader. */
+#ifndef TERN_BASE_COPY_STORE_H
+#define TERN_BASE_COPY_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One copier's estimates (zero-initialised: streaming first, nothing
+ * timed). Not shared between threads. */
+typedef struct tern_store_choice {
+    uint32_t cost[2]; /* cycles per KB, smoothed: plain [0], streaming [1]; 0: not yet */
+    uint32_t copies;  /* timed copies since both kinds were timed */
+    int plain;        /* plain stores are the faster */
+} tern_store_choice_t;
+
+/* Copies shorter than this are not timed (a message's tail, a small put):
+ * they take the current choice. */
+#define TERN_STORE_SAMPLE_MIN ((size_t)16 << 10)
+
+/* n bytes by streaming stores (the unaligned head and the tail by memcpy),
+ * then a store fence, so that a release store after it publishes them;
+ * memcpy where SSE2 is absent. */
+void tern_copy_nt(void *dst, const void *src, size_t n);
+
+/* n bytes by the stores ch finds faster, timing the copy; the plain copy
+ * is tern_copy_large(dst, src, n, movsb_min) (base/copy_movsb.h; SIZE_MAX:
+ * memcpy). Returns 1 when it streamed. Without SSE2: the plain copy. */
+int tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t n,
+                     size_t movsb_min);
+
+/* Cycles per KB of the stores ch uses now; 0 while they are not timed. */
+uint32_t tern_store_choice_cost(const tern_store_choice_t *ch);
+
+#endif
