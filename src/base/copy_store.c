@@ -38,8 +38,8 @@ void tern_copy_nt(void *dst, const void *src, size_t n)
 #endif
 }
 
-int tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t n,
-                     size_t movsb_min)
+void tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t n,
+                      size_t movsb_min)
 {
 #if defined(__SSE2__)
     int plain = ch->plain;
@@ -48,7 +48,7 @@ int tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t
             tern_copy_large(dst, src, n, movsb_min);
         else
             tern_copy_nt(dst, src, n);
-        return !plain;
+        return;
     }
     if (!ch->cost[0] || !ch->cost[1])
         plain = ch->cost[1] != 0; /* each kind timed once first: streaming, then plain */
@@ -70,11 +70,9 @@ int tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t
     *est = c > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)c;
     if (ch->cost[0] && ch->cost[1])
         ch->plain = ch->cost[0] < ch->cost[1];
-    return !plain;
 #else
     (void)ch;
     tern_copy_large(dst, src, n, movsb_min);
-    return 0;
 #endif
 }
 

@@ -6,11 +6,11 @@
  * does not keep: the bulk channel's chunks, whose reader is another core,
  * moved 20-25 GB/s plain against 9 streamed with the two cores near, 5-8
  * against 10-12 far; a window of 1 MB puts into 64 MB of window memory
- * 7-9 GB/s plain against 11-14 streamed (docs/performance.md, rows bulk NT and
- * rmant). So the copier times its own copies both ways and keeps the
- * faster per byte (each kind is timed once first, then every 64th copy
- * takes the other kind, so that both estimates follow the machine). The copier's own time sees what its
- * stores cost it, not what they cost a later reader. */
+ * 7-9 GB/s plain against 11-14 streamed (docs/performance.md, rows bulk
+ * NT and rmant). So the copier times its own copies both ways and keeps
+ * the faster per byte: each kind once first, then every 64th copy the
+ * other kind, so that both estimates follow the machine. The copier's own
+ * time sees what its stores cost it, not what they cost a later reader. */
 #ifndef TERN_BASE_COPY_STORE_H
 #define TERN_BASE_COPY_STORE_H
 
@@ -36,9 +36,9 @@ void tern_copy_nt(void *dst, const void *src, size_t n);
 
 /* n bytes by the stores ch finds faster, timing the copy; the plain copy
  * is tern_copy_large(dst, src, n, movsb_min) (base/copy_movsb.h; SIZE_MAX:
- * memcpy). Returns 1 when it streamed. Without SSE2: the plain copy. */
-int tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t n,
-                     size_t movsb_min);
+ * memcpy). Without SSE2: the plain copy. */
+void tern_copy_chosen(tern_store_choice_t *ch, void *dst, const void *src, size_t n,
+                      size_t movsb_min);
 
 /* Cycles per KB of the stores ch uses now; 0 while they are not timed. */
 uint32_t tern_store_choice_cost(const tern_store_choice_t *ch);
