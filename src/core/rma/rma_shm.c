@@ -263,8 +263,9 @@ static inline contig_span_t contig_type(MPI_Datatype dt)
 #define NT_CLASSES 8 /* 256 KB, 512 KB, ..., 32 MB and up */
 static void direct_copy(int get, void *dst, const void *src, size_t n)
 {
-    static _Thread_local tern_store_choice_t
-        choice[2][NT_CLASSES] __attribute__((tls_model("initial-exec")));
+    /* The default TLS model: 256 bytes of initial-exec TLS would come out
+     * of the static TLS that a dlopen'ed libmpi (mpi4py) may take. */
+    static _Thread_local tern_store_choice_t choice[2][NT_CLASSES];
     if (n < tern_rt.rma_nt_min) {
         tern_copy_large(dst, src, n, tern_rt.rma_movsb_min);
         return;
