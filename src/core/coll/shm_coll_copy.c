@@ -3,11 +3,10 @@
  * (shm_run.h; the state machine that calls them is shm_coll.c). */
 #include "core/coll/shm_run.h"
 
+#include "base/copy_store.h"
+
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* A 2-rank allgather's, alltoall's or allreduce's step of PLACE_MIN bytes
  * or more moves over its slot: slot n % 2 is cut into as many places of a
@@ -49,29 +48,15 @@ size_t tern_shm_run_place(const run_t *r)
  * bcast still went through the slots, in the VM's far-cores mode; bcast
  * now has its ring of small cells and plain stores, and allgather and
  * alltoall copy in with plain stores: block_copy_in). The sfence orders
- * them before the enter flag's release store. Elsewhere, below that size,
- * without SSE2 or at an unaligned slot offset: memcpy. */
+ * them before the enter flag's release store (tern_copy_nt, base/copy_store.h,
+ * which is memcpy without SSE2). Elsewhere, below that size or at an
+ * unaligned slot offset: memcpy. */
 void tern_shm_slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
 {
-#if defined(__SSE2__)
-    if (reg->p == 2 && n >= TERN_SHM_NT_MIN && !((uintptr_t)dst & 15)) {
-        size_t i = 0;
-        for (; i + 64 <= n; i += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
-            __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
-            _mm_stream_si128((__m128i *)(void *)(dst + i), a);
-            _mm_stream_si128((__m128i *)(void *)(dst + i + 16), b);
-            _mm_stream_si128((__m128i *)(void *)(dst + i + 32), c);
-            _mm_stream_si128((__m128i *)(void *)(dst + i + 48), d);
-        }
-        _mm_sfence();
-        memcpy(dst + i, src + i, n - i);
-        return;
-    }
-#endif
-    memcpy(dst, src, n);
+    if (reg->p == 2 && n >= TERN_SHM_NT_MIN && !((uintptr_t)dst & 15))
+        tern_copy_nt(dst, src, n);
+    else
+        memcpy(dst, src, n);
 }
 
 /* Alltoall: where writer w's slot holds its piece for d != w (no place
