@@ -80,6 +80,7 @@
 #include <sys/uio.h>
 
 typedef struct tern_tl tern_tl_t;
+struct tern_store_reader; /* base/copy_store.h */
 
 /* Room for a process's address on a by-address transport, NUL included. */
 enum { TERN_TL_ADDR_MAX = 64 };
@@ -322,6 +323,12 @@ typedef struct {
      * each cell's payload a piece). Such a message above one piece is
      * written in parts (am_big_grow) and read through this. */
     void *(*am_big_at)(tern_tl_t *tl, int peer, const void *payload, size_t off, size_t *room);
+    /* Optional with bulk_reserve or am_big_reserve (NULL: none): where,
+     * in memory the pair shares, the receiver of a bulk channel says what
+     * copying out of it costs (base/copy_store.h): incoming 1, the
+     * channel from peer (this rank writes them), 0, the one to peer (this
+     * rank reads them). Asked once a message went through the channel. */
+    struct tern_store_reader *(*bulk_reader)(tern_tl_t *tl, int peer, int incoming);
     /* Optional (NULL: nothing to check): see "watch_peers" above. */
     void (*watch_peers)(tern_tl_t *tl, const int *peers, int n_peers);
     /* Optional (NULL: none): remote atomics on registered memory, applied

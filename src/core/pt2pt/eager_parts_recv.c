@@ -8,17 +8,21 @@
 #include "core/datatype/datatype.h"
 #include "core/pt2pt/match.h"
 #include "core/pt2pt/p2p_queue.h"
+#include "base/copy_store.h"
 
 #include <string.h>
 
 /* Copies want bytes of a message written in parts to dst as the parts
  * land, piece by piece (big_at), then waits for the rest (the cells are
- * freed when this returns). 0 when the sender died first. */
+ * freed when this returns). 0 when the sender died first. The copies are
+ * timed, not the waits, for the sender's choice of stores (the header's). */
 static int copy_parts(tern_peer_t *peer, int src_world, const void *pkt, size_t len, char *dst,
                       size_t want)
 {
     size_t done = 0, piece_off = 0, piece_end = 0; /* message offsets of the piece at piece */
     const char *piece = pkt;
+    int stores = (int)((const pkt_eager_aligned_t *)pkt)->stores;
+    uint64_t cycles = 0;
     while (done < want) {
         size_t have = peer->ops->am_big_wait(peer->tl, src_world, pkt, EAGER_PARTS_HDR + done + 1);
         if (have == 0)
@@ -32,10 +36,15 @@ static int copy_parts(tern_peer_t *peer, int src_world, const void *pkt, size_t 
                 piece_end = at + room;
             }
             size_t n = upto - done < piece_end - at ? upto - done : piece_end - at;
+            uint64_t t0 = stores ? tern_store_clock() : 0;
             memcpy(dst + done, piece + (at - piece_off), n);
+            if (stores)
+                cycles += tern_store_clock() - t0;
             done += n;
         }
     }
+    if (stores)
+        tern_p2p_bulk_read_timed(src_world, stores, want, cycles);
     return peer->ops->am_big_wait(peer->tl, src_world, pkt, len) != 0;
 }
 

@@ -14,6 +14,7 @@
 #include "core/runtime/runtime.h"
 #include "base/config.h"
 #include "base/copy_movsb.h"
+#include "base/copy_store.h"
 #include "base/copy_vec.h"
 #include "base/log.h"
 #include "base/profile.h"
@@ -256,18 +257,22 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
         size_t first = room - EAGER_PARTS_HDR;
         first = first < part ? first : part;
         /* From the transport's bulk_nt_min the stream's choice of stores,
-         * timed per peer: in the VM's slow mode the receiver reads
-         * streamed parts from memory faster than plain ones from our cache. */
-        int nt = req->bytes >= peer->bulk_nt_min;
+         * one for the whole message (the header tells the receiver, which
+         * times its copies out by them), timed per peer: in the VM's slow
+         * mode the receiver reads streamed parts from memory faster than
+         * plain ones from our cache, near it is the other way. */
+        int stores = req->bytes >= peer->bulk_nt_min
+                         ? tern_p2p_bulk_choose(req->peer_world, req->bytes)
+                         : TERN_STORES_UNTIMED;
+        uint64_t t0 = stores ? tern_store_clock() : 0, cycles = 0;
         char *data = p + EAGER_PARTS_HDR;
-        if (nt)
-            tern_p2p_bulk_copy(req->peer_world, data, src, first);
-        else
-            memcpy(data, src, first);
+        tern_copy_stores(stores, data, src, first, SIZE_MAX);
+        if (stores)
+            cycles = tern_store_clock() - t0;
         /* The header after the first part, next to the commit: it shares
          * its line with the cell's flag, which the receiver polls, so the
          * line crosses once to us and once back per message, not twice. */
-        pkt_eager_aligned_t h = {.m = *m};
+        pkt_eager_aligned_t h = {.m = *m, .stores = (uint32_t)stores};
         h.m.type = PKT_EAGER_PARTS;
         memcpy(p, &h, sizeof h);
         peer->ops->am_big_commit(peer->tl, req->peer_world, len, EAGER_PARTS_HDR + first);
@@ -285,13 +290,16 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
             char *dst = piece + (EAGER_PARTS_HDR + off - piece_off);
             size_t n = req->bytes - off < part ? req->bytes - off : part;
             n = n < piece_end - (EAGER_PARTS_HDR + off) ? n : piece_end - (EAGER_PARTS_HDR + off);
-            if (nt)
-                tern_p2p_bulk_copy(req->peer_world, dst, src + off, n);
-            else
-                memcpy(dst, src + off, n);
+            if (stores)
+                t0 = tern_store_clock();
+            tern_copy_stores(stores, dst, src + off, n, SIZE_MAX);
+            if (stores)
+                cycles += tern_store_clock() - t0;
             off += n;
             peer->ops->am_big_grow(peer->tl, p, EAGER_PARTS_HDR + off);
         }
+        if (stores)
+            tern_p2p_bulk_timed(req->peer_world, stores, req->bytes, cycles);
         tern_pvar_add(TERN_PVAR_P2P_EAGER_PARTS_SENT, 1);
     }
     take_match_seq(peer, req);
@@ -710,7 +718,11 @@ void tern_p2p_am_handler(void *ctx, int src_world, const void *pkt, size_t len)
         if (__builtin_expect(req->noncontig, 0))
             tern_datatype_unpack_range((const char *)pkt + sizeof *d, n, req->buf,
                                        (size_t)req->count, req->datatype, d->offset);
-        else
+        else if (d->stores) { /* timed for the sender's choice of stores */
+            uint64_t t0 = tern_store_clock();
+            memcpy((char *)req->buf + d->offset, (const char *)pkt + sizeof *d, n);
+            tern_p2p_bulk_read_timed(src_world, (int)d->stores, n, tern_store_clock() - t0);
+        } else
             memcpy((char *)req->buf + d->offset, (const char *)pkt + sizeof *d, n);
         req->offset += n;
         if (req->offset == req->transfer_bytes) {

@@ -45,7 +45,9 @@ typedef struct {
  * 1-16 KB (docs/performance.md). */
 typedef struct {
     pkt_match_t m;
-    uint64_t pad[4];
+    uint32_t stores; /* PKT_EAGER_PARTS: as pkt_data_t's */
+    uint32_t pad0;
+    uint64_t pad[3];
 } pkt_eager_aligned_t;
 
 typedef struct {
@@ -68,10 +70,11 @@ typedef struct {
 } pkt_cts_t;
 
 /* 48 bytes: behind the transport's 16-byte cell header the data then starts
- * on a cache line. */
+ * on a cache line. stores: how the sender copied it in (base/copy_store.h,
+ * TERN_STORES_*), so the receiver times its copy out by them. */
 typedef struct {
     uint32_t type;
-    uint32_t pad;
+    uint32_t stores;
     uint64_t rreq;
     uint64_t offset;
     uint64_t pad2[3];

@@ -15,9 +15,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <x86intrin.h>
-#endif
 
 /* Packets wait in order per peer; a queued packet keeps a copy of its
  * header. */
@@ -152,7 +149,7 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n)
 
 /* Copies one chunk of a contiguous message into the bulk channel, with
  * streaming or plain stores (the transport's bulk_nt_always, else chosen
- * by the sender's own timing per peer, base/copy_store.h). A plain store
+ * by timing per peer, base/copy_store.h). A plain store
  * first takes its line back from the reader's cache, which still holds it
  * from the last lap, and the reader then pulls each line out of the
  * writer's cache; streamed lines go to memory, where the reader's
@@ -163,76 +160,113 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n)
  * through memory (9 GB/s); far, every plain-stored line costs a slow
  * cross-core invalidation first (5-8 GB/s) and streaming wins (10-12).
  * The sender's own time sees the far cores' invalidations but not the
- * receiver's reads, so it leans to streaming where the two are close
- * (docs/performance.md). */
-#if defined(__SSE2__)
+ * receiver's reads, so the receiver times its copies out by the stores
+ * the packet says, and the sender adds its costs, which the transport
+ * shares (bulk_reader), to its own (docs/performance.md row rdfb). */
+typedef struct {
+    tern_store_choice_t ch;    /* the sender's, to the peer */
+    tern_store_reader_t *out;  /* the peer's costs reading ours; NULL: not asked yet */
+    tern_store_reader_t *in;   /* ours reading the peer's */
+} bulk_peer_t;
+
 /* Per peer (by world rank, grown on demand); streaming first, the
  * measured default of the VM's slow mode. */
-static tern_store_choice_t *bulk_choices;
-static size_t bulk_choices_len;
+static bulk_peer_t *bulk_peers;
+static size_t bulk_peers_len;
 /* The time stamp counter and the clock at the first timed chunk: their
  * ratio since converts cycles to ns (tern_p2p_bulk_gbs). */
 static uint64_t bulk_tsc0;
 static double bulk_clock0, bulk_ghz;
 
-/* NULL when out of memory (the caller then streams). */
-static tern_store_choice_t *bulk_choice(int peer_world)
+/* NULL when out of memory (the caller then streams, untimed). */
+static bulk_peer_t *bulk_peer(int peer_world)
 {
     size_t i = (size_t)peer_world;
-    if (i >= bulk_choices_len) {
-        size_t len = bulk_choices_len ? bulk_choices_len : 16;
+    if (i >= bulk_peers_len) {
+        size_t len = bulk_peers_len ? bulk_peers_len : 16;
         while (len <= i)
             len *= 2;
-        tern_store_choice_t *p = realloc(bulk_choices, len * sizeof *p);
+        bulk_peer_t *p = realloc(bulk_peers, len * sizeof *p);
         if (p == NULL)
             return NULL;
-        memset(p + bulk_choices_len, 0, (len - bulk_choices_len) * sizeof *p);
-        bulk_choices = p;
-        bulk_choices_len = len;
+        memset(p + bulk_peers_len, 0, (len - bulk_peers_len) * sizeof *p);
+        bulk_peers = p;
+        bulk_peers_len = len;
     }
-    return &bulk_choices[i];
+    return &bulk_peers[i];
 }
-#endif
 
-void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
+/* The reader's estimates of the pair's channel (incoming: from the peer),
+ * asked of the transport once; NULL where it shares none. */
+static tern_store_reader_t *bulk_reader(bulk_peer_t *b, int peer_world, int incoming)
 {
-    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
-#if defined(__SSE2__)
-    tern_store_choice_t *ch;
-    if (tern_rt.peers[peer_world].bulk_nt_always || (ch = bulk_choice(peer_world)) == NULL) {
-        tern_copy_nt(dst, src, n);
-        return;
-    }
+    tern_store_reader_t **r = incoming ? &b->in : &b->out;
+    const tern_peer_t *peer = &tern_rt.peers[peer_world];
+    if (*r == NULL && peer->ops->bulk_reader)
+        *r = peer->ops->bulk_reader(peer->tl, peer_world, incoming);
+    return *r;
+}
+
+/* NULL where the sender streams untimed (bulk_nt_always, out of memory). */
+static bulk_peer_t *bulk_chooser(int peer_world, size_t n)
+{
+    bulk_peer_t *b;
+    if (tern_rt.peers[peer_world].bulk_nt_always || (b = bulk_peer(peer_world)) == NULL)
+        return NULL;
     if (__builtin_expect(bulk_tsc0 == 0, 0) && n >= TERN_STORE_SAMPLE_MIN) {
-        bulk_tsc0 = __rdtsc();
+        bulk_tsc0 = tern_store_clock();
         bulk_clock0 = tern_clock_s();
     }
-    tern_copy_chosen(ch, dst, src, n, SIZE_MAX);
-#else
-    (void)peer_world;
-    tern_copy_nt(dst, src, n); /* memcpy here */
-#endif
+    return b;
+}
+
+int tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
+{
+    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
+    bulk_peer_t *b = bulk_chooser(peer_world, n);
+    if (b == NULL) {
+        tern_copy_nt(dst, src, n);
+        return TERN_STORES_STREAMED;
+    }
+    return tern_copy_chosen(&b->ch, bulk_reader(b, peer_world, 0), dst, src, n, SIZE_MAX);
+}
+
+int tern_p2p_bulk_choose(int peer_world, size_t n)
+{
+    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
+    bulk_peer_t *b = bulk_chooser(peer_world, n);
+    return b ? tern_store_choose(&b->ch, n) : TERN_STORES_STREAMED;
+}
+
+void tern_p2p_bulk_timed(int peer_world, int stores, size_t n, uint64_t cycles)
+{
+    bulk_peer_t *b = bulk_chooser(peer_world, n);
+    if (b)
+        tern_store_timed(&b->ch, bulk_reader(b, peer_world, 0), stores, n, cycles);
+}
+
+void tern_p2p_bulk_read_timed(int peer_world, int stores, size_t n, uint64_t cycles)
+{
+    bulk_peer_t *b = bulk_peer(peer_world);
+    tern_store_reader_t *r = b ? bulk_reader(b, peer_world, 1) : NULL;
+    if (r)
+        tern_store_read_timed(r, stores, n, cycles);
 }
 
 double tern_p2p_bulk_gbs(int peer_world)
 {
-#if defined(__SSE2__)
-    if ((size_t)peer_world >= bulk_choices_len || !bulk_tsc0)
+    if ((size_t)peer_world >= bulk_peers_len || !bulk_tsc0)
         return 0;
-    uint32_t cost = tern_store_choice_cost(&bulk_choices[peer_world]);
+    uint32_t cost = tern_store_choice_cost(&bulk_peers[peer_world].ch);
     if (!cost)
         return 0;
     if (!bulk_ghz) { /* calibrated once 1 ms of both has passed */
         double dt = tern_clock_s() - bulk_clock0;
         if (dt < 1e-3)
             return 0;
-        bulk_ghz = (double)(__rdtsc() - bulk_tsc0) / dt * 1e-9;
+        bulk_ghz = (double)(tern_store_clock() - bulk_tsc0) / dt * 1e-9;
     }
     return 1024.0 * bulk_ghz / (double)cost;
-#else
-    (void)peer_world;
-    return 0;
-#endif
 }
 
 /* One fragment written in place into room the transport reserved (its bulk
@@ -249,13 +283,14 @@ static int stream_push_in_place(tern_peer_t *peer, int peer_world, tern_req_t *r
     if (p == NULL)
         return 0;
     pkt_data_t d = {.type = PKT_DATA, .rreq = req->remote_req, .offset = req->offset};
-    memcpy(p, &d, sizeof d);
     if (__builtin_expect(req->noncontig, 0))
         tern_p2p_pack_range(req, req->offset, p + sizeof d, n);
     else if (bulk_nt && req->transfer_bytes >= peer->bulk_nt_min)
-        tern_p2p_bulk_copy(peer_world, p + sizeof d, (const char *)req->buf + req->offset, n);
+        d.stores = (uint32_t)tern_p2p_bulk_copy(peer_world, p + sizeof d,
+                                                (const char *)req->buf + req->offset, n);
     else
         memcpy(p + sizeof d, (const char *)req->buf + req->offset, n);
+    memcpy(p, &d, sizeof d);
     commit(peer->tl, peer_world, sizeof d + n);
     return 1;
 }

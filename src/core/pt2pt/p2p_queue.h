@@ -33,8 +33,18 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n);
 
 /* Copies n bytes of a contiguous message into the bulk channel for
  * peer_world, with streaming or plain stores as the transport's attributes
- * say (bulk_nt_always, else timed per peer; p2p_queue.c says why). */
-void tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n);
+ * say (bulk_nt_always, else timed per peer; p2p_queue.c says why).
+ * Returns the stores taken (TERN_STORES_PLAIN or _STREAMED,
+ * base/copy_store.h), which the packet tells the receiver. */
+int tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n);
+/* The same for a message of n bytes written in several copies (eager
+ * parts): the stores all of them take, then their time, once all are in
+ * (cycles of tern_store_clock). */
+int tern_p2p_bulk_choose(int peer_world, size_t n);
+void tern_p2p_bulk_timed(int peer_world, int stores, size_t n, uint64_t cycles);
+/* The receiver's copy out of n bytes peer_world wrote with stores took
+ * cycles: shared with the sender, whose choice adds it to its own. */
+void tern_p2p_bulk_read_timed(int peer_world, int stores, size_t n, uint64_t cycles);
 /* The rate of those copies to peer_world when timed (the faster store's
  * smoothed time per byte), in bytes per ns (GB/s); 0 when not known yet. */
 double tern_p2p_bulk_gbs(int peer_world);

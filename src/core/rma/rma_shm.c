@@ -276,7 +276,7 @@ static void direct_copy(int get, void *dst, const void *src, size_t n)
     }
     int cls = 63 - __builtin_clzll((unsigned long long)n) - 18;
     cls = cls < 0 ? 0 : cls >= NT_CLASSES ? NT_CLASSES - 1 : cls;
-    tern_copy_chosen(&choice[get][cls], dst, src, n, tern_rt.rma_movsb_min);
+    tern_copy_chosen(&choice[get][cls], NULL, dst, src, n, tern_rt.rma_movsb_min);
 }
 
 int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,

@@ -681,6 +681,13 @@ static size_t shm_am_big_wait(tern_tl_t *tl, int peer, const void *pkt, size_t n
     return have;
 }
 
+static struct tern_store_reader *shm_bulk_reader(tern_tl_t *tl, int peer, int incoming)
+{
+    int li = tl->local_of[peer];
+    return tern_shm_ring_news(incoming ? &tl->in[li < tl->my_local ? li : li - 1].bulk
+                                       : &tl->bulk_out[li]);
+}
+
 /* TERN_SHM_BULK_NT_MIN as the attribute bulk_nt_min, where 0 means
  * never: the knob's 0 (every message) is 1, off is 0. */
 static size_t shm_bulk_nt_min(void)
@@ -748,5 +755,6 @@ const tern_tl_ops_t tern_tl_shm_ops = {
     .am_big_wait = shm_am_big_wait,
     .am_big_idle = shm_am_big_idle,
     .am_big_at = shm_am_big_at,
+    .bulk_reader = shm_bulk_reader,
     .watch_peers = shm_watch_peers,
 };

@@ -20,6 +20,7 @@ tern_status_t tern_shm_ring_check(size_t cell_size, unsigned cells)
 void tern_shm_ring_format(void *mem, size_t cell_size, unsigned cells)
 {
     atomic_store_explicit((_Atomic uint64_t *)mem, 0, memory_order_relaxed);
+    memset((char *)mem + sizeof(uint64_t), 0, sizeof(uint64_t)); /* the news words */
     char *first = (char *)mem + TERN_SHM_RING_CONTROL;
     for (unsigned i = 0; i < cells; i++) {
         tern_shm_cell_t *cell = (tern_shm_cell_t *)(first + (size_t)i * cell_size);

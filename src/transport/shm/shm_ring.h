@@ -1,8 +1,9 @@
 /* Lock-free single-producer single-consumer queue of fixed-size cells in
  * shared memory: one ring per ordered pair (sender, receiver).
  *
- * Layout: a 128-byte control block (the consumer's count of freed cells,
- * alone on its cache line), then `cells` cells of `cell_size` bytes each (a
+ * Layout: a 128-byte control block (the consumer's count of freed cells
+ * and, after it, 8 bytes its users may give the producer news in: the
+ * line only the consumer writes), then `cells` cells of `cell_size` bytes each (a
  * multiple of 64, so every cell starts on a cache line). A cell is a 16-byte
  * header followed by the payload; a message of up to 48 bytes touches
  * exactly one cache line (an eager MPI message: a 16-byte match header and
@@ -82,6 +83,14 @@ tern_status_t tern_shm_ring_check(size_t cell_size, unsigned cells);
 void tern_shm_ring_format(void *mem, size_t cell_size, unsigned cells);
 /* Sets up one side's view of the ring at mem (either side). */
 void tern_shm_ring_attach(tern_shm_ring_t *ring, void *mem, size_t cell_size, unsigned cells);
+
+/* The consumer's 8 bytes of news for the producer (shm.c: what copying
+ * out of the bulk channel costs the receiver, base/copy_store.h), in its
+ * control line after `consumed`. */
+static inline void *tern_shm_ring_news(const tern_shm_ring_t *ring)
+{
+    return (char *)ring->consumed + sizeof(uint64_t);
+}
 
 static inline size_t tern_shm_ring_payload_max(const tern_shm_ring_t *ring)
 {

@@ -43,6 +43,12 @@ static void *new_ring(size_t cell_size, unsigned cells, tern_shm_ring_t *prod, t
     tern_shm_ring_format(mem, cell_size, cells);
     tern_shm_ring_attach(prod, mem, cell_size, cells);
     tern_shm_ring_attach(cons, mem, cell_size, cells);
+    /* The consumer's news words: cleared, in its control line, the same
+     * for both sides. */
+    static const char zero[8];
+    CHECK(tern_shm_ring_news(cons) == tern_shm_ring_news(prod));
+    CHECK(tern_shm_ring_news(cons) == (char *)mem + 8);
+    CHECK(memcmp(tern_shm_ring_news(cons), zero, 8) == 0);
     return mem;
 }
 
