@@ -72,14 +72,18 @@ void tern_copy_stores(int stores, void *dst, const void *src, size_t n, size_t m
         tern_copy_large(dst, src, n, movsb_min);
 }
 
-/* One sample into a smoothed estimate: capped at 4x the estimate, so a
- * copy the thread was descheduled in moves it little. */
+/* One sample into an estimate: a faster copy is taken as it is (a copy
+ * runs slower than it can, descheduled or disturbed, never faster; and
+ * the kind not chosen is timed only every 64th copy, so a smoothed
+ * estimate of it left high by a past state of the host stayed so for
+ * hundreds of copies); a slower one moves it a quarter of the way,
+ * capped at 4x, so a copy the thread was descheduled in moves it little. */
 static uint32_t smoothed(uint32_t est, uint64_t cycles, size_t n)
 {
     uint64_t c = cycles * 1024 / n + 1;
     if (est && c > 4 * (uint64_t)est)
         c = 4 * (uint64_t)est;
-    if (est)
+    if (est && c > est)
         c = (3 * (uint64_t)est + c) / 4;
     return c > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)c;
 }
