@@ -2,7 +2,8 @@
  * from its first blocking alltoall whose block exceeds a data slot's
  * piece, never from small alltoalls or other collectives, once however
  * many such alltoalls follow (counted by the MPI_T counter
- * tern_coll_shm_a2a_areas). Half the ranks describe the block by a
+ * tern_coll_shm_a2a_areas). So is the area of two ranks one per core
+ * (its far places), from blocks of 32 KB to the 128 KB slot. Half the ranks describe the block by a
  * derived type, the others by MPI_INT: the decision sees the same bytes.
  * With the argument "decline", world rank 1 sets
  * TERN_COLL_SHM_A2A_AREA=off: no rank maps an area, and every alltoall
@@ -86,9 +87,11 @@ int main(int argc, char **argv)
     MPI_T_pvar_handle h =
         mpit_handle("tern_coll_shm_a2a_areas", MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, NULL, 1);
     /* Every rank on this host (the test's launch): an area where there are
-     * more ranks than CPUs, 3 to 8 of them, unless a rank declines. */
+     * more ranks than CPUs, 3 to 8 of them, or 2 ranks not more than the
+     * CPUs, unless a rank declines. The 32,000-byte blocks below take
+     * the data slots either way (2 ranks: under 32 KB). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned long long area = !decline && p >= 3 && p <= 8 && p > cpus;
+    unsigned long long area = !decline && ((p >= 3 && p <= 8 && p > cpus) || (p == 2 && p <= cpus));
     unsigned long long base = rd(h); /* counted from the handle's start */
 
     mtest_begin("no area before a large alltoall");

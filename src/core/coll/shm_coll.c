@@ -577,15 +577,21 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
          * slots: through the area, 8 ranks 8 B-2 KB were 3-13% slower
          * (docs/performance.md). */
         size_t piece = reg->slot / (size_t)(reg->p - 1);
-        if (kind == TERN_COLL_ALLTOALL && a->bytes > piece) {
+        /* Two ranks: allgather and alltoall blocks from TERN_SHM_FAR_MIN
+         * up to a data slot go through the area, whose places turn over
+         * 2 MB (shm_region.h). */
+        int area = reg->p == 2 ? (kind == TERN_COLL_ALLGATHER || kind == TERN_COLL_ALLTOALL) &&
+                                     a->bytes >= TERN_SHM_FAR_MIN && a->bytes <= reg->slot
+                               : kind == TERN_COLL_ALLTOALL && a->bytes > piece;
+        if (area) {
             tern_status_t ast = tern_shm_a2a_area_get(reg); /* the first such call creates it */
             if (ast != TERN_OK)
                 return ast;
         }
-        r->a2a_area = kind == TERN_COLL_ALLTOALL && reg->a2a && a->bytes > piece;
-        r->per = kind != TERN_COLL_ALLTOALL ? reg->slot
-                 : r->a2a_area             ? reg->a2a_slot / (size_t)(reg->p - 1)
-                                           : piece;
+        r->a2a_area = area && reg->a2a;
+        r->per = r->a2a_area                  ? reg->a2a_slot / (size_t)(reg->p - 1)
+                 : kind != TERN_COLL_ALLTOALL ? reg->slot
+                                              : piece;
         r->total = a->bytes;
         if (r->per == 0)
             return TERN_OK; /* more ranks than bytes in a slot: not served */

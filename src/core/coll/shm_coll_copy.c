@@ -26,11 +26,11 @@
 size_t tern_shm_run_place(const run_t *r)
 {
     tern_coll_kind_t k = r->kind;
-    if (r->reg->p != 2 || r->a2a_area ||
+    if (r->reg->p != 2 ||
         (k != TERN_COLL_ALLGATHER && k != TERN_COLL_ALLTOALL && k != TERN_COLL_ALLREDUCE))
         return 0;
     size_t bytes = k == TERN_COLL_ALLREDUCE ? r->len * r->a.esz : r->len;
-    size_t stride = r->reg->slot, places = 1;
+    size_t stride = r->a2a_area ? r->reg->a2a_slot : r->reg->slot, places = 1;
     if (bytes < PLACE_MIN)
         return 0;
     while (bytes <= stride / 2 && !((stride / 2) % TERN_SHM_LINE)) {
@@ -77,10 +77,11 @@ static void block_copy_in(char *slot, const char *src, size_t n)
     memcpy(slot, src, n);
 }
 
-/* Alltoall: writer w's slot of this step. */
-static char *a2a_slot(run_t *r, int w)
+/* Allgather's and alltoall's: writer w's slot of this step, in the area
+ * or the data slots, at the step's place. */
+static char *block_slot(run_t *r, int w)
 {
-    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) : slot_at(r, w);
+    return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) + r->at : slot_at(r, w);
 }
 
 void tern_shm_run_copy_in(run_t *r)
@@ -98,11 +99,11 @@ void tern_shm_run_copy_in(run_t *r)
     case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
         for (int d = 0; d < reg->p; d++)
             if (d != reg->me)
-                block_copy_in(a2a_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
+                block_copy_in(block_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
                               sbuf + (size_t)d * b + r->off, r->len);
         break;
     case TERN_COLL_ALLGATHER:
-        block_copy_in(slot_at(r, reg->me), sbuf + r->off, r->len);
+        block_copy_in(block_slot(r, reg->me), sbuf + r->off, r->len);
         break;
     case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
         if (reg->me != r->root)
@@ -133,7 +134,9 @@ void tern_shm_run_copy_out(run_t *r)
         char *dst = rbuf + (size_t)q * b + r->off;
         if (q != me)
             memcpy(dst,
-                   a2a ? a2a_slot(r, q) + piece_at(q, me) * r->len : slot_at(r, q),
+                   a2a                               ? block_slot(r, q) + piece_at(q, me) * r->len
+                   : r->kind == TERN_COLL_ALLGATHER ? block_slot(r, q)
+                                                     : slot_at(r, q),
                    r->len);
         else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
             memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);

@@ -30,7 +30,10 @@
  * pieces of a slot (at most TERN_SHM_SLOT_OVER bytes) each, so a 64 KB
  * alltoall block is one step (the data slots hold p - 1 pieces of
  * slot / (p - 1) bytes: p steps). Lazy: 7 MB at 8 ranks that most
- * communicators never use.
+ * communicators never use. A region of two ranks, one per core, gets
+ * the same area with slots of TERN_SHM_FAR_SLOT bytes, for allgather and
+ * alltoall blocks of TERN_SHM_FAR_MIN to a data slot: their places
+ * (shm_coll_copy.c) then turn over 2 MB, not the data slots' 256 KB.
  *
  * Synchronisation is by sequence numbers, never reset: every rank counts
  * the steps it runs on the region (one per collective, or one per
@@ -71,6 +74,16 @@ enum { TERN_SHM_LINE = 64, TERN_SHM_SLOTS = 2, TERN_SHM_XLINES = 5 };
  * slowest, descheduled rank; 1.2 MB of region per lane at 8 ranks). */
 #define TERN_SHM_SLOT_OVER ((size_t)65536)
 #define TERN_SHM_SLOT_OVER_MAX_RANKS 8
+/* Two ranks one per core: the area's slots, and the smallest block that
+ * goes through them. A copy in rewrites lines the other core read two
+ * slots' worth of places back; within 256 KB it still holds them, and
+ * where its core is slow to give them up (this session's host, both VM
+ * modes) a 64 KB allgather took 12.7 us, 5.6 through 1 MB slots, level
+ * at 16 KB (3.4 against 5.9: 64 places of 16 KB reach past the L2
+ * themselves); docs/performance.md row `far`. 4 MB a communicator that
+ * runs such a collective (2 ranks x 2 slots). */
+#define TERN_SHM_FAR_SLOT ((size_t)1 << 20)
+#define TERN_SHM_FAR_MIN ((size_t)32768)
 /* TERN_COLL_SHM_BCAST_CELL=auto: cells of this many bytes (at most a
  * slot; a slot when oversubscribed, where every step waits for a
  * descheduled reader); the most cells TERN_COLL_SHM_BCAST_CELLS allows. */
