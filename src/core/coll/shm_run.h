@@ -34,7 +34,7 @@ typedef struct {
      * overwrites the vector). */
     size_t my_lo, my_n;
     int flat, own;
-    int a2a_area;             /* the blocks go through reg->a2a (alltoall; 2 ranks: allgather too) */
+    int a2a_area;             /* the blocks go through reg->a2a (2 ranks: allgather too) */
     size_t at;                /* the current step's place in its slots (place) */
     int phase, cursor;
 } run_t;
