@@ -171,3 +171,14 @@ void tern_shm_segment_detach(tern_shm_segment_t *seg)
     seg->base = NULL;
     seg->size = 0;
 }
+
+void tern_shm_segment_prefault(void *base, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(base, bytes, MADV_POPULATE_WRITE) == 0)
+        return;
+#endif
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t off = 0; off < bytes; off += (size_t)(page > 0 ? page : 4096))
+        (void)*(volatile const char *)((const char *)base + off);
+}

@@ -42,6 +42,11 @@ tern_status_t tern_shm_segment_attach_open(tern_shm_segment_t *seg, const char *
  * file kept open, also after the unlink): 0, or the errno (ENOSPC: the file
  * system is full; EBADF: the file was not kept open). */
 int tern_shm_segment_reserve(const tern_shm_segment_t *seg, size_t offset, size_t len);
+/* Maps the pages of [base, base + bytes) of a mapped segment now, so that
+ * the first copies take no page faults, without changing its contents
+ * (safe while other processes use it): MADV_POPULATE_WRITE, or on older
+ * kernels a read of each page. */
+void tern_shm_segment_prefault(void *base, size_t bytes);
 /* Removes the name (owner only; the mappings stay valid). */
 void tern_shm_segment_unlink(tern_shm_segment_t *seg);
 /* Unmaps (and unlinks if still linked), closes the file if kept open. */

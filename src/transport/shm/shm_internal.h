@@ -165,7 +165,6 @@ void *tern_shm_probe_line(void *base, int local_size);
 shm_slot_t *tern_shm_slot(void *base, int local);
 void *tern_shm_ring_mem(void *base, const shm_header_t *h, int dst, int src);
 void *tern_shm_bulk_mem(void *base, const shm_header_t *h, int dst, int src);
-void tern_shm_prefault(void *base, size_t bytes);
 void tern_shm_attached(void *base, size_t size, void *arg);
 _Atomic uint64_t *tern_shm_news_line(void *base, int local_size, int local);
 _Atomic unsigned char *tern_shm_pair_ready(void *base, int local_size, int dst, int src);

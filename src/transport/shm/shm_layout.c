@@ -109,19 +109,6 @@ static void shm_format(void *base, size_t size, void *arg)
     h->magic = SHM_MAGIC;
 }
 
-/* Maps the pages of one ring now, so that the first messages take no page
- * faults (without changing its contents: safe while the peer uses it). */
-void tern_shm_prefault(void *base, size_t bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-    if (madvise(base, bytes, MADV_POPULATE_WRITE) == 0)
-        return;
-#endif
-    /* Older kernels: a read fault maps each tmpfs page too. */
-    for (size_t off = 0; off < bytes; off += SHM_PAGE)
-        (void)*(volatile const char *)((const char *)base + off);
-}
-
 /* Every mapping rank, before the second fence: check the header, publish
  * this rank's slot. */
 void tern_shm_attached(void *base, size_t size, void *arg)

@@ -71,7 +71,7 @@ void tern_shm_out_attach(tern_tl_t *tl, int li)
     const shm_header_t *h = tl->seg.base;
     char *ring = tern_shm_ring_mem(tl->seg.base, h, li, tl->my_local);
     if (tl->prefault)
-        tern_shm_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
+        tern_shm_segment_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
     tern_shm_ring_attach(&tl->out[li], ring, h->cell_size, h->ring_cells);
     if (h->bulk_cells) {
         tern_shm_ring_attach(&tl->bulk_out[li], tern_shm_bulk_mem(tl->seg.base, h, li, tl->my_local),
@@ -86,7 +86,7 @@ void tern_shm_in_attach(tern_tl_t *tl, shm_in_t *in, int li)
     const shm_header_t *h = tl->seg.base;
     char *ring = tern_shm_ring_mem(tl->seg.base, h, tl->my_local, li);
     if (tl->prefault)
-        tern_shm_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
+        tern_shm_segment_prefault(ring, tern_shm_ring_bytes(h->cell_size, h->ring_cells));
     tern_shm_ring_attach(&in->ring, ring, h->cell_size, h->ring_cells);
     if (h->bulk_cells)
         tern_shm_ring_attach(&in->bulk, tern_shm_bulk_mem(tl->seg.base, h, tl->my_local, li),
@@ -103,7 +103,7 @@ void tern_shm_bulk_warm(const tern_shm_ring_t *ring)
 {
     uintptr_t start = (uintptr_t)ring->cells & ~(uintptr_t)(SHM_PAGE - 1);
     uintptr_t end = (uintptr_t)ring->cells + ring->cell_size * (size_t)(ring->mask + 1);
-    tern_shm_prefault((void *)start, (size_t)(end - start));
+    tern_shm_segment_prefault((void *)start, (size_t)(end - start));
 }
 
 static tern_status_t shm_pair_failed(tern_tl_t *tl, int li, size_t bytes, int err)
