@@ -209,6 +209,19 @@ static int eager_pack_in_place(tern_peer_t *peer, tern_req_t *req, pkt_match_t *
     return 1;
 }
 
+/* One part of a message written in parts (eager_big_send), by the stores chosen for it (memcpy when
+ * untimed); its cycles where they are timed, else 0. */
+static uint64_t copy_part(int stores, char *dst, const char *src, size_t n)
+{
+    if (stores == TERN_STORES_UNTIMED) {
+        memcpy(dst, src, n);
+        return 0;
+    }
+    uint64_t t0 = tern_store_clock();
+    tern_copy_stores(stores, dst, src, n, SIZE_MAX);
+    return tern_store_clock() - t0;
+}
+
 /* A contiguous message above eager_max up to eager_big_max, eager through
  * the transport's large ordered messages (shm: bulk cells, one up to 64 KB,
  * the message running on into the next cells above): no
@@ -264,11 +277,8 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
         int stores = req->bytes >= peer->bulk_nt_min
                          ? tern_p2p_bulk_choose(req->peer_world, req->bytes)
                          : TERN_STORES_UNTIMED;
-        uint64_t t0 = stores ? tern_store_clock() : 0, cycles = 0;
         char *data = p + EAGER_PARTS_HDR;
-        tern_copy_stores(stores, data, src, first, SIZE_MAX);
-        if (stores)
-            cycles = tern_store_clock() - t0;
+        uint64_t cycles = copy_part(stores, data, src, first);
         /* The header after the first part, next to the commit: it shares
          * its line with the cell's flag, which the receiver polls, so the
          * line crosses once to us and once back per message, not twice. */
@@ -290,11 +300,7 @@ static int eager_big_send(tern_peer_t *peer, tern_req_t *req, pkt_match_t *m, lo
             char *dst = piece + (EAGER_PARTS_HDR + off - piece_off);
             size_t n = req->bytes - off < part ? req->bytes - off : part;
             n = n < piece_end - (EAGER_PARTS_HDR + off) ? n : piece_end - (EAGER_PARTS_HDR + off);
-            if (stores)
-                t0 = tern_store_clock();
-            tern_copy_stores(stores, dst, src + off, n, SIZE_MAX);
-            if (stores)
-                cycles += tern_store_clock() - t0;
+            cycles += copy_part(stores, dst, src + off, n);
             off += n;
             peer->ops->am_big_grow(peer->tl, p, EAGER_PARTS_HDR + off);
         }
