@@ -77,8 +77,8 @@ static void block_copy_in(char *slot, const char *src, size_t n)
     memcpy(slot, src, n);
 }
 
-/* Allgather's and alltoall's: writer w's slot of this step, in the area
- * or the data slots, at the step's place. */
+/* Writer w's slot of this step at the step's place: in the area for the
+ * allgathers and alltoalls that take it (a2a_area), else the data slot. */
 static char *block_slot(run_t *r, int w)
 {
     return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) + r->at : slot_at(r, w);
@@ -133,11 +133,7 @@ void tern_shm_run_copy_out(run_t *r)
     for (int q = 0; q < reg->p; q++) {
         char *dst = rbuf + (size_t)q * b + r->off;
         if (q != me)
-            memcpy(dst,
-                   a2a                               ? block_slot(r, q) + piece_at(q, me) * r->len
-                   : r->kind == TERN_COLL_ALLGATHER ? block_slot(r, q)
-                                                     : slot_at(r, q),
-                   r->len);
+            memcpy(dst, block_slot(r, q) + (a2a ? piece_at(q, me) * r->len : 0), r->len);
         else if (r->kind == TERN_COLL_GATHER && (const char *)r->a.sbuf + r->off != dst)
             memcpy(dst, (const char *)r->a.sbuf + r->off, r->len);
     }
