@@ -452,10 +452,8 @@ static int poll_run(void *ctx, tern_status_t *st)
                     memcpy(slot + hi * esz, src + hi * esz, (r->len - hi) * esz);
                 } else if (root_term(r)) {
                     /* the root's term stays in its buffer */
-                } else if (r->len && whole(r)) {
+                } else if (r->len) { /* plain stores (shm_coll_copy.c) */
                     memcpy(slot, src, r->len * esz);
-                } else if (r->len) {
-                    tern_shm_slot_copy(reg, slot, src, r->len * esz);
                 }
                 ar_publish_count(r);
                 tern_shm_set(reg, TERN_SHM_ENTER, r->n);

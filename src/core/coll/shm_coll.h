@@ -8,9 +8,6 @@
 /* From this many bytes in a chunk, the ranks fold slices in parallel
  * instead of one rank (or every rank) folding it all; not yet measured. */
 #define TERN_SHM_PARALLEL_MIN 4096
-/* From this many bytes a copy into a slot of a 2-rank region streams
- * (non-temporal stores; shm_coll.c), except allgather's and alltoall's. */
-#define TERN_SHM_NT_MIN 16384
 
 /* Adds the collective (BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER,
  * ALLGATHER, ALLTOALL, REDUCE_SCATTER or REDUCE_SCATTER_BLOCK) on a's views

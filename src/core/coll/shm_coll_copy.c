@@ -3,8 +3,6 @@
  * (shm_run.h; the state machine that calls them is shm_coll.c). */
 #include "core/coll/shm_run.h"
 
-#include "base/copy_store.h"
-
 #include <stdint.h>
 #include <string.h>
 
@@ -40,41 +38,11 @@ size_t tern_shm_run_place(const run_t *r)
     return (size_t)((r->n / TERN_SHM_SLOTS) % places) * stride;
 }
 
-/* Copies n bytes into a slot of a 2-rank region, from TERN_SHM_NT_MIN
- * bytes with non-temporal stores: the other rank read the slot's lines
- * two steps ago, so each ordinary store first pulls its line back across
- * the cores; streaming stores write whole lines without reading them
- * (loaded A/B, bcast 32/64 KB: 10.5/18.9 -> 3.7/6.7 us, measured when
- * bcast still went through the slots, in the VM's far-cores mode; bcast
- * now has its ring of small cells and plain stores, and allgather and
- * alltoall copy in with plain stores: block_copy_in). The sfence orders
- * them before the enter flag's release store (tern_copy_nt, base/copy_store.h,
- * which is memcpy without SSE2). Elsewhere, below that size or at an
- * unaligned slot offset: memcpy. */
-void tern_shm_slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n)
-{
-    if (reg->p == 2 && n >= TERN_SHM_NT_MIN && !((uintptr_t)dst & 15))
-        tern_copy_nt(dst, src, n);
-    else
-        memcpy(dst, src, n);
-}
-
 /* Alltoall: where writer w's slot holds its piece for d != w (no place
  * for its own piece, which never crosses the slots). */
 static size_t piece_at(int w, int d)
 {
     return (size_t)(d < w ? d : d - 1);
-}
-
-/* Allgather's and alltoall's copy into this rank's slot: plain stores at
- * every size. Both ranks copy in, then out of the other's slot at the
- * same time, so the lines cross from cache to cache; streamed to memory
- * (tern_shm_slot_copy), the reader waits for them to come back from there (loaded
- * A/B, 2-rank allgather 16 / 32 / 64 KB: 1.96 / 3.39 / 6.23 us streamed
- * against 0.64 / 1.25 / 2.75 plain; docs/performance.md). */
-static void block_copy_in(char *slot, const char *src, size_t n)
-{
-    memcpy(slot, src, n);
 }
 
 /* Writer w's slot of this step at the step's place: in the area for the
@@ -84,6 +52,14 @@ static char *block_slot(run_t *r, int w)
     return r->a2a_area ? tern_shm_a2a_slot(r->reg, w, r->n) + r->at : slot_at(r, w);
 }
 
+/* Every copy into a slot takes plain stores (memcpy): its reader is the
+ * other core, at once, and takes the lines from this core's cache;
+ * streamed to memory, it waits for them to come back from there. At two
+ * ranks, 16-64 KB, plain against streaming stores (quiet A/Bs): in the
+ * VM's fast mode reduce 0.43-0.67x the time, gather 0.27-0.45x, scatter
+ * 0.35-0.46x; in the slow one 0.66-1.05x, 0.67-0.83x, 0.68-0.78x;
+ * allgather and alltoall 0.33-0.45x before (docs/performance.md, row
+ * `slotnt`). */
 void tern_shm_run_copy_in(run_t *r)
 {
     tern_shm_region_t *reg = r->reg;
@@ -93,21 +69,20 @@ void tern_shm_run_copy_in(run_t *r)
     case TERN_COLL_SCATTER: /* the root's own block goes in copy_out */
         for (int q = 0; q < reg->p; q++)
             if (q != reg->me)
-                tern_shm_slot_copy(reg, slot_at(r, q), sbuf + (size_t)q * b + r->off,
-                                   r->len);
+                memcpy(slot_at(r, q), sbuf + (size_t)q * b + r->off, r->len);
         break;
     case TERN_COLL_ALLTOALL: /* this rank's own piece goes in copy_own */
         for (int d = 0; d < reg->p; d++)
             if (d != reg->me)
-                block_copy_in(block_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
-                              sbuf + (size_t)d * b + r->off, r->len);
+                memcpy(block_slot(r, reg->me) + piece_at(reg->me, d) * r->len,
+                       sbuf + (size_t)d * b + r->off, r->len);
         break;
     case TERN_COLL_ALLGATHER:
-        block_copy_in(block_slot(r, reg->me), sbuf + r->off, r->len);
+        memcpy(block_slot(r, reg->me), sbuf + r->off, r->len);
         break;
     case TERN_COLL_GATHER: /* the root copies its own block in copy_out */
         if (reg->me != r->root)
-            tern_shm_slot_copy(reg, slot_at(r, reg->me), sbuf + r->off, r->len);
+            memcpy(slot_at(r, reg->me), sbuf + r->off, r->len);
         break;
     default:
         break;

@@ -4,8 +4,7 @@
  * a slot, and the copies in and out of the slots). Private to the two.
  * The place and the three copies are each called once, from poll_run,
  * and the link-time optimiser inlines them there as when they were
- * static; tern_shm_slot_copy stays out of line, as it was (the same
- * machine code: docs/performance.md, row `debts5`). */
+ * static (the same machine code: docs/performance.md, row `debts5`). */
 #ifndef TERN_CORE_COLL_SHM_RUN_H
 #define TERN_CORE_COLL_SHM_RUN_H
 
@@ -49,9 +48,6 @@ static inline char *slot_at(const run_t *r, int q)
 /* The place of the current step in its slots (r->at; 0 but for a 2-rank
  * allgather, alltoall or allreduce step of PLACE_MIN bytes or more). */
 size_t tern_shm_run_place(const run_t *r);
-/* Copies n bytes into a slot (streamed from TERN_SHM_NT_MIN bytes at two
- * ranks). */
-void tern_shm_slot_copy(const tern_shm_region_t *reg, char *dst, const char *src, size_t n);
 /* The block collectives' (gather, scatter, allgather, alltoall) copies of
  * the current step: into this rank's slot (scatter's root: every other
  * rank's), out of the writers' slots, and allgather's and alltoall's own
