@@ -3,7 +3,6 @@
  * (shm_run.h; the state machine that calls them is shm_coll.c). */
 #include "core/coll/shm_run.h"
 
-#include <stdint.h>
 #include <string.h>
 
 /* A 2-rank allgather's, alltoall's or allreduce's step of PLACE_MIN bytes
