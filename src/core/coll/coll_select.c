@@ -71,12 +71,17 @@ static const row_t default_rows[] = {
      * 683; docs/performance.md). */
     {TERN_COLL_BCAST, 2, ANY_BYTES, "shm", FIT},
     {TERN_COLL_BCAST, 16, 12288, "shm", FIT},
-    {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
-    /* Oversubscribed, larger messages: shm, where scatter_allgather's
-     * p - 1 steps each wait for a descheduled partner (64 KB, loaded
-     * machine, medians of 5 alternated rounds: 4 ranks 103 against 1153
-     * us, 8 ranks 607 against 3126; tern-bench tune agreed). */
+    /* Oversubscribed, above 2 KB: shm, where scatter_allgather's p - 1
+     * steps each wait for a descheduled partner (64 KB, loaded machine,
+     * medians of 5 alternated rounds: 4 ranks 103 against 1153 us, 8
+     * ranks 607 against 3126; tern-bench tune agreed), and binomial's
+     * inner ranks for their parent's rendezvous from 4 KB (quiet A/B,
+     * unbound, 4 / 8 KB: 3 ranks 1.8 / 2.2 against 3.0 / 6.5 us, 4 ranks
+     * 1.8 / 2.0 against 3.0 / 6.9, 8 ranks 3.5 / 4.1 against 5.5 / 12.9);
+     * binomial up to 2 KB (4 ranks 1.28 against shm's 1.51 us). */
+    {TERN_COLL_BCAST, 16, 2048, "binomial", OVER},
     {TERN_COLL_BCAST, 16, ANY_BYTES, "shm", OVER},
+    {TERN_COLL_BCAST, 0, 12288, "binomial", ANY},
     {TERN_COLL_BCAST, 3, ANY_BYTES, "binomial", ANY},
     {TERN_COLL_BCAST, 0, ANY_BYTES, "scatter_allgather", ANY},
     /* Blocks of the gather/scatter/allgather/alltoall families, predicted
