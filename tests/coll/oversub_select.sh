@@ -1,11 +1,12 @@
 #!/bin/sh
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
-# algorithms at 8 B (gather and scatter linear), bcast, reduce and allreduce take shm
-# at 64 KB (reduce binomial at 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
+# algorithms at 8 B (gather and scatter linear), bcast (from 4 KB), gather
+# (4-64 KB), reduce and allreduce take shm at 64 KB (reduce binomial at
+# 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
 # on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
 # shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
-# 16 KB), and allgather and alltoall at 2 ranks up to 128 KB; reduce_scatter of 8 B
+# 8 KB), and allgather and alltoall at 2 ranks up to 128 KB; reduce_scatter of 8 B
 # takes recursive_halving at 4 and 8 ranks, direct at 3 and 5-7 (and at 4
 # ranks for 4 and 16 B).
 # Every rank must choose alike (a split choice would hang), so each line is
@@ -38,9 +39,17 @@ for coll in bcast reduce gather scatter; do
     k=$(echo "$out" | grep -c "debug: barrier on $n ranks, 0 bytes: shm")
     [ "$k" -eq "$n" ] || fail "barrier at $n ranks on $cpus CPUs: $k of $n ranks chose shm: $out"
 done
-# Larger bcasts oversubscribed: shm (scatter_allgather's steps each wait
-# for a descheduled partner).
+# Larger bcasts oversubscribed: shm from 4 KB (scatter_allgather's steps
+# and binomial's inner ranks each wait for a descheduled partner).
 expect "$n" bcast 65536 shm
+expect "$n" bcast 4096 shm
+expect "$n" bcast 2048 binomial
+# Gather above 2 KB up to the 64 KB slots: shm (linear's root waits for
+# each descheduled sender's rendezvous); past them linear again.
+expect "$n" gather 2048 linear
+expect "$n" gather 4096 shm
+expect "$n" gather 65536 shm
+expect "$n" gather 131072 linear
 # Allreduce and reduce at 64 KB oversubscribed: shm in one 64 KB slot
 # (rabenseifner's and binomial's steps each wait for a descheduled rank);
 # reduce at 16 KB keeps binomial.
@@ -49,12 +58,13 @@ for coll in allreduce reduce; do
 done
 # Allgather, alltoall and scatter blocks up to 64 KB oversubscribed: shm
 # (through the 64 KB slots, where ring, pairwise and linear wait for
-# descheduled partners); scatter keeps linear up to 8 KB, alltoall
+# descheduled partners); scatter keeps linear up to 4 KB, alltoall
 # pairwise past 64 KB.
 for coll in allgather alltoall scatter; do
     expect "$n" "$coll" 65536 shm
 done
-expect "$n" scatter 8192 linear
+expect "$n" scatter 8192 shm
+expect "$n" scatter 4096 linear
 expect "$n" alltoall 131072 pairwise
 expect "$n" reduce 16384 binomial
 if [ "$cpus" -ge 2 ]; then

@@ -92,7 +92,14 @@ static const row_t default_rows[] = {
     /* Oversubscribed: every sender straight to the root, none waiting
      * for a descheduled child as binomial's inner ranks do (8 B, loaded
      * machine, medians of 5 alternated rounds: 4 ranks 1.73 against 2.43
-     * us, 8 ranks 13.7 against 32.7; tern-bench tune agreed). */
+     * us, 8 ranks 13.7 against 32.7; tern-bench tune agreed); above 2 KB
+     * up to the 64 KB slots such a region gets, shm in one step, where
+     * the root of linear waits for each descheduled sender's rendezvous
+     * (quiet A/B, unbound, 4 / 16 / 64 KB: 4 ranks 2.9 / 4.1 / 8.7
+     * against 4.9 / 22.9 / 15.5 us, 8 ranks 6.3 / 8.8 / 20.5 against
+     * 9.0 / 48.1 / 110; 1-2 KB level or behind; docs/performance.md). */
+    {TERN_COLL_GATHER, 8, 2048, "linear", OVER},
+    {TERN_COLL_GATHER, 8, 65536, "shm", OVER},
     {TERN_COLL_GATHER, 8, ANY_BYTES, "linear", OVER},
     /* Two ranks, one per core: shm up to 64 KB (reduce: 128 KB), one step
      * through a 2-rank region's slot (one copy in, one out, no rendezvous
@@ -116,16 +123,17 @@ static const row_t default_rows[] = {
      * (coll_tree.c), where binomial's inner ranks forward to their
      * children (loaded A/B, 4 ranks 8 B, medians of 7 alternated rounds:
      * 0.27 against binomial's 0.41 us; docs/performance.md). */
-    {TERN_COLL_SCATTER, 8, 8192, "linear", OVER},
+    {TERN_COLL_SCATTER, 8, 4096, "linear", OVER},
     {TERN_COLL_SCATTER, 0, 2048, "binomial", ANY},
-    /* Oversubscribed at up to 8 ranks, blocks above 8 KB up to 64 KB:
+    /* Oversubscribed at up to 8 ranks, blocks above 4 KB up to 64 KB:
      * shm, one step through the 64 KB slots, where linear's root waits
      * for each descheduled receiver's rendezvous (loaded A/B, medians of
      * 5 alternated rounds, linear against shm: 4 ranks 32/64 KB 140/144
      * against 13/24 us, 8 ranks 510/232 against 31/59; 16 KB 16.5/23.5
-     * against 10.6/22.7). Up to 8 KB linear was as fast or faster at 8
-     * ranks (4 KB 9.4 against 18.4; docs/performance.md): the linear
-     * row above. */
+     * against 10.6/22.7; quiet A/B, 8 KB: 4 ranks 7.9 against 3.5, 8
+     * ranks 12.9 against 7.0). Up to 4 KB linear was as fast or faster at
+     * 8 ranks (4 KB 9.4 against 18.4 loaded, 5.9 against 6.0 quiet;
+     * docs/performance.md): the linear row above. */
     {TERN_COLL_SCATTER, 8, 65536, "shm", OVER},
     {TERN_COLL_SCATTER, 0, ANY_BYTES, "linear", ANY},
     {TERN_COLL_SCATTERV, 0, ANY_BYTES, "linear", ANY},
