@@ -2,8 +2,8 @@
 # On a node with more ranks than CPUs the rooted collectives (bcast,
 # reduce, gather, scatter) leave the shm algorithm for their message
 # algorithms at 8 B (gather and scatter linear), bcast (from 4 KB), gather
-# (4-64 KB), reduce and allreduce take shm at 64 KB (reduce binomial at
-# 16 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
+# (4-64 KB), reduce (from 16 KB) and allreduce take shm at 64 KB (reduce
+# binomial at 8 KB), and barrier keeps shm; with a rank per CPU an 8 KB bcast stays
 # on shm (at 2 ranks up to 4 KB go binomial anyway); allgather takes
 # shm at 64 KB blocks oversubscribed, as do alltoall and scatter (from
 # 8 KB), and allgather and alltoall at 2 ranks up to 128 KB; reduce_scatter of 8 B
@@ -52,7 +52,7 @@ expect "$n" gather 65536 shm
 expect "$n" gather 131072 linear
 # Allreduce and reduce at 64 KB oversubscribed: shm in one 64 KB slot
 # (rabenseifner's and binomial's steps each wait for a descheduled rank);
-# reduce at 16 KB keeps binomial.
+# reduce keeps binomial up to 8 KB.
 for coll in allreduce reduce; do
     expect "$n" "$coll" 65536 shm
 done
@@ -66,7 +66,8 @@ done
 expect "$n" scatter 8192 shm
 expect "$n" scatter 4096 linear
 expect "$n" alltoall 131072 pairwise
-expect "$n" reduce 16384 binomial
+expect "$n" reduce 16384 shm
+expect "$n" reduce 8192 binomial
 if [ "$cpus" -ge 2 ]; then
     expect 2 bcast 8192 shm
     expect 2 bcast 4096 binomial

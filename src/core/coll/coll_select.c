@@ -180,13 +180,15 @@ static const row_t default_rows[] = {
      * A/B, docs/performance.md). */
     {TERN_COLL_REDUCE, 2, 131072, "shm", FIT},
     {TERN_COLL_REDUCE, 16, 16384, "shm", FIT},
-    /* Oversubscribed, 32-64 KB at up to 8 ranks: shm, one step through
+    /* Oversubscribed, 16-64 KB at up to 8 ranks: shm, one step through
      * the 64 KB slots such a region gets, where binomial's inner ranks wait
      * for descheduled children with the whole vector (loaded machine,
      * SCHED_RR, 8 ranks: 32 KB 53-60 against 98-114 us, 64 KB 96-113
-     * against 171-179; 4 ranks 26-51 against 31-55); binomial below
-     * (16 KB: 21 against 12 us at 4 ranks; docs/performance.md). */
-    {TERN_COLL_REDUCE, 8, 16384, "binomial", OVER},
+     * against 171-179; 4 ranks 26-51 against 31-55; quiet, 16 KB: 4 ranks
+     * 9.7 against 20.6, 8 ranks 14.3 against 31.2, where a loaded run had
+     * 21 against 12 at 4 ranks); binomial up to 8 KB (quiet, 4 KB: 4.4
+     * against 6.3 at 4 ranks, 5.7 against 17.2 at 8; docs/performance.md). */
+    {TERN_COLL_REDUCE, 8, 8192, "binomial", OVER},
     {TERN_COLL_REDUCE, 8, 65536, "shm", OVER},
     {TERN_COLL_REDUCE, 0, ANY_BYTES, "binomial", ANY},
     {TERN_COLL_ALLREDUCE, 0, 65536, "node_aware", ANY},
