@@ -230,9 +230,10 @@ static void test_allgather_alltoall(int mode)
 }
 
 /* Segments of reduce_scatter at two ranks (ints): empty ones, both sides
- * of the 2-rank direct row (128 B) and of the pair's 1 KB scratch. */
+ * of the 2-rank direct row (2 KB: 512 ints) and of the pair's 1 KB
+ * scratch (a segment past it takes the schedule on that rank alone). */
 static const int segs[][2] = {{0, 1}, {1, 0}, {1, 1}, {2, 30}, {16, 16}, {17, 15},
-                              {256, 3}, {257, 257}, {700, 5}};
+                              {256, 3}, {400, 112}, {512, 0}, {257, 257}, {700, 5}};
 #define N_SEGS ((int)(sizeof segs / sizeof segs[0]))
 
 /* An int whose extent is two ints: strided vectors of it, not contiguous. */

@@ -217,11 +217,13 @@ static const row_t default_rows[] = {
      * (64 KB 16.2 against 40.8 us, 128 KB 31.6 against 120.6), 4 B 1.7x;
      * oversubscribed, 32 B up: 4 ranks 0.52-0.98x up to 1 MB (against
      * ring from 128 KB), 8 ranks 0.48-0.95x; 4-16 B stay direct (2.2-3.4x
-     * at 4-8 B). Two ranks, up to 128 B: direct, one message each way
+     * at 4-8 B). Two ranks, up to 2 KB: direct, one message each way
      * (coll_pair.c), against shm's wait on both ranks' flag lines (loaded
      * A/B, 8-128 B 0.34-0.42 against 0.52 us, 4 B 0.16 against
-     * reduce_scatterv's 0.21; shm ahead from 256 B; docs/performance.md). */
-    {TERN_COLL_REDUCE_SCATTER, 2, 128, "direct", ANY},
+     * reduce_scatterv's 0.21; quiet, fast VM mode, 20 rounds, 256 B / 1 KB
+     * / 2 KB 0.120 / 0.131 / 0.180 against 0.204 / 0.226 / 0.250, 4 KB a
+     * tie; docs/performance.md row `rs2k`). */
+    {TERN_COLL_REDUCE_SCATTER, 2, 2048, "direct", ANY},
     {TERN_COLL_REDUCE_SCATTER, 2, ANY_BYTES, "shm", FIT},
     /* Oversubscribed, 8 ranks, 4-16 B: recursive halving, where direct
      * makes each owner wait for p - 1 messages a call (empty parts are
@@ -253,7 +255,7 @@ static const row_t default_rows[] = {
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "ring", ANY},
     {TERN_COLL_REDUCE_SCATTER, 0, ANY_BYTES, "reduce_scatterv", ANY},
     /* The same code and the same rows as reduce_scatter. */
-    {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, 128, "direct", ANY},
+    {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, 2048, "direct", ANY},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, "shm", FIT},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 3, 16, "direct", OVER},
     {TERN_COLL_REDUCE_SCATTER_BLOCK, 4, 4, "direct", OVER},
