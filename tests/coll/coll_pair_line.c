@@ -1,5 +1,6 @@
-/* The 2-rank exchange line (core/coll/pair_line.h): allreduce, allgather
- * and alltoall of up to 272 bytes go through one to five lines each way
+/* The 2-rank exchange line (core/coll/pair_line.h): allreduce, allgather,
+ * alltoall and reduce_scatter_block (a segment) of up to 272 bytes go
+ * through one to five lines each way
  * whose sequence numbers tell the reader the data is this call's.
  * Back-to-back calls with values that change every call (a stale line
  * gives last call's or the call before's), the three kinds interleaved,
@@ -15,7 +16,7 @@ static int rank;
 
 static long v(int q, int call, int i) { return (long)call * 1009 + q * 101 + i * 7 + 3; }
 
-/* n longs (8..280 bytes) exchanged three ways on comm; 0 on a wrong value. */
+/* n longs (8..280 bytes) exchanged four ways on comm; 0 on a wrong value. */
 static int round_of(MPI_Comm comm, int call, int n, int inplace)
 {
     long s[40], r[40], want;
@@ -53,6 +54,16 @@ static int round_of(MPI_Comm comm, int call, int n, int inplace)
                       q, i, b[q * n + i], want, peer);
                 return 0;
             }
+    /* reduce_scatter_block: 2n longs a rank, this rank's n summed. */
+    for (int i = 0; i < 2 * n; i++)
+        a[i] = b[i] = v(rank, call + 3, i);
+    CHECK_RC(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : a, b, n, MPI_LONG, MPI_SUM, comm));
+    for (int i = 0; i < n; i++)
+        if (b[i] != (want = v(0, call + 3, rank * n + i) + v(1, call + 3, rank * n + i))) {
+            CHECK(0, "reduce_scatter_block call %d n %d [%d]: %ld, want %ld", call, n, i, b[i],
+                  want);
+            return 0;
+        }
     return 1;
 }
 
@@ -105,16 +116,16 @@ int main(int argc, char **argv)
     mtest_begin("back_to_back");
     int ok = 1;
     for (int call = 0; call < 600 && ok; call++)
-        ok = round_of(c[0], call * 3, 1, call % 3 == 2);
+        ok = round_of(c[0], call * 4, 1, call % 3 == 2);
     mtest_end();
     mtest_begin("back_to_back_wide");
     for (int call = 0; call < 600 && ok; call++)
-        ok = round_of(c[0], call * 3, call % 2 ? 34 : 8, call % 3 == 2);
+        ok = round_of(c[0], call * 4, call % 2 ? 34 : 8, call % 3 == 2);
     mtest_end();
     mtest_begin("mixed");
     for (int call = 0; call < 2000 && ok; call++) {
         MPI_Comm comm = c[(call / 3) % 2];
-        ok = round_of(comm, call * 3, ns[call % 12], (call / 12) % 2);
+        ok = round_of(comm, call * 4, ns[call % 12], (call / 12) % 2);
         other(c[call % 2], call);
     }
     mtest_end();

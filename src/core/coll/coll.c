@@ -65,19 +65,23 @@ tern_status_t tern_coll_finish(prep_t *pr, tern_coll_args_t *a, tern_coll_kind_t
     return finish_chosen(pr, a, kind, msg_bytes, req_p, persistent, NULL);
 }
 
-/* A blocking 2-rank allreduce, allgather or alltoall of the pair
- * algorithm small enough for the exchange line (pair_line.h), reaching the
- * scheduled path with packed views (a strided type on this rank): the
- * line serves it too when it would serve the other rank's contiguous
- * call, which must meet this one there. */
+/* A blocking 2-rank allreduce, allgather, alltoall or reduce_scatter(_block)
+ * of the pair algorithm small enough for the exchange line (pair_line.h),
+ * reaching the scheduled path with packed views (a strided type on this
+ * rank): the line serves it too when it would serve the other rank's
+ * contiguous call, which must meet this one there. A reduce_scatter's
+ * bytes are its whole vector: the line takes a segment (its own test). */
 static tern_status_t pair_line_packed(const tern_coll_args_t *a, tern_coll_kind_t kind,
                                       unsigned id, size_t bytes, int *served)
 {
-    *served = a->blocking && bytes <= TERN_PAIR_WIDE_MAX && a->comm->size == 2 &&
+    int rs = (kind == TERN_COLL_REDUCE_SCATTER && id == TERN_COLL_ALGO_reduce_scatter_direct) ||
+             (kind == TERN_COLL_REDUCE_SCATTER_BLOCK &&
+              id == TERN_COLL_ALGO_reduce_scatter_block_direct);
+    *served = a->blocking && (rs || bytes <= TERN_PAIR_WIDE_MAX) && a->comm->size == 2 &&
               !a->comm->is_inter &&
               ((kind == TERN_COLL_ALLREDUCE && id == TERN_COLL_ALGO_allreduce_recursive_doubling) ||
                (kind == TERN_COLL_ALLGATHER && id == TERN_COLL_ALGO_allgather_recursive_doubling) ||
-               (kind == TERN_COLL_ALLTOALL && id == TERN_COLL_ALGO_alltoall_pairwise));
+               (kind == TERN_COLL_ALLTOALL && id == TERN_COLL_ALGO_alltoall_pairwise) || rs);
     if (!*served)
         return TERN_OK;
     return tern_coll_pair_line(a, kind, served);

@@ -281,9 +281,52 @@ static tern_status_t line_allreduce(const tern_coll_args_t *a, tern_shm_region_t
     return st;
 }
 
-/* The exchange of n bytes (kind: allreduce, allgather or alltoall)
- * through the line when it serves this call: 1 with *st its outcome, or
- * the error of the line's region creation; else 0. */
+static int is_rs(tern_coll_kind_t kind)
+{
+    return kind == TERN_COLL_REDUCE_SCATTER || kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* The bytes a reduce_scatter's line exchange swaps: a segment when the
+ * two are equal and not empty (the line swaps equal counts; every rank
+ * holds the same rcounts), else SIZE_MAX, which no line takes. */
+static size_t rs_line_bytes(const tern_coll_args_t *a)
+{
+    size_t c = a->rcounts[0];
+    return c && c == a->rcounts[1] ? c * a->esz : SIZE_MAX;
+}
+
+/* Rank r's segment of a reduce_scatter: x_0 op x_1 from its own term and
+ * the other's in tmp (clobbered) into rbuf. */
+static tern_status_t rs_fold(const tern_coll_args_t *a, const char *own, char *tmp, size_t n)
+{
+    int r = a->comm->rank;
+    if (r == 0) {
+        tern_status_t st = tern_op_apply(a->op, a->dt, own, tmp, a->rcounts[0]);
+        if (st == TERN_OK)
+            memcpy(a->rbuf, tmp, n);
+        return st;
+    }
+    memmove(a->rbuf, own, n);
+    return tern_op_apply(a->op, a->dt, tmp, a->rbuf, a->rcounts[1]);
+}
+
+/* Equal segments: ours for the other goes through the line as the other's
+ * for us comes back (the line reads ours before it writes, so rank 1 in
+ * place may overwrite its send segment after), then the fold. */
+static tern_status_t line_reduce_scatter(const tern_coll_args_t *a, tern_shm_region_t *reg,
+                                         size_t n)
+{
+    _Alignas(16) char tmp[TERN_PAIR_WIDE_MAX];
+    const char *sb = a->sbuf;
+    int r = a->comm->rank;
+    tern_status_t st = tern_pair_line_swap(reg, sb + (r ? 0 : n), n, tmp);
+    return st != TERN_OK ? st : rs_fold(a, sb + (r ? n : 0), tmp, n);
+}
+
+/* The exchange of n bytes (kind: allreduce, allgather, alltoall or
+ * reduce_scatter(_block)) through the line when it serves this call: 1
+ * with *st its outcome, or the error of the line's region creation; else
+ * 0. */
 static inline int line_try(const tern_coll_args_t *a, tern_coll_kind_t kind, size_t n,
                            tern_status_t *st)
 {
@@ -293,7 +336,8 @@ static inline int line_try(const tern_coll_args_t *a, tern_coll_kind_t kind, siz
         return *st != TERN_OK;
     *st = kind == TERN_COLL_ALLREDUCE   ? line_allreduce(a, reg, n)
           : kind == TERN_COLL_ALLGATHER ? line_allgather(a, reg)
-                                        : line_alltoall(a, reg);
+          : kind == TERN_COLL_ALLTOALL  ? line_alltoall(a, reg)
+                                        : line_reduce_scatter(a, reg, n);
     return 1;
 }
 
@@ -309,8 +353,8 @@ static inline int pair_line_or_tag(pair_t *p, const tern_coll_args_t *a, tern_co
         return 1;
     /* Large blocks by one CMA read (pair_get.h), after the tag as coll.c's
      * call; an alltoall in place keeps the messages (its scratch). */
-    if (kind != TERN_COLL_ALLREDUCE && n >= TERN_PAIR_GET_LEAST &&
-        (kind == TERN_COLL_ALLGATHER || a->sbuf != a->rbuf)) {
+    if (n >= TERN_PAIR_GET_LEAST &&
+        (kind == TERN_COLL_ALLGATHER || (kind == TERN_COLL_ALLTOALL && a->sbuf != a->rbuf))) {
         int served;
         *st = tern_pair_get(a, kind, &served);
         if (served)
@@ -424,12 +468,15 @@ tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a)
 
 /* Each rank sends the other its segment and folds x_0 op x_1 over its own
  * (reduce_scatter_direct.c at p = 2): one message each way, where the shm
- * path waits on the flag lines of both ranks. A rank whose segment is
- * empty only sends. */
+ * path waits on the flag lines of both ranks; equal segments that fit the
+ * line go through it instead, as an allreduce's vector. A rank whose
+ * segment is empty only sends. */
 tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a)
 {
     pair_t p;
-    pair_init(&p, a);
+    tern_status_t lst;
+    if (pair_line_or_tag(&p, a, TERN_COLL_REDUCE_SCATTER, rs_line_bytes(a), &lst))
+        return lst;
     int r = a->comm->rank;
     size_t e = a->esz, first = a->rcounts[0] * e;
     size_t mine = a->rcounts[r] * e, theirs = a->rcounts[p.peer] * e;
@@ -445,22 +492,15 @@ tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a)
     pair_end(&p);
     if (p.stop || !mine)
         return p.st;
-    tern_status_t st;
-    if (r == 0) {
-        st = tern_op_apply(a->op, a->dt, own, tmp, a->rcounts[0]);
-        if (st == TERN_OK)
-            memcpy(a->rbuf, tmp, mine);
-    } else {
-        memmove(a->rbuf, own, mine);
-        st = tern_op_apply(a->op, a->dt, tmp, a->rbuf, a->rcounts[1]);
-    }
-    note(&p, st);
+    note(&p, rs_fold(a, own, tmp, mine));
     return p.st;
 }
 
 tern_status_t tern_coll_pair_line(const tern_coll_args_t *a, tern_coll_kind_t kind, int *served)
 {
-    size_t n = kind == TERN_COLL_ALLREDUCE ? a->count * a->esz : a->bytes;
+    size_t n = kind == TERN_COLL_ALLREDUCE ? a->count * a->esz
+               : is_rs(kind)               ? rs_line_bytes(a)
+                                           : a->bytes;
     tern_status_t st;
     *served = line_try(a, kind, n, &st);
     return st;

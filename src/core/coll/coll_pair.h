@@ -32,7 +32,8 @@ tern_status_t tern_coll_pair_scatter(const tern_coll_args_t *a);
 /* a->bytes is one rank's block; alltoall's sbuf == rbuf in place. */
 tern_status_t tern_coll_pair_allgather(const tern_coll_args_t *a);
 tern_status_t tern_coll_pair_alltoall(const tern_coll_args_t *a);
-/* The allreduce, allgather or alltoall (kind) through the exchange line
+/* The allreduce, allgather, alltoall or reduce_scatter(_block) (kind,
+ * a->rcounts set for the last) through the exchange line
  * (pair_line.h) for the scheduled path's packed views, whose schedule took
  * the call's tag already: *served 0 when the line does not serve it (the
  * schedule's messages then, the pair function's). */

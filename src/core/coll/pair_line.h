@@ -1,7 +1,8 @@
 /* A 2-rank exchange of up to TERN_PAIR_WIDE_MAX bytes through one to
  * TERN_SHM_XLINES cache lines each way (the blocking lane of the
- * communicator's shm region, shm_region.h): the allreduce, allgather and
- * alltoall of coll_pair.c at small sizes. Each rank writes its bytes,
+ * communicator's shm region, shm_region.h): the allreduce, allgather,
+ * alltoall and reduce_scatter of equal segments of coll_pair.c at small
+ * sizes. Each rank writes its bytes,
  * their count and then the exchange's sequence number into its own line
  * and polls the other's; no ring index, header, match or request. The
  * message crosses in one line too; the line saves what runs around it
