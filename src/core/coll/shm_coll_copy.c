@@ -34,6 +34,12 @@ size_t tern_shm_run_place(const run_t *r)
         stride /= 2;
         places *= 2;
     }
+    /* Places spread the steps over the whole slots, where the first calls'
+     * copies would meet a page not mapped yet every 4 KB (a 16 KB step
+     * turns over 16 places: 2-rank allgather 16 KB 1.4 us a call over the
+     * first 100 calls, 0.9 after them; docs/performance.md row `slotmap`). */
+    if (places > 1 && !r->a2a_area && !r->reg->slots_mapped)
+        tern_shm_slots_map(r->reg);
     return (size_t)((r->n / TERN_SHM_SLOTS) % places) * stride;
 }
 

@@ -296,6 +296,13 @@ void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n)
     atomic_store_explicit(flag_at(reg, reg->me, flag), n, memory_order_release);
 }
 
+void tern_shm_slots_map(tern_shm_region_t *reg)
+{
+    /* The result slots follow the ranks' data slots. */
+    tern_shm_segment_prefault(reg->data, ((size_t)reg->p + 1) * N_SLOTS * reg->slot);
+    reg->slots_mapped = 1;
+}
+
 static double now_ms(void)
 {
     return tern_clock_s() * 1e3;

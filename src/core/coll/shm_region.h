@@ -121,6 +121,7 @@ typedef struct tern_shm_region {
     char *xline;         /* rank q's exchange block k: xline + (q * SLOTS + k) * XLINES * LINE */
     uint64_t xseq;       /* line exchanges run on this lane so far (pair_line.h) */
     int xline_on;        /* TERN_COLL_PAIR_LINE, read at creation */
+    int slots_mapped;    /* the data and result slots' pages mapped (tern_shm_slots_map) */
     int get_cma;         /* pair_get.c: 0 not probed yet, 1 both ranks may CMA-read, -1 not */
     int get_pays;        /* pair_get.c: the read paid for both ranks at the last agreement */
     uint64_t get_calls;  /* pair_get.c: calls that asked for the read under auto */
@@ -228,6 +229,10 @@ static inline char *tern_shm_xline(tern_shm_region_t *reg, int q, uint64_t n)
 /* Stores this rank's flag (release: what it wrote before is visible to
  * whoever sees the value). */
 void tern_shm_set(tern_shm_region_t *reg, int flag, uint64_t n);
+/* Maps every page of the lane's data and result slots now, once (a 2-rank
+ * step that turns over the slots' places, shm_coll_copy.c): not by the
+ * first calls' copies, a fault a page. */
+void tern_shm_slots_map(tern_shm_region_t *reg);
 /* 1 once rank q's flag (q < 0: every other rank's) reached n; else 0, and
  * the next call resumes at *cursor. Never waits. 1 with *st TERN_ERR_PEER,
  * naming the rank, when a rank it waits for has died (checked every
