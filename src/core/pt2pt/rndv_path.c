@@ -18,6 +18,15 @@
  * paths are timed within two windows. Later messages matched while the
  * run lands take its path uncounted. */
 #define RUN_MAX 16
+/* A path this many times slower per byte than the other's best clean run
+ * loses at once: its open run ends at the landing that shows it, and the
+ * class is chosen without waiting for SAMPLES runs of each. Where the get
+ * reads at a tenth of the stream's rate (the 2-core EPYC VM: 24 us a 256
+ * KB read against 10 by the stream), 16-message runs of it while a round
+ * of timing lasted made a 2-rank scatter of 256 KB take 21 us a call over
+ * tern-bench's 110 calls against the stream's 10 (docs/performance.md row
+ * `rndvcut`). */
+#define CLEAR_X 2.0
 /* A message matched this soon after the run's last landing continues it
  * (receives posted back to back; the get, complete at its match, never
  * overlaps the next), or within a quarter of the run's mean message time,
@@ -120,8 +129,15 @@ static void choose(path_class_t *k, int src, int c, double t, const char *how)
                how);
 }
 
+/* Whether one path's best is CLEAR_X times the other's: no more timing. */
+static int clear_winner(const path_class_t *k)
+{
+    return k->samples[STREAM] && k->samples[GET] &&
+           (k->best[GET] > CLEAR_X * k->best[STREAM] || k->best[STREAM] > CLEAR_X * k->best[GET]);
+}
+
 /* The open run is over: its sample, if it is one, and the choice once
- * both paths have theirs. */
+ * both paths have theirs, or one is clearly the faster. */
 static void close_run(path_class_t *k, int src, int c)
 {
     int p = k->run_path;
@@ -135,6 +151,25 @@ static void close_run(path_class_t *k, int src, int c)
     k->run_msgs = 0;
     if (k->samples[STREAM] >= SAMPLES && k->samples[GET] >= SAMPLES)
         choose(k, src, c, k->run_last_s, "");
+    else if (clear_winner(k))
+        choose(k, src, c, k->run_last_s, ", one path clearly slower");
+}
+
+/* The messages the open run counts: one for a path's first run (it only
+ * warms the path: no sample), else RUN_MAX. */
+static unsigned run_cap(const path_class_t *k)
+{
+    return k->tries[k->run_path] > 1 ? RUN_MAX : 1;
+}
+
+/* The open run, all its counted messages landed, is a clean sample that
+ * is CLEAR_X times slower per byte than the other path's best already:
+ * it ends now (and the class is chosen). */
+static int run_lost(const path_class_t *k)
+{
+    int p = k->run_path;
+    return k->run_clean && k->tries[p] > 1 && k->run_bytes && k->samples[!p] &&
+           k->run_busy_s / (double)k->run_bytes > CLEAR_X * k->best[!p];
 }
 
 /* Whether a message matched at t continues the open run. */
@@ -247,7 +282,7 @@ int tern_rndv_path_by_get(tern_peer_t *peer, tern_req_t *req, size_t n)
     }
     if (k->run_msgs) {
         if (run_continues(k, t)) {
-            if (k->run_msgs >= RUN_MAX)
+            if (k->run_msgs >= run_cap(k))
                 return k->run_path; /* uncounted while the run lands */
             if (!k->run_open++) { /* across an idle gap: a new busy stretch */
                 double idle = t - k->run_last_s;
@@ -315,7 +350,7 @@ void tern_rndv_path_record(tern_peer_t *peer, tern_req_t *req)
     if (--k->run_open)
         return;
     k->run_busy_s += k->run_last_s - k->run_mark_s;
-    if (k->run_msgs >= RUN_MAX)
+    if (k->run_msgs >= run_cap(k) || run_lost(k))
         close_run(k, req->peer_world, c);
 }
 
