@@ -81,8 +81,9 @@ int main(int argc, char **argv)
         for (int call = 1; call <= CALLS && ok; call++)
             ok = one_call(comm, kind, call, s, r);
         long faults = minor_faults() - before;
-        CHECK(!COUNT_FAULTS || faults <= MOST_FAULTS, "%s: %ld page faults in %d calls after the first (at most %d)",
-              names[kind], faults, CALLS, MOST_FAULTS);
+        CHECK(!COUNT_FAULTS || faults <= MOST_FAULTS,
+              "%s: %ld page faults in %d calls after the first (at most %d)", names[kind], faults,
+              CALLS, MOST_FAULTS);
         CHECK_RC(MPI_Comm_free(&comm));
         mtest_end();
     }
