@@ -21,8 +21,8 @@
 /* A path this many times slower per byte than the other's best clean run
  * loses at once: its open run ends at the landing that shows it, and the
  * class is chosen without waiting for SAMPLES runs of each. Where the get
- * reads at a tenth of the stream's rate (the 2-core EPYC VM: 24 us a 256
- * KB read against 10 by the stream), 16-message runs of it while a round
+ * is the slow path (the 2-core EPYC VM: 24 us a 256 KB read against 10 by
+ * the stream), 16-message runs of it while a round
  * of timing lasted made a 2-rank scatter of 256 KB take 21 us a call over
  * tern-bench's 110 calls against the stream's 10 (docs/performance.md row
  * `rndvcut`). */
