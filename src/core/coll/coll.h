@@ -41,6 +41,12 @@ typedef enum {
     TERN_COLL_N
 } tern_coll_kind_t;
 
+/* reduce_scatter or reduce_scatter_block: the same code serves both. */
+static inline int tern_coll_is_reduce_scatter(tern_coll_kind_t k)
+{
+    return k == TERN_COLL_REDUCE_SCATTER || k == TERN_COLL_REDUCE_SCATTER_BLOCK;
+}
+
 /* What an algorithm sees: contiguous packed buffers and byte counts.
  * A send view equal to the matching part of the receive view means "in
  * place" (copies onto themselves are skipped). */

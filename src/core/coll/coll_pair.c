@@ -281,11 +281,6 @@ static tern_status_t line_allreduce(const tern_coll_args_t *a, tern_shm_region_t
     return st;
 }
 
-static int is_rs(tern_coll_kind_t kind)
-{
-    return kind == TERN_COLL_REDUCE_SCATTER || kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
-}
-
 /* The bytes a reduce_scatter's line exchange swaps: a segment when the
  * two are equal and not empty (the line swaps equal counts; every rank
  * holds the same rcounts), else SIZE_MAX, which no line takes. */
@@ -498,9 +493,9 @@ tern_status_t tern_coll_pair_reduce_scatter(const tern_coll_args_t *a)
 
 tern_status_t tern_coll_pair_line(const tern_coll_args_t *a, tern_coll_kind_t kind, int *served)
 {
-    size_t n = kind == TERN_COLL_ALLREDUCE ? a->count * a->esz
-               : is_rs(kind)               ? rs_line_bytes(a)
-                                           : a->bytes;
+    size_t n = kind == TERN_COLL_ALLREDUCE             ? a->count * a->esz
+               : tern_coll_is_reduce_scatter(kind) ? rs_line_bytes(a)
+                                                   : a->bytes;
     tern_status_t st;
     *served = line_try(a, kind, n, &st);
     return st;

@@ -157,7 +157,7 @@ static uint64_t slot_wait_back(const run_t *r)
 
 static int is_rs(const run_t *r)
 {
-    return r->kind == TERN_COLL_REDUCE_SCATTER || r->kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
+    return tern_coll_is_reduce_scatter(r->kind);
 }
 
 /* Reduce_scatter, step [off, off + len) of every block: each rank's piece
@@ -593,7 +593,7 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
         r->total = a->bytes;
         if (r->per == 0)
             return TERN_OK; /* more ranks than bytes in a slot: not served */
-    } else if (kind == TERN_COLL_REDUCE_SCATTER || kind == TERN_COLL_REDUCE_SCATTER_BLOCK) {
+    } else if (tern_coll_is_reduce_scatter(kind)) {
         /* Steps of per elements of every block (the largest decides how
          * many); a vector that fits a slot goes in one step as it is. */
         size_t fit = reg->slot / a->esz, most = 0;
@@ -623,8 +623,7 @@ tern_status_t tern_shm_coll_build(tern_sched_t *s, const tern_coll_args_t *a,
     *served = 1;
     tern_sched_poll(s, poll_run, r,
                     kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE ||
-                            kind == TERN_COLL_REDUCE_SCATTER ||
-                            kind == TERN_COLL_REDUCE_SCATTER_BLOCK
+                            tern_coll_is_reduce_scatter(kind)
                         ? a->dt
                         : MPI_DATATYPE_NULL);
     return tern_sched_error(s);
