@@ -3,7 +3,7 @@
  * through one to five lines each way
  * whose sequence numbers tell the reader the data is this call's.
  * Back-to-back calls with values that change every call (a stale line
- * gives last call's or the call before's), the three kinds interleaved,
+ * gives last call's or the call before's), the four kinds interleaved,
  * sizes either side of each line's end (48, 104, 160, 216, 272 bytes;
  * the larger ones are point-to-point messages), other collectives and
  * nonblocking ones between them, in place or not, and two communicators
