@@ -100,10 +100,8 @@ int tern_check_op(const char *func, int err_obj, MPI_Op op)
                           (unsigned)op);
 }
 
-int tern_check_win(const char *func, int err_obj, MPI_Win win, tern_win_t **w_p)
+int tern_check_win_failed(const char *func, int err_obj, MPI_Win win)
 {
-    if (__builtin_expect((*w_p = tern_win_lookup(win)) != NULL, 1))
-        return MPI_SUCCESS;
     return tern_mpi_error(err_obj, MPI_ERR_WIN, func,
                           win == MPI_WIN_NULL ? "win is MPI_WIN_NULL" : "invalid window 0x%x",
                           (unsigned)win);

@@ -35,10 +35,17 @@ int tern_check_info_value(const char *func, int err_obj, const char *value);
 /* MPI_ERR_OP unless op is a live reduction operation (predefined or
  * user-defined). */
 int tern_check_op(const char *func, int err_obj, MPI_Op op);
-/* A live window (MPI_ERR_WIN otherwise). */
 /* MPI_ERR_FILE unless fh is a live file. */
 int tern_check_file(const char *func, int err_obj, MPI_File fh, tern_file_t **f_p);
-int tern_check_win(const char *func, int err_obj, MPI_Win win, tern_win_t **w_p);
+/* A live window (MPI_ERR_WIN otherwise). Inline: every put, get and flush
+ * checks one. */
+__attribute__((cold)) int tern_check_win_failed(const char *func, int err_obj, MPI_Win win);
+static inline int tern_check_win(const char *func, int err_obj, MPI_Win win, tern_win_t **w_p)
+{
+    if (__builtin_expect((*w_p = tern_win_lookup(win)) != NULL, 1))
+        return MPI_SUCCESS;
+    return tern_check_win_failed(func, err_obj, win);
+}
 
 /* MPI_ERR_KEYVAL unless keyval is a keyval the user holds or (unless
  * writable) a predefined one. */

@@ -3,9 +3,10 @@
  * from the handle), origin and target types that differ, a pair type and
  * derived types (looked up; types with holes go the general way), a
  * true_lb on one side only, a zero-size type, zero counts, MPI_PROC_NULL,
- * copies from TERN_RMA_MOVSB_MIN (the string copy) at odd offsets and
- * lengths, flush and flush_all publishing puts, and range errors naming
- * the function and the window. Every byte is checked, the bytes around
+ * the inline copies' sizes and those beside them, copies from
+ * TERN_RMA_MOVSB_MIN (the string copy) at odd offsets and lengths, flush
+ * and flush_all publishing puts, and range errors naming the function and
+ * the window. Every byte is checked, the bytes around
  * each target range too. */
 #include "../mpi/mtest.h"
 
@@ -39,7 +40,7 @@ static int moves(const shape_t *s, size_t i)
 }
 
 static MPI_Datatype three_ints, vec, shifted, dup_int, empty;
-static shape_t shapes[16];
+static shape_t shapes[24];
 static int nshapes;
 
 static void add(const char *name, MPI_Datatype o, int oc, MPI_Datatype t, int tc, MPI_Aint disp,
@@ -76,6 +77,13 @@ static void make_shapes(void)
     add("true_lb target only", MPI_INT, 4, shifted, 1, 7200, 28, 0);
     add("int to dup int", MPI_INT, 6, dup_int, 6, 7300, 24, 0);
     add("zero-size type", empty, 5, empty, 5, 7400, 0, 0);
+    /* Either side of each of the inline copy's sizes (8-16, 17-32, 33-64
+     * bytes, base/copy_small.h), at odd offsets. */
+    add("5 bytes", MPI_BYTE, 5, MPI_BYTE, 5, 7501, 5, 0);
+    add("17 bytes", MPI_CHAR, 17, MPI_CHAR, 17, 7601, 17, 0);
+    add("33 bytes", MPI_BYTE, 33, MPI_BYTE, 33, 7701, 33, 0);
+    add("64 bytes", MPI_BYTE, 64, MPI_BYTE, 64, 7801, 64, 0);
+    add("65 bytes", MPI_BYTE, 65, MPI_BYTE, 65, 7901, 65, 0);
     add("64 KB", MPI_BYTE, 65536, MPI_BYTE, 65536, 8192, 65536, 0);
     add("1 MB + 3, odd", MPI_CHAR, (1 << 20) + 3, MPI_CHAR, (1 << 20) + 3, 80001,
         (1 << 20) + 3, 0);

@@ -19,6 +19,7 @@
 #include "core/datatype/op.h"
 #include "core/pt2pt/p2p.h"
 #include "core/pt2pt/progress.h"
+#include "base/copy_small.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -170,16 +171,12 @@ static inline tern_status_t pair_end(pair_t *p)
 }
 
 /* A block copied within this rank (the own block of a gather, scatter,
- * allgather or alltoall; the buffers may overlap): 8 to 16 bytes by two
- * loads and two stores, no call; others by memmove. */
+ * allgather or alltoall; the buffers may overlap): 8 to 64 bytes by
+ * loads and stores, no call (base/copy_small.h); others by memmove. */
 static inline void copy_block(void *dst, const void *src, size_t n)
 {
-    if (n - 8 <= 8) { /* 8..16: two words that may overlap */
-        uint64_t a, b;
-        memcpy(&a, src, 8);
-        memcpy(&b, (const char *)src + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy((char *)dst + n - 8, &b, 8);
+    if (tern_copy_small_fits(n)) {
+        tern_copy_small(dst, src, n);
     } else if (n) {
         memmove(dst, src, n);
     }

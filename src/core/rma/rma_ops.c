@@ -171,9 +171,9 @@ static inline void profile_op(const tern_win_t *w, int target, MPI_Count count, 
         watched_op(w, target, count, dt);
 }
 
-tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
-                           tern_req_t **req_p)
+tern_status_t tern_rma_put_any(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                               int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                               tern_win_t *w, tern_req_t **req_p)
 {
     profile_op(w, target, ocount, otype);
     if (!req_p && w->direct &&
@@ -188,9 +188,9 @@ tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype ot
     return issue(w, &c, req_p);
 }
 
-tern_status_t tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
-                           tern_req_t **req_p)
+tern_status_t tern_rma_get_any(void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                               tern_win_t *w, tern_req_t **req_p)
 {
     profile_op(w, target, ocount, otype);
     if (!req_p && w->direct &&

@@ -6,14 +6,49 @@
 #ifndef TERN_CORE_RMA_OPS_H
 #define TERN_CORE_RMA_OPS_H
 
+#include "core/rma/rma_shm.h"
 #include "core/rma/window.h"
+#include "base/pvars.h"
 
-tern_status_t tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
-                           tern_req_t **req_p);
-tern_status_t tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w,
-                           tern_req_t **req_p);
+#include <stdint.h>
+
+/* Put and Get by any path, watched or not (tern_rma_put and tern_rma_get
+ * take the direct copy inline first). */
+tern_status_t tern_rma_put_any(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                               int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                               tern_win_t *w, tern_req_t **req_p);
+tern_status_t tern_rma_get_any(void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                               tern_win_t *w, tern_req_t **req_p);
+
+/* Inline into the MPI layer's entry points: a contiguous put or get to a
+ * direct window, while nothing watches the job (profile, counters per
+ * object), is copied with no call but the copy's (docs/performance.md row
+ * putinline). */
+static inline __attribute__((always_inline)) tern_status_t
+tern_rma_put(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+             MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w, tern_req_t **req_p)
+{
+    if (__builtin_expect(!req_p && w->direct && !tern_watching(), 1) &&
+        tern_rma_shm_copy(w, 0, (void *)(uintptr_t)origin, ocount, otype, target, disp, tcount,
+                          ttype)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
+    return tern_rma_put_any(origin, ocount, otype, target, disp, tcount, ttype, w, req_p);
+}
+
+static inline __attribute__((always_inline)) tern_status_t
+tern_rma_get(void *origin, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+             MPI_Count tcount, MPI_Datatype ttype, tern_win_t *w, tern_req_t **req_p)
+{
+    if (__builtin_expect(!req_p && w->direct && !tern_watching(), 1) &&
+        tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
+    return tern_rma_get_any(origin, ocount, otype, target, disp, tcount, ttype, w, req_p);
+}
 tern_status_t tern_rma_accumulate(const void *origin, MPI_Count ocount, MPI_Datatype otype,
                                   int target, MPI_Aint disp, MPI_Count tcount,
                                   MPI_Datatype ttype, MPI_Op op, tern_win_t *w,

@@ -225,30 +225,13 @@ static tern_status_t direct_issue(tern_win_t *w, const tern_rma_call_t *c, rma_h
 
 const tern_rma_path_t tern_rma_path_direct = {.name = "direct", .issue = direct_issue};
 
-/* Where a contiguous type's data lies: bytes per element (0: a type with
- * holes, or none) and true_lb. Returned in two registers, not written into
- * a tern_dt_desc_t on the stack: GCC copied such a struct (t = o) with
- * 16-byte loads across its two 8-byte stores, a store-to-load forward that
- * fails on every put and get (docs/performance.md row putlat). */
-typedef struct {
-    MPI_Aint size, true_lb;
-} contig_span_t;
-
 /* The types that are not plain predefined ones, looked up. */
-static __attribute__((noinline)) contig_span_t contig_described(MPI_Datatype dt)
+tern_rma_contig_t tern_rma_contig_described(MPI_Datatype dt)
 {
     tern_dt_desc_t d;
     if (!tern_datatype_describe(dt, &d) || !d.contig)
-        return (contig_span_t){0, 0};
-    return (contig_span_t){d.size, d.true_lb};
-}
-
-/* Plain predefined types decoded from the handle, the others looked up. */
-static inline contig_span_t contig_type(MPI_Datatype dt)
-{
-    if (__builtin_expect(tern_datatype_is_plain(dt), 1))
-        return (contig_span_t){tern_datatype_plain_size(dt), 0};
-    return contig_described(dt);
+        return (tern_rma_contig_t){0, 0};
+    return (tern_rma_contig_t){d.size, d.true_lb};
 }
 
 /* A direct put's or get's copy: from rma_nt_min bytes by the stores this
@@ -261,7 +244,7 @@ static inline contig_span_t contig_type(MPI_Datatype dt)
  * keeps its own estimates (docs/performance.md row rmant). Per thread:
  * under MPI_THREAD_MULTIPLE direct puts and gets take no lock. */
 #define NT_CLASSES 8 /* 256 KB, 512 KB, ..., 32 MB and up */
-static void direct_copy(int get, void *dst, const void *src, size_t n)
+void tern_rma_shm_direct_copy(int get, void *dst, const void *src, size_t n)
 {
     /* The default TLS model: 256 bytes of initial-exec TLS would come out
      * of the static TLS that a dlopen'ed libmpi (mpi4py) may take. */
@@ -279,35 +262,3 @@ static void direct_copy(int get, void *dst, const void *src, size_t n)
     tern_copy_chosen(&choice[get][cls], NULL, dst, src, n, tern_rt.rma_movsb_min);
 }
 
-int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
-                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
-{
-    /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes,
-     * a revoked window) goes the general way, which says what is wrong. */
-    if ((unsigned)target >= (unsigned)w->size || w->comm->revoked ||
-        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
-        return 0;
-    /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no
-     * lock or start epoch is open while fence_open is). */
-    w->fence_used |= w->fence_open;
-    const contig_span_t o = contig_type(otype);
-    const contig_span_t t = ttype == otype ? o : contig_type(ttype);
-    if (o.size <= 0 || t.size <= 0)
-        return 0;
-    MPI_Aint bytes, tbytes, off;
-    if (__builtin_mul_overflow(ocount, o.size, &bytes) ||
-        __builtin_mul_overflow(tcount, t.size, &tbytes) || bytes != tbytes || bytes <= 0 ||
-        __builtin_mul_overflow(disp, (MPI_Aint)w->disp_units[target], &off))
-        return 0;
-    off += t.true_lb;
-    if (off < 0 || off > w->sizes[target] - bytes)
-        return 0;
-    char *mem = (char *)w->shm + w->shm_offsets[target] + off;
-    char *buf = (char *)origin + o.true_lb;
-    if (get)
-        direct_copy(1, buf, mem, (size_t)bytes);
-    else
-        direct_copy(0, mem, buf, (size_t)bytes);
-    atomic_thread_fence(memory_order_release);
-    return 1;
-}

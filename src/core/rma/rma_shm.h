@@ -11,6 +11,10 @@
 #define TERN_CORE_RMA_SHM_H
 
 #include "core/rma/rma_path.h"
+#include "base/copy_small.h"
+#include "core/datatype/datatype.h"
+
+#include <stdatomic.h>
 
 /* Direct windows: per rank, accumulate-class operations to its memory
  * hold the stripes of the bytes they update (rma_shm_acc.c), one lock word
@@ -59,10 +63,72 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
  * returned. 0: nothing done, the caller takes the general path. */
 int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Datatype dt,
                               MPI_Op op, const void *origin, const void *compare, void *result);
+
+/* Where a contiguous type's data lies: bytes per element (0: a type with
+ * holes, or none) and true_lb. Returned in two registers, not written into
+ * a tern_dt_desc_t on the stack: GCC copied such a struct (t = o) with
+ * 16-byte loads across its two 8-byte stores, a store-to-load forward that
+ * fails on every put and get (docs/performance.md row putlat). */
+typedef struct {
+    MPI_Aint size, true_lb;
+} tern_rma_contig_t;
+
+/* The types that are not plain predefined ones, looked up. */
+__attribute__((noinline)) tern_rma_contig_t tern_rma_contig_described(MPI_Datatype dt);
+
+/* Plain predefined types decoded from the handle, the others looked up. */
+static inline tern_rma_contig_t tern_rma_contig(MPI_Datatype dt)
+{
+    if (__builtin_expect(tern_datatype_is_plain(dt), 1))
+        return (tern_rma_contig_t){tern_datatype_plain_size(dt), 0};
+    return tern_rma_contig_described(dt);
+}
+
+/* A direct put's (get 0) or get's copy of more than 16 bytes or fewer
+ * than 8 (rma_shm.c). */
+void tern_rma_shm_direct_copy(int get, void *dst, const void *src, size_t n);
+
 /* The fast path of Put and Get to a direct window (w->direct): contiguous
  * data on both sides, an epoch that covers target, in range: copied now
- * and 1 returned. 0: nothing done, the caller takes the general path. */
-int tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
-                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+ * and 1 returned. 0: nothing done, the caller takes the general path.
+ * Inline, with one or two elements copied inline: a put with its flush
+ * took 346 instructions against Open MPI 5's 290, and its prologue and the
+ * call to glibc's memcpy took 50 of them (docs/performance.md row
+ * putinline). */
+static inline __attribute__((always_inline)) int
+tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
+                  int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)
+{
+    /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes,
+     * a revoked window) goes the general way, which says what is wrong. */
+    if ((unsigned)target >= (unsigned)w->size || w->comm->revoked ||
+        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
+        return 0;
+    /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no
+     * lock or start epoch is open while fence_open is). */
+    w->fence_used |= w->fence_open;
+    const tern_rma_contig_t o = tern_rma_contig(otype);
+    const tern_rma_contig_t t = ttype == otype ? o : tern_rma_contig(ttype);
+    if (o.size <= 0 || t.size <= 0)
+        return 0;
+    MPI_Aint bytes, tbytes, off;
+    if (__builtin_mul_overflow(ocount, o.size, &bytes) ||
+        __builtin_mul_overflow(tcount, t.size, &tbytes) || bytes != tbytes || bytes <= 0 ||
+        __builtin_mul_overflow(disp, (MPI_Aint)w->disp_units[target], &off))
+        return 0;
+    off += t.true_lb;
+    if (off < 0 || off > w->sizes[target] - bytes)
+        return 0;
+    char *mem = (char *)w->shm + w->shm_offsets[target] + off;
+    char *buf = (char *)origin + o.true_lb;
+    char *dst = get ? buf : mem;
+    const char *src = get ? mem : buf;
+    if (tern_copy_small_fits((size_t)bytes))
+        tern_copy_small(dst, src, (size_t)bytes);
+    else
+        tern_rma_shm_direct_copy(get, dst, src, (size_t)bytes);
+    atomic_thread_fence(memory_order_release);
+    return 1;
+}
 
 #endif

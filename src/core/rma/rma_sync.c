@@ -431,10 +431,7 @@ tern_status_t tern_win_unlock_all(tern_win_t *w)
     return st == TERN_OK ? any_target_failed(w) : st;
 }
 
-/* A flush the common case below does not cover, checked: says what is
- * wrong, or passes the engine. Out of line, so that the common case saves
- * no registers. */
-static __attribute__((noinline)) tern_status_t flush_checked(int rank, tern_win_t *w)
+tern_status_t tern_win_flush_checked(int rank, tern_win_t *w)
 {
     tern_status_t rv = tern_rma_check_revoked(w);
     if (rv != TERN_OK)
@@ -448,22 +445,6 @@ static __attribute__((noinline)) tern_status_t flush_checked(int rank, tern_win_
     if (st == TERN_OK && !w->flush_fence_only)
         st = tern_rma_am_wait_target(w, rank);
     return st == TERN_OK ? tern_rma_check_target_alive(w, rank) : st;
-}
-
-tern_status_t tern_win_flush(int rank, tern_win_t *w)
-{
-    /* Every operation on a window whose targets are all routed direct is
-     * complete when its call returns (rma_shm.c): in a passive epoch on a
-     * live target the fence is all a flush of one needs, no pass of the
-     * engine (rma_path.c keeps the flag). */
-    if (__builtin_expect(w->flush_fence_only && (unsigned)rank < (unsigned)w->size &&
-                             (w->locked[rank] || (w->epoch & TERN_EPOCH_LOCK_ALL)) &&
-                             !w->comm->revoked && !tern_rt.n_failed_peers,
-                         1)) {
-        atomic_thread_fence(memory_order_seq_cst);
-        return TERN_OK;
-    }
-    return flush_checked(rank, w);
 }
 
 tern_status_t tern_win_flush_all(tern_win_t *w)

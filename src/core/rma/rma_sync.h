@@ -7,6 +7,9 @@
 
 #include "core/group/group.h"
 #include "core/rma/window.h"
+#include "core/runtime/runtime.h"
+
+#include <stdatomic.h>
 
 /* TERN_OK when the origin may access target now (passive: only a lock or
  * lock_all epoch will do, as for the request-based operations);
@@ -46,7 +49,27 @@ tern_status_t tern_win_unlock(int rank, tern_win_t *w);
 tern_status_t tern_win_lock_all(int assert_, tern_win_t *w);
 tern_status_t tern_win_unlock_all(tern_win_t *w);
 /* Flushes (local ones too: an operation is complete only when answered). */
-tern_status_t tern_win_flush(int rank, tern_win_t *w);
+/* A flush the common case of tern_win_flush does not cover, checked: says
+ * what is wrong, or passes the engine. Out of line, so that the common case
+ * saves no registers. */
+__attribute__((noinline)) tern_status_t tern_win_flush_checked(int rank, tern_win_t *w);
+/* Inline into the MPI layer's entry points (docs/performance.md row
+ * putinline). */
+static inline tern_status_t tern_win_flush(int rank, tern_win_t *w)
+{
+    /* Every operation on a window whose targets are all routed direct is
+     * complete when its call returns (rma_shm.c): in a passive epoch on a
+     * live target the fence is all a flush of one needs, no pass of the
+     * engine (rma_path.c keeps the flag). */
+    if (__builtin_expect(w->flush_fence_only && (unsigned)rank < (unsigned)w->size &&
+                             (w->locked[rank] || (w->epoch & TERN_EPOCH_LOCK_ALL)) &&
+                             !w->comm->revoked && !tern_rt.n_failed_peers,
+                         1)) {
+        atomic_thread_fence(memory_order_seq_cst);
+        return TERN_OK;
+    }
+    return tern_win_flush_checked(rank, w);
+}
 tern_status_t tern_win_flush_all(tern_win_t *w);
 tern_status_t tern_win_sync(tern_win_t *w);
 

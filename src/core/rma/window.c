@@ -25,12 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static tern_handle_table_t wins = TERN_HANDLE_TABLE(TERN_KIND_WIN, 8);
-
-tern_win_t *tern_win_lookup(MPI_Win win)
-{
-    return tern_handle_get(&wins, win);
-}
+tern_handle_table_t tern_win_handles = TERN_HANDLE_TABLE(TERN_KIND_WIN, 8);
 
 static int has_errhandler(const void *obj, const void *arg)
 {
@@ -39,7 +34,7 @@ static int has_errhandler(const void *obj, const void *arg)
 
 int tern_win_errhandler_in_use(MPI_Errhandler eh)
 {
-    return tern_handle_find(&wins, has_errhandler, &eh) != NULL;
+    return tern_handle_find(&tern_win_handles, has_errhandler, &eh) != NULL;
 }
 
 static void drop(void *obj)
@@ -49,7 +44,7 @@ static void drop(void *obj)
 
 void tern_win_finalize(void)
 {
-    tern_handle_table_clear(&wins, drop);
+    tern_handle_table_clear(&tern_win_handles, drop);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -119,7 +114,7 @@ static void win_destroy(tern_win_t *w)
     tern_pvar_obj_forget(w); /* a tool's counts of it (base/pvars.h) */
     tern_rma_cma_close(w);
     if (w->handle != MPI_WIN_NULL)
-        tern_handle_release(&wins, w->handle);
+        tern_handle_release(&tern_win_handles, w->handle);
     tern_rma_rdma_close(w);
     tern_rma_atomic_close(w);
     if (w->comm)
@@ -218,7 +213,7 @@ static tern_status_t win_new(tern_comm_t *comm, MPI_Info info, int flavor, void 
     if (st == TERN_OK)
         st = tern_rma_route_all(w);
     if (st == TERN_OK)
-        st = tern_handle_new(&wins, w, &w->handle);
+        st = tern_handle_new(&tern_win_handles, w, &w->handle);
     if (st != TERN_OK) {
         tern_rma_am_close(w);
         win_destroy(w);

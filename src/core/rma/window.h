@@ -16,6 +16,7 @@
 #include "core/datatype/dtype_nums.h"
 #include "core/pt2pt/request.h"
 #include "core/runtime/attr.h"
+#include "core/runtime/handle_table.h"
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,8 +114,15 @@ typedef struct tern_win {
     int freeing;
 } tern_win_t;
 
-/* The window of a handle, NULL if not a live one. */
-tern_win_t *tern_win_lookup(MPI_Win win);
+/* Live windows by handle (window.c). */
+extern tern_handle_table_t tern_win_handles;
+
+/* The window of a handle, NULL if not a live one. Inline: every put, get
+ * and flush looks one up. */
+static inline tern_win_t *tern_win_lookup(MPI_Win win)
+{
+    return tern_handle_get(&tern_win_handles, win);
+}
 /* Whether a live window has error handler eh (a handler the user freed is
  * kept while one uses it). */
 int tern_win_errhandler_in_use(MPI_Errhandler eh);
