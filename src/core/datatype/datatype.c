@@ -138,7 +138,7 @@ static const tern_dtype_t *committed(MPI_Datatype dt)
 /* ------------------------------------------------------------------------ */
 /* The contract (datatype.h). */
 
-int tern_datatype_is_predefined(MPI_Datatype dt) { return predefined_index(dt) >= 0; }
+int tern_datatype_is_predefined_any(MPI_Datatype dt) { return predefined_index(dt) >= 0; }
 
 int tern_datatype_is_valid(MPI_Datatype dt)
 {
@@ -185,7 +185,7 @@ long tern_datatype_extent(MPI_Datatype dt)
     return t ? (long)(t->ub - t->lb) : -1;
 }
 
-long tern_datatype_size(MPI_Datatype dt)
+long tern_datatype_size_any(MPI_Datatype dt)
 {
     if (predefined_index(dt) >= 0)
         return predefined_size(dt);

@@ -23,8 +23,9 @@
 
 int tern_datatype_is_valid(MPI_Datatype dt);
 /* Size in bytes of a valid datatype (data only), -1 if the handle is not
- * one. */
-long tern_datatype_size(MPI_Datatype dt);
+ * one: tern_datatype_size (inline below), which calls this one for the
+ * types tern_datatype_is_plain does not take. */
+long tern_datatype_size_any(MPI_Datatype dt);
 /* Extent: the bytes one element spans in memory (padding included). */
 long tern_datatype_extent(MPI_Datatype dt);
 /* Name for messages ("MPI_INT"), or NULL if unknown. */
@@ -70,6 +71,12 @@ static inline long tern_datatype_plain_size(MPI_Datatype dt)
 {
     return (long)(((uint32_t)dt >> 8) & 0xffu);
 }
+static inline long tern_datatype_size(MPI_Datatype dt)
+{
+    if (__builtin_expect(tern_datatype_is_plain(dt), 1))
+        return tern_datatype_plain_size(dt);
+    return tern_datatype_size_any(dt);
+}
 /* Pack count elements at buf into out (packed_size bytes). */
 tern_status_t tern_datatype_pack(const void *buf, size_t count, MPI_Datatype dt, void *out);
 /* Unpack in_bytes of packed data into count elements at buf; in_bytes may be
@@ -83,7 +90,12 @@ MPI_Datatype tern_datatype_basic(MPI_Datatype dt);
 
 /* --- Beyond the contract: the engine for transports and the MPI layer. -- */
 
-int tern_datatype_is_predefined(MPI_Datatype dt);
+int tern_datatype_is_predefined_any(MPI_Datatype dt);
+/* Inline for the plain types (tern_datatype_is_plain), as the size. */
+static inline int tern_datatype_is_predefined(MPI_Datatype dt)
+{
+    return tern_datatype_is_plain(dt) || tern_datatype_is_predefined_any(dt);
+}
 /* Pack / unpack the byte range [offset, offset + len) of the packed stream
  * of count elements: a transport fills one queue cell or one rendezvous
  * fragment at a time, with no full-size intermediate buffer. The offset is
