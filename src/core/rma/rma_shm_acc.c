@@ -144,8 +144,10 @@ ADD_INTS(64)
 /* Integer sums up to this many bytes are added in place, element by
  * element: a call to the vector loop (an indirect call through the
  * clones' resolved slot, the loop's set-up and tail) costs more than the
- * additions of a few elements. */
-#define SMALL_SUM_BYTES 32
+ * additions of a few elements. 64: a 64-byte accumulate took 0.044 us
+ * through acc_piece and the loop, 0.036 inline (docs/performance.md row
+ * putinline). */
+#define SMALL_SUM_BYTES 64
 
 /* The len bytes at t (whole elements of es bytes, aligned): out (may be
  * NULL) gets them, then op with the packed origin bytes data (NULL for
