@@ -176,7 +176,8 @@ tern_status_t tern_rma_put_any(const void *origin, MPI_Count ocount, MPI_Datatyp
                                tern_win_t *w, tern_req_t **req_p)
 {
     profile_op(w, target, ocount, otype);
-    if (!req_p && w->direct &&
+    /* Unwatched, the inline caller (rma_ops.h) tried the direct copy. */
+    if (!req_p && w->direct && tern_watching() &&
         tern_rma_shm_copy(w, 0, (void *)(uintptr_t)origin, ocount, otype, target, disp, tcount,
                           ttype)) {
         tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
@@ -193,7 +194,7 @@ tern_status_t tern_rma_get_any(void *origin, MPI_Count ocount, MPI_Datatype otyp
                                tern_win_t *w, tern_req_t **req_p)
 {
     profile_op(w, target, ocount, otype);
-    if (!req_p && w->direct &&
+    if (!req_p && w->direct && tern_watching() &&
         tern_rma_shm_copy(w, 1, origin, ocount, otype, target, disp, tcount, ttype)) {
         tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
         return TERN_OK;

@@ -84,17 +84,16 @@ static inline tern_rma_contig_t tern_rma_contig(MPI_Datatype dt)
     return tern_rma_contig_described(dt);
 }
 
-/* A direct put's (get 0) or get's copy of more than 16 bytes or fewer
- * than 8 (rma_shm.c). */
+/* A direct put's or get's (get 1) copy of fewer than 8 bytes or more
+ * than 64, which tern_copy_small does not take (rma_shm.c). */
 void tern_rma_shm_direct_copy(int get, void *dst, const void *src, size_t n);
 
 /* The fast path of Put and Get to a direct window (w->direct): contiguous
  * data on both sides, an epoch that covers target, in range: copied now
  * and 1 returned. 0: nothing done, the caller takes the general path.
- * Inline, with one or two elements copied inline: a put with its flush
- * took 346 instructions against Open MPI 5's 290, and its prologue and the
- * call to glibc's memcpy took 50 of them (docs/performance.md row
- * putinline). */
+ * Inline, and 8 to 64 bytes copied inline: a put with its flush took 346
+ * instructions against Open MPI 5's 290, its prologues and the call to
+ * glibc's memcpy about 50 of them (docs/performance.md row putinline). */
 static inline __attribute__((always_inline)) int
 tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Datatype otype,
                   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype)

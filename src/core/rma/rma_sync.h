@@ -48,13 +48,13 @@ tern_status_t tern_win_lock(int lock_type, int rank, int assert_, tern_win_t *w)
 tern_status_t tern_win_unlock(int rank, tern_win_t *w);
 tern_status_t tern_win_lock_all(int assert_, tern_win_t *w);
 tern_status_t tern_win_unlock_all(tern_win_t *w);
-/* Flushes (local ones too: an operation is complete only when answered). */
 /* A flush the common case of tern_win_flush does not cover, checked: says
  * what is wrong, or passes the engine. Out of line, so that the common case
  * saves no registers. */
 __attribute__((noinline)) tern_status_t tern_win_flush_checked(int rank, tern_win_t *w);
-/* Inline into the MPI layer's entry points (docs/performance.md row
- * putinline). */
+/* Flushes (local ones too: an operation is complete only when answered).
+ * tern_win_flush is inline into the MPI layer's entry points
+ * (docs/performance.md row putinline). */
 static inline tern_status_t tern_win_flush(int rank, tern_win_t *w)
 {
     /* Every operation on a window whose targets are all routed direct is
