@@ -242,12 +242,14 @@ tern_status_t tern_rma_get_accumulate(const void *origin, MPI_Count ocount, MPI_
     return issue(w, &c, req_p);
 }
 
-tern_status_t tern_rma_fetch_and_op(const void *origin, void *result, MPI_Datatype dt,
-                                    int target, MPI_Aint disp, MPI_Op op, tern_win_t *w)
+tern_status_t tern_rma_fetch_and_op_any(const void *origin, void *result, MPI_Datatype dt,
+                                        int target, MPI_Aint disp, MPI_Op op, tern_win_t *w)
 {
     profile_op(w, target, 1, dt);
     if (!tern_datatype_is_predefined(dt))
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be predefined");
+    /* The inline caller (rma_ops.h) tried the direct path for plain types
+     * unwatched; the pair types and watched calls try it here. */
     if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, op, origin, NULL, result)) {
         tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
         return TERN_OK;

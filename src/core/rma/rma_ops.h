@@ -58,8 +58,22 @@ tern_status_t tern_rma_get_accumulate(const void *origin, MPI_Count ocount, MPI_
                                       int target, MPI_Aint disp, MPI_Count tcount,
                                       MPI_Datatype ttype, MPI_Op op, tern_win_t *w,
                                       tern_req_t **req_p);
-tern_status_t tern_rma_fetch_and_op(const void *origin, void *result, MPI_Datatype dt,
-                                    int target, MPI_Aint disp, MPI_Op op, tern_win_t *w);
+/* Fetch_and_op by any path, watched or not. */
+tern_status_t tern_rma_fetch_and_op_any(const void *origin, void *result, MPI_Datatype dt,
+                                        int target, MPI_Aint disp, MPI_Op op, tern_win_t *w);
+/* Inline into the entry point, as tern_rma_put: a plain type's element on
+ * a direct window, unwatched, by tern_rma_shm_fetch_atomic. */
+static inline __attribute__((always_inline)) tern_status_t
+tern_rma_fetch_and_op(const void *origin, void *result, MPI_Datatype dt, int target,
+                      MPI_Aint disp, MPI_Op op, tern_win_t *w)
+{
+    if (__builtin_expect(w->direct && !tern_watching(), 1) && tern_datatype_is_plain(dt) &&
+        tern_rma_shm_fetch_atomic(w, target, disp, dt, op, origin, NULL, result)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
+    return tern_rma_fetch_and_op_any(origin, result, dt, target, disp, op, w);
+}
 tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare, void *result,
                                         MPI_Datatype dt, int target, MPI_Aint disp,
                                         tern_win_t *w);

@@ -417,14 +417,13 @@ int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Data
         return 0;
     w->fence_used |= w->fence_open;
     char *t = target_mem(w, target) + off;
-    if (exclusive(w, target)) {
-        elem_apply(op, dt, integer, (size_t)es, t, origin, compare, result);
-        return 1;
-    }
-    /* An aligned element of a power-of-two size lies in one stripe. */
-    atomic_uint *s = stripe(w, target, (size_t)off >> STRIPE_SHIFT);
-    stripe_lock(s);
+    /* An aligned element of a power-of-two size lies in one stripe. One
+     * call of elem_apply, so that it is inlined. */
+    atomic_uint *s = exclusive(w, target) ? NULL : stripe(w, target, (size_t)off >> STRIPE_SHIFT);
+    if (s)
+        stripe_lock(s);
     elem_apply(op, dt, integer, (size_t)es, t, origin, compare, result);
-    stripe_unlock(s);
+    if (s)
+        stripe_unlock(s);
     return 1;
 }
