@@ -136,12 +136,26 @@ static int clear_winner(const path_class_t *k)
            (k->best[GET] > CLEAR_X * k->best[STREAM] || k->best[STREAM] > CLEAR_X * k->best[GET]);
 }
 
+/* Whether the open run is its path's first this round: it only warms the
+ * path and gives no sample. */
+static int run_warming(const path_class_t *k)
+{
+    return k->tries[k->run_path] <= 1;
+}
+
+/* Whether the open run's time so far is a sample: past the warming run,
+ * clean, and some of its bytes landed. */
+static int run_sampled(const path_class_t *k)
+{
+    return k->run_clean && !run_warming(k) && k->run_bytes;
+}
+
 /* The open run is over: its sample, if it is one, and the choice once
  * both paths have theirs, or one is clearly the faster. */
 static void close_run(path_class_t *k, int src, int c)
 {
     int p = k->run_path;
-    if (k->run_clean && k->tries[p] > 1 && k->run_bytes) {
+    if (run_sampled(k)) {
         double per_byte = k->run_busy_s / (double)k->run_bytes;
         if (k->samples[p]++ == 0 || per_byte < k->best[p]) {
             k->best[p] = per_byte;
@@ -155,11 +169,10 @@ static void close_run(path_class_t *k, int src, int c)
         choose(k, src, c, k->run_last_s, ", one path clearly slower");
 }
 
-/* The messages the open run counts: one for a path's first run (it only
- * warms the path: no sample), else RUN_MAX. */
+/* The messages the open run counts: one for a warming run, else RUN_MAX. */
 static unsigned run_cap(const path_class_t *k)
 {
-    return k->tries[k->run_path] > 1 ? RUN_MAX : 1;
+    return run_warming(k) ? 1 : RUN_MAX;
 }
 
 /* The open run, all its counted messages landed, is a clean sample that
@@ -168,7 +181,7 @@ static unsigned run_cap(const path_class_t *k)
 static int run_lost(const path_class_t *k)
 {
     int p = k->run_path;
-    return k->run_clean && k->tries[p] > 1 && k->run_bytes && k->samples[!p] &&
+    return run_sampled(k) && k->samples[!p] &&
            k->run_busy_s / (double)k->run_bytes > CLEAR_X * k->best[!p];
 }
 
