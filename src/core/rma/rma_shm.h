@@ -12,9 +12,9 @@
 
 #include "core/rma/rma_path.h"
 #include "base/copy_small.h"
+#include "base/fence.h"
 #include "core/datatype/datatype.h"
 
-#include <stdatomic.h>
 
 /* Direct windows: per rank, accumulate-class operations to its memory
  * hold the stripes of the bytes they update (rma_shm_acc.c), one lock word
@@ -126,7 +126,7 @@ tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Da
         tern_copy_small(dst, src, (size_t)bytes);
     else
         tern_rma_shm_direct_copy(get, dst, src, (size_t)bytes);
-    atomic_thread_fence(memory_order_release);
+    tern_fence_release();
     return 1;
 }
 

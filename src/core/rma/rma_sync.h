@@ -8,8 +8,7 @@
 #include "core/group/group.h"
 #include "core/rma/window.h"
 #include "core/runtime/runtime.h"
-
-#include <stdatomic.h>
+#include "base/fence.h"
 
 /* TERN_OK when the origin may access target now (passive: only a lock or
  * lock_all epoch will do, as for the request-based operations);
@@ -65,7 +64,7 @@ static inline tern_status_t tern_win_flush(int rank, tern_win_t *w)
                              (w->locked[rank] || (w->epoch & TERN_EPOCH_LOCK_ALL)) &&
                              !w->comm->revoked && !tern_rt.n_failed_peers,
                          1)) {
-        atomic_thread_fence(memory_order_seq_cst);
+        tern_fence_seq_cst();
         return TERN_OK;
     }
     return tern_win_flush_checked(rank, w);
