@@ -88,6 +88,15 @@ static inline tern_rma_contig_t tern_rma_contig(MPI_Datatype dt)
  * than 64, which tern_copy_small does not take (rma_shm.c). */
 void tern_rma_shm_direct_copy(int get, void *dst, const void *src, size_t n);
 
+/* Whether the direct fast paths may access target now: a rank of the
+ * window under a lock, lock_all or fence epoch (not PSCW's group, which
+ * the general path checks). */
+static inline int tern_rma_shm_epoch_covers(const tern_win_t *w, int target)
+{
+    return (unsigned)target < (unsigned)w->size &&
+           (w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open);
+}
+
 /* The fast path of Put and Get to a direct window (w->direct): contiguous
  * data on both sides, an epoch that covers target, in range: copied now
  * and 1 returned. 0: nothing done, the caller takes the general path.
@@ -100,8 +109,7 @@ tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Da
 {
     /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes,
      * a revoked window) goes the general way, which says what is wrong. */
-    if ((unsigned)target >= (unsigned)w->size || w->comm->revoked ||
-        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
+    if (!tern_rma_shm_epoch_covers(w, target) || w->comm->revoked)
         return 0;
     /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no
      * lock or start epoch is open while fence_open is). */

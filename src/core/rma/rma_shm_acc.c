@@ -314,9 +314,8 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
                             MPI_Datatype ttype, MPI_Op op)
 {
     /* As tern_rma_shm_copy: anything unusual goes the general way. */
-    if ((unsigned)target >= (unsigned)w->size ||
-        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open) ||
-        otype != ttype || ocount != tcount || ocount <= 0 || op == MPI_NO_OP)
+    if (!tern_rma_shm_epoch_covers(w, target) || otype != ttype || ocount != tcount ||
+        ocount <= 0 || op == MPI_NO_OP)
         return 0;
     const elem_type_t t = elem_type(ttype);
     int integer;
@@ -403,8 +402,7 @@ int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Data
                               MPI_Op op, const void *origin, const void *compare, void *result)
 {
     /* As tern_rma_shm_copy: anything unusual goes the general way. */
-    if ((unsigned)target >= (unsigned)w->size || w->comm->revoked ||
-        !(w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open))
+    if (!tern_rma_shm_epoch_covers(w, target) || w->comm->revoked)
         return 0;
     const long es = tern_datatype_size(dt);
     MPI_Aint off;
