@@ -715,6 +715,38 @@ int main(int argc, char **argv)
         MPI_Group_free(&g0);
         MPI_Group_free(&wg);
         expect_class(MPI_Win_free(&win), MPI_SUCCESS, "MPI_Win_free of a revoked window");
+        /* A window revoked inside every rank's lock_all epoch: the direct
+         * shared-memory paths (put, accumulate, fetch_and_op) that ran in
+         * the epoch must fail with REVOKED too once a rank has seen it. */
+        long *b2;
+        MPI_Win w2;
+        MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &b2, &w2);
+        MPI_Win_set_errhandler(w2, MPI_ERRORS_RETURN);
+        *b2 = 0;
+        MPI_Win_lock_all(0, w2);
+        int right = (rank + 1) % size;
+        long got = -1;
+        expect_class(MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, w2),
+                     MPI_SUCCESS, "MPI_Accumulate in the epoch");
+        expect_class(MPI_Win_flush(right, w2), MPI_SUCCESS, "MPI_Win_flush in the epoch");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            expect_class(MPIX_Win_revoke(w2), MPI_SUCCESS, "MPIX_Win_revoke in an epoch");
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* The revoke reaches the others in the background: each probes
+         * (which progresses) until an accumulate fails, for up to 10 s. */
+        double until = MPI_Wtime() + 10;
+        int err = MPI_SUCCESS, probed;
+        while ((err = MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, w2)) ==
+                   MPI_SUCCESS &&
+               MPI_Wtime() < until)
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &probed, MPI_STATUS_IGNORE);
+        expect_class(err, MPIX_ERR_REVOKED, "MPI_Accumulate in the revoked epoch");
+        expect_class(MPI_Put(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, w2), MPIX_ERR_REVOKED,
+                     "MPI_Put in the revoked epoch");
+        expect_class(MPI_Fetch_and_op(&one, &got, MPI_LONG, right, 0, MPI_SUM, w2),
+                     MPIX_ERR_REVOKED, "MPI_Fetch_and_op in the revoked epoch");
+        expect_class(MPI_Win_free(&w2), MPI_SUCCESS, "MPI_Win_free of a window revoked in an epoch");
         /* The world is not revoked: a put on a new window works. */
         int flag = 1;
         MPIX_Comm_is_revoked(MPI_COMM_WORLD, &flag);
