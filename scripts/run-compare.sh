@@ -1,12 +1,12 @@
 #!/bin/bash
 # Side-by-side comparison of Tern with five peers: Debian's Open MPI and
 # MPICH, and from PyPI MPICH 5.0.2, Open MPI 5.0.11 and Intel MPI 2021.13
-# (tools/compare/peers.py). Builds Tern (Release) and the tern-bench sources
-# with each implementation's mpicc, runs interleaved rounds and writes
-# bench-report/report.md, results.json and PNG plots. A cache-line probe
-# before and after every benchmark run tags it with the VM's fast or slow
-# mode, and the targets compare Tern with the peers within each mode
-# (tools/compare/modes.py). See docs/performance.md.
+# (tools/compare/peers.py). Builds Tern (RelWithDebInfo, the type the README
+# installs) and the tern-bench sources with each implementation's mpicc,
+# runs interleaved rounds and writes bench-report/report.md, results.json
+# and PNG plots. A cache-line probe before and after every benchmark run
+# tags it with the VM's fast or slow mode, and the targets compare Tern
+# with the peers within each mode (tools/compare/modes.py). See docs/performance.md.
 #
 #   scripts/run-compare.sh                       # full run (3 rounds)
 #   scripts/run-compare.sh --quick --rounds 1    # check the tool (figures meaningless)

@@ -2,7 +2,7 @@
 to install it, build with it and launch it (one place for compare.py,
 iobench.py and the report).
 
-- tern: this checkout (Release build) or --tern-prefix, its own mpiexec.
+- tern: this checkout (RelWithDebInfo build) or --tern-prefix, its own mpiexec.
 - openmpi, mpich: Debian's packages (scripts/run-compare.sh installs them
   with apt): mpicc.openmpi / mpirun.openmpi (ORTE), mpicc.mpich /
   mpiexec.mpich (Hydra). Open MPI 4.1.4 and MPICH 4.0.2 on bookworm.
