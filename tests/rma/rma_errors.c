@@ -137,6 +137,37 @@ int main(int argc, char **argv)
     EXPECT(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win), MPI_SUCCESS);
     MPI_Win_fence(0, win);
 
+    /* The same rule on a Win_allocate window, whose ranks on one node take
+     * the direct path (inline in the entry point): the types alternate, so
+     * an answer kept for the last type asked must not serve the next. */
+    {
+        long *wbase;
+        MPI_Win aw;
+        MPI_Win_allocate(2 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &wbase,
+                         &aw);
+        MPI_Win_set_errhandler(aw, MPI_ERRORS_RETURN);
+        wbase[0] = wbase[1] = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock_all(0, aw);
+        double dv = 1, dc = 0, dr;
+        long lv = rank + 1, lc = 0, lr = -1;
+        float fv = 1, fc = 0, fr;
+        int target = (rank + 1) % size;
+        EXPECT(MPI_Compare_and_swap(&dv, &dc, &dr, MPI_DOUBLE, target, 1, aw), MPI_ERR_TYPE);
+        EXPECT(MPI_Compare_and_swap(&lv, &lc, &lr, MPI_LONG, target, 0, aw), MPI_SUCCESS);
+        EXPECT(MPI_Compare_and_swap(&fv, &fc, &fr, MPI_FLOAT, target, 1, aw), MPI_ERR_TYPE);
+        EXPECT(MPI_Compare_and_swap(&dv, &dc, &dr, MPI_DOUBLE, target, 1, aw), MPI_ERR_TYPE);
+        EXPECT(MPI_Win_flush(target, aw), MPI_SUCCESS);
+        CHECK(lr == 0, "Compare_and_swap on a Win_allocate window fetched %ld, want 0", lr);
+        MPI_Win_unlock_all(aw);
+        MPI_Barrier(MPI_COMM_WORLD);
+        int from = (rank + size - 1) % size;
+        CHECK(wbase[0] == from + 1 && wbase[1] == 0,
+              "Win_allocate window after Compare_and_swap: %ld %ld, want %d 0", wbase[0],
+              wbase[1], from + 1);
+        MPI_Win_free(&aw);
+    }
+
     /* Flavor and attach errors. */
     MPI_Aint qsize;
     int qunit;

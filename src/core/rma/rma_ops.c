@@ -260,9 +260,9 @@ tern_status_t tern_rma_fetch_and_op_any(const void *origin, void *result, MPI_Da
     return issue(w, &c, NULL);
 }
 
-tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare, void *result,
-                                        MPI_Datatype dt, int target, MPI_Aint disp,
-                                        tern_win_t *w)
+tern_status_t tern_rma_compare_and_swap_any(const void *origin, const void *compare,
+                                            void *result, MPI_Datatype dt, int target,
+                                            MPI_Aint disp, tern_win_t *w)
 {
     profile_op(w, target, 1, dt);
     if (!tern_datatype_is_predefined(dt) || tern_datatype_size(dt) <= 0)
@@ -273,6 +273,7 @@ tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare,
         return tern_status_detail(TERN_ERR_TYPE, "%s is not an integer, logical or byte type "
                                   "(MPI_Compare_and_swap takes only those)",
                                   tern_datatype_name(dt));
+    /* The inline caller (rma_ops.h) tried the direct path unwatched. */
     if (w->direct && tern_rma_shm_fetch_atomic(w, target, disp, dt, MPI_NO_OP, origin, compare,
                                                result)) {
         tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);

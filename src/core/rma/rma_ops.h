@@ -74,8 +74,23 @@ tern_rma_fetch_and_op(const void *origin, void *result, MPI_Datatype dt, int tar
     }
     return tern_rma_fetch_and_op_any(origin, result, dt, target, disp, op, w);
 }
-tern_status_t tern_rma_compare_and_swap(const void *origin, const void *compare, void *result,
-                                        MPI_Datatype dt, int target, MPI_Aint disp,
-                                        tern_win_t *w);
+/* Compare_and_swap by any path, watched or not. */
+tern_status_t tern_rma_compare_and_swap_any(const void *origin, const void *compare,
+                                            void *result, MPI_Datatype dt, int target,
+                                            MPI_Aint disp, tern_win_t *w);
+/* Inline as tern_rma_fetch_and_op (the type's rule checked by
+ * tern_rma_shm_fetch_atomic; a type it does not take goes the general
+ * way, which says why). */
+static inline __attribute__((always_inline)) tern_status_t
+tern_rma_compare_and_swap(const void *origin, const void *compare, void *result,
+                          MPI_Datatype dt, int target, MPI_Aint disp, tern_win_t *w)
+{
+    if (__builtin_expect(w->direct && !tern_watching(), 1) && tern_datatype_is_plain(dt) &&
+        tern_rma_shm_fetch_atomic(w, target, disp, dt, MPI_NO_OP, origin, compare, result)) {
+        tern_pvar_add(TERN_PVAR_RMA_DIRECT, 1);
+        return TERN_OK;
+    }
+    return tern_rma_compare_and_swap_any(origin, compare, result, dt, target, disp, w);
+}
 
 #endif

@@ -59,7 +59,8 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
 /* The fast path of Fetch_and_op (compare NULL) and Compare_and_swap to a
  * direct window: an element of 1, 2, 4 or 8 bytes at an aligned address,
  * an epoch that covers target, in range, a predefined operation defined
- * on dt: done now under the element's one stripe, result written, 1
+ * on dt (Compare_and_swap: an integer, logical, byte or multi-language
+ * type): done now under the element's one stripe, result written, 1
  * returned. 0: nothing done, the caller takes the general path. */
 int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Datatype dt,
                               MPI_Op op, const void *origin, const void *compare, void *result);
