@@ -6,7 +6,8 @@
 # runs interleaved rounds and writes bench-report/report.md, results.json
 # and PNG plots. A cache-line probe before and after every benchmark run
 # tags it with the VM's fast or slow mode, and the targets compare Tern
-# with the peers within each mode (tools/compare/modes.py). See docs/performance.md.
+# with the peers within each mode (tools/compare/modes.py). See
+# docs/performance.md.
 #
 #   scripts/run-compare.sh                       # full run (3 rounds)
 #   scripts/run-compare.sh --quick --rounds 1    # check the tool (figures meaningless)

@@ -51,7 +51,7 @@ int tern_store_choose(tern_store_choice_t *ch, size_t n)
 {
 #if defined(__SSE2__)
     int plain = ch->plain;
-    if (n >= TERN_STORE_SAMPLE_MIN) {
+    if (n >= TERN_STORE_SAMPLE_MIN && !ch->fixed) {
         if (!ch->cost[0] || !ch->cost[1])
             plain = ch->cost[1] != 0; /* each kind timed once first: streaming, then plain */
         else if ((++ch->copies & EXPLORE_MASK) == 0)
@@ -95,7 +95,7 @@ void tern_store_timed(tern_store_choice_t *ch, const tern_store_reader_t *reader
         return;
     int k = stores == TERN_STORES_STREAMED;
     ch->cost[k] = smoothed(ch->cost[k], cycles, n);
-    if (!ch->cost[0] || !ch->cost[1])
+    if (ch->fixed || !ch->cost[0] || !ch->cost[1])
         return;
     uint64_t plain = ch->cost[0], nt = ch->cost[1];
     if (reader) {

@@ -30,6 +30,7 @@ typedef struct tern_store_choice {
     uint32_t cost[2]; /* cycles per KB, smoothed: plain [0], streaming [1]; 0: not yet */
     uint32_t copies;  /* timed copies since both kinds were timed */
     int plain;        /* plain stores are the faster */
+    int fixed;        /* the stores are `plain`'s, always: timed, never chosen */
 } tern_store_choice_t;
 
 /* A reader's estimates, in memory the writer can read (shm: the bulk

@@ -179,11 +179,13 @@ typedef struct {
     /* How the sender should copy a contiguous message into bulk-channel or
      * am_big_reserve room (core/pt2pt/p2p_queue.c, tern_p2p_bulk_copy):
      * from bulk_nt_min bytes with streaming stores where they pay, timed
-     * against plain ones per peer unless bulk_nt_always; 0: plain stores
-     * for every size (the transport's knobs decide, so the core reads
-     * none of them). */
+     * against plain ones per peer, unless bulk_nt_fixed says which stores
+     * always (TERN_STORES_PLAIN or TERN_STORES_STREAMED of
+     * base/copy_store.h; those copies are timed too, for the stream's
+     * rate); bulk_nt_min 0: plain untimed memcpy for every size (the
+     * transport's knobs decide, so the core reads none of them). */
     size_t bulk_nt_min;
-    int bulk_nt_always;
+    int bulk_nt_fixed;
     /* Where get_min is set (core/pt2pt/rndv_path.c): below get_measure_min
      * the get serves when get_mid is 1, else the stream, untimed; from it
      * the receiver times both and keeps its choice get_measure_ms

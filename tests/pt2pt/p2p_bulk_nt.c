@@ -2,7 +2,8 @@
  * through the choice of streaming stores (core/pt2pt/p2p_queue.c,
  * tern_p2p_bulk_copy): those from the transport's attribute bulk_nt_min,
  * which shm publishes from its knobs TERN_SHM_BULK_NT_MIN and
- * TERN_SHM_BULK_NT (off: none; the knob's 0: every size). The counter
+ * TERN_SHM_BULK_NT (off, the default: none; auto and on: from the
+ * threshold, the knob's 0 being every size). The counter
  * tern_p2p_bulk_nt_bytes on the sender must grow by exactly the message's
  * bytes when the test's environment says it takes the choice, else not at
  * all: queue-sized eager messages, eager ones through bulk cells in parts,
@@ -25,7 +26,7 @@ static size_t env_size(const char *name, size_t dflt)
 static int takes_choice(size_t n, int through_bulk)
 {
     const char *mode = getenv("TERN_SHM_BULK_NT");
-    if (!through_bulk || (mode && strcmp(mode, "off") == 0))
+    if (!through_bulk || !mode || (strcmp(mode, "auto") != 0 && strcmp(mode, "on") != 0))
         return 0;
     return n >= env_size("TERN_SHM_BULK_NT_MIN", 131072);
 }

@@ -746,7 +746,8 @@ int main(int argc, char **argv)
                      "MPI_Put in the revoked epoch");
         expect_class(MPI_Fetch_and_op(&one, &got, MPI_LONG, right, 0, MPI_SUM, w2),
                      MPIX_ERR_REVOKED, "MPI_Fetch_and_op in the revoked epoch");
-        expect_class(MPI_Win_free(&w2), MPI_SUCCESS, "MPI_Win_free of a window revoked in an epoch");
+        expect_class(MPI_Win_free(&w2), MPI_SUCCESS,
+                     "MPI_Win_free of a window revoked in an epoch");
         /* The world is not revoked: a put on a new window works. */
         int flag = 1;
         MPIX_Comm_is_revoked(MPI_COMM_WORLD, &flag);

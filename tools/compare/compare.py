@@ -207,7 +207,8 @@ def main():
     ap.add_argument("--scratch", help="build directory for everything (default <out>/scratch)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3, at least 3 for a report)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes and iterations: checks the tool, measures nothing")
-    ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one (RelWithDebInfo, as the README installs) from the checkout")
+    ap.add_argument("--tern-prefix", help="use this Tern installation instead of building one from the checkout "
+                    "(RelWithDebInfo, as the README installs)")
     ap.add_argument("--impls", default=",".join(IMPLS),
                     help="implementations to run (default all: " + ",".join(IMPLS) + "; " +
                          ", ".join(f"{i}: {LABEL[i]}" for i in IMPLS[1:]) + "); one that cannot be installed "

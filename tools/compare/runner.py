@@ -46,8 +46,8 @@ def build_tern(scratch, jobs):
     row `putinline`)."""
     bdir, prefix = os.path.join(scratch, "tern-build"), os.path.join(scratch, "tern-install")
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    steps = [["cmake", "-S", REPO, "-B", bdir, *gen, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DTERN_WERROR=OFF",
-              "-DTERN_SANITIZE=OFF", f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+    steps = [["cmake", "-S", REPO, "-B", bdir, *gen, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+              "-DTERN_WERROR=OFF", "-DTERN_SANITIZE=OFF", f"-DCMAKE_INSTALL_PREFIX={prefix}"],
              ["cmake", "--build", bdir, "-j", str(jobs)],
              ["cmake", "--install", bdir]]
     for cmd in steps:

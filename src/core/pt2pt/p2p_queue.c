@@ -148,8 +148,8 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n)
 }
 
 /* Copies one chunk of a contiguous message into the bulk channel, with
- * streaming or plain stores (the transport's bulk_nt_always, else chosen
- * by timing per peer, base/copy_store.h). A plain store
+ * streaming or plain stores (the transport's bulk_nt_fixed, else chosen
+ * by timing per peer, base/copy_store.h; timed either way). A plain store
  * first takes its line back from the reader's cache, which still holds it
  * from the last lap, and the reader then pulls each line out of the
  * writer's cache; streamed lines go to memory, where the reader's
@@ -207,12 +207,19 @@ static tern_store_reader_t *bulk_reader(bulk_peer_t *b, int peer_world, int inco
     return *r;
 }
 
-/* NULL where the sender streams untimed (bulk_nt_always, out of memory). */
+/* NULL where the sender streams untimed (out of memory). Stores the
+ * transport fixed (bulk_nt_fixed) are timed too: the exchange's path goes
+ * by the stream's rate (tern_p2p_bulk_gbs). */
 static bulk_peer_t *bulk_chooser(int peer_world, size_t n)
 {
-    bulk_peer_t *b;
-    if (tern_rt.peers[peer_world].bulk_nt_always || (b = bulk_peer(peer_world)) == NULL)
+    bulk_peer_t *b = bulk_peer(peer_world);
+    if (b == NULL)
         return NULL;
+    int fixed = tern_rt.peers[peer_world].bulk_nt_fixed;
+    if (__builtin_expect(fixed && !b->ch.fixed, 0)) {
+        b->ch.fixed = 1;
+        b->ch.plain = fixed == TERN_STORES_PLAIN;
+    }
     if (__builtin_expect(bulk_tsc0 == 0, 0) && n >= TERN_STORE_SAMPLE_MIN) {
         bulk_tsc0 = tern_store_clock();
         bulk_clock0 = tern_clock_s();
@@ -220,10 +227,18 @@ static bulk_peer_t *bulk_chooser(int peer_world, size_t n)
     return b;
 }
 
+/* The bytes that took the choice of streaming stores: all but those
+ * whose stores are fixed plain. */
+static void count_choice(const bulk_peer_t *b, size_t n)
+{
+    if (!b || !b->ch.fixed || !b->ch.plain)
+        tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
+}
+
 int tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 {
-    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
     bulk_peer_t *b = bulk_chooser(peer_world, n);
+    count_choice(b, n);
     if (b == NULL) {
         tern_copy_nt(dst, src, n);
         return TERN_STORES_STREAMED;
@@ -233,8 +248,8 @@ int tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n)
 
 int tern_p2p_bulk_choose(int peer_world, size_t n)
 {
-    tern_pvar_add(TERN_PVAR_P2P_BULK_NT_BYTES, n);
     bulk_peer_t *b = bulk_chooser(peer_world, n);
+    count_choice(b, n);
     return b ? tern_store_choose(&b->ch, n) : TERN_STORES_STREAMED;
 }
 

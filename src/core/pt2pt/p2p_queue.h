@@ -33,7 +33,7 @@ void *tern_p2p_scratch_pack(const tern_req_t *req, size_t offset, size_t n);
 
 /* Copies n bytes of a contiguous message into the bulk channel for
  * peer_world, with streaming or plain stores as the transport's attributes
- * say (bulk_nt_always, else timed per peer; p2p_queue.c says why).
+ * say (bulk_nt_fixed, else timed per peer; p2p_queue.c says why).
  * Returns the stores taken (TERN_STORES_PLAIN or _STREAMED,
  * base/copy_store.h), which the packet tells the receiver. */
 int tern_p2p_bulk_copy(int peer_world, void *dst, const void *src, size_t n);

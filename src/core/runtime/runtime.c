@@ -185,7 +185,7 @@ void tern_peer_set_attr(tern_peer_t *peer, int p, size_t eager_knob)
     peer->bulk_max = a.bulk_max;
     peer->am_big_max = peer->ops->am_big_reserve ? a.am_big_max : 0;
     peer->bulk_nt_min = a.bulk_nt_min ? a.bulk_nt_min : SIZE_MAX;
-    peer->bulk_nt_always = (uint8_t)(a.bulk_nt_always != 0);
+    peer->bulk_nt_fixed = (uint8_t)a.bulk_nt_fixed;
     peer->coop_split = (uint8_t)(a.coop_split < 100 ? a.coop_split : 0);
     size_t wkb = (a.write_min + 1023) >> 10;
     peer->write_min_kb = (uint16_t)(wkb < UINT16_MAX ? wkb : UINT16_MAX);

@@ -23,7 +23,7 @@ typedef struct {
     size_t get_min;
     struct tern_rndv_path *rndv_path; /* its measurements, made on first use */
     unsigned caps;
-    uint8_t bulk_nt_always;     /* the transport's (transport.h); cold */
+    uint8_t bulk_nt_fixed;      /* the transport's (transport.h); cold */
     uint8_t coop_split;         /* the transport's (transport.h, 0-90); cold */
     /* The transport's write_min (transport.h) in KiB, rounded up: read by
      * the RTS of a peer with TERN_TL_CAP_RNDV_WRITE only. */
@@ -58,7 +58,7 @@ typedef struct {
     /* The transport's bulk_nt_min (transport.h): from this size a copy
      * into bulk or am_big room goes through tern_p2p_bulk_copy; SIZE_MAX:
      * never. (rma_inflight sits in in_pending_list's padding and
-     * bulk_nt_always, coop_split and write_min_kb in caps', so the entry stays 192
+     * bulk_nt_fixed, coop_split and write_min_kb in caps', so the entry stays 192
      * bytes.) */
     size_t bulk_nt_min;
     /* Cold: TERN_OK while the peer works, else the status every request

@@ -22,6 +22,7 @@
 #include "transport/shm/shm_internal.h"
 #include "base/cma.h"
 #include "base/config.h"
+#include "base/copy_store.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "base/pvars.h"
@@ -689,13 +690,21 @@ static struct tern_store_reader *shm_bulk_reader(tern_tl_t *tl, int peer, int in
 }
 
 /* TERN_SHM_BULK_NT_MIN as the attribute bulk_nt_min, where 0 means
- * never: the knob's 0 (every message) is 1, off is 0. */
+ * never: the knob's 0 (every message) is 1. */
 static size_t shm_bulk_nt_min(void)
 {
-    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "off"))
-        return 0;
     size_t min = tern_knob_size(TERN_KNOB_SHM_BULK_NT_MIN);
     return min ? min : 1;
+}
+
+/* TERN_SHM_BULK_NT as the attribute bulk_nt_fixed: off and on fix the
+ * stores (still timed: the exchange's path goes by the stream's rate,
+ * core/pt2pt/rndv_path.c), auto leaves them to the timing. */
+static int shm_bulk_nt_fixed(void)
+{
+    if (tern_knob_is(TERN_KNOB_SHM_BULK_NT, "off"))
+        return TERN_STORES_PLAIN;
+    return tern_knob_is(TERN_KNOB_SHM_BULK_NT, "on") ? TERN_STORES_STREAMED : 0;
 }
 
 /* The thresholds differ by peer (shm_choose_paths: the topology of the
@@ -714,7 +723,7 @@ static void shm_query(tern_tl_t *tl, int peer, tern_tl_attr_t *attr_p)
         .bulk_max = tl->bulk_max,
         .am_big_max = tl->bulk_max * tl->bulk_window,
         .bulk_nt_min = shm_bulk_nt_min(),
-        .bulk_nt_always = tern_knob_is(TERN_KNOB_SHM_BULK_NT, "on"),
+        .bulk_nt_fixed = shm_bulk_nt_fixed(),
         .get_measure_min = tern_knob_size(TERN_KNOB_SHM_MEASURE_MIN),
         .get_measure_ms = (unsigned)tern_knob_count(TERN_KNOB_SHM_MEASURE_MS),
         .get_mid = tern_knob_is(TERN_KNOB_SHM_MID_PATH, "get"),

@@ -4,8 +4,9 @@
  * reader's costs, once it has both, are added to the writer's own (the
  * writer's times alone would choose the other kind here); a reader counts
  * only timed stores and copies from TERN_STORE_SAMPLE_MIN, smoothed and
- * capped at 4x; and the copies themselves move every byte, at odd
- * offsets and lengths, by both kinds. */
+ * capped at 4x; fixed stores are timed but never explored nor turned by
+ * the costs; and the copies themselves move every byte, at odd offsets
+ * and lengths, by both kinds. */
 #include "base/copy_store.h"
 #include "base/test_check.h"
 
@@ -70,6 +71,26 @@ static void test_reader_added(void)
     CHECK(ch.plain == 0);
 }
 
+/* Fixed stores (TERN_SHM_BULK_NT=off or on): the same kind every copy,
+ * timed (the stream's rate), whatever the other kind would cost. */
+static void test_fixed(void)
+{
+    tern_store_choice_t ch = {.plain = 1, .fixed = 1};
+    size_t n = KB(64);
+    int other = 0;
+    for (int i = 0; i < 256; i++) {
+        int s = tern_store_choose(&ch, n);
+        other += s != TERN_STORES_PLAIN;
+        timed(&ch, NULL, s, n, 300);
+    }
+    CHECK(other == 0);
+    CHECK(ch.cost[0] == 301 && ch.cost[1] == 0);
+    CHECK(tern_store_choice_cost(&ch) == 301);
+    /* Streaming timed far cheaper (were it ever made) turns nothing. */
+    timed(&ch, NULL, TERN_STORES_STREAMED, n, 10);
+    CHECK(ch.plain == 1 && tern_store_choose(&ch, n) == TERN_STORES_PLAIN);
+}
+
 static void test_reader_samples(void)
 {
     tern_store_reader_t r;
@@ -120,6 +141,7 @@ int main(void)
     test_first_and_explore();
 #endif
     test_reader_added();
+    test_fixed();
     test_reader_samples();
     test_copies();
     return tern_check_result("copy_store_test");
