@@ -15,7 +15,6 @@
 #include "base/fence.h"
 #include "core/datatype/datatype.h"
 
-
 /* Direct windows: per rank, accumulate-class operations to its memory
  * hold the stripes of the bytes they update (rma_shm_acc.c), one lock word
  * per cache line. */
@@ -90,11 +89,12 @@ static inline tern_rma_contig_t tern_rma_contig(MPI_Datatype dt)
 void tern_rma_shm_direct_copy(int get, void *dst, const void *src, size_t n);
 
 /* Whether the direct fast paths may access target now: a rank of the
- * window under a lock, lock_all or fence epoch (not PSCW's group, which
- * the general path checks). */
-static inline int tern_rma_shm_epoch_covers(const tern_win_t *w, int target)
+ * window, not revoked, under a lock, lock_all or fence epoch (not PSCW's
+ * group, which the general path checks). Otherwise the general path says
+ * what is wrong. */
+static inline int tern_rma_shm_may_access(const tern_win_t *w, int target)
 {
-    return (unsigned)target < (unsigned)w->size &&
+    return (unsigned)target < (unsigned)w->size && !w->comm->revoked &&
            (w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open);
 }
 
@@ -110,7 +110,7 @@ tern_rma_shm_copy(tern_win_t *w, int get, void *origin, MPI_Count ocount, MPI_Da
 {
     /* Anything unusual (no epoch, PSCW's group, out of range, zero bytes,
      * a revoked window) goes the general way, which says what is wrong. */
-    if (!tern_rma_shm_epoch_covers(w, target) || w->comm->revoked)
+    if (!tern_rma_shm_may_access(w, target))
         return 0;
     /* As tern_rma_check_epoch: an access in a fence's epoch opens it (no
      * lock or start epoch is open while fence_open is). */

@@ -335,10 +335,9 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
                             MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
                             MPI_Datatype ttype, MPI_Op op)
 {
-    /* As tern_rma_shm_copy: anything unusual (a revoked window too) goes
-     * the general way, which says what is wrong. */
-    if (!tern_rma_shm_epoch_covers(w, target) || w->comm->revoked || otype != ttype ||
-        ocount != tcount || ocount <= 0 || op == MPI_NO_OP)
+    /* As tern_rma_shm_copy: anything unusual goes the general way. */
+    if (!tern_rma_shm_may_access(w, target) || otype != ttype || ocount != tcount ||
+        ocount <= 0 || op == MPI_NO_OP)
         return 0;
     const elem_type_t t = elem_type(ttype);
     int integer;
@@ -425,7 +424,7 @@ int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Data
                               MPI_Op op, const void *origin, const void *compare, void *result)
 {
     /* As tern_rma_shm_copy: anything unusual goes the general way. */
-    if (!tern_rma_shm_epoch_covers(w, target) || w->comm->revoked)
+    if (!tern_rma_shm_may_access(w, target))
         return 0;
     const long es = tern_datatype_size(dt);
     MPI_Aint off;
