@@ -94,8 +94,9 @@ void tern_rma_shm_direct_copy(int get, void *dst, const void *src, size_t n);
  * what is wrong. */
 static inline int tern_rma_shm_may_access(const tern_win_t *w, int target)
 {
-    return (unsigned)target < (unsigned)w->size && !w->comm->revoked &&
-           (w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open);
+    return (unsigned)target < (unsigned)w->size &&
+           (w->locked[target] || (w->epoch & TERN_EPOCH_LOCK_ALL) || w->fence_open) &&
+           !w->comm->revoked;
 }
 
 /* The fast path of Put and Get to a direct window (w->direct): contiguous
