@@ -267,9 +267,9 @@ tern_status_t tern_rma_compare_and_swap_any(const void *origin, const void *comp
     profile_op(w, target, 1, dt);
     if (!tern_datatype_is_predefined(dt) || tern_datatype_size(dt) <= 0)
         return tern_status_detail(TERN_ERR_TYPE, "datatype must be a predefined type");
-    /* Integer, logical, byte or multi-language types: those MPI_BAND or
-     * MPI_LAND take (not floating point or complex). */
-    if (!tern_op_allowed(MPI_BAND, dt) && !tern_op_allowed(MPI_LAND, dt))
+    /* Integer, logical, byte or multi-language types (not floating point
+     * or complex). */
+    if (!tern_rma_cas_type_fits(dt))
         return tern_status_detail(TERN_ERR_TYPE, "%s is not an integer, logical or byte type "
                                   "(MPI_Compare_and_swap takes only those)",
                                   tern_datatype_name(dt));

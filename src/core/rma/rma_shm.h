@@ -63,6 +63,9 @@ int tern_rma_shm_accumulate(tern_win_t *w, const void *origin, MPI_Count ocount,
  * returned. 0: nothing done, the caller takes the general path. */
 int tern_rma_shm_fetch_atomic(tern_win_t *w, int target, MPI_Aint disp, MPI_Datatype dt,
                               MPI_Op op, const void *origin, const void *compare, void *result);
+/* Whether Compare_and_swap takes predefined type dt (the rule the fast
+ * path applies, for the general path's error). */
+int tern_rma_cas_type_fits(MPI_Datatype dt);
 
 /* Where a contiguous type's data lies: bytes per element (0: a type with
  * holes, or none) and true_lb. Returned in two registers, not written into

@@ -305,6 +305,11 @@ static inline int cas_fits(MPI_Datatype dt)
     return last_cas.fits;
 }
 
+int tern_rma_cas_type_fits(MPI_Datatype dt)
+{
+    return cas_fits(dt);
+}
+
 /* A predefined contiguous type without holes: its size (0 for any other
  * type) and true_lb. */
 typedef struct {
