@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -61,6 +62,18 @@ static const char *open_library(const char *name)
     return NULL;
 }
 
+/* Debian's libinfinipath (under libpsm_infinipath) installs handlers for
+ * SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGILL and SIGABRT in its constructor
+ * (a backtrace, then exit) unless IPATH_NO_BACKTRACE is set (Open MPI's
+ * PSM component sets it too). With them, mpiexec's SIGTERM runs exit handlers while the
+ * preload thread is inside libfabric (use after free), and a crash no longer
+ * dumps core or reaches a sanitizer. A value the user set is kept. Called
+ * before the load, in the thread that starts it. */
+static void keep_signal_defaults(void)
+{
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
+}
+
 /* The preload thread: the library's constructors (Debian's libpsm2 and
  * libpsm_infinipath calibrate the clock, ~100 ms of short sleeps each)
  * and libfabric's own start-up, which its first fi_getinfo runs: every
@@ -84,6 +97,7 @@ void tern_ofi_lib_preload(void)
 {
     if (lib.handle || preloading)
         return;
+    keep_signal_defaults();
     /* Signals stay with the application's threads. Without a thread the
      * load happens later, as without the knob. */
     sigset_t all, old;
@@ -121,6 +135,7 @@ tern_status_t tern_ofi_lib_load(void)
     if (lib.handle)
         return TERN_OK;
     const char *name = tern_knob_str(TERN_KNOB_OFI_LIBRARY);
+    keep_signal_defaults();
     const char *err = open_library(name);
     if (err == not_libfabric)
         tern_error("ofi: %s %s", name, err);
