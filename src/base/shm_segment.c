@@ -1,5 +1,6 @@
-/* POSIX shared-memory segments: create (every page reserved, or the first
- * ones and the rest later), attach, unlink, detach (shm_segment.h). */
+/* Shared-memory segments: create (named: every page reserved, or the
+ * first ones and the rest later; anonymous), attach, unlink, detach
+ * (shm_segment.h). */
 #include "base/shm_segment.h"
 #include "base/log.h"
 
@@ -103,20 +104,55 @@ tern_status_t tern_shm_segment_create_sparse(tern_shm_segment_t *seg, const char
     return segment_create(seg, name, size, reserve < size ? reserve : size, 1, err_p);
 }
 
+static const char ANON_PREFIX[] = "/proc/";
+
+void tern_shm_segment_anon_name(char *buf, size_t len, long pid, int fd)
+{
+    snprintf(buf, len, "%s%ld/fd/%d", ANON_PREFIX, pid, fd);
+}
+
+tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *label, size_t size,
+                                           int *err_p)
+{
+    memset(seg, 0, sizeof *seg);
+    *err_p = 0;
+    int fd = memfd_create(label, MFD_CLOEXEC);
+    if (fd < 0) {
+        *err_p = errno;
+        tern_debug("memfd_create: %s", strerror(errno));
+        return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? TERN_ERR_NO_ROOM : TERN_ERR_IO;
+    }
+    tern_shm_segment_anon_name(seg->name, sizeof seg->name, (long)getpid(), fd);
+    int err = segment_reserve(fd, 0, size);
+    tern_status_t st = err ? TERN_ERR_NO_ROOM : segment_map(seg, fd, size);
+    if (st != TERN_OK) {
+        *err_p = err ? err : ENOMEM;
+        close(fd);
+        return st;
+    }
+    seg->owner = 1;
+    seg->linked = 1;
+    seg->anon = 1;
+    seg->fd = fd;
+    seg->has_fd = 1;
+    return TERN_OK;
+}
+
 static tern_status_t segment_attach(tern_shm_segment_t *seg, const char *name, int keep, int *err_p)
 {
     memset(seg, 0, sizeof *seg);
     snprintf(seg->name, sizeof seg->name, "%s", name);
     if (err_p)
         *err_p = 0;
-    int fd = shm_open(name, O_RDWR, 0);
+    int anon = strncmp(name, ANON_PREFIX, sizeof ANON_PREFIX - 1) == 0;
+    int fd = anon ? open(name, O_RDWR | O_CLOEXEC) : shm_open(name, O_RDWR, 0);
     if (fd < 0) {
         if (err_p) {
             *err_p = errno;
-            if (errno == ENOENT) /* the caller's to report */
+            if (errno == ENOENT || anon) /* the caller's to report */
                 return TERN_ERR_IO;
         }
-        tern_error("shm_open(%s): %s", name, strerror(errno));
+        tern_error("%s(%s): %s", anon ? "open" : "shm_open", name, strerror(errno));
         return TERN_ERR_IO;
     }
     struct stat sb;
@@ -153,7 +189,11 @@ int tern_shm_segment_reserve(const tern_shm_segment_t *seg, size_t offset, size_
 
 void tern_shm_segment_unlink(tern_shm_segment_t *seg)
 {
-    if (seg->owner && seg->linked) {
+    if (seg->owner && seg->linked && seg->anon) {
+        close(seg->fd); /* its /proc path goes with it */
+        seg->has_fd = 0;
+        seg->linked = 0;
+    } else if (seg->owner && seg->linked) {
         if (shm_unlink(seg->name) != 0 && errno != ENOENT)
             tern_warn("shm_unlink(%s): %s", seg->name, strerror(errno));
         seg->linked = 0;

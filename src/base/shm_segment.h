@@ -1,10 +1,13 @@
-/* POSIX shared-memory segments (shm_open + mmap), for every part of Tern
- * that shares memory between the processes of one node: the shm
- * transport's node segment (transport/shm/shm_node_segment.h) and the
+/* Shared-memory segments (shm_open or memfd_create, then mmap), for every
+ * part of Tern that shares memory between the processes of one node: the
+ * shm transport's node segment (transport/shm/shm_node_segment.h) and the
  * regions of the shm collectives (core/coll/shm_region.h). A segment is
- * created by one process, attached by the others under the same name, and
+ * created by one process, attached by the others under its name, and
  * unlinked as soon as all have it open, so that nothing is left in
- * /dev/shm if a process is killed. */
+ * /dev/shm if a process is killed. An anonymous segment never is in
+ * /dev/shm: its name is /proc/<pid>/fd/<fd> of its creator's memfd, which
+ * lasts while the creator keeps the fd open (until the unlink), so not
+ * even a job killed between the creation and the unlink leaves a file. */
 #ifndef TERN_BASE_SHM_SEGMENT_H
 #define TERN_BASE_SHM_SEGMENT_H
 
@@ -17,6 +20,7 @@ typedef struct {
     int owner;       /* 1 in the process that created it */
     int linked;      /* 1 while the name exists in /dev/shm (owner only) */
     int has_fd;      /* 1 while fd is kept open, to reserve pages later */
+    int anon;        /* a memfd, named by its /proc path (owner: fd kept) */
     int fd;
     char name[256];
 } tern_shm_segment_t;
@@ -31,10 +35,20 @@ tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name,
  * the file system is full is a SIGBUS). Keeps the file open for that. */
 tern_status_t tern_shm_segment_create_sparse(tern_shm_segment_t *seg, const char *name, size_t size,
                                              size_t reserve, int *err_p);
-/* Opens and maps an existing segment (its size from fstat). With err_p
- * (the errno), a name that does not exist (ENOENT) is not logged: its
- * creator may have failed and unlinked it, which the caller knows how to
- * report. */
+/* An anonymous segment of size bytes, every page reserved (memfd_create
+ * and posix_fallocate; label names it in /proc/<pid>/maps): its name,
+ * seg->name, is the /proc path the others attach, valid until
+ * tern_shm_segment_unlink. Errors as tern_shm_segment_create. */
+tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *label, size_t size,
+                                           int *err_p);
+/* The name of an anonymous segment whose creator is pid and fd. */
+void tern_shm_segment_anon_name(char *buf, size_t len, long pid, int fd);
+/* Opens and maps an existing segment (its size from fstat), named or
+ * anonymous. With err_p (the errno), a name that does not exist (ENOENT)
+ * is not logged: its creator may have failed and unlinked it, which the
+ * caller knows how to report; nor is an anonymous segment's that cannot
+ * be opened (EACCES: an undumpable creator): the caller has a named one
+ * to fall back on. */
 tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p);
 /* tern_shm_segment_attach that keeps the file open (tern_shm_segment_reserve). */
 tern_status_t tern_shm_segment_attach_open(tern_shm_segment_t *seg, const char *name, int *err_p);
@@ -47,7 +61,8 @@ int tern_shm_segment_reserve(const tern_shm_segment_t *seg, size_t offset, size_
  * (safe while other processes use it): MADV_POPULATE_WRITE, or on older
  * kernels a read of each page. */
 void tern_shm_segment_prefault(void *base, size_t bytes);
-/* Removes the name (owner only; the mappings stay valid). */
+/* Removes the name (owner only; the mappings stay valid): shm_unlink, or
+ * for an anonymous segment the close of the fd its /proc path names. */
 void tern_shm_segment_unlink(tern_shm_segment_t *seg);
 /* Unmaps (and unlinks if still linked), closes the file if kept open. */
 void tern_shm_segment_detach(tern_shm_segment_t *seg);

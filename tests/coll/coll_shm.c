@@ -8,13 +8,15 @@
  * back across the communicators (a reused slot or flag would show as a
  * wrong value). Every result is checked against one computed locally.
  *
- * Also checks where the regions live: a process maps one
- * /dev/shm/tern-*-coll-* file (already unlinked) per communicator of 2 or
- * more ranks on its host, none for communicators spanning hosts
- * (tests/netns runs it on 2 hosts x 2 ranks), none at all under
- * TERN_TRANSPORTS=ofi (tests/ofi reruns it so): shm is never chosen where
- * the peers are not reached through shared memory; and the regions go
- * with their communicators. */
+ * Also checks where the regions live: a process maps one memfd
+ * "tern-coll" (never a file in /dev/shm) per communicator of 2 or more
+ * ranks on its host, or with the argument "named", where world rank 1
+ * declines memfds (TERN_COLL_SHM_ANON=off), a /dev/shm/tern-*-coll-* file
+ * (already unlinked) for each communicator that rank is in; none for
+ * communicators spanning hosts (tests/netns runs it on 2 hosts x 2
+ * ranks), none at all under TERN_TRANSPORTS=ofi (tests/ofi reruns it so):
+ * shm is never chosen where the peers are not reached through shared
+ * memory; and the regions go with their communicators. */
 #include "../mpi/mtest.h"
 #include "affine_op.h"
 
@@ -423,8 +425,10 @@ static int node_local(MPI_Comm c, const char *name)
     return p > 1 && same;
 }
 
-/* Mappings of a collective region (/dev/shm/tern-<job>-coll-*). */
-static int coll_regions_mapped(void)
+/* Mappings of a collective region: anon, memfds "tern-coll"; otherwise
+ * named ones, /dev/shm/tern-<job>-coll-* (where some rank declines memfds,
+ * TERN_COLL_SHM_ANON=off). */
+static int coll_regions_mapped(int anon)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f)
@@ -432,8 +436,8 @@ static int coll_regions_mapped(void)
     char line[1024];
     int n = 0;
     while (fgets(line, sizeof line, f))
-        if (strstr(line, "/dev/shm/tern-") && strstr(line, "-coll-"))
-            n++;
+        n += anon ? strstr(line, "/memfd:tern-coll ") != NULL
+                  : strstr(line, "/dev/shm/tern-") && strstr(line, "-coll-");
     fclose(f);
     return n;
 }
@@ -453,6 +457,12 @@ int main(int argc, char **argv)
     if (slot && atoi(slot) > 0)
         slot_bytes = atoi(slot);
     make_counts();
+    /* named: world rank 1 declines memfd regions, so that every
+     * communicator it is in falls back to a named segment. */
+    int named = argc > 1 && strcmp(argv[1], "named") == 0;
+    const char *wr = getenv("PMI_RANK");
+    if (named && wr && atoi(wr) == 1)
+        setenv("TERN_COLL_SHM_ANON", "off", 1);
     MPI_Init(&argc, &argv);
     int p;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -496,17 +506,29 @@ int main(int argc, char **argv)
     int expected = 0;
     for (int k = 0; k < 4; k++)
         expected += node_local(comms[k], name);
-    int mapped = coll_regions_mapped();
+    /* Named: the communicators with world rank 1 (all but the split's
+     * other half). */
+    int expected_named = 0;
+    for (int k = 0; named && k < 4; k++) {
+        int has1 = wrank == 1;
+        MPI_Allreduce(MPI_IN_PLACE, &has1, 1, MPI_INT, MPI_MAX, comms[k]);
+        expected_named += has1 && node_local(comms[k], name);
+    }
+    int mapped = coll_regions_mapped(1), mapped_named = coll_regions_mapped(0);
     if (no_shm)
-        CHECK(mapped == 0, "TERN_TRANSPORTS=%s: %d collective regions mapped, want none", tl, mapped);
+        CHECK(mapped + mapped_named == 0, "TERN_TRANSPORTS=%s: %d collective regions mapped, "
+              "want none", tl, mapped + mapped_named);
     else if (strcmp(getenv("TERN_BARRIER_ALGORITHM"), "shm") == 0)
-        CHECK(mapped == expected, "%d collective regions mapped, want %d (one per communicator "
-              "of 2 or more ranks on one host)", mapped, expected);
+        CHECK(mapped == expected - expected_named && mapped_named == expected_named,
+              "%d memfd and %d named collective regions mapped, want %d and %d (one per "
+              "communicator of 2 or more ranks on one host; named where world rank 1 is in it "
+              "and declines memfds)", mapped, mapped_named, expected - expected_named,
+              expected_named);
 
     for (int k = 1; k < 4; k++)
         MPI_Comm_free(&comms[k]);
     /* Freed with their communicators: only MPI_COMM_WORLD's is left. */
-    int left = coll_regions_mapped(), want_left = no_shm ? 0 : node_local(MPI_COMM_WORLD, name);
+    int left = coll_regions_mapped(1) + coll_regions_mapped(0), want_left = no_shm ? 0 : node_local(MPI_COMM_WORLD, name);
     CHECK(left == want_left, "%d collective regions mapped after the frees, want %d", left,
           want_left);
     MPI_Op_free(&affine_op);

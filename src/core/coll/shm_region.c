@@ -107,15 +107,15 @@ void tern_shm_comm_name(char *buf, size_t len, const tern_comm_t *c, const char 
              (unsigned)c->context_id);
 }
 
-/* One small exchange of the creation, run to completion on c. */
-static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
+/* One small exchange of the creation (n ints), run to completion on c. */
+static tern_status_t run_exchange(tern_comm_t *c, int *val, int n, int reduce)
 {
     tern_sched_t *s = tern_sched_create(c, 1);
     if (!s)
         return TERN_ERR_NOMEM;
-    tern_coll_args_t a = {.comm = c, .sbuf = val, .rbuf = val, .bytes = sizeof *val, .count = 1,
-                          .esz = sizeof *val, .dt = MPI_INT, .op = MPI_MIN, .commutative = 1,
-                          .root = 0, .blocking = 1};
+    tern_coll_args_t a = {.comm = c, .sbuf = val, .rbuf = val, .bytes = (size_t)n * sizeof *val,
+                          .count = n, .esz = sizeof *val, .dt = MPI_INT, .op = MPI_MIN,
+                          .commutative = 1, .root = 0, .blocking = 1};
     tern_status_t st = reduce ? tern_coll_allreduce_recursive_doubling(s, &a)
                               : tern_coll_bcast_binomial(s, &a);
     if (st == TERN_OK)
@@ -124,42 +124,89 @@ static tern_status_t run_exchange(tern_comm_t *c, int *val, int reduce)
     return st;
 }
 
-/* The leader creates the segment (if this rank wants it), tells the
- * others its outcome, and those that want it attach. *mapped: this rank
- * holds it, at least bytes long. */
-static tern_status_t segment_share(tern_comm_t *c, tern_shm_segment_t *seg, const char *name,
-                                   size_t bytes, int want, int *mapped, int *err)
+/* A rank's outcome of a creation, agreed as the least of all ranks'. */
+enum { SHARE_FAILED = 0, SHARE_NO_PROC = 1, SHARE_MAPPED = 2 };
+
+/* The leader creates the segment (if this rank wants it): anonymous
+ * ("tern-<what>" in /proc/<pid>/maps), or named name when name is set; it
+ * tells the others its outcome and where the segment is, and those that
+ * want it attach. *mapped: SHARE_MAPPED
+ * when this rank holds it, at least bytes long; SHARE_NO_PROC when only
+ * the anonymous segment's /proc path could not be opened, or this rank
+ * declines anonymous segments (TERN_COLL_SHM_ANON=off). */
+static tern_status_t segment_share(tern_comm_t *c, tern_shm_segment_t *seg, const char *what,
+                                   const char *name, size_t bytes, int want, int *mapped, int *err)
 {
-    int ok = want;
+    int made[3] = {want, (int)getpid(), -1}; /* the leader's {ok, pid, fd} */
     *err = 0;
-    if (c->rank == 0 && ok)
-        ok = tern_shm_segment_create(seg, name, bytes, err) == TERN_OK;
-    tern_status_t st = run_exchange(c, &ok, 0); /* the leader's outcome */
+    if (c->rank == 0 && want) {
+        char label[32];
+        snprintf(label, sizeof label, "tern-%s", what);
+        made[0] = (name ? tern_shm_segment_create(seg, name, bytes, err)
+                        : tern_shm_segment_create_anon(seg, label, bytes, err)) == TERN_OK;
+        made[2] = seg->fd;
+    }
+    tern_status_t st = run_exchange(c, made, 3, 0);
+    int ok = made[0], aerr = 0;
     /* The leader unlinks the name when its own exchange fails (a member
      * died), perhaps after some of us heard its "ok": a missing name is
      * that failure, which the agreement reports, not an error of its own
      * (ft/barrier in MPICH's suite). */
-    if (st == TERN_OK && c->rank != 0 && ok && want) {
-        int aerr = 0;
-        ok = tern_shm_segment_attach(seg, name, &aerr) == TERN_OK && seg->size >= bytes;
+    int declined = !name && !tern_knob_bool(TERN_KNOB_COLL_SHM_ANON);
+    if (st == TERN_OK && c->rank != 0 && ok && want && !declined) {
+        char anon[64];
+        if (!name)
+            tern_shm_segment_anon_name(anon, sizeof anon, made[1], made[2]);
+        ok = tern_shm_segment_attach(seg, name ? name : anon, &aerr) == TERN_OK &&
+             seg->size >= bytes;
         if (aerr == ENOENT)
-            tern_debug("shm collectives: %s is gone before we attached: its creator failed", name);
+            tern_debug("shm collectives: %s is gone before we attached: its creator failed",
+                       name ? name : anon);
     }
-    *mapped = st == TERN_OK && want && ok && seg->base != NULL;
+    *mapped = st == TERN_OK && want && ok && seg->base != NULL ? SHARE_MAPPED : SHARE_FAILED;
+    if (st == TERN_OK && want && made[0] && !name && ((aerr && aerr != ENOENT) || declined))
+        *mapped = SHARE_NO_PROC;
     return st;
 }
 
-/* Every rank learns whether every rank mapped the segment; then the
- * leader unlinks its name (everyone has it open: nothing left after a
- * kill). */
+/* Every rank learns the least outcome of all; then the leader unlinks its
+ * name (everyone has it open: nothing left after a kill). lane: when not
+ * 0, the size of a region's lane: this rank's pid goes into its ENTER line
+ * of both lanes first, so that the agreement orders it before any use. */
 static tern_status_t segment_agree(tern_comm_t *c, tern_shm_segment_t *seg, int mapped,
-                                   tern_status_t st, int *all_ok)
+                                   tern_status_t st, size_t lane, int *all)
 {
-    *all_ok = mapped;
+    if (mapped == SHARE_MAPPED && lane)
+        for (int k = 0; k < 2; k++)
+            *(int32_t *)(void *)((char *)seg->base + (size_t)k * lane +
+                                 (size_t)c->rank * TERN_SHM_N_FLAGS * LINE + PID_OFFSET) =
+                (int32_t)getpid();
+    *all = mapped;
     if (st == TERN_OK)
-        st = run_exchange(c, all_ok, 1);
+        st = run_exchange(c, all, 1, 1);
     if (c->rank == 0 && seg->base)
         tern_shm_segment_unlink(seg);
+    return st;
+}
+
+/* A segment of bytes on every rank of c, or *all_ok 0: anonymous, so that
+ * /dev/shm holds nothing of it even while it is made (a job killed then
+ * leaves no file), or where a rank cannot open the leader's /proc path
+ * (an undumpable leader, without CAP_SYS_PTRACE) or declines it, named. */
+static tern_status_t segment_make(tern_comm_t *c, tern_shm_segment_t *seg, const char *what,
+                                  const char *name, size_t bytes, int want, size_t lane,
+                                  int *all_ok, int *err)
+{
+    int mapped = 0, all = SHARE_FAILED;
+    tern_status_t st = segment_share(c, seg, what, NULL, bytes, want, &mapped, err);
+    st = segment_agree(c, seg, mapped, st, lane, &all);
+    if (st == TERN_OK && all == SHARE_NO_PROC) {
+        tern_debug("shm collectives: a rank cannot open %s; a named segment instead", seg->name);
+        tern_shm_segment_detach(seg);
+        st = segment_share(c, seg, what, name, bytes, want, &mapped, err);
+        st = segment_agree(c, seg, mapped, st, lane, &all);
+    }
+    *all_ok = all == SHARE_MAPPED;
     return st;
 }
 
@@ -171,10 +218,9 @@ tern_status_t tern_shm_a2a_area_get(tern_shm_region_t *reg)
     size_t bytes = (size_t)reg->p * N_SLOTS * reg->a2a_slot;
     char name[256];
     tern_shm_comm_name(name, sizeof name, c, "a2a");
-    int mapped = 0, all_ok = 0, err = 0;
-    tern_status_t st = segment_share(c, &reg->a2a_seg, name, bytes,
-                                     tern_knob_bool(TERN_KNOB_COLL_SHM_A2A_AREA), &mapped, &err);
-    st = segment_agree(c, &reg->a2a_seg, mapped, st, &all_ok);
+    int all_ok = 0, err = 0;
+    tern_status_t st = segment_make(c, &reg->a2a_seg, "a2a", name, bytes,
+                                    tern_knob_bool(TERN_KNOB_COLL_SHM_A2A_AREA), 0, &all_ok, &err);
     if (st == TERN_OK && all_ok) {
         reg->a2a = reg->a2a_seg.base;
         /* Its pages mapped now, once, not by the first calls' copies (a
@@ -242,15 +288,10 @@ tern_status_t tern_shm_region_get(tern_comm_t *c, int blocking, tern_shm_region_
     tern_shm_region_t *reg = calloc(2, sizeof *reg);
     char name[256];
     tern_shm_comm_name(name, sizeof name, c, "coll");
-    int mapped = 0, all_ok = 0, err = 0;
+    int all_ok = 0, err = 0;
     tern_shm_segment_t none = {0}, *seg = reg ? &reg->seg : &none; /* none: no memory here */
-    tern_status_t st = segment_share(c, seg, name, bytes, reg != NULL, &mapped, &err);
-    if (mapped) /* before the agreement, which orders it before any use */
-        for (int k = 0; k < 2; k++)
-            *(int32_t *)(void *)((char *)reg->seg.base + (size_t)k * lane_bytes +
-                                 (size_t)c->rank * TERN_SHM_N_FLAGS * LINE + PID_OFFSET) =
-                (int32_t)getpid();
-    st = segment_agree(c, seg, mapped, st, &all_ok);
+    tern_status_t st = segment_make(c, seg, "coll", name, bytes, reg != NULL, lane_bytes,
+                                    &all_ok, &err);
     if (st != TERN_OK || !all_ok) {
         if (st == TERN_OK && c->rank == 0)
             tern_warn("shm collectives are off for a communicator of %d ranks: its shared region "

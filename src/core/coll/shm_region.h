@@ -4,7 +4,10 @@
  *
  * Created by the first blocking collective that selects a shm algorithm
  * on the communicator (collective over it, through point-to-point), freed with
- * the communicator. It has two lanes of the same layout, one for blocking
+ * the communicator: a memfd of the leader that the others open through
+ * /proc, so that /dev/shm never holds it and a job killed while it is made
+ * (mpiexec's SIGKILL: no sweep) leaves nothing; a named segment where a
+ * rank cannot open that path. It has two lanes of the same layout, one for blocking
  * collectives and one for nonblocking and persistent ones, each with its
  * own steps: the two kinds never share a sequence (as their tags do not,
  * tern_comm_next_coll_tag), so a rank that starts a nonblocking collective
@@ -151,7 +154,8 @@ int tern_shm_coll_usable(const tern_coll_args_t *a);
 /* "/tern-<job>-<what>-<leader world rank>-<context id>": a name in
  * /dev/shm for a resource of communicator c, the same on every rank of c
  * (the leader's live communicators have distinct context ids; the
- * launcher's sweep of /dev/shm/tern-<job>-* covers it). */
+ * launcher's sweep of /dev/shm/tern-<job>-* covers it when the job fails,
+ * but not when the launcher itself is killed). */
 void tern_shm_comm_name(char *buf, size_t len, const tern_comm_t *c, const char *what);
 
 /* Leaves comm's collectives to the point-to-point algorithms for good: it
