@@ -7,6 +7,9 @@
  *   init         "pid R P", then MPI_Init at once (killed at a random offset)
  *   after_init   MPI_Init, "ready R", sleeps (no MPI call)
  *   collective   MPI_Init, "ready R", MPI_Allreduce without end
+ *   comm_churn   MPI_Init, "ready R", without end: MPI_Comm_dup, a barrier
+ *                and an MPI_Allreduce on the copy (which make its shm
+ *                collective region), MPI_Comm_free
  *   p2p_wait     MPI_Init, "ready R", MPI_Irecv of a message never sent, MPI_Wait
  *   finalize     MPI_Init, "ready R"; rank 0 sleeps, the others enter
  *                MPI_Finalize (which waits for rank 0)
@@ -119,6 +122,15 @@ int main(int argc, char **argv)
         for (long i = 0;; i++) {
             long in = i, sum;
             MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        }
+    } else if (strcmp(point, "comm_churn") == 0) {
+        for (long i = 0;; i++) {
+            MPI_Comm c;
+            long in = i, sum;
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            MPI_Barrier(c);
+            MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, c);
+            MPI_Comm_free(&c);
         }
     } else if (strcmp(point, "io_collective") == 0) {
         rc = io_forever(argc > 2 ? argv[2] : ".", rank);

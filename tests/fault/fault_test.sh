@@ -203,6 +203,23 @@ mpiexec_kill)
     expect_within
     expect_no_shm "$job"
     ;;
+mpiexec_kill_churn)
+    # The same while every rank makes and frees communicators without end,
+    # each of which creates a shm collective region: no kill time may leave
+    # a region's file (there is none to leave).
+    start -n 4 "$PROG" comm_churn
+    job=$BG
+    wait_lines '^ready ' 4
+    sleep "0.$(rand 3)"
+    T0=$(now_ms)
+    kill -KILL "$BG"
+    finish
+    expect_rc 137
+    expect_no_orphans
+    ELAPSED=$(( $(now_ms) - T0 ))
+    expect_within
+    expect_no_shm "$job"
+    ;;
 proxy_kill)
     # SIGKILL of host hB's proxy (ranks 2-3) in a two-host job.
     make_launcher exec
