@@ -104,13 +104,6 @@ tern_status_t tern_shm_segment_create_sparse(tern_shm_segment_t *seg, const char
     return segment_create(seg, name, size, reserve < size ? reserve : size, 1, err_p);
 }
 
-static const char ANON_PREFIX[] = "/proc/";
-
-void tern_shm_segment_anon_name(char *buf, size_t len, long pid, int fd)
-{
-    snprintf(buf, len, "%s%ld/fd/%d", ANON_PREFIX, pid, fd);
-}
-
 tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *label, size_t size,
                                            int *err_p)
 {
@@ -122,8 +115,9 @@ tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *
         tern_debug("memfd_create: %s", strerror(errno));
         return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? TERN_ERR_NO_ROOM : TERN_ERR_IO;
     }
-    tern_shm_segment_anon_name(seg->name, sizeof seg->name, (long)getpid(), fd);
-    int err = segment_reserve(fd, 0, size);
+    snprintf(seg->name, sizeof seg->name, "/proc/%ld/fd/%d", (long)getpid(), fd);
+    struct stat sb;
+    int err = fstat(fd, &sb) != 0 ? errno : segment_reserve(fd, 0, size);
     tern_status_t st = err ? TERN_ERR_NO_ROOM : segment_map(seg, fd, size);
     if (st != TERN_OK) {
         *err_p = err ? err : ENOMEM;
@@ -135,7 +129,30 @@ tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *
     seg->anon = 1;
     seg->fd = fd;
     seg->has_fd = 1;
+    seg->ino = (uint64_t)sb.st_ino;
     return TERN_OK;
+}
+
+tern_status_t tern_shm_segment_attach_anon(tern_shm_segment_t *seg, long pid, int fd, uint32_t ino,
+                                           int *err_p)
+{
+    memset(seg, 0, sizeof *seg);
+    snprintf(seg->name, sizeof seg->name, "/proc/%ld/fd/%d", pid, fd);
+    *err_p = 0;
+    int my = open(seg->name, O_RDWR | O_CLOEXEC);
+    struct stat sb;
+    if (my < 0 || fstat(my, &sb) != 0) {
+        *err_p = errno;
+    } else if ((uint32_t)sb.st_ino != ino || sb.st_size <= 0) {
+        *err_p = ESTALE; /* another process's file: a pid namespace of its own */
+    } else {
+        tern_status_t st = segment_map(seg, my, (size_t)sb.st_size);
+        close(my);
+        return st;
+    }
+    if (my >= 0)
+        close(my);
+    return TERN_ERR_IO;
 }
 
 static tern_status_t segment_attach(tern_shm_segment_t *seg, const char *name, int keep, int *err_p)
@@ -144,15 +161,14 @@ static tern_status_t segment_attach(tern_shm_segment_t *seg, const char *name, i
     snprintf(seg->name, sizeof seg->name, "%s", name);
     if (err_p)
         *err_p = 0;
-    int anon = strncmp(name, ANON_PREFIX, sizeof ANON_PREFIX - 1) == 0;
-    int fd = anon ? open(name, O_RDWR | O_CLOEXEC) : shm_open(name, O_RDWR, 0);
+    int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0) {
         if (err_p) {
             *err_p = errno;
-            if (errno == ENOENT || anon) /* the caller's to report */
+            if (errno == ENOENT) /* the caller's to report */
                 return TERN_ERR_IO;
         }
-        tern_error("%s(%s): %s", anon ? "open" : "shm_open", name, strerror(errno));
+        tern_error("shm_open(%s): %s", name, strerror(errno));
         return TERN_ERR_IO;
     }
     struct stat sb;

@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     void *base;      /* NULL when not mapped */
@@ -22,6 +23,7 @@ typedef struct {
     int has_fd;      /* 1 while fd is kept open, to reserve pages later */
     int anon;        /* a memfd, named by its /proc path (owner: fd kept) */
     int fd;
+    uint64_t ino;    /* an anonymous segment's inode (owner) */
     char name[256];
 } tern_shm_segment_t;
 
@@ -36,19 +38,22 @@ tern_status_t tern_shm_segment_create(tern_shm_segment_t *seg, const char *name,
 tern_status_t tern_shm_segment_create_sparse(tern_shm_segment_t *seg, const char *name, size_t size,
                                              size_t reserve, int *err_p);
 /* An anonymous segment of size bytes, every page reserved (memfd_create
- * and posix_fallocate; label names it in /proc/<pid>/maps): its name,
- * seg->name, is the /proc path the others attach, valid until
+ * and posix_fallocate; label names it in /proc/<pid>/maps), for the others
+ * to attach by this process's pid, seg->fd and seg->ino until
  * tern_shm_segment_unlink. Errors as tern_shm_segment_create. */
 tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *label, size_t size,
                                            int *err_p);
-/* The name of an anonymous segment whose creator is pid and fd. */
-void tern_shm_segment_anon_name(char *buf, size_t len, long pid, int fd);
-/* Opens and maps an existing segment (its size from fstat), named or
- * anonymous. With err_p (the errno), a name that does not exist (ENOENT)
- * is not logged: its creator may have failed and unlinked it, which the
- * caller knows how to report; nor is an anonymous segment's that cannot
- * be opened (EACCES: an undumpable creator): the caller has a named one
- * to fall back on. */
+/* Opens /proc/<pid>/fd/<fd> and maps it, if its inode's low 32 bits are
+ * ino. TERN_ERR_IO, unlogged, with *err_p: ENOENT (no such process or fd:
+ * its creator failed, or lives in another pid namespace), EACCES (an
+ * undumpable creator, without CAP_SYS_PTRACE), ESTALE (another file: that
+ * pid is another process here); a failed mmap is logged. */
+tern_status_t tern_shm_segment_attach_anon(tern_shm_segment_t *seg, long pid, int fd, uint32_t ino,
+                                           int *err_p);
+/* Opens and maps an existing named segment (its size from fstat). With
+ * err_p (the errno), a name that does not exist (ENOENT) is not logged:
+ * its creator may have failed and unlinked it, which the caller knows how
+ * to report. */
 tern_status_t tern_shm_segment_attach(tern_shm_segment_t *seg, const char *name, int *err_p);
 /* tern_shm_segment_attach that keeps the file open (tern_shm_segment_reserve). */
 tern_status_t tern_shm_segment_attach_open(tern_shm_segment_t *seg, const char *name, int *err_p);

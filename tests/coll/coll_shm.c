@@ -12,7 +12,8 @@
  * "tern-coll" (never a file in /dev/shm) per communicator of 2 or more
  * ranks on its host, or with the argument "named", where world rank 1
  * declines memfds (TERN_COLL_SHM_ANON=off), a /dev/shm/tern-*-coll-* file
- * (already unlinked) for each communicator that rank is in; none for
+ * (already unlinked) for each communicator that rank is in (with "pidns",
+ * each rank in a pid namespace of its own, for every communicator); none for
  * communicators spanning hosts (tests/netns runs it on 2 hosts x 2
  * ranks), none at all under TERN_TRANSPORTS=ofi (tests/ofi reruns it so):
  * shm is never chosen where the peers are not reached through shared
@@ -458,8 +459,11 @@ int main(int argc, char **argv)
         slot_bytes = atoi(slot);
     make_counts();
     /* named: world rank 1 declines memfd regions, so that every
-     * communicator it is in falls back to a named segment. */
+     * communicator it is in falls back to a named segment; pidns: each
+     * rank in a pid namespace of its own (coll_shm_pidns.sh), where no
+     * rank can open another's memfd, so every region is named. */
     int named = argc > 1 && strcmp(argv[1], "named") == 0;
+    int pidns = argc > 1 && strcmp(argv[1], "pidns") == 0;
     const char *wr = getenv("PMI_RANK");
     if (named && wr && atoi(wr) == 1)
         setenv("TERN_COLL_SHM_ANON", "off", 1);
@@ -509,8 +513,8 @@ int main(int argc, char **argv)
     /* Named: the communicators with world rank 1 (all but the split's
      * other half). */
     int expected_named = 0;
-    for (int k = 0; named && k < 4; k++) {
-        int has1 = wrank == 1;
+    for (int k = 0; (named || pidns) && k < 4; k++) {
+        int has1 = wrank == 1 || pidns;
         MPI_Allreduce(MPI_IN_PLACE, &has1, 1, MPI_INT, MPI_MAX, comms[k]);
         expected_named += has1 && node_local(comms[k], name);
     }
@@ -522,7 +526,7 @@ int main(int argc, char **argv)
         CHECK(mapped == expected - expected_named && mapped_named == expected_named,
               "%d memfd and %d named collective regions mapped, want %d and %d (one per "
               "communicator of 2 or more ranks on one host; named where world rank 1 is in it "
-              "and declines memfds)", mapped, mapped_named, expected - expected_named,
+              "and declines memfds, or in pid namespaces of their own)", mapped, mapped_named, expected - expected_named,
               expected_named);
 
     for (int k = 1; k < 4; k++)

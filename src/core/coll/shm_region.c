@@ -130,14 +130,14 @@ enum { SHARE_FAILED = 0, SHARE_NO_PROC = 1, SHARE_MAPPED = 2 };
 /* The leader creates the segment (if this rank wants it): anonymous
  * ("tern-<what>" in /proc/<pid>/maps), or named name when name is set; it
  * tells the others its outcome and where the segment is, and those that
- * want it attach. *mapped: SHARE_MAPPED
- * when this rank holds it, at least bytes long; SHARE_NO_PROC when only
- * the anonymous segment's /proc path could not be opened, or this rank
- * declines anonymous segments (TERN_COLL_SHM_ANON=off). */
+ * want it attach. *mapped: SHARE_MAPPED when this rank holds it, at least
+ * bytes long; SHARE_NO_PROC when it could not open the leader's anonymous
+ * segment through /proc, or declines those (TERN_COLL_SHM_ANON=off). */
 static tern_status_t segment_share(tern_comm_t *c, tern_shm_segment_t *seg, const char *what,
                                    const char *name, size_t bytes, int want, int *mapped, int *err)
 {
-    int made[3] = {want, (int)getpid(), -1}; /* the leader's {ok, pid, fd} */
+    /* The leader's {ok, pid, fd, inode's low bits}. */
+    int made[4] = {want, (int)getpid(), -1, 0};
     *err = 0;
     if (c->rank == 0 && want) {
         char label[32];
@@ -145,26 +145,29 @@ static tern_status_t segment_share(tern_comm_t *c, tern_shm_segment_t *seg, cons
         made[0] = (name ? tern_shm_segment_create(seg, name, bytes, err)
                         : tern_shm_segment_create_anon(seg, label, bytes, err)) == TERN_OK;
         made[2] = seg->fd;
+        made[3] = (int)(uint32_t)seg->ino;
     }
-    tern_status_t st = run_exchange(c, made, 3, 0);
+    tern_status_t st = run_exchange(c, made, 4, 0);
     int ok = made[0], aerr = 0;
-    /* The leader unlinks the name when its own exchange fails (a member
-     * died), perhaps after some of us heard its "ok": a missing name is
-     * that failure, which the agreement reports, not an error of its own
-     * (ft/barrier in MPICH's suite). */
     int declined = !name && !tern_knob_bool(TERN_KNOB_COLL_SHM_ANON);
     if (st == TERN_OK && c->rank != 0 && ok && want && !declined) {
-        char anon[64];
-        if (!name)
-            tern_shm_segment_anon_name(anon, sizeof anon, made[1], made[2]);
-        ok = tern_shm_segment_attach(seg, name ? name : anon, &aerr) == TERN_OK &&
-             seg->size >= bytes;
-        if (aerr == ENOENT)
-            tern_debug("shm collectives: %s is gone before we attached: its creator failed",
-                       name ? name : anon);
+        if (name)
+            ok = tern_shm_segment_attach(seg, name, &aerr) == TERN_OK;
+        else
+            ok = tern_shm_segment_attach_anon(seg, made[1], made[2], (uint32_t)made[3], &aerr) ==
+                 TERN_OK;
+        ok = ok && seg->size >= bytes;
+        /* The leader unlinks the name when its own exchange fails (a
+         * member died), perhaps after some of us heard its "ok": a missing
+         * name is that failure, which the agreement reports, not an error
+         * of its own (ft/barrier in MPICH's suite). */
+        if (aerr == ENOENT && name)
+            tern_debug("shm collectives: %s is gone before we attached: its creator failed", name);
     }
     *mapped = st == TERN_OK && want && ok && seg->base != NULL ? SHARE_MAPPED : SHARE_FAILED;
-    if (st == TERN_OK && want && made[0] && !name && ((aerr && aerr != ENOENT) || declined))
+    /* Anonymous: a failed open (a failed leader too, which the agreement
+     * then reports) asks for the named round. */
+    if (st == TERN_OK && want && made[0] && !name && (aerr || declined))
         *mapped = SHARE_NO_PROC;
     return st;
 }
@@ -201,7 +204,8 @@ static tern_status_t segment_make(tern_comm_t *c, tern_shm_segment_t *seg, const
     tern_status_t st = segment_share(c, seg, what, NULL, bytes, want, &mapped, err);
     st = segment_agree(c, seg, mapped, st, lane, &all);
     if (st == TERN_OK && all == SHARE_NO_PROC) {
-        tern_debug("shm collectives: a rank cannot open %s; a named segment instead", seg->name);
+        tern_debug("shm collectives: a rank cannot open or declines the %s memfd; a named "
+                   "segment instead", what);
         tern_shm_segment_detach(seg);
         st = segment_share(c, seg, what, name, bytes, want, &mapped, err);
         st = segment_agree(c, seg, mapped, st, lane, &all);

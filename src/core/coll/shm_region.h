@@ -2,14 +2,15 @@
  * share one node (the shm collectives: barrier_shm.c, bcast_shm.c,
  * reduce_shm.c, allreduce_shm.c).
  *
- * Created by the first blocking collective that selects a shm algorithm
- * on the communicator (collective over it, through point-to-point), freed with
+ * Created by the first blocking collective that selects a shm algorithm on
+ * the communicator (collective over it, through point-to-point), freed with
  * the communicator: a memfd of the leader that the others open through
  * /proc, so that /dev/shm never holds it and a job killed while it is made
  * (mpiexec's SIGKILL: no sweep) leaves nothing; a named segment where a
- * rank cannot open that path. It has two lanes of the same layout, one for blocking
- * collectives and one for nonblocking and persistent ones, each with its
- * own steps: the two kinds never share a sequence (as their tags do not,
+ * rank cannot open that path (an undumpable leader, a pid namespace of its
+ * own). It has two lanes of the same layout, one for blocking collectives
+ * and one for nonblocking and persistent ones, each with its own steps: the
+ * two kinds never share a sequence (as their tags do not,
  * tern_comm_next_coll_tag), so a rank that starts a nonblocking collective
  * while another first runs a blocking one (erroneous, but common) still
  * meets each with its own kind. Layout of a lane, every part on its own
