@@ -4,9 +4,13 @@
 #include "base/log.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Bytes per system call: keeps each call's page pinning bounded and the
  * length well inside ssize_t. */
@@ -96,6 +100,24 @@ tern_status_t tern_cma_probe(pid_t pid, uint64_t remote_addr, uint64_t expected)
     if (done != (ssize_t)sizeof word || word != expected)
         return TERN_ERR_INTERNAL;
     return TERN_OK;
+}
+
+uint64_t tern_cma_probe_value(void)
+{
+    static _Atomic uint64_t value;
+    uint64_t v = atomic_load_explicit(&value, memory_order_relaxed);
+    while (v == 0) {
+        if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            v = ((uint64_t)t.tv_nsec << 32 ^ (uint64_t)t.tv_sec ^ (uint64_t)getpid() << 16 ^
+                 (uint64_t)(uintptr_t)&t) * 0x9e3779b97f4a7c15ull;
+        }
+        uint64_t none = 0; /* every thread keeps the first value drawn */
+        if (!atomic_compare_exchange_strong(&value, &none, v))
+            v = none;
+    }
+    return v;
 }
 
 tern_status_t tern_cma_copyv(pid_t pid, int write, char *local, const struct iovec *riov, size_t cnt,

@@ -460,7 +460,7 @@ int main(int argc, char **argv)
     make_counts();
     /* named: world rank 1 declines memfd regions, so that every
      * communicator it is in falls back to a named segment; pidns: each
-     * rank in a pid namespace of its own (coll_shm_pidns.sh), where no
+     * rank in a pid namespace of its own (tests/mpi/pidns_run.sh), where no
      * rank can open another's memfd, so every region is named. */
     int named = argc > 1 && strcmp(argv[1], "named") == 0;
     int pidns = argc > 1 && strcmp(argv[1], "pidns") == 0;
@@ -526,8 +526,8 @@ int main(int argc, char **argv)
         CHECK(mapped == expected - expected_named && mapped_named == expected_named,
               "%d memfd and %d named collective regions mapped, want %d and %d (one per "
               "communicator of 2 or more ranks on one host; named where world rank 1 is in it "
-              "and declines memfds, or in pid namespaces of their own)", mapped, mapped_named, expected - expected_named,
-              expected_named);
+              "and declines memfds, or in pid namespaces of their own)", mapped, mapped_named,
+              expected - expected_named, expected_named);
 
     for (int k = 1; k < 4; k++)
         MPI_Comm_free(&comms[k]);

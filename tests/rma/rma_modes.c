@@ -3,7 +3,9 @@
  * dynamic): Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
  * Compare_and_swap and the request-based forms between neighbours in a
  * ring, with derived datatypes on both sides; each result is checked
- * against the value computed locally. */
+ * against the value computed locally. With the argument "pidns" (each rank
+ * in a pid namespace of its own, tests/mpi/pidns_run.sh): allocate windows
+ * whose memory the ranks cannot share, and allocate_shared refused. */
 #include "../mpi/mtest.h"
 
 #include <mpi.h>
@@ -189,17 +191,42 @@ static void run(int flavor, int mode)
     free(addr);
 }
 
+/* Ranks that cannot share memory (pid namespaces of their own): an
+ * allocate_shared window is refused with MPI_ERR_RMA_SHARED, and the
+ * program goes on under MPI_ERRORS_RETURN. */
+static void shared_refused(void)
+{
+    int *mem = NULL, cls = MPI_SUCCESS;
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                     &mem, &win);
+    MPI_Error_class(rc, &cls);
+    CHECK(size == 1 ? rc == MPI_SUCCESS : cls == MPI_ERR_RMA_SHARED,
+          "Win_allocate_shared across pid namespaces: class %d, want MPI_ERR_RMA_SHARED", cls);
+    if (rc == MPI_SUCCESS)
+        MPI_Win_free(&win);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
+    /* pidns: tests/mpi/pidns_run.sh, every flavor but shared. */
+    int pidns = argc > 1 && strcmp(argv[1], "pidns") == 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     mtest_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED,
                      MPI_WIN_FLAVOR_DYNAMIC};
-    for (int f = 0; f < 4; f++)
+    for (int f = 0; f < 4; f++) {
+        if (pidns && flavors[f] == MPI_WIN_FLAVOR_SHARED) {
+            shared_refused();
+            continue;
+        }
         for (int m = 0; m < N_MODES; m++)
             run(flavors[f], m);
+    }
     int all;
     MPI_Allreduce(&mtest_errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

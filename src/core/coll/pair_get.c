@@ -22,9 +22,9 @@ enum { AGREE_EVERY = 64 };
 /* The pid of rank q sits in its enter line, after the flag (shm_region.c). */
 enum { PID_OFFSET = 8 };
 
-/* Any word of this library: the same value in every process, the target
- * of the CMA probe. */
-static const uint64_t probe_word = 0x7465726e67657431ull;
+/* The target of the CMA probe: this process's own value (base/cma.h),
+ * sent with its address; atomic: any thread may store it (the same). */
+static _Atomic uint64_t probe_word;
 
 static pid_t peer_pid(const tern_shm_region_t *reg, int q)
 {
@@ -54,14 +54,16 @@ static tern_status_t agree(tern_shm_region_t *reg, int want_auto, int *take)
 {
     tern_status_t st;
     if (reg->get_cma == 0) {
-        uint64_t mine = (uint64_t)(uintptr_t)&probe_word, his = 0;
+        uint64_t v = tern_cma_probe_value(); /* the same every time */
+        atomic_store_explicit(&probe_word, v, memory_order_relaxed);
+        uint64_t mine[2] = {(uint64_t)(uintptr_t)&probe_word, v}, his[2] = {0, 0};
         if (tern_knob_bool_or(TERN_KNOB_SHM_CMA, true)) /* TERN_SHM_CMA=off: Yama as it was */
             tern_cma_allow_peers(); /* before the swap, after which the other probes */
-        st = tern_pair_line_swap(reg, &mine, sizeof mine, &his);
+        st = tern_pair_line_swap(reg, mine, sizeof mine, his);
         if (st != TERN_OK)
             return st;
         uint64_t ok[2] = {tern_knob_bool_or(TERN_KNOB_SHM_CMA, true) &&
-                              tern_cma_probe(peer_pid(reg, 1 - reg->me), his, probe_word) ==
+                              tern_cma_probe(peer_pid(reg, 1 - reg->me), his[0], his[1]) ==
                                   TERN_OK,
                           0};
         st = tern_pair_line_swap(reg, &ok[0], sizeof ok[0], &ok[1]);

@@ -3,19 +3,18 @@
 #include "base/copy_movsb.h"
 #include "base/copy_store.h"
 #include "base/log.h"
+#include "base/shm_segment.h"
 #include "core/coll/coll.h"
 #include "core/pt2pt/progress.h"
 #include "core/runtime/runtime.h"
 #include "base/pvars.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 /* Per rank, one cache line: the lock word (EXCL, or the count of shared
@@ -30,48 +29,39 @@ struct tern_rma_shm_ctrl {
 _Static_assert(sizeof(struct tern_rma_shm_ctrl) == 64, "one cache line per rank");
 
 /* One memfd of total bytes made by rank 0 that the others open through
- * /proc: nothing in /dev/shm, nothing left when a rank is killed (the
- * pages go with the last mapping). Collective; *err gets the first errno
- * any rank met (then nothing is mapped anywhere). */
+ * /proc (base/shm_segment.h, anonymous segments): nothing in /dev/shm,
+ * nothing left when a rank is killed (the pages go with the last
+ * mapping). Collective; *err gets the first errno any rank met (then
+ * nothing is mapped anywhere): also ranks in pid namespaces of their own,
+ * which find no such process or another process's file (the inode tells). */
 static tern_status_t share(tern_win_t *w, size_t total, void **mem, int *err_out)
 {
-    /* Rank 0's answer: {pid, fd, errno}. */
-    int64_t made[3] = {(int64_t)getpid(), -1, 0};
+    tern_shm_segment_t seg;
+    memset(&seg, 0, sizeof seg);
+    /* Rank 0's answer: {pid, fd, inode's low bits, errno}. */
+    int64_t made[4] = {(int64_t)getpid(), -1, 0, 0};
     if (w->rank == 0) {
-        int fd = memfd_create("tern-win", MFD_CLOEXEC);
-        if (fd < 0 || posix_fallocate(fd, 0, (off_t)total) != 0)
-            made[2] = fd < 0 ? errno : ENOSPC;
-        made[1] = fd;
+        int cerr = 0;
+        if (tern_shm_segment_create_anon(&seg, "tern-win", total, &cerr) != TERN_OK)
+            made[3] = cerr ? cerr : ENOMEM;
+        made[1] = seg.fd;
+        made[2] = (int64_t)(uint32_t)seg.ino;
     }
     tern_status_t st = tern_coll_bcast(w->comm, made, sizeof made, MPI_BYTE, 0, NULL, 0);
-    if (st != TERN_OK)
-        return st;
-    int fd = -1, err = (int)made[2];
-    if (!err) {
-        if (w->rank == 0) {
-            fd = (int)made[1];
-        } else {
-            char path[64];
-            snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)made[0],
-                     (long long)made[1]);
-            if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
-                err = errno;
-        }
-    }
-    void *m = MAP_FAILED;
-    if (!err && (m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        err = errno;
+    int err = st == TERN_OK ? (int)made[3] : 0;
+    if (st == TERN_OK && !err && w->rank != 0 &&
+        (tern_shm_segment_attach_anon(&seg, (long)made[0], (int)made[1], (uint32_t)made[2],
+                                      &err) != TERN_OK ||
+         seg.size < total))
+        err = err ? err : ENOMEM;
     /* Every rank has mapped (or failed) before rank 0 closes its fd. */
     int any = err;
-    st = tern_coll_allreduce(w->comm, &err, &any, 1, MPI_INT, MPI_MAX, NULL, 0);
-    if (fd >= 0)
-        close(fd);
-    if (st != TERN_OK || any) {
-        if (m != MAP_FAILED)
-            munmap(m, total);
-        m = NULL;
-    }
-    *mem = m;
+    if (st == TERN_OK)
+        st = tern_coll_allreduce(w->comm, &err, &any, 1, MPI_INT, MPI_MAX, NULL, 0);
+    tern_shm_segment_unlink(&seg); /* rank 0's fd */
+    *mem = st == TERN_OK && !any ? seg.base : NULL;
+    if (!*mem)
+        tern_shm_segment_detach(&seg);
     *err_out = any;
     return st;
 }

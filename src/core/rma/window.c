@@ -16,6 +16,7 @@
 #include "core/rma/rma_sync.h"
 #include "core/datatype/datatype.h"
 #include "base/config.h"
+#include "base/log.h"
 #include "core/runtime/handle_table.h"
 #include "core/runtime/mem.h"
 #include "core/runtime/runtime.h"
@@ -260,16 +261,23 @@ tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info in
         tern_win_t *w;
         tern_status_t st = win_new(comm, info, MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
                                    disp_unit.v, &w);
-        if (st == TERN_OK && ((st = tern_rma_shm_map(w)) != TERN_OK ||
-                              (st = tern_rma_route_all(w)) != TERN_OK)) {
-            tern_rma_am_close(w);
-            win_destroy(w);
-        }
         if (st != TERN_OK)
             return st;
-        *(void **)baseptr = w->base;
-        *win = w->handle;
-        return TERN_OK;
+        if ((st = tern_rma_shm_map(w)) == TERN_OK && (st = tern_rma_route_all(w)) == TERN_OK) {
+            *(void **)baseptr = w->base;
+            *win = w->handle;
+            return TERN_OK;
+        }
+        tern_rma_am_close(w);
+        win_destroy(w);
+        /* No memory the ranks can share, as every rank agreed (ranks in pid
+         * namespaces of their own cannot open each other's memfd): each
+         * rank's memory its own, as across nodes. MPI_Win_allocate_shared
+         * has no such way out. */
+        if (st != TERN_ERR_RMA_SHARED)
+            return st;
+        tern_info("MPI_Win_allocate: the ranks cannot share memory (%s); the window's memory "
+                  "is each rank's own, reached by messages", tern_status_take_detail(st));
     }
     void *mem = NULL;
     tern_win_t probe = {.min_alignment = 64};
