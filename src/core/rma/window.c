@@ -276,8 +276,9 @@ tern_status_t tern_win_allocate(MPI_Aint size, tern_num_t disp_unit, MPI_Info in
          * has no such way out. */
         if (st != TERN_ERR_RMA_SHARED)
             return st;
+        const char *why = tern_status_take_detail(st);
         tern_info("MPI_Win_allocate: the ranks cannot share memory (%s); the window's memory "
-                  "is each rank's own, reached by messages", tern_status_take_detail(st));
+                  "is each rank's own, reached by messages", why ? why : "refused");
     }
     void *mem = NULL;
     tern_win_t probe = {.min_alignment = 64};
