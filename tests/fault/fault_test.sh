@@ -151,6 +151,26 @@ kill_rank() {
     expect_no_shm "$job"
 }
 
+# kill_mpiexec <point> [mpiexec options...]: SIGKILL of mpiexec 0 to 0.2 s
+# after its 4 ranks reached <point>; it ends with 137, and nothing of the
+# job may be left.
+kill_mpiexec() {
+    point=$1
+    shift
+    start "$@" -n 4 "$PROG" "$point"
+    job=$BG
+    wait_lines '^ready ' 4
+    sleep "0.$(rand 3)"
+    T0=$(now_ms)
+    kill -KILL "$BG"
+    finish
+    expect_rc 137
+    expect_no_orphans
+    ELAPSED=$(( $(now_ms) - T0 ))
+    expect_within
+    expect_no_shm "$job"
+}
+
 # A remote start that runs each "host"'s proxy here. Mode exec: the start
 # becomes the proxy (killing it kills the proxy); mode ssh: the proxy is its
 # child, as a remote proxy is to ssh (killing it cuts the host off).
@@ -190,36 +210,12 @@ rank_io_collective)
 rank_finalize) kill_rank finalize 4 ;;
 mpiexec_kill)
     # The ranks (PR_SET_PDEATHSIG) must not outlive their mpiexec.
-    start -n 4 "$PROG" collective
-    job=$BG
-    wait_lines '^ready ' 4
-    sleep "0.$(rand 3)"
-    T0=$(now_ms)
-    kill -KILL "$BG"
-    finish
-    expect_rc 137
-    expect_no_orphans
-    ELAPSED=$(( $(now_ms) - T0 ))
-    expect_within
-    expect_no_shm "$job"
-    ;;
+    kill_mpiexec collective ;;
 mpiexec_kill_churn)
     # The same while every rank makes and frees communicators without end,
     # each of which creates a shm collective region: no kill time may leave
     # a region's file (there is none to leave).
-    start -n 4 "$PROG" comm_churn
-    job=$BG
-    wait_lines '^ready ' 4
-    sleep "0.$(rand 3)"
-    T0=$(now_ms)
-    kill -KILL "$BG"
-    finish
-    expect_rc 137
-    expect_no_orphans
-    ELAPSED=$(( $(now_ms) - T0 ))
-    expect_within
-    expect_no_shm "$job"
-    ;;
+    kill_mpiexec comm_churn ;;
 proxy_kill)
     # SIGKILL of host hB's proxy (ranks 2-3) in a two-host job.
     make_launcher exec
@@ -243,21 +239,9 @@ root_kill_multihost)
     # SIGKILL of mpiexec (the root) of a two-host job whose proxies are not
     # its children (as over ssh): each proxy must see its link to the root
     # close and end its ranks.
-    make_launcher ssh
-    start --launcher "$WORK/launch" --hosts hA,hB -n 4 "$PROG" collective
-    job=$BG
-    wait_lines '^ready ' 4
-    sleep "0.$(rand 3)"
-    T0=$(now_ms)
-    kill -KILL "$BG"
-    finish
-    expect_rc 137
-    expect_no_orphans
-    ELAPSED=$(( $(now_ms) - T0 ))
-    expect_within
     # (The proxies' words go to the dead root's pipes: no message to check.)
-    expect_no_shm "$job"
-    ;;
+    make_launcher ssh
+    kill_mpiexec collective --launcher "$WORK/launch" --hosts hA,hB ;;
 rank_multihost)
     # SIGKILL of a random rank of a two-host job: its proxy reports it and
     # the root ends the other host too.
