@@ -113,7 +113,8 @@ tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *
     if (fd < 0) {
         *err_p = errno;
         tern_debug("memfd_create: %s", strerror(errno));
-        return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? TERN_ERR_NO_ROOM : TERN_ERR_IO;
+        return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? TERN_ERR_NO_ROOM
+                                                                      : TERN_ERR_IO;
     }
     snprintf(seg->name, sizeof seg->name, "/proc/%ld/fd/%d", (long)getpid(), fd);
     struct stat sb;

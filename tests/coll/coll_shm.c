@@ -532,7 +532,8 @@ int main(int argc, char **argv)
     for (int k = 1; k < 4; k++)
         MPI_Comm_free(&comms[k]);
     /* Freed with their communicators: only MPI_COMM_WORLD's is left. */
-    int left = coll_regions_mapped(1) + coll_regions_mapped(0), want_left = no_shm ? 0 : node_local(MPI_COMM_WORLD, name);
+    int left = coll_regions_mapped(1) + coll_regions_mapped(0);
+    int want_left = no_shm ? 0 : node_local(MPI_COMM_WORLD, name);
     CHECK(left == want_left, "%d collective regions mapped after the frees, want %d", left,
           want_left);
     MPI_Op_free(&affine_op);

@@ -8,5 +8,8 @@ set -u
 MPIEXEC=$1
 NP=$2
 shift 2
-unshare --pid --fork --mount-proc true 2>/dev/null || { echo "pidns_run: no unshare --pid here: skipped"; exit 77; }
+if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+    echo "pidns_run: no unshare --pid here: skipped"
+    exit 77
+fi
 exec "$MPIEXEC" -n "$NP" unshare --pid --fork --mount-proc "$@"
