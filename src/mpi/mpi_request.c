@@ -346,8 +346,13 @@ int tern_mpi_any(const char *func, int count, MPI_Request reqs[], int *index, in
         return MPI_SUCCESS;
     }
     unsigned idle = 0;
-    int i;
-    for (;;) {
+    /* A request complete already is the answer, before any progress (as
+     * in MPICH): a progress pass first could complete one of lower index
+     * and return that instead, so the order in which requests completed
+     * would not show (MPICH's f90/pt2pt/irsendf90 counts on it: an Irsend
+     * done at the call, then an Irecv whose reply came meanwhile). */
+    int i = first_complete(count, reqs);
+    while (i < 0) {
         int events = tern_progress();
         if ((i = first_complete(count, reqs)) >= 0)
             break;
