@@ -36,6 +36,17 @@ static int segment_reserve(int fd, size_t offset, size_t len)
     return err;
 }
 
+/* A failed reservation of size bytes of name as a status: the file
+ * system full (ENOSPC, ENOMEM, EFBIG) is TERN_ERR_NO_ROOM, unlogged (the
+ * caller says what it does without); anything else is logged. */
+static tern_status_t reserve_failed(const char *name, size_t size, int err)
+{
+    if (err == ENOSPC || err == ENOMEM || err == EFBIG)
+        return TERN_ERR_NO_ROOM;
+    tern_error("posix_fallocate(%s, %zu bytes): %s", name, size, strerror(err));
+    return TERN_ERR_IO;
+}
+
 /* Creates a file of size bytes whose first `reserve` are reserved; keep:
  * the file stays open in seg. */
 static tern_status_t segment_create(tern_shm_segment_t *seg, const char *name, size_t size, size_t reserve,
@@ -68,12 +79,7 @@ static tern_status_t segment_create(tern_shm_segment_t *seg, const char *name, s
         err = segment_reserve(fd, 0, reserve);
     if (err != 0) {
         *err_p = err;
-        if (err == ENOSPC || err == ENOMEM || err == EFBIG) {
-            st = TERN_ERR_NO_ROOM;
-        } else {
-            tern_error("posix_fallocate(%s, %zu bytes): %s", name, size, strerror(err));
-            st = TERN_ERR_IO;
-        }
+        st = reserve_failed(name, size, err);
         goto err_unlink;
     }
     st = segment_map(seg, fd, size);
@@ -118,8 +124,15 @@ tern_status_t tern_shm_segment_create_anon(tern_shm_segment_t *seg, const char *
     }
     snprintf(seg->name, sizeof seg->name, "/proc/%ld/fd/%d", (long)getpid(), fd);
     struct stat sb;
-    int err = fstat(fd, &sb) != 0 ? errno : segment_reserve(fd, 0, size);
-    tern_status_t st = err ? TERN_ERR_NO_ROOM : segment_map(seg, fd, size);
+    int err = segment_reserve(fd, 0, size);
+    tern_status_t st = err ? reserve_failed(seg->name, size, err) : segment_map(seg, fd, size);
+    if (st == TERN_OK && fstat(fd, &sb) != 0) { /* the inode, for the others' check */
+        err = errno;
+        tern_error("fstat(%s): %s", seg->name, strerror(err));
+        munmap(seg->base, size);
+        seg->base = NULL;
+        st = TERN_ERR_IO;
+    }
     if (st != TERN_OK) {
         *err_p = err ? err : ENOMEM;
         close(fd);
