@@ -102,7 +102,7 @@ tern_status_t tern_cma_probe(pid_t pid, uint64_t remote_addr, uint64_t expected)
     return TERN_OK;
 }
 
-uint64_t tern_cma_probe_value(void)
+const _Atomic uint64_t *tern_cma_probe_word(void)
 {
     static _Atomic uint64_t value;
     uint64_t v = atomic_load_explicit(&value, memory_order_relaxed);
@@ -117,7 +117,7 @@ uint64_t tern_cma_probe_value(void)
         if (!atomic_compare_exchange_strong(&value, &none, v))
             v = none;
     }
-    return v;
+    return &value;
 }
 
 tern_status_t tern_cma_copyv(pid_t pid, int write, char *local, const struct iovec *riov, size_t cnt,

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -30,11 +31,12 @@ tern_status_t tern_cma_write(pid_t pid, const void *local, uint64_t remote_addr,
  * TERN_OK, TERN_ERR_NOT_SUPPORTED when the kernel denies CMA, another error
  * otherwise. */
 tern_status_t tern_cma_probe(pid_t pid, uint64_t remote_addr, uint64_t expected);
-/* A value of this process alone (random, drawn once), for the word a
- * peer's probe reads: a pid that names the wrong process (a peer in a pid
- * namespace of its own: that pid is another process here, often this one,
- * whose word may sit at the same address) then never reads back right. */
-uint64_t tern_cma_probe_value(void);
+/* This process's probe word, for a peer's tern_cma_probe to read at this
+ * address: a value of this process alone (random, drawn at the first
+ * call), so that a pid naming the wrong process (a peer in a pid namespace
+ * of its own: that pid is another process here, often this one, whose
+ * word may sit at the same address) never reads back right. */
+const _Atomic uint64_t *tern_cma_probe_word(void);
 /* Copies total bytes between local (contiguous) and the cnt pieces riov of
  * pid, in one system call where the kernel takes it whole (cnt at most
  * TERN_CMA_IOV_MAX); a partial transfer is finished piece by piece.

@@ -22,10 +22,6 @@ enum { AGREE_EVERY = 64 };
 /* The pid of rank q sits in its enter line, after the flag (shm_region.c). */
 enum { PID_OFFSET = 8 };
 
-/* The target of the CMA probe: this process's own value (base/cma.h),
- * sent with its address; atomic: any thread may store it (the same). */
-static _Atomic uint64_t probe_word;
-
 static pid_t peer_pid(const tern_shm_region_t *reg, int q)
 {
     return (pid_t)*(const int32_t *)(const void *)(reg->flags +
@@ -54,9 +50,9 @@ static tern_status_t agree(tern_shm_region_t *reg, int want_auto, int *take)
 {
     tern_status_t st;
     if (reg->get_cma == 0) {
-        uint64_t v = tern_cma_probe_value(); /* the same every time */
-        atomic_store_explicit(&probe_word, v, memory_order_relaxed);
-        uint64_t mine[2] = {(uint64_t)(uintptr_t)&probe_word, v}, his[2] = {0, 0};
+        /* The probe's target (base/cma.h): its address and value. */
+        const _Atomic uint64_t *probe = tern_cma_probe_word();
+        uint64_t mine[2] = {(uint64_t)(uintptr_t)probe, atomic_load(probe)}, his[2] = {0, 0};
         if (tern_knob_bool_or(TERN_KNOB_SHM_CMA, true)) /* TERN_SHM_CMA=off: Yama as it was */
             tern_cma_allow_peers(); /* before the swap, after which the other probes */
         st = tern_pair_line_swap(reg, mine, sizeof mine, his);

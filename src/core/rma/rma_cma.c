@@ -68,7 +68,7 @@ static void publish(struct tern_rma_cma *c, const tern_win_t *w, uint64_t *pub)
     if (!np || !vector_peer(np))
         return;
     tern_rkey_t win_key = {{0}}, probe_key;
-    *c->probe = tern_cma_probe_value();
+    *c->probe = atomic_load(tern_cma_probe_word());
     if (np->ops->mem_reg(np->tl, c->probe, sizeof *c->probe, &probe_key) != TERN_OK)
         return;
     if (w->win_size > 0 &&

@@ -120,7 +120,6 @@ static tern_status_t shm_init(const tern_tl_params_t *params, tern_tl_t **tl_p)
         tl->peer_failed = params->peer_failed;
         tl->prefetch_max = tern_knob_size(TERN_KNOB_SHM_PREFETCH_MAX);
         tl->pid = getpid(); /* not per message: a system call every rendezvous */
-        tl->probe_word = tern_cma_probe_value();
         tl->local_of_storage = malloc((size_t)params->size * sizeof(int));
         tl->out = calloc((size_t)params->local_size, sizeof *tl->out);
         tl->bulk_out = calloc((size_t)params->local_size, sizeof *tl->bulk_out);

@@ -148,7 +148,6 @@ struct tern_tl {
     tern_peer_failed_fn peer_failed;
     int *local_of_storage;
     tern_shm_segment_t seg;
-    uint64_t probe_word;
     pid_t pid;                /* this process's, for the keys of CMA reads */
     shm_geometry_t want;      /* local rank 0: the geometry it formats */
     tern_status_t attach_status;

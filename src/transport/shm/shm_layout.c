@@ -3,6 +3,7 @@
  * geometry, the check and slot of every rank that maps it, and what
  * TERN_SHM_FALLBACK does when /dev/shm cannot hold it. */
 #include "transport/shm/shm_internal.h"
+#include "base/cma.h"
 #include "base/config.h"
 #include "base/log.h"
 
@@ -125,8 +126,9 @@ void tern_shm_attached(void *base, size_t size, void *arg)
     }
     shm_slot_t *slot = tern_shm_slot(base, tl->my_local);
     slot->pid = (int64_t)getpid();
-    slot->probe_addr = (uint64_t)(uintptr_t)&tl->probe_word;
-    slot->probe_value = tl->probe_word;
+    const _Atomic uint64_t *probe = tern_cma_probe_word();
+    slot->probe_addr = (uint64_t)(uintptr_t)probe;
+    slot->probe_value = atomic_load(probe);
     slot->place = tl->place;
     atomic_store_explicit(&slot->attached, 1, memory_order_release);
 }
