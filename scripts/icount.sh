@@ -54,9 +54,9 @@ for p in $paths; do
         [ -z "$base" ] || measure "$base" "$p" "$r"
     done
 done
-python3 - "$work" "$runs" "$base" $paths <<'PY'
+python3 - "$work" "$base" $paths <<'PY'
 import glob, re, sys
-work, runs, base, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+work, base, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 # callgrind_annotate splits a function's inclusive count by the file each
 # part came from (inlined headers; the entry point's own file may show
 # twice, by an absolute and a relative path); the whole is the largest.
@@ -70,6 +70,8 @@ def counts(txt):
             whole[fn] = max(whole.get(fn, 0), n)
     procs = {fn[1:]: n for fn, n in whole.items() if fn.startswith("PMPI_")}
     return procs, whole.get("tern_progress_idle", 0), whole.get("bench_loop", 0)
+# The iterations and the window are icount.c's: 1,000 calls, the rate path
+# 300 windows of 64.
 def per_call(path, procs, loop):
     if path == "pingpong":
         return {"round trip": loop / 1000, "MPI_Send": procs.get("MPI_Send", 0) / 1000,
